@@ -1,0 +1,53 @@
+# Terraplane — make run starts a local control plane with the quickstart; make test runs every test.
+SHELL := /bin/bash
+CACHE ?= $(HOME)/.cache/terraplane
+TOOLS := $(CACHE)/bin
+export TERRAPLANE_CACHE := $(CACHE)
+export KUBEBUILDER_ASSETS := $(TOOLS)
+GO ?= go
+TEST_TIMEOUT ?= 40m
+
+.PHONY: all build generate manifests tools tools-test run test unit integration e2e bench fmt vet clean
+
+all: build
+
+## build: compile bin/terraplane
+build:
+	$(GO) build -o bin/terraplane ./cmd/terraplane
+
+## tools: install kube-apiserver, etcd, kubectl, controller-gen, providers and MinIO into $(CACHE)
+tools:
+	hack/install-tools.sh terraform providers etcd kube kubectl controller-gen minio
+
+## tools-test: everything tools installs, plus PostgreSQL and MariaDB servers
+tools-test: tools
+	hack/install-tools.sh postgres mariadb
+
+## generate: deepcopy functions and CRDs from kubebuilder markers
+generate:
+	hack/install-tools.sh controller-gen
+	$(TOOLS)/controller-gen object paths=./apis/...
+	$(TOOLS)/controller-gen crd:allowDangerousTypes=false rbac:roleName=terraplane-manager paths=./apis/... paths=./controllers/... output:crd:artifacts:config=config/crd/bases output:rbac:artifacts:config=config/rbac
+
+## run: install the toolchain, build, start the dev control plane and the quickstart
+run: tools build
+	bin/terraplane dev --kubeconfig-out .terraplane/kubeconfig --quickstart examples/quickstart
+
+## test: unit, integration (envtest) and end-to-end tests
+test: tools-test
+	$(GO) vet ./...
+	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) ./...
+
+## unit: only the tests that need no tools
+unit:
+	$(GO) test -count=1 -short ./...
+
+## bench: side-by-side benchmark against raw terraform (not part of make test)
+bench: tools build
+	$(GO) run ./bench $(if $(N),-n $(N))
+
+fmt:
+	gofmt -w $$(git ls-files '*.go')
+
+clean:
+	rm -rf bin .terraplane

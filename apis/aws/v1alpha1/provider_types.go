@@ -1,0 +1,73 @@
+package v1alpha1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// Keys read from a Provider's credentials Secret.
+const (
+	// CredentialsAccessKeyID is the Secret key holding the access key ID.
+	CredentialsAccessKeyID = "accessKeyID"
+	// CredentialsSecretAccessKey is the Secret key holding the secret access key.
+	CredentialsSecretAccessKey = "secretAccessKey"
+	// CredentialsSessionToken is the optional Secret key holding a session token.
+	CredentialsSessionToken = "sessionToken"
+)
+
+// CredentialsSecretReference names the Secret, in the Provider's namespace, that holds
+// the keys accessKeyID, secretAccessKey and optionally sessionToken.
+type CredentialsSecretReference struct {
+	// Name of the Secret.
+	// +kubebuilder:validation:MinLength=1
+	Name string `json:"name"`
+}
+
+// ProviderSpec configures the hashicorp/aws Terraform provider.
+type ProviderSpec struct {
+	// Region resources are made in.
+	// +kubebuilder:validation:MinLength=1
+	Region string `json:"region"`
+	// CredentialsSecretRef names the Secret with the credentials. They reach Terraform
+	// only through the environment of the terraform process.
+	CredentialsSecretRef CredentialsSecretReference `json:"credentialsSecretRef"`
+	// Endpoint overrides the S3 endpoint, e.g. for an S3-compatible server such as MinIO.
+	// +optional
+	// +kubebuilder:validation:Pattern=`^https?://`
+	Endpoint string `json:"endpoint,omitempty"`
+	// S3UsePathStyle addresses buckets as endpoint/bucket instead of bucket.endpoint.
+	// +optional
+	S3UsePathStyle bool `json:"s3UsePathStyle,omitempty"`
+	// SkipCredentialsValidation skips the STS call that checks the credentials.
+	// +optional
+	SkipCredentialsValidation bool `json:"skipCredentialsValidation,omitempty"`
+	// SkipRequestingAccountID skips looking up the account ID.
+	// +optional
+	SkipRequestingAccountID bool `json:"skipRequestingAccountID,omitempty"`
+	// SkipMetadataAPICheck skips the EC2 metadata API.
+	// +optional
+	SkipMetadataAPICheck bool `json:"skipMetadataAPICheck,omitempty"`
+	// SkipRegionValidation accepts any region name.
+	// +optional
+	SkipRegionValidation bool `json:"skipRegionValidation,omitempty"`
+}
+
+// Provider configures access to AWS (or an S3-compatible endpoint) for managed resources in its namespace.
+// +kubebuilder:object:root=true
+// +kubebuilder:resource:categories=terraplane;provider
+// +kubebuilder:printcolumn:name="REGION",type=string,JSONPath=`.spec.region`
+// +kubebuilder:printcolumn:name="ENDPOINT",type=string,JSONPath=`.spec.endpoint`
+// +kubebuilder:printcolumn:name="AGE",type=date,JSONPath=`.metadata.creationTimestamp`
+type Provider struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	Spec ProviderSpec `json:"spec"`
+}
+
+// ProviderList is a list of Providers.
+// +kubebuilder:object:root=true
+type ProviderList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []Provider `json:"items"`
+}

@@ -1,0 +1,193 @@
+package v1alpha1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+)
+
+// BindingPhase is where a claim or managed resource stands in the PersistentVolume-like lifecycle.
+// +kubebuilder:validation:Enum=Unbound;Bound;Released
+type BindingPhase string
+
+// Binding phases.
+const (
+	// BindingPhaseUnbound means not (yet) bound to a claim or resource.
+	BindingPhaseUnbound BindingPhase = "Unbound"
+	// BindingPhaseBound means bound 1:1.
+	BindingPhaseBound BindingPhase = "Bound"
+	// BindingPhaseReleased means the claim is gone and the resource was retained.
+	BindingPhaseReleased BindingPhase = "Released"
+)
+
+// ReclaimPolicy says what happens to a managed resource when its claim is deleted.
+// +kubebuilder:validation:Enum=Delete;Retain
+type ReclaimPolicy string
+
+// Reclaim policies.
+const (
+	// ReclaimDelete destroys the external resource with its claim.
+	ReclaimDelete ReclaimPolicy = "Delete"
+	// ReclaimRetain keeps the external resource and its state.
+	ReclaimRetain ReclaimPolicy = "Retain"
+)
+
+// Condition types shared by every Terraplane kind.
+const (
+	// TypeReady says whether the external resource exists and matches its spec.
+	TypeReady = "Ready"
+	// TypeSynced says whether the last reconcile succeeded.
+	TypeSynced = "Synced"
+)
+
+// DefaultClassLabel marks the namespace's default portable class of a claim kind.
+const DefaultClassLabel = "terraplane.io/default"
+
+// LocalReference names an object in the same namespace.
+type LocalReference struct {
+	// Name of the referenced object.
+	// +kubebuilder:validation:MinLength=1
+	Name string `json:"name"`
+}
+
+// SecretReference names a Secret, optionally in another namespace.
+type SecretReference struct {
+	// Name of the Secret.
+	// +kubebuilder:validation:MinLength=1
+	Name string `json:"name"`
+	// Namespace of the Secret; defaults to the referrer's namespace.
+	// +optional
+	Namespace string `json:"namespace,omitempty"`
+}
+
+// ClassReference points at a class of any kind, possibly in another namespace.
+type ClassReference struct {
+	// APIVersion of the class, e.g. storage.aws.terraplane.io/v1alpha1.
+	// +kubebuilder:validation:MinLength=1
+	APIVersion string `json:"apiVersion"`
+	// Kind of the class, e.g. S3BucketClass.
+	// +kubebuilder:validation:MinLength=1
+	Kind string `json:"kind"`
+	// Name of the class.
+	// +kubebuilder:validation:MinLength=1
+	Name string `json:"name"`
+	// Namespace of the class; defaults to the referrer's namespace.
+	// +optional
+	Namespace string `json:"namespace,omitempty"`
+}
+
+// ObjectReference points at a claim or managed resource.
+type ObjectReference struct {
+	// APIVersion of the object.
+	// +optional
+	APIVersion string `json:"apiVersion,omitempty"`
+	// Kind of the object.
+	// +optional
+	Kind string `json:"kind,omitempty"`
+	// Name of the object.
+	// +kubebuilder:validation:MinLength=1
+	Name string `json:"name"`
+	// Namespace of the object.
+	// +optional
+	Namespace string `json:"namespace,omitempty"`
+	// UID of the object, set when bound.
+	// +optional
+	UID types.UID `json:"uid,omitempty"`
+}
+
+// ClaimSpec holds the fields every claim shares.
+type ClaimSpec struct {
+	// ClassRef names a portable class in the claim's namespace. When omitted, the
+	// namespace's default class (label terraplane.io/default: "true") is written here.
+	// +optional
+	ClassRef *LocalReference `json:"classRef,omitempty"`
+	// ResourceRef names the managed resource bound to this claim. Set it yourself to
+	// bind statically to an existing resource.
+	// +optional
+	ResourceRef *ObjectReference `json:"resourceRef,omitempty"`
+	// WriteConnectionSecretToRef names the Secret in the claim's namespace that
+	// receives the connection details.
+	// +optional
+	WriteConnectionSecretToRef *LocalReference `json:"writeConnectionSecretToRef,omitempty"`
+}
+
+// ClaimStatus holds the status every claim shares.
+type ClaimStatus struct {
+	// BindingPhase of the claim.
+	// +optional
+	BindingPhase BindingPhase `json:"bindingPhase,omitempty"`
+	// Conditions Ready and Synced.
+	// +optional
+	// +listType=map
+	// +listMapKey=type
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+}
+
+// PortableClassReference is the classRef a portable class holds.
+type PortableClassReference = ClassReference
+
+// ClassSpecTemplate holds the fields every non-portable class's specTemplate shares.
+type ClassSpecTemplate struct {
+	// ProviderRef names the Provider (in the class's namespace) that new resources use.
+	ProviderRef LocalReference `json:"providerRef"`
+	// ReclaimPolicy of new resources.
+	// +kubebuilder:default=Delete
+	// +optional
+	ReclaimPolicy ReclaimPolicy `json:"reclaimPolicy,omitempty"`
+	// WriteConnectionSecretsToNamespace is where new resources write their connection
+	// Secrets; defaults to the class's namespace.
+	// +optional
+	WriteConnectionSecretsToNamespace string `json:"writeConnectionSecretsToNamespace,omitempty"`
+}
+
+// ManagedSpec holds the fields every managed resource's spec shares.
+type ManagedSpec struct {
+	// ProviderRef names the Provider in the resource's namespace.
+	ProviderRef LocalReference `json:"providerRef"`
+	// ReclaimPolicy says what happens to the external resource when the claim goes.
+	// +kubebuilder:default=Delete
+	// +optional
+	ReclaimPolicy ReclaimPolicy `json:"reclaimPolicy,omitempty"`
+	// WriteConnectionSecretToRef names the Secret that receives connection details.
+	// +optional
+	WriteConnectionSecretToRef *SecretReference `json:"writeConnectionSecretToRef,omitempty"`
+	// ClaimRef names the claim bound to this resource.
+	// +optional
+	ClaimRef *ObjectReference `json:"claimRef,omitempty"`
+	// ClassRef names the class this resource was made from.
+	// +optional
+	ClassRef *ClassReference `json:"classRef,omitempty"`
+}
+
+// ManagedStatus holds the status every managed resource shares.
+type ManagedStatus struct {
+	// BindingPhase of the resource.
+	// +optional
+	BindingPhase BindingPhase `json:"bindingPhase,omitempty"`
+	// Conditions Ready and Synced.
+	// +optional
+	// +listType=map
+	// +listMapKey=type
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+	// ObservedGeneration is the generation last applied.
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+	// Terraform records what the engine last did; it holds no secret values.
+	// +optional
+	Terraform TerraformStatus `json:"terraform,omitempty"`
+}
+
+// TerraformStatus records the engine's last observations.
+type TerraformStatus struct {
+	// InputsHash is the checksum of the workspace inputs last applied.
+	// +optional
+	InputsHash string `json:"inputsHash,omitempty"`
+	// LastPlanTime is when Terraform last compared the resource with its spec.
+	// +optional
+	LastPlanTime *metav1.Time `json:"lastPlanTime,omitempty"`
+	// LastApplyTime is when Terraform last changed the resource.
+	// +optional
+	LastApplyTime *metav1.Time `json:"lastApplyTime,omitempty"`
+	// Resources is the number of Terraform resources in state.
+	// +optional
+	Resources int `json:"resources,omitempty"`
+}

@@ -1,0 +1,75 @@
+package v1alpha1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	common "terraplane.io/terraplane/apis/common/v1alpha1"
+)
+
+// BucketSpec is what an application asks of a bucket.
+type BucketSpec struct {
+	common.ClaimSpec `json:",inline"`
+	// Versioning keeps every version of every object.
+	// +optional
+	Versioning bool `json:"versioning,omitempty"`
+	// Tags to put on the bucket.
+	// +optional
+	// +kubebuilder:validation:MaxProperties=50
+	Tags map[string]string `json:"tags,omitempty"`
+}
+
+// Bucket is a claim for an object storage bucket.
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:categories=terraplane;claim
+// +kubebuilder:printcolumn:name="STATUS",type=string,JSONPath=`.status.bindingPhase`
+// +kubebuilder:printcolumn:name="CLASS",type=string,JSONPath=`.spec.classRef.name`
+// +kubebuilder:printcolumn:name="RESOURCE",type=string,JSONPath=`.spec.resourceRef.name`
+// +kubebuilder:printcolumn:name="AGE",type=date,JSONPath=`.metadata.creationTimestamp`
+type Bucket struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	Spec   BucketSpec         `json:"spec,omitempty"`
+	Status common.ClaimStatus `json:"status,omitempty"`
+}
+
+// BucketList is a list of Buckets.
+// +kubebuilder:object:root=true
+type BucketList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []Bucket `json:"items"`
+}
+
+// BucketClass is a portable class of service for Buckets.
+// +kubebuilder:object:root=true
+// +kubebuilder:resource:categories=terraplane;class
+// +kubebuilder:printcolumn:name="CLASS-KIND",type=string,JSONPath=`.classRef.kind`
+// +kubebuilder:printcolumn:name="CLASS-NAME",type=string,JSONPath=`.classRef.name`
+// +kubebuilder:printcolumn:name="DEFAULT",type=string,JSONPath=`.metadata.labels.terraplane\.io/default`
+// +kubebuilder:printcolumn:name="AGE",type=date,JSONPath=`.metadata.creationTimestamp`
+type BucketClass struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// ClassRef names the non-portable class that satisfies Buckets of this class.
+	ClassRef common.ClassReference `json:"classRef"`
+}
+
+// BucketClassList is a list of BucketClasses.
+// +kubebuilder:object:root=true
+type BucketClassList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []BucketClass `json:"items"`
+}
+
+// GetClaimSpec returns the shared claim spec.
+func (b *Bucket) GetClaimSpec() *common.ClaimSpec { return &b.Spec.ClaimSpec }
+
+// GetClaimStatus returns the shared claim status.
+func (b *Bucket) GetClaimStatus() *common.ClaimStatus { return &b.Status }
+
+// GetClassRef returns the non-portable class this class points at.
+func (c *BucketClass) GetClassRef() common.ClassReference { return c.ClassRef }

@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# install-tools.sh installs Terraplane's toolchain into a cache outside the repository.
+#
+# Everything is built from the Go module proxy at pinned versions (hack/tools/*/go.mod)
+# or found on the machine. A warm re-run only checks stamps and takes seconds.
+#
+#   hack/install-tools.sh [kube|etcd|kubectl|controller-gen|minio|providers|terraform|postgres|mariadb]...
+#
+# With no arguments it installs what 'make run' needs.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+CACHE=${TERRAPLANE_CACHE:-$HOME/.cache/terraplane}
+BIN=$CACHE/bin
+MIRROR=$CACHE/providers
+mkdir -p "$BIN" "$MIRROR"
+
+KUBE_VERSION=v1.36.3
+RANDOM_VERSION=3.9.0
+AWS_VERSION=5.100.0
+
+say() { printf '==> %s\n' "$*"; }
+die() { printf 'error: %s\n' "$*" >&2; exit 1; }
+
+# build NAME TOOLDIR PACKAGE [LDFLAGS] builds PACKAGE from hack/tools/TOOLDIR into $BIN/NAME
+# unless the stamp (pins + flags) is unchanged.
+build() {
+	local name=$1 dir=$ROOT/hack/tools/$2 pkg=$3 ldflags=${4:-}
+	local stamp
+	stamp=$(cat "$dir/go.mod" "$dir/go.sum" <(echo "$pkg $ldflags") | sha256sum | cut -c1-16)
+	if [[ -x $BIN/$name && "$(cat "$BIN/.$name.stamp" 2>/dev/null)" == "$stamp" ]]; then
+		say "$name: cached ($BIN/$name)"
+		return
+	fi
+	say "$name: building $pkg from the Go module proxy (one-off; may take minutes)"
+	local start=$SECONDS
+	(cd "$dir" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w $ldflags" -o "$BIN/$name.tmp" "$pkg")
+	mv "$BIN/$name.tmp" "$BIN/$name"
+	echo "$stamp" >"$BIN/.$name.stamp"
+	say "$name: built in $((SECONDS - start))s"
+}
+
+kube_ldflags() {
+	local v=k8s.io/component-base/version major minor
+	major=$(echo "${KUBE_VERSION#v}" | cut -d. -f1)
+	minor=$(echo "${KUBE_VERSION#v}" | cut -d. -f2)
+	echo "-X $v.gitVersion=$KUBE_VERSION -X $v.gitMajor=$major -X $v.gitMinor=$minor -X $v.gitTreeState=clean" \
+		"-X $v/base.gitVersion=$KUBE_VERSION -X $v/base.gitMajor=$major -X $v/base.gitMinor=$minor"
+}
+
+install_kube() { build kube-apiserver kube k8s.io/kubernetes/cmd/kube-apiserver "$(kube_ldflags)"; }
+install_kubectl() { build kubectl kube k8s.io/kubernetes/cmd/kubectl "$(kube_ldflags)"; }
+install_etcd() { build etcd etcd go.etcd.io/etcd/server/v3; }
+install_controller_gen() { build controller-gen controller-gen sigs.k8s.io/controller-tools/cmd/controller-gen; }
+install_minio() { build minio minio github.com/minio/minio; }
+
+# provider_dir NS TYPE VERSION prints the mirror directory of one provider.
+provider_dir() { echo "$MIRROR/registry.terraform.io/$1/$2/$3/linux_amd64"; }
+
+install_providers() {
+	# random: built from the proxy.
+	build terraform-provider-random provider-random github.com/terraform-providers/terraform-provider-random
+	local dir
+	dir=$(provider_dir hashicorp random "$RANDOM_VERSION")
+	mkdir -p "$dir"
+	ln -sf "$BIN/terraform-provider-random" "$dir/terraform-provider-random_v${RANDOM_VERSION}_x5"
+	# aws: re-use the mirror the machine image ships.
+	dir=$(provider_dir hashicorp aws "$AWS_VERSION")
+	local found=${TERRAPLANE_AWS_PROVIDER:-}
+	if [[ -z $found ]]; then
+		found=$(find /opt /usr/share /usr/local /root/.terraform.d -name "terraform-provider-aws_v${AWS_VERSION}*" -type f 2>/dev/null | head -n1 || true)
+	fi
+	[[ -n $found && -x $found ]] || die "the hashicorp/aws ${AWS_VERSION} provider is not on this machine; set TERRAPLANE_AWS_PROVIDER=/path/to/terraform-provider-aws_v${AWS_VERSION}_x5"
+	mkdir -p "$dir"
+	ln -sf "$found" "$dir/$(basename "$found")"
+	say "providers: mirror at $MIRROR (random $RANDOM_VERSION built, aws $AWS_VERSION from $found)"
+}
+
+install_terraform() {
+	command -v terraform >/dev/null || die "terraform is not on PATH; install terraform >= 1.5 (the machine image ships v1.11)"
+	say "terraform: $(terraform version -json 2>/dev/null | sed -n 's/.*"terraform_version": *"\([^"]*\)".*/\1/p') at $(command -v terraform)"
+}
+
+install_postgres() {
+	local pgbin
+	pgbin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n1 || true)
+	if ! command -v initdb >/dev/null && [[ -z $pgbin ]]; then
+		say "postgres: installing the Debian package"
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null
+	fi
+	say "postgres: ok"
+}
+
+install_mariadb() {
+	if ! command -v mariadbd >/dev/null && ! [[ -x /usr/sbin/mariadbd ]]; then
+		say "mariadb: installing the Debian package"
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq mariadb-server mariadb-client >/dev/null
+	fi
+	say "mariadb: ok"
+}
+
+targets=("$@")
+[[ ${#targets[@]} -gt 0 ]] || targets=(terraform providers etcd kube kubectl controller-gen minio)
+for t in "${targets[@]}"; do
+	case $t in
+	kube) install_kube ;;
+	kubectl) install_kubectl ;;
+	etcd) install_etcd ;;
+	controller-gen) install_controller_gen ;;
+	minio) install_minio ;;
+	providers) install_providers ;;
+	terraform) install_terraform ;;
+	postgres) install_postgres ;;
+	mariadb) install_mariadb ;;
+	*) die "unknown tool $t" ;;
+	esac
+done
