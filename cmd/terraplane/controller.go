@@ -1,0 +1,58 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client/config"
+
+	"terraplane.io/terraplane/internal/app"
+	"terraplane.io/terraplane/internal/devenv"
+)
+
+// addManagerFlags binds the flags every command that runs controllers shares.
+func addManagerFlags(fs *pflag.FlagSet, o *app.Options) {
+	fs.StringVar(&o.WorkDir, "workdir", filepath.Join(os.TempDir(), "terraplane-workspaces"), "directory for Terraform workspaces (disposable: state lives in the cluster)")
+	fs.StringVar(&o.PluginMirror, "plugin-mirror", devenv.PluginMirror(), "filesystem mirror of Terraform providers")
+	fs.StringVar(&o.TerraformPath, "terraform", "", "terraform binary (default: found on PATH)")
+	fs.IntVar(&o.MaxConcurrentTerraform, "max-concurrent-terraform", 0, "cap on terraform processes running at once (default 2 × CPUs)")
+	fs.IntVar(&o.MaxConcurrentReconciles, "max-concurrent-reconciles", 10, "workers per kind")
+	fs.DurationVar(&o.DriftInterval, "drift-interval", 10*time.Minute, "how often an unchanged resource is planned to detect drift")
+	fs.DurationVar(&o.UserErrorRetry, "user-error-retry", 30*time.Second, "how soon a resource stopped by bad input is looked at again")
+}
+
+func controllerCommand() *cobra.Command {
+	var o app.Options
+	cmd := &cobra.Command{
+		Use:   "controller",
+		Short: "Run the Terraplane controllers against a cluster (--kubeconfig or in-cluster)",
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, err := config.GetConfig()
+			if err != nil {
+				return err
+			}
+			if o.StateKubeconfig == "" {
+				o.StateKubeconfig = os.Getenv("KUBECONFIG")
+			}
+			ctx := ctrl.SetupSignalHandler()
+			mgr, _, err := app.New(ctx, cfg, o)
+			if err != nil {
+				return err
+			}
+			return mgr.Start(ctx)
+		},
+	}
+	addManagerFlags(cmd.Flags(), &o)
+	cmd.Flags().StringVar(&o.MetricsAddr, "metrics-bind-address", ":8080", "address of the metrics endpoint")
+	cmd.Flags().StringVar(&o.HealthAddr, "health-probe-bind-address", ":8081", "address of the health endpoints")
+	cmd.Flags().BoolVar(&o.LeaderElection, "leader-elect", false, "elect one active replica")
+	cmd.Flags().StringVar(&o.LeaderElectionNamespace, "leader-election-namespace", "terraplane-system", "namespace of the leader election Lease")
+	cmd.Flags().StringVar(&o.StateKubeconfig, "state-kubeconfig", "", "kubeconfig terraform's state backend uses (default: $KUBECONFIG, else in-cluster)")
+	// --kubeconfig is registered by controller-runtime's config package on the Go flag set.
+	cmd.Flags().AddGoFlagSet(goFlags())
+	return cmd
+}

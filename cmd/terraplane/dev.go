@@ -1,0 +1,163 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"terraplane.io/terraplane/internal/app"
+	"terraplane.io/terraplane/internal/devenv"
+)
+
+// devOptions configure `terraplane dev`.
+type devOptions struct {
+	app.Options
+	kubeconfigOut string
+	quickstart    string
+	minioPort     int
+	stateDir      string
+}
+
+func devCommand() *cobra.Command {
+	var o devOptions
+	cmd := &cobra.Command{
+		Use:   "dev",
+		Short: "Start a local control plane with the controllers in-process (and optionally the quickstart)",
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if !cmd.Flags().Changed("workdir") {
+				o.WorkDir = filepath.Join(o.stateDir, "workspaces")
+			}
+			return runDev(ctrl.SetupSignalHandler(), o)
+		},
+	}
+	addManagerFlags(cmd.Flags(), &o.Options)
+	cmd.Flags().StringVar(&o.kubeconfigOut, "kubeconfig-out", ".terraplane/kubeconfig", "where to write the control plane's admin kubeconfig")
+	cmd.Flags().StringVar(&o.quickstart, "quickstart", "", "directory of manifests to apply after start (starts a local MinIO as the S3 endpoint)")
+	cmd.Flags().IntVar(&o.minioPort, "minio-port", 9900, "loopback port of the quickstart's MinIO")
+	cmd.Flags().StringVar(&o.stateDir, "state-dir", ".terraplane", "directory for MinIO data and workspaces")
+	return cmd
+}
+
+func runDev(ctx context.Context, o devOptions) error {
+	start := time.Now()
+	say("starting the control plane (etcd + kube-apiserver)")
+	cp, err := devenv.StartControlPlane(o.kubeconfigOut)
+	if err != nil {
+		return err
+	}
+	defer cp.Stop()
+	say("control plane up in %s; kubeconfig: %s", time.Since(start).Round(100*time.Millisecond), o.kubeconfigOut)
+	o.StateKubeconfig = cp.Kubeconfig
+	if o.WorkDir, err = filepath.Abs(o.WorkDir); err != nil {
+		return err
+	}
+	mgr, _, err := app.New(ctx, cp.Config, o.Options)
+	if err != nil {
+		return err
+	}
+	errs := make(chan error, 1)
+	go func() { errs <- mgr.Start(ctx) }()
+	say("controllers running")
+	if o.quickstart != "" {
+		minio, err := devenv.StartMinIO(ctx, filepath.Join(o.stateDir, "minio"), o.minioPort, "terraplane", "terraplane-secret")
+		if err != nil {
+			return err
+		}
+		defer minio.Stop()
+		say("MinIO (the demo S3 endpoint) on %s", minio.Endpoint)
+		if err := runQuickstart(ctx, mgr.GetClient(), o); err != nil {
+			return err
+		}
+	}
+	printHelp(o)
+	select {
+	case <-ctx.Done():
+		say("stopping")
+		return nil
+	case err := <-errs:
+		return err
+	}
+}
+
+// runQuickstart applies the quickstart manifests and waits until every claim is Bound and Ready.
+func runQuickstart(ctx context.Context, c client.Client, o devOptions) error {
+	say("applying %s", o.quickstart)
+	objs, err := devenv.ApplyDir(ctx, c, o.quickstart)
+	if err != nil {
+		return err
+	}
+	for _, obj := range objs {
+		fmt.Printf("    %s %s/%s\n", obj.GetKind(), obj.GetNamespace(), obj.GetName())
+	}
+	for _, obj := range objs {
+		if obj.GetKind() != "Bucket" {
+			continue
+		}
+		start := time.Now()
+		say("waiting for Bucket %s/%s to be Bound and Ready", obj.GetNamespace(), obj.GetName())
+		if err := waitBound(ctx, c, obj, 5*time.Minute); err != nil {
+			return err
+		}
+		say("Bucket %s/%s is Bound and Ready after %s", obj.GetNamespace(), obj.GetName(), time.Since(start).Round(100*time.Millisecond))
+	}
+	return nil
+}
+
+func waitBound(ctx context.Context, c client.Client, obj *unstructured.Unstructured, timeout time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	for {
+		cur := &unstructured.Unstructured{}
+		cur.SetGroupVersionKind(obj.GroupVersionKind())
+		if err := c.Get(ctx, client.ObjectKeyFromObject(obj), cur); err == nil {
+			phase, _, _ := unstructured.NestedString(cur.Object, "status", "bindingPhase")
+			if phase == "Bound" && conditionTrue(cur, "Ready") {
+				return nil
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("%s %s/%s did not become Bound and Ready: %w (see kubectl describe)", obj.GetKind(), obj.GetNamespace(), obj.GetName(), ctx.Err())
+		case <-time.After(500 * time.Millisecond):
+		}
+	}
+}
+
+func conditionTrue(u *unstructured.Unstructured, typ string) bool {
+	conds, _, _ := unstructured.NestedSlice(u.Object, "status", "conditions")
+	for _, c := range conds {
+		m, _ := c.(map[string]any)
+		if m["type"] == typ {
+			return m["status"] == "True"
+		}
+	}
+	return false
+}
+
+func printHelp(o devOptions) {
+	kubectl := "kubectl"
+	if p, err := devenv.Tool("kubectl"); err == nil {
+		kubectl = p
+	}
+	k := fmt.Sprintf("%s --kubeconfig %s", kubectl, o.kubeconfigOut)
+	fmt.Printf(`
+Terraplane is running. Look around:
+    %[1]s get buckets,bucketclasses -A
+    %[1]s get s3buckets,s3bucketclasses,providers.aws.terraplane.io -A
+    %[1]s describe bucket -n demo quickstart
+    %[1]s get secret -n demo quickstart-bucket -o jsonpath='{.data.bucket}' | base64 -d
+Delete the claim (reclaimPolicy Delete destroys the bucket):
+    %[1]s delete bucket -n demo quickstart
+Press Ctrl-C to stop everything.
+`, k)
+}
+
+func say(format string, args ...any) {
+	fmt.Printf("==> "+format+"\n", args...)
+}

@@ -1,0 +1,100 @@
+package claim
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"k8s.io/client-go/tools/record"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"terraplane.io/terraplane/internal/registry"
+	"terraplane.io/terraplane/internal/resource"
+)
+
+// Options configure the claim reconcilers.
+type Options struct {
+	// UserErrorRetry is how soon a claim stopped by a user error is looked at again.
+	UserErrorRetry time.Duration
+	// MaxConcurrentReconciles per kind.
+	MaxConcurrentReconciles int
+}
+
+// Reconciler reconciles one claim kind.
+type Reconciler struct {
+	client   client.Client
+	reg      *registry.Registry
+	kind     *registry.ClaimKind
+	opts     Options
+	recorder record.EventRecorder
+}
+
+// Setup registers a claim reconciler for every claim kind in reg.
+func Setup(mgr ctrl.Manager, reg *registry.Registry, opts Options) error {
+	if opts.UserErrorRetry <= 0 {
+		opts.UserErrorRetry = 30 * time.Second
+	}
+	for _, kind := range reg.ClaimKinds() {
+		r := &Reconciler{client: mgr.GetClient(), reg: reg, kind: kind, opts: opts,
+			recorder: mgr.GetEventRecorderFor("terraplane-claim")}
+		b := ctrl.NewControllerManagedBy(mgr).
+			Named(kind.GVK.Kind).
+			For(kind.New()).
+			Watches(kind.NewClass(), handler.EnqueueRequestsFromMapFunc(r.forClass)).
+			WithOptions(controller.Options{MaxConcurrentReconciles: opts.MaxConcurrentReconciles})
+		for gvk := range kind.Configurators {
+			mk, ok := reg.Managed(gvk)
+			if !ok {
+				return fmt.Errorf("claim %s: managed kind %s is not registered", kind.GVK.Kind, gvk)
+			}
+			b = b.Watches(mk.New(), handler.EnqueueRequestsFromMapFunc(r.forManaged))
+		}
+		if err := b.Complete(r); err != nil {
+			return fmt.Errorf("set up %s controller: %w", kind.GVK.Kind, err)
+		}
+	}
+	return nil
+}
+
+// Reconcile binds one claim and keeps it in step with its managed resource.
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	claim := r.kind.New()
+	if err := r.client.Get(ctx, req.NamespacedName, claim); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if !claim.GetDeletionTimestamp().IsZero() {
+		return r.finish(ctx, claim, nil, r.delete(ctx, claim))
+	}
+	if err := r.ensureFinalizer(ctx, claim); err != nil {
+		return ctrl.Result{}, err
+	}
+	mg, err := r.bind(ctx, claim)
+	if err == nil {
+		err = r.propagate(ctx, claim, mg)
+	}
+	return r.finish(ctx, claim, mg, err)
+}
+
+// forClass maps a portable class to the claims in its namespace that are not bound yet.
+func (r *Reconciler) forClass(ctx context.Context, class client.Object) []reconcile.Request {
+	return r.claimsIn(ctx, class.GetNamespace(), func(c resource.Claim) bool {
+		return c.GetClaimSpec().ResourceRef == nil
+	})
+}
+
+// forManaged maps a managed resource to its claim.
+func (r *Reconciler) forManaged(_ context.Context, obj client.Object) []reconcile.Request {
+	mg, ok := obj.(resource.Managed)
+	if !ok {
+		return nil
+	}
+	ref := mg.GetManagedSpec().ClaimRef
+	if ref == nil || ref.Kind != r.kind.GVK.Kind {
+		return nil
+	}
+	return []reconcile.Request{{NamespacedName: client.ObjectKey{Namespace: ref.Namespace, Name: ref.Name}}}
+}

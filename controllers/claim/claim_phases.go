@@ -1,0 +1,334 @@
+package claim
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	common "terraplane.io/terraplane/apis/common/v1alpha1"
+	"terraplane.io/terraplane/internal/registry"
+	"terraplane.io/terraplane/internal/resource"
+)
+
+func (r *Reconciler) ensureFinalizer(ctx context.Context, claim resource.Claim) error {
+	if controllerutil.AddFinalizer(claim, resource.Finalizer) {
+		if err := r.client.Update(ctx, claim); err != nil {
+			return fmt.Errorf("add finalizer: %w", err)
+		}
+	}
+	return nil
+}
+
+// defaultClass writes the namespace's single default class into a claim that names no
+// class and no resource.
+func (r *Reconciler) defaultClass(ctx context.Context, claim resource.Claim) error {
+	spec := claim.GetClaimSpec()
+	if spec.ClassRef != nil || spec.ResourceRef != nil {
+		return nil
+	}
+	list := r.kind.NewClassList()
+	err := r.client.List(ctx, list, client.InNamespace(claim.GetNamespace()),
+		client.MatchingLabels{common.DefaultClassLabel: "true"})
+	if err != nil {
+		return fmt.Errorf("list default classes: %w", err)
+	}
+	items, err := meta.ExtractList(list)
+	if err != nil {
+		return fmt.Errorf("list default classes: %w", err)
+	}
+	kind := r.kind.ClassGVK.Kind
+	switch len(items) {
+	case 0:
+		return resource.UserErrorf("NoDefaultClass",
+			"no %s in namespace %s is labelled %s=true; set spec.classRef.name or label one class as the default",
+			kind, claim.GetNamespace(), common.DefaultClassLabel)
+	case 1:
+		spec.ClassRef = &common.LocalReference{Name: items[0].(client.Object).GetName()}
+		if err := r.client.Update(ctx, claim); err != nil {
+			return fmt.Errorf("write default class: %w", err)
+		}
+		return nil
+	default:
+		names := make([]string, 0, len(items))
+		for _, it := range items {
+			names = append(names, it.(client.Object).GetName())
+		}
+		sort.Strings(names)
+		return resource.UserErrorf("MultipleDefaultClasses",
+			"%d %s objects in namespace %s are labelled %s=true (%s); keep exactly one, or set spec.classRef.name",
+			len(items), kind, claim.GetNamespace(), common.DefaultClassLabel, strings.Join(names, ", "))
+	}
+}
+
+// bind returns the claim's managed resource, provisioning one from its class when the
+// claim names none, and binding a statically provisioned one when it does.
+func (r *Reconciler) bind(ctx context.Context, claim resource.Claim) (resource.Managed, error) {
+	if err := r.defaultClass(ctx, claim); err != nil {
+		return nil, err
+	}
+	if claim.GetClaimSpec().ResourceRef == nil {
+		if err := r.provision(ctx, claim); err != nil {
+			return nil, err
+		}
+	}
+	mg, err := r.boundResource(ctx, claim)
+	if err != nil {
+		return nil, err
+	}
+	ref := mg.GetManagedSpec().ClaimRef
+	switch {
+	case ref == nil:
+		if err := r.claimStatic(ctx, claim, mg); err != nil {
+			return nil, err
+		}
+	case ref.Namespace != claim.GetNamespace() || ref.Name != claim.GetName() || ref.Kind != r.kind.GVK.Kind:
+		return nil, resource.UserErrorf("ResourceBoundElsewhere", "%s %s/%s is bound to %s %s/%s; a resource is bound to one claim only",
+			mg.GetObjectKind().GroupVersionKind().Kind, mg.GetNamespace(), mg.GetName(), ref.Kind, ref.Namespace, ref.Name)
+	case ref.UID != "" && ref.UID != claim.GetUID():
+		return nil, resource.UserErrorf("ResourceReleased", "%s %s/%s was bound to an earlier claim of this name and is %s; Released resources are not re-bound automatically (an admin may clear its spec.claimRef)",
+			mg.GetObjectKind().GroupVersionKind().Kind, mg.GetNamespace(), mg.GetName(), mg.GetManagedStatus().BindingPhase)
+	}
+	return mg, r.markBound(ctx, mg)
+}
+
+// provision makes a managed resource from the claim's class and records it in resourceRef.
+func (r *Reconciler) provision(ctx context.Context, claim resource.Claim) error {
+	portable := r.kind.NewClass()
+	key := types.NamespacedName{Namespace: claim.GetNamespace(), Name: claim.GetClaimSpec().ClassRef.Name}
+	if err := r.client.Get(ctx, key, portable); err != nil {
+		if apierrors.IsNotFound(err) {
+			return resource.UserErrorf("ClassNotFound", "%s %s does not exist in namespace %s", r.kind.ClassGVK.Kind, key.Name, key.Namespace)
+		}
+		return fmt.Errorf("get portable class: %w", err)
+	}
+	mk, class, err := r.nonPortableClass(ctx, portable)
+	if err != nil {
+		return err
+	}
+	mg, err := r.configure(claim, class, mk)
+	if err != nil {
+		return err
+	}
+	if err := r.client.Create(ctx, mg); err != nil && !apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("create %s: %w", mk.GVK.Kind, err)
+	}
+	claim.GetClaimSpec().ResourceRef = &common.ObjectReference{
+		APIVersion: mk.GVK.GroupVersion().String(), Kind: mk.GVK.Kind, Name: mg.GetName(), Namespace: mg.GetNamespace(),
+	}
+	if err := r.client.Update(ctx, claim); err != nil {
+		return fmt.Errorf("record resourceRef: %w", err)
+	}
+	return nil
+}
+
+// nonPortableClass follows a portable class's classRef.
+func (r *Reconciler) nonPortableClass(ctx context.Context, portable resource.PortableClass) (*registry.ManagedKind, resource.NonPortableClass, error) {
+	ref := portable.GetClassRef()
+	gvk := schema.FromAPIVersionAndKind(ref.APIVersion, ref.Kind)
+	mk, ok := r.reg.ManagedForClass(gvk)
+	if ok {
+		_, ok = r.kind.Configurators[mk.GVK]
+	}
+	if !ok {
+		return nil, nil, resource.UserErrorf("UnsupportedClass", "%s %s/%s points at %s %s, which cannot satisfy a %s",
+			r.kind.ClassGVK.Kind, portable.GetNamespace(), portable.GetName(), ref.Kind, ref.APIVersion, r.kind.GVK.Kind)
+	}
+	ns := ref.Namespace
+	if ns == "" {
+		ns = portable.GetNamespace()
+	}
+	class := mk.NewClass()
+	if err := r.client.Get(ctx, types.NamespacedName{Namespace: ns, Name: ref.Name}, class); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil, nil, resource.UserErrorf("ClassNotFound", "%s %s/%s (named by %s %s) does not exist", ref.Kind, ns, ref.Name, r.kind.ClassGVK.Kind, portable.GetName())
+		}
+		return nil, nil, fmt.Errorf("get class: %w", err)
+	}
+	return mk, class, nil
+}
+
+// configure builds the managed resource for claim from class: generic fields here, the
+// kind-specific mapping in the registered configurator.
+func (r *Reconciler) configure(claim resource.Claim, class resource.NonPortableClass, mk *registry.ManagedKind) (resource.Managed, error) {
+	tmpl := class.GetSpecTemplate()
+	mg := mk.New()
+	mg.SetName(strings.ToLower(r.kind.GVK.Kind) + "-" + string(claim.GetUID()))
+	mg.SetNamespace(class.GetNamespace())
+	secretNS := tmpl.WriteConnectionSecretsToNamespace
+	if secretNS == "" {
+		secretNS = class.GetNamespace()
+	}
+	policy := tmpl.ReclaimPolicy
+	if policy == "" {
+		policy = common.ReclaimDelete
+	}
+	*mg.GetManagedSpec() = common.ManagedSpec{
+		ProviderRef:                tmpl.ProviderRef,
+		ReclaimPolicy:              policy,
+		WriteConnectionSecretToRef: &common.SecretReference{Name: mg.GetName(), Namespace: secretNS},
+		ClaimRef:                   r.claimRef(claim),
+		ClassRef: &common.ClassReference{APIVersion: mk.ClassGVK.GroupVersion().String(), Kind: mk.ClassGVK.Kind,
+			Name: class.GetName(), Namespace: class.GetNamespace()},
+	}
+	if err := r.kind.Configurators[mk.GVK](claim, class, mg); err != nil {
+		return nil, err
+	}
+	return mg, nil
+}
+
+func (r *Reconciler) claimRef(claim resource.Claim) *common.ObjectReference {
+	return &common.ObjectReference{APIVersion: r.kind.GVK.GroupVersion().String(), Kind: r.kind.GVK.Kind,
+		Name: claim.GetName(), Namespace: claim.GetNamespace(), UID: claim.GetUID()}
+}
+
+// boundResource reads the managed resource that resourceRef names.
+func (r *Reconciler) boundResource(ctx context.Context, claim resource.Claim) (resource.Managed, error) {
+	ref := claim.GetClaimSpec().ResourceRef
+	gvk := schema.FromAPIVersionAndKind(ref.APIVersion, ref.Kind)
+	mk, ok := r.reg.Managed(gvk)
+	if _, configurable := r.kind.Configurators[gvk]; !ok || !configurable {
+		return nil, resource.UserErrorf("IncompatibleResource", "spec.resourceRef names %s %s, which cannot satisfy a %s", ref.Kind, ref.APIVersion, r.kind.GVK.Kind)
+	}
+	mg := mk.New()
+	if err := r.client.Get(ctx, types.NamespacedName{Namespace: ref.Namespace, Name: ref.Name}, mg); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil, resource.UserErrorf("ResourceNotFound", "%s %s/%s named by spec.resourceRef does not exist", ref.Kind, ref.Namespace, ref.Name)
+		}
+		return nil, fmt.Errorf("get resource: %w", err)
+	}
+	mg.GetObjectKind().SetGroupVersionKind(gvk)
+	return mg, nil
+}
+
+// claimStatic binds an unbound, statically provisioned resource to claim.
+func (r *Reconciler) claimStatic(ctx context.Context, claim resource.Claim, mg resource.Managed) error {
+	if mg.GetManagedStatus().BindingPhase == common.BindingPhaseReleased {
+		return resource.UserErrorf("ResourceReleased", "%s %s/%s is Released; Released resources are not re-bound automatically",
+			mg.GetObjectKind().GroupVersionKind().Kind, mg.GetNamespace(), mg.GetName())
+	}
+	mg.GetManagedSpec().ClaimRef = r.claimRef(claim)
+	if err := r.client.Update(ctx, mg); err != nil {
+		return fmt.Errorf("bind resource: %w", err)
+	}
+	return nil
+}
+
+// markBound records the Bound phase on the managed resource.
+func (r *Reconciler) markBound(ctx context.Context, mg resource.Managed) error {
+	return r.setPhase(ctx, mg, common.BindingPhaseBound)
+}
+
+func (r *Reconciler) setPhase(ctx context.Context, mg resource.Managed, phase common.BindingPhase) error {
+	if mg.GetManagedStatus().BindingPhase == phase {
+		return nil
+	}
+	patch := []byte(fmt.Sprintf(`{"status":{"bindingPhase":%q}}`, phase))
+	if err := r.client.Status().Patch(context.WithoutCancel(ctx), mg, client.RawPatch(types.MergePatchType, patch)); err != nil {
+		return fmt.Errorf("set binding phase: %w", err)
+	}
+	return nil
+}
+
+// propagate copies the managed resource's connection Secret into the claim's namespace.
+func (r *Reconciler) propagate(ctx context.Context, claim resource.Claim, mg resource.Managed) error {
+	if !resource.IsReady(mg.GetManagedStatus().Conditions) {
+		return nil
+	}
+	to := claim.GetClaimSpec().WriteConnectionSecretToRef
+	if to == nil {
+		return nil
+	}
+	from := resource.ConnectionSecretRef(mg)
+	src := &corev1.Secret{}
+	if err := r.client.Get(ctx, types.NamespacedName{Namespace: from.Namespace, Name: from.Name}, src); err != nil {
+		if apierrors.IsNotFound(err) {
+			return resource.Waitf("ConnectionSecretPending", "waiting for connection Secret %s/%s", from.Namespace, from.Name)
+		}
+		return fmt.Errorf("get connection secret: %w", err)
+	}
+	dst := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: to.Name, Namespace: claim.GetNamespace()}}
+	_, err := controllerutil.CreateOrUpdate(ctx, r.client, dst, func() error {
+		dst.Type = src.Type
+		dst.Data = src.Data
+		return controllerutil.SetControllerReference(claim, dst, r.client.Scheme())
+	})
+	if err != nil {
+		return fmt.Errorf("write connection secret: %w", err)
+	}
+	return nil
+}
+
+// delete honours the bound resource's reclaim policy, then lets the claim go.
+func (r *Reconciler) delete(ctx context.Context, claim resource.Claim) error {
+	if !controllerutil.ContainsFinalizer(claim, resource.Finalizer) {
+		return nil
+	}
+	if claim.GetClaimSpec().ResourceRef != nil {
+		if err := r.release(ctx, claim); err != nil {
+			return err
+		}
+	}
+	if to := claim.GetClaimSpec().WriteConnectionSecretToRef; to != nil {
+		s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: to.Name, Namespace: claim.GetNamespace()}}
+		if err := r.client.Delete(ctx, s); err != nil && !apierrors.IsNotFound(err) {
+			return fmt.Errorf("delete connection secret: %w", err)
+		}
+	}
+	controllerutil.RemoveFinalizer(claim, resource.Finalizer)
+	if err := r.client.Update(ctx, claim); err != nil {
+		return fmt.Errorf("remove finalizer: %w", err)
+	}
+	return nil
+}
+
+// release deletes (policy Delete, waiting until it is gone) or releases (Retain) the bound resource.
+func (r *Reconciler) release(ctx context.Context, claim resource.Claim) error {
+	mg, err := r.boundResource(ctx, claim)
+	if _, user := resource.AsUserError(err); user {
+		return nil // nothing bound that still exists
+	}
+	if err != nil {
+		return err
+	}
+	ref := mg.GetManagedSpec().ClaimRef
+	if ref == nil || ref.UID != claim.GetUID() {
+		return nil // never bound to this claim
+	}
+	if mg.GetManagedSpec().ReclaimPolicy == common.ReclaimRetain {
+		return r.setPhase(ctx, mg, common.BindingPhaseReleased)
+	}
+	if mg.GetDeletionTimestamp().IsZero() {
+		if err := r.client.Delete(ctx, mg); err != nil && !apierrors.IsNotFound(err) {
+			return fmt.Errorf("delete %s: %w", ref.Kind, err)
+		}
+	}
+	return resource.Waitf("Deleting", "waiting for %s %s/%s to be destroyed", mg.GetObjectKind().GroupVersionKind().Kind, mg.GetNamespace(), mg.GetName())
+}
+
+// claimsIn lists the claims of this kind in namespace that match keep.
+func (r *Reconciler) claimsIn(ctx context.Context, namespace string, keep func(resource.Claim) bool) []reconcile.Request {
+	list := &metav1.PartialObjectMetadataList{}
+	list.SetGroupVersionKind(r.kind.GVK.GroupVersion().WithKind(r.kind.GVK.Kind + "List"))
+	if err := r.client.List(ctx, list, client.InNamespace(namespace)); err != nil {
+		return nil
+	}
+	var reqs []reconcile.Request
+	for _, item := range list.Items {
+		claim := r.kind.New()
+		if err := r.client.Get(ctx, client.ObjectKeyFromObject(&item), claim); err == nil && keep(claim) {
+			reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&item)})
+		}
+	}
+	return reqs
+}

@@ -1,0 +1,5 @@
+// Package claim is the one claim reconciler: for every registered claim kind it writes
+// the namespace's default class, provisions a managed resource dynamically or binds a
+// static one, mirrors readiness, propagates the connection Secret, and honours the
+// reclaim policy when the claim is deleted.
+package claim

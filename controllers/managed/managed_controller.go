@@ -1,0 +1,118 @@
+package managed
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"k8s.io/client-go/tools/record"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"terraplane.io/terraplane/internal/engine"
+	"terraplane.io/terraplane/internal/module"
+	"terraplane.io/terraplane/internal/registry"
+	"terraplane.io/terraplane/internal/resource"
+)
+
+// Options configure the managed reconcilers.
+type Options struct {
+	// Engine runs terraform.
+	Engine *engine.Engine
+	// KubeconfigPath is what terraform's kubernetes state backend uses; empty means in-cluster.
+	KubeconfigPath string
+	// DriftInterval is how often an unchanged resource is planned to detect drift.
+	DriftInterval time.Duration
+	// UserErrorRetry is how soon a resource stopped by a user error is looked at again.
+	UserErrorRetry time.Duration
+	// MaxConcurrentReconciles per kind.
+	MaxConcurrentReconciles int
+}
+
+// Reconciler reconciles one managed kind through Terraform.
+type Reconciler struct {
+	client   client.Client
+	kind     *registry.ManagedKind
+	module   *module.Module
+	opts     Options
+	recorder record.EventRecorder
+}
+
+// Setup registers a managed reconciler for every managed kind in reg.
+func Setup(mgr ctrl.Manager, reg *registry.Registry, opts Options) error {
+	if opts.DriftInterval <= 0 {
+		opts.DriftInterval = 10 * time.Minute
+	}
+	if opts.UserErrorRetry <= 0 {
+		opts.UserErrorRetry = 30 * time.Second
+	}
+	for _, kind := range reg.ManagedKinds() {
+		mod, err := module.Load(kind.Modules, kind.ModuleDir)
+		if err != nil {
+			return fmt.Errorf("load module for %s: %w", kind.GVK.Kind, err)
+		}
+		r := &Reconciler{client: mgr.GetClient(), kind: kind, module: mod, opts: opts,
+			recorder: mgr.GetEventRecorderFor("terraplane-managed")}
+		provider, err := reg.Scheme().New(kind.ProviderGVK)
+		if err != nil {
+			return fmt.Errorf("provider kind for %s: %w", kind.GVK.Kind, err)
+		}
+		err = ctrl.NewControllerManagedBy(mgr).
+			Named(kind.GVK.Kind).
+			For(kind.New(), builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+			Watches(provider.(client.Object), handler.EnqueueRequestsFromMapFunc(r.forProvider)).
+			WithOptions(controller.Options{MaxConcurrentReconciles: opts.MaxConcurrentReconciles}).
+			Complete(r)
+		if err != nil {
+			return fmt.Errorf("set up %s controller: %w", kind.GVK.Kind, err)
+		}
+	}
+	return nil
+}
+
+// Reconcile brings one managed resource in line with its spec.
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	mg := r.kind.New()
+	if err := r.client.Get(ctx, req.NamespacedName, mg); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if !mg.GetDeletionTimestamp().IsZero() {
+		return r.finishDelete(ctx, mg, r.delete(ctx, mg))
+	}
+	if err := r.ensureFinalizer(ctx, mg); err != nil {
+		return ctrl.Result{}, err
+	}
+	orig := mg.DeepCopyObject().(resource.Managed)
+	ws, err := r.workspace(ctx, mg)
+	if err != nil {
+		return r.finish(ctx, orig, mg, outcome{}, err)
+	}
+	if due, wait := r.due(mg, ws.hash); !due {
+		return ctrl.Result{RequeueAfter: wait}, nil
+	}
+	out, err := r.sync(ctx, mg, ws)
+	if err == nil {
+		err = r.publish(ctx, mg, ws, out)
+	}
+	return r.finish(ctx, orig, mg, out, err)
+}
+
+// forProvider maps a Provider to the resources of this kind that use it.
+func (r *Reconciler) forProvider(ctx context.Context, p client.Object) []reconcile.Request {
+	list := r.kind.NewList()
+	if err := r.client.List(ctx, list, client.InNamespace(p.GetNamespace())); err != nil {
+		return nil
+	}
+	var reqs []reconcile.Request
+	_ = forEach(list, func(mg resource.Managed) {
+		if mg.GetManagedSpec().ProviderRef.Name == p.GetName() {
+			reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(mg)})
+		}
+	})
+	return reqs
+}

@@ -1,0 +1,273 @@
+package managed
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"sort"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	coordinationv1 "k8s.io/api/coordination/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	common "terraplane.io/terraplane/apis/common/v1alpha1"
+	"terraplane.io/terraplane/internal/engine"
+	"terraplane.io/terraplane/internal/registry"
+	"terraplane.io/terraplane/internal/render"
+	"terraplane.io/terraplane/internal/resource"
+)
+
+// workspace is a rendered workspace plus what the reconciler needs around it.
+type workspace struct {
+	engine.Workspace
+	hash     string
+	provider *registry.ProviderConfig
+}
+
+// outcome is what one sync did.
+type outcome struct {
+	ran     bool
+	hash    string
+	changed bool
+	outputs map[string]engine.Output
+}
+
+func (r *Reconciler) ensureFinalizer(ctx context.Context, mg resource.Managed) error {
+	if controllerutil.AddFinalizer(mg, resource.Finalizer) {
+		if err := r.client.Update(ctx, mg); err != nil {
+			return fmt.Errorf("add finalizer: %w", err)
+		}
+	}
+	return nil
+}
+
+// workspace resolves the Provider and renders mg into a workspace.
+func (r *Reconciler) workspace(ctx context.Context, mg resource.Managed) (*workspace, error) {
+	spec := mg.GetManagedSpec()
+	pc, err := r.kind.ResolveProvider(ctx, r.client, mg.GetNamespace(), spec.ProviderRef.Name)
+	if err != nil {
+		return nil, err
+	}
+	values, err := mg.GetForProvider()
+	if err != nil {
+		return nil, resource.UserErrorf("InvalidForProvider", "spec.forProvider: %v", err)
+	}
+	values = render.SnakeKeys(values)
+	for k, v := range pc.Inputs {
+		if _, declared := r.module.Variable(k); declared {
+			values[k] = v
+		}
+	}
+	files, err := render.Render(render.Input{
+		Module:    r.module,
+		Values:    values,
+		Providers: pc.Providers,
+		Backend:   r.backend(mg),
+	})
+	if err != nil {
+		return nil, resource.UserErrorf("InvalidForProvider", "spec.forProvider does not fit module %s: %v", r.kind.ModuleDir, err)
+	}
+	ws := &workspace{Workspace: engine.Workspace{ID: string(mg.GetUID()), Files: files.Files, Env: pc.Env}, provider: pc}
+	ws.hash = hashWorkspace(ws.Workspace)
+	return ws, nil
+}
+
+// backend keeps state in a Secret in the resource's namespace, named after its UID.
+func (r *Reconciler) backend(mg resource.Managed) render.Backend {
+	cfg := map[string]any{"secret_suffix": string(mg.GetUID()), "namespace": mg.GetNamespace()}
+	if r.opts.KubeconfigPath != "" {
+		cfg["config_path"] = r.opts.KubeconfigPath
+	} else {
+		cfg["in_cluster_config"] = true
+	}
+	return render.Backend{Type: "kubernetes", Config: cfg}
+}
+
+// stateObjects are the Secret and Lease the kubernetes backend keeps for mg.
+func stateObjects(mg resource.Managed) []client.Object {
+	name := "tfstate-default-" + string(mg.GetUID())
+	meta := metav1.ObjectMeta{Name: name, Namespace: mg.GetNamespace()}
+	lease := metav1.ObjectMeta{Name: "lock-" + name, Namespace: mg.GetNamespace()}
+	return []client.Object{&corev1.Secret{ObjectMeta: meta}, &coordinationv1.Lease{ObjectMeta: lease}}
+}
+
+func hashWorkspace(ws engine.Workspace) string {
+	h := sha256.New()
+	names := make([]string, 0, len(ws.Files))
+	for n := range ws.Files {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(h, "%s\x00%d\x00", n, len(ws.Files[n]))
+		h.Write(ws.Files[n])
+	}
+	keys := make([]string, 0, len(ws.Env))
+	for k := range ws.Env {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		fmt.Fprintf(h, "%s\x00%s\x00", k, ws.Env[k])
+	}
+	return hex.EncodeToString(h.Sum(nil))[:32]
+}
+
+// due reports whether terraform must run: the inputs changed, the last run failed, or
+// the drift interval has passed. Otherwise it says when to look again.
+func (r *Reconciler) due(mg resource.Managed, hash string) (bool, time.Duration) {
+	st := mg.GetManagedStatus()
+	if st.Terraform.InputsHash != hash || st.Terraform.LastPlanTime == nil ||
+		!meta.IsStatusConditionTrue(st.Conditions, common.TypeSynced) || !resource.IsReady(st.Conditions) {
+		return true, 0
+	}
+	next := st.Terraform.LastPlanTime.Add(r.opts.DriftInterval)
+	if wait := time.Until(next); wait > 0 {
+		return false, wait + jitter(r.opts.DriftInterval)
+	}
+	return true, 0
+}
+
+// jitter spreads drift checks over a tenth of the interval.
+func jitter(d time.Duration) time.Duration {
+	return time.Duration(rand.Int64N(int64(d)/10 + 1))
+}
+
+// sync plans and applies. A resource never applied is created with one combined
+// plan-and-apply; afterwards a plan runs first and apply only when it has changes.
+func (r *Reconciler) sync(ctx context.Context, mg resource.Managed, ws *workspace) (outcome, error) {
+	st := mg.GetManagedStatus()
+	inputsChanged := st.Terraform.InputsHash != ws.hash
+	res, err := r.opts.Engine.Apply(ctx, ws.Workspace, engine.ApplyOptions{
+		PlanFirst: st.Terraform.InputsHash != "",
+		Outputs:   inputsChanged || st.Terraform.LastApplyTime == nil,
+	})
+	if err != nil {
+		return outcome{}, err
+	}
+	return outcome{ran: true, hash: ws.hash, changed: res.Changed, outputs: res.Outputs}, nil
+}
+
+// publish writes non-sensitive outputs to status.atProvider and connection details to the Secret.
+func (r *Reconciler) publish(ctx context.Context, mg resource.Managed, ws *workspace, out outcome) error {
+	if out.outputs == nil {
+		return nil
+	}
+	atProvider := map[string]any{}
+	data := map[string][]byte{}
+	for name, o := range out.outputs {
+		var v any
+		if err := json.Unmarshal(o.Value, &v); err != nil || v == nil {
+			continue
+		}
+		if !o.Sensitive {
+			atProvider[render.Camel(name)] = v
+		}
+		if key, ok := r.kind.ConnectionKeys[name]; ok {
+			if s := secretValue(v); s != "" {
+				data[key] = []byte(s)
+			}
+		}
+	}
+	for k, v := range ws.provider.Connection {
+		if _, ok := data[k]; !ok && len(v) > 0 {
+			data[k] = v
+		}
+	}
+	if err := mg.SetAtProvider(atProvider); err != nil {
+		return fmt.Errorf("set atProvider: %w", err)
+	}
+	return r.writeConnectionSecret(ctx, mg, data)
+}
+
+func secretValue(v any) string {
+	if s, ok := v.(string); ok {
+		return s
+	}
+	b, _ := json.Marshal(v)
+	return strings.TrimSpace(string(b))
+}
+
+func (r *Reconciler) writeConnectionSecret(ctx context.Context, mg resource.Managed, data map[string][]byte) error {
+	ref := resource.ConnectionSecretRef(mg)
+	s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: ref.Name, Namespace: ref.Namespace}}
+	_, err := controllerutil.CreateOrUpdate(ctx, r.client, s, func() error {
+		if s.Labels == nil {
+			s.Labels = map[string]string{}
+		}
+		s.Labels[resource.ManagedLabel] = string(mg.GetUID())
+		s.Type = resource.ConnectionSecretType
+		s.Data = data
+		if ref.Namespace == mg.GetNamespace() {
+			return controllerutil.SetOwnerReference(mg, s, r.client.Scheme())
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("write connection secret: %w", err)
+	}
+	return nil
+}
+
+// delete destroys the external resource when the policy is Delete, then lets the object go.
+func (r *Reconciler) delete(ctx context.Context, mg resource.Managed) error {
+	if !controllerutil.ContainsFinalizer(mg, resource.Finalizer) {
+		return nil
+	}
+	if mg.GetManagedSpec().ReclaimPolicy != common.ReclaimRetain {
+		if err := r.destroy(ctx, mg); err != nil {
+			return err
+		}
+	}
+	if err := r.opts.Engine.Remove(string(mg.GetUID())); err != nil {
+		return fmt.Errorf("remove workspace: %w", err)
+	}
+	controllerutil.RemoveFinalizer(mg, resource.Finalizer)
+	if err := r.client.Update(ctx, mg); err != nil {
+		return fmt.Errorf("remove finalizer: %w", err)
+	}
+	return nil
+}
+
+func (r *Reconciler) destroy(ctx context.Context, mg resource.Managed) error {
+	ws, err := r.workspace(ctx, mg)
+	if _, user := resource.AsUserError(err); user && mg.GetManagedStatus().Terraform.InputsHash == "" && mg.GetManagedStatus().Terraform.LastApplyTime == nil {
+		return nil // nothing was ever applied
+	}
+	if err != nil {
+		return err
+	}
+	if err := r.opts.Engine.Destroy(ctx, ws.Workspace); err != nil {
+		return err
+	}
+	ref := resource.ConnectionSecretRef(mg)
+	objs := append(stateObjects(mg), &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: ref.Name, Namespace: ref.Namespace}})
+	for _, o := range objs {
+		if err := r.client.Delete(ctx, o); err != nil && !apierrors.IsNotFound(err) {
+			return fmt.Errorf("delete %s: %w", o.GetName(), err)
+		}
+	}
+	return nil
+}
+
+func forEach(list client.ObjectList, fn func(resource.Managed)) error {
+	items, err := meta.ExtractList(list)
+	if err != nil {
+		return err
+	}
+	for _, it := range items {
+		if mg, ok := it.(resource.Managed); ok {
+			fn(mg)
+		}
+	}
+	return nil
+}

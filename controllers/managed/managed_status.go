@@ -1,0 +1,98 @@
+package managed
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+
+	common "terraplane.io/terraplane/apis/common/v1alpha1"
+	"terraplane.io/terraplane/internal/resource"
+)
+
+// Condition reasons of managed resources.
+const (
+	ReasonAvailable      = "Available"
+	ReasonCreating       = "Creating"
+	ReasonReconcileError = "ReconcileError"
+	ReasonSucceeded      = "ReconcileSuccess"
+	ReasonDeleting       = "Deleting"
+)
+
+// finish maps the reconcile's error to conditions, one event, and a result — the only
+// place where errors become results.
+func (r *Reconciler) finish(ctx context.Context, orig, mg resource.Managed, out outcome, err error) (ctrl.Result, error) {
+	st := mg.GetManagedStatus()
+	gen := mg.GetGeneration()
+	if mg.GetManagedSpec().ClaimRef == nil {
+		st.BindingPhase = common.BindingPhaseUnbound
+	}
+	result, retErr := ctrl.Result{}, error(nil)
+	switch u, user := resource.AsUserError(err); {
+	case err == nil:
+		now := metav1.Now()
+		st.Terraform.LastPlanTime = &now
+		if out.changed {
+			st.Terraform.LastApplyTime = &now
+		}
+		st.ObservedGeneration = gen
+		resource.SetCondition(&st.Conditions, gen, common.TypeReady, metav1.ConditionTrue, ReasonAvailable, "")
+		resource.SetCondition(&st.Conditions, gen, common.TypeSynced, metav1.ConditionTrue, ReasonSucceeded, "")
+		result.RequeueAfter = r.opts.DriftInterval + jitter(r.opts.DriftInterval)
+	case user:
+		r.failed(mg, u.Reason, u.Message)
+		result.RequeueAfter = r.opts.UserErrorRetry
+	default:
+		r.failed(mg, ReasonReconcileError, err.Error())
+		retErr = err
+	}
+	if err == nil && out.ran {
+		st.Terraform.InputsHash = out.hash
+	}
+	if uerr := r.client.Status().Patch(ctx, mg, client.MergeFrom(orig)); uerr != nil {
+		return ctrl.Result{}, fmt.Errorf("update status: %w", uerr)
+	}
+	if retErr != nil {
+		log.FromContext(ctx).Info("reconcile failed; retrying with backoff", "error", retErr.Error())
+	}
+	return result, retErr
+}
+
+// failed marks mg Synced=False (and not Ready if it never was) and emits one event per new message.
+func (r *Reconciler) failed(mg resource.Managed, reason, message string) {
+	st := mg.GetManagedStatus()
+	gen := mg.GetGeneration()
+	if resource.SetCondition(&st.Conditions, gen, common.TypeSynced, metav1.ConditionFalse, reason, message) {
+		r.recorder.Event(mg, corev1.EventTypeWarning, reason, message)
+	}
+	if !resource.IsReady(st.Conditions) {
+		resource.SetCondition(&st.Conditions, gen, common.TypeReady, metav1.ConditionFalse, ReasonCreating, "waiting for a successful apply")
+	}
+}
+
+// finishDelete maps a deletion's error to a result.
+func (r *Reconciler) finishDelete(ctx context.Context, mg resource.Managed, err error) (ctrl.Result, error) {
+	if err == nil {
+		return ctrl.Result{}, nil
+	}
+	reason := ReasonReconcileError
+	retry := time.Duration(0)
+	if u, ok := resource.AsUserError(err); ok {
+		reason, retry = u.Reason, r.opts.UserErrorRetry
+	}
+	orig := mg.DeepCopyObject().(resource.Managed)
+	r.failed(mg, reason, "cannot delete: "+err.Error())
+	resource.SetCondition(&mg.GetManagedStatus().Conditions, mg.GetGeneration(), common.TypeReady, metav1.ConditionFalse, ReasonDeleting, "")
+	if uerr := r.client.Status().Patch(ctx, mg, client.MergeFrom(orig)); uerr != nil {
+		return ctrl.Result{}, fmt.Errorf("update status: %w", uerr)
+	}
+	if retry > 0 {
+		return ctrl.Result{RequeueAfter: retry}, nil
+	}
+	return ctrl.Result{}, err
+}

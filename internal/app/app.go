@@ -1,0 +1,97 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"k8s.io/client-go/rest"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/healthz"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"terraplane.io/terraplane/controllers/claim"
+	"terraplane.io/terraplane/controllers/managed"
+	"terraplane.io/terraplane/internal/engine"
+	"terraplane.io/terraplane/internal/kinds"
+)
+
+// Options configure the manager.
+type Options struct {
+	// WorkDir holds the Terraform workspaces (disposable: state lives in the cluster).
+	WorkDir string
+	// PluginMirror is the shared Terraform provider mirror.
+	PluginMirror string
+	// TerraformPath is the terraform binary; empty finds it on PATH.
+	TerraformPath string
+	// StateKubeconfig is the kubeconfig terraform's state backend uses; empty means in-cluster.
+	StateKubeconfig string
+	// MaxConcurrentTerraform caps terraform processes; 0 means 2 × CPUs.
+	MaxConcurrentTerraform int
+	// MaxConcurrentReconciles per kind; 0 means 10.
+	MaxConcurrentReconciles int
+	// DriftInterval between plans of unchanged resources.
+	DriftInterval time.Duration
+	// UserErrorRetry is how soon a resource stopped by bad input is looked at again.
+	UserErrorRetry time.Duration
+	// MetricsAddr serves Prometheus metrics; "0" disables.
+	MetricsAddr string
+	// HealthAddr serves /healthz and /readyz; "0" disables.
+	HealthAddr string
+	// LeaderElection makes only one replica reconcile.
+	LeaderElection bool
+	// LeaderElectionNamespace holds the election Lease.
+	LeaderElectionNamespace string
+}
+
+// New builds a manager with every Terraplane controller registered.
+func New(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manager, *engine.Engine, error) {
+	if opts.MaxConcurrentReconciles <= 0 {
+		opts.MaxConcurrentReconciles = 10
+	}
+	if opts.MetricsAddr == "" {
+		opts.MetricsAddr = "0"
+	}
+	if opts.HealthAddr == "" {
+		opts.HealthAddr = "0"
+	}
+	reg := kinds.NewRegistry()
+	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+		Scheme:                  reg.Scheme(),
+		Metrics:                 metricsserver.Options{BindAddress: opts.MetricsAddr},
+		HealthProbeBindAddress:  opts.HealthAddr,
+		LeaderElection:          opts.LeaderElection,
+		LeaderElectionID:        "terraplane-controller",
+		LeaderElectionNamespace: opts.LeaderElectionNamespace,
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("create manager: %w", err)
+	}
+	eng, err := engine.New(ctx, engine.Options{
+		TerraformPath: opts.TerraformPath,
+		WorkDir:       opts.WorkDir,
+		PluginMirror:  opts.PluginMirror,
+		MaxConcurrent: opts.MaxConcurrentTerraform,
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	err = managed.Setup(mgr, reg, managed.Options{
+		Engine: eng, KubeconfigPath: opts.StateKubeconfig, DriftInterval: opts.DriftInterval,
+		UserErrorRetry: opts.UserErrorRetry, MaxConcurrentReconciles: opts.MaxConcurrentReconciles,
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	err = claim.Setup(mgr, reg, claim.Options{UserErrorRetry: opts.UserErrorRetry, MaxConcurrentReconciles: opts.MaxConcurrentReconciles})
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
+		return nil, nil, fmt.Errorf("add health check: %w", err)
+	}
+	if err := mgr.AddReadyzCheck("readyz", healthz.Ping); err != nil {
+		return nil, nil, fmt.Errorf("add ready check: %w", err)
+	}
+	return mgr, eng, nil
+}

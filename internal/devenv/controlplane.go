@@ -1,0 +1,81 @@
+package devenv
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	"terraplane.io/terraplane/config/crd"
+)
+
+// ControlPlane is a local etcd + kube-apiserver with Terraplane's CRDs installed.
+type ControlPlane struct {
+	env *envtest.Environment
+	// Config is an admin REST config.
+	Config *rest.Config
+	// Kubeconfig is the path of an admin kubeconfig file.
+	Kubeconfig string
+}
+
+// StartControlPlane starts etcd and kube-apiserver from the toolchain cache, installs the
+// CRDs, and writes an admin kubeconfig to kubeconfigPath.
+func StartControlPlane(kubeconfigPath string) (*ControlPlane, error) {
+	for _, tool := range []string{"etcd", "kube-apiserver"} {
+		if _, err := Tool(tool); err != nil {
+			return nil, err
+		}
+	}
+	crds, err := crd.CRDs()
+	if err != nil {
+		return nil, err
+	}
+	env := &envtest.Environment{
+		BinaryAssetsDirectory: BinDir(),
+		CRDs:                  crds,
+		ErrorIfCRDPathMissing: true,
+	}
+	env.ControlPlane.GetAPIServer().Configure().Set("service-cluster-ip-range", "10.0.0.0/24")
+	if _, err := env.Start(); err != nil {
+		return nil, fmt.Errorf("start control plane: %w", err)
+	}
+	cp := &ControlPlane{env: env}
+	user, err := env.AddUser(envtest.User{Name: "terraplane-admin", Groups: []string{"system:masters"}}, nil)
+	if err != nil {
+		cp.Stop()
+		return nil, fmt.Errorf("add admin user: %w", err)
+	}
+	cp.Config = user.Config()
+	kubeconfig, err := user.KubeConfig()
+	if err != nil {
+		cp.Stop()
+		return nil, fmt.Errorf("make kubeconfig: %w", err)
+	}
+	if kubeconfigPath, err = filepath.Abs(kubeconfigPath); err != nil {
+		cp.Stop()
+		return nil, err
+	}
+	if err := os.MkdirAll(filepath.Dir(kubeconfigPath), 0o700); err != nil {
+		cp.Stop()
+		return nil, fmt.Errorf("write kubeconfig: %w", err)
+	}
+	if err := os.WriteFile(kubeconfigPath, kubeconfig, 0o600); err != nil {
+		cp.Stop()
+		return nil, fmt.Errorf("write kubeconfig: %w", err)
+	}
+	cp.Kubeconfig = kubeconfigPath
+	return cp, nil
+}
+
+// Stop stops kube-apiserver and etcd.
+func (c *ControlPlane) Stop() {
+	if c.env != nil {
+		_ = c.env.Stop()
+	}
+}
+
+// Wait blocks until ctx ends.
+func Wait(ctx context.Context) { <-ctx.Done() }

@@ -1,0 +1,127 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sync/atomic"
+	"text/template"
+	"time"
+
+	install "github.com/hashicorp/hc-install"
+	"github.com/hashicorp/hc-install/fs"
+	"github.com/hashicorp/hc-install/product"
+	"github.com/hashicorp/hc-install/src"
+
+	"terraplane.io/terraplane/templates"
+)
+
+// Options configure an Engine.
+type Options struct {
+	// TerraformPath is the terraform binary; empty finds it on PATH.
+	TerraformPath string
+	// WorkDir holds one directory per workspace.
+	WorkDir string
+	// PluginMirror is the filesystem mirror every workspace installs providers from.
+	PluginMirror string
+	// AllowDirect also lets terraform download providers from their registries.
+	AllowDirect bool
+	// MaxConcurrent caps terraform processes running at once; 0 means 2 × CPUs.
+	MaxConcurrent int
+	// Timeout bounds every terraform command; 0 means 20 minutes.
+	Timeout time.Duration
+	// GracePeriod is how long a cancelled terraform gets after SIGINT; 0 means 30 seconds.
+	GracePeriod time.Duration
+}
+
+// Engine runs terraform for many workspaces.
+type Engine struct {
+	opts      Options
+	execPath  string
+	cliConfig string
+	slots     chan struct{}
+	processes atomic.Int64
+}
+
+// New finds terraform and prepares the work directory and CLI configuration.
+func New(ctx context.Context, opts Options) (*Engine, error) {
+	if opts.WorkDir == "" {
+		return nil, fmt.Errorf("engine: no work directory")
+	}
+	if opts.MaxConcurrent <= 0 {
+		opts.MaxConcurrent = 2 * runtime.NumCPU()
+	}
+	if opts.Timeout <= 0 {
+		opts.Timeout = 20 * time.Minute
+	}
+	if opts.GracePeriod <= 0 {
+		opts.GracePeriod = 30 * time.Second
+	}
+	execPath, err := FindTerraform(ctx, opts.TerraformPath)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(opts.WorkDir, 0o700); err != nil {
+		return nil, fmt.Errorf("create work directory: %w", err)
+	}
+	e := &Engine{opts: opts, execPath: execPath, slots: make(chan struct{}, opts.MaxConcurrent)}
+	if e.cliConfig, err = e.writeCLIConfig(); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// FindTerraform locates the terraform binary with hc-install: path if given, else on PATH.
+func FindTerraform(ctx context.Context, path string) (string, error) {
+	source := &fs.AnyVersion{Product: &product.Terraform}
+	if path != "" {
+		source = &fs.AnyVersion{ExactBinPath: path}
+	}
+	execPath, err := install.NewInstaller().Ensure(ctx, []src.Source{source})
+	if err != nil {
+		return "", fmt.Errorf("terraform not found (install terraform >= 1.5 on PATH, or pass --terraform): %w", err)
+	}
+	return execPath, nil
+}
+
+// TerraformPath is the binary the engine runs.
+func (e *Engine) TerraformPath() string { return e.execPath }
+
+// Processes is the number of terraform processes started so far.
+func (e *Engine) Processes() int64 { return e.processes.Load() }
+
+// WorkDir is the directory that holds the workspaces.
+func (e *Engine) WorkDir() string { return e.opts.WorkDir }
+
+func (e *Engine) writeCLIConfig() (string, error) {
+	tmpl, err := template.New("cli").Parse(templates.CLIConfig)
+	if err != nil {
+		return "", fmt.Errorf("parse CLI config template: %w", err)
+	}
+	var buf bytes.Buffer
+	data := struct {
+		Mirror string
+		Direct bool
+	}{e.opts.PluginMirror, e.opts.AllowDirect}
+	if err := tmpl.Execute(&buf, data); err != nil {
+		return "", fmt.Errorf("render CLI config: %w", err)
+	}
+	path := filepath.Join(e.opts.WorkDir, "terraform.tfrc")
+	if err := writeIfChanged(path, buf.Bytes(), 0o600); err != nil {
+		return "", err
+	}
+	return path, nil
+}
+
+// acquire takes one of the global terraform slots.
+func (e *Engine) acquire(ctx context.Context) (func(), error) {
+	select {
+	case e.slots <- struct{}{}:
+		return func() { <-e.slots }, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}

@@ -1,0 +1,98 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+
+	"github.com/hashicorp/terraform-exec/tfexec"
+)
+
+// ApplyOptions tune Apply.
+type ApplyOptions struct {
+	// PlanFirst plans and applies only when the plan has changes; without it Apply runs
+	// a combined plan-and-apply, which is cheapest when changes are certain (create).
+	PlanFirst bool
+	// SkipRefresh plans without refreshing remote objects.
+	SkipRefresh bool
+	// Outputs reads the outputs even when nothing changed.
+	Outputs bool
+}
+
+// Result is what Apply did.
+type Result struct {
+	// Changed is true when terraform applied changes.
+	Changed bool
+	// Outputs are the root module outputs, read when something changed or when asked.
+	Outputs map[string]Output
+}
+
+// Apply makes the workspace's real resources match its configuration.
+func (e *Engine) Apply(ctx context.Context, ws Workspace, opts ApplyOptions) (Result, error) {
+	tf, err := e.prepare(ctx, ws)
+	if err != nil {
+		return Result{}, err
+	}
+	res := Result{Changed: true}
+	if opts.PlanFirst {
+		plan := filepath.Join(e.Dir(ws.ID), planFile)
+		err = e.run(ctx, ws, func(ctx context.Context) error {
+			res.Changed, err = tf.Plan(ctx, tfexec.Out(plan), tfexec.Refresh(!opts.SkipRefresh))
+			return err
+		})
+		if err != nil {
+			return Result{}, fmt.Errorf("terraform plan: %w", err)
+		}
+		if res.Changed {
+			err = e.run(ctx, ws, func(ctx context.Context) error { return tf.Apply(ctx, tfexec.DirOrPlan(plan)) })
+		}
+	} else {
+		err = e.run(ctx, ws, func(ctx context.Context) error { return tf.Apply(ctx) })
+	}
+	if err != nil {
+		return Result{}, fmt.Errorf("terraform apply: %w", err)
+	}
+	if res.Changed || opts.Outputs {
+		if res.Outputs, err = e.outputs(ctx, ws, tf); err != nil {
+			return Result{}, err
+		}
+	}
+	return res, nil
+}
+
+// Outputs reads the workspace's root module outputs.
+func (e *Engine) Outputs(ctx context.Context, ws Workspace) (map[string]Output, error) {
+	tf, err := e.prepare(ctx, ws)
+	if err != nil {
+		return nil, err
+	}
+	return e.outputs(ctx, ws, tf)
+}
+
+func (e *Engine) outputs(ctx context.Context, ws Workspace, tf *tfexec.Terraform) (map[string]Output, error) {
+	var meta map[string]tfexec.OutputMeta
+	err := e.run(ctx, ws, func(ctx context.Context) (err error) {
+		meta, err = tf.Output(ctx)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("terraform output: %w", err)
+	}
+	out := make(map[string]Output, len(meta))
+	for name, m := range meta {
+		out[name] = Output{Value: m.Value, Sensitive: m.Sensitive}
+	}
+	return out, nil
+}
+
+// Destroy destroys every resource in the workspace's state.
+func (e *Engine) Destroy(ctx context.Context, ws Workspace) error {
+	tf, err := e.prepare(ctx, ws)
+	if err != nil {
+		return err
+	}
+	if err := e.run(ctx, ws, func(ctx context.Context) error { return tf.Destroy(ctx) }); err != nil {
+		return fmt.Errorf("terraform destroy: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,203 @@
+package engine
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/hashicorp/terraform-exec/tfexec"
+)
+
+// Files kept in a workspace directory besides the rendered ones.
+const (
+	initStampFile = ".terraplane-init"
+	planFile      = ".terraplane.tfplan"
+	lockFile      = ".terraform.lock.hcl"
+	dataDir       = ".terraform"
+)
+
+// Workspace is one root module with its own state.
+type Workspace struct {
+	// ID names the workspace directory under the engine's work directory (the managed UID).
+	ID string
+	// Files are the rendered files, relative to the workspace directory.
+	Files map[string][]byte
+	// Env holds secret settings (provider credentials, TF_VAR_ values) for the child
+	// process only; their values are redacted from every error.
+	Env map[string]string
+}
+
+// Output is one root module output.
+type Output struct {
+	// Value as JSON.
+	Value json.RawMessage
+	// Sensitive outputs must only go to connection Secrets.
+	Sensitive bool
+}
+
+// Dir is the directory of the workspace with id.
+func (e *Engine) Dir(id string) string { return filepath.Join(e.opts.WorkDir, id) }
+
+// Remove deletes the workspace directory; state is not there, so nothing is lost.
+func (e *Engine) Remove(id string) error {
+	if id == "" || strings.ContainsAny(id, `/\`) {
+		return fmt.Errorf("invalid workspace id %q", id)
+	}
+	return os.RemoveAll(e.Dir(id))
+}
+
+// prepare writes ws to disk, runs init if its configuration changed, and returns a
+// terraform-exec handle for it.
+func (e *Engine) prepare(ctx context.Context, ws Workspace) (*tfexec.Terraform, error) {
+	if ws.ID == "" || strings.ContainsAny(ws.ID, `/\`) {
+		return nil, fmt.Errorf("invalid workspace id %q", ws.ID)
+	}
+	dir := e.Dir(ws.ID)
+	if err := syncFiles(dir, ws.Files); err != nil {
+		return nil, err
+	}
+	tf, err := tfexec.NewTerraform(dir, e.execPath)
+	if err != nil {
+		return nil, fmt.Errorf("terraform: %w", err)
+	}
+	if err := tf.SetEnv(e.env(ws)); err != nil {
+		return nil, fmt.Errorf("terraform environment: %w", err)
+	}
+	if err := tf.SetWaitDelay(e.opts.GracePeriod); err != nil {
+		return nil, fmt.Errorf("terraform wait delay: %w", err)
+	}
+	stamp := e.initChecksum(ws)
+	if current, err := os.ReadFile(filepath.Join(dir, initStampFile)); err == nil && string(current) == stamp {
+		if _, err := os.Stat(filepath.Join(dir, dataDir)); err == nil {
+			return tf, nil
+		}
+	}
+	err = e.run(ctx, ws, func(ctx context.Context) error {
+		return tf.Init(ctx, tfexec.Reconfigure(true), tfexec.Upgrade(true))
+	})
+	if err != nil {
+		return nil, fmt.Errorf("terraform init: %w", err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, initStampFile), []byte(stamp), 0o600); err != nil {
+		return nil, fmt.Errorf("record init: %w", err)
+	}
+	return tf, nil
+}
+
+// env is the child process environment: a minimal base, the CLI config, and ws.Env.
+func (e *Engine) env(ws Workspace) map[string]string {
+	env := map[string]string{
+		"TF_CLI_CONFIG_FILE": e.cliConfig,
+		"CHECKPOINT_DISABLE": "1",
+	}
+	for _, k := range []string{"PATH", "HOME", "TMPDIR", "LANG", "SSL_CERT_FILE", "SSL_CERT_DIR"} {
+		if v, ok := os.LookupEnv(k); ok {
+			env[k] = v
+		}
+	}
+	for k, v := range ws.Env {
+		env[k] = v
+	}
+	return env
+}
+
+// initChecksum covers everything init depends on: all files but the input values, and the CLI config.
+func (e *Engine) initChecksum(ws Workspace) string {
+	h := sha256.New()
+	names := make([]string, 0, len(ws.Files))
+	for name := range ws.Files {
+		if name != "terraform.tfvars.json" {
+			names = append(names, name)
+		}
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		fmt.Fprintf(h, "%s\x00%d\x00", name, len(ws.Files[name]))
+		h.Write(ws.Files[name])
+	}
+	fmt.Fprintf(h, "%s\x00%s", e.execPath, e.cliConfig)
+	cfg, _ := os.ReadFile(e.cliConfig)
+	h.Write(cfg)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// run executes one terraform command under the global cap and the command deadline,
+// and redacts the workspace's secrets from its error.
+func (e *Engine) run(ctx context.Context, ws Workspace, cmd func(context.Context) error) error {
+	release, err := e.acquire(ctx)
+	if err != nil {
+		return err
+	}
+	defer release()
+	ctx, cancel := context.WithTimeout(ctx, e.opts.Timeout)
+	defer cancel()
+	e.processes.Add(1)
+	if err := cmd(ctx); err != nil {
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return fmt.Errorf("terraform did not finish within %s: %w", e.opts.Timeout, Redact(err, ws.Env))
+		}
+		return Redact(err, ws.Env)
+	}
+	return nil
+}
+
+// syncFiles makes dir hold exactly files, besides terraform's own data; unchanged files are not rewritten.
+func syncFiles(dir string, files map[string][]byte) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("create workspace: %w", err)
+	}
+	for name, content := range files {
+		if err := writeIfChanged(filepath.Join(dir, filepath.FromSlash(name)), content, 0o600); err != nil {
+			return err
+		}
+	}
+	return filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		rel = filepath.ToSlash(rel)
+		if rel == "." {
+			return nil
+		}
+		if kept(rel) {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if _, ok := files[rel]; !ok && !d.IsDir() {
+			return os.Remove(p)
+		}
+		return nil
+	})
+}
+
+func kept(rel string) bool {
+	switch rel {
+	case initStampFile, planFile, lockFile, dataDir:
+		return true
+	}
+	return false
+}
+
+func writeIfChanged(path string, content []byte, mode os.FileMode) error {
+	if current, err := os.ReadFile(path); err == nil && string(current) == string(content) {
+		return nil
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return fmt.Errorf("create %s: %w", filepath.Dir(path), err)
+	}
+	if err := os.WriteFile(path, content, mode); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}

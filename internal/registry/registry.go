@@ -1,0 +1,144 @@
+package registry
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"terraplane.io/terraplane/internal/render"
+	"terraplane.io/terraplane/internal/resource"
+)
+
+// ProviderConfig is what a Provider contributes to one workspace.
+type ProviderConfig struct {
+	// Providers are the provider blocks to render.
+	Providers []render.Provider
+	// Env holds secret settings for the terraform process (credentials).
+	Env map[string]string
+	// Inputs are extra module inputs; only those the module declares are passed.
+	Inputs map[string]any
+	// Connection holds connection details that fill keys the outputs leave empty.
+	Connection map[string][]byte
+}
+
+// ProviderResolver reads the Provider named name in namespace and returns its configuration.
+// A missing Provider or Secret is a *resource.UserError.
+type ProviderResolver func(ctx context.Context, c client.Client, namespace, name string) (*ProviderConfig, error)
+
+// ManagedKind registers one managed resource kind.
+type ManagedKind struct {
+	// GVK of the managed kind.
+	GVK schema.GroupVersionKind
+	// New returns an empty object of the kind.
+	New func() resource.Managed
+	// NewList returns an empty list of the kind.
+	NewList func() client.ObjectList
+	// ClassGVK is the non-portable class kind that makes resources of this kind.
+	ClassGVK schema.GroupVersionKind
+	// NewClass returns an empty class object.
+	NewClass func() resource.NonPortableClass
+	// ProviderGVK is the Provider kind that providerRef names.
+	ProviderGVK schema.GroupVersionKind
+	// Modules holds the bundled module; ModuleDir is its directory inside.
+	Modules fs.FS
+	// ModuleDir is the module's directory inside Modules.
+	ModuleDir string
+	// ResolveProvider turns providerRef into provider configuration.
+	ResolveProvider ProviderResolver
+	// ConnectionKeys maps module outputs to connection Secret keys.
+	ConnectionKeys map[string]string
+}
+
+// Configurator fills a new managed resource from a claim's portable fields and a
+// class's specTemplate.forProvider. Generic fields (names, references, reclaim policy)
+// are set by the claim reconciler. A claim the class cannot satisfy is a *resource.UserError.
+type Configurator func(claim resource.Claim, class resource.NonPortableClass, mg resource.Managed) error
+
+// ClaimKind registers one claim kind.
+type ClaimKind struct {
+	// GVK of the claim kind.
+	GVK schema.GroupVersionKind
+	// New returns an empty claim.
+	New func() resource.Claim
+	// ClassGVK is the portable class kind.
+	ClassGVK schema.GroupVersionKind
+	// NewClass returns an empty portable class.
+	NewClass func() resource.PortableClass
+	// NewClassList returns an empty list of portable classes.
+	NewClassList func() client.ObjectList
+	// Configurators maps a managed kind to the configurator that makes it for this claim kind.
+	Configurators map[schema.GroupVersionKind]Configurator
+}
+
+// Registry holds every registered kind.
+type Registry struct {
+	scheme  *runtime.Scheme
+	managed map[schema.GroupVersionKind]*ManagedKind
+	byClass map[schema.GroupVersionKind]*ManagedKind
+	claims  map[schema.GroupVersionKind]*ClaimKind
+}
+
+// New returns an empty registry whose kinds are known to scheme.
+func New(scheme *runtime.Scheme) *Registry {
+	return &Registry{
+		scheme:  scheme,
+		managed: map[schema.GroupVersionKind]*ManagedKind{},
+		byClass: map[schema.GroupVersionKind]*ManagedKind{},
+		claims:  map[schema.GroupVersionKind]*ClaimKind{},
+	}
+}
+
+// Scheme is the scheme every registered kind belongs to.
+func (r *Registry) Scheme() *runtime.Scheme { return r.scheme }
+
+// AddManaged registers a managed kind.
+func (r *Registry) AddManaged(k ManagedKind) {
+	r.managed[k.GVK] = &k
+	r.byClass[k.ClassGVK] = &k
+}
+
+// AddClaim registers a claim kind.
+func (r *Registry) AddClaim(k ClaimKind) { r.claims[k.GVK] = &k }
+
+// ManagedKinds lists the registered managed kinds.
+func (r *Registry) ManagedKinds() []*ManagedKind {
+	out := make([]*ManagedKind, 0, len(r.managed))
+	for _, k := range r.managed {
+		out = append(out, k)
+	}
+	return out
+}
+
+// ClaimKinds lists the registered claim kinds.
+func (r *Registry) ClaimKinds() []*ClaimKind {
+	out := make([]*ClaimKind, 0, len(r.claims))
+	for _, k := range r.claims {
+		out = append(out, k)
+	}
+	return out
+}
+
+// Managed returns the managed kind gvk.
+func (r *Registry) Managed(gvk schema.GroupVersionKind) (*ManagedKind, bool) {
+	k, ok := r.managed[gvk]
+	return k, ok
+}
+
+// ManagedForClass returns the managed kind that the non-portable class kind gvk makes.
+func (r *Registry) ManagedForClass(gvk schema.GroupVersionKind) (*ManagedKind, bool) {
+	k, ok := r.byClass[gvk]
+	return k, ok
+}
+
+// GVKFor returns the group, version and kind of obj from the scheme.
+func (r *Registry) GVKFor(obj runtime.Object) (schema.GroupVersionKind, error) {
+	gvks, _, err := r.scheme.ObjectKinds(obj)
+	if err != nil || len(gvks) == 0 {
+		return schema.GroupVersionKind{}, fmt.Errorf("kind of %T: %w", obj, err)
+	}
+	return gvks[0], nil
+}

@@ -1,0 +1,45 @@
+package resource
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+
+	common "terraplane.io/terraplane/apis/common/v1alpha1"
+)
+
+// Finalizer is put on claims and managed resources so that deletion runs through the reconcilers.
+const Finalizer = "terraplane.io/finalizer"
+
+// ConnectionSecretRef is where mg writes its connection Secret: its spec's ref, or a
+// Secret named after it in its namespace.
+func ConnectionSecretRef(mg Managed) common.SecretReference {
+	ref := common.SecretReference{Name: mg.GetName() + "-connection", Namespace: mg.GetNamespace()}
+	if r := mg.GetManagedSpec().WriteConnectionSecretToRef; r != nil {
+		ref.Name = r.Name
+		if r.Namespace != "" {
+			ref.Namespace = r.Namespace
+		}
+	}
+	return ref
+}
+
+// SetCondition sets a condition and reports whether its status, reason or message changed.
+func SetCondition(conds *[]metav1.Condition, generation int64, typ string, status metav1.ConditionStatus, reason, message string) bool {
+	old := meta.FindStatusCondition(*conds, typ)
+	changed := old == nil || old.Status != status || old.Reason != reason || old.Message != message
+	meta.SetStatusCondition(conds, metav1.Condition{
+		Type: typ, Status: status, Reason: reason, Message: message, ObservedGeneration: generation,
+	})
+	return changed
+}
+
+// IsReady reports whether conds hold Ready=True.
+func IsReady(conds []metav1.Condition) bool {
+	return meta.IsStatusConditionTrue(conds, common.TypeReady)
+}
+
+// ManagedLabel on a connection Secret holds the UID of the managed resource that wrote it.
+const ManagedLabel = "terraplane.io/managed-uid"
+
+// ConnectionSecretType is the type of connection Secrets.
+const ConnectionSecretType = "connection.terraplane.io/v1alpha1"

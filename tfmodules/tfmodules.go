@@ -1,0 +1,10 @@
+// Package tfmodules embeds the bundled Terraform modules, one directory per
+// <provider>/<kind>, that managed kinds are rendered from.
+package tfmodules
+
+import "embed"
+
+// FS holds every bundled module.
+//
+//go:embed all:aws
+var FS embed.FS
