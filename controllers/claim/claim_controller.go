@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"k8s.io/client-go/tools/record"
+	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
@@ -45,7 +46,7 @@ func Setup(mgr ctrl.Manager, reg *registry.Registry, opts Options) error {
 			Named(kind.GVK.Kind).
 			For(kind.New()).
 			Watches(kind.NewClass(), handler.EnqueueRequestsFromMapFunc(r.forClass)).
-			WithOptions(controller.Options{MaxConcurrentReconciles: opts.MaxConcurrentReconciles})
+			WithOptions(controller.Options{MaxConcurrentReconciles: opts.MaxConcurrentReconciles, SkipNameValidation: ptr.To(true)})
 		for gvk := range kind.Configurators {
 			mk, ok := reg.Managed(gvk)
 			if !ok {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -99,7 +100,53 @@ func (r *Reconciler) bind(ctx context.Context, claim resource.Claim) (resource.M
 		return nil, resource.UserErrorf("ResourceReleased", "%s %s/%s was bound to an earlier claim of this name and is %s; Released resources are not re-bound automatically (an admin may clear its spec.claimRef)",
 			mg.GetObjectKind().GroupVersionKind().Kind, mg.GetNamespace(), mg.GetName(), mg.GetManagedStatus().BindingPhase)
 	}
+	if err := r.syncSpec(ctx, claim, mg); err != nil {
+		return nil, err
+	}
 	return mg, r.markBound(ctx, mg)
+}
+
+// syncSpec keeps a dynamically provisioned resource's forProvider equal to what its
+// claim and class make now, so edits to the claim's portable fields (and to the class)
+// reach the resource. Statically provisioned resources are left as the admin wrote them.
+func (r *Reconciler) syncSpec(ctx context.Context, claim resource.Claim, mg resource.Managed) error {
+	if claim.GetClaimSpec().ClassRef == nil || mg.GetManagedSpec().ClassRef == nil {
+		return nil
+	}
+	portable := r.kind.NewClass()
+	key := types.NamespacedName{Namespace: claim.GetNamespace(), Name: claim.GetClaimSpec().ClassRef.Name}
+	if err := r.client.Get(ctx, key, portable); err != nil {
+		return client.IgnoreNotFound(err)
+	}
+	mk, class, err := r.nonPortableClass(ctx, portable)
+	if err != nil {
+		return err
+	}
+	if mk.GVK.Kind != mg.GetObjectKind().GroupVersionKind().Kind {
+		return nil // the class now points elsewhere; the bound resource stays as it is
+	}
+	want, err := r.configure(claim, class, mk)
+	if err != nil {
+		return err
+	}
+	wantValues, err := want.GetForProvider()
+	if err != nil {
+		return err
+	}
+	haveValues, err := mg.GetForProvider()
+	if err != nil {
+		return err
+	}
+	if equality.Semantic.DeepEqual(wantValues, haveValues) {
+		return nil
+	}
+	if err := mg.SetForProvider(wantValues); err != nil {
+		return err
+	}
+	if err := r.client.Update(ctx, mg); err != nil {
+		return fmt.Errorf("update %s: %w", mk.GVK.Kind, err)
+	}
+	return nil
 }
 
 // provision makes a managed resource from the claim's class and records it in resourceRef.

@@ -85,5 +85,11 @@ func (r *Reconciler) mirrorResource(claim resource.Claim, mg resource.Managed) {
 			fmt.Sprintf("waiting for %s %s/%s", mg.GetObjectKind().GroupVersionKind().Kind, mg.GetNamespace(), mg.GetName()))
 		return
 	}
+	if synced := meta.FindStatusCondition(mg.GetManagedStatus().Conditions, common.TypeSynced); ready.Status != metav1.ConditionTrue &&
+		synced != nil && synced.Status == metav1.ConditionFalse {
+		resource.SetCondition(&st.Conditions, gen, common.TypeReady, metav1.ConditionFalse, synced.Reason,
+			fmt.Sprintf("%s %s/%s: %s", mg.GetObjectKind().GroupVersionKind().Kind, mg.GetNamespace(), mg.GetName(), synced.Message))
+		return
+	}
 	resource.SetCondition(&st.Conditions, gen, common.TypeReady, ready.Status, ready.Reason, ready.Message)
 }

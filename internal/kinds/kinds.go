@@ -1,12 +1,12 @@
 package kinds
 
 import (
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 
-	awsv1 "terraplane.io/terraplane/apis/aws/v1alpha1"
 	awsstoragev1 "terraplane.io/terraplane/apis/aws/storage/v1alpha1"
+	awsv1 "terraplane.io/terraplane/apis/aws/v1alpha1"
 	storagev1 "terraplane.io/terraplane/apis/storage/v1alpha1"
 	"terraplane.io/terraplane/internal/registry"
 )

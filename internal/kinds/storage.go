@@ -8,8 +8,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	awsv1 "terraplane.io/terraplane/apis/aws/v1alpha1"
 	awsstoragev1 "terraplane.io/terraplane/apis/aws/storage/v1alpha1"
+	awsv1 "terraplane.io/terraplane/apis/aws/v1alpha1"
 	storagev1 "terraplane.io/terraplane/apis/storage/v1alpha1"
 	"terraplane.io/terraplane/internal/registry"
 	"terraplane.io/terraplane/internal/resource"

@@ -1,8 +1,8 @@
 package resource
 
 import (
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	common "terraplane.io/terraplane/apis/common/v1alpha1"
 )

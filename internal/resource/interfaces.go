@@ -38,6 +38,8 @@ type Managed interface {
 	GetManagedStatus() *common.ManagedStatus
 	// GetForProvider returns spec.forProvider, the module inputs, as a JSON-shaped value.
 	GetForProvider() (map[string]any, error)
+	// SetForProvider replaces spec.forProvider with a JSON-shaped value.
+	SetForProvider(values map[string]any) error
 	// SetAtProvider records the non-sensitive outputs in status.atProvider.
 	SetAtProvider(outputs map[string]any) error
 }

@@ -46,3 +46,15 @@ func JSONValues(j *apiextensionsv1.JSON) (map[string]any, error) {
 	}
 	return out, nil
 }
+
+// SetValues decodes a JSON object map into out, replacing its content.
+func SetValues(values map[string]any, out any) error {
+	raw, err := json.Marshal(values)
+	if err != nil {
+		return fmt.Errorf("encode values: %w", err)
+	}
+	if err := json.Unmarshal(raw, out); err != nil {
+		return fmt.Errorf("decode values: %w", err)
+	}
+	return nil
+}

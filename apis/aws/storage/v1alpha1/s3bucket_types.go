@@ -120,6 +120,11 @@ func (b *S3Bucket) GetForProvider() (map[string]any, error) {
 	return common.ToValues(b.Spec.ForProvider)
 }
 
+// SetForProvider replaces the module inputs.
+func (b *S3Bucket) SetForProvider(values map[string]any) error {
+	return common.SetValues(values, &b.Spec.ForProvider)
+}
+
 // SetAtProvider records the non-sensitive outputs.
 func (b *S3Bucket) SetAtProvider(outputs map[string]any) error {
 	v, err := common.FromValues(outputs)
