@@ -19,15 +19,15 @@ build:
 tools:
 	hack/install-tools.sh terraform providers etcd kube kubectl controller-gen minio
 
-## tools-test: everything tools installs, plus PostgreSQL and MariaDB servers
+## tools-test: everything the tests need (today: what tools installs)
 tools-test: tools
-	hack/install-tools.sh postgres mariadb
 
 ## generate: deepcopy functions and CRDs from kubebuilder markers
 generate:
 	hack/install-tools.sh controller-gen
 	$(TOOLS)/controller-gen object paths=./apis/...
-	$(TOOLS)/controller-gen crd:allowDangerousTypes=false rbac:roleName=terraplane-manager paths=./apis/... paths=./controllers/... output:crd:artifacts:config=config/crd/bases output:rbac:artifacts:config=config/rbac
+	$(TOOLS)/controller-gen crd paths=./apis/... output:crd:artifacts:config=config/crd/bases
+	$(TOOLS)/controller-gen rbac:roleName=terraplane-manager paths=./internal/app/... output:rbac:artifacts:config=config/rbac
 
 ## run: install the toolchain, build, start the dev control plane and the quickstart
 run: tools build

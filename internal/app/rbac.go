@@ -1,0 +1,11 @@
+package app
+
+// The manager's permissions; `make generate` turns these markers into config/rbac/role.yaml.
+//
+// +kubebuilder:rbac:groups=storage.terraplane.io;database.terraplane.io;cache.terraplane.io;compute.terraplane.io,resources=*,verbs=get;list;watch;create;update;patch;delete
+// +kubebuilder:rbac:groups=storage.terraplane.io;database.terraplane.io;cache.terraplane.io;compute.terraplane.io,resources=*/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=aws.terraplane.io;storage.aws.terraplane.io,resources=*,verbs=get;list;watch;create;update;patch;delete
+// +kubebuilder:rbac:groups=aws.terraplane.io;storage.aws.terraplane.io,resources=*/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch;create;update;patch;delete
+// +kubebuilder:rbac:groups="",resources=events,verbs=create;patch
+// +kubebuilder:rbac:groups=coordination.k8s.io,resources=leases,verbs=get;list;watch;create;update;patch;delete

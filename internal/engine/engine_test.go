@@ -1,0 +1,116 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"terraplane.io/terraplane/internal/module"
+	"terraplane.io/terraplane/internal/render"
+)
+
+func renderEcho(t *testing.T, text string) map[string][]byte {
+	t.Helper()
+	m, err := module.Load(os.DirFS("testdata"), "echo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws, err := render.Render(render.Input{Module: m, Values: map[string]any{"text": text}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ws.Files
+}
+
+func newEngine(t *testing.T) *Engine {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("runs terraform")
+	}
+	e, err := New(context.Background(), Options{WorkDir: t.TempDir(), PluginMirror: t.TempDir()})
+	if err != nil {
+		t.Fatalf("%v (terraform ships with the machine image; `make tools` checks for it)", err)
+	}
+	return e
+}
+
+// TestApplyLifecycle runs the real terraform: inputs stay literal, init runs once for an
+// unchanged configuration, an empty plan applies nothing, and secrets pass through the
+// environment only.
+func TestApplyLifecycle(t *testing.T) {
+	e := newEngine(t)
+	ctx := context.Background()
+	literal := `${file("/etc/hostname")}`
+	ws := Workspace{ID: "w1", Files: renderEcho(t, literal), Env: map[string]string{"TERRAPLANE_TEST_TOKEN": "s3cr3t-token"}}
+
+	res, err := e.Apply(ctx, ws, ApplyOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got string
+	_ = json.Unmarshal(res.Outputs["text"].Value, &got)
+	if got != literal {
+		t.Errorf("text output = %q, want the literal %q", got, literal)
+	}
+	if !res.Outputs["token"].Sensitive {
+		t.Error("token output should be sensitive")
+	}
+	for _, f := range []string{"main.tf.json", "terraform.tfvars.json"} {
+		b, _ := os.ReadFile(filepath.Join(e.Dir("w1"), f))
+		if contains(b, "s3cr3t-token") {
+			t.Errorf("%s holds the secret", f)
+		}
+	}
+
+	before := e.Processes()
+	res, err = e.Apply(ctx, ws, ApplyOptions{PlanFirst: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Changed || e.Processes()-before != 1 {
+		t.Errorf("unchanged workspace: changed=%v, %d processes; want no change and only a plan", res.Changed, e.Processes()-before)
+	}
+
+	before = e.Processes()
+	ws.Files = renderEcho(t, "two")
+	res, err = e.Apply(ctx, ws, ApplyOptions{PlanFirst: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Changed || e.Processes()-before != 3 {
+		t.Errorf("changed input: changed=%v, %d processes; want plan, apply, output and no init", res.Changed, e.Processes()-before)
+	}
+	if err := e.Destroy(ctx, ws); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestErrorsAreRedacted(t *testing.T) {
+	e := newEngine(t)
+	ws := Workspace{ID: "bad", Files: map[string][]byte{"main.tf": []byte(`resource "nope" "x" {}` + "\n# s3cr3t-value\n")},
+		Env: map[string]string{"TERRAPLANE_TEST_VALUE": "s3cr3t-value"}}
+	_, err := e.Apply(context.Background(), ws, ApplyOptions{})
+	if err == nil {
+		t.Fatal("want an error")
+	}
+	var r *RedactedError
+	if !errors.As(err, &r) {
+		t.Errorf("error is not redacted: %T", err)
+	}
+	if contains([]byte(err.Error()), "s3cr3t-value") {
+		t.Errorf("error leaks the secret: %v", err)
+	}
+}
+
+func TestRedactString(t *testing.T) {
+	got := RedactString("login as admin with hunter22 and hunter2", map[string]string{"a": "hunter2", "b": "hunter22", "c": "ab"})
+	if want := "login as admin with (redacted) and (redacted)"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+func contains(b []byte, s string) bool { return strings.Contains(string(b), s) }

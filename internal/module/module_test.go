@@ -1,0 +1,81 @@
+package module
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"terraplane.io/terraplane/tfmodules"
+)
+
+func TestInspectHCLAndJSON(t *testing.T) {
+	m, err := FromFiles(map[string][]byte{
+		"variables.tf": []byte(`
+variable "name" {
+  type        = string
+  description = "The name."
+}
+variable "size" {
+  type    = number
+  default = 10
+}
+variable "tags" {
+  type    = map(string)
+  default = { a = "b" }
+}
+variable "password" {
+  type      = string
+  sensitive = true
+  default   = null
+}
+`),
+		"outputs.tf.json": []byte(`{"output": {"endpoint": {"value": "x"}, "secret": {"value": "y", "sensitive": true}}}`),
+		"nested/ignored.tf": []byte(`variable "inner" {}`),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Variable{
+		{Name: "name", Type: "string", Required: true, Description: "The name."},
+		{Name: "password", Type: "string", Sensitive: true},
+		{Name: "size", Type: "number", Default: json.RawMessage(`10`)},
+		{Name: "tags", Type: "map(string)", Default: json.RawMessage(`{"a":"b"}`)},
+	}
+	if diff := cmp.Diff(want, m.Variables); diff != "" {
+		t.Errorf("variables (-want +got):\n%s", diff)
+	}
+	wantOut := []Output{{Name: "endpoint"}, {Name: "secret", Sensitive: true}}
+	if diff := cmp.Diff(wantOut, m.Outputs); diff != "" {
+		t.Errorf("outputs (-want +got):\n%s", diff)
+	}
+}
+
+func TestInspectErrors(t *testing.T) {
+	if _, err := FromFiles(map[string][]byte{"README.md": []byte("x")}); err == nil {
+		t.Error("a directory without .tf files must be refused")
+	}
+	if _, err := FromFiles(map[string][]byte{"main.tf": []byte(`variable "x" {`)}); err == nil {
+		t.Error("a syntax error must be reported")
+	}
+}
+
+func TestBundledS3Module(t *testing.T) {
+	m, err := Load(tfmodules.FS, "aws/s3bucket")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range []string{"bucket_name", "versioning", "encryption", "force_destroy", "tags", "create_access_key", "endpoint_url"} {
+		if _, ok := m.Variable(v); !ok {
+			t.Errorf("variable %s missing", v)
+		}
+	}
+	for _, o := range []string{"endpoint", "bucket", "region"} {
+		if _, ok := m.Output(o); !ok {
+			t.Errorf("output %s missing", o)
+		}
+	}
+	if o, _ := m.Output("secret_access_key"); !o.Sensitive {
+		t.Error("secret_access_key must be sensitive")
+	}
+}

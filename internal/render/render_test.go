@@ -1,0 +1,118 @@
+package render
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"terraplane.io/terraplane/internal/module"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+func testModule(t *testing.T) *module.Module {
+	t.Helper()
+	m, err := module.FromFiles(map[string][]byte{
+		"main.tf": []byte(`
+variable "name" { type = string }
+variable "tags" {
+  type    = map(string)
+  default = {}
+}
+variable "password" {
+  type      = string
+  sensitive = true
+  default   = null
+}
+resource "terraform_data" "this" { input = var.name }
+output "id" { value = terraform_data.this.id }
+output "secret" {
+  value     = var.password
+  sensitive = true
+}
+`),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func TestRenderGolden(t *testing.T) {
+	ws, err := Render(Input{
+		Module: testModule(t),
+		Values: map[string]any{"name": "${file(\"/etc/passwd\")}", "tags": map[string]any{"team": "a"}},
+		Providers: []Provider{{Name: "aws", Source: "hashicorp/aws", Version: "5.100.0", Config: map[string]any{
+			"region":    "us-east-1",
+			"endpoints": []any{map[string]any{"s3": "http://127.0.0.1:9000"}},
+		}}},
+		Backend: Backend{Type: "kubernetes", Config: map[string]any{"secret_suffix": "uid-1", "namespace": "ns"}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{RootFile, VarsFile} {
+		golden := filepath.Join("testdata", name+".golden")
+		if *update {
+			if err := os.WriteFile(golden, ws.Files[name], 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		want, err := os.ReadFile(golden)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(string(want), string(ws.Files[name])); diff != "" {
+			t.Errorf("%s mismatch (-want +got):\n%s", name, diff)
+		}
+	}
+	if strings.Contains(string(ws.Files[RootFile]), "passwd") {
+		t.Error("an input value was pasted into configuration")
+	}
+	if _, ok := ws.Files[ModuleDir+"/main.tf"]; !ok {
+		t.Error("module files not copied under module/")
+	}
+}
+
+func TestRenderRefusesBadValues(t *testing.T) {
+	cases := map[string]struct {
+		values map[string]any
+		want   string
+	}{
+		"unknown variable": {map[string]any{"name": "x", "colour": "red"}, "module has no variable colour (it has name, password, tags)"},
+		"missing required": {map[string]any{"tags": map[string]any{}}, "module requires variable name"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			_, err := Render(Input{Module: testModule(t), Values: tc.values})
+			if err == nil || err.Error() != tc.want {
+				t.Fatalf("got %v, want %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestNames(t *testing.T) {
+	for in, want := range map[string]string{
+		"bucketName": "bucket_name", "accessKeyID": "access_key_id", "forceDestroy": "force_destroy",
+		"s3UsePathStyle": "s3_use_path_style", "region": "region", "createAccessKey": "create_access_key",
+	} {
+		if got := Snake(in); got != want {
+			t.Errorf("Snake(%q) = %q, want %q", in, got, want)
+		}
+	}
+	for in, want := range map[string]string{"bucket_name": "bucketName", "access_key_id": "accessKeyId", "arn": "arn"} {
+		if got := Camel(in); got != want {
+			t.Errorf("Camel(%q) = %q, want %q", in, got, want)
+		}
+	}
+	got := SnakeKeys(map[string]any{"bucketName": "b", "tags": map[string]any{"costCenter": "1"}})
+	want := map[string]any{"bucket_name": "b", "tags": map[string]any{"costCenter": "1"}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("SnakeKeys (-want +got):\n%s", diff)
+	}
+}
