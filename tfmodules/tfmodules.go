@@ -6,5 +6,5 @@ import "embed"
 
 // FS holds every bundled module.
 //
-//go:embed all:aws
+//go:embed all:aws all:postgresql all:mysql
 var FS embed.FS

@@ -22,11 +22,8 @@ const awsProviderVersion = "5.100.0"
 // its credentials only in the environment.
 func resolveAWSProvider(ctx context.Context, c client.Client, namespace, name string) (*registry.ProviderConfig, error) {
 	p := &awsv1.Provider{}
-	if err := c.Get(ctx, types.NamespacedName{Namespace: namespace, Name: name}, p); err != nil {
-		if apierrors.IsNotFound(err) {
-			return nil, resource.UserErrorf("ProviderNotFound", "Provider %s/%s (aws.terraplane.io) does not exist; create it or fix providerRef", namespace, name)
-		}
-		return nil, fmt.Errorf("get provider: %w", err)
+	if err := getProvider(ctx, c, namespace, name, "aws.terraplane.io", p); err != nil {
+		return nil, err
 	}
 	creds, err := readSecret(ctx, c, namespace, p.Spec.CredentialsSecretRef.Name, awsv1.CredentialsAccessKeyID, awsv1.CredentialsSecretAccessKey)
 	if err != nil {

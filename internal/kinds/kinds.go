@@ -7,6 +7,13 @@ import (
 
 	awsstoragev1 "terraplane.io/terraplane/apis/aws/storage/v1alpha1"
 	awsv1 "terraplane.io/terraplane/apis/aws/v1alpha1"
+	cachev1 "terraplane.io/terraplane/apis/cache/v1alpha1"
+	computev1 "terraplane.io/terraplane/apis/compute/v1alpha1"
+	databasev1 "terraplane.io/terraplane/apis/database/v1alpha1"
+	mysqldbv1 "terraplane.io/terraplane/apis/mysql/database/v1alpha1"
+	mysqlv1 "terraplane.io/terraplane/apis/mysql/v1alpha1"
+	pgdbv1 "terraplane.io/terraplane/apis/postgresql/database/v1alpha1"
+	pgv1 "terraplane.io/terraplane/apis/postgresql/v1alpha1"
 	storagev1 "terraplane.io/terraplane/apis/storage/v1alpha1"
 	"terraplane.io/terraplane/internal/registry"
 )
@@ -18,6 +25,13 @@ func NewScheme() *runtime.Scheme {
 	utilruntime.Must(storagev1.AddToScheme(s))
 	utilruntime.Must(awsv1.AddToScheme(s))
 	utilruntime.Must(awsstoragev1.AddToScheme(s))
+	utilruntime.Must(databasev1.AddToScheme(s))
+	utilruntime.Must(cachev1.AddToScheme(s))
+	utilruntime.Must(computev1.AddToScheme(s))
+	utilruntime.Must(pgv1.AddToScheme(s))
+	utilruntime.Must(pgdbv1.AddToScheme(s))
+	utilruntime.Must(mysqlv1.AddToScheme(s))
+	utilruntime.Must(mysqldbv1.AddToScheme(s))
 	return s
 }
 
@@ -25,6 +39,12 @@ func NewScheme() *runtime.Scheme {
 func NewRegistry() *registry.Registry {
 	r := registry.New(NewScheme())
 	r.AddManaged(s3Bucket())
+	r.AddManaged(postgresqlDatabase())
+	r.AddManaged(mysqlDatabase())
 	r.AddClaim(bucket())
+	r.AddClaim(postgreSQLInstance())
+	r.AddClaim(mySQLInstance())
+	r.AddClaim(redisCluster())
+	r.AddClaim(kubernetesCluster())
 	return r
 }

@@ -9,7 +9,7 @@ import (
 func TestBucketName(t *testing.T) {
 	valid := regexp.MustCompile(`^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$`)
 	cases := map[string][3]string{
-		"demo-photos-0a1b2c3d": {"demo", "photos", "0a1b2c3d-e5f6"},
+		"demo-photos-0a1b2c3d":    {"demo", "photos", "0a1b2c3d-e5f6"},
 		"my-ns-my-claim-12345678": {"My_NS", "my.claim", "12345678-9999"},
 	}
 	for want, in := range cases {

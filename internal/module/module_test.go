@@ -30,7 +30,7 @@ variable "password" {
   default   = null
 }
 `),
-		"outputs.tf.json": []byte(`{"output": {"endpoint": {"value": "x"}, "secret": {"value": "y", "sensitive": true}}}`),
+		"outputs.tf.json":   []byte(`{"output": {"endpoint": {"value": "x"}, "secret": {"value": "y", "sensitive": true}}}`),
 		"nested/ignored.tf": []byte(`variable "inner" {}`),
 	})
 	if err != nil {

@@ -1,0 +1,69 @@
+package v1alpha1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	common "terraplane.io/terraplane/apis/common/v1alpha1"
+)
+
+// RedisClusterSpec is what an application asks of a Redis cluster.
+type RedisClusterSpec struct {
+	common.ClaimSpec       `json:",inline"`
+	RedisClusterParameters `json:",inline"`
+}
+
+// RedisCluster is a claim for a Redis cluster.
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:categories=terraplane;claim
+// +kubebuilder:printcolumn:name="STATUS",type=string,JSONPath=`.status.bindingPhase`
+// +kubebuilder:printcolumn:name="CLASS",type=string,JSONPath=`.spec.classRef.name`
+// +kubebuilder:printcolumn:name="RESOURCE",type=string,JSONPath=`.spec.resourceRef.name`
+// +kubebuilder:printcolumn:name="AGE",type=date,JSONPath=`.metadata.creationTimestamp`
+type RedisCluster struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	Spec   RedisClusterSpec   `json:"spec,omitempty"`
+	Status common.ClaimStatus `json:"status,omitempty"`
+}
+
+// RedisClusterList is a list of RedisClusters.
+// +kubebuilder:object:root=true
+type RedisClusterList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []RedisCluster `json:"items"`
+}
+
+// RedisClusterClass is a portable class of service for RedisClusters.
+// +kubebuilder:object:root=true
+// +kubebuilder:resource:categories=terraplane;class
+// +kubebuilder:printcolumn:name="CLASS-KIND",type=string,JSONPath=`.classRef.kind`
+// +kubebuilder:printcolumn:name="CLASS-NAME",type=string,JSONPath=`.classRef.name`
+// +kubebuilder:printcolumn:name="DEFAULT",type=string,JSONPath=`.metadata.labels.terraplane\.io/default`
+// +kubebuilder:printcolumn:name="AGE",type=date,JSONPath=`.metadata.creationTimestamp`
+type RedisClusterClass struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// ClassRef names the non-portable class that satisfies RedisClusters of this class.
+	ClassRef common.ClassReference `json:"classRef"`
+}
+
+// RedisClusterClassList is a list of RedisClusterClasses.
+// +kubebuilder:object:root=true
+type RedisClusterClassList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []RedisClusterClass `json:"items"`
+}
+
+// GetClaimSpec returns the shared claim spec.
+func (c *RedisCluster) GetClaimSpec() *common.ClaimSpec { return &c.Spec.ClaimSpec }
+
+// GetClaimStatus returns the shared claim status.
+func (c *RedisCluster) GetClaimStatus() *common.ClaimStatus { return &c.Status }
+
+// GetClassRef returns the non-portable class this class points at.
+func (c *RedisClusterClass) GetClassRef() common.ClassReference { return c.ClassRef }

@@ -1,0 +1,69 @@
+package v1alpha1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	common "terraplane.io/terraplane/apis/common/v1alpha1"
+)
+
+// KubernetesClusterSpec is what an application asks of a Kubernetes cluster.
+type KubernetesClusterSpec struct {
+	common.ClaimSpec            `json:",inline"`
+	KubernetesClusterParameters `json:",inline"`
+}
+
+// KubernetesCluster is a claim for a Kubernetes cluster.
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:categories=terraplane;claim
+// +kubebuilder:printcolumn:name="STATUS",type=string,JSONPath=`.status.bindingPhase`
+// +kubebuilder:printcolumn:name="CLASS",type=string,JSONPath=`.spec.classRef.name`
+// +kubebuilder:printcolumn:name="RESOURCE",type=string,JSONPath=`.spec.resourceRef.name`
+// +kubebuilder:printcolumn:name="AGE",type=date,JSONPath=`.metadata.creationTimestamp`
+type KubernetesCluster struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	Spec   KubernetesClusterSpec `json:"spec,omitempty"`
+	Status common.ClaimStatus    `json:"status,omitempty"`
+}
+
+// KubernetesClusterList is a list of KubernetesClusters.
+// +kubebuilder:object:root=true
+type KubernetesClusterList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []KubernetesCluster `json:"items"`
+}
+
+// KubernetesClusterClass is a portable class of service for KubernetesClusters.
+// +kubebuilder:object:root=true
+// +kubebuilder:resource:categories=terraplane;class
+// +kubebuilder:printcolumn:name="CLASS-KIND",type=string,JSONPath=`.classRef.kind`
+// +kubebuilder:printcolumn:name="CLASS-NAME",type=string,JSONPath=`.classRef.name`
+// +kubebuilder:printcolumn:name="DEFAULT",type=string,JSONPath=`.metadata.labels.terraplane\.io/default`
+// +kubebuilder:printcolumn:name="AGE",type=date,JSONPath=`.metadata.creationTimestamp`
+type KubernetesClusterClass struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// ClassRef names the non-portable class that satisfies KubernetesClusters of this class.
+	ClassRef common.ClassReference `json:"classRef"`
+}
+
+// KubernetesClusterClassList is a list of KubernetesClusterClasses.
+// +kubebuilder:object:root=true
+type KubernetesClusterClassList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []KubernetesClusterClass `json:"items"`
+}
+
+// GetClaimSpec returns the shared claim spec.
+func (c *KubernetesCluster) GetClaimSpec() *common.ClaimSpec { return &c.Spec.ClaimSpec }
+
+// GetClaimStatus returns the shared claim status.
+func (c *KubernetesCluster) GetClaimStatus() *common.ClaimStatus { return &c.Status }
+
+// GetClassRef returns the non-portable class this class points at.
+func (c *KubernetesClusterClass) GetClassRef() common.ClassReference { return c.ClassRef }

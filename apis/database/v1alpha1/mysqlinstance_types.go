@@ -1,0 +1,69 @@
+package v1alpha1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	common "terraplane.io/terraplane/apis/common/v1alpha1"
+)
+
+// MySQLInstanceSpec is what an application asks of a MySQL database.
+type MySQLInstanceSpec struct {
+	common.ClaimSpec   `json:",inline"`
+	DatabaseParameters `json:",inline"`
+}
+
+// MySQLInstance is a claim for a MySQL database.
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:categories=terraplane;claim
+// +kubebuilder:printcolumn:name="STATUS",type=string,JSONPath=`.status.bindingPhase`
+// +kubebuilder:printcolumn:name="CLASS",type=string,JSONPath=`.spec.classRef.name`
+// +kubebuilder:printcolumn:name="RESOURCE",type=string,JSONPath=`.spec.resourceRef.name`
+// +kubebuilder:printcolumn:name="AGE",type=date,JSONPath=`.metadata.creationTimestamp`
+type MySQLInstance struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	Spec   MySQLInstanceSpec  `json:"spec,omitempty"`
+	Status common.ClaimStatus `json:"status,omitempty"`
+}
+
+// MySQLInstanceList is a list of MySQLInstances.
+// +kubebuilder:object:root=true
+type MySQLInstanceList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []MySQLInstance `json:"items"`
+}
+
+// MySQLInstanceClass is a portable class of service for MySQLInstances.
+// +kubebuilder:object:root=true
+// +kubebuilder:resource:categories=terraplane;class
+// +kubebuilder:printcolumn:name="CLASS-KIND",type=string,JSONPath=`.classRef.kind`
+// +kubebuilder:printcolumn:name="CLASS-NAME",type=string,JSONPath=`.classRef.name`
+// +kubebuilder:printcolumn:name="DEFAULT",type=string,JSONPath=`.metadata.labels.terraplane\.io/default`
+// +kubebuilder:printcolumn:name="AGE",type=date,JSONPath=`.metadata.creationTimestamp`
+type MySQLInstanceClass struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// ClassRef names the non-portable class that satisfies MySQLInstances of this class.
+	ClassRef common.ClassReference `json:"classRef"`
+}
+
+// MySQLInstanceClassList is a list of MySQLInstanceClasses.
+// +kubebuilder:object:root=true
+type MySQLInstanceClassList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []MySQLInstanceClass `json:"items"`
+}
+
+// GetClaimSpec returns the shared claim spec.
+func (c *MySQLInstance) GetClaimSpec() *common.ClaimSpec { return &c.Spec.ClaimSpec }
+
+// GetClaimStatus returns the shared claim status.
+func (c *MySQLInstance) GetClaimStatus() *common.ClaimStatus { return &c.Status }
+
+// GetClassRef returns the non-portable class this class points at.
+func (c *MySQLInstanceClass) GetClassRef() common.ClassReference { return c.ClassRef }

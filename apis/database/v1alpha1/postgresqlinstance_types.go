@@ -1,0 +1,69 @@
+package v1alpha1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	common "terraplane.io/terraplane/apis/common/v1alpha1"
+)
+
+// PostgreSQLInstanceSpec is what an application asks of a PostgreSQL database.
+type PostgreSQLInstanceSpec struct {
+	common.ClaimSpec   `json:",inline"`
+	DatabaseParameters `json:",inline"`
+}
+
+// PostgreSQLInstance is a claim for a PostgreSQL database.
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:categories=terraplane;claim
+// +kubebuilder:printcolumn:name="STATUS",type=string,JSONPath=`.status.bindingPhase`
+// +kubebuilder:printcolumn:name="CLASS",type=string,JSONPath=`.spec.classRef.name`
+// +kubebuilder:printcolumn:name="RESOURCE",type=string,JSONPath=`.spec.resourceRef.name`
+// +kubebuilder:printcolumn:name="AGE",type=date,JSONPath=`.metadata.creationTimestamp`
+type PostgreSQLInstance struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	Spec   PostgreSQLInstanceSpec `json:"spec,omitempty"`
+	Status common.ClaimStatus     `json:"status,omitempty"`
+}
+
+// PostgreSQLInstanceList is a list of PostgreSQLInstances.
+// +kubebuilder:object:root=true
+type PostgreSQLInstanceList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []PostgreSQLInstance `json:"items"`
+}
+
+// PostgreSQLInstanceClass is a portable class of service for PostgreSQLInstances.
+// +kubebuilder:object:root=true
+// +kubebuilder:resource:categories=terraplane;class
+// +kubebuilder:printcolumn:name="CLASS-KIND",type=string,JSONPath=`.classRef.kind`
+// +kubebuilder:printcolumn:name="CLASS-NAME",type=string,JSONPath=`.classRef.name`
+// +kubebuilder:printcolumn:name="DEFAULT",type=string,JSONPath=`.metadata.labels.terraplane\.io/default`
+// +kubebuilder:printcolumn:name="AGE",type=date,JSONPath=`.metadata.creationTimestamp`
+type PostgreSQLInstanceClass struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// ClassRef names the non-portable class that satisfies PostgreSQLInstances of this class.
+	ClassRef common.ClassReference `json:"classRef"`
+}
+
+// PostgreSQLInstanceClassList is a list of PostgreSQLInstanceClasses.
+// +kubebuilder:object:root=true
+type PostgreSQLInstanceClassList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []PostgreSQLInstanceClass `json:"items"`
+}
+
+// GetClaimSpec returns the shared claim spec.
+func (c *PostgreSQLInstance) GetClaimSpec() *common.ClaimSpec { return &c.Spec.ClaimSpec }
+
+// GetClaimStatus returns the shared claim status.
+func (c *PostgreSQLInstance) GetClaimStatus() *common.ClaimStatus { return &c.Status }
+
+// GetClassRef returns the non-portable class this class points at.
+func (c *PostgreSQLInstanceClass) GetClassRef() common.ClassReference { return c.ClassRef }

@@ -1,0 +1,63 @@
+package v1alpha1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// Keys read from a Provider's credentials Secret.
+const (
+	// CredentialsUsername is the Secret key holding the admin user name.
+	CredentialsUsername = "username"
+	// CredentialsPassword is the Secret key holding the admin password.
+	CredentialsPassword = "password"
+)
+
+// CredentialsSecretReference names the Secret, in the Provider's namespace, that holds
+// the admin's username and password.
+type CredentialsSecretReference struct {
+	// Name of the Secret.
+	// +kubebuilder:validation:MinLength=1
+	Name string `json:"name"`
+}
+
+// ProviderSpec says where the PostgreSQL server is and how to log in as its admin.
+type ProviderSpec struct {
+	// Host name or address of the server.
+	// +kubebuilder:validation:MinLength=1
+	Host string `json:"host"`
+	// Port of the server.
+	// +optional
+	// +kubebuilder:default=5432
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=65535
+	Port int32 `json:"port,omitempty"`
+	// SSLMode is libpq's sslmode.
+	// +optional
+	// +kubebuilder:default=prefer
+	// +kubebuilder:validation:Enum=disable;allow;prefer;require;verify-ca;verify-full
+	SSLMode string `json:"sslMode,omitempty"`
+	// CredentialsSecretRef names the Secret with the admin credentials. They reach the
+	// client only through the environment of the terraform process.
+	CredentialsSecretRef CredentialsSecretReference `json:"credentialsSecretRef"`
+}
+
+// Provider is an existing PostgreSQL server that managed databases are made on.
+// +kubebuilder:object:root=true
+// +kubebuilder:resource:categories=terraplane;provider
+// +kubebuilder:printcolumn:name="HOST",type=string,JSONPath=`.spec.host`
+// +kubebuilder:printcolumn:name="PORT",type=integer,JSONPath=`.spec.port`
+// +kubebuilder:printcolumn:name="AGE",type=date,JSONPath=`.metadata.creationTimestamp`
+type Provider struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	Spec ProviderSpec `json:"spec"`
+}
+
+// ProviderList is a list of Providers.
+// +kubebuilder:object:root=true
+type ProviderList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []Provider `json:"items"`
+}

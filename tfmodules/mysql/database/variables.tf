@@ -1,0 +1,31 @@
+variable "database_name" {
+  description = "Database to create (owned by role_name)."
+  type        = string
+}
+
+variable "role_name" {
+  description = "User to create; it gets all privileges on the database."
+  type        = string
+}
+
+variable "engine_version" {
+  description = "Major server version the class promises; empty skips the check."
+  type        = string
+  default     = ""
+}
+
+variable "connection_limit" {
+  description = "Connection limit of the role; -1 means none."
+  type        = number
+  default     = -1
+}
+
+variable "host" {
+  description = "Server host, as clients should reach it (for the endpoint output)."
+  type        = string
+}
+
+variable "port" {
+  description = "Server port (for the port output)."
+  type        = number
+}
