@@ -81,22 +81,27 @@ install_terraform() {
 	say "terraform: $(terraform version -json 2>/dev/null | sed -n 's/.*"terraform_version": *"\([^"]*\)".*/\1/p') at $(command -v terraform)"
 }
 
+# apt_install PACKAGE... installs Debian packages (the tests start the servers themselves).
+apt_install() {
+	[[ $(id -u) == 0 ]] || die "installing $* needs root (apt-get)"
+	apt-get update -qq >/dev/null
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null
+}
+
 install_postgres() {
-	local pgbin
-	pgbin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n1 || true)
-	if ! command -v initdb >/dev/null && [[ -z $pgbin ]]; then
-		say "postgres: installing the Debian package"
-		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null
+	if ! command -v initdb >/dev/null && ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || ! command -v psql >/dev/null || ! id postgres >/dev/null 2>&1; then
+		say "postgres: installing the Debian packages"
+		apt_install postgresql postgresql-client
 	fi
-	say "postgres: ok"
+	say "postgres: $(psql --version)"
 }
 
 install_mariadb() {
-	if ! command -v mariadbd >/dev/null && ! [[ -x /usr/sbin/mariadbd ]]; then
-		say "mariadb: installing the Debian package"
-		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq mariadb-server mariadb-client >/dev/null
+	if ! command -v mariadb >/dev/null || ! { command -v mariadbd >/dev/null || [[ -x /usr/sbin/mariadbd ]]; }; then
+		say "mariadb: installing the Debian packages (one-off)"
+		apt_install mariadb-server mariadb-client
 	fi
-	say "mariadb: ok"
+	say "mariadb: $(mariadb --version)"
 }
 
 targets=("$@")
