@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -96,17 +97,9 @@ func configurePostgreSQLDatabase(cl resource.Claim, cls resource.NonPortableClas
 		return fmt.Errorf("configure Database: unexpected types %T, %T, %T", cl, cls, mg)
 	}
 	p := *class.SpecTemplate.ForProvider.DeepCopy()
-	if err := checkDatabaseClaim("PostgreSQL", claim.Spec.DatabaseParameters, p.EngineVersion, class.Name); err != nil {
-		return err
-	}
-	if p.DatabaseName == "" {
-		p.DatabaseName = Identifier(claim.Namespace, claim.Name, string(claim.UID), 63)
-	}
-	if p.RoleName == "" {
-		p.RoleName = Identifier(claim.Namespace, claim.Name, string(claim.UID), 31)
-	}
 	db.Spec.ForProvider = p
-	return nil
+	return fillDatabase("PostgreSQL", claim, claim.Spec.DatabaseParameters, class.Name, p.EngineVersion,
+		&db.Spec.ForProvider.DatabaseName, &db.Spec.ForProvider.RoleName)
 }
 
 func configureMySQLDatabase(cl resource.Claim, cls resource.NonPortableClass, mg resource.Managed) error {
@@ -117,16 +110,23 @@ func configureMySQLDatabase(cl resource.Claim, cls resource.NonPortableClass, mg
 		return fmt.Errorf("configure Database: unexpected types %T, %T, %T", cl, cls, mg)
 	}
 	p := *class.SpecTemplate.ForProvider.DeepCopy()
-	if err := checkDatabaseClaim("MySQL", claim.Spec.DatabaseParameters, p.EngineVersion, class.Name); err != nil {
+	db.Spec.ForProvider = p
+	return fillDatabase("MySQL", claim, claim.Spec.DatabaseParameters, class.Name, p.EngineVersion,
+		&db.Spec.ForProvider.DatabaseName, &db.Spec.ForProvider.RoleName)
+}
+
+// fillDatabase checks that the class can satisfy the claim and derives the database
+// and role names from the claim where the class leaves them empty.
+func fillDatabase(engine string, claim metav1.Object, want databasev1.DatabaseParameters, class, offered string, database, role *string) error {
+	if err := checkDatabaseClaim(engine, want, offered, class); err != nil {
 		return err
 	}
-	if p.DatabaseName == "" {
-		p.DatabaseName = Identifier(claim.Namespace, claim.Name, string(claim.UID), 63)
+	if *database == "" {
+		*database = Identifier(claim.GetNamespace(), claim.GetName(), string(claim.GetUID()), 63)
 	}
-	if p.RoleName == "" {
-		p.RoleName = Identifier(claim.Namespace, claim.Name, string(claim.UID), 31)
+	if *role == "" {
+		*role = Identifier(claim.GetNamespace(), claim.GetName(), string(claim.GetUID()), 31)
 	}
-	db.Spec.ForProvider = p
 	return nil
 }
 

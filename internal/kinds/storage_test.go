@@ -22,3 +22,20 @@ func TestBucketName(t *testing.T) {
 		t.Errorf("long name %q is not a valid bucket name", long)
 	}
 }
+
+func TestIdentifierAndVersions(t *testing.T) {
+	if got := Identifier("Team-A", "orders.db", "1234abcd-0000", 31); got != "team_a_orders_db_1234abcd" {
+		t.Errorf("Identifier = %q", got)
+	}
+	if got := Identifier("9lives", strings.Repeat("x", 80), "1234abcd", 31); len(got) > 31 || !strings.HasPrefix(got, "db_9lives") {
+		t.Errorf("long Identifier = %q", got)
+	}
+	for _, c := range []struct {
+		want, offered string
+		ok            bool
+	}{{"15", "15", true}, {"15.4", "15", true}, {"10", "10.11", true}, {"14", "15", false}, {"1", "15", false}} {
+		if got := versionMatches(c.want, c.offered); got != c.ok {
+			t.Errorf("versionMatches(%q, %q) = %v", c.want, c.offered, got)
+		}
+	}
+}
