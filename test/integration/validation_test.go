@@ -25,8 +25,8 @@ func TestClaimValidation(t *testing.T) {
 		params databasev1.DatabaseParameters
 		want   string
 	}{
-		"version pattern": {databasev1.DatabaseParameters{EngineVersion: "fifteen"}, "spec.engineVersion"},
-		"storage maximum": {databasev1.DatabaseParameters{StorageGB: 70000}, "spec.storageGB"},
+		"version pattern":  {databasev1.DatabaseParameters{EngineVersion: "fifteen"}, "spec.engineVersion"},
+		"storage maximum":  {databasev1.DatabaseParameters{StorageGB: 70000}, "spec.storageGB"},
 		"ha needs storage": {databasev1.DatabaseParameters{HighAvailability: true, StorageGB: 5}, "highAvailability needs storageGB >= 10"},
 	}
 	for name, tc := range cases {
