@@ -139,6 +139,8 @@ func TestBucketLifecycle(t *testing.T) {
 	g.Expect(os.RemoveAll(mgr.WorkDir)).To(Succeed())
 	mgr, err = env.StartManager(mgr.WorkDir, app.Options{})
 	g.Expect(err).NotTo(HaveOccurred())
+	g.Consistently(mgr.Engine.Processes).WithTimeout(5*time.Second).Should(BeZero(),
+		"the restarted controller reconciles everything once; unchanged resources start no terraform")
 	g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(claim), claim)).To(Succeed())
 	claim.Spec.Tags = map[string]string{"team": "c"}
 	g.Expect(env.Client.Update(ctx, claim)).To(Succeed())

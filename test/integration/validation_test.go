@@ -6,6 +6,7 @@ import (
 
 	. "github.com/onsi/gomega"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	databasev1 "terraplane.io/terraplane/apis/database/v1alpha1"
 )
@@ -37,8 +38,9 @@ func TestClaimValidation(t *testing.T) {
 
 	ok := claim("ok", databasev1.DatabaseParameters{EngineVersion: "15", StorageGB: 20})
 	g.Expect(env.Client.Create(ctx, ok)).To(Succeed())
+	orig := ok.DeepCopy()
 	ok.Spec.EngineVersion = "16"
-	err := env.Client.Update(ctx, ok)
+	err := env.Client.Patch(ctx, ok, client.MergeFrom(orig)) // no resourceVersion: only validation can refuse it
 	g.Expect(err).To(HaveOccurred())
 	g.Expect(err.Error()).To(ContainSubstring("engineVersion is immutable"))
 }
