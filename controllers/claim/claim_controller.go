@@ -70,7 +70,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if !claim.GetDeletionTimestamp().IsZero() {
 		return r.finish(ctx, claim, nil, r.delete(ctx, claim))
 	}
-	if err := r.ensureFinalizer(ctx, claim); err != nil {
+	if err := resource.AddFinalizer(ctx, r.client, claim); err != nil {
 		return ctrl.Result{}, err
 	}
 	mg, err := r.bind(ctx, claim)

@@ -22,15 +22,6 @@ import (
 	"terraplane.io/terraplane/internal/resource"
 )
 
-func (r *Reconciler) ensureFinalizer(ctx context.Context, claim resource.Claim) error {
-	if controllerutil.AddFinalizer(claim, resource.Finalizer) {
-		if err := r.client.Update(ctx, claim); err != nil {
-			return fmt.Errorf("add finalizer: %w", err)
-		}
-	}
-	return nil
-}
-
 // defaultClass writes the namespace's single default class into a claim that names no
 // class and no resource.
 func (r *Reconciler) defaultClass(ctx context.Context, claim resource.Claim) error {
@@ -332,11 +323,7 @@ func (r *Reconciler) delete(ctx context.Context, claim resource.Claim) error {
 			return fmt.Errorf("delete connection secret: %w", err)
 		}
 	}
-	controllerutil.RemoveFinalizer(claim, resource.Finalizer)
-	if err := r.client.Update(ctx, claim); err != nil {
-		return fmt.Errorf("remove finalizer: %w", err)
-	}
-	return nil
+	return resource.RemoveFinalizer(ctx, r.client, claim)
 }
 
 // release deletes (policy Delete, waiting until it is gone) or releases (Retain) the bound resource.

@@ -85,7 +85,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if !mg.GetDeletionTimestamp().IsZero() {
 		return r.finishDelete(ctx, mg, r.delete(ctx, mg))
 	}
-	if err := r.ensureFinalizer(ctx, mg); err != nil {
+	if err := resource.AddFinalizer(ctx, r.client, mg); err != nil {
 		return ctrl.Result{}, err
 	}
 	orig := mg.DeepCopyObject().(resource.Managed)

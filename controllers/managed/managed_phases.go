@@ -41,15 +41,6 @@ type outcome struct {
 	outputs map[string]engine.Output
 }
 
-func (r *Reconciler) ensureFinalizer(ctx context.Context, mg resource.Managed) error {
-	if controllerutil.AddFinalizer(mg, resource.Finalizer) {
-		if err := r.client.Update(ctx, mg); err != nil {
-			return fmt.Errorf("add finalizer: %w", err)
-		}
-	}
-	return nil
-}
-
 // workspace resolves the Provider and renders mg into a workspace.
 func (r *Reconciler) workspace(ctx context.Context, mg resource.Managed) (*workspace, error) {
 	spec := mg.GetManagedSpec()
@@ -231,11 +222,7 @@ func (r *Reconciler) delete(ctx context.Context, mg resource.Managed) error {
 	if err := r.opts.Engine.Remove(string(mg.GetUID())); err != nil {
 		return fmt.Errorf("remove workspace: %w", err)
 	}
-	controllerutil.RemoveFinalizer(mg, resource.Finalizer)
-	if err := r.client.Update(ctx, mg); err != nil {
-		return fmt.Errorf("remove finalizer: %w", err)
-	}
-	return nil
+	return resource.RemoveFinalizer(ctx, r.client, mg)
 }
 
 func (r *Reconciler) destroy(ctx context.Context, mg resource.Managed) error {

@@ -23,6 +23,10 @@ resource "aws_s3_bucket_server_side_encryption_configuration" "this" {
   count  = var.encryption == "" ? 0 : 1
   bucket = aws_s3_bucket.this.id
 
+  # One bucket configuration change at a time: MinIO rewrites a bucket's whole
+  # metadata on each change, so concurrent ones can undo each other.
+  depends_on = [aws_s3_bucket_versioning.this]
+
   rule {
     apply_server_side_encryption_by_default {
       sse_algorithm = var.encryption
