@@ -212,7 +212,7 @@ func (r *Reconciler) configure(claim resource.Claim, class resource.NonPortableC
 		policy = common.ReclaimDelete
 	}
 	*mg.GetManagedSpec() = common.ManagedSpec{
-		ProviderRef:                tmpl.ProviderRef,
+		ProviderRef:                tmpl.ProviderRef.DeepCopy(),
 		ReclaimPolicy:              policy,
 		WriteConnectionSecretToRef: &common.SecretReference{Name: mg.GetName(), Namespace: secretNS},
 		ClaimRef:                   r.claimRef(claim),

@@ -53,9 +53,12 @@ func Setup(mgr ctrl.Manager, reg *registry.Registry, opts Options) error {
 		opts.UserErrorRetry = 30 * time.Second
 	}
 	for _, kind := range reg.ManagedKinds() {
-		mod, err := module.Load(kind.Modules, kind.ModuleDir)
-		if err != nil {
-			return fmt.Errorf("load module for %s: %w", kind.GVK.Kind, err)
+		var mod *module.Module
+		if kind.LoadModule == nil {
+			var err error
+			if mod, err = module.Load(kind.Modules, kind.ModuleDir); err != nil {
+				return fmt.Errorf("load module for %s: %w", kind.GVK.Kind, err)
+			}
 		}
 		r := &Reconciler{client: mgr.GetClient(), kind: kind, module: mod, opts: opts,
 			recorder: mgr.GetEventRecorderFor("terraplane-managed")}
@@ -111,7 +114,7 @@ func (r *Reconciler) forProvider(ctx context.Context, p client.Object) []reconci
 	}
 	var reqs []reconcile.Request
 	_ = forEach(list, func(mg resource.Managed) {
-		if mg.GetManagedSpec().ProviderRef.Name == p.GetName() {
+		if ref := mg.GetManagedSpec().ProviderRef; ref != nil && ref.Name == p.GetName() {
 			reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(mg)})
 		}
 	})

@@ -21,6 +21,7 @@ import (
 
 	common "terraplane.io/terraplane/apis/common/v1alpha1"
 	"terraplane.io/terraplane/internal/engine"
+	"terraplane.io/terraplane/internal/module"
 	"terraplane.io/terraplane/internal/registry"
 	"terraplane.io/terraplane/internal/render"
 	"terraplane.io/terraplane/internal/resource"
@@ -43,8 +44,11 @@ type outcome struct {
 
 // workspace resolves the Provider and renders mg into a workspace.
 func (r *Reconciler) workspace(ctx context.Context, mg resource.Managed) (*workspace, error) {
-	spec := mg.GetManagedSpec()
-	pc, err := r.kind.ResolveProvider(ctx, r.client, mg.GetNamespace(), spec.ProviderRef.Name)
+	pc, err := r.kind.ResolveProvider(ctx, r.client, mg)
+	if err != nil {
+		return nil, err
+	}
+	mod, err := r.moduleFor(ctx, mg)
 	if err != nil {
 		return nil, err
 	}
@@ -54,22 +58,31 @@ func (r *Reconciler) workspace(ctx context.Context, mg resource.Managed) (*works
 	}
 	values = render.SnakeKeys(values)
 	for k, v := range pc.Inputs {
-		if _, declared := r.module.Variable(k); declared {
+		if _, declared := mod.Variable(k); declared {
 			values[k] = v
 		}
 	}
 	files, err := render.Render(render.Input{
-		Module:    r.module,
+		Module:    mod,
 		Values:    values,
 		Providers: pc.Providers,
 		Backend:   r.backend(mg),
 	})
 	if err != nil {
-		return nil, resource.UserErrorf("InvalidForProvider", "spec.forProvider does not fit module %s: %v", r.kind.ModuleDir, err)
+		return nil, resource.UserErrorf("InvalidForProvider", "spec.forProvider does not fit the module: %v", err)
 	}
 	ws := &workspace{Workspace: engine.Workspace{ID: string(mg.GetUID()), Files: files.Files, Env: pc.Env}, provider: pc}
 	ws.hash = hashWorkspace(ws.Workspace)
 	return ws, nil
+}
+
+// moduleFor returns the module mg is rendered from: the kind's bundled one, or the one
+// the kind's loader picks for this resource.
+func (r *Reconciler) moduleFor(ctx context.Context, mg resource.Managed) (*module.Module, error) {
+	if r.kind.LoadModule != nil {
+		return r.kind.LoadModule(ctx, r.client, mg)
+	}
+	return r.module, nil
 }
 
 // backend keeps state in a Secret in the resource's namespace, named after its UID.
@@ -155,6 +168,10 @@ func (r *Reconciler) publish(ctx context.Context, mg resource.Managed, ws *works
 	}
 	atProvider := map[string]any{}
 	data := map[string][]byte{}
+	keys := r.kind.ConnectionKeys
+	if r.kind.ConnectionKeysFor != nil {
+		keys = r.kind.ConnectionKeysFor(mg)
+	}
 	for name, o := range out.outputs {
 		var v any
 		if err := json.Unmarshal(o.Value, &v); err != nil || v == nil {
@@ -163,7 +180,7 @@ func (r *Reconciler) publish(ctx context.Context, mg resource.Managed, ws *works
 		if !o.Sensitive {
 			atProvider[render.Camel(name)] = v
 		}
-		if key, ok := r.kind.ConnectionKeys[name]; ok {
+		if key, ok := keys[name]; ok {
 			if s := secretValue(v); s != "" {
 				data[key] = []byte(s)
 			}

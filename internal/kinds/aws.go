@@ -20,12 +20,12 @@ const awsProviderVersion = "5.100.0"
 
 // resolveAWSProvider turns an aws.terraplane.io Provider into an aws provider block, with
 // its credentials only in the environment.
-func resolveAWSProvider(ctx context.Context, c client.Client, namespace, name string) (*registry.ProviderConfig, error) {
+func resolveAWSProvider(ctx context.Context, c client.Client, mg resource.Managed) (*registry.ProviderConfig, error) {
 	p := &awsv1.Provider{}
-	if err := getProvider(ctx, c, namespace, name, "aws.terraplane.io", p); err != nil {
+	if err := getProvider(ctx, c, mg, "aws.terraplane.io", p); err != nil {
 		return nil, err
 	}
-	creds, err := readSecret(ctx, c, namespace, p.Spec.CredentialsSecretRef.Name, awsv1.CredentialsAccessKeyID, awsv1.CredentialsSecretAccessKey)
+	creds, err := readSecret(ctx, c, p.Namespace, p.Spec.CredentialsSecretRef.Name, awsv1.CredentialsAccessKeyID, awsv1.CredentialsSecretAccessKey)
 	if err != nil {
 		return nil, err
 	}

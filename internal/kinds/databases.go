@@ -166,12 +166,12 @@ func Identifier(namespace, name, uid string, max int) string {
 	return strings.TrimRight(base, "_") + "_" + suffix
 }
 
-func resolvePostgreSQLProvider(ctx context.Context, c client.Client, namespace, name string) (*registry.ProviderConfig, error) {
+func resolvePostgreSQLProvider(ctx context.Context, c client.Client, mg resource.Managed) (*registry.ProviderConfig, error) {
 	p := &pgv1.Provider{}
-	if err := getProvider(ctx, c, namespace, name, "postgresql.terraplane.io", p); err != nil {
+	if err := getProvider(ctx, c, mg, "postgresql.terraplane.io", p); err != nil {
 		return nil, err
 	}
-	creds, err := readSecret(ctx, c, namespace, p.Spec.CredentialsSecretRef.Name, pgv1.CredentialsUsername, pgv1.CredentialsPassword)
+	creds, err := readSecret(ctx, c, p.Namespace, p.Spec.CredentialsSecretRef.Name, pgv1.CredentialsUsername, pgv1.CredentialsPassword)
 	if err != nil {
 		return nil, err
 	}
@@ -187,12 +187,12 @@ func resolvePostgreSQLProvider(ctx context.Context, c client.Client, namespace, 
 	}, nil
 }
 
-func resolveMySQLProvider(ctx context.Context, c client.Client, namespace, name string) (*registry.ProviderConfig, error) {
+func resolveMySQLProvider(ctx context.Context, c client.Client, mg resource.Managed) (*registry.ProviderConfig, error) {
 	p := &mysqlv1.Provider{}
-	if err := getProvider(ctx, c, namespace, name, "mysql.terraplane.io", p); err != nil {
+	if err := getProvider(ctx, c, mg, "mysql.terraplane.io", p); err != nil {
 		return nil, err
 	}
-	creds, err := readSecret(ctx, c, namespace, p.Spec.CredentialsSecretRef.Name, mysqlv1.CredentialsUsername, mysqlv1.CredentialsPassword)
+	creds, err := readSecret(ctx, c, p.Namespace, p.Spec.CredentialsSecretRef.Name, mysqlv1.CredentialsUsername, mysqlv1.CredentialsPassword)
 	if err != nil {
 		return nil, err
 	}
@@ -207,8 +207,13 @@ func resolveMySQLProvider(ctx context.Context, c client.Client, namespace, name 
 	}, nil
 }
 
-// getProvider reads a Provider, turning absence into an actionable user error.
-func getProvider(ctx context.Context, c client.Client, namespace, name, group string, p client.Object) error {
+// getProvider reads the Provider that mg's providerRef names, turning absence into an actionable user error.
+func getProvider(ctx context.Context, c client.Client, mg resource.Managed, group string, p client.Object) error {
+	ref := mg.GetManagedSpec().ProviderRef
+	if ref == nil || ref.Name == "" {
+		return resource.UserErrorf("ProviderRefMissing", "spec.providerRef is required: name a Provider (%s) in namespace %s", group, mg.GetNamespace())
+	}
+	namespace, name := mg.GetNamespace(), ref.Name
 	if err := c.Get(ctx, types.NamespacedName{Namespace: namespace, Name: name}, p); err != nil {
 		if apierrors.IsNotFound(err) {
 			return resource.UserErrorf("ProviderNotFound", "Provider %s/%s (%s) does not exist; create it or fix providerRef", namespace, name, group)

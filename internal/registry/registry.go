@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"terraplane.io/terraplane/internal/module"
 	"terraplane.io/terraplane/internal/render"
 	"terraplane.io/terraplane/internal/resource"
 )
@@ -25,9 +26,13 @@ type ProviderConfig struct {
 	Connection map[string][]byte
 }
 
-// ProviderResolver reads the Provider named name in namespace and returns its configuration.
-// A missing Provider or Secret is a *resource.UserError.
-type ProviderResolver func(ctx context.Context, c client.Client, namespace, name string) (*ProviderConfig, error)
+// ProviderResolver reads the Provider(s) a managed resource references and returns their
+// configuration. A missing Provider or Secret is a *resource.UserError.
+type ProviderResolver func(ctx context.Context, c client.Client, mg resource.Managed) (*ProviderConfig, error)
+
+// ModuleLoader returns the module a managed resource is rendered from, for kinds whose
+// module is chosen per resource (such as Module) rather than bundled.
+type ModuleLoader func(ctx context.Context, c client.Client, mg resource.Managed) (*module.Module, error)
 
 // ManagedKind registers one managed resource kind.
 type ManagedKind struct {
@@ -43,7 +48,7 @@ type ManagedKind struct {
 	NewClass func() resource.NonPortableClass
 	// ProviderGVK is the Provider kind that providerRef names.
 	ProviderGVK schema.GroupVersionKind
-	// Modules holds the bundled module; ModuleDir is its directory inside.
+	// Modules holds the bundled module; ModuleDir is its directory inside. Unused when LoadModule is set.
 	Modules fs.FS
 	// ModuleDir is the module's directory inside Modules.
 	ModuleDir string
@@ -51,6 +56,10 @@ type ManagedKind struct {
 	ResolveProvider ProviderResolver
 	// ConnectionKeys maps module outputs to connection Secret keys.
 	ConnectionKeys map[string]string
+	// LoadModule, when set, chooses the module per resource.
+	LoadModule ModuleLoader
+	// ConnectionKeysFor, when set, maps outputs to keys per resource.
+	ConnectionKeysFor func(mg resource.Managed) map[string]string
 }
 
 // Configurator fills a new managed resource from a claim's portable fields and a

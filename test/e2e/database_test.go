@@ -46,7 +46,7 @@ func TestPostgreSQLLifecycle(t *testing.T) {
 			class := func(name string, policy common.ReclaimPolicy) client.Object {
 				return &pgdbv1.DatabaseClass{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
 					SpecTemplate: pgdbv1.DatabaseClassSpecTemplate{
-						ClassSpecTemplate: common.ClassSpecTemplate{ProviderRef: common.LocalReference{Name: "pg"}, ReclaimPolicy: policy},
+						ClassSpecTemplate: common.ClassSpecTemplate{ProviderRef: &common.LocalReference{Name: "pg"}, ReclaimPolicy: policy},
 						ForProvider:       pgdbv1.DatabaseParameters{EngineVersion: "15"}}}
 			}
 			return []client.Object{adminSecret(ns, "pg-admin", s), provider, class("postgresql-delete", common.ReclaimDelete), class("postgresql-retain", common.ReclaimRetain)}
@@ -78,7 +78,7 @@ func TestMySQLLifecycle(t *testing.T) {
 			class := func(name string, policy common.ReclaimPolicy) client.Object {
 				return &mysqldbv1.DatabaseClass{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
 					SpecTemplate: mysqldbv1.DatabaseClassSpecTemplate{
-						ClassSpecTemplate: common.ClassSpecTemplate{ProviderRef: common.LocalReference{Name: "mariadb"}, ReclaimPolicy: policy},
+						ClassSpecTemplate: common.ClassSpecTemplate{ProviderRef: &common.LocalReference{Name: "mariadb"}, ReclaimPolicy: policy},
 						ForProvider:       mysqldbv1.DatabaseParameters{EngineVersion: "10.11"}}}
 			}
 			return []client.Object{adminSecret(ns, "mariadb-admin", s), provider, class("mysql-delete", common.ReclaimDelete), class("mysql-retain", common.ReclaimRetain)}

@@ -43,7 +43,7 @@ func S3BucketClass(ns, name, provider string, policy common.ReclaimPolicy) *awss
 	return &awsstoragev1.S3BucketClass{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
 		SpecTemplate: awsstoragev1.S3BucketClassSpecTemplate{
-			ClassSpecTemplate: common.ClassSpecTemplate{ProviderRef: common.LocalReference{Name: provider}, ReclaimPolicy: policy},
+			ClassSpecTemplate: common.ClassSpecTemplate{ProviderRef: &common.LocalReference{Name: provider}, ReclaimPolicy: policy},
 			ForProvider:       awsstoragev1.S3BucketParameters{ForceDestroy: true},
 		},
 	}

@@ -163,7 +163,7 @@ func TestStaticBinding(t *testing.T) {
 	mg := &awsstoragev1.S3Bucket{
 		ObjectMeta: metav1.ObjectMeta{Namespace: adminNS, Name: "existing-bucket"},
 		Spec: awsstoragev1.S3BucketSpec{
-			ManagedSpec: common.ManagedSpec{ProviderRef: common.LocalReference{Name: "missing"}, ReclaimPolicy: common.ReclaimDelete},
+			ManagedSpec: common.ManagedSpec{ProviderRef: &common.LocalReference{Name: "missing"}, ReclaimPolicy: common.ReclaimDelete},
 			ForProvider: awsstoragev1.S3BucketParameters{BucketName: "existing-bucket"},
 		},
 	}

@@ -128,7 +128,9 @@ type PortableClassReference = ClassReference
 // ClassSpecTemplate holds the fields every non-portable class's specTemplate shares.
 type ClassSpecTemplate struct {
 	// ProviderRef names the Provider (in the class's namespace) that new resources use.
-	ProviderRef LocalReference `json:"providerRef"`
+	// Kinds whose module needs a provider require it.
+	// +optional
+	ProviderRef *LocalReference `json:"providerRef,omitempty"`
 	// ReclaimPolicy of new resources.
 	// +kubebuilder:default=Delete
 	// +optional
@@ -141,8 +143,10 @@ type ClassSpecTemplate struct {
 
 // ManagedSpec holds the fields every managed resource's spec shares.
 type ManagedSpec struct {
-	// ProviderRef names the Provider in the resource's namespace.
-	ProviderRef LocalReference `json:"providerRef"`
+	// ProviderRef names the Provider in the resource's namespace. Kinds whose module
+	// needs a provider require it.
+	// +optional
+	ProviderRef *LocalReference `json:"providerRef,omitempty"`
 	// ReclaimPolicy says what happens to the external resource when the claim goes.
 	// +kubebuilder:default=Delete
 	// +optional
