@@ -22,6 +22,7 @@ func addManagerFlags(fs *pflag.FlagSet, o *app.Options) {
 	fs.IntVar(&o.MaxConcurrentTerraform, "max-concurrent-terraform", 0, "cap on terraform processes running at once (default 2 × CPUs)")
 	fs.IntVar(&o.MaxConcurrentReconciles, "max-concurrent-reconciles", 10, "workers per kind")
 	fs.DurationVar(&o.DriftInterval, "drift-interval", 10*time.Minute, "how often an unchanged resource is planned to detect drift")
+	fs.StringSliceVar(&o.ModuleSourceAllow, "module-source-allow", nil, "URL prefixes git module sources may use (default: any)")
 	fs.DurationVar(&o.UserErrorRetry, "user-error-retry", 30*time.Second, "how soon a resource stopped by bad input is looked at again")
 }
 

@@ -56,7 +56,9 @@ func (r *Reconciler) workspace(ctx context.Context, mg resource.Managed) (*works
 	if err != nil {
 		return nil, resource.UserErrorf("InvalidForProvider", "spec.forProvider: %v", err)
 	}
-	values = render.SnakeKeys(values)
+	if !r.kind.InputsAreVariables {
+		values = render.SnakeKeys(values)
+	}
 	for k, v := range pc.Inputs {
 		if _, declared := mod.Variable(k); declared {
 			values[k] = v

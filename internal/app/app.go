@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"time"
 
 	"k8s.io/client-go/rest"
@@ -12,8 +13,10 @@ import (
 
 	"terraplane.io/terraplane/controllers/claim"
 	"terraplane.io/terraplane/controllers/managed"
+	"terraplane.io/terraplane/controllers/moduleclass"
 	"terraplane.io/terraplane/internal/engine"
 	"terraplane.io/terraplane/internal/kinds"
+	"terraplane.io/terraplane/internal/modsource"
 )
 
 // Options configure the manager.
@@ -38,6 +41,8 @@ type Options struct {
 	MetricsAddr string
 	// HealthAddr serves /healthz and /readyz; "0" disables.
 	HealthAddr string
+	// ModuleSourceAllow lists the URL prefixes git module sources may use; empty allows any.
+	ModuleSourceAllow []string
 	// LeaderElection makes only one replica reconcile.
 	LeaderElection bool
 	// LeaderElectionNamespace holds the election Lease.
@@ -55,7 +60,8 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manager, *en
 	if opts.HealthAddr == "" {
 		opts.HealthAddr = "0"
 	}
-	reg := kinds.NewRegistry()
+	loader := &modsource.Loader{CacheDir: filepath.Join(opts.WorkDir, ".modules"), AllowedGitPrefixes: opts.ModuleSourceAllow}
+	reg := kinds.NewRegistry(loader)
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                  reg.Scheme(),
 		Metrics:                 metricsserver.Options{BindAddress: opts.MetricsAddr},
@@ -86,6 +92,9 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manager, *en
 	err = claim.Setup(mgr, reg, claim.Options{UserErrorRetry: opts.UserErrorRetry, MaxConcurrentReconciles: opts.MaxConcurrentReconciles})
 	if err != nil {
 		return nil, nil, err
+	}
+	if err := moduleclass.Setup(mgr, loader); err != nil {
+		return nil, nil, fmt.Errorf("set up ModuleClass controller: %w", err)
 	}
 	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
 		return nil, nil, fmt.Errorf("add health check: %w", err)

@@ -4,8 +4,9 @@ package app
 //
 // +kubebuilder:rbac:groups=storage.terraplane.io;database.terraplane.io;cache.terraplane.io;compute.terraplane.io,resources=*,verbs=get;list;watch;create;update;patch;delete
 // +kubebuilder:rbac:groups=storage.terraplane.io;database.terraplane.io;cache.terraplane.io;compute.terraplane.io,resources=*/status,verbs=get;update;patch
-// +kubebuilder:rbac:groups=aws.terraplane.io;storage.aws.terraplane.io;postgresql.terraplane.io;database.postgresql.terraplane.io;mysql.terraplane.io;database.mysql.terraplane.io,resources=*,verbs=get;list;watch;create;update;patch;delete
-// +kubebuilder:rbac:groups=aws.terraplane.io;storage.aws.terraplane.io;postgresql.terraplane.io;database.postgresql.terraplane.io;mysql.terraplane.io;database.mysql.terraplane.io,resources=*/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=aws.terraplane.io;storage.aws.terraplane.io;postgresql.terraplane.io;database.postgresql.terraplane.io;mysql.terraplane.io;database.mysql.terraplane.io;terraform.terraplane.io,resources=*,verbs=get;list;watch;create;update;patch;delete
+// +kubebuilder:rbac:groups=aws.terraplane.io;storage.aws.terraplane.io;postgresql.terraplane.io;database.postgresql.terraplane.io;mysql.terraplane.io;database.mysql.terraplane.io;terraform.terraplane.io,resources=*/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch;create;update;patch;delete
 // +kubebuilder:rbac:groups="",resources=events,verbs=create;patch
 // +kubebuilder:rbac:groups=coordination.k8s.io,resources=leases,verbs=get;list;watch;create;update;patch;delete
+// +kubebuilder:rbac:groups="",resources=configmaps,verbs=get;list;watch

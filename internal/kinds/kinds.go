@@ -15,6 +15,8 @@ import (
 	pgdbv1 "terraplane.io/terraplane/apis/postgresql/database/v1alpha1"
 	pgv1 "terraplane.io/terraplane/apis/postgresql/v1alpha1"
 	storagev1 "terraplane.io/terraplane/apis/storage/v1alpha1"
+	terraformv1 "terraplane.io/terraplane/apis/terraform/v1alpha1"
+	"terraplane.io/terraplane/internal/modsource"
 	"terraplane.io/terraplane/internal/registry"
 )
 
@@ -32,12 +34,15 @@ func NewScheme() *runtime.Scheme {
 	utilruntime.Must(pgdbv1.AddToScheme(s))
 	utilruntime.Must(mysqlv1.AddToScheme(s))
 	utilruntime.Must(mysqldbv1.AddToScheme(s))
+	utilruntime.Must(terraformv1.AddToScheme(s))
 	return s
 }
 
-// NewRegistry returns a registry with every shipped kind.
-func NewRegistry() *registry.Registry {
+// NewRegistry returns a registry with every shipped kind; loader fetches the modules
+// that ModuleClasses and Modules name.
+func NewRegistry(loader *modsource.Loader) *registry.Registry {
 	r := registry.New(NewScheme())
+	r.AddManaged(moduleKind(loader))
 	r.AddManaged(s3Bucket())
 	r.AddManaged(postgresqlDatabase())
 	r.AddManaged(mysqlDatabase())
@@ -46,5 +51,8 @@ func NewRegistry() *registry.Registry {
 	r.AddClaim(mySQLInstance())
 	r.AddClaim(redisCluster())
 	r.AddClaim(kubernetesCluster())
+	for _, k := range r.ClaimKinds() {
+		k.Configurators[ModuleGVK] = configureModule // any claim can be met by a ModuleClass
+	}
 	return r
 }

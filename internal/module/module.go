@@ -87,8 +87,14 @@ var outputSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
 func Load(fsys fs.FS, dir string) (*Module, error) {
 	m := &Module{Files: map[string][]byte{}}
 	err := fs.WalkDir(fsys, dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
+		if err != nil {
 			return err
+		}
+		if d.IsDir() {
+			if n := d.Name(); p != dir && (n == ".git" || n == ".terraform") {
+				return fs.SkipDir
+			}
+			return nil
 		}
 		rel := strings.TrimPrefix(strings.TrimPrefix(p, dir), "/")
 		if strings.HasPrefix(rel, ".terraform/") || strings.HasSuffix(rel, ".tfstate") {

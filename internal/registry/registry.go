@@ -56,6 +56,9 @@ type ManagedKind struct {
 	ResolveProvider ProviderResolver
 	// ConnectionKeys maps module outputs to connection Secret keys.
 	ConnectionKeys map[string]string
+	// InputsAreVariables says forProvider keys are module variable names already;
+	// otherwise camelCase field names are turned into snake_case variable names.
+	InputsAreVariables bool
 	// LoadModule, when set, chooses the module per resource.
 	LoadModule ModuleLoader
 	// ConnectionKeysFor, when set, maps outputs to keys per resource.

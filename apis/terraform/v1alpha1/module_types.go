@@ -1,0 +1,230 @@
+package v1alpha1
+
+import (
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	common "terraplane.io/terraplane/apis/common/v1alpha1"
+)
+
+// ModuleSource says where a module's files come from. Set exactly one.
+// +kubebuilder:validation:XValidation:rule="(has(self.configMap) ? 1 : 0) + (has(self.git) ? 1 : 0) == 1",message="set exactly one of configMap or git"
+type ModuleSource struct {
+	// ConfigMap holds the module's files, one key per file name (a flat module).
+	// +optional
+	ConfigMap *ConfigMapSource `json:"configMap,omitempty"`
+	// Git clones a repository at a pinned ref.
+	// +optional
+	Git *GitSource `json:"git,omitempty"`
+}
+
+// ConfigMapSource names a ConfigMap in the referrer's namespace.
+type ConfigMapSource struct {
+	// Name of the ConfigMap.
+	// +kubebuilder:validation:MinLength=1
+	Name string `json:"name"`
+}
+
+// GitSource is a module in a git repository.
+type GitSource struct {
+	// URL of the repository (file://, http(s)://, ssh://).
+	// +kubebuilder:validation:MinLength=1
+	URL string `json:"url"`
+	// Ref is a tag, branch or commit; pin a tag or commit for repeatable results.
+	// +kubebuilder:validation:MinLength=1
+	Ref string `json:"ref"`
+	// Path of the module inside the repository.
+	// +optional
+	Path string `json:"path,omitempty"`
+}
+
+// InputMapping copies a claim field into a module variable.
+type InputMapping struct {
+	// FromFieldPath is a dotted path in the claim, e.g. spec.engineVersion.
+	// +kubebuilder:validation:Pattern=`^[A-Za-z0-9_]+(\.[A-Za-z0-9_]+)*$`
+	FromFieldPath string `json:"fromFieldPath"`
+	// ToVariable is the module variable that receives it.
+	// +kubebuilder:validation:MinLength=1
+	ToVariable string `json:"toVariable"`
+}
+
+// ConnectionMapping copies a module output into a connection Secret key.
+type ConnectionMapping struct {
+	// FromOutput is the module output.
+	// +kubebuilder:validation:MinLength=1
+	FromOutput string `json:"fromOutput"`
+	// ToKey is the connection Secret key, e.g. endpoint.
+	// +kubebuilder:validation:MinLength=1
+	ToKey string `json:"toKey"`
+}
+
+// ModuleParameters are what a Module runs: the module, its inputs and its providers.
+type ModuleParameters struct {
+	// Source of the module.
+	Source ModuleSource `json:"source"`
+	// ProviderConfigRefs name the ProviderConfigs (in the same namespace) to configure.
+	// +optional
+	ProviderConfigRefs []common.LocalReference `json:"providerConfigRefs,omitempty"`
+	// Connection maps outputs to connection Secret keys; empty publishes every output under its own name.
+	// +optional
+	Connection []ConnectionMapping `json:"connection,omitempty"`
+}
+
+// ModuleClassSpecTemplate is what Modules made from the class start with.
+type ModuleClassSpecTemplate struct {
+	common.ClassSpecTemplate `json:",inline"`
+	ModuleParameters         `json:",inline"`
+	// ForProvider holds fixed module input values, by variable name.
+	// +optional
+	// +kubebuilder:pruning:PreserveUnknownFields
+	// +kubebuilder:validation:Type=object
+	ForProvider *apiextensionsv1.JSON `json:"forProvider,omitempty"`
+	// Inputs map claim fields to module variables.
+	// +optional
+	Inputs []InputMapping `json:"inputs,omitempty"`
+}
+
+// ModuleVariable describes one variable of the class's module.
+type ModuleVariable struct {
+	// Name of the variable.
+	Name string `json:"name"`
+	// Type constraint as written.
+	// +optional
+	Type string `json:"type,omitempty"`
+	// Default as JSON text; empty when required.
+	// +optional
+	Default string `json:"default,omitempty"`
+	// Required is true when there is no default.
+	Required bool `json:"required"`
+	// Sensitive variables are hidden by Terraform.
+	// +optional
+	Sensitive bool `json:"sensitive,omitempty"`
+	// Description as written.
+	// +optional
+	Description string `json:"description,omitempty"`
+}
+
+// ModuleOutput describes one output of the class's module.
+type ModuleOutput struct {
+	// Name of the output.
+	Name string `json:"name"`
+	// Sensitive outputs go only to connection Secrets.
+	// +optional
+	Sensitive bool `json:"sensitive,omitempty"`
+	// Description as written.
+	// +optional
+	Description string `json:"description,omitempty"`
+}
+
+// ModuleClassStatus is what the class's module offers and whether the class is usable.
+type ModuleClassStatus struct {
+	// Variables of the module.
+	// +optional
+	Variables []ModuleVariable `json:"variables,omitempty"`
+	// Outputs of the module.
+	// +optional
+	Outputs []ModuleOutput `json:"outputs,omitempty"`
+	// Conditions: Ready says whether claims can bind to the class.
+	// +optional
+	// +listType=map
+	// +listMapKey=type
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+}
+
+// ModuleClass is any Terraform module used as a non-portable class.
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:categories=terraplane;class
+// +kubebuilder:printcolumn:name="READY",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
+// +kubebuilder:printcolumn:name="RECLAIM-POLICY",type=string,JSONPath=`.specTemplate.reclaimPolicy`
+// +kubebuilder:printcolumn:name="AGE",type=date,JSONPath=`.metadata.creationTimestamp`
+type ModuleClass struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// SpecTemplate is what new Modules start with.
+	SpecTemplate ModuleClassSpecTemplate `json:"specTemplate"`
+	Status       ModuleClassStatus       `json:"status,omitempty"`
+}
+
+// ModuleClassList is a list of ModuleClasses.
+// +kubebuilder:object:root=true
+type ModuleClassList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []ModuleClass `json:"items"`
+}
+
+// ModuleSpec is the desired state of a Module.
+type ModuleSpec struct {
+	common.ManagedSpec `json:",inline"`
+	ModuleParameters   `json:",inline"`
+	// ForProvider holds the module's input values, by variable name.
+	// +optional
+	// +kubebuilder:pruning:PreserveUnknownFields
+	// +kubebuilder:validation:Type=object
+	ForProvider *apiextensionsv1.JSON `json:"forProvider,omitempty"`
+}
+
+// ModuleStatus is the observed state of a Module.
+type ModuleStatus struct {
+	common.ManagedStatus `json:",inline"`
+	// AtProvider holds the module's non-sensitive outputs.
+	// +optional
+	// +kubebuilder:pruning:PreserveUnknownFields
+	// +kubebuilder:validation:Type=object
+	AtProvider *apiextensionsv1.JSON `json:"atProvider,omitempty"`
+}
+
+// Module is a Terraform module run as a managed resource.
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:categories=terraplane;managed
+// +kubebuilder:printcolumn:name="STATUS",type=string,JSONPath=`.status.bindingPhase`
+// +kubebuilder:printcolumn:name="CLAIM",type=string,JSONPath=`.spec.claimRef.name`
+// +kubebuilder:printcolumn:name="CLASS",type=string,JSONPath=`.spec.classRef.name`
+// +kubebuilder:printcolumn:name="READY",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
+// +kubebuilder:printcolumn:name="AGE",type=date,JSONPath=`.metadata.creationTimestamp`
+type Module struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	Spec   ModuleSpec   `json:"spec"`
+	Status ModuleStatus `json:"status,omitempty"`
+}
+
+// ModuleList is a list of Modules.
+// +kubebuilder:object:root=true
+type ModuleList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []Module `json:"items"`
+}
+
+// GetSpecTemplate returns the shared part of the spec template.
+func (c *ModuleClass) GetSpecTemplate() *common.ClassSpecTemplate {
+	return &c.SpecTemplate.ClassSpecTemplate
+}
+
+// GetManagedSpec returns the shared managed spec.
+func (m *Module) GetManagedSpec() *common.ManagedSpec { return &m.Spec.ManagedSpec }
+
+// GetManagedStatus returns the shared managed status.
+func (m *Module) GetManagedStatus() *common.ManagedStatus { return &m.Status.ManagedStatus }
+
+// GetForProvider returns the module inputs.
+func (m *Module) GetForProvider() (map[string]any, error) { return common.JSONValues(m.Spec.ForProvider) }
+
+// SetForProvider replaces the module inputs.
+func (m *Module) SetForProvider(values map[string]any) error {
+	v, err := common.FromValues(values)
+	m.Spec.ForProvider = v
+	return err
+}
+
+// SetAtProvider records the non-sensitive outputs.
+func (m *Module) SetAtProvider(outputs map[string]any) error {
+	v, err := common.FromValues(outputs)
+	m.Status.AtProvider = v
+	return err
+}

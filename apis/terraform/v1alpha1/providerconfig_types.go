@@ -1,0 +1,74 @@
+package v1alpha1
+
+import (
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// SecretKeySelector names one key of a Secret in the referrer's namespace.
+type SecretKeySelector struct {
+	// Name of the Secret.
+	// +kubebuilder:validation:MinLength=1
+	Name string `json:"name"`
+	// Key in the Secret.
+	// +kubebuilder:validation:MinLength=1
+	Key string `json:"key"`
+}
+
+// CredentialEnv delivers one Secret value to terraform as an environment variable.
+type CredentialEnv struct {
+	// Env is the environment variable, e.g. AWS_ACCESS_KEY_ID.
+	// +kubebuilder:validation:Pattern=`^[A-Za-z_][A-Za-z0-9_]*$`
+	// +kubebuilder:validation:XValidation:rule="!self.startsWith('TF_')",message="TF_* variables are reserved for terraform itself"
+	Env string `json:"env"`
+	// SecretKeyRef is where the value is.
+	SecretKeyRef SecretKeySelector `json:"secretKeyRef"`
+}
+
+// ProviderConfigSpec configures one Terraform provider.
+type ProviderConfigSpec struct {
+	// Source is the provider's source address, e.g. hashicorp/random.
+	// +kubebuilder:validation:Pattern=`^([a-z0-9.-]+/)?[a-z0-9-]+/[a-z0-9-]+$`
+	Source string `json:"source"`
+	// Version is a version constraint, e.g. "3.9.0" or "~> 5.0".
+	// +optional
+	Version string `json:"version,omitempty"`
+	// Alias names an additional configuration of the same provider.
+	// +optional
+	// +kubebuilder:validation:Pattern=`^[a-z][a-z0-9_]*$`
+	Alias string `json:"alias,omitempty"`
+	// Config holds the provider block's attributes (nested blocks as objects or lists of
+	// objects). Values reach Terraform only through terraform.tfvars.json.
+	// +optional
+	// +kubebuilder:pruning:PreserveUnknownFields
+	// +kubebuilder:validation:Type=object
+	Config *apiextensionsv1.JSON `json:"config,omitempty"`
+	// Credentials are delivered as environment variables of the terraform process, never
+	// written into the workspace.
+	// +optional
+	// +listType=map
+	// +listMapKey=env
+	Credentials []CredentialEnv `json:"credentials,omitempty"`
+}
+
+// ProviderConfig is one Terraform provider's configuration for Modules in its namespace.
+// +kubebuilder:object:root=true
+// +kubebuilder:resource:categories=terraplane;provider
+// +kubebuilder:printcolumn:name="SOURCE",type=string,JSONPath=`.spec.source`
+// +kubebuilder:printcolumn:name="VERSION",type=string,JSONPath=`.spec.version`
+// +kubebuilder:printcolumn:name="ALIAS",type=string,JSONPath=`.spec.alias`
+// +kubebuilder:printcolumn:name="AGE",type=date,JSONPath=`.metadata.creationTimestamp`
+type ProviderConfig struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	Spec ProviderConfigSpec `json:"spec"`
+}
+
+// ProviderConfigList is a list of ProviderConfigs.
+// +kubebuilder:object:root=true
+type ProviderConfigList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []ProviderConfig `json:"items"`
+}

@@ -1,0 +1,108 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/yaml"
+
+	common "terraplane.io/terraplane/apis/common/v1alpha1"
+	terraformv1 "terraplane.io/terraplane/apis/terraform/v1alpha1"
+	"terraplane.io/terraplane/internal/modsource"
+	"terraplane.io/terraplane/internal/module"
+)
+
+func moduleCommand() *cobra.Command {
+	cmd := &cobra.Command{Use: "module", Short: "Work with Terraform modules used as classes"}
+	var out, name, namespace string
+	inspect := &cobra.Command{
+		Use:   "inspect DIR",
+		Short: "Print a module's inputs and outputs and write a ModuleClass skeleton",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(_ *cobra.Command, args []string) error {
+			m, err := module.Load(os.DirFS(args[0]), ".")
+			if err != nil {
+				return err
+			}
+			printInterface(os.Stdout, m)
+			if name == "" {
+				abs, _ := filepath.Abs(args[0])
+				name = filepath.Base(abs)
+			}
+			skeleton, err := classSkeleton(m, name, namespace)
+			if err != nil {
+				return err
+			}
+			if out == "" || out == "-" {
+				fmt.Println("---")
+				_, err = os.Stdout.Write(skeleton)
+				return err
+			}
+			fmt.Printf("\nModuleClass skeleton written to %s\n", out)
+			return os.WriteFile(out, skeleton, 0o644)
+		},
+	}
+	inspect.Flags().StringVarP(&out, "output", "o", "", "file for the ModuleClass skeleton (default: stdout)")
+	inspect.Flags().StringVar(&name, "name", "", "name of the ModuleClass (default: the directory's name)")
+	inspect.Flags().StringVar(&namespace, "namespace", "terraplane-system", "namespace of the ModuleClass")
+	cmd.AddCommand(inspect)
+	return cmd
+}
+
+// printInterface prints variables and outputs as ModuleClass status describes them.
+func printInterface(w io.Writer, m *module.Module) {
+	vars, outs := modsource.Describe(m)
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "VARIABLE\tTYPE\tREQUIRED\tDEFAULT\tSENSITIVE")
+	for _, v := range vars {
+		fmt.Fprintf(tw, "%s\t%s\t%v\t%s\t%v\n", v.Name, orDash(v.Type), v.Required, orDash(v.Default), v.Sensitive)
+	}
+	fmt.Fprintln(tw, "\nOUTPUT\tSENSITIVE\t\t\t")
+	for _, o := range outs {
+		fmt.Fprintf(tw, "%s\t%v\t\t\t\n", o.Name, o.Sensitive)
+	}
+	_ = tw.Flush()
+}
+
+// classSkeleton is a ModuleClass that supplies every required variable from a claim field
+// of the same name and publishes every output; the admin edits it from there.
+func classSkeleton(m *module.Module, name, namespace string) ([]byte, error) {
+	class := &terraformv1.ModuleClass{
+		TypeMeta:   metav1.TypeMeta{APIVersion: terraformv1.GroupVersion.String(), Kind: "ModuleClass"},
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace},
+	}
+	t := &class.SpecTemplate
+	t.ReclaimPolicy = common.ReclaimDelete
+	t.Source.ConfigMap = &terraformv1.ConfigMapSource{Name: name + "-module"}
+	for _, v := range m.Variables {
+		if v.Required {
+			t.Inputs = append(t.Inputs, terraformv1.InputMapping{FromFieldPath: "spec." + v.Name, ToVariable: v.Name})
+		}
+	}
+	for _, o := range m.Outputs {
+		t.Connection = append(t.Connection, terraformv1.ConnectionMapping{FromOutput: o.Name, ToKey: o.Name})
+	}
+	t.ForProvider = &apiextensionsv1.JSON{Raw: []byte("{}")}
+	if err := modsource.Validate(m, *t); err != nil {
+		return nil, fmt.Errorf("skeleton does not validate: %w", err)
+	}
+	b, err := yaml.Marshal(class)
+	if err != nil {
+		return nil, err
+	}
+	header := fmt.Sprintf("# ModuleClass for the module in %s. Ship its files in the ConfigMap %s-module\n# (kubectl create configmap %s-module -n %s --from-file=DIR) or point source at git.\n", name, name, name, namespace)
+	return append([]byte(header), b...), nil
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}

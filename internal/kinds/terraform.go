@@ -1,0 +1,120 @@
+package kinds
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	common "terraplane.io/terraplane/apis/common/v1alpha1"
+	terraformv1 "terraplane.io/terraplane/apis/terraform/v1alpha1"
+	"terraplane.io/terraplane/internal/modsource"
+	"terraplane.io/terraplane/internal/module"
+	"terraplane.io/terraplane/internal/registry"
+	"terraplane.io/terraplane/internal/render"
+	"terraplane.io/terraplane/internal/resource"
+)
+
+// ModuleGVK is the kind of the generic Module managed resource.
+var ModuleGVK = terraformv1.GroupVersion.WithKind("Module")
+
+func moduleKind(loader *modsource.Loader) registry.ManagedKind {
+	return registry.ManagedKind{
+		GVK:                ModuleGVK,
+		New:                func() resource.Managed { return &terraformv1.Module{} },
+		NewList:            func() client.ObjectList { return &terraformv1.ModuleList{} },
+		ClassGVK:           terraformv1.GroupVersion.WithKind("ModuleClass"),
+		NewClass:           func() resource.NonPortableClass { return &terraformv1.ModuleClass{} },
+		ProviderGVK:        terraformv1.GroupVersion.WithKind("ProviderConfig"),
+		ResolveProvider:    resolveProviderConfigs,
+		InputsAreVariables: true,
+		LoadModule: func(ctx context.Context, c client.Client, mg resource.Managed) (*module.Module, error) {
+			return loader.Load(ctx, c, mg.GetNamespace(), mg.(*terraformv1.Module).Spec.Source)
+		},
+		ConnectionKeysFor: func(mg resource.Managed) map[string]string {
+			m := mg.(*terraformv1.Module)
+			keys := map[string]string{}
+			for _, c := range m.Spec.Connection {
+				keys[c.FromOutput] = c.ToKey
+			}
+			if len(keys) == 0 {
+				return nil // every output under its own name
+			}
+			return keys
+		},
+	}
+}
+
+// configureModule makes a Module for any claim: the class's module, providers, connection
+// mapping and fixed inputs, plus the claim fields its input mappings name.
+func configureModule(cl resource.Claim, cls resource.NonPortableClass, mg resource.Managed) error {
+	class, ok1 := cls.(*terraformv1.ModuleClass)
+	m, ok2 := mg.(*terraformv1.Module)
+	if !ok1 || !ok2 {
+		return fmt.Errorf("configure Module: unexpected types %T, %T", cls, mg)
+	}
+	if ready := meta.FindStatusCondition(class.Status.Conditions, common.TypeReady); ready == nil || ready.Status != "True" {
+		msg := "not checked yet"
+		if ready != nil {
+			msg = ready.Message
+		}
+		return resource.UserErrorf("ClassNotReady", "ModuleClass %s/%s is not Ready: %s", class.Namespace, class.Name, msg)
+	}
+	m.Spec.ModuleParameters = *class.SpecTemplate.ModuleParameters.DeepCopy()
+	values, err := common.JSONValues(class.SpecTemplate.ForProvider)
+	if err != nil {
+		return resource.UserErrorf("InvalidClass", "ModuleClass %s forProvider: %v", class.Name, err)
+	}
+	obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(cl)
+	if err != nil {
+		return fmt.Errorf("read claim: %w", err)
+	}
+	for _, in := range class.SpecTemplate.Inputs {
+		if v, found, _ := unstructured.NestedFieldCopy(obj, strings.Split(in.FromFieldPath, ".")...); found {
+			values[in.ToVariable] = v
+		}
+	}
+	return m.SetForProvider(values)
+}
+
+// resolveProviderConfigs turns a Module's providerRef and providerConfigRefs into provider
+// blocks, with credentials only in the environment.
+func resolveProviderConfigs(ctx context.Context, c client.Client, mg resource.Managed) (*registry.ProviderConfig, error) {
+	m := mg.(*terraformv1.Module)
+	refs := append([]common.LocalReference(nil), m.Spec.ProviderConfigRefs...)
+	if r := m.Spec.ProviderRef; r != nil {
+		refs = append([]common.LocalReference{*r}, refs...)
+	}
+	out := &registry.ProviderConfig{Env: map[string]string{}}
+	for _, ref := range refs {
+		pc := &terraformv1.ProviderConfig{}
+		if err := c.Get(ctx, types.NamespacedName{Namespace: m.Namespace, Name: ref.Name}, pc); err != nil {
+			if apierrors.IsNotFound(err) {
+				return nil, resource.UserErrorf("ProviderNotFound", "ProviderConfig %s/%s (terraform.terraplane.io) does not exist; create it or fix the reference", m.Namespace, ref.Name)
+			}
+			return nil, fmt.Errorf("get provider config: %w", err)
+		}
+		cfg, err := common.JSONValues(pc.Spec.Config)
+		if err != nil {
+			return nil, resource.UserErrorf("InvalidProviderConfig", "ProviderConfig %s config: %v", pc.Name, err)
+		}
+		source := pc.Spec.Source
+		out.Providers = append(out.Providers, render.Provider{
+			Name: source[strings.LastIndex(source, "/")+1:], Source: source, Version: pc.Spec.Version, Alias: pc.Spec.Alias, Config: cfg,
+		})
+		for _, cred := range pc.Spec.Credentials {
+			data, err := readSecret(ctx, c, m.Namespace, cred.SecretKeyRef.Name, cred.SecretKeyRef.Key)
+			if err != nil {
+				return nil, err
+			}
+			out.Env[cred.Env] = string(data[cred.SecretKeyRef.Key])
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,64 @@
+package modsource
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	common "terraplane.io/terraplane/apis/common/v1alpha1"
+	terraformv1 "terraplane.io/terraplane/apis/terraform/v1alpha1"
+	"terraplane.io/terraplane/internal/module"
+)
+
+// Describe lists a module's variables and outputs the way ModuleClass status shows them.
+func Describe(m *module.Module) ([]terraformv1.ModuleVariable, []terraformv1.ModuleOutput) {
+	vars := make([]terraformv1.ModuleVariable, 0, len(m.Variables))
+	for _, v := range m.Variables {
+		vars = append(vars, terraformv1.ModuleVariable{Name: v.Name, Type: v.Type, Default: string(v.Default),
+			Required: v.Required, Sensitive: v.Sensitive, Description: v.Description})
+	}
+	outs := make([]terraformv1.ModuleOutput, 0, len(m.Outputs))
+	for _, o := range m.Outputs {
+		outs = append(outs, terraformv1.ModuleOutput{Name: o.Name, Sensitive: o.Sensitive, Description: o.Description})
+	}
+	return vars, outs
+}
+
+// Validate checks a class template against its module: every fixed value and input
+// mapping names a variable, every required variable is supplied, every connection
+// mapping names an output. The error lists every problem.
+func Validate(m *module.Module, tmpl terraformv1.ModuleClassSpecTemplate) error {
+	var problems []string
+	supplied := map[string]bool{}
+	fixed, err := common.JSONValues(tmpl.ForProvider)
+	if err != nil {
+		return fmt.Errorf("forProvider: %w", err)
+	}
+	for name := range fixed {
+		supplied[name] = true
+		if _, ok := m.Variable(name); !ok {
+			problems = append(problems, fmt.Sprintf("forProvider sets unknown variable %q", name))
+		}
+	}
+	for _, in := range tmpl.Inputs {
+		supplied[in.ToVariable] = true
+		if _, ok := m.Variable(in.ToVariable); !ok {
+			problems = append(problems, fmt.Sprintf("input %s maps to unknown variable %q", in.FromFieldPath, in.ToVariable))
+		}
+	}
+	for _, v := range m.Variables {
+		if v.Required && !supplied[v.Name] {
+			problems = append(problems, fmt.Sprintf("required variable %q is not supplied by forProvider or inputs", v.Name))
+		}
+	}
+	for _, c := range tmpl.Connection {
+		if _, ok := m.Output(c.FromOutput); !ok {
+			problems = append(problems, fmt.Sprintf("connection maps unknown output %q", c.FromOutput))
+		}
+	}
+	if len(problems) > 0 {
+		sort.Strings(problems)
+		return fmt.Errorf("%s", strings.Join(problems, "; "))
+	}
+	return nil
+}
