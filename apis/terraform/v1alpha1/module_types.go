@@ -213,7 +213,9 @@ func (m *Module) GetManagedSpec() *common.ManagedSpec { return &m.Spec.ManagedSp
 func (m *Module) GetManagedStatus() *common.ManagedStatus { return &m.Status.ManagedStatus }
 
 // GetForProvider returns the module inputs.
-func (m *Module) GetForProvider() (map[string]any, error) { return common.JSONValues(m.Spec.ForProvider) }
+func (m *Module) GetForProvider() (map[string]any, error) {
+	return common.JSONValues(m.Spec.ForProvider)
+}
 
 // SetForProvider replaces the module inputs.
 func (m *Module) SetForProvider(values map[string]any) error {
