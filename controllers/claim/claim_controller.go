@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"k8s.io/client-go/tools/record"
-	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
@@ -46,7 +45,7 @@ func Setup(mgr ctrl.Manager, reg *registry.Registry, opts Options) error {
 			Named(kind.GVK.Kind).
 			For(kind.New()).
 			Watches(kind.NewClass(), handler.EnqueueRequestsFromMapFunc(r.forClass)).
-			WithOptions(controller.Options{MaxConcurrentReconciles: opts.MaxConcurrentReconciles, SkipNameValidation: ptr.To(true)})
+			WithOptions(controller.Options{MaxConcurrentReconciles: opts.MaxConcurrentReconciles})
 		for gvk := range kind.Configurators {
 			mk, ok := reg.Managed(gvk)
 			if !ok {

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"k8s.io/client-go/tools/record"
-	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -70,7 +69,7 @@ func Setup(mgr ctrl.Manager, reg *registry.Registry, opts Options) error {
 			Named(kind.GVK.Kind).
 			For(kind.New(), builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 			Watches(provider.(client.Object), handler.EnqueueRequestsFromMapFunc(r.forProvider)).
-			WithOptions(controller.Options{MaxConcurrentReconciles: opts.MaxConcurrentReconciles, SkipNameValidation: ptr.To(true)}).
+			WithOptions(controller.Options{MaxConcurrentReconciles: opts.MaxConcurrentReconciles}).
 			Complete(r)
 		if err != nil {
 			return fmt.Errorf("set up %s controller: %w", kind.GVK.Kind, err)

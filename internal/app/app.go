@@ -7,7 +7,9 @@ import (
 	"time"
 
 	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
@@ -69,6 +71,8 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manager, *en
 		LeaderElection:          opts.LeaderElection,
 		LeaderElectionID:        "terraplane-controller",
 		LeaderElectionNamespace: opts.LeaderElectionNamespace,
+		// Tests run several managers in one process; names stay unique within each.
+		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
 	})
 	if err != nil {
 		return nil, nil, fmt.Errorf("create manager: %w", err)

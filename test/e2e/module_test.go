@@ -1,0 +1,167 @@
+package e2e
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	common "terraplane.io/terraplane/apis/common/v1alpha1"
+	databasev1 "terraplane.io/terraplane/apis/database/v1alpha1"
+	terraformv1 "terraplane.io/terraplane/apis/terraform/v1alpha1"
+	"terraplane.io/terraplane/internal/app"
+	"terraplane.io/terraplane/test/framework"
+)
+
+// teamModule is a platform team's own module: a random provider and terraform_data.
+var teamModule = map[string]string{
+	"main.tf": `
+terraform {
+  required_providers {
+    random = { source = "hashicorp/random" }
+  }
+}
+variable "name" { type = string }
+variable "flavour" {
+  type    = string
+  default = "plain"
+}
+resource "random_password" "p" {
+  length  = 20
+  special = false
+}
+resource "terraform_data" "db" {
+  input = "${var.name}-${var.flavour}"
+}
+output "endpoint" { value = terraform_data.db.output }
+output "secret" {
+  value     = random_password.p.result
+  sensitive = true
+}
+`,
+}
+
+func moduleClass(ns, name string, src terraformv1.ModuleSource, inputs []terraformv1.InputMapping) *terraformv1.ModuleClass {
+	c := &terraformv1.ModuleClass{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
+	c.SpecTemplate.ReclaimPolicy = common.ReclaimDelete
+	c.SpecTemplate.Source = src
+	c.SpecTemplate.ProviderConfigRefs = []common.LocalReference{{Name: "random"}}
+	c.SpecTemplate.ForProvider = &apiextensionsv1.JSON{Raw: []byte(`{"flavour": "team"}`)}
+	c.SpecTemplate.Inputs = inputs
+	c.SpecTemplate.Connection = []terraformv1.ConnectionMapping{{FromOutput: "endpoint", ToKey: "endpoint"}, {FromOutput: "secret", ToKey: "password"}}
+	return c
+}
+
+func classReady(g Gomega, ctx context.Context, c *terraformv1.ModuleClass) metav1.Condition {
+	g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(c), c)).To(Succeed())
+	return framework.Condition(c.Status.Conditions, common.TypeReady)
+}
+
+func TestModuleAsClass(t *testing.T) {
+	ctx := context.Background()
+	g := NewWithT(t)
+	appNS := "e2e-module"
+	g.Expect(env.Namespace(ctx, adminNS)).To(Succeed())
+	g.Expect(env.Namespace(ctx, appNS)).To(Succeed())
+	mgr, err := env.StartManager(t.TempDir(), app.Options{})
+	g.Expect(err).NotTo(HaveOccurred())
+	defer func() { _ = mgr.Stop() }()
+
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: adminNS, Name: "team-db-module"}, Data: teamModule}
+	g.Expect(env.Client.Create(ctx, cm)).To(Succeed())
+	g.Expect(env.Client.Create(ctx, &terraformv1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Namespace: adminNS, Name: "random"},
+		Spec: terraformv1.ProviderConfigSpec{Source: "hashicorp/random", Version: "3.9.0"}})).To(Succeed())
+	src := terraformv1.ModuleSource{ConfigMap: &terraformv1.ConfigMapSource{Name: cm.Name}}
+
+	By(t, "an invalid mapping makes the class Ready=False naming every problem")
+	bad := moduleClass(adminNS, "team-db-bad", src, []terraformv1.InputMapping{{FromFieldPath: "spec.engineVersion", ToVariable: "version"}})
+	g.Expect(env.Client.Create(ctx, bad)).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		ready := classReady(g, ctx, bad)
+		g.Expect(ready.Status).To(Equal(metav1.ConditionFalse))
+		g.Expect(ready.Message).To(And(ContainSubstring(`unknown variable "version"`), ContainSubstring(`required variable "name" is not supplied`)))
+		g.Expect(bad.Status.Variables).To(HaveLen(2))
+		g.Expect(bad.Status.Outputs).To(ContainElement(terraformv1.ModuleOutput{Name: "secret", Sensitive: true}))
+	}).WithTimeout(timeout).Should(Succeed())
+
+	good := moduleClass(adminNS, "team-db", src, []terraformv1.InputMapping{{FromFieldPath: "metadata.name", ToVariable: "name"}})
+	g.Expect(env.Client.Create(ctx, good)).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		g.Expect(classReady(g, ctx, good).Status).To(Equal(metav1.ConditionTrue))
+	}).WithTimeout(timeout).Should(Succeed())
+
+	portable := func(name, target string) *databasev1.PostgreSQLInstanceClass {
+		return &databasev1.PostgreSQLInstanceClass{ObjectMeta: metav1.ObjectMeta{Namespace: appNS, Name: name},
+			ClassRef: common.ClassReference{APIVersion: terraformv1.GroupVersion.String(), Kind: "ModuleClass", Name: target, Namespace: adminNS}}
+	}
+	g.Expect(env.Client.Create(ctx, portable("team", "team-db"))).To(Succeed())
+	g.Expect(env.Client.Create(ctx, portable("broken", "team-db-bad"))).To(Succeed())
+
+	By(t, "no claim binds to a class that is not Ready")
+	refused := &databasev1.PostgreSQLInstance{ObjectMeta: metav1.ObjectMeta{Namespace: appNS, Name: "refused"}}
+	refused.Spec.ClassRef = &common.LocalReference{Name: "broken"}
+	g.Expect(env.Client.Create(ctx, refused)).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		st := claimStatus(g, ctx, refused)
+		g.Expect(framework.Condition(st.Conditions, common.TypeSynced).Reason).To(Equal("ClassNotReady"))
+		g.Expect(st.BindingPhase).To(Equal(common.BindingPhaseUnbound))
+	}).WithTimeout(timeout).Should(Succeed())
+
+	By(t, "a PostgreSQLInstance met by the team's module through a ModuleClass")
+	claim := &databasev1.PostgreSQLInstance{ObjectMeta: metav1.ObjectMeta{Namespace: appNS, Name: "orders"}}
+	claim.Spec.ClassRef = &common.LocalReference{Name: "team"}
+	claim.Spec.WriteConnectionSecretToRef = &common.LocalReference{Name: "orders-conn"}
+	g.Expect(env.Client.Create(ctx, claim)).To(Succeed())
+	waitClaimReady(g, ctx, claim)
+	secret := &corev1.Secret{}
+	g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: appNS, Name: "orders-conn"}, secret)).To(Succeed())
+	g.Expect(string(secret.Data["endpoint"])).To(Equal("orders-team"))
+	g.Expect(secret.Data["password"]).To(HaveLen(20))
+	mod := &terraformv1.Module{}
+	g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: adminNS, Name: claim.Spec.ResourceRef.Name}, mod)).To(Succeed())
+	g.Expect(string(mod.Status.AtProvider.Raw)).NotTo(ContainSubstring(string(secret.Data["password"])), "sensitive outputs stay out of status")
+
+	g.Expect(env.Client.Delete(ctx, claim)).To(Succeed())
+	g.Eventually(func() bool {
+		return apierrors.IsNotFound(env.Client.Get(ctx, client.ObjectKeyFromObject(mod), mod))
+	}).WithTimeout(timeout).Should(BeTrue())
+}
+
+func TestModuleFromGit(t *testing.T) {
+	ctx := context.Background()
+	g := NewWithT(t)
+	g.Expect(env.Namespace(ctx, adminNS)).To(Succeed())
+	repo := t.TempDir()
+	g.Expect(os.MkdirAll(filepath.Join(repo, "modules", "db"), 0o755)).To(Succeed())
+	g.Expect(os.WriteFile(filepath.Join(repo, "modules", "db", "main.tf"), []byte(teamModule["main.tf"]), 0o644)).To(Succeed())
+	for _, args := range [][]string{{"init", "-q"}, {"add", "."}, {"-c", "user.email=t@example.com", "-c", "user.name=t", "commit", "-q", "-m", "v1"}, {"tag", "v1.0.0"}} {
+		out, err := exec.Command("git", append([]string{"-C", repo}, args...)...).CombinedOutput()
+		g.Expect(err).NotTo(HaveOccurred(), string(out))
+	}
+	mgr, err := env.StartManager(t.TempDir(), app.Options{ModuleSourceAllow: []string{"file://" + repo}})
+	g.Expect(err).NotTo(HaveOccurred())
+	defer func() { _ = mgr.Stop() }()
+
+	src := terraformv1.ModuleSource{Git: &terraformv1.GitSource{URL: "file://" + repo, Ref: "v1.0.0", Path: "modules/db"}}
+	class := moduleClass(adminNS, "from-git", src, []terraformv1.InputMapping{{FromFieldPath: "metadata.name", ToVariable: "name"}})
+	g.Expect(env.Client.Create(ctx, class)).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		g.Expect(classReady(g, ctx, class).Status).To(Equal(metav1.ConditionTrue))
+		g.Expect(class.Status.Variables).To(ContainElement(HaveField("Name", "flavour")))
+	}).WithTimeout(timeout).Should(Succeed())
+
+	denied := moduleClass(adminNS, "not-allowed", terraformv1.ModuleSource{Git: &terraformv1.GitSource{URL: "file:///elsewhere", Ref: "v1"}}, nil)
+	g.Expect(env.Client.Create(ctx, denied)).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		ready := classReady(g, ctx, denied)
+		g.Expect(ready.Reason).To(Equal("ModuleSourceNotAllowed"))
+	}).WithTimeout(timeout).Should(Succeed())
+}
