@@ -14,6 +14,7 @@ import (
 	mysqlv1 "terraplane.io/terraplane/apis/mysql/v1alpha1"
 	pgdbv1 "terraplane.io/terraplane/apis/postgresql/database/v1alpha1"
 	pgv1 "terraplane.io/terraplane/apis/postgresql/v1alpha1"
+	stacksv1 "terraplane.io/terraplane/apis/stacks/v1alpha1"
 	storagev1 "terraplane.io/terraplane/apis/storage/v1alpha1"
 	terraformv1 "terraplane.io/terraplane/apis/terraform/v1alpha1"
 	"terraplane.io/terraplane/internal/modsource"
@@ -35,6 +36,7 @@ func NewScheme() *runtime.Scheme {
 	utilruntime.Must(mysqlv1.AddToScheme(s))
 	utilruntime.Must(mysqldbv1.AddToScheme(s))
 	utilruntime.Must(terraformv1.AddToScheme(s))
+	utilruntime.Must(stacksv1.AddToScheme(s))
 	return s
 }
 
