@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"sort"
@@ -64,11 +65,16 @@ func (r *Reconciler) workspace(ctx context.Context, mg resource.Managed) (*works
 			values[k] = v
 		}
 	}
+	var imports []render.Import
+	for _, im := range mg.GetManagedSpec().Imports {
+		imports = append(imports, render.Import{Address: im.Address, ID: im.ID})
+	}
 	files, err := render.Render(render.Input{
 		Module:    mod,
 		Values:    values,
 		Providers: pc.Providers,
 		Backend:   r.backend(mg),
+		Imports:   imports,
 	})
 	if err != nil {
 		return nil, resource.UserErrorf("InvalidForProvider", "spec.forProvider does not fit the module: %v", err)
@@ -149,14 +155,23 @@ func jitter(d time.Duration) time.Duration {
 }
 
 // sync plans and applies. A resource never applied is created with one combined
-// plan-and-apply; afterwards a plan runs first and apply only when it has changes.
+// plan-and-apply; afterwards a plan runs first and apply only when it has changes. A
+// resource that adopts existing infrastructure (imports, or state brought in by
+// `terraplane migrate`) plans first and applies nothing destructive.
 func (r *Reconciler) sync(ctx context.Context, mg resource.Managed, ws *workspace) (outcome, error) {
 	st := mg.GetManagedStatus()
 	inputsChanged := st.Terraform.InputsHash != ws.hash
+	adopting := st.Terraform.InputsHash == "" && resource.Adopting(mg)
 	res, err := r.opts.Engine.Apply(ctx, ws.Workspace, engine.ApplyOptions{
-		PlanFirst: st.Terraform.InputsHash != "",
-		Outputs:   inputsChanged || st.Terraform.LastApplyTime == nil,
+		PlanFirst:         st.Terraform.InputsHash != "" || adopting,
+		RefuseDestructive: adopting,
+		Outputs:           inputsChanged || st.Terraform.LastApplyTime == nil,
 	})
+	var destructive *engine.DestructiveError
+	if errors.As(err, &destructive) {
+		return outcome{}, resource.UserErrorf("AdoptionWouldDestroy",
+			"adopting the existing resources was stopped, nothing was applied: %s; make spec.forProvider match what exists, or fix spec.imports", destructive.Error())
+	}
 	if err != nil {
 		return outcome{}, err
 	}

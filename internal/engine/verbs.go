@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"strings"
 
 	"github.com/hashicorp/terraform-exec/tfexec"
+	tfjson "github.com/hashicorp/terraform-json"
 )
 
 // ApplyOptions tune Apply.
@@ -17,6 +19,20 @@ type ApplyOptions struct {
 	SkipRefresh bool
 	// Outputs reads the outputs even when nothing changed.
 	Outputs bool
+	// RefuseDestructive (with PlanFirst) applies nothing when the plan would delete or
+	// replace anything, and returns a *DestructiveError listing what it would do.
+	RefuseDestructive bool
+}
+
+// DestructiveError lists the deletions and replacements a refused plan held.
+type DestructiveError struct {
+	// Changes are "address: action, action" lines.
+	Changes []string
+}
+
+// Error lists the planned destructive actions.
+func (e *DestructiveError) Error() string {
+	return "the plan would " + strings.Join(e.Changes, "; ")
 }
 
 // Result is what Apply did.
@@ -43,6 +59,11 @@ func (e *Engine) Apply(ctx context.Context, ws Workspace, opts ApplyOptions) (Re
 		if err != nil {
 			return Result{}, fmt.Errorf("terraform plan: %w", err)
 		}
+		if res.Changed && opts.RefuseDestructive {
+			if err := e.refuseDestructive(ctx, ws, tf, plan); err != nil {
+				return Result{}, err
+			}
+		}
 		if res.Changed {
 			err = e.run(ctx, ws, func(ctx context.Context) error { return tf.Apply(ctx, tfexec.DirOrPlan(plan)) })
 		}
@@ -58,6 +79,33 @@ func (e *Engine) Apply(ctx context.Context, ws Workspace, opts ApplyOptions) (Re
 		}
 	}
 	return res, nil
+}
+
+// refuseDestructive reads the saved plan and fails if it deletes or replaces anything.
+func (e *Engine) refuseDestructive(ctx context.Context, ws Workspace, tf *tfexec.Terraform, plan string) error {
+	var p *tfjson.Plan
+	err := e.run(ctx, ws, func(ctx context.Context) (err error) {
+		p, err = tf.ShowPlanFile(ctx, plan)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("terraform show: %w", err)
+	}
+	var changes []string
+	for _, rc := range p.ResourceChanges {
+		if rc.Change == nil || !rc.Change.Actions.Delete() && !rc.Change.Actions.Replace() {
+			continue
+		}
+		acts := make([]string, 0, len(rc.Change.Actions))
+		for _, a := range rc.Change.Actions {
+			acts = append(acts, string(a))
+		}
+		changes = append(changes, rc.Address+": "+strings.Join(acts, " then "))
+	}
+	if len(changes) > 0 {
+		return &DestructiveError{Changes: changes}
+	}
+	return nil
 }
 
 // Outputs reads the workspace's root module outputs.

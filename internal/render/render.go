@@ -3,6 +3,7 @@ package render
 import (
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -53,7 +54,22 @@ type Input struct {
 	Providers []Provider
 	// Backend for state.
 	Backend Backend
+	// Imports adopt existing objects into resources of the module.
+	Imports []Import
 }
+
+// Import names an existing object to adopt: Address is relative to the module.
+type Import struct {
+	// Address inside the module, e.g. aws_s3_bucket.this.
+	Address string
+	// ID is the provider's identifier of the object.
+	ID string
+}
+
+// importsVar holds the import IDs, so that they too stay out of configuration text.
+const importsVar = "terraplane_import_ids"
+
+var importAddress = regexp.MustCompile(`^[a-zA-Z_][a-zA-Z0-9_-]*\.[a-zA-Z_][a-zA-Z0-9_-]*(\[[0-9]+\]|\["[a-zA-Z0-9_.-]*"\])?(\.[a-zA-Z_][a-zA-Z0-9_-]*\.[a-zA-Z_][a-zA-Z0-9_-]*(\[[0-9]+\]|\["[a-zA-Z0-9_.-]*"\])?)*$`)
 
 // Workspace is the rendered content of one workspace directory.
 type Workspace struct {
@@ -83,6 +99,15 @@ func Render(in Input) (*Workspace, error) {
 	}
 	if outputs := outputBlocks(in.Module); len(outputs) > 0 {
 		root["output"] = outputs
+	}
+	if len(in.Imports) > 0 {
+		blocks, ids, err := importBlocks(in.Imports)
+		if err != nil {
+			return nil, err
+		}
+		root["import"] = blocks
+		vars[importsVar] = ids
+		root["variable"].(map[string]any)[importsVar] = map[string]any{}
 	}
 	ws := &Workspace{Files: map[string][]byte{}}
 	var err error
@@ -236,6 +261,24 @@ func references(prefix string, value any) any {
 	default:
 		return "${" + prefix + "}"
 	}
+}
+
+// importBlocks writes one import block per instruction; addresses are checked to be plain
+// resource addresses, IDs are referenced from a variable.
+func importBlocks(imports []Import) ([]any, []any, error) {
+	blocks := make([]any, 0, len(imports))
+	ids := make([]any, 0, len(imports))
+	for i, im := range imports {
+		if !importAddress.MatchString(im.Address) {
+			return nil, nil, fmt.Errorf("import address %q is not a resource address such as aws_s3_bucket.this", im.Address)
+		}
+		blocks = append(blocks, map[string]any{
+			"to": "module." + ModuleName + "." + im.Address,
+			"id": fmt.Sprintf("${var.%s[%d]}", importsVar, i),
+		})
+		ids = append(ids, im.ID)
+	}
+	return blocks, ids, nil
 }
 
 func outputBlocks(m *module.Module) map[string]any {

@@ -116,3 +116,23 @@ func TestNames(t *testing.T) {
 		t.Errorf("SnakeKeys (-want +got):\n%s", diff)
 	}
 }
+
+func TestRenderImports(t *testing.T) {
+	ws, err := Render(Input{Module: testModule(t), Values: map[string]any{"name": "x"},
+		Imports: []Import{{Address: "terraform_data.this", ID: `${evil}"`}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := string(ws.Files[RootFile])
+	if !strings.Contains(root, `"to": "module.this.terraform_data.this"`) || !strings.Contains(root, `"id": "${var.terraplane_import_ids[0]}"`) {
+		t.Errorf("import block missing or wrong:\n%s", root)
+	}
+	if strings.Contains(root, "evil") || !strings.Contains(string(ws.Files[VarsFile]), `evil`) {
+		t.Error("import IDs must travel in tfvars only")
+	}
+	_, err = Render(Input{Module: testModule(t), Values: map[string]any{"name": "x"},
+		Imports: []Import{{Address: `terraform_data.this"} resource "x" "y" {`, ID: "1"}}})
+	if err == nil {
+		t.Error("an address that is not a resource address must be refused")
+	}
+}

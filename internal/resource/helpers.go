@@ -43,3 +43,12 @@ const ManagedLabel = "terraplane.io/managed-uid"
 
 // ConnectionSecretType is the type of connection Secrets.
 const ConnectionSecretType = "connection.terraplane.io/v1alpha1"
+
+// AdoptedAnnotation marks a managed resource whose state was brought in from elsewhere
+// (`terraplane migrate`): like one with spec.imports, its first plan must destroy nothing.
+const AdoptedAnnotation = "terraplane.io/adopted"
+
+// Adopting reports whether mg takes over infrastructure that already exists.
+func Adopting(mg Managed) bool {
+	return len(mg.GetManagedSpec().Imports) > 0 || mg.GetAnnotations()[AdoptedAnnotation] == "true"
+}

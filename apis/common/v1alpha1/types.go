@@ -160,6 +160,21 @@ type ManagedSpec struct {
 	// ClassRef names the class this resource was made from.
 	// +optional
 	ClassRef *ClassReference `json:"classRef,omitempty"`
+	// Imports adopt existing infrastructure: before the first apply each address is
+	// imported from its provider ID, and the result is kept only if the plan then
+	// destroys or replaces nothing.
+	// +optional
+	Imports []ImportInstruction `json:"imports,omitempty"`
+}
+
+// ImportInstruction names an existing object to import into the resource's Terraform state.
+type ImportInstruction struct {
+	// Address of the resource inside the module, e.g. aws_s3_bucket.this or module.net.aws_vpc.main[0].
+	// +kubebuilder:validation:Pattern=`^[a-zA-Z_][a-zA-Z0-9_-]*\.[a-zA-Z_][a-zA-Z0-9_-]*(\[[0-9]+\]|\["[a-zA-Z0-9_.-]*"\])?(\.[a-zA-Z_][a-zA-Z0-9_-]*\.[a-zA-Z_][a-zA-Z0-9_-]*(\[[0-9]+\]|\["[a-zA-Z0-9_.-]*"\])?)*$`
+	Address string `json:"address"`
+	// ID is the provider's identifier of the existing object (for example a bucket name).
+	// +kubebuilder:validation:MinLength=1
+	ID string `json:"id"`
 }
 
 // ManagedStatus holds the status every managed resource shares.
