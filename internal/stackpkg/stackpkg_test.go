@@ -1,0 +1,249 @@
+package stackpkg
+
+import (
+	"archive/tar"
+	"bytes"
+	"context"
+	"encoding/base64"
+	"errors"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-containerregistry/pkg/registry"
+	"github.com/google/go-containerregistry/pkg/v1/empty"
+	"github.com/google/go-containerregistry/pkg/v1/mutate"
+	"github.com/google/go-containerregistry/pkg/v1/static"
+	"github.com/google/go-containerregistry/pkg/v1/types"
+
+	stacksv1 "terraplane.io/terraplane/apis/stacks/v1alpha1"
+)
+
+const samples = "../../test/e2e/testdata/stacks"
+
+func readSample(t *testing.T, name string) Files {
+	t.Helper()
+	f, err := ReadDir(filepath.Join(samples, name), DefaultLimits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+func TestParseAnnotatesCRDs(t *testing.T) {
+	p, err := Parse(readSample(t, "alpha"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"sprockets.alpha.example.org/v1alpha1", "widgets.alpha.example.org/v1alpha1"}, p.Owned()); diff != "" {
+		t.Errorf("owned (-want +got):\n%s", diff)
+	}
+	if p.App.PermissionScope != stacksv1.PermissionScopeCluster || p.Install == nil || p.Install.Name != "alpha-controller" {
+		t.Errorf("app/install not read: %+v %+v", p.App.PermissionScope, p.Install)
+	}
+	if len(p.App.Icons) != 1 || p.App.Icons[0].MediaType != "image/svg+xml" {
+		t.Errorf("icon.svg must win over icon.gif: %+v", p.App.Icons)
+	}
+	svg, _ := os.ReadFile(filepath.Join(samples, "alpha/.registry/resources/alpha/widget.icon.svg"))
+	want := map[string]string{
+		AnnotationStackTitle:          "Alpha Widgets",
+		AnnotationGroupTitle:          "Alpha Group",
+		AnnotationGroupOverview:       "Everything alpha.",
+		AnnotationGroupOverviewShort:  "The alpha group.",
+		AnnotationGroupReadme:         "# Alpha group",
+		AnnotationResourceCategory:    "Application",
+		AnnotationResourceTitle:       "Widget",
+		AnnotationResourceTitlePlural: "Widgets",
+		AnnotationResourceOverview:    "A widget is small.",
+		AnnotationResourceOverviewSh:  "A widget.",
+		AnnotationResourceReadme:      "# Widget",
+		AnnotationIconDataURI:         "data:image/svg+xml;base64," + base64.StdEncoding.EncodeToString(svg),
+		AnnotationUISchema:            "configSections:\n- title: Common\n\n---\nconfigSections:\n- title: Widget",
+	}
+	var widget, sprocket map[string]string
+	for _, c := range p.CRDs {
+		switch c.Spec.Names.Kind {
+		case "Widget":
+			widget = c.Annotations
+		case "Sprocket":
+			sprocket = c.Annotations
+		}
+	}
+	if diff := cmp.Diff(want, widget); diff != "" {
+		t.Errorf("widget annotations (-want +got):\n%s", diff)
+	}
+	if sprocket[AnnotationResourceTitle] != "" || sprocket[AnnotationIconDataURI] != "" || sprocket[AnnotationGroupTitle] != "Alpha Group" {
+		t.Errorf("sprocket gets the group's annotations only: %v", sprocket)
+	}
+}
+
+func TestParseRefuses(t *testing.T) {
+	cases := map[string]struct {
+		files Files
+		want  string
+	}{
+		"no app.yaml": {Files{".registry/install.yaml": nil}, "app.yaml is missing"},
+		"bad scope":   {Files{".registry/app.yaml": []byte("permissionScope: Everything")}, "neither Cluster nor Namespaced"},
+		"crd named wrong": {Files{".registry/app.yaml": nil, ".registry/resources/x.crd.yaml": []byte(
+			"apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: a.b.c}\nspec: {group: b.c, names: {plural: z, kind: Z}, versions: [{name: v1}]}")}, `must be named "z.b.c"`},
+		"not a crd":              {Files{".registry/app.yaml": nil, ".registry/resources/x.crd.yaml": []byte("apiVersion: v1\nkind: Secret\nmetadata: {name: s}")}, "is not an apiextensions.k8s.io/v1"},
+		"a pod in classes":       {Files{".registry/app.yaml": nil, ".registry/terraform/classes/c.yaml": []byte("apiVersion: v1\nkind: Pod\nmetadata: {name: p}")}, "may not be shipped"},
+		"a role in classes":      {Files{".registry/app.yaml": nil, ".registry/terraform/classes/c.yaml": []byte("apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {name: p}")}, "may not be shipped"},
+		"nested module":          {Files{".registry/app.yaml": nil, ".registry/terraform/modules/m/sub/main.tf": nil}, "flat directories"},
+		"install not deployment": {Files{".registry/app.yaml": nil, ".registry/install.yaml": []byte("apiVersion: batch/v1\nkind: Job\nmetadata: {name: j}")}, "one apps/v1 Deployment"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			_, err := Parse(tc.files)
+			if err == nil || !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("got %v, want an ErrInvalid containing %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// tarOf writes raw tar entries, including the malicious ones WriteTar never makes.
+func tarOf(t *testing.T, entries ...*tar.Header) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	tw := tar.NewWriter(&buf)
+	for _, h := range entries {
+		if err := tw.WriteHeader(h); err != nil {
+			t.Fatal(err)
+		}
+		if h.Typeflag == tar.TypeReg {
+			if _, err := tw.Write(bytes.Repeat([]byte("x"), int(h.Size))); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := tw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+func reg(name string, size int64) *tar.Header {
+	return &tar.Header{Name: name, Typeflag: tar.TypeReg, Size: size, Mode: 0o644}
+}
+
+func TestReadTarRefusesUnsafeArchives(t *testing.T) {
+	lim := Limits{MaxFiles: 3, MaxFileBytes: 100, MaxTotalBytes: 150}
+	cases := map[string][]*tar.Header{
+		"traversal":     {reg(".registry/../../etc/passwd", 1)},
+		"absolute":      {reg("/etc/passwd", 1)},
+		"outside root":  {reg("app.yaml", 1)},
+		"symlink":       {{Name: ".registry/app.yaml", Typeflag: tar.TypeSymlink, Linkname: "/etc/passwd"}},
+		"hardlink":      {{Name: ".registry/app.yaml", Typeflag: tar.TypeLink, Linkname: ".registry/x"}},
+		"device":        {{Name: ".registry/dev", Typeflag: tar.TypeChar}},
+		"too many":      {reg(".registry/a", 1), reg(".registry/b", 1), reg(".registry/c", 1), reg(".registry/d", 1)},
+		"file too big":  {reg(".registry/a", 101)},
+		"total too big": {reg(".registry/a", 80), reg(".registry/b", 80)},
+		"duplicate":     {reg(".registry/a", 1), reg(".registry/a", 1)},
+	}
+	for name, entries := range cases {
+		t.Run(name, func(t *testing.T) {
+			_, err := ReadTar(bytes.NewReader(tarOf(t, entries...)), lim)
+			if !errors.Is(err, ErrUnsafe) {
+				t.Fatalf("got %v, want ErrUnsafe", err)
+			}
+		})
+	}
+	files, err := ReadTar(bytes.NewReader(tarOf(t, reg(".registry/a", 100), reg("./.registry/b", 50))), lim)
+	if err != nil || len(files[".registry/a"]) != 100 || len(files[".registry/b"]) != 50 {
+		t.Fatalf("a package at the limits must be read: %v", err)
+	}
+}
+
+func TestReadDirRefusesSymlinks(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, Root), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("/etc/passwd", filepath.Join(dir, Root, "app.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadDir(dir, DefaultLimits); !errors.Is(err, ErrUnsafe) {
+		t.Fatalf("got %v, want ErrUnsafe", err)
+	}
+}
+
+func TestPublishPullAndIndex(t *testing.T) {
+	ctx := context.Background()
+	srv := httptest.NewServer(registry.New())
+	defer srv.Close()
+	host := strings.TrimPrefix(srv.URL, "http://")
+
+	ix, err := LoadIndex(ctx, host)
+	if err != nil || len(ix.Packages) != 0 {
+		t.Fatalf("a registry without an index has an empty one: %v %v", ix, err)
+	}
+	for _, s := range []struct{ dir, pkg string }{{"gamma", "stacks/gamma:v1"}, {"beta", "stacks/beta:v1"}, {"gamma-v2", "stacks/gamma:v2"}} {
+		if _, err := Publish(ctx, host, s.pkg, readSample(t, s.dir)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ix, err = LoadIndex(ctx, host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := ix.Lookup("*.gamma.example.org/v1alpha1")
+	if err != nil || got.Package != "stacks/gamma:v2" {
+		t.Errorf("wildcard lookup gives the latest tag: %+v %v", got, err)
+	}
+	if got, err := ix.Lookup("gadgets.beta.example.org/v1alpha1"); err != nil || got.Package != "stacks/beta:v1" || got.DependsOn[0] != "*.gamma.example.org/v1alpha1" {
+		t.Errorf("lookup by CRD: %+v %v", got, err)
+	}
+	if _, err := ix.Lookup("ghosts.nowhere.example.org/v1"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("unknown CRD: %v", err)
+	}
+
+	ref, err := Ref(host, "stacks/gamma:v2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := Pull(ctx, ref, DefaultLimits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.App.Version != "2.0.0" || len(p.CRDs[0].Spec.Versions) != 2 || p.Digest != got.Digest {
+		t.Errorf("pulled package: %+v digest %s want %s", p.App, p.Digest, got.Digest)
+	}
+	if _, err := Pull(ctx, ref, Limits{MaxFiles: 10, MaxFileBytes: 10, MaxTotalBytes: 10}); !errors.Is(err, ErrUnsafe) {
+		t.Errorf("a package over the size cap is refused before download: %v", err)
+	}
+
+	// A hand-made image whose layer holds a path traversal is refused on pull.
+	evil := tarOf(t, reg(".registry/app.yaml", 1), reg(".registry/../../../tmp/owned", 1))
+	img, err := mutate.AppendLayers(empty.Image, static.NewLayer(evil, types.OCIUncompressedLayer))
+	if err != nil {
+		t.Fatal(err)
+	}
+	evilRef, _ := Ref(host, "stacks/evil:v1")
+	if err := Push(ctx, evilRef, img); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Pull(ctx, evilRef, DefaultLimits); !errors.Is(err, ErrUnsafe) {
+		t.Errorf("path traversal must be refused: %v", err)
+	}
+}
+
+func TestRef(t *testing.T) {
+	for in, want := range map[string]string{
+		"stacks/a:v1":               "reg.example:5000/stacks/a:v1",
+		"127.0.0.1:9/stacks/a:v1":   "127.0.0.1:9/stacks/a:v1",
+		"localhost/stacks/a:v1":     "localhost/stacks/a:v1",
+		"other.example/stacks/a:v1": "other.example/stacks/a:v1",
+	} {
+		r, err := Ref("reg.example:5000", in)
+		if err != nil || r.String() != want {
+			t.Errorf("Ref(%q) = %v, %v; want %s", in, r, err, want)
+		}
+	}
+	if _, err := Ref("", "stacks/a:v1"); err == nil {
+		t.Error("no registry at all must fail")
+	}
+}
