@@ -19,7 +19,7 @@ func main() {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(controllerCommand(), devCommand(), moduleCommand())
+	root.AddCommand(controllerCommand(), devCommand(), moduleCommand(), stackCommand())
 	if err := root.Execute(); err != nil {
 		fmt.Fprintln(os.Stderr, "error:", err)
 		os.Exit(1)

@@ -1,0 +1,98 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/google/go-containerregistry/pkg/name"
+	"github.com/google/go-containerregistry/pkg/v1/tarball"
+	"github.com/spf13/cobra"
+
+	"terraplane.io/terraplane/internal/stackpkg"
+)
+
+// stackCommand is `terraplane stack build|push|inspect` for stack authors.
+func stackCommand() *cobra.Command {
+	cmd := &cobra.Command{Use: "stack", Short: "Build, push and inspect stack packages"}
+	var out string
+	build := &cobra.Command{
+		Use:   "build DIR",
+		Short: "Validate the package in DIR/.registry and build its OCI image (-o writes an image tarball)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			files, err := stackpkg.ReadDir(args[0], stackpkg.DefaultLimits)
+			if err != nil {
+				return err
+			}
+			img, pkg, err := stackpkg.Build(files)
+			if err != nil {
+				return err
+			}
+			d, err := img.Digest()
+			if err != nil {
+				return fmt.Errorf("digest: %w", err)
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "built %s %s (%d files, owns %s) %s\n", pkg.App.Title, pkg.App.Version, len(files), strings.Join(pkg.Owned(), ","), d)
+			if out == "" {
+				return nil
+			}
+			tag, err := name.NewTag("stack:" + orLatest(pkg.App.Version))
+			if err != nil {
+				return fmt.Errorf("tag image: %w", err)
+			}
+			return tarball.WriteToFile(out, tag, img)
+		},
+	}
+	build.Flags().StringVarP(&out, "output", "o", "", "write the image as a tarball to this file")
+	push := &cobra.Command{
+		Use:   "push DIR REF",
+		Short: "Build the package in DIR, push it to REF (registry/repo:tag) and record it in the registry's stack index",
+		Args:  cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			files, err := stackpkg.ReadDir(args[0], stackpkg.DefaultLimits)
+			if err != nil {
+				return err
+			}
+			reg, err := stackpkg.RegistryOf(args[1])
+			if err != nil {
+				return err
+			}
+			pushed, err := stackpkg.Publish(cmd.Context(), reg, args[1], files)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "pushed %s\n", pushed)
+			return nil
+		},
+	}
+	inspect := &cobra.Command{
+		Use:   "inspect REF",
+		Short: "Pull the package at REF and print its metadata, CRDs and files",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ref, err := name.ParseReference(args[0])
+			if err != nil {
+				return fmt.Errorf("parse reference: %w", err)
+			}
+			p, err := stackpkg.Pull(cmd.Context(), ref, stackpkg.DefaultLimits)
+			if err != nil {
+				return err
+			}
+			b, err := stackpkg.Describe(p)
+			if err != nil {
+				return err
+			}
+			_, err = fmt.Fprintln(cmd.OutOrStdout(), string(b))
+			return err
+		},
+	}
+	cmd.AddCommand(build, push, inspect)
+	return cmd
+}
+
+func orLatest(v string) string {
+	if v == "" {
+		return "latest"
+	}
+	return v
+}
