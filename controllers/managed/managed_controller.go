@@ -15,7 +15,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"terraplane.io/terraplane/internal/engine"
-	"terraplane.io/terraplane/internal/module"
 	"terraplane.io/terraplane/internal/registry"
 	"terraplane.io/terraplane/internal/resource"
 )
@@ -38,7 +37,7 @@ type Options struct {
 type Reconciler struct {
 	client   client.Client
 	kind     *registry.ManagedKind
-	module   *module.Module
+	render   *Renderer
 	opts     Options
 	recorder record.EventRecorder
 }
@@ -52,14 +51,11 @@ func Setup(mgr ctrl.Manager, reg *registry.Registry, opts Options) error {
 		opts.UserErrorRetry = 30 * time.Second
 	}
 	for _, kind := range reg.ManagedKinds() {
-		var mod *module.Module
-		if kind.LoadModule == nil {
-			var err error
-			if mod, err = module.Load(kind.Modules, kind.ModuleDir); err != nil {
-				return fmt.Errorf("load module for %s: %w", kind.GVK.Kind, err)
-			}
+		renderer, err := NewRenderer(mgr.GetClient(), kind, opts.KubeconfigPath)
+		if err != nil {
+			return err
 		}
-		r := &Reconciler{client: mgr.GetClient(), kind: kind, module: mod, opts: opts,
+		r := &Reconciler{client: mgr.GetClient(), kind: kind, render: renderer, opts: opts,
 			recorder: mgr.GetEventRecorderFor("terraplane-managed")}
 		provider, err := reg.Scheme().New(kind.ProviderGVK)
 		if err != nil {
@@ -67,7 +63,7 @@ func Setup(mgr ctrl.Manager, reg *registry.Registry, opts Options) error {
 		}
 		err = ctrl.NewControllerManagedBy(mgr).
 			Named(kind.GVK.Kind).
-			For(kind.New(), builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+			For(kind.New(), builder.WithPredicates(predicate.Or(predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{}))).
 			Watches(provider.(client.Object), handler.EnqueueRequestsFromMapFunc(r.forProvider)).
 			WithOptions(controller.Options{MaxConcurrentReconciles: opts.MaxConcurrentReconciles}).
 			Complete(r)
@@ -84,6 +80,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if err := r.client.Get(ctx, req.NamespacedName, mg); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
+	if resource.Paused(mg) {
+		return ctrl.Result{}, nil
+	}
 	if !mg.GetDeletionTimestamp().IsZero() {
 		return r.finishDelete(ctx, mg, r.delete(ctx, mg))
 	}
@@ -91,11 +90,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		return ctrl.Result{}, err
 	}
 	orig := mg.DeepCopyObject().(resource.Managed)
-	ws, err := r.workspace(ctx, mg)
+	ws, err := r.render.Render(ctx, mg)
 	if err != nil {
 		return r.finish(ctx, orig, mg, outcome{}, err)
 	}
-	if due, wait := r.due(mg, ws.hash); !due {
+	if due, wait := r.due(mg, ws.Hash); !due {
 		return ctrl.Result{RequeueAfter: wait}, nil
 	}
 	out, err := r.sync(ctx, mg, ws)

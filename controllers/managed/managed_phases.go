@@ -2,13 +2,10 @@ package managed
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"sort"
 	"strings"
 	"time"
 
@@ -22,18 +19,9 @@ import (
 
 	common "terraplane.io/terraplane/apis/common/v1alpha1"
 	"terraplane.io/terraplane/internal/engine"
-	"terraplane.io/terraplane/internal/module"
-	"terraplane.io/terraplane/internal/registry"
 	"terraplane.io/terraplane/internal/render"
 	"terraplane.io/terraplane/internal/resource"
 )
-
-// workspace is a rendered workspace plus what the reconciler needs around it.
-type workspace struct {
-	engine.Workspace
-	hash     string
-	provider *registry.ProviderConfig
-}
 
 // outcome is what one sync did.
 type outcome struct {
@@ -43,95 +31,12 @@ type outcome struct {
 	outputs map[string]engine.Output
 }
 
-// workspace resolves the Provider and renders mg into a workspace.
-func (r *Reconciler) workspace(ctx context.Context, mg resource.Managed) (*workspace, error) {
-	pc, err := r.kind.ResolveProvider(ctx, r.client, mg)
-	if err != nil {
-		return nil, err
-	}
-	mod, err := r.moduleFor(ctx, mg)
-	if err != nil {
-		return nil, err
-	}
-	values, err := mg.GetForProvider()
-	if err != nil {
-		return nil, resource.UserErrorf("InvalidForProvider", "spec.forProvider: %v", err)
-	}
-	if !r.kind.InputsAreVariables {
-		values = render.SnakeKeys(values)
-	}
-	for k, v := range pc.Inputs {
-		if _, declared := mod.Variable(k); declared {
-			values[k] = v
-		}
-	}
-	var imports []render.Import
-	for _, im := range mg.GetManagedSpec().Imports {
-		imports = append(imports, render.Import{Address: im.Address, ID: im.ID})
-	}
-	files, err := render.Render(render.Input{
-		Module:    mod,
-		Values:    values,
-		Providers: pc.Providers,
-		Backend:   r.backend(mg),
-		Imports:   imports,
-	})
-	if err != nil {
-		return nil, resource.UserErrorf("InvalidForProvider", "spec.forProvider does not fit the module: %v", err)
-	}
-	ws := &workspace{Workspace: engine.Workspace{ID: string(mg.GetUID()), Files: files.Files, Env: pc.Env}, provider: pc}
-	ws.hash = hashWorkspace(ws.Workspace)
-	return ws, nil
-}
-
-// moduleFor returns the module mg is rendered from: the kind's bundled one, or the one
-// the kind's loader picks for this resource.
-func (r *Reconciler) moduleFor(ctx context.Context, mg resource.Managed) (*module.Module, error) {
-	if r.kind.LoadModule != nil {
-		return r.kind.LoadModule(ctx, r.client, mg)
-	}
-	return r.module, nil
-}
-
-// backend keeps state in a Secret in the resource's namespace, named after its UID.
-func (r *Reconciler) backend(mg resource.Managed) render.Backend {
-	cfg := map[string]any{"secret_suffix": string(mg.GetUID()), "namespace": mg.GetNamespace()}
-	if r.opts.KubeconfigPath != "" {
-		cfg["config_path"] = r.opts.KubeconfigPath
-	} else {
-		cfg["in_cluster_config"] = true
-	}
-	return render.Backend{Type: "kubernetes", Config: cfg}
-}
-
 // stateObjects are the Secret and Lease the kubernetes backend keeps for mg.
 func stateObjects(mg resource.Managed) []client.Object {
 	name := "tfstate-default-" + string(mg.GetUID())
 	meta := metav1.ObjectMeta{Name: name, Namespace: mg.GetNamespace()}
 	lease := metav1.ObjectMeta{Name: "lock-" + name, Namespace: mg.GetNamespace()}
 	return []client.Object{&corev1.Secret{ObjectMeta: meta}, &coordinationv1.Lease{ObjectMeta: lease}}
-}
-
-func hashWorkspace(ws engine.Workspace) string {
-	h := sha256.New()
-	names := make([]string, 0, len(ws.Files))
-	for n := range ws.Files {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		fmt.Fprintf(h, "%s\x00%d\x00", n, len(ws.Files[n]))
-		h.Write(ws.Files[n])
-	}
-	keys := make([]string, 0, len(ws.Env))
-	for k := range ws.Env {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		fmt.Fprintf(h, "%s\x00%s\x00", k, ws.Env[k])
-	}
-	return hex.EncodeToString(h.Sum(nil))[:32]
 }
 
 // due reports whether terraform must run: the inputs changed, the last run failed, or
@@ -158,28 +63,30 @@ func jitter(d time.Duration) time.Duration {
 // plan-and-apply; afterwards a plan runs first and apply only when it has changes. A
 // resource that adopts existing infrastructure (imports, or state brought in by
 // `terraplane migrate`) plans first and applies nothing destructive.
-func (r *Reconciler) sync(ctx context.Context, mg resource.Managed, ws *workspace) (outcome, error) {
+func (r *Reconciler) sync(ctx context.Context, mg resource.Managed, ws *Workspace) (outcome, error) {
 	st := mg.GetManagedStatus()
-	inputsChanged := st.Terraform.InputsHash != ws.hash
-	adopting := st.Terraform.InputsHash == "" && resource.Adopting(mg)
+	inputsChanged := st.Terraform.InputsHash != ws.Hash
+	first := st.Terraform.InputsHash == ""
+	imports, migrated := len(mg.GetManagedSpec().Imports) > 0, mg.GetAnnotations()[resource.AdoptedAnnotation] == "true"
 	res, err := r.opts.Engine.Apply(ctx, ws.Workspace, engine.ApplyOptions{
-		PlanFirst:         st.Terraform.InputsHash != "" || adopting,
-		RefuseDestructive: adopting,
+		PlanFirst:         !first || imports || migrated,
+		RefuseDestructive: first && imports,
+		RefuseAnyChange:   first && migrated,
 		Outputs:           inputsChanged || st.Terraform.LastApplyTime == nil,
 	})
-	var destructive *engine.DestructiveError
-	if errors.As(err, &destructive) {
-		return outcome{}, resource.UserErrorf("AdoptionWouldDestroy",
-			"adopting the existing resources was stopped, nothing was applied: %s; make spec.forProvider match what exists, or fix spec.imports", destructive.Error())
+	var refused *engine.RefusedPlanError
+	if errors.As(err, &refused) {
+		return outcome{}, resource.UserErrorf("AdoptionRefused",
+			"adopting the existing infrastructure was stopped and nothing was applied: %s; make spec.forProvider match what exists, or fix spec.imports", refused.Error())
 	}
 	if err != nil {
 		return outcome{}, err
 	}
-	return outcome{ran: true, hash: ws.hash, changed: res.Changed, outputs: res.Outputs}, nil
+	return outcome{ran: true, hash: ws.Hash, changed: res.Changed, outputs: res.Outputs}, nil
 }
 
 // publish writes non-sensitive outputs to status.atProvider and connection details to the Secret.
-func (r *Reconciler) publish(ctx context.Context, mg resource.Managed, ws *workspace, out outcome) error {
+func (r *Reconciler) publish(ctx context.Context, mg resource.Managed, ws *Workspace, out outcome) error {
 	if out.outputs == nil {
 		return nil
 	}
@@ -197,13 +104,17 @@ func (r *Reconciler) publish(ctx context.Context, mg resource.Managed, ws *works
 		if !o.Sensitive {
 			atProvider[render.Camel(name)] = v
 		}
-		if key, ok := keys[name]; ok {
+		key, ok := keys[name]
+		if keys == nil {
+			key, ok = name, true // no mapping: every output under its own name
+		}
+		if ok {
 			if s := secretValue(v); s != "" {
 				data[key] = []byte(s)
 			}
 		}
 	}
-	for k, v := range ws.provider.Connection {
+	for k, v := range ws.Provider.Connection {
 		if _, ok := data[k]; !ok && len(v) > 0 {
 			data[k] = v
 		}
@@ -260,7 +171,7 @@ func (r *Reconciler) delete(ctx context.Context, mg resource.Managed) error {
 }
 
 func (r *Reconciler) destroy(ctx context.Context, mg resource.Managed) error {
-	ws, err := r.workspace(ctx, mg)
+	ws, err := r.render.Render(ctx, mg)
 	if _, user := resource.AsUserError(err); user && mg.GetManagedStatus().Terraform.InputsHash == "" && mg.GetManagedStatus().Terraform.LastApplyTime == nil {
 		return nil // nothing was ever applied
 	}

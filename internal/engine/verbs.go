@@ -20,18 +20,20 @@ type ApplyOptions struct {
 	// Outputs reads the outputs even when nothing changed.
 	Outputs bool
 	// RefuseDestructive (with PlanFirst) applies nothing when the plan would delete or
-	// replace anything, and returns a *DestructiveError listing what it would do.
+	// replace anything, and returns a *RefusedPlanError listing what it would do.
 	RefuseDestructive bool
+	// RefuseAnyChange (with PlanFirst) applies nothing when the plan has any change.
+	RefuseAnyChange bool
 }
 
-// DestructiveError lists the deletions and replacements a refused plan held.
-type DestructiveError struct {
-	// Changes are "address: action, action" lines.
+// RefusedPlanError lists the planned actions that made Apply refuse a plan.
+type RefusedPlanError struct {
+	// Changes are "address: action then action" lines.
 	Changes []string
 }
 
-// Error lists the planned destructive actions.
-func (e *DestructiveError) Error() string {
+// Error lists the planned actions.
+func (e *RefusedPlanError) Error() string {
 	return "the plan would " + strings.Join(e.Changes, "; ")
 }
 
@@ -59,8 +61,8 @@ func (e *Engine) Apply(ctx context.Context, ws Workspace, opts ApplyOptions) (Re
 		if err != nil {
 			return Result{}, fmt.Errorf("terraform plan: %w", err)
 		}
-		if res.Changed && opts.RefuseDestructive {
-			if err := e.refuseDestructive(ctx, ws, tf, plan); err != nil {
+		if res.Changed && (opts.RefuseDestructive || opts.RefuseAnyChange) {
+			if err := e.refuse(ctx, ws, tf, plan, opts.RefuseAnyChange); err != nil {
 				return Result{}, err
 			}
 		}
@@ -81,8 +83,9 @@ func (e *Engine) Apply(ctx context.Context, ws Workspace, opts ApplyOptions) (Re
 	return res, nil
 }
 
-// refuseDestructive reads the saved plan and fails if it deletes or replaces anything.
-func (e *Engine) refuseDestructive(ctx context.Context, ws Workspace, tf *tfexec.Terraform, plan string) error {
+// refuse reads the saved plan and fails if it deletes or replaces anything (or, with
+// anyChange, changes anything at all, outputs aside).
+func (e *Engine) refuse(ctx context.Context, ws Workspace, tf *tfexec.Terraform, plan string, anyChange bool) error {
 	var p *tfjson.Plan
 	err := e.run(ctx, ws, func(ctx context.Context) (err error) {
 		p, err = tf.ShowPlanFile(ctx, plan)
@@ -93,7 +96,10 @@ func (e *Engine) refuseDestructive(ctx context.Context, ws Workspace, tf *tfexec
 	}
 	var changes []string
 	for _, rc := range p.ResourceChanges {
-		if rc.Change == nil || !rc.Change.Actions.Delete() && !rc.Change.Actions.Replace() {
+		if rc.Change == nil || rc.Change.Actions.NoOp() || rc.Change.Actions.Read() {
+			continue
+		}
+		if !anyChange && !rc.Change.Actions.Delete() && !rc.Change.Actions.Replace() {
 			continue
 		}
 		acts := make([]string, 0, len(rc.Change.Actions))
@@ -103,7 +109,7 @@ func (e *Engine) refuseDestructive(ctx context.Context, ws Workspace, tf *tfexec
 		changes = append(changes, rc.Address+": "+strings.Join(acts, " then "))
 	}
 	if len(changes) > 0 {
-		return &DestructiveError{Changes: changes}
+		return &RefusedPlanError{Changes: changes}
 	}
 	return nil
 }
@@ -143,4 +149,34 @@ func (e *Engine) Destroy(ctx context.Context, ws Workspace) error {
 		return fmt.Errorf("terraform destroy: %w", err)
 	}
 	return nil
+}
+
+// PushState writes a state file into the workspace's backend (used to take custody of
+// state that plain terraform made).
+func (e *Engine) PushState(ctx context.Context, ws Workspace, stateFile string) error {
+	tf, err := e.prepare(ctx, ws)
+	if err != nil {
+		return err
+	}
+	if err := e.run(ctx, ws, func(ctx context.Context) error { return tf.StatePush(ctx, stateFile) }); err != nil {
+		return fmt.Errorf("terraform state push: %w", err)
+	}
+	return nil
+}
+
+// PullState reads the workspace's state from its backend.
+func (e *Engine) PullState(ctx context.Context, ws Workspace) (string, error) {
+	tf, err := e.prepare(ctx, ws)
+	if err != nil {
+		return "", err
+	}
+	var state string
+	err = e.run(ctx, ws, func(ctx context.Context) (err error) {
+		state, err = tf.StatePull(ctx)
+		return err
+	})
+	if err != nil {
+		return "", fmt.Errorf("terraform state pull: %w", err)
+	}
+	return state, nil
 }

@@ -45,10 +45,13 @@ const ManagedLabel = "terraplane.io/managed-uid"
 const ConnectionSecretType = "connection.terraplane.io/v1alpha1"
 
 // AdoptedAnnotation marks a managed resource whose state was brought in from elsewhere
-// (`terraplane migrate`): like one with spec.imports, its first plan must destroy nothing.
+// (`terraplane migrate`): its first plan must change nothing, or nothing is applied.
 const AdoptedAnnotation = "terraplane.io/adopted"
 
-// Adopting reports whether mg takes over infrastructure that already exists.
-func Adopting(mg Managed) bool {
-	return len(mg.GetManagedSpec().Imports) > 0 || mg.GetAnnotations()[AdoptedAnnotation] == "true"
+// PausedAnnotation set to "true" makes the managed reconciler leave a resource alone.
+const PausedAnnotation = "terraplane.io/paused"
+
+// Paused reports whether mg is paused.
+func Paused(obj interface{ GetAnnotations() map[string]string }) bool {
+	return obj.GetAnnotations()[PausedAnnotation] == "true"
 }

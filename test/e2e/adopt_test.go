@@ -59,7 +59,7 @@ func TestAdoptExistingBucket(t *testing.T) {
 	g.Eventually(func(g Gomega) {
 		g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(bad), bad)).To(Succeed())
 		synced := framework.Condition(bad.Status.Conditions, common.TypeSynced)
-		g.Expect(synced.Reason).To(Equal("AdoptionWouldDestroy"))
+		g.Expect(synced.Reason).To(Equal("AdoptionRefused"))
 		g.Expect(synced.Message).To(ContainSubstring("module.this.aws_s3_bucket.this: delete then create"))
 	}).WithTimeout(timeout).Should(Succeed())
 	exists, err := admin.BucketExists(ctx, "renamed-bucket")

@@ -1,0 +1,129 @@
+package managed
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"sort"
+
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"terraplane.io/terraplane/internal/engine"
+	"terraplane.io/terraplane/internal/module"
+	"terraplane.io/terraplane/internal/registry"
+	"terraplane.io/terraplane/internal/render"
+	"terraplane.io/terraplane/internal/resource"
+)
+
+// Workspace is a managed resource rendered for the engine.
+type Workspace struct {
+	engine.Workspace
+	// Hash covers every file and environment value; unchanged means nothing to do.
+	Hash string
+	// Provider is what the resource's Provider contributed.
+	Provider *registry.ProviderConfig
+}
+
+// Renderer turns a managed resource into its Terraform workspace. The reconciler and the
+// migrate and export tools share it, so all three see the same configuration.
+type Renderer struct {
+	client  client.Client
+	kind    *registry.ManagedKind
+	bundled *module.Module
+	// StateKubeconfig is what terraform's kubernetes backend uses; empty means in-cluster.
+	StateKubeconfig string
+	// LocalState renders without a backend, for a workspace handed back to plain terraform.
+	LocalState bool
+}
+
+// NewRenderer prepares a renderer for kind, loading its bundled module once.
+func NewRenderer(c client.Client, kind *registry.ManagedKind, stateKubeconfig string) (*Renderer, error) {
+	r := &Renderer{client: c, kind: kind, StateKubeconfig: stateKubeconfig}
+	if kind.LoadModule == nil {
+		var err error
+		if r.bundled, err = module.Load(kind.Modules, kind.ModuleDir); err != nil {
+			return nil, fmt.Errorf("load module for %s: %w", kind.GVK.Kind, err)
+		}
+	}
+	return r, nil
+}
+
+// Render resolves mg's Provider and module and renders its workspace.
+func (r *Renderer) Render(ctx context.Context, mg resource.Managed) (*Workspace, error) {
+	pc, err := r.kind.ResolveProvider(ctx, r.client, mg)
+	if err != nil {
+		return nil, err
+	}
+	mod, err := r.module(ctx, mg)
+	if err != nil {
+		return nil, err
+	}
+	values, err := mg.GetForProvider()
+	if err != nil {
+		return nil, resource.UserErrorf("InvalidForProvider", "spec.forProvider: %v", err)
+	}
+	if !r.kind.InputsAreVariables {
+		values = render.SnakeKeys(values)
+	}
+	for k, v := range pc.Inputs {
+		if _, declared := mod.Variable(k); declared {
+			values[k] = v
+		}
+	}
+	var imports []render.Import
+	for _, im := range mg.GetManagedSpec().Imports {
+		imports = append(imports, render.Import{Address: im.Address, ID: im.ID})
+	}
+	files, err := render.Render(render.Input{Module: mod, Values: values, Providers: pc.Providers, Backend: r.backend(mg), Imports: imports})
+	if err != nil {
+		return nil, resource.UserErrorf("InvalidForProvider", "spec.forProvider does not fit the module: %v", err)
+	}
+	ws := &Workspace{Workspace: engine.Workspace{ID: string(mg.GetUID()), Files: files.Files, Env: pc.Env}, Provider: pc}
+	ws.Hash = hashWorkspace(ws.Workspace)
+	return ws, nil
+}
+
+// module returns the kind's bundled module, or the one its loader picks for mg.
+func (r *Renderer) module(ctx context.Context, mg resource.Managed) (*module.Module, error) {
+	if r.kind.LoadModule != nil {
+		return r.kind.LoadModule(ctx, r.client, mg)
+	}
+	return r.bundled, nil
+}
+
+// backend keeps state in a Secret in the resource's namespace, named after its UID.
+func (r *Renderer) backend(mg resource.Managed) render.Backend {
+	if r.LocalState {
+		return render.Backend{}
+	}
+	cfg := map[string]any{"secret_suffix": string(mg.GetUID()), "namespace": mg.GetNamespace()}
+	if r.StateKubeconfig != "" {
+		cfg["config_path"] = r.StateKubeconfig
+	} else {
+		cfg["in_cluster_config"] = true
+	}
+	return render.Backend{Type: "kubernetes", Config: cfg}
+}
+
+func hashWorkspace(ws engine.Workspace) string {
+	h := sha256.New()
+	names := make([]string, 0, len(ws.Files))
+	for n := range ws.Files {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(h, "%s\x00%d\x00", n, len(ws.Files[n]))
+		h.Write(ws.Files[n])
+	}
+	keys := make([]string, 0, len(ws.Env))
+	for k := range ws.Env {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		fmt.Fprintf(h, "%s\x00%s\x00", k, ws.Env[k])
+	}
+	return hex.EncodeToString(h.Sum(nil))[:32]
+}
