@@ -7,6 +7,7 @@ import (
 
 	"k8s.io/client-go/tools/record"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
@@ -51,7 +52,8 @@ func Setup(mgr ctrl.Manager, reg *registry.Registry, opts Options) error {
 			if !ok {
 				return fmt.Errorf("claim %s: managed kind %s is not registered", kind.GVK.Kind, gvk)
 			}
-			b = b.Watches(mk.New(), handler.EnqueueRequestsFromMapFunc(r.forManaged))
+			b = b.Watches(mk.New(), handler.EnqueueRequestsFromMapFunc(r.forManaged)).
+				Watches(mk.NewClass(), handler.EnqueueRequestsFromMapFunc(r.forClassOf(mk)))
 		}
 		if err := b.Complete(r); err != nil {
 			return fmt.Errorf("set up %s controller: %w", kind.GVK.Kind, err)
@@ -97,4 +99,31 @@ func (r *Reconciler) forManaged(_ context.Context, obj client.Object) []reconcil
 		return nil
 	}
 	return []reconcile.Request{{NamespacedName: client.ObjectKey{Namespace: ref.Namespace, Name: ref.Name}}}
+}
+
+// forClassOf maps a non-portable class to the claims bound to resources made from it, so
+// that class edits (a new module tag, say) roll forward to them.
+func (r *Reconciler) forClassOf(mk *registry.ManagedKind) handler.MapFunc {
+	return func(ctx context.Context, class client.Object) []reconcile.Request {
+		list := mk.NewList()
+		if err := r.client.List(ctx, list, client.InNamespace(class.GetNamespace())); err != nil {
+			return nil
+		}
+		items, err := meta.ExtractList(list)
+		if err != nil {
+			return nil
+		}
+		var reqs []reconcile.Request
+		for _, it := range items {
+			mg, ok := it.(resource.Managed)
+			if !ok {
+				continue
+			}
+			spec := mg.GetManagedSpec()
+			if spec.ClassRef != nil && spec.ClassRef.Name == class.GetName() && spec.ClassRef.Kind == mk.ClassGVK.Kind {
+				reqs = append(reqs, r.forManaged(ctx, mg)...)
+			}
+		}
+		return reqs
+	}
 }

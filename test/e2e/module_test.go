@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	. "github.com/onsi/gomega"
@@ -92,6 +93,23 @@ func TestModuleAsClass(t *testing.T) {
 		g.Expect(bad.Status.Outputs).To(ContainElement(terraformv1.ModuleOutput{Name: "secret", Sensitive: true}))
 	}).WithTimeout(timeout).Should(Succeed())
 
+	By(t, "a missing source and unparsable HCL are refused with a clear condition")
+	missing := moduleClass(adminNS, "team-db-missing", terraformv1.ModuleSource{ConfigMap: &terraformv1.ConfigMapSource{Name: "no-such-module"}}, nil)
+	broken := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: adminNS, Name: "broken-module"}, Data: map[string]string{"main.tf": `variable "x" {`}}
+	g.Expect(env.Client.Create(ctx, broken)).To(Succeed())
+	unparsable := moduleClass(adminNS, "team-db-unparsable", terraformv1.ModuleSource{ConfigMap: &terraformv1.ConfigMapSource{Name: broken.Name}}, nil)
+	for _, c := range []*terraformv1.ModuleClass{missing, unparsable} {
+		g.Expect(env.Client.Create(ctx, c)).To(Succeed())
+	}
+	g.Eventually(func(g Gomega) {
+		ready := classReady(g, ctx, missing)
+		g.Expect(ready.Reason).To(Equal("ModuleSourceNotFound"))
+		g.Expect(ready.Message).To(ContainSubstring("no-such-module"))
+		ready = classReady(g, ctx, unparsable)
+		g.Expect(ready.Reason).To(Equal("InvalidModule"))
+		g.Expect(ready.Message).To(ContainSubstring("main.tf"))
+	}).WithTimeout(timeout).Should(Succeed())
+
 	good := moduleClass(adminNS, "team-db", src, []terraformv1.InputMapping{{FromFieldPath: "metadata.name", ToVariable: "name"}})
 	g.Expect(env.Client.Create(ctx, good)).To(Succeed())
 	g.Eventually(func(g Gomega) {
@@ -156,6 +174,36 @@ func TestModuleFromGit(t *testing.T) {
 	g.Eventually(func(g Gomega) {
 		g.Expect(classReady(g, ctx, class).Status).To(Equal(metav1.ConditionTrue))
 		g.Expect(class.Status.Variables).To(ContainElement(HaveField("Name", "flavour")))
+	}).WithTimeout(timeout).Should(Succeed())
+
+	By(t, "a claim through the git-sourced class gets the module's outputs; a new tag rolls forward")
+	appNS := "e2e-module-git"
+	g.Expect(env.Namespace(ctx, appNS)).To(Succeed())
+	g.Expect(client.IgnoreAlreadyExists(env.Client.Create(ctx, &terraformv1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Namespace: adminNS, Name: "random"},
+		Spec: terraformv1.ProviderConfigSpec{Source: "hashicorp/random", Version: "3.9.0"}}))).To(Succeed())
+	g.Expect(env.Client.Create(ctx, &databasev1.PostgreSQLInstanceClass{ObjectMeta: metav1.ObjectMeta{Namespace: appNS, Name: "git"},
+		ClassRef: common.ClassReference{APIVersion: terraformv1.GroupVersion.String(), Kind: "ModuleClass", Name: "from-git", Namespace: adminNS}})).To(Succeed())
+	claim := &databasev1.PostgreSQLInstance{ObjectMeta: metav1.ObjectMeta{Namespace: appNS, Name: "gitdb"}}
+	claim.Spec.ClassRef = &common.LocalReference{Name: "git"}
+	claim.Spec.WriteConnectionSecretToRef = &common.LocalReference{Name: "gitdb-conn"}
+	g.Expect(env.Client.Create(ctx, claim)).To(Succeed())
+	waitClaimReady(g, ctx, claim)
+	conn := &corev1.Secret{}
+	g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: appNS, Name: "gitdb-conn"}, conn)).To(Succeed())
+	g.Expect(string(conn.Data["endpoint"])).To(Equal("gitdb-team"))
+
+	v2 := strings.Replace(teamModule["main.tf"], `output "endpoint" { value = terraform_data.db.output }`, `output "endpoint" { value = "v2:${terraform_data.db.output}" }`, 1)
+	g.Expect(os.WriteFile(filepath.Join(repo, "modules", "db", "main.tf"), []byte(v2), 0o644)).To(Succeed())
+	for _, args := range [][]string{{"-c", "user.email=t@example.com", "-c", "user.name=t", "commit", "-q", "-am", "v2"}, {"tag", "v2.0.0"}} {
+		out, err := exec.Command("git", append([]string{"-C", repo}, args...)...).CombinedOutput()
+		g.Expect(err).NotTo(HaveOccurred(), string(out))
+	}
+	g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(class), class)).To(Succeed())
+	class.SpecTemplate.Source.Git.Ref = "v2.0.0"
+	g.Expect(env.Client.Update(ctx, class)).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: appNS, Name: "gitdb-conn"}, conn)).To(Succeed())
+		g.Expect(string(conn.Data["endpoint"])).To(Equal("v2:gitdb-team"))
 	}).WithTimeout(timeout).Should(Succeed())
 
 	denied := moduleClass(adminNS, "not-allowed", terraformv1.ModuleSource{Git: &terraformv1.GitSource{URL: "file:///elsewhere", Ref: "v1"}}, nil)
