@@ -24,6 +24,7 @@ func addManagerFlags(fs *pflag.FlagSet, o *app.Options) {
 	fs.DurationVar(&o.DriftInterval, "drift-interval", 10*time.Minute, "how often an unchanged resource is planned to detect drift")
 	fs.StringSliceVar(&o.ModuleSourceAllow, "module-source-allow", nil, "URL prefixes git module sources may use (default: any)")
 	fs.DurationVar(&o.UserErrorRetry, "user-error-retry", 30*time.Second, "how soon a resource stopped by bad input is looked at again")
+	fs.StringVar(&o.StackRegistry, "stack-registry", "", "OCI registry that stack installs without spec.source use (host[:port])")
 }
 
 func controllerCommand() *cobra.Command {

@@ -16,9 +16,13 @@ import (
 	"terraplane.io/terraplane/controllers/claim"
 	"terraplane.io/terraplane/controllers/managed"
 	"terraplane.io/terraplane/controllers/moduleclass"
+	"terraplane.io/terraplane/controllers/stack"
+	"terraplane.io/terraplane/controllers/scheduler"
+	"terraplane.io/terraplane/controllers/workload"
 	"terraplane.io/terraplane/internal/engine"
 	"terraplane.io/terraplane/internal/kinds"
 	"terraplane.io/terraplane/internal/modsource"
+	"terraplane.io/terraplane/internal/remote"
 )
 
 // Options configure the manager.
@@ -49,6 +53,8 @@ type Options struct {
 	LeaderElection bool
 	// LeaderElectionNamespace holds the election Lease.
 	LeaderElectionNamespace string
+	// StackRegistry is the OCI registry that stack installs without spec.source use.
+	StackRegistry string
 }
 
 // New builds a manager with every Terraplane controller registered.
@@ -99,6 +105,18 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manager, *en
 	}
 	if err := moduleclass.Setup(mgr, loader); err != nil {
 		return nil, nil, fmt.Errorf("set up ModuleClass controller: %w", err)
+	}
+	if err := stack.Setup(mgr, stack.Options{DefaultRegistry: opts.StackRegistry, UserErrorRetry: opts.UserErrorRetry}); err != nil {
+		return nil, nil, fmt.Errorf("set up stack manager: %w", err)
+	}
+	targets := &workload.Targets{Local: mgr.GetClient(), Cache: remote.NewCache(mgr.GetClient(), cfg, reg.Scheme())}
+	err = workload.Setup(mgr, targets, workload.Options{UserErrorRetry: opts.UserErrorRetry, UnreachableRetry: opts.UserErrorRetry,
+		MaxConcurrentReconciles: opts.MaxConcurrentReconciles})
+	if err != nil {
+		return nil, nil, fmt.Errorf("set up workload controllers: %w", err)
+	}
+	if err := scheduler.Setup(mgr, scheduler.Options{Retry: opts.UserErrorRetry}); err != nil {
+		return nil, nil, fmt.Errorf("set up scheduler: %w", err)
 	}
 	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
 		return nil, nil, fmt.Errorf("add health check: %w", err)

@@ -6,6 +6,15 @@ package app
 // +kubebuilder:rbac:groups=storage.terraplane.io;database.terraplane.io;cache.terraplane.io;compute.terraplane.io,resources=*/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups=aws.terraplane.io;storage.aws.terraplane.io;postgresql.terraplane.io;database.postgresql.terraplane.io;mysql.terraplane.io;database.mysql.terraplane.io;terraform.terraplane.io,resources=*,verbs=get;list;watch;create;update;patch;delete
 // +kubebuilder:rbac:groups=aws.terraplane.io;storage.aws.terraplane.io;postgresql.terraplane.io;database.postgresql.terraplane.io;mysql.terraplane.io;database.mysql.terraplane.io;terraform.terraplane.io,resources=*/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=kubernetes.terraplane.io;workload.terraplane.io,resources=*,verbs=get;list;watch;create;update;patch;delete
+// +kubebuilder:rbac:groups=kubernetes.terraplane.io;workload.terraplane.io,resources=*/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=stacks.terraplane.io,resources=*,verbs=get;list;watch;create;update;patch;delete
+// +kubebuilder:rbac:groups=stacks.terraplane.io,resources=*/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=apiextensions.k8s.io,resources=customresourcedefinitions,verbs=get;list;watch;create;update;patch;delete
+// +kubebuilder:rbac:groups=rbac.authorization.k8s.io,resources=roles;rolebindings;clusterroles;clusterrolebindings,verbs=get;list;watch;create;update;patch;delete;escalate;bind
+// +kubebuilder:rbac:groups=apps,resources=deployments,verbs=get;list;watch;create;update;patch;delete
+// +kubebuilder:rbac:groups="",resources=configmaps;serviceaccounts,verbs=get;list;watch;create;update;patch;delete
+// +kubebuilder:rbac:groups=*,resources=*,verbs=list
 // +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch;create;update;patch;delete
 // +kubebuilder:rbac:groups="",resources=events,verbs=create;patch
 // +kubebuilder:rbac:groups=coordination.k8s.io,resources=leases,verbs=get;list;watch;create;update;patch;delete

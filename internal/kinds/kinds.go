@@ -1,6 +1,7 @@
 package kinds
 
 import (
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
@@ -10,6 +11,7 @@ import (
 	cachev1 "terraplane.io/terraplane/apis/cache/v1alpha1"
 	computev1 "terraplane.io/terraplane/apis/compute/v1alpha1"
 	databasev1 "terraplane.io/terraplane/apis/database/v1alpha1"
+	kubernetesv1 "terraplane.io/terraplane/apis/kubernetes/v1alpha1"
 	mysqldbv1 "terraplane.io/terraplane/apis/mysql/database/v1alpha1"
 	mysqlv1 "terraplane.io/terraplane/apis/mysql/v1alpha1"
 	pgdbv1 "terraplane.io/terraplane/apis/postgresql/database/v1alpha1"
@@ -17,6 +19,7 @@ import (
 	stacksv1 "terraplane.io/terraplane/apis/stacks/v1alpha1"
 	storagev1 "terraplane.io/terraplane/apis/storage/v1alpha1"
 	terraformv1 "terraplane.io/terraplane/apis/terraform/v1alpha1"
+	workloadv1 "terraplane.io/terraplane/apis/workload/v1alpha1"
 	"terraplane.io/terraplane/internal/modsource"
 	"terraplane.io/terraplane/internal/registry"
 )
@@ -36,7 +39,10 @@ func NewScheme() *runtime.Scheme {
 	utilruntime.Must(mysqlv1.AddToScheme(s))
 	utilruntime.Must(mysqldbv1.AddToScheme(s))
 	utilruntime.Must(terraformv1.AddToScheme(s))
+	utilruntime.Must(kubernetesv1.AddToScheme(s))
+	utilruntime.Must(workloadv1.AddToScheme(s))
 	utilruntime.Must(stacksv1.AddToScheme(s))
+	utilruntime.Must(apiextensionsv1.AddToScheme(s))
 	return s
 }
 

@@ -36,9 +36,25 @@ type StackInstallStatus struct {
 	// InstalledCRDs lists the CRDs this install owns, by name (plural.group).
 	// +optional
 	InstalledCRDs []string `json:"installedCRDs,omitempty"`
+	// InstalledObjects lists the Terraform modules (ConfigMaps) and classes this install applied.
+	// +optional
+	InstalledObjects []ObjectReference `json:"installedObjects,omitempty"`
 	// KeptCRDs lists owned CRDs that uninstall left in place because custom resources of them remain.
 	// +optional
 	KeptCRDs []string `json:"keptCRDs,omitempty"`
+}
+
+// ObjectReference names an object a stack installed.
+type ObjectReference struct {
+	// APIVersion of the object.
+	APIVersion string `json:"apiVersion"`
+	// Kind of the object.
+	Kind string `json:"kind"`
+	// Namespace of the object.
+	// +optional
+	Namespace string `json:"namespace,omitempty"`
+	// Name of the object.
+	Name string `json:"name"`
 }
 
 // StackReference names a Stack.

@@ -1,0 +1,20 @@
+package v1alpha1
+
+import (
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/controller-runtime/pkg/scheme"
+)
+
+// GroupVersion is workload.terraplane.io/v1alpha1.
+var GroupVersion = schema.GroupVersion{Group: "workload.terraplane.io", Version: "v1alpha1"}
+
+// SchemeBuilder registers this package's types.
+var SchemeBuilder = &scheme.Builder{GroupVersion: GroupVersion}
+
+// AddToScheme adds this package's types to a scheme.
+var AddToScheme = SchemeBuilder.AddToScheme
+
+func init() {
+	SchemeBuilder.Register(&KubernetesApplication{}, &KubernetesApplicationList{},
+		&KubernetesApplicationResource{}, &KubernetesApplicationResourceList{})
+}

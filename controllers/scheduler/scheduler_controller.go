@@ -1,0 +1,81 @@
+package scheduler
+
+import (
+	"context"
+	"time"
+
+	"k8s.io/client-go/tools/record"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	computev1 "terraplane.io/terraplane/apis/compute/v1alpha1"
+	kubernetesv1 "terraplane.io/terraplane/apis/kubernetes/v1alpha1"
+	workloadv1 "terraplane.io/terraplane/apis/workload/v1alpha1"
+)
+
+// Options configure the scheduler.
+type Options struct {
+	// Retry is how soon an unschedulable application is looked at again (watches on
+	// clusters usually act first).
+	Retry time.Duration
+}
+
+// Reconciler schedules KubernetesApplications.
+type Reconciler struct {
+	client   client.Client
+	reader   client.Reader // uncached, so consecutive placements see each other
+	opts     Options
+	recorder record.EventRecorder
+}
+
+// Setup registers the scheduler; one worker keeps placements consistent.
+func Setup(mgr ctrl.Manager, opts Options) error {
+	if opts.Retry <= 0 {
+		opts.Retry = 30 * time.Second
+	}
+	r := &Reconciler{client: mgr.GetClient(), reader: mgr.GetAPIReader(), opts: opts, recorder: mgr.GetEventRecorderFor("terraplane-scheduler")}
+	return ctrl.NewControllerManagedBy(mgr).
+		Named("scheduler").
+		For(&workloadv1.KubernetesApplication{}).
+		Watches(&computev1.KubernetesCluster{}, handler.EnqueueRequestsFromMapFunc(r.unscheduled)).
+		Watches(&kubernetesv1.ProviderConfig{}, handler.EnqueueRequestsFromMapFunc(r.unscheduled)).
+		WithOptions(controller.Options{MaxConcurrentReconciles: 1}).
+		Complete(r)
+}
+
+// Reconcile places one unscheduled application.
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	app := &workloadv1.KubernetesApplication{}
+	if err := r.client.Get(ctx, req.NamespacedName, app); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if app.Status.ClusterRef != nil || !app.DeletionTimestamp.IsZero() {
+		return ctrl.Result{}, nil
+	}
+	ref, why, err := r.place(ctx, app)
+	if u, ok := asUnschedulable(err); ok {
+		return r.unschedulable(ctx, app, u)
+	}
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	return r.scheduled(ctx, app, ref, why)
+}
+
+// unscheduled maps a changed cluster to every application still waiting for one.
+func (r *Reconciler) unscheduled(ctx context.Context, _ client.Object) []reconcile.Request {
+	list := &workloadv1.KubernetesApplicationList{}
+	if err := r.client.List(ctx, list); err != nil {
+		return nil
+	}
+	var reqs []reconcile.Request
+	for _, app := range list.Items {
+		if app.Status.ClusterRef == nil {
+			reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&app)})
+		}
+	}
+	return reqs
+}

@@ -1,0 +1,290 @@
+package stack
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	stacksv1 "terraplane.io/terraplane/apis/stacks/v1alpha1"
+	"terraplane.io/terraplane/internal/resource"
+)
+
+// Annotations the manager puts on what it installs.
+const (
+	// AnnotationOwner names the install (kind/namespace/name) that owns an object.
+	AnnotationOwner = "stacks.terraplane.io/owner"
+	// AnnotationKeptFrom marks a CRD that uninstall kept because custom resources remain;
+	// a later install of a package that owns it adopts it.
+	AnnotationKeptFrom = "stacks.terraplane.io/kept-from"
+	// AnnotationDependencyOf marks an install the manager created for a dependency.
+	AnnotationDependencyOf = "stacks.terraplane.io/dependency-of"
+	// LabelStack carries the Stack's name on what the manager creates for it.
+	LabelStack = "stacks.terraplane.io/stack"
+)
+
+// claim takes ownership of obj for the install, refusing objects someone else owns. A CRD
+// that an uninstall kept may be adopted.
+func claim(obj client.Object, owner string, exists bool) error {
+	a := obj.GetAnnotations()
+	if exists && a[AnnotationOwner] != owner && !(a[AnnotationOwner] == "" && a[AnnotationKeptFrom] != "") {
+		by := a[AnnotationOwner]
+		if by == "" {
+			by = "no stack"
+		}
+		return resource.UserErrorf(ReasonConflict, "%s %s already exists and is owned by %s, not by this stack; remove it or the other stack first",
+			obj.GetObjectKind().GroupVersionKind().Kind, obj.GetName(), by)
+	}
+	if a == nil {
+		a = map[string]string{}
+	}
+	a[AnnotationOwner] = owner
+	delete(a, AnnotationKeptFrom)
+	obj.SetAnnotations(a)
+	return nil
+}
+
+// applyCRDs checks every CRD for a collision first, then creates or updates them all.
+func (r *InstallReconciler) applyCRDs(ctx context.Context, in *install) error {
+	current := map[string]*apiextensionsv1.CustomResourceDefinition{}
+	for _, want := range in.pkg.CRDs {
+		have := &apiextensionsv1.CustomResourceDefinition{}
+		err := r.client.Get(ctx, client.ObjectKey{Name: want.Name}, have)
+		if client.IgnoreNotFound(err) != nil {
+			return fmt.Errorf("get CRD %s: %w", want.Name, err)
+		}
+		exists := err == nil
+		have.SetGroupVersionKind(apiextensionsv1.SchemeGroupVersion.WithKind("CustomResourceDefinition"))
+		if err := claim(have, in.obj.OwnerKey(), exists); err != nil {
+			return err
+		}
+		if exists {
+			current[want.Name] = have
+		}
+	}
+	for _, want := range in.pkg.CRDs {
+		crd := want.DeepCopy()
+		crd.Annotations[AnnotationOwner] = in.obj.OwnerKey()
+		crd.Labels = merge(crd.Labels, map[string]string{LabelStack: in.obj.GetName()})
+		if have, ok := current[crd.Name]; ok {
+			crd.ResourceVersion = have.ResourceVersion
+			if err := r.client.Update(ctx, crd); err != nil {
+				return fmt.Errorf("update CRD %s: %w", crd.Name, err)
+			}
+			continue
+		}
+		if err := r.client.Create(ctx, crd); err != nil {
+			return fmt.Errorf("create CRD %s: %w", crd.Name, err)
+		}
+	}
+	return nil
+}
+
+// applyStack writes the Stack record from app.yaml and install.yaml.
+func (r *InstallReconciler) applyStack(ctx context.Context, in *install) error {
+	s := &stacksv1.Stack{ObjectMeta: metav1.ObjectMeta{Namespace: in.obj.StackNamespace(), Name: in.obj.GetName()}}
+	_, err := controllerutil.CreateOrUpdate(ctx, r.client, s, func() error {
+		s.SetGroupVersionKind(stacksv1.GroupVersion.WithKind("Stack"))
+		if err := claim(s, in.obj.OwnerKey(), s.ResourceVersion != ""); err != nil {
+			return err
+		}
+		s.Labels = merge(s.Labels, map[string]string{LabelStack: s.Name})
+		s.Spec = stacksv1.StackSpec{AppMetadataSpec: in.pkg.App, CRDs: stacksv1.CRDs{Owned: in.pkg.Owned(), DependsOn: in.pkg.DependsOn()}}
+		if d := in.pkg.Install; d != nil {
+			s.Spec.Controller.Deployment = &stacksv1.ControllerDeployment{Name: d.Name, Spec: d.Spec}
+		}
+		return nil
+	})
+	if _, user := resource.AsUserError(err); err != nil && !user {
+		return fmt.Errorf("apply stack: %w", err)
+	}
+	in.obj.GetInstallStatus().StackRef = &stacksv1.StackReference{Namespace: s.Namespace, Name: s.Name}
+	return err
+}
+
+// applyTerraform writes each module into a ConfigMap and applies the classes; a
+// namespaced install keeps everything in its own namespace.
+func (r *InstallReconciler) applyTerraform(ctx context.Context, in *install) error {
+	ns := in.obj.StackNamespace()
+	var objs []*unstructured.Unstructured
+	mods := make([]string, 0, len(in.pkg.Modules))
+	for m := range in.pkg.Modules {
+		mods = append(mods, m)
+	}
+	sort.Strings(mods)
+	for _, m := range mods {
+		cm := &corev1.ConfigMap{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: m}, Data: in.pkg.Modules[m]}
+		u, err := toUnstructured(cm)
+		if err != nil {
+			return err
+		}
+		objs = append(objs, u)
+	}
+	for _, o := range in.pkg.Objects {
+		u := o.DeepCopy()
+		if u.GetNamespace() == "" {
+			u.SetNamespace(ns)
+		}
+		if u.GetNamespace() != ns && !in.obj.AllowsClusterScope() {
+			return resource.UserErrorf(ReasonScopeNotAllowed, "%s %s is for namespace %s; a StackInstall installs only into %s", u.GetKind(), u.GetName(), u.GetNamespace(), ns)
+		}
+		objs = append(objs, u)
+	}
+	var refs []stacksv1.ObjectReference
+	for _, u := range objs {
+		if err := r.applyObject(ctx, in, u); err != nil {
+			return err
+		}
+		refs = append(refs, stacksv1.ObjectReference{APIVersion: u.GetAPIVersion(), Kind: u.GetKind(), Namespace: u.GetNamespace(), Name: u.GetName()})
+	}
+	st := in.obj.GetInstallStatus()
+	stale := st.InstalledObjects
+	st.InstalledObjects = refs
+	return r.deleteObjects(ctx, minusRefs(stale, refs))
+}
+
+// applyObject creates or replaces one module ConfigMap or class.
+func (r *InstallReconciler) applyObject(ctx context.Context, in *install, want *unstructured.Unstructured) error {
+	have := &unstructured.Unstructured{}
+	have.SetGroupVersionKind(want.GroupVersionKind())
+	err := r.client.Get(ctx, client.ObjectKeyFromObject(want), have)
+	if client.IgnoreNotFound(err) != nil {
+		return fmt.Errorf("get %s %s: %w", want.GetKind(), want.GetName(), err)
+	}
+	if err := claim(have, in.obj.OwnerKey(), err == nil); err != nil {
+		return err
+	}
+	want.SetAnnotations(merge(want.GetAnnotations(), map[string]string{AnnotationOwner: in.obj.OwnerKey()}))
+	want.SetLabels(merge(want.GetLabels(), map[string]string{LabelStack: in.obj.GetName()}))
+	if have.GetResourceVersion() != "" {
+		want.SetResourceVersion(have.GetResourceVersion())
+		if err := r.client.Update(ctx, want); err != nil {
+			return fmt.Errorf("update %s %s: %w", want.GetKind(), want.GetName(), err)
+		}
+		return nil
+	}
+	err = r.client.Create(ctx, want)
+	if apierrors.IsNotFound(err) {
+		return resource.UserErrorf(ReasonMissingNamespace, "create %s %s: namespace %s does not exist", want.GetKind(), want.GetName(), want.GetNamespace())
+	}
+	if err != nil {
+		return fmt.Errorf("create %s %s: %w", want.GetKind(), want.GetName(), err)
+	}
+	return nil
+}
+
+// deleteObjects deletes installed modules and classes; gone already is fine.
+func (r *InstallReconciler) deleteObjects(ctx context.Context, refs []stacksv1.ObjectReference) error {
+	for _, ref := range refs {
+		u := &unstructured.Unstructured{}
+		u.SetAPIVersion(ref.APIVersion)
+		u.SetKind(ref.Kind)
+		u.SetNamespace(ref.Namespace)
+		u.SetName(ref.Name)
+		if err := client.IgnoreNotFound(r.client.Delete(ctx, u)); err != nil {
+			return fmt.Errorf("delete %s %s/%s: %w", ref.Kind, ref.Namespace, ref.Name, err)
+		}
+	}
+	return nil
+}
+
+// removeCRDs deletes the named CRDs that hold no custom resources and keeps the rest,
+// marking them kept; it returns the kept ones.
+func (r *InstallReconciler) removeCRDs(ctx context.Context, in *install, names []string) ([]string, error) {
+	var kept []string
+	for _, n := range names {
+		crd := &apiextensionsv1.CustomResourceDefinition{}
+		if err := r.client.Get(ctx, client.ObjectKey{Name: n}, crd); err != nil {
+			if apierrors.IsNotFound(err) {
+				continue
+			}
+			return nil, fmt.Errorf("get CRD %s: %w", n, err)
+		}
+		if crd.Annotations[AnnotationOwner] != in.obj.OwnerKey() {
+			continue
+		}
+		used, err := r.inUse(ctx, crd)
+		if err != nil {
+			return nil, err
+		}
+		if !used {
+			if err := client.IgnoreNotFound(r.client.Delete(ctx, crd)); err != nil {
+				return nil, fmt.Errorf("delete CRD %s: %w", n, err)
+			}
+			continue
+		}
+		kept = append(kept, n)
+		delete(crd.Annotations, AnnotationOwner)
+		crd.Annotations[AnnotationKeptFrom] = in.obj.OwnerKey()
+		if err := r.client.Update(ctx, crd); err != nil {
+			return nil, fmt.Errorf("mark CRD %s kept: %w", n, err)
+		}
+	}
+	return kept, nil
+}
+
+// inUse reports whether any custom resource of crd exists, in any namespace.
+func (r *InstallReconciler) inUse(ctx context.Context, crd *apiextensionsv1.CustomResourceDefinition) (bool, error) {
+	version := crd.Spec.Versions[0].Name
+	for _, v := range crd.Spec.Versions {
+		if v.Storage {
+			version = v.Name
+		}
+	}
+	list := &unstructured.UnstructuredList{}
+	list.SetGroupVersionKind(schema.GroupVersionKind{Group: crd.Spec.Group, Version: version, Kind: crd.Spec.Names.ListKind})
+	if err := r.reader.List(ctx, list, client.Limit(1)); err != nil {
+		return false, fmt.Errorf("list %s: %w", crd.Name, err)
+	}
+	return len(list.Items) > 0, nil
+}
+
+func toUnstructured(obj any) (*unstructured.Unstructured, error) {
+	m, err := runtimeToMap(obj)
+	if err != nil {
+		return nil, err
+	}
+	return &unstructured.Unstructured{Object: m}, nil
+}
+
+func merge(a, b map[string]string) map[string]string {
+	if a == nil {
+		a = map[string]string{}
+	}
+	for k, v := range b {
+		a[k] = v
+	}
+	return a
+}
+
+func minusRefs(a, b []stacksv1.ObjectReference) []stacksv1.ObjectReference {
+	keep := map[stacksv1.ObjectReference]bool{}
+	for _, x := range b {
+		keep[x] = true
+	}
+	var out []stacksv1.ObjectReference
+	for _, x := range a {
+		if !keep[x] {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+func runtimeToMap(obj any) (map[string]any, error) {
+	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+	if err != nil {
+		return nil, fmt.Errorf("convert to unstructured: %w", err)
+	}
+	return m, nil
+}

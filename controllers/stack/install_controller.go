@@ -1,0 +1,125 @@
+package stack
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/google/go-containerregistry/pkg/name"
+	"github.com/google/go-containerregistry/pkg/v1/remote"
+	"k8s.io/client-go/tools/record"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	stacksv1 "terraplane.io/terraplane/apis/stacks/v1alpha1"
+	"terraplane.io/terraplane/internal/stackpkg"
+)
+
+// Finalizer keeps installs and Stacks until the manager has removed what they installed.
+const Finalizer = "stacks.terraplane.io/finalizer"
+
+// Options configure the stack manager.
+type Options struct {
+	// DefaultRegistry is used by installs without spec.source.
+	DefaultRegistry string
+	// UserErrorRetry is how soon an install stopped by bad input is looked at again.
+	UserErrorRetry time.Duration
+	// Limits cap package size and file count; zero means stackpkg.DefaultLimits.
+	Limits stackpkg.Limits
+	// Remote options for registry access (auth, transport).
+	Remote []remote.Option
+}
+
+// installObject is a StackInstall or a ClusterStackInstall.
+type installObject interface {
+	client.Object
+	stacksv1.Installer
+}
+
+// InstallReconciler installs, upgrades and uninstalls stacks for one install kind.
+type InstallReconciler struct {
+	client   client.Client
+	reader   client.Reader
+	opts     Options
+	recorder record.EventRecorder
+	newObj   func() installObject
+	packages *packageCache
+}
+
+// install is one reconcile's working state, filled in by the phases.
+type install struct {
+	obj      installObject
+	orig     client.Object
+	registry string
+	ref      name.Reference
+	pkg      *stackpkg.Pulled
+	done     []string
+	failed   string
+}
+
+// Setup registers the StackInstall, ClusterStackInstall and Stack controllers.
+func Setup(mgr ctrl.Manager, opts Options) error {
+	if opts.UserErrorRetry <= 0 {
+		opts.UserErrorRetry = 30 * time.Second
+	}
+	if opts.Limits.MaxFiles == 0 {
+		opts.Limits = stackpkg.DefaultLimits
+	}
+	cache := &packageCache{limits: opts.Limits, remote: opts.Remote}
+	kinds := map[string]func() installObject{
+		"StackInstall":        func() installObject { return &stacksv1.StackInstall{} },
+		"ClusterStackInstall": func() installObject { return &stacksv1.ClusterStackInstall{} },
+	}
+	for kind, newObj := range kinds {
+		r := &InstallReconciler{client: mgr.GetClient(), reader: mgr.GetAPIReader(), opts: opts, newObj: newObj,
+			recorder: mgr.GetEventRecorderFor("terraplane-stack-manager"), packages: cache}
+		if err := ctrl.NewControllerManagedBy(mgr).Named(kind).For(newObj()).Complete(r); err != nil {
+			return fmt.Errorf("set up %s controller: %w", kind, err)
+		}
+	}
+	return setupStack(mgr, opts)
+}
+
+// Reconcile runs the install phases, or the uninstall when the install is being deleted.
+func (r *InstallReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	obj := r.newObj()
+	if err := r.client.Get(ctx, req.NamespacedName, obj); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	in := &install{obj: obj, orig: obj.DeepCopyObject().(client.Object)}
+	if !obj.GetDeletionTimestamp().IsZero() {
+		return r.finish(ctx, in, r.uninstall(ctx, in))
+	}
+	if controllerutil.AddFinalizer(obj, Finalizer) {
+		if err := r.client.Update(ctx, obj); err != nil {
+			return ctrl.Result{}, fmt.Errorf("add finalizer: %w", err)
+		}
+		in.orig = obj.DeepCopyObject().(client.Object)
+	}
+	for _, p := range r.phases() {
+		if err := p.run(ctx, in); err != nil {
+			in.failed = p.cond
+			return r.finish(ctx, in, err)
+		}
+		in.done = append(in.done, p.cond)
+	}
+	return r.finish(ctx, in, nil)
+}
+
+// phase is one named step of an install; its condition says how it went.
+type phase struct {
+	cond string
+	run  func(context.Context, *install) error
+}
+
+// phases are the steps of an install, in order.
+func (r *InstallReconciler) phases() []phase {
+	return []phase{
+		{TypeResolved, r.resolve},
+		{TypeUnpacked, r.unpack},
+		{TypeDependenciesReady, r.dependencies},
+		{TypeInstalled, r.apply},
+		{TypeControllerReady, r.stackReady},
+	}
+}

@@ -1,0 +1,80 @@
+package workload
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	common "terraplane.io/terraplane/apis/common/v1alpha1"
+	workloadv1 "terraplane.io/terraplane/apis/workload/v1alpha1"
+	"terraplane.io/terraplane/internal/resource"
+)
+
+// finish derives the application's state and counts from its resources and the
+// reconcile's error, and writes status with an optimistic lock (the scheduler writes
+// status too).
+func (r *ApplicationReconciler) finish(ctx context.Context, app *workloadv1.KubernetesApplication, owned map[string]*workloadv1.KubernetesApplicationResource, err error) (ctrl.Result, error) {
+	if !app.DeletionTimestamp.IsZero() && err == nil {
+		return ctrl.Result{}, nil
+	}
+	orig := app.DeepCopy()
+	st := &app.Status
+	o := classify(err, r.opts)
+	if owned != nil {
+		st.State, st.DesiredResources, st.SubmittedResources = applicationState(app, owned)
+	}
+	if !app.DeletionTimestamp.IsZero() {
+		st.State = workloadv1.ApplicationStatePending
+	}
+	ready, reason, msg := metav1.ConditionFalse, string(st.State), fmt.Sprintf("%d of %d resources submitted", st.SubmittedResources, st.DesiredResources)
+	if st.State == workloadv1.ApplicationStateSubmitted {
+		ready = metav1.ConditionTrue
+	}
+	resource.SetCondition(&st.Conditions, app.Generation, common.TypeReady, ready, reason, msg)
+	if resource.SetCondition(&st.Conditions, app.Generation, common.TypeSynced, o.synced, o.reason, o.message) && o.event {
+		r.recorder.Event(app, corev1.EventTypeWarning, o.reason, o.message)
+	}
+	patch := client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})
+	if perr := r.client.Status().Patch(ctx, app, patch); perr != nil {
+		if apierrors.IsConflict(perr) || apierrors.IsNotFound(perr) {
+			return ctrl.Result{RequeueAfter: time.Second}, nil
+		}
+		return ctrl.Result{}, fmt.Errorf("update status: %w", perr)
+	}
+	if o.submitted {
+		o.requeue = 0 // resources report back through the Owns watch
+	}
+	return ctrl.Result{RequeueAfter: o.requeue}, o.retErr
+}
+
+// applicationState counts desired and submitted resources and names the state.
+func applicationState(app *workloadv1.KubernetesApplication, owned map[string]*workloadv1.KubernetesApplicationResource) (workloadv1.ApplicationState, int, int) {
+	desired, submitted, failed := len(app.Spec.ResourceTemplates), 0, 0
+	for _, t := range app.Spec.ResourceTemplates {
+		res, ok := owned[t.Metadata.Name]
+		switch {
+		case !ok:
+		case res.Status.State == workloadv1.ResourceStateSubmitted:
+			submitted++
+		case res.Status.State == workloadv1.ResourceStateFailed:
+			failed++
+		}
+	}
+	switch {
+	case app.Status.ClusterRef == nil:
+		return workloadv1.ApplicationStatePending, desired, submitted
+	case submitted == desired:
+		return workloadv1.ApplicationStateSubmitted, desired, submitted
+	case submitted > 0:
+		return workloadv1.ApplicationStatePartiallySubmitted, desired, submitted
+	case failed > 0:
+		return workloadv1.ApplicationStateFailed, desired, submitted
+	}
+	return workloadv1.ApplicationStateScheduled, desired, submitted
+}

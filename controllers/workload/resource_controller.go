@@ -1,0 +1,103 @@
+package workload
+
+import (
+	"context"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/tools/record"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	workloadv1 "terraplane.io/terraplane/apis/workload/v1alpha1"
+	"terraplane.io/terraplane/internal/resource"
+)
+
+// Options configure the workload controllers.
+type Options struct {
+	// UserErrorRetry is how soon an object stopped by bad input is looked at again.
+	UserErrorRetry time.Duration
+	// UnreachableRetry is how soon an object whose cluster did not answer is retried.
+	UnreachableRetry time.Duration
+	// Resync is how often a submitted object's remote status is read again.
+	Resync time.Duration
+	// RemoteTimeout bounds one reconcile's calls to a target cluster.
+	RemoteTimeout time.Duration
+	// MaxConcurrentReconciles per kind.
+	MaxConcurrentReconciles int
+}
+
+func (o *Options) defaults() {
+	if o.UserErrorRetry <= 0 {
+		o.UserErrorRetry = 30 * time.Second
+	}
+	if o.UnreachableRetry <= 0 {
+		o.UnreachableRetry = 30 * time.Second
+	}
+	if o.Resync <= 0 {
+		o.Resync = time.Minute
+	}
+	if o.RemoteTimeout <= 0 {
+		o.RemoteTimeout = 30 * time.Second
+	}
+	if o.MaxConcurrentReconciles <= 0 {
+		o.MaxConcurrentReconciles = 10
+	}
+}
+
+// ResourceReconciler submits KubernetesApplicationResources to their target clusters.
+type ResourceReconciler struct {
+	client   client.Client
+	targets  *Targets
+	opts     Options
+	recorder record.EventRecorder
+}
+
+// setupResources registers the KubernetesApplicationResource controller.
+func setupResources(mgr ctrl.Manager, targets *Targets, opts Options) error {
+	r := &ResourceReconciler{client: mgr.GetClient(), targets: targets, opts: opts,
+		recorder: mgr.GetEventRecorderFor("terraplane-workload")}
+	return ctrl.NewControllerManagedBy(mgr).
+		Named("kubernetesapplicationresource").
+		For(&workloadv1.KubernetesApplicationResource{}).
+		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.forSecret)).
+		WithOptions(controller.Options{MaxConcurrentReconciles: opts.MaxConcurrentReconciles}).
+		Complete(r)
+}
+
+// Reconcile makes the remote object match the resource's template, or removes it.
+func (r *ResourceReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	res := &workloadv1.KubernetesApplicationResource{}
+	if err := r.client.Get(ctx, req.NamespacedName, res); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	ctx, cancel := context.WithTimeout(ctx, r.opts.RemoteTimeout)
+	defer cancel()
+	if !res.DeletionTimestamp.IsZero() {
+		return r.finish(ctx, res, r.delete(ctx, res))
+	}
+	if err := resource.AddFinalizer(ctx, r.client, res); err != nil {
+		return ctrl.Result{}, err
+	}
+	return r.finish(ctx, res, r.submit(ctx, res))
+}
+
+// forSecret maps a local Secret to the resources in its namespace that propagate it.
+func (r *ResourceReconciler) forSecret(ctx context.Context, s client.Object) []reconcile.Request {
+	list := &workloadv1.KubernetesApplicationResourceList{}
+	if err := r.client.List(ctx, list, client.InNamespace(s.GetNamespace())); err != nil {
+		return nil
+	}
+	var reqs []reconcile.Request
+	for _, res := range list.Items {
+		for _, ref := range res.Spec.Secrets {
+			if ref.Name == s.GetName() {
+				reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&res)})
+			}
+		}
+	}
+	return reqs
+}

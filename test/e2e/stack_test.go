@@ -1,0 +1,538 @@
+package e2e
+
+import (
+	"archive/tar"
+	"bytes"
+	"context"
+	"encoding/base64"
+	"io"
+	"log"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-containerregistry/pkg/registry"
+	"github.com/google/go-containerregistry/pkg/v1/empty"
+	"github.com/google/go-containerregistry/pkg/v1/mutate"
+	"github.com/google/go-containerregistry/pkg/v1/static"
+	"github.com/google/go-containerregistry/pkg/v1/types"
+	. "github.com/onsi/gomega"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	common "terraplane.io/terraplane/apis/common/v1alpha1"
+	databasev1 "terraplane.io/terraplane/apis/database/v1alpha1"
+	stacksv1 "terraplane.io/terraplane/apis/stacks/v1alpha1"
+	terraformv1 "terraplane.io/terraplane/apis/terraform/v1alpha1"
+	"terraplane.io/terraplane/controllers/stack"
+	"terraplane.io/terraplane/internal/app"
+	"terraplane.io/terraplane/internal/stackpkg"
+	"terraplane.io/terraplane/test/framework"
+)
+
+const stackTimeout = time.Minute
+
+var (
+	cliOnce sync.Once
+	cliPath string
+	cliErr  error
+)
+
+// terraplaneCLI runs the real terraplane binary, built once per test binary.
+func terraplaneCLI(t *testing.T, args ...string) string {
+	t.Helper()
+	cliOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "terraplane-cli-")
+		if err != nil {
+			cliErr = err
+			return
+		}
+		cliPath = filepath.Join(dir, "terraplane")
+		out, err := exec.Command("go", "build", "-o", cliPath, "../../cmd/terraplane").CombinedOutput()
+		if err != nil {
+			cliErr = &exec.ExitError{Stderr: out}
+		}
+	})
+	if cliErr != nil {
+		t.Fatalf("build terraplane: %v", cliErr)
+	}
+	out, err := exec.Command(cliPath, args...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("terraplane %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+// stackRegistry serves a real OCI registry (go-containerregistry's) on loopback.
+func stackRegistry(t *testing.T) string {
+	srv := httptest.NewServer(registry.New(registry.Logger(log.New(io.Discard, "", 0))))
+	t.Cleanup(srv.Close)
+	return strings.TrimPrefix(srv.URL, "http://")
+}
+
+// pushStacks pushes sample packages with `terraplane stack push`: dir → repo:tag.
+func pushStacks(t *testing.T, host string, pkgs map[string]string) {
+	for dir, ref := range pkgs {
+		out := terraplaneCLI(t, "stack", "push", filepath.Join("testdata/stacks", dir), host+"/"+ref)
+		if !strings.Contains(out, "pushed "+host+"/"+strings.Split(ref, ":")[0]+"@sha256:") {
+			t.Fatalf("unexpected push output: %s", out)
+		}
+	}
+}
+
+func startStackManager(t *testing.T, host string) {
+	mgr, err := env.StartManager(t.TempDir(), app.Options{StackRegistry: host})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = mgr.Stop() })
+}
+
+func clusterInstall(name, pkg, crd string) *stacksv1.ClusterStackInstall {
+	in := &stacksv1.ClusterStackInstall{ObjectMeta: metav1.ObjectMeta{Name: name}}
+	in.Spec.Package, in.Spec.CRD = pkg, crd
+	return in
+}
+
+type installer interface {
+	client.Object
+	stacksv1.Installer
+}
+
+// installCondition reads the install and returns its condition typ.
+func installCondition(g Gomega, ctx context.Context, in installer, typ string) metav1.Condition {
+	g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(in), in)).To(Succeed())
+	return framework.Condition(in.GetInstallStatus().Conditions, typ)
+}
+
+func waitInstallReady(g Gomega, ctx context.Context, in installer) {
+	g.Eventually(func(g Gomega) {
+		ready := installCondition(g, ctx, in, common.TypeReady)
+		g.Expect(ready.Status).To(Equal(metav1.ConditionTrue), "Ready: %+v", ready)
+	}).WithTimeout(stackTimeout).Should(Succeed())
+}
+
+func waitGone(g Gomega, ctx context.Context, objs ...client.Object) {
+	for _, obj := range objs {
+		g.Eventually(func() bool {
+			return apierrors.IsNotFound(env.Client.Get(ctx, client.ObjectKeyFromObject(obj), obj))
+		}).WithTimeout(stackTimeout).Should(BeTrue(), "%T %s should be gone", obj, obj.GetName())
+	}
+}
+
+func getCRD(g Gomega, ctx context.Context, name string) *apiextensionsv1.CustomResourceDefinition {
+	crd := &apiextensionsv1.CustomResourceDefinition{}
+	g.Expect(env.Client.Get(ctx, client.ObjectKey{Name: name}, crd)).To(Succeed())
+	return crd
+}
+
+func crdExists(ctx context.Context, name string) bool {
+	return env.Client.Get(ctx, client.ObjectKey{Name: name}, &apiextensionsv1.CustomResourceDefinition{}) == nil
+}
+
+func TestStackInstallChainUpgradeUninstall(t *testing.T) {
+	ctx := context.Background()
+	g := NewWithT(t)
+	g.Expect(env.Namespace(ctx, adminNS)).To(Succeed())
+	host := stackRegistry(t)
+	pushStacks(t, host, map[string]string{"gamma": "stacks/gamma:v1", "beta": "stacks/beta:v1", "alpha": "stacks/alpha:v1"})
+
+	By(t, "stack build and inspect describe the package")
+	g.Expect(terraplaneCLI(t, "stack", "build", "testdata/stacks/alpha")).To(ContainSubstring("owns sprockets.alpha.example.org/v1alpha1,widgets.alpha.example.org/v1alpha1"))
+	out := terraplaneCLI(t, "stack", "inspect", host+"/stacks/alpha:v1")
+	g.Expect(out).To(And(ContainSubstring(`"gadgets.beta.example.org/v1alpha1"`), ContainSubstring(`".registry/resources/alpha/widget.icon.svg"`)))
+	startStackManager(t, host)
+
+	By(t, "installing alpha installs beta and gamma first, through the index")
+	alpha := clusterInstall("alpha", "stacks/alpha:v1", "")
+	g.Expect(env.Client.Create(ctx, alpha)).To(Succeed())
+	waitInstallReady(g, ctx, alpha)
+	beta, gamma := &stacksv1.ClusterStackInstall{}, &stacksv1.ClusterStackInstall{}
+	g.Expect(env.Client.Get(ctx, client.ObjectKey{Name: "beta"}, beta)).To(Succeed())
+	g.Expect(env.Client.Get(ctx, client.ObjectKey{Name: "gamma"}, gamma)).To(Succeed())
+	g.Expect(beta.Annotations[stack.AnnotationDependencyOf]).To(Equal("ClusterStackInstall/alpha"))
+	g.Expect(gamma.Annotations[stack.AnnotationDependencyOf]).To(Equal("ClusterStackInstall/beta"))
+	g.Expect(gamma.Spec.Package).To(Equal("stacks/gamma:v1"))
+	for _, typ := range []string{stack.TypeResolved, stack.TypeUnpacked, stack.TypeDependenciesReady, stack.TypeInstalled, stack.TypeControllerReady, common.TypeSynced} {
+		g.Expect(framework.Condition(alpha.Status.Conditions, typ).Status).To(Equal(metav1.ConditionTrue), typ)
+	}
+	g.Expect(alpha.Status.ResolvedPackage).To(HavePrefix(host + "/stacks/alpha@sha256:"))
+	g.Expect(alpha.Status.InstalledCRDs).To(Equal([]string{"sprockets.alpha.example.org", "widgets.alpha.example.org"}))
+
+	By(t, "the Stack record carries app.yaml")
+	st := &stacksv1.Stack{}
+	g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: adminNS, Name: "alpha"}, st)).To(Succeed())
+	svg, err := os.ReadFile("testdata/stacks/alpha/.registry/icon.svg")
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(st.Spec.AppMetadataSpec).To(Equal(stacksv1.AppMetadataSpec{
+		Title: "Alpha Widgets", OverviewShort: "Widgets for every cluster.", Overview: "Alpha manages widgets, which are made of gadgets.",
+		Readme: "# Alpha\nUse widgets.", Version: "1.0.0", Icons: []stacksv1.Icon{{MediaType: "image/svg+xml", Base64Data: base64.StdEncoding.EncodeToString(svg)}},
+		Maintainers: []stacksv1.Contributor{{Name: "Ada Alpha", Email: "ada@example.org"}}, Owners: []stacksv1.Contributor{{Name: "Alpha Team", Email: "alpha@example.org"}},
+		Company: "Example Org", Category: "Application", Keywords: []string{"widgets", "alpha"}, Website: "https://alpha.example.org",
+		Source: "https://github.com/example/alpha", License: "Apache-2.0", PermissionScope: stacksv1.PermissionScopeCluster,
+		DependsOn: []stacksv1.CRDDependency{{CRD: "gadgets.beta.example.org/v1alpha1"}},
+	}))
+	g.Expect(st.Spec.CRDs.Owned).To(Equal(stacksv1.CRDList{"sprockets.alpha.example.org/v1alpha1", "widgets.alpha.example.org/v1alpha1"}))
+	g.Expect(st.Spec.CRDs.DependsOn).To(Equal(stacksv1.CRDList{"gadgets.beta.example.org/v1alpha1"}))
+	g.Expect(st.Spec.Controller.Deployment.Name).To(Equal("alpha-controller"))
+
+	By(t, "the CRDs carry every seed annotation")
+	widgets := getCRD(g, ctx, "widgets.alpha.example.org")
+	for k, v := range map[string]string{
+		stackpkg.AnnotationStackTitle: "Alpha Widgets", stackpkg.AnnotationGroupTitle: "Alpha Group", stackpkg.AnnotationGroupOverview: "Everything alpha.",
+		stackpkg.AnnotationGroupOverviewShort: "The alpha group.", stackpkg.AnnotationGroupReadme: "# Alpha group", stackpkg.AnnotationResourceCategory: "Application",
+		stackpkg.AnnotationResourceTitle: "Widget", stackpkg.AnnotationResourceTitlePlural: "Widgets", stackpkg.AnnotationResourceOverview: "A widget is small.",
+		stackpkg.AnnotationResourceOverviewSh: "A widget.", stackpkg.AnnotationResourceReadme: "# Widget",
+		stackpkg.AnnotationUISchema: "configSections:\n- title: Common\n\n---\nconfigSections:\n- title: Widget", stack.AnnotationOwner: "ClusterStackInstall/alpha",
+	} {
+		g.Expect(widgets.Annotations).To(HaveKeyWithValue(k, v))
+	}
+	icon, err := os.ReadFile("testdata/stacks/alpha/.registry/resources/alpha/widget.icon.svg")
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(widgets.Annotations).To(HaveKeyWithValue(stackpkg.AnnotationIconDataURI, "data:image/svg+xml;base64,"+base64.StdEncoding.EncodeToString(icon)))
+
+	By(t, "Cluster scope: a ClusterRole over owned and dependsOn CRDs; Namespaced scope (beta): a Role in the stack's namespace")
+	cr := &rbacv1.ClusterRole{}
+	g.Expect(env.Client.Get(ctx, client.ObjectKey{Name: "stacks.terraplane.io:" + adminNS + ":alpha"}, cr)).To(Succeed())
+	g.Expect(cr.Rules).To(ContainElements(
+		HaveField("APIGroups", []string{"alpha.example.org"}),
+		And(HaveField("APIGroups", []string{"beta.example.org"}), HaveField("Resources", ContainElement("gadgets")), HaveField("Verbs", ContainElements("create", "delete", "watch"))),
+		And(HaveField("APIGroups", []string{""}), HaveField("Resources", ContainElement("secrets"))),
+	))
+	g.Expect(cr.Rules[0].Resources).To(ContainElements("widgets", "widgets/status", "sprockets"))
+	crb := &rbacv1.ClusterRoleBinding{}
+	g.Expect(env.Client.Get(ctx, client.ObjectKey{Name: cr.Name}, crb)).To(Succeed())
+	g.Expect(crb.Subjects).To(Equal([]rbacv1.Subject{{Kind: "ServiceAccount", Name: "alpha", Namespace: adminNS}}))
+	g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: adminNS, Name: "alpha"}, &corev1.ServiceAccount{})).To(Succeed())
+	betaRole := &rbacv1.Role{}
+	g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: adminNS, Name: "beta"}, betaRole)).To(Succeed())
+	g.Expect(betaRole.Rules).To(ContainElement(And(HaveField("APIGroups", []string{"gamma.example.org"}), HaveField("Resources", []string{"*"}))), "a wildcard dependsOn grants the whole group")
+	g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: adminNS, Name: "beta"}, &rbacv1.RoleBinding{})).To(Succeed())
+	g.Expect(apierrors.IsNotFound(env.Client.Get(ctx, client.ObjectKey{Name: "stacks.terraplane.io:" + adminNS + ":beta"}, &rbacv1.ClusterRole{}))).To(BeTrue())
+
+	By(t, "the controller Deployment runs as the stack's ServiceAccount with POD_NAME and POD_NAMESPACE")
+	dep := &appsv1.Deployment{}
+	g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: adminNS, Name: "alpha-controller"}, dep)).To(Succeed())
+	pod := dep.Spec.Template.Spec
+	g.Expect(pod.ServiceAccountName).To(Equal("alpha"))
+	g.Expect(pod.Containers[0].Image).To(Equal("example.org/alpha-controller:v1"))
+	g.Expect(pod.Containers[0].Env).To(ContainElements(
+		HaveField("ValueFrom.FieldRef.FieldPath", "metadata.name"), HaveField("ValueFrom.FieldRef.FieldPath", "metadata.namespace")))
+	g.Expect(pod.Containers[0].Env[0].Name).To(Equal("POD_NAME"))
+
+	By(t, "upgrade: a new tag applies the new CRD version and updates the Deployment")
+	pushStacks(t, host, map[string]string{"gamma-v2": "stacks/gamma:v2"})
+	g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(gamma), gamma)).To(Succeed())
+	gamma.Spec.Package = "stacks/gamma:v2"
+	g.Expect(env.Client.Update(ctx, gamma)).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		things := getCRD(g, ctx, "things.gamma.example.org")
+		g.Expect(things.Spec.Versions).To(HaveLen(2))
+		d := &appsv1.Deployment{}
+		g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: adminNS, Name: "gamma-controller"}, d)).To(Succeed())
+		g.Expect(d.Spec.Template.Spec.Containers[0].Image).To(Equal("example.org/gamma-controller:v2"))
+		s := &stacksv1.Stack{}
+		g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: adminNS, Name: "gamma"}, s)).To(Succeed())
+		g.Expect(s.Spec.Version).To(Equal("2.0.0"))
+		g.Expect(framework.Condition(gamma.Status.Conditions, common.TypeReady).Status).To(Equal(metav1.ConditionTrue))
+	}).WithTimeout(stackTimeout).Should(Succeed())
+
+	By(t, "uninstall keeps a CRD that still has custom resources and removes everything else")
+	widget := &unstructured.Unstructured{}
+	widget.SetAPIVersion("alpha.example.org/v1alpha1")
+	widget.SetKind("Widget")
+	widget.SetNamespace(adminNS)
+	widget.SetName("precious")
+	g.Expect(env.Client.Create(ctx, widget)).To(Succeed())
+	g.Expect(env.Client.Delete(ctx, alpha)).To(Succeed())
+	waitGone(g, ctx, alpha, &stacksv1.Stack{ObjectMeta: metav1.ObjectMeta{Namespace: adminNS, Name: "alpha"}},
+		&appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: adminNS, Name: "alpha-controller"}},
+		&rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: cr.Name}}, &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: cr.Name}},
+		&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: adminNS, Name: "alpha"}},
+		&apiextensionsv1.CustomResourceDefinition{ObjectMeta: metav1.ObjectMeta{Name: "sprockets.alpha.example.org"}})
+	widgets = getCRD(g, ctx, "widgets.alpha.example.org")
+	g.Expect(widgets.Annotations).To(HaveKeyWithValue(stack.AnnotationKeptFrom, "ClusterStackInstall/alpha"))
+	g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(widget), widget)).To(Succeed(), "no user data lost")
+	g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(beta), beta)).To(Succeed(), "dependencies stay installed")
+
+	By(t, "uninstalling stacks without custom resources removes their CRDs")
+	g.Expect(env.Client.Delete(ctx, beta)).To(Succeed())
+	g.Expect(env.Client.Delete(ctx, gamma)).To(Succeed())
+	waitGone(g, ctx, beta, gamma, &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Namespace: adminNS, Name: "beta"}},
+		&appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: adminNS, Name: "gamma-controller"}},
+		&apiextensionsv1.CustomResourceDefinition{ObjectMeta: metav1.ObjectMeta{Name: "gadgets.beta.example.org"}},
+		&apiextensionsv1.CustomResourceDefinition{ObjectMeta: metav1.ObjectMeta{Name: "things.gamma.example.org"}})
+
+	By(t, "a reinstall adopts the kept CRD")
+	again := clusterInstall("alpha", "stacks/alpha:v1", "")
+	g.Expect(env.Client.Create(ctx, again)).To(Succeed())
+	waitInstallReady(g, ctx, again)
+	g.Expect(getCRD(g, ctx, "widgets.alpha.example.org").Annotations).To(HaveKeyWithValue(stack.AnnotationOwner, "ClusterStackInstall/alpha"))
+	g.Expect(env.Client.Delete(ctx, widget)).To(Succeed())
+	waitGone(g, ctx, widget)
+	for _, n := range []string{"alpha", "beta", "gamma"} {
+		_ = env.Client.Delete(ctx, &stacksv1.ClusterStackInstall{ObjectMeta: metav1.ObjectMeta{Name: n}})
+	}
+	waitGone(g, ctx, &apiextensionsv1.CustomResourceDefinition{ObjectMeta: metav1.ObjectMeta{Name: "widgets.alpha.example.org"}},
+		&apiextensionsv1.CustomResourceDefinition{ObjectMeta: metav1.ObjectMeta{Name: "things.gamma.example.org"}})
+}
+
+func TestStackInstallByCRDAndScope(t *testing.T) {
+	ctx := context.Background()
+	g := NewWithT(t)
+	ns := "e2e-stack-ns"
+	g.Expect(env.Namespace(ctx, ns)).To(Succeed())
+	host := stackRegistry(t)
+	pushStacks(t, host, map[string]string{"epsilon": "stacks/epsilon:v1", "gamma": "stacks/gamma:v1"})
+	startStackManager(t, host)
+
+	By(t, "a namespaced StackInstall by CRD: Role, RoleBinding and Deployment in its namespace")
+	in := &stacksv1.StackInstall{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "notes"}}
+	in.Spec.CRD = "notes.epsilon.example.org/v1alpha1"
+	g.Expect(env.Client.Create(ctx, in)).To(Succeed())
+	waitInstallReady(g, ctx, in)
+	g.Expect(in.Status.ResolvedPackage).To(HavePrefix(host + "/stacks/epsilon@sha256:"))
+	g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "notes"}, &rbacv1.Role{})).To(Succeed())
+	g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "notes"}, &rbacv1.RoleBinding{})).To(Succeed())
+	g.Expect(apierrors.IsNotFound(env.Client.Get(ctx, client.ObjectKey{Name: "stacks.terraplane.io:" + ns + ":notes"}, &rbacv1.ClusterRole{}))).To(BeTrue())
+	dep := &appsv1.Deployment{}
+	g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "epsilon-controller"}, dep)).To(Succeed())
+	g.Expect(dep.Spec.Template.Spec.ServiceAccountName).To(Equal("notes"))
+
+	By(t, "a namespaced StackInstall may not install a Cluster-scoped package")
+	wide := &stacksv1.StackInstall{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "wide"}}
+	wide.Spec.CRD = "things.gamma.example.org/v1alpha1"
+	g.Expect(env.Client.Create(ctx, wide)).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		c := installCondition(g, ctx, wide, stack.TypeUnpacked)
+		g.Expect(c.Reason).To(Equal(stack.ReasonScopeNotAllowed))
+		g.Expect(c.Message).To(ContainSubstring("install it with a ClusterStackInstall"))
+	}).WithTimeout(stackTimeout).Should(Succeed())
+	g.Expect(crdExists(ctx, "things.gamma.example.org")).To(BeFalse())
+
+	By(t, "a CRD no package owns")
+	unknown := &stacksv1.StackInstall{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "unknown"}}
+	unknown.Spec.CRD = "ghosts.nowhere.example.org/v1"
+	g.Expect(env.Client.Create(ctx, unknown)).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		c := installCondition(g, ctx, unknown, common.TypeReady)
+		g.Expect(c.Reason).To(Equal(stack.ReasonCRDNotFound))
+		g.Expect(c.Message).To(ContainSubstring("no package in registry " + host + " owns ghosts.nowhere.example.org/v1"))
+	}).WithTimeout(stackTimeout).Should(Succeed())
+
+	for _, o := range []client.Object{in, wide, unknown} {
+		g.Expect(env.Client.Delete(ctx, o)).To(Succeed())
+	}
+	waitGone(g, ctx, in, wide, unknown, dep, &apiextensionsv1.CustomResourceDefinition{ObjectMeta: metav1.ObjectMeta{Name: "notes.epsilon.example.org"}})
+}
+
+func TestStackDependencyCycleAndMissing(t *testing.T) {
+	ctx := context.Background()
+	g := NewWithT(t)
+	g.Expect(env.Namespace(ctx, adminNS)).To(Succeed())
+	host := stackRegistry(t)
+	pushStacks(t, host, map[string]string{"cycle-x": "stacks/cycle-x:v1", "cycle-y": "stacks/cycle-y:v1", "orphan": "stacks/orphan:v1"})
+	startStackManager(t, host)
+
+	x := clusterInstall("cycle-x", "stacks/cycle-x:v1", "")
+	orphan := clusterInstall("orphan", "stacks/orphan:v1", "")
+	g.Expect(env.Client.Create(ctx, x)).To(Succeed())
+	g.Expect(env.Client.Create(ctx, orphan)).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		c := installCondition(g, ctx, x, stack.TypeDependenciesReady)
+		g.Expect(c.Status).To(Equal(metav1.ConditionFalse))
+		g.Expect(c.Reason).To(Equal(stack.ReasonDependencyCycle))
+		g.Expect(c.Message).To(Equal("dependency cycle: stacks/cycle-x → stacks/cycle-y → stacks/cycle-x"))
+		c = installCondition(g, ctx, orphan, common.TypeReady)
+		g.Expect(c.Reason).To(Equal(stack.ReasonDependencyNotFound))
+		g.Expect(c.Message).To(ContainSubstring("ghosts.nowhere.example.org/v1alpha1 (needed by stacks/orphan) is not installed"))
+	}).WithTimeout(stackTimeout).Should(Succeed())
+	g.Expect(framework.Condition(x.Status.Conditions, stack.TypeInstalled).Status).To(Equal(metav1.ConditionUnknown))
+	g.Expect(crdExists(ctx, "xs.cycle.example.org")).To(BeFalse(), "nothing of a cycle is installed")
+	g.Expect(env.Client.Get(ctx, client.ObjectKey{Name: "cycle-y"}, &stacksv1.ClusterStackInstall{})).NotTo(Succeed())
+
+	By(t, "one event per problem, no hot loop")
+	time.Sleep(3 * time.Second)
+	events, err := env.Events(ctx, x)
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(events).To(HaveLen(1))
+	g.Expect(events[0].Reason).To(Equal(stack.ReasonDependencyCycle))
+	g.Expect(events[0].Count).To(BeNumerically("<=", 1))
+
+	g.Expect(env.Client.Delete(ctx, x)).To(Succeed())
+	g.Expect(env.Client.Delete(ctx, orphan)).To(Succeed())
+	waitGone(g, ctx, x, orphan)
+}
+
+// evilImage is a hand-made package image whose single layer holds the given entries.
+func evilImage(t *testing.T, host, repo string, entries ...*tar.Header) {
+	var buf bytes.Buffer
+	tw := tar.NewWriter(&buf)
+	for _, h := range entries {
+		if err := tw.WriteHeader(h); err != nil {
+			t.Fatal(err)
+		}
+		if h.Typeflag == tar.TypeReg {
+			if _, err := tw.Write(make([]byte, h.Size)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := tw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	img, err := mutate.AppendLayers(empty.Image, static.NewLayer(buf.Bytes(), types.OCIUncompressedLayer))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref, err := stackpkg.Ref(host, repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := stackpkg.Push(context.Background(), ref, img); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestStackSafety(t *testing.T) {
+	ctx := context.Background()
+	g := NewWithT(t)
+	g.Expect(env.Namespace(ctx, adminNS)).To(Succeed())
+	host := stackRegistry(t)
+	appYAML := &tar.Header{Name: ".registry/app.yaml", Typeflag: tar.TypeReg, Size: 0, Mode: 0o644}
+	evilImage(t, host, "evil/traversal:v1", appYAML, &tar.Header{Name: ".registry/../../../../tmp/owned", Typeflag: tar.TypeReg, Size: 1, Mode: 0o644})
+	evilImage(t, host, "evil/symlink:v1", appYAML, &tar.Header{Name: ".registry/install.yaml", Typeflag: tar.TypeSymlink, Linkname: "/etc/shadow"})
+	evilImage(t, host, "evil/huge:v1", appYAML, &tar.Header{Name: ".registry/readme.md", Typeflag: tar.TypeReg, Size: 5 << 20, Mode: 0o644})
+	pushStacks(t, host, map[string]string{"collide": "stacks/collide:v1"})
+	startStackManager(t, host)
+
+	By(t, "a CRD that exists but is not the stack's is refused and left alone")
+	theirs := &apiextensionsv1.CustomResourceDefinition{}
+	raw, err := os.ReadFile("testdata/stacks/collide/.registry/resources/collide.crd.yaml")
+	g.Expect(err).NotTo(HaveOccurred())
+	files := stackpkg.Files{".registry/app.yaml": []byte("title: t"), ".registry/resources/c.crd.yaml": raw}
+	p, err := stackpkg.Parse(files)
+	g.Expect(err).NotTo(HaveOccurred())
+	theirs.ObjectMeta = metav1.ObjectMeta{Name: p.CRDs[0].Name}
+	theirs.Spec = p.CRDs[0].Spec
+	g.Expect(env.Client.Create(ctx, theirs)).To(Succeed())
+	collide := clusterInstall("collide", "stacks/collide:v1", "")
+	g.Expect(env.Client.Create(ctx, collide)).To(Succeed())
+
+	installs := map[string]*stacksv1.ClusterStackInstall{}
+	for _, n := range []string{"traversal", "symlink", "huge"} {
+		installs[n] = clusterInstall("evil-"+n, "evil/"+n+":v1", "")
+		g.Expect(env.Client.Create(ctx, installs[n])).To(Succeed())
+	}
+	g.Eventually(func(g Gomega) {
+		c := installCondition(g, ctx, collide, stack.TypeInstalled)
+		g.Expect(c.Reason).To(Equal(stack.ReasonConflict))
+		g.Expect(c.Message).To(ContainSubstring("CustomResourceDefinition collides.safety.example.org already exists and is owned by no stack"))
+		for n, want := range map[string]string{"traversal": "leaves the package", "symlink": "is a link or special file", "huge": "over the 4194304 byte limit"} {
+			c := installCondition(g, ctx, installs[n], stack.TypeUnpacked)
+			g.Expect(c.Reason).To(Equal(stack.ReasonUnsafePackage), n)
+			g.Expect(c.Message).To(ContainSubstring(want), n)
+		}
+	}).WithTimeout(stackTimeout).Should(Succeed())
+	g.Expect(getCRD(g, ctx, theirs.Name).Annotations).NotTo(HaveKey(stack.AnnotationOwner))
+	g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: adminNS, Name: "collide"}, &stacksv1.Stack{})).NotTo(Succeed())
+	_, err = os.Stat("/tmp/owned")
+	g.Expect(os.IsNotExist(err)).To(BeTrue())
+
+	By(t, "uninstalling a refused install leaves the foreign CRD in place")
+	g.Expect(env.Client.Delete(ctx, collide)).To(Succeed())
+	for _, in := range installs {
+		g.Expect(env.Client.Delete(ctx, in)).To(Succeed())
+	}
+	waitGone(g, ctx, collide, installs["traversal"], installs["symlink"], installs["huge"])
+	g.Expect(crdExists(ctx, theirs.Name)).To(BeTrue())
+	g.Expect(env.Client.Delete(ctx, theirs)).To(Succeed())
+}
+
+func TestStackDirect(t *testing.T) {
+	ctx := context.Background()
+	g := NewWithT(t)
+	g.Expect(env.Namespace(ctx, adminNS)).To(Succeed())
+	startStackManager(t, "")
+	s := &stacksv1.Stack{ObjectMeta: metav1.ObjectMeta{Namespace: adminNS, Name: "handmade"}}
+	s.Spec.Title = "Hand made"
+	s.Spec.PermissionScope = stacksv1.PermissionScopeCluster
+	s.Spec.CRDs.DependsOn = stacksv1.CRDList{"*.example.org/v1"}
+	s.Spec.Controller.Deployment = &stacksv1.ControllerDeployment{Name: "handmade", Spec: appsv1.DeploymentSpec{
+		Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "handmade"}},
+		Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "handmade"}},
+			Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "example.org/handmade:v1"}}}},
+	}}
+	g.Expect(env.Client.Create(ctx, s)).To(Succeed())
+	dep := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: adminNS, Name: "handmade"}}
+	cr := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "stacks.terraplane.io:" + adminNS + ":handmade"}}
+	g.Eventually(func(g Gomega) {
+		g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(s), s)).To(Succeed())
+		g.Expect(framework.Condition(s.Status.Conditions, common.TypeReady).Reason).To(Equal(stack.ReasonControllerDeployed))
+		g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(dep), dep)).To(Succeed())
+		g.Expect(dep.Spec.Template.Spec.ServiceAccountName).To(Equal("handmade"))
+		g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(cr), cr)).To(Succeed())
+		g.Expect(cr.Rules[0]).To(Equal(rbacv1.PolicyRule{APIGroups: []string{"example.org"}, Resources: []string{"*"},
+			Verbs: []string{"get", "list", "watch", "create", "update", "patch", "delete", "deletecollection"}}))
+	}).WithTimeout(stackTimeout).Should(Succeed())
+	g.Expect(env.Client.Delete(ctx, s)).To(Succeed())
+	waitGone(g, ctx, s, dep, cr, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: adminNS, Name: "handmade"}})
+}
+
+func TestStackTerraformModule(t *testing.T) {
+	ctx := context.Background()
+	g := NewWithT(t)
+	appNS := "e2e-stack-app"
+	g.Expect(env.Namespace(ctx, adminNS)).To(Succeed())
+	g.Expect(env.Namespace(ctx, appNS)).To(Succeed())
+	host := stackRegistry(t)
+	pushStacks(t, host, map[string]string{"tfdb": "stacks/tfdb:v1"})
+	startStackManager(t, host)
+
+	By(t, "installing a Terraform-module stack applies its module, ModuleClass and portable class; no controller")
+	in := clusterInstall("tfdb", "stacks/tfdb:v1", "")
+	g.Expect(env.Client.Create(ctx, in)).To(Succeed())
+	waitInstallReady(g, ctx, in)
+	g.Expect(in.Status.InstalledObjects).To(ConsistOf(
+		stacksv1.ObjectReference{APIVersion: "v1", Kind: "ConfigMap", Namespace: adminNS, Name: "tfdb-module"},
+		stacksv1.ObjectReference{APIVersion: terraformv1.GroupVersion.String(), Kind: "ModuleClass", Namespace: adminNS, Name: "tfdb"},
+		stacksv1.ObjectReference{APIVersion: databasev1.GroupVersion.String(), Kind: "PostgreSQLInstanceClass", Namespace: appNS, Name: "tfdb"},
+	))
+	s := &stacksv1.Stack{}
+	g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: adminNS, Name: "tfdb"}, s)).To(Succeed())
+	g.Expect(framework.Condition(s.Status.Conditions, common.TypeReady).Reason).To(Equal(stack.ReasonNoController))
+	class := &terraformv1.ModuleClass{ObjectMeta: metav1.ObjectMeta{Namespace: adminNS, Name: "tfdb"}}
+	g.Eventually(func(g Gomega) {
+		g.Expect(classReady(g, ctx, class).Status).To(Equal(metav1.ConditionTrue))
+	}).WithTimeout(stackTimeout).Should(Succeed())
+
+	By(t, "a claim of its kind becomes Bound through real terraform")
+	claim := &databasev1.PostgreSQLInstance{ObjectMeta: metav1.ObjectMeta{Namespace: appNS, Name: "orders"}}
+	claim.Spec.ClassRef = &common.LocalReference{Name: "tfdb"}
+	claim.Spec.WriteConnectionSecretToRef = &common.LocalReference{Name: "orders-db"}
+	g.Expect(env.Client.Create(ctx, claim)).To(Succeed())
+	waitClaimReady(g, ctx, claim)
+	secret := &corev1.Secret{}
+	g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: appNS, Name: "orders-db"}, secret)).To(Succeed())
+	g.Expect(string(secret.Data["endpoint"])).To(Equal("orders.gold.db.internal"))
+	g.Expect(string(secret.Data["port"])).To(Equal("5432"))
+
+	By(t, "uninstall removes the module and classes")
+	mod := &terraformv1.Module{ObjectMeta: metav1.ObjectMeta{Namespace: adminNS, Name: claim.Spec.ResourceRef.Name}}
+	g.Expect(env.Client.Delete(ctx, claim)).To(Succeed())
+	waitGone(g, ctx, claim, mod)
+	g.Expect(env.Client.Delete(ctx, in)).To(Succeed())
+	waitGone(g, ctx, in, s, class, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: adminNS, Name: "tfdb-module"}},
+		&databasev1.PostgreSQLInstanceClass{ObjectMeta: metav1.ObjectMeta{Namespace: appNS, Name: "tfdb"}})
+}
