@@ -104,6 +104,9 @@ func (r *InstallReconciler) applyStack(ctx context.Context, in *install) error {
 		}
 		return nil
 	})
+	if apierrors.IsNotFound(err) {
+		return resource.UserErrorf(ReasonMissingNamespace, "namespace %s for Stack %s does not exist; create it or set spec.targetNamespace", s.Namespace, s.Name)
+	}
 	if _, user := resource.AsUserError(err); err != nil && !user {
 		return fmt.Errorf("apply stack: %w", err)
 	}

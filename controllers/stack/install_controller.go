@@ -3,6 +3,7 @@ package stack
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/google/go-containerregistry/pkg/name"
@@ -11,6 +12,8 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	stacksv1 "terraplane.io/terraplane/apis/stacks/v1alpha1"
 	"terraplane.io/terraplane/internal/stackpkg"
@@ -74,7 +77,11 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 	for kind, newObj := range kinds {
 		r := &InstallReconciler{client: mgr.GetClient(), reader: mgr.GetAPIReader(), opts: opts, newObj: newObj,
 			recorder: mgr.GetEventRecorderFor("terraplane-stack-manager"), packages: cache}
-		if err := ctrl.NewControllerManagedBy(mgr).Named(kind).For(newObj()).Complete(r); err != nil {
+		err := ctrl.NewControllerManagedBy(mgr).Named(kind).For(newObj()).
+			Watches(&stacksv1.Stack{}, handler.EnqueueRequestsFromMapFunc(annotated(kind, AnnotationOwner))).
+			Watches(newObj(), handler.EnqueueRequestsFromMapFunc(annotated(kind, AnnotationDependencyOf))).
+			Complete(r)
+		if err != nil {
 			return fmt.Errorf("set up %s controller: %w", kind, err)
 		}
 	}
@@ -105,6 +112,21 @@ func (r *InstallReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 		in.done = append(in.done, p.cond)
 	}
 	return r.finish(ctx, in, nil)
+}
+
+// annotated maps an object to the install of kind that its annotation key names
+// (kind/namespace/name or kind/name): a Stack to its install, a dependency to its dependent.
+func annotated(kind, key string) handler.MapFunc {
+	return func(_ context.Context, obj client.Object) []reconcile.Request {
+		parts := strings.Split(obj.GetAnnotations()[key], "/")
+		switch {
+		case len(parts) == 3 && parts[0] == kind:
+			return []reconcile.Request{{NamespacedName: client.ObjectKey{Namespace: parts[1], Name: parts[2]}}}
+		case len(parts) == 2 && parts[0] == kind:
+			return []reconcile.Request{{NamespacedName: client.ObjectKey{Name: parts[1]}}}
+		}
+		return nil
+	}
 }
 
 // phase is one named step of an install; its condition says how it went.

@@ -45,8 +45,9 @@ const (
 	ReasonKeptCRDs               = "KeptCRDs"
 )
 
-// waitRetry is how soon an install waiting on something under way is looked at again.
-const waitRetry = 2 * time.Second
+// waitRetry is how soon an install waiting on something under way is looked at again;
+// watches on Stacks and dependency installs usually wake it sooner.
+const waitRetry = 5 * time.Second
 
 // outcome is a reconcile error mapped to conditions and a result, in one place.
 type outcome struct {

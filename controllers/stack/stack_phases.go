@@ -170,8 +170,8 @@ func Rules(spec stacksv1.StackSpec) ([]rbacv1.PolicyRule, error) {
 // POD_NAME and POD_NAMESPACE set.
 func (r *StackReconciler) deployment(ctx context.Context, s *stacksv1.Stack) error {
 	spec := s.Spec.Controller.Deployment
-	if spec == nil {
-		return nil
+	if err := r.pruneDeployments(ctx, s); err != nil || spec == nil {
+		return err
 	}
 	d := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: spec.Name, Namespace: s.Namespace}}
 	_, err := controllerutil.CreateOrUpdate(ctx, r.client, d, func() error {
@@ -203,4 +203,22 @@ func withPodEnv(env []corev1.EnvVar) []corev1.EnvVar {
 		}
 	}
 	return out
+}
+
+// pruneDeployments deletes the Stack's Deployments other than the one its spec names,
+// e.g. after an upgrade renamed or dropped the controller.
+func (r *StackReconciler) pruneDeployments(ctx context.Context, s *stacksv1.Stack) error {
+	list := &appsv1.DeploymentList{}
+	if err := r.client.List(ctx, list, client.InNamespace(s.Namespace), client.MatchingLabels{LabelStack: s.Name}); err != nil {
+		return fmt.Errorf("list deployments: %w", err)
+	}
+	for i := range list.Items {
+		d := &list.Items[i]
+		if metav1.IsControlledBy(d, s) && (s.Spec.Controller.Deployment == nil || d.Name != s.Spec.Controller.Deployment.Name) {
+			if err := client.IgnoreNotFound(r.client.Delete(ctx, d)); err != nil {
+				return fmt.Errorf("delete old deployment %s: %w", d.Name, err)
+			}
+		}
+	}
+	return nil
 }

@@ -486,8 +486,34 @@ func TestStackDirect(t *testing.T) {
 		g.Expect(cr.Rules[0]).To(Equal(rbacv1.PolicyRule{APIGroups: []string{"example.org"}, Resources: []string{"*"},
 			Verbs: []string{"get", "list", "watch", "create", "update", "patch", "delete", "deletecollection"}}))
 	}).WithTimeout(stackTimeout).Should(Succeed())
+
+	By(t, "renaming the controller replaces its Deployment")
+	g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(s), s)).To(Succeed())
+	s.Spec.Controller.Deployment.Name = "handmade-v2"
+	g.Expect(env.Client.Update(ctx, s)).To(Succeed())
+	dep2 := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: adminNS, Name: "handmade-v2"}}
+	g.Eventually(func() error { return env.Client.Get(ctx, client.ObjectKeyFromObject(dep2), dep2) }).WithTimeout(stackTimeout).Should(Succeed())
+	waitGone(g, ctx, dep)
+
+	By(t, "a Stack whose CRDs cannot become RBAC: Ready=False and one event")
+	bad := &stacksv1.Stack{ObjectMeta: metav1.ObjectMeta{Namespace: adminNS, Name: "bad"}}
+	bad.Spec.CRDs.Owned = stacksv1.CRDList{"nonsense"}
+	g.Expect(env.Client.Create(ctx, bad)).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(bad), bad)).To(Succeed())
+		ready := framework.Condition(bad.Status.Conditions, common.TypeReady)
+		g.Expect(ready.Reason).To(Equal(stack.ReasonInvalidStack))
+		g.Expect(ready.Message).To(ContainSubstring(`"nonsense" is not plural.group/version`))
+	}).WithTimeout(stackTimeout).Should(Succeed())
+	time.Sleep(2 * time.Second)
+	events, err := env.Events(ctx, bad)
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(events).To(HaveLen(1))
+	g.Expect(events[0].Count).To(BeNumerically("<=", 1))
+
 	g.Expect(env.Client.Delete(ctx, s)).To(Succeed())
-	waitGone(g, ctx, s, dep, cr, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: adminNS, Name: "handmade"}})
+	g.Expect(env.Client.Delete(ctx, bad)).To(Succeed())
+	waitGone(g, ctx, s, bad, dep2, cr, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: adminNS, Name: "handmade"}})
 }
 
 func TestStackTerraformModule(t *testing.T) {
