@@ -6,6 +6,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -63,6 +64,7 @@ func (r *ResourceReconciler) finish(ctx context.Context, res *workloadv1.Kuberne
 		return ctrl.Result{}, nil // finalizer removed; the resource is gone
 	}
 	o := classify(err, r.opts)
+	before := res.Status.DeepCopy()
 	st := &res.Status
 	switch {
 	case o.submitted:
@@ -79,6 +81,9 @@ func (r *ResourceReconciler) finish(ctx context.Context, res *workloadv1.Kuberne
 	resource.SetCondition(&st.Conditions, res.Generation, common.TypeReady, ready, readyReason, readyMsg)
 	if resource.SetCondition(&st.Conditions, res.Generation, common.TypeSynced, o.synced, o.reason, o.message) && o.event {
 		r.recorder.Event(res, corev1.EventTypeWarning, o.reason, o.message)
+	}
+	if equality.Semantic.DeepEqual(before, st) {
+		return ctrl.Result{RequeueAfter: o.requeue}, o.retErr
 	}
 	if perr := r.client.Status().Update(ctx, res); perr != nil {
 		if apierrors.IsConflict(perr) || apierrors.IsNotFound(perr) {

@@ -136,7 +136,7 @@ func (c *Cache) restConfig(s *corev1.Secret) (*rest.Config, error) {
 			CAData: first(d[KeyClusterCA], d[KeyServiceCA]), CertData: d[KeyClientCert], KeyData: d[KeyClientKey],
 		},
 	}
-	if cfg.Host == "" && s.Type == corev1.SecretTypeServiceAccountToken || cfg.Host == "" && len(d[KeyServiceCA]) > 0 {
+	if cfg.Host == "" && (s.Type == corev1.SecretTypeServiceAccountToken || len(d[KeyServiceCA]) > 0) {
 		cfg.Host = c.self.Host // a ServiceAccount token of the control cluster itself
 		if len(cfg.CAData) == 0 {
 			cfg.CAData = c.self.CAData
