@@ -11,6 +11,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -97,9 +98,9 @@ func (r *Reconciler) bind(ctx context.Context, claim resource.Claim) (resource.M
 	return mg, r.markBound(ctx, mg)
 }
 
-// syncSpec keeps a dynamically provisioned resource's forProvider equal to what its
-// claim and class make now, so edits to the claim's portable fields (and to the class)
-// reach the resource. Statically provisioned resources are left as the admin wrote them.
+// syncSpec keeps a dynamically provisioned resource's spec equal to what its claim and
+// class make now, so edits to the claim's portable fields and to the class (a new module
+// tag, say) reach the resource. Statically provisioned resources keep what the admin wrote.
 func (r *Reconciler) syncSpec(ctx context.Context, claim resource.Claim, mg resource.Managed) error {
 	if claim.GetClaimSpec().ClassRef == nil || mg.GetManagedSpec().ClassRef == nil {
 		return nil
@@ -120,20 +121,23 @@ func (r *Reconciler) syncSpec(ctx context.Context, claim resource.Claim, mg reso
 	if err != nil {
 		return err
 	}
-	wantValues, err := want.GetForProvider()
+	wantObj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(want)
 	if err != nil {
 		return err
 	}
-	haveValues, err := mg.GetForProvider()
+	haveObj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(mg)
 	if err != nil {
 		return err
 	}
-	if equality.Semantic.DeepEqual(wantValues, haveValues) {
+	if equality.Semantic.DeepEqual(wantObj["spec"], haveObj["spec"]) {
 		return nil
 	}
-	if err := mg.SetForProvider(wantValues); err != nil {
+	haveObj["spec"] = wantObj["spec"]
+	gvk := mg.GetObjectKind().GroupVersionKind()
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(haveObj, mg); err != nil {
 		return err
 	}
+	mg.GetObjectKind().SetGroupVersionKind(gvk)
 	if err := r.client.Update(ctx, mg); err != nil {
 		return fmt.Errorf("update %s: %w", mk.GVK.Kind, err)
 	}

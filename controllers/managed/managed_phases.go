@@ -33,7 +33,7 @@ type outcome struct {
 
 // stateObjects are the Secret and Lease the kubernetes backend keeps for mg.
 func stateObjects(mg resource.Managed) []client.Object {
-	name := "tfstate-default-" + string(mg.GetUID())
+	name := resource.StateSecretName(mg)
 	meta := metav1.ObjectMeta{Name: name, Namespace: mg.GetNamespace()}
 	lease := metav1.ObjectMeta{Name: "lock-" + name, Namespace: mg.GetNamespace()}
 	return []client.Object{&corev1.Secret{ObjectMeta: meta}, &coordinationv1.Lease{ObjectMeta: lease}}

@@ -97,7 +97,7 @@ func (r *Renderer) backend(mg resource.Managed) render.Backend {
 	if r.LocalState {
 		return render.Backend{}
 	}
-	cfg := map[string]any{"secret_suffix": string(mg.GetUID()), "namespace": mg.GetNamespace()}
+	cfg := map[string]any{"secret_suffix": resource.StateSuffix(mg), "namespace": mg.GetNamespace()}
 	if r.StateKubeconfig != "" {
 		cfg["config_path"] = r.StateKubeconfig
 	} else {

@@ -1,8 +1,11 @@
 package resource
 
 import (
+	"strings"
+
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	common "terraplane.io/terraplane/apis/common/v1alpha1"
 )
@@ -54,4 +57,15 @@ const PausedAnnotation = "terraplane.io/paused"
 // Paused reports whether mg is paused.
 func Paused(obj interface{ GetAnnotations() map[string]string }) bool {
 	return obj.GetAnnotations()[PausedAnnotation] == "true"
+}
+
+// StateSuffix is the kubernetes state backend's secret_suffix for mg: its UID without
+// dashes (the backend refuses suffixes ending in "-<number>", which a UID may).
+func StateSuffix(mg interface{ GetUID() types.UID }) string {
+	return strings.ReplaceAll(string(mg.GetUID()), "-", "")
+}
+
+// StateSecretName is the Secret the kubernetes state backend keeps mg's state in.
+func StateSecretName(mg interface{ GetUID() types.UID }) string {
+	return "tfstate-default-" + StateSuffix(mg)
 }

@@ -21,6 +21,7 @@ import (
 	common "terraplane.io/terraplane/apis/common/v1alpha1"
 	storagev1 "terraplane.io/terraplane/apis/storage/v1alpha1"
 	"terraplane.io/terraplane/internal/app"
+	"terraplane.io/terraplane/internal/resource"
 	"terraplane.io/terraplane/test/framework"
 )
 
@@ -166,7 +167,7 @@ func TestBucketLifecycle(t *testing.T) {
 	g.Expect(exists).To(BeFalse())
 	g.Expect(apierrors.IsNotFound(env.Client.Get(ctx, client.ObjectKeyFromObject(mg), mg))).To(BeTrue())
 	state := &corev1.Secret{}
-	err = env.Client.Get(ctx, client.ObjectKey{Namespace: adminNS, Name: "tfstate-default-" + string(mg.UID)}, state)
+	err = env.Client.Get(ctx, client.ObjectKey{Namespace: adminNS, Name: resource.StateSecretName(mg)}, state)
 	g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "state secret should be gone: %v", err)
 	g.Expect(mgr.Stop()).To(Succeed())
 }
@@ -197,7 +198,7 @@ func TestBucketRetain(t *testing.T) {
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(exists).To(BeTrue(), "Retain must keep the bucket")
 	state := &corev1.Secret{}
-	g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: adminNS, Name: "tfstate-default-" + string(mg.UID)}, state)).To(Succeed())
+	g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: adminNS, Name: resource.StateSecretName(mg)}, state)).To(Succeed())
 
 	By(t, "a new claim of the same name is not bound to the Released resource")
 	again := framework.Bucket("e2e-retain", "archive", "", "")
