@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/google/go-containerregistry/pkg/authn"
 	"github.com/google/go-containerregistry/pkg/name"
+	"github.com/google/go-containerregistry/pkg/v1/remote"
 	"github.com/google/go-containerregistry/pkg/v1/tarball"
 	"github.com/spf13/cobra"
 
@@ -57,7 +59,7 @@ func stackCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			pushed, err := stackpkg.Publish(cmd.Context(), reg, args[1], files)
+			pushed, err := stackpkg.Publish(cmd.Context(), reg, args[1], files, registryAuth)
 			if err != nil {
 				return err
 			}
@@ -74,7 +76,7 @@ func stackCommand() *cobra.Command {
 			if err != nil {
 				return fmt.Errorf("parse reference: %w", err)
 			}
-			p, err := stackpkg.Pull(cmd.Context(), ref, stackpkg.DefaultLimits)
+			p, err := stackpkg.Pull(cmd.Context(), ref, stackpkg.DefaultLimits, registryAuth)
 			if err != nil {
 				return err
 			}
@@ -89,6 +91,10 @@ func stackCommand() *cobra.Command {
 	cmd.AddCommand(build, push, inspect)
 	return cmd
 }
+
+// registryAuth uses the credentials of `docker login` and credential helpers, as other
+// OCI tools do; registries without credentials are used anonymously.
+var registryAuth = remote.WithAuthFromKeychain(authn.DefaultKeychain)
 
 func orLatest(v string) string {
 	if v == "" {

@@ -252,14 +252,16 @@ func (r *InstallReconciler) inUse(ctx context.Context, crd *apiextensionsv1.Cust
 	return len(list.Items) > 0, nil
 }
 
+// toUnstructured converts a typed object.
 func toUnstructured(obj any) (*unstructured.Unstructured, error) {
-	m, err := runtimeToMap(obj)
+	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("convert to unstructured: %w", err)
 	}
 	return &unstructured.Unstructured{Object: m}, nil
 }
 
+// merge adds b's entries to a (allocating a if nil) and returns it.
 func merge(a, b map[string]string) map[string]string {
 	if a == nil {
 		a = map[string]string{}
@@ -270,6 +272,7 @@ func merge(a, b map[string]string) map[string]string {
 	return a
 }
 
+// minusRefs returns the references in a that are not in b.
 func minusRefs(a, b []stacksv1.ObjectReference) []stacksv1.ObjectReference {
 	keep := map[stacksv1.ObjectReference]bool{}
 	for _, x := range b {
@@ -282,12 +285,4 @@ func minusRefs(a, b []stacksv1.ObjectReference) []stacksv1.ObjectReference {
 		}
 	}
 	return out
-}
-
-func runtimeToMap(obj any) (map[string]any, error) {
-	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
-	if err != nil {
-		return nil, fmt.Errorf("convert to unstructured: %w", err)
-	}
-	return m, nil
 }

@@ -59,12 +59,14 @@ type outcome struct {
 	err     error
 }
 
-func (r *InstallReconciler) classify(err error) outcome {
+// classify maps a reconcile error to conditions and a result: a user error waits for
+// retry, a Waiting polls soon, anything else is returned for backoff.
+func classify(err error, retry time.Duration) outcome {
 	if err == nil {
 		return outcome{status: metav1.ConditionTrue, reason: ReasonSucceeded}
 	}
 	if u, ok := resource.AsUserError(err); ok {
-		return outcome{status: metav1.ConditionFalse, reason: u.Reason, message: u.Message, event: true, result: ctrl.Result{RequeueAfter: r.opts.UserErrorRetry}}
+		return outcome{status: metav1.ConditionFalse, reason: u.Reason, message: u.Message, event: true, result: ctrl.Result{RequeueAfter: retry}}
 	}
 	if w, ok := resource.AsWaiting(err); ok {
 		return outcome{status: metav1.ConditionUnknown, reason: w.Reason, message: w.Message, result: ctrl.Result{RequeueAfter: waitRetry}}
@@ -78,7 +80,7 @@ func (r *InstallReconciler) finish(ctx context.Context, in *install, err error) 
 	if in.obj.GetDeletionTimestamp() != nil && err == nil {
 		return ctrl.Result{}, nil // uninstalled; the object is gone
 	}
-	o := r.classify(err)
+	o := classify(err, r.opts.UserErrorRetry)
 	st, gen := in.obj.GetInstallStatus(), in.obj.GetGeneration()
 	if in.failed != "" || err == nil {
 		state := metav1.ConditionTrue

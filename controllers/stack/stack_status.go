@@ -25,7 +25,7 @@ func (r *StackReconciler) finish(ctx context.Context, s, orig *stacksv1.Stack, e
 	if !s.DeletionTimestamp.IsZero() && err == nil {
 		return ctrl.Result{}, nil
 	}
-	o := (&InstallReconciler{opts: r.opts}).classify(err)
+	o := classify(err, r.opts.UserErrorRetry)
 	st, gen := &s.Status, s.Generation
 	if err == nil {
 		reason := ReasonControllerDeployed
