@@ -92,6 +92,9 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manager, *en
 	if err != nil {
 		return nil, nil, err
 	}
+	if err := registerEngineMetrics(eng); err != nil {
+		return nil, nil, fmt.Errorf("register metrics: %w", err)
+	}
 	err = managed.Setup(mgr, reg, managed.Options{
 		Engine: eng, KubeconfigPath: opts.StateKubeconfig, DriftInterval: opts.DriftInterval,
 		UserErrorRetry: opts.UserErrorRetry, MaxConcurrentReconciles: opts.MaxConcurrentReconciles,
