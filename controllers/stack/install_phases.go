@@ -226,10 +226,14 @@ func (r *InstallReconciler) stackReady(ctx context.Context, in *install) error {
 	return nil
 }
 
+// cacheBytes caps the package cache; it is emptied when a package would overflow it.
+const cacheBytes = 64 << 20
+
 // packageCache keeps pulled packages by digest, so a reconcile costs one manifest HEAD.
 type packageCache struct {
 	mu     sync.Mutex
 	byDig  map[string]*stackpkg.Pulled
+	bytes  int64
 	limits stackpkg.Limits
 	remote []remote.Option
 }
@@ -249,12 +253,13 @@ func (c *packageCache) pull(ctx context.Context, ref name.Reference) (*stackpkg.
 	if err != nil {
 		return nil, err
 	}
+	size := p.Files.Size()
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.byDig == nil || len(c.byDig) > 64 {
-		c.byDig = map[string]*stackpkg.Pulled{}
+	if c.byDig == nil || c.bytes+size > cacheBytes {
+		c.byDig, c.bytes = map[string]*stackpkg.Pulled{}, 0
 	}
-	c.byDig[p.Digest] = p
+	c.byDig[p.Digest], c.bytes = p, c.bytes+size
 	return p, nil
 }
 

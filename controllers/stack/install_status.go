@@ -100,7 +100,7 @@ func (r *InstallReconciler) finish(ctx context.Context, in *install, err error) 
 	if err == nil {
 		ready, readyReason = metav1.ConditionTrue, ReasonInstalled
 	}
-	resource.SetCondition(&st.Conditions, gen, common.TypeReady, ready, readyReason, o.message)
+	becameReady := resource.SetCondition(&st.Conditions, gen, common.TypeReady, ready, readyReason, o.message) && err == nil
 	synced := metav1.ConditionTrue
 	if o.status == metav1.ConditionFalse {
 		synced = metav1.ConditionFalse
@@ -111,6 +111,9 @@ func (r *InstallReconciler) finish(ctx context.Context, in *install, err error) 
 	}
 	if emit {
 		r.recorder.Event(in.obj, corev1.EventTypeWarning, o.reason, o.message)
+	}
+	if becameReady {
+		r.recorder.Eventf(in.obj, corev1.EventTypeNormal, ReasonInstalled, "installed %s", st.ResolvedPackage)
 	}
 	return o.result, o.err
 }

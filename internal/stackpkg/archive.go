@@ -174,3 +174,12 @@ func ReadDir(dir string, lim Limits) (Files, error) {
 	}
 	return files, nil
 }
+
+// Size is the number of bytes all files hold.
+func (f Files) Size() int64 {
+	var n int64
+	for _, b := range f {
+		n += int64(len(b))
+	}
+	return n
+}

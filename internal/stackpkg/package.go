@@ -108,6 +108,9 @@ func Parse(files Files) (*Package, error) {
 		if err := yaml.UnmarshalStrict(b, d); err != nil || d.Kind != "Deployment" {
 			return nil, fmt.Errorf("%w: install.yaml must be one apps/v1 Deployment (%v)", ErrInvalid, err)
 		}
+		if err := checkPodSpec(&d.Spec.Template.Spec); err != nil {
+			return nil, err
+		}
 		p.Install = d
 	}
 	if err := p.parseResources(files); err != nil {

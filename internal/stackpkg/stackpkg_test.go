@@ -158,6 +158,28 @@ func TestReadTarRefusesUnsafeArchives(t *testing.T) {
 	}
 }
 
+func TestParseRefusesPrivilegedControllers(t *testing.T) {
+	head := "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: c}\nspec:\n  selector: {matchLabels: {a: b}}\n  template:\n    metadata: {labels: {a: b}}\n    spec:\n"
+	for name, pod := range map[string]string{
+		"host network":    "      hostNetwork: true\n      containers: [{name: c, image: i}]\n",
+		"host path":       "      containers: [{name: c, image: i}]\n      volumes: [{name: root, hostPath: {path: /}}]\n",
+		"privileged":      "      containers: [{name: c, image: i, securityContext: {privileged: true}}]\n",
+		"init escalation": "      initContainers: [{name: i, image: i, securityContext: {allowPrivilegeEscalation: true}}]\n      containers: [{name: c, image: i}]\n",
+		"capabilities":    "      containers: [{name: c, image: i, securityContext: {capabilities: {add: [SYS_ADMIN]}}}]\n",
+		"own account":     "      serviceAccountName: cluster-admin-sa\n      containers: [{name: c, image: i}]\n",
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, err := Parse(Files{".registry/app.yaml": nil, ".registry/install.yaml": []byte(head + pod)})
+			if !errors.Is(err, ErrUnsafe) || !strings.Contains(err.Error(), "install.yaml asks for") {
+				t.Fatalf("got %v, want ErrUnsafe", err)
+			}
+		})
+	}
+	if _, err := Parse(Files{".registry/app.yaml": nil, ".registry/install.yaml": []byte(head + "      containers: [{name: c, image: i, securityContext: {runAsNonRoot: true}}]\n")}); err != nil {
+		t.Fatalf("a plain controller is fine: %v", err)
+	}
+}
+
 func TestReadDirRefusesSymlinks(t *testing.T) {
 	dir := t.TempDir()
 	if err := os.MkdirAll(filepath.Join(dir, Root), 0o755); err != nil {

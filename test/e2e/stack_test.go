@@ -309,6 +309,11 @@ func TestStackInstallByCRDAndScope(t *testing.T) {
 	dep := &appsv1.Deployment{}
 	g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "epsilon-controller"}, dep)).To(Succeed())
 	g.Expect(dep.Spec.Template.Spec.ServiceAccountName).To(Equal("notes"))
+	g.Eventually(func(g Gomega) {
+		events, err := env.Events(ctx, in)
+		g.Expect(err).NotTo(HaveOccurred())
+		g.Expect(events).To(ConsistOf(And(HaveField("Reason", stack.ReasonInstalled), HaveField("Message", "installed "+in.Status.ResolvedPackage))))
+	}).WithTimeout(stackTimeout).Should(Succeed())
 
 	By(t, "a namespaced StackInstall may not install a Cluster-scoped package")
 	wide := &stacksv1.StackInstall{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "wide"}}
