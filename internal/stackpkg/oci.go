@@ -62,7 +62,15 @@ func Build(files Files) (v1.Image, *Package, error) {
 
 // Ref makes a reference from a registry host and a package (repo:tag); a package that
 // already names a registry host keeps it. Loopback registries are spoken to over HTTP.
+//
+// A registry written as http://host[:port] is spoken to over plain HTTP wherever it is;
+// https:// (or no scheme) means HTTPS.
 func Ref(registry, pkg string) (name.Reference, error) {
+	opts := []name.Option{name.StrictValidation}
+	if host, ok := strings.CutPrefix(registry, "http://"); ok {
+		registry, opts = host, append(opts, name.Insecure)
+	}
+	registry = strings.TrimPrefix(registry, "https://")
 	full := pkg
 	if first, _, ok := strings.Cut(pkg, "/"); !ok || !(strings.ContainsAny(first, ".:") || first == "localhost") {
 		if registry == "" {
@@ -70,7 +78,7 @@ func Ref(registry, pkg string) (name.Reference, error) {
 		}
 		full = strings.TrimSuffix(registry, "/") + "/" + pkg
 	}
-	ref, err := name.ParseReference(full, name.StrictValidation)
+	ref, err := name.ParseReference(full, opts...)
 	if err != nil {
 		return nil, fmt.Errorf("parse package reference %q: %w", full, err)
 	}

@@ -6,6 +6,8 @@ import (
 	"context"
 	"encoding/base64"
 	"errors"
+	"io"
+	"log"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -195,7 +197,7 @@ func TestReadDirRefusesSymlinks(t *testing.T) {
 
 func TestPublishPullAndIndex(t *testing.T) {
 	ctx := context.Background()
-	srv := httptest.NewServer(registry.New())
+	srv := httptest.NewServer(registry.New(registry.Logger(log.New(io.Discard, "", 0))))
 	defer srv.Close()
 	host := strings.TrimPrefix(srv.URL, "http://")
 
@@ -263,6 +265,12 @@ func TestRef(t *testing.T) {
 		r, err := Ref("reg.example:5000", in)
 		if err != nil || r.String() != want {
 			t.Errorf("Ref(%q) = %v, %v; want %s", in, r, err, want)
+		}
+	}
+	for reg, scheme := range map[string]string{"http://reg.example.com:5000": "http", "https://reg.example.com:5000": "https", "reg.example.com:5000": "https", "127.0.0.1:5000": "http"} {
+		r, err := Ref(reg, "stacks/a:v1")
+		if err != nil || r.Context().Scheme() != scheme || r.Context().RegistryStr() != strings.SplitN(strings.TrimPrefix(strings.TrimPrefix(reg, "http://"), "https://"), "/", 2)[0] {
+			t.Errorf("Ref(%q) = %v (scheme %s), %v; want scheme %s", reg, r, r.Context().Scheme(), err, scheme)
 		}
 	}
 	if _, err := Ref("", "stacks/a:v1"); err == nil {
