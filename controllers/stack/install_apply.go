@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -145,15 +146,21 @@ func (r *InstallReconciler) applyTerraform(ctx context.Context, in *install) err
 	}
 	var refs []stacksv1.ObjectReference
 	for _, u := range objs {
-		if err := r.applyObject(ctx, in, u); err != nil {
-			return err
-		}
 		refs = append(refs, stacksv1.ObjectReference{APIVersion: u.GetAPIVersion(), Kind: u.GetKind(), Namespace: u.GetNamespace(), Name: u.GetName()})
 	}
 	st := in.obj.GetInstallStatus()
-	stale := st.InstalledObjects
+	stale := minusRefs(st.InstalledObjects, refs)
+	st.InstalledObjects = append(append([]stacksv1.ObjectReference{}, refs...), stale...) // see apply
+	for _, u := range objs {
+		if err := r.applyObject(ctx, in, u); err != nil {
+			return err
+		}
+	}
+	if err := r.deleteObjects(ctx, in, stale); err != nil {
+		return err
+	}
 	st.InstalledObjects = refs
-	return r.deleteObjects(ctx, minusRefs(stale, refs))
+	return nil
 }
 
 // applyObject creates or replaces one module ConfigMap or class.
@@ -186,14 +193,19 @@ func (r *InstallReconciler) applyObject(ctx context.Context, in *install, want *
 	return nil
 }
 
-// deleteObjects deletes installed modules and classes; gone already is fine.
-func (r *InstallReconciler) deleteObjects(ctx context.Context, refs []stacksv1.ObjectReference) error {
+// deleteObjects deletes installed modules and classes that this install owns; gone already is fine.
+func (r *InstallReconciler) deleteObjects(ctx context.Context, in *install, refs []stacksv1.ObjectReference) error {
 	for _, ref := range refs {
 		u := &unstructured.Unstructured{}
 		u.SetAPIVersion(ref.APIVersion)
 		u.SetKind(ref.Kind)
-		u.SetNamespace(ref.Namespace)
-		u.SetName(ref.Name)
+		err := r.client.Get(ctx, client.ObjectKey{Namespace: ref.Namespace, Name: ref.Name}, u)
+		if apierrors.IsNotFound(err) || meta.IsNoMatchError(err) || err == nil && u.GetAnnotations()[AnnotationOwner] != in.obj.OwnerKey() {
+			continue // gone, or not ours
+		}
+		if err != nil {
+			return fmt.Errorf("get %s %s/%s: %w", ref.Kind, ref.Namespace, ref.Name, err)
+		}
 		if err := client.IgnoreNotFound(r.client.Delete(ctx, u)); err != nil {
 			return fmt.Errorf("delete %s %s/%s: %w", ref.Kind, ref.Namespace, ref.Name, err)
 		}

@@ -192,6 +192,16 @@ func established(crd *apiextensionsv1.CustomResourceDefinition) bool {
 // apply installs the package: CRDs, the Stack record, Terraform modules and classes,
 // then removes what an earlier version installed and this one no longer has.
 func (r *InstallReconciler) apply(ctx context.Context, in *install) error {
+	st := in.obj.GetInstallStatus()
+	var names []string
+	for _, crd := range in.pkg.CRDs {
+		names = append(names, crd.Name)
+	}
+	sort.Strings(names)
+	stale := minus(st.InstalledCRDs, names)
+	// Recorded before applying, so that an uninstall after a partial apply finds them all;
+	// removal only ever touches CRDs this install owns.
+	st.InstalledCRDs = append(append([]string{}, names...), stale...)
 	if err := r.applyCRDs(ctx, in); err != nil {
 		return err
 	}
@@ -201,16 +211,11 @@ func (r *InstallReconciler) apply(ctx context.Context, in *install) error {
 	if err := r.applyTerraform(ctx, in); err != nil {
 		return err
 	}
-	st := in.obj.GetInstallStatus()
-	var names []string
-	for _, crd := range in.pkg.CRDs {
-		names = append(names, crd.Name)
+	if _, err := r.removeCRDs(ctx, in, stale); err != nil {
+		return err
 	}
-	sort.Strings(names)
-	stale := minus(st.InstalledCRDs, names)
 	st.InstalledCRDs = names
-	_, err := r.removeCRDs(ctx, in, stale)
-	return err
+	return nil
 }
 
 // stackReady waits for the Stack reconciler to have set up the controller.

@@ -29,7 +29,7 @@ func (r *InstallReconciler) uninstall(ctx context.Context, in *install) error {
 	if !gone {
 		return resource.Waitf(ReasonUninstalling, "waiting for Stack %s/%s, its controller and RBAC to be removed", in.obj.StackNamespace(), in.obj.GetName())
 	}
-	if err := r.deleteObjects(ctx, st.InstalledObjects); err != nil {
+	if err := r.deleteObjects(ctx, in, st.InstalledObjects); err != nil {
 		return err
 	}
 	kept, err := r.removeCRDs(ctx, in, st.InstalledCRDs)

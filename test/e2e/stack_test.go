@@ -419,8 +419,24 @@ func TestStackSafety(t *testing.T) {
 	evilImage(t, host, "evil/traversal:v1", appYAML, &tar.Header{Name: ".registry/../../../../tmp/owned", Typeflag: tar.TypeReg, Size: 1, Mode: 0o644})
 	evilImage(t, host, "evil/symlink:v1", appYAML, &tar.Header{Name: ".registry/install.yaml", Typeflag: tar.TypeSymlink, Linkname: "/etc/shadow"})
 	evilImage(t, host, "evil/huge:v1", appYAML, &tar.Header{Name: ".registry/readme.md", Typeflag: tar.TypeReg, Size: 5 << 20, Mode: 0o644})
-	pushStacks(t, host, map[string]string{"collide": "stacks/collide:v1"})
+	pushStacks(t, host, map[string]string{"collide": "stacks/collide:v1", "tfdb": "stacks/tfdb:v1"})
 	startStackManager(t, host)
+
+	By(t, "a module ConfigMap that exists but is not the stack's is refused, and uninstall leaves it alone")
+	foreign := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: adminNS, Name: "tfdb-module"}, Data: map[string]string{"main.tf": "# theirs"}}
+	g.Expect(env.Client.Create(ctx, foreign)).To(Succeed())
+	tf := clusterInstall("tfdb-conflict", "stacks/tfdb:v1", "")
+	g.Expect(env.Client.Create(ctx, tf)).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		c := installCondition(g, ctx, tf, stack.TypeInstalled)
+		g.Expect(c.Reason).To(Equal(stack.ReasonConflict))
+		g.Expect(c.Message).To(ContainSubstring("ConfigMap tfdb-module already exists and is owned by no stack"))
+	}).WithTimeout(stackTimeout).Should(Succeed())
+	g.Expect(env.Client.Delete(ctx, tf)).To(Succeed())
+	waitGone(g, ctx, tf, &stacksv1.Stack{ObjectMeta: metav1.ObjectMeta{Namespace: adminNS, Name: "tfdb-conflict"}})
+	g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(foreign), foreign)).To(Succeed())
+	g.Expect(foreign.Data["main.tf"]).To(Equal("# theirs"))
+	g.Expect(env.Client.Delete(ctx, foreign)).To(Succeed())
 
 	By(t, "a CRD that exists but is not the stack's is refused and left alone")
 	theirs := &apiextensionsv1.CustomResourceDefinition{}
