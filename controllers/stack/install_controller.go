@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/google/go-containerregistry/pkg/authn"
 	"github.com/google/go-containerregistry/pkg/name"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 	"k8s.io/client-go/tools/record"
@@ -30,7 +31,8 @@ type Options struct {
 	UserErrorRetry time.Duration
 	// Limits cap package size and file count; zero means stackpkg.DefaultLimits.
 	Limits stackpkg.Limits
-	// Remote options for registry access (auth, transport).
+	// Remote options for registry access (auth, transport); nil uses the docker keychain
+	// of the manager's environment (~/.docker/config.json, credential helpers).
 	Remote []remote.Option
 }
 
@@ -68,6 +70,9 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 	}
 	if opts.Limits.MaxFiles == 0 {
 		opts.Limits = stackpkg.DefaultLimits
+	}
+	if opts.Remote == nil {
+		opts.Remote = []remote.Option{remote.WithAuthFromKeychain(authn.DefaultKeychain)}
 	}
 	cache := &packageCache{limits: opts.Limits, remote: opts.Remote}
 	kinds := map[string]func() installObject{

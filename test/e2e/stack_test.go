@@ -294,7 +294,7 @@ func TestStackInstallByCRDAndScope(t *testing.T) {
 	ns := "e2e-stack-ns"
 	g.Expect(env.Namespace(ctx, ns)).To(Succeed())
 	host := stackRegistry(t)
-	pushStacks(t, host, map[string]string{"epsilon": "stacks/epsilon:v1", "gamma": "stacks/gamma:v1"})
+	pushStacks(t, host, map[string]string{"epsilon": "stacks/epsilon:v1", "gamma": "stacks/gamma:v1", "beta": "stacks/beta:v1"})
 	startStackManager(t, host)
 
 	By(t, "a namespaced StackInstall by CRD: Role, RoleBinding and Deployment in its namespace")
@@ -326,6 +326,19 @@ func TestStackInstallByCRDAndScope(t *testing.T) {
 	}).WithTimeout(stackTimeout).Should(Succeed())
 	g.Expect(crdExists(ctx, "things.gamma.example.org")).To(BeFalse())
 
+	By(t, "a dependency that cannot be installed is named in the dependent's condition")
+	nsBeta := &stacksv1.StackInstall{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "beta"}}
+	nsBeta.Spec.Package = "stacks/beta:v1"
+	g.Expect(env.Client.Create(ctx, nsBeta)).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		c := installCondition(g, ctx, nsBeta, stack.TypeDependenciesReady)
+		g.Expect(c.Reason).To(Equal(stack.ReasonWaitingForDependencies))
+		g.Expect(c.Message).To(ContainSubstring("*.gamma.example.org/v1alpha1 from stacks/gamma:v1 (install gamma: PermissionScopeNotAllowed"))
+	}).WithTimeout(stackTimeout).Should(Succeed())
+	nsGamma := &stacksv1.StackInstall{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "gamma"}}
+	g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(nsGamma), nsGamma)).To(Succeed())
+	g.Expect(nsGamma.Annotations[stack.AnnotationDependencyOf]).To(Equal("StackInstall/" + ns + "/beta"))
+
 	By(t, "a CRD no package owns")
 	unknown := &stacksv1.StackInstall{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "unknown"}}
 	unknown.Spec.CRD = "ghosts.nowhere.example.org/v1"
@@ -336,10 +349,10 @@ func TestStackInstallByCRDAndScope(t *testing.T) {
 		g.Expect(c.Message).To(ContainSubstring("no package in registry " + host + " owns ghosts.nowhere.example.org/v1"))
 	}).WithTimeout(stackTimeout).Should(Succeed())
 
-	for _, o := range []client.Object{in, wide, unknown} {
+	for _, o := range []client.Object{in, wide, unknown, nsBeta, nsGamma} {
 		g.Expect(env.Client.Delete(ctx, o)).To(Succeed())
 	}
-	waitGone(g, ctx, in, wide, unknown, dep, &apiextensionsv1.CustomResourceDefinition{ObjectMeta: metav1.ObjectMeta{Name: "notes.epsilon.example.org"}})
+	waitGone(g, ctx, in, wide, unknown, nsBeta, nsGamma, dep, &apiextensionsv1.CustomResourceDefinition{ObjectMeta: metav1.ObjectMeta{Name: "notes.epsilon.example.org"}})
 }
 
 func TestStackDependencyCycleAndMissing(t *testing.T) {
