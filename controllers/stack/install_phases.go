@@ -32,10 +32,10 @@ func (r *InstallReconciler) resolve(ctx context.Context, in *install) error {
 	if in.registry == "" {
 		in.registry = r.opts.DefaultRegistry
 	}
-	if in.registry == "" && spec.Package == "" {
+	pkg := spec.Package
+	if in.registry == "" && pkg == "" {
 		return resource.UserErrorf(ReasonNoRegistry, "set spec.source or start the manager with --stack-registry")
 	}
-	pkg := spec.Package
 	if pkg == "" {
 		ix, err := stackpkg.LoadIndex(ctx, in.registry, r.opts.Remote...)
 		if err != nil {
@@ -48,6 +48,9 @@ func (r *InstallReconciler) resolve(ctx context.Context, in *install) error {
 		pkg = e.Package
 	}
 	ref, err := stackpkg.Ref(in.registry, pkg)
+	if errors.Is(err, stackpkg.ErrNoRegistry) {
+		return resource.UserErrorf(ReasonNoRegistry, "%v; set spec.source or start the manager with --stack-registry", err)
+	}
 	if err != nil {
 		return resource.UserErrorf(ReasonInvalidPackage, "%v", err)
 	}

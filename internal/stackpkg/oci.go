@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -28,6 +29,9 @@ const (
 	// ManifestVersion is app.yaml's version.
 	ManifestVersion = "org.opencontainers.image.version"
 )
+
+// ErrNoRegistry means a package reference has no registry host and none was given.
+var ErrNoRegistry = errors.New("no registry")
 
 // Build parses files (so that a broken package is never pushed) and makes the package
 // image: one gzipped tar layer holding .registry/, with the owned and dependsOn CRDs in
@@ -74,7 +78,7 @@ func Ref(registry, pkg string) (name.Reference, error) {
 	full := pkg
 	if first, _, ok := strings.Cut(pkg, "/"); !ok || !(strings.ContainsAny(first, ".:") || first == "localhost") {
 		if registry == "" {
-			return nil, fmt.Errorf("package %q names no registry and no default registry is configured", pkg)
+			return nil, fmt.Errorf("%w: package %q names no registry host", ErrNoRegistry, pkg)
 		}
 		full = strings.TrimSuffix(registry, "/") + "/" + pkg
 	}

@@ -339,6 +339,16 @@ func TestStackInstallByCRDAndScope(t *testing.T) {
 	g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(nsGamma), nsGamma)).To(Succeed())
 	g.Expect(nsGamma.Annotations[stack.AnnotationDependencyOf]).To(Equal("StackInstall/" + ns + "/beta"))
 
+	By(t, "a tag that is not in the registry")
+	missing := &stacksv1.StackInstall{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "missing"}}
+	missing.Spec.Package = "stacks/epsilon:v9"
+	g.Expect(env.Client.Create(ctx, missing)).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		c := installCondition(g, ctx, missing, stack.TypeUnpacked)
+		g.Expect(c.Reason).To(Equal(stack.ReasonPackageNotFound))
+		g.Expect(c.Message).To(ContainSubstring("package " + host + "/stacks/epsilon:v9 is not in the registry"))
+	}).WithTimeout(stackTimeout).Should(Succeed())
+
 	By(t, "a CRD no package owns")
 	unknown := &stacksv1.StackInstall{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "unknown"}}
 	unknown.Spec.CRD = "ghosts.nowhere.example.org/v1"
@@ -349,10 +359,10 @@ func TestStackInstallByCRDAndScope(t *testing.T) {
 		g.Expect(c.Message).To(ContainSubstring("no package in registry " + host + " owns ghosts.nowhere.example.org/v1"))
 	}).WithTimeout(stackTimeout).Should(Succeed())
 
-	for _, o := range []client.Object{in, wide, unknown, nsBeta, nsGamma} {
+	for _, o := range []client.Object{in, wide, unknown, nsBeta, nsGamma, missing} {
 		g.Expect(env.Client.Delete(ctx, o)).To(Succeed())
 	}
-	waitGone(g, ctx, in, wide, unknown, nsBeta, nsGamma, dep, &apiextensionsv1.CustomResourceDefinition{ObjectMeta: metav1.ObjectMeta{Name: "notes.epsilon.example.org"}})
+	waitGone(g, ctx, in, wide, unknown, nsBeta, nsGamma, missing, dep, &apiextensionsv1.CustomResourceDefinition{ObjectMeta: metav1.ObjectMeta{Name: "notes.epsilon.example.org"}})
 }
 
 func TestStackDependencyCycleAndMissing(t *testing.T) {
@@ -499,6 +509,19 @@ func TestStackDirect(t *testing.T) {
 	g := NewWithT(t)
 	g.Expect(env.Namespace(ctx, adminNS)).To(Succeed())
 	startStackManager(t, "")
+
+	By(t, "without a default registry, a package without a host is a condition")
+	nowhere := clusterInstall("nowhere", "stacks/gamma:v1", "")
+	g.Expect(env.Client.Create(ctx, nowhere)).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		c := installCondition(g, ctx, nowhere, stack.TypeResolved)
+		g.Expect(c.Reason).To(Equal(stack.ReasonNoRegistry))
+		g.Expect(c.Message).To(ContainSubstring("start the manager with --stack-registry"))
+	}).WithTimeout(stackTimeout).Should(Succeed())
+	g.Expect(env.Client.Delete(ctx, nowhere)).To(Succeed())
+	waitGone(g, ctx, nowhere)
+
+	By(t, "a Stack written by hand gets its ServiceAccount, ClusterRole and Deployment")
 	s := &stacksv1.Stack{ObjectMeta: metav1.ObjectMeta{Namespace: adminNS, Name: "handmade"}}
 	s.Spec.Title = "Hand made"
 	s.Spec.PermissionScope = stacksv1.PermissionScopeCluster
