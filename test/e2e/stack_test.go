@@ -170,6 +170,23 @@ func TestStackInstallChainUpgradeUninstall(t *testing.T) {
 	g.Expect(alpha.Status.ResolvedPackage).To(HavePrefix(host + "/stacks/alpha@sha256:"))
 	g.Expect(alpha.Status.InstalledCRDs).To(Equal([]string{"sprockets.alpha.example.org", "widgets.alpha.example.org"}))
 
+	By(t, "steady state writes nothing")
+	rv := func(obj client.Object) string {
+		g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(obj), obj)).To(Succeed())
+		return obj.GetResourceVersion()
+	}
+	steady := []client.Object{alpha, &stacksv1.Stack{ObjectMeta: metav1.ObjectMeta{Namespace: adminNS, Name: "alpha"}},
+		&apiextensionsv1.CustomResourceDefinition{ObjectMeta: metav1.ObjectMeta{Name: "widgets.alpha.example.org"}},
+		&appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: adminNS, Name: "alpha-controller"}}}
+	before := []string{}
+	for _, o := range steady {
+		before = append(before, rv(o))
+	}
+	time.Sleep(6 * time.Second) // longer than the install's wait retry
+	for i, o := range steady {
+		g.Expect(rv(o)).To(Equal(before[i]), "%T %s changed at rest", o, o.GetName())
+	}
+
 	By(t, "the Stack record carries app.yaml")
 	st := &stacksv1.Stack{}
 	g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: adminNS, Name: "alpha"}, st)).To(Succeed())
