@@ -56,14 +56,17 @@ func (r *ApplicationReconciler) Reconcile(ctx context.Context, req ctrl.Request)
 	return r.finish(ctx, app, owned, err)
 }
 
-// Setup registers the workload controllers: applications, their resources and the
-// Kubernetes ProviderConfig check.
+// Setup registers the native controllers: applications, their resources, Kubernetes
+// Objects and the Kubernetes ProviderConfig check.
 func Setup(mgr ctrl.Manager, targets *Targets, opts Options) error {
 	opts.defaults()
 	if err := setupApplications(mgr, opts); err != nil {
 		return err
 	}
 	if err := setupResources(mgr, targets, opts); err != nil {
+		return err
+	}
+	if err := setupObjects(mgr, targets, opts); err != nil {
 		return err
 	}
 	return setupProviderConfigs(mgr, targets, opts)

@@ -20,7 +20,8 @@ import (
 )
 
 // OwnerAnnotation on a remote object holds the UID of the KubernetesApplicationResource
-// that created it; a resource never touches a remote object carrying another UID.
+// (or kubernetes.terraplane.io Object) that created it; neither ever touches a remote
+// object carrying another UID.
 const OwnerAnnotation = "workload.terraplane.io/resource-uid"
 
 // fieldOwner is the server-side apply field manager in target clusters.
@@ -46,7 +47,7 @@ func (r *ResourceReconciler) submit(ctx context.Context, res *workloadv1.Kuberne
 	if err != nil {
 		return resource.UserErrorf("InvalidTemplate", "spec.template: %v", err)
 	}
-	if err := apply(ctx, cluster, res, obj); err != nil {
+	if err := apply(ctx, cluster, res.UID, obj); err != nil {
 		return err
 	}
 	return copyRemoteStatus(res, obj)
@@ -72,35 +73,35 @@ func (r *ResourceReconciler) propagateSecret(ctx context.Context, cluster *remot
 	if local.Type != "" {
 		obj.Object["type"] = string(local.Type)
 	}
-	return apply(ctx, cluster, res, obj)
+	return apply(ctx, cluster, res.UID, obj)
 }
 
 // apply creates or updates obj in the cluster with server-side apply, unless another
-// resource owns it there; obj receives the cluster's copy.
-func apply(ctx context.Context, cluster *remote.Cluster, res *workloadv1.KubernetesApplicationResource, obj *unstructured.Unstructured) error {
-	if err := checkOwner(ctx, cluster, res, obj); err != nil {
+// object than owner owns it there; obj receives the cluster's copy.
+func apply(ctx context.Context, cluster *remote.Cluster, owner types.UID, obj *unstructured.Unstructured) error {
+	if err := checkOwner(ctx, cluster, owner, obj); err != nil {
 		return err
 	}
 	annotations := obj.GetAnnotations()
 	if annotations == nil {
 		annotations = map[string]string{}
 	}
-	annotations[OwnerAnnotation] = string(res.UID)
+	annotations[OwnerAnnotation] = string(owner)
 	obj.SetAnnotations(annotations)
 	err := cluster.Client.Apply(ctx, client.ApplyConfigurationFromUnstructured(obj), fieldOwner, client.ForceOwnership)
 	return remoteError(cluster, obj, err)
 }
 
-// checkOwner refuses a remote object that exists but was not created by res.
-func checkOwner(ctx context.Context, cluster *remote.Cluster, res *workloadv1.KubernetesApplicationResource, obj *unstructured.Unstructured) error {
+// checkOwner refuses a remote object that exists but was not created by owner.
+func checkOwner(ctx context.Context, cluster *remote.Cluster, owner types.UID, obj *unstructured.Unstructured) error {
 	existing, err := getRemote(ctx, cluster, obj)
 	if err != nil || existing == nil {
 		return err
 	}
-	if owner := existing.GetAnnotations()[OwnerAnnotation]; owner != string(res.UID) {
+	if other := existing.GetAnnotations()[OwnerAnnotation]; other != string(owner) {
 		by := "was not created by Terraplane"
-		if owner != "" {
-			by = "belongs to another KubernetesApplicationResource (UID " + owner + ")"
+		if other != "" {
+			by = "belongs to another Terraplane object (UID " + other + ")"
 		}
 		return resource.UserErrorf("RemoteObjectConflict", "%s %s already exists in cluster %s and %s; it is left untouched: rename the template or remove that object",
 			obj.GetKind(), describe(obj), cluster.Host, by)
@@ -122,10 +123,10 @@ func getRemote(ctx context.Context, cluster *remote.Cluster, obj *unstructured.U
 	return existing, nil
 }
 
-// deleteRemote removes obj from the cluster when res owns it.
-func deleteRemote(ctx context.Context, cluster *remote.Cluster, res *workloadv1.KubernetesApplicationResource, obj *unstructured.Unstructured) error {
+// deleteRemote removes obj from the cluster when owner owns it.
+func deleteRemote(ctx context.Context, cluster *remote.Cluster, owner types.UID, obj *unstructured.Unstructured) error {
 	existing, err := getRemote(ctx, cluster, obj)
-	if err != nil || existing == nil || existing.GetAnnotations()[OwnerAnnotation] != string(res.UID) {
+	if err != nil || existing == nil || existing.GetAnnotations()[OwnerAnnotation] != string(owner) {
 		return err
 	}
 	if !existing.GetDeletionTimestamp().IsZero() {
@@ -160,7 +161,7 @@ func (r *ResourceReconciler) deleteAll(ctx context.Context, cluster *remote.Clus
 	if err != nil {
 		return nil // nothing was ever submitted
 	}
-	if err := deleteRemote(ctx, cluster, res, obj); err != nil {
+	if err := deleteRemote(ctx, cluster, res.UID, obj); err != nil {
 		return err
 	}
 	for _, ref := range res.Spec.Secrets {
@@ -169,7 +170,7 @@ func (r *ResourceReconciler) deleteAll(ctx context.Context, cluster *remote.Clus
 		s.SetKind("Secret")
 		s.SetName(PropagatedSecretName(res, ref.Name))
 		s.SetNamespace(secretNamespace(res))
-		if err := deleteRemote(ctx, cluster, res, s); err != nil {
+		if err := deleteRemote(ctx, cluster, res.UID, s); err != nil {
 			return err
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	. "github.com/onsi/gomega"
 	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -261,7 +262,7 @@ func TestWorkloadWordPress(t *testing.T) {
 		g.Expect(res.Status.State).To(Equal(workloadv1.ResourceStateFailed))
 		synced := framework.Condition(res.Status.Conditions, common.TypeSynced)
 		g.Expect(synced.Reason).To(Equal("RemoteObjectConflict"))
-		g.Expect(synced.Message).To(ContainSubstring("belongs to another KubernetesApplicationResource"))
+		g.Expect(synced.Message).To(ContainSubstring("belongs to another Terraplane object (UID"))
 	}).WithTimeout(timeout).Should(Succeed())
 	g.Consistently(func(g Gomega) {
 		now, err := remoteObject(ctx, remote.client, "v1", "Service", "wordpress", "wordpress")
@@ -629,4 +630,94 @@ func TestWorkloadImmutability(t *testing.T) {
 	g.Expect(err.Error()).To(ContainSubstring("targetRef is immutable once set"))
 	g.Expect(env.Client.Delete(ctx, res)).To(Succeed())
 	g.Expect(env.Client.Delete(ctx, a)).To(Succeed())
+
+	By(t, "a kubernetes Object's manifest kind cannot change")
+	o := &kubernetesv1.Object{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "obj"}}
+	o.Spec.ProviderConfigRef = common.LocalReference{Name: "any"}
+	o.Spec.ForProvider.Manifest = object("v1", "ConfigMap", "default", "cm", nil)
+	g.Expect(env.Client.Create(ctx, o)).To(Succeed())
+	o.Spec.ForProvider.Manifest = object("v1", "Secret", "default", "cm", nil)
+	err = env.Client.Update(ctx, o)
+	g.Expect(apierrors.IsInvalid(err)).To(BeTrue(), "%v", err)
+	g.Expect(err.Error()).To(ContainSubstring("manifest apiVersion, kind and name are immutable"))
+	g.Expect(env.Client.Delete(ctx, o)).To(Succeed())
+}
+
+// TestKubernetesNativeObject manages a Rook-style CockroachDB Cluster in a remote cluster
+// as an external resource: the CRD exists only there, the test plays the operator that
+// fills the Cluster's status and credentials Secret, and the connection Secret in the
+// control cluster is read from both.
+func TestKubernetesNativeObject(t *testing.T) {
+	ctx := context.Background()
+	g := NewWithT(t)
+	remote := startRemote(t)
+	ns := "e2e-native"
+	g.Expect(env.Namespace(ctx, ns)).To(Succeed())
+
+	By(t, "the CRD and a namespace exist only in the remote cluster")
+	crd := &apiextensionsv1.CustomResourceDefinition{}
+	b, err := os.ReadFile("testdata/workload/cockroachdb-crd.yaml")
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(yaml.UnmarshalStrict(b, crd)).To(Succeed())
+	g.Expect(remote.client.Create(ctx, crd)).To(Succeed())
+	g.Expect(remote.client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "rook"}})).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		list := &unstructured.UnstructuredList{}
+		list.SetAPIVersion("cockroachdb.rook.io/v1alpha1")
+		list.SetKind("ClusterList")
+		g.Expect(remote.client.List(ctx, list)).To(Succeed())
+	}).WithTimeout(timeout).Should(Succeed())
+	g.Expect(env.Client.Create(ctx, kubeconfigSecret(ns, "rook-kubeconfig", remote.kubeconfig))).To(Succeed())
+	g.Expect(env.Client.Create(ctx, providerConfig(ns, "rook", "rook-kubeconfig"))).To(Succeed())
+	startWorkloadManager(t)
+
+	By(t, "an admin creates an Object templating a CockroachDB Cluster")
+	o := &kubernetesv1.Object{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "cockroach"}}
+	o.Spec.ProviderConfigRef = common.LocalReference{Name: "rook"}
+	o.Spec.WriteConnectionSecretToRef = &common.SecretReference{Name: "cockroach-conn"}
+	o.Spec.ForProvider.Manifest = object("cockroachdb.rook.io/v1alpha1", "Cluster", "rook", "db", map[string]any{
+		"spec": map[string]any{"scope": map[string]any{"nodeCount": int64(3)}}})
+	o.Spec.ForProvider.ConnectionDetails = []kubernetesv1.ConnectionDetail{
+		{Key: "endpoint", FieldPath: "status.endpoint"},
+		{Key: "port", FieldPath: "status.port"},
+		{Key: "password", FromSecret: &kubernetesv1.RemoteSecretKeySelector{NameFieldPath: "status.credentialsSecret", Key: "password"}},
+	}
+	g.Expect(env.Client.Create(ctx, o)).To(Succeed())
+	var cluster *unstructured.Unstructured
+	g.Eventually(func() error {
+		cluster, err = remoteObject(ctx, remote.client, "cockroachdb.rook.io/v1alpha1", "Cluster", "rook", "db")
+		return err
+	}).WithTimeout(timeout).Should(Succeed())
+	g.Expect(cluster.GetAnnotations()).To(HaveKeyWithValue(workload.OwnerAnnotation, string(o.UID)))
+	g.Eventually(func(g Gomega) {
+		g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(o), o)).To(Succeed())
+		ready := framework.Condition(o.Status.Conditions, common.TypeReady)
+		g.Expect(ready.Reason).To(Equal("WaitingForConnectionDetails"))
+		g.Expect(ready.Message).To(ContainSubstring("status.endpoint"))
+	}).WithTimeout(timeout).Should(Succeed())
+
+	By(t, "the operator reports the endpoint and names a credentials Secret")
+	g.Expect(remote.client.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "rook", Name: "db-root"},
+		Data: map[string][]byte{"password": []byte("cockroach-root-pw")}})).To(Succeed())
+	g.Expect(unstructured.SetNestedMap(cluster.Object, map[string]any{
+		"endpoint": "db-public.rook.svc", "port": int64(26257), "credentialsSecret": "db-root", "phase": "Running"}, "status")).To(Succeed())
+	g.Expect(remote.client.Status().Update(ctx, cluster)).To(Succeed())
+	conn := &corev1.Secret{}
+	g.Eventually(func(g Gomega) {
+		g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(o), o)).To(Succeed())
+		g.Expect(framework.Condition(o.Status.Conditions, common.TypeReady).Status).To(Equal(metav1.ConditionTrue))
+		g.Expect(env.Client.Get(ctx, types.NamespacedName{Namespace: ns, Name: "cockroach-conn"}, conn)).To(Succeed())
+	}).WithTimeout(timeout).Should(Succeed())
+	g.Expect(conn.Data).To(Equal(map[string][]byte{"endpoint": []byte("db-public.rook.svc"), "port": []byte("26257"), "password": []byte("cockroach-root-pw")}))
+	g.Expect(o.Status.AtProvider.Raw).To(MatchJSON(`{"endpoint":"db-public.rook.svc","port":26257,"credentialsSecret":"db-root","phase":"Running"}`))
+	g.Expect(string(o.Status.AtProvider.Raw)).NotTo(ContainSubstring("cockroach-root-pw"))
+
+	By(t, "deleting the Object (reclaimPolicy Delete) deletes the remote Cluster and the connection Secret")
+	g.Expect(env.Client.Delete(ctx, o)).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		_, err := remoteObject(ctx, remote.client, "cockroachdb.rook.io/v1alpha1", "Cluster", "rook", "db")
+		g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "%v", err)
+		g.Expect(apierrors.IsNotFound(env.Client.Get(ctx, client.ObjectKeyFromObject(o), o))).To(BeTrue())
+		g.Expect(apierrors.IsNotFound(env.Client.Get(ctx, client.ObjectKeyFromObject(conn), conn))).To(BeTrue())
+	}).WithTimeout(timeout).Should(Succeed())
 }

@@ -15,5 +15,5 @@ var SchemeBuilder = &scheme.Builder{GroupVersion: GroupVersion}
 var AddToScheme = SchemeBuilder.AddToScheme
 
 func init() {
-	SchemeBuilder.Register(&ProviderConfig{}, &ProviderConfigList{})
+	SchemeBuilder.Register(&ProviderConfig{}, &ProviderConfigList{}, &Object{}, &ObjectList{})
 }

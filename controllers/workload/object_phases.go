@@ -1,0 +1,146 @@
+package workload
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	kubernetesv1 "terraplane.io/terraplane/apis/kubernetes/v1alpha1"
+	"terraplane.io/terraplane/internal/remote"
+	"terraplane.io/terraplane/internal/resource"
+)
+
+// observe applies the manifest, copies the remote status into status.atProvider and
+// writes the connection Secret once every connection detail has a value.
+func (r *ObjectReconciler) observe(ctx context.Context, o *kubernetesv1.Object) error {
+	cluster, err := r.targets.Cluster(ctx, o.Namespace, r.target(o))
+	if err != nil {
+		return err
+	}
+	obj, err := o.Spec.ForProvider.Manifest.Object()
+	if err != nil {
+		return resource.UserErrorf("InvalidManifest", "spec.forProvider.manifest: %v", err)
+	}
+	if err := apply(ctx, cluster, o.UID, obj); err != nil {
+		return err
+	}
+	o.Status.AtProvider = nil
+	if st, ok := obj.Object["status"]; ok {
+		b, err := json.Marshal(st)
+		if err != nil {
+			return fmt.Errorf("encode remote status: %w", err)
+		}
+		o.Status.AtProvider = &apiextensionsv1.JSON{Raw: b}
+	}
+	details, err := connectionDetails(ctx, cluster, o, obj)
+	if err != nil {
+		return err
+	}
+	return r.writeConnectionSecret(ctx, o, details)
+}
+
+// connectionDetails reads every connection key from the remote object or the Secret it
+// names; a value that is not there yet is a wait, not a failure.
+func connectionDetails(ctx context.Context, cluster *remote.Cluster, o *kubernetesv1.Object, obj *unstructured.Unstructured) (map[string][]byte, error) {
+	out := map[string][]byte{}
+	for _, d := range o.Spec.ForProvider.ConnectionDetails {
+		if d.FieldPath != "" {
+			v, ok := field(obj, d.FieldPath)
+			if !ok {
+				return nil, resource.Waitf("WaitingForConnectionDetails", "%s %s has no %s yet", obj.GetKind(), describe(obj), d.FieldPath)
+			}
+			out[d.Key] = []byte(v)
+			continue
+		}
+		name, ok := field(obj, d.FromSecret.NameFieldPath)
+		if !ok {
+			return nil, resource.Waitf("WaitingForConnectionDetails", "%s %s has no %s yet", obj.GetKind(), describe(obj), d.FromSecret.NameFieldPath)
+		}
+		s := &corev1.Secret{}
+		key := types.NamespacedName{Namespace: obj.GetNamespace(), Name: name}
+		if err := cluster.Client.Get(ctx, key, s); err != nil {
+			if apierrors.IsNotFound(err) {
+				return nil, resource.Waitf("WaitingForConnectionDetails", "Secret %s named by %s does not exist yet in cluster %s", key, d.FromSecret.NameFieldPath, cluster.Host)
+			}
+			return nil, fmt.Errorf("get remote secret %s: %w", key, remote.Classify(cluster.Host, err))
+		}
+		v, ok := s.Data[d.FromSecret.Key]
+		if !ok {
+			return nil, resource.Waitf("WaitingForConnectionDetails", "Secret %s has no key %s yet", key, d.FromSecret.Key)
+		}
+		out[d.Key] = v
+	}
+	return out, nil
+}
+
+// connectionSecret is the Object's connection Secret: its spec's ref, or <name>-connection.
+func connectionSecret(o *kubernetesv1.Object) *corev1.Secret {
+	s := &corev1.Secret{}
+	s.Namespace, s.Name = o.Namespace, o.Name+"-connection"
+	if ref := o.Spec.WriteConnectionSecretToRef; ref != nil {
+		s.Name = ref.Name
+		if ref.Namespace != "" {
+			s.Namespace = ref.Namespace
+		}
+	}
+	return s
+}
+
+// deleteConnectionSecret deletes the connection Secret if the Object wrote it.
+func (r *ObjectReconciler) deleteConnectionSecret(ctx context.Context, o *kubernetesv1.Object) error {
+	s := connectionSecret(o)
+	if err := r.client.Get(ctx, client.ObjectKeyFromObject(s), s); err != nil {
+		return client.IgnoreNotFound(err)
+	}
+	if s.Labels[resource.ManagedLabel] != string(o.UID) {
+		return nil
+	}
+	if err := client.IgnoreNotFound(r.client.Delete(ctx, s)); err != nil {
+		return fmt.Errorf("delete connection secret %s/%s: %w", s.Namespace, s.Name, err)
+	}
+	return nil
+}
+
+// writeConnectionSecret writes the details into the Object's connection Secret.
+func (r *ObjectReconciler) writeConnectionSecret(ctx context.Context, o *kubernetesv1.Object, details map[string][]byte) error {
+	s := connectionSecret(o)
+	_, err := controllerutil.CreateOrUpdate(ctx, r.client, s, func() error {
+		if uid, ok := s.Labels[resource.ManagedLabel]; ok && uid != string(o.UID) {
+			return resource.UserErrorf("ConnectionSecretConflict", "Secret %s/%s belongs to another resource", s.Namespace, s.Name)
+		}
+		if s.Labels == nil {
+			s.Labels = map[string]string{}
+		}
+		s.Labels[resource.ManagedLabel] = string(o.UID)
+		if s.CreationTimestamp.IsZero() {
+			s.Type = resource.ConnectionSecretType
+		}
+		s.Data = details
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("write connection secret %s/%s: %w", s.Namespace, s.Name, err)
+	}
+	return nil
+}
+
+// field reads a dotted path of the object as a string.
+func field(obj *unstructured.Unstructured, path string) (string, bool) {
+	v, found, err := unstructured.NestedFieldNoCopy(obj.Object, strings.Split(path, ".")...)
+	if err != nil || !found || v == nil {
+		return "", false
+	}
+	if s, ok := v.(string); ok {
+		return s, s != ""
+	}
+	return fmt.Sprint(v), true
+}
