@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -80,19 +81,24 @@ func readyCluster(t *testing.T, ctx context.Context, ns, name string, labels map
 	claim.Spec.ResourceRef = &common.ObjectReference{APIVersion: "example.terraplane.io/v1alpha1", Kind: "ExternalCluster", Name: name, Namespace: ns}
 	g.Expect(env.Client.Create(ctx, claim)).To(Succeed())
 	stable := 0
-	g.Eventually(func(g Gomega) {
-		g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(claim), claim)).To(Succeed())
+	g.Eventually(func() error {
+		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(claim), claim); err != nil {
+			return err
+		}
 		if claim.Status.BindingPhase == common.BindingPhaseBound && framework.Condition(claim.Status.Conditions, common.TypeReady).Status == metav1.ConditionTrue {
-			stable++
-			g.Expect(stable).To(BeNumerically(">=", 3), "Bound and Ready must stick")
-			return
+			if stable++; stable >= 3 {
+				return nil
+			}
+			return fmt.Errorf("Bound and Ready for %d polls; waiting for 3", stable)
 		}
 		stable = 0
 		claim.Status.BindingPhase = common.BindingPhaseBound
 		claim.Status.Conditions = []metav1.Condition{{Type: common.TypeReady, Status: metav1.ConditionTrue, Reason: "Available",
 			LastTransitionTime: metav1.Now(), ObservedGeneration: claim.Generation}}
-		g.Expect(env.Client.Status().Update(ctx, claim)).To(Succeed())
-		g.Expect(false).To(BeTrue(), "status just written")
+		if err := env.Client.Status().Update(ctx, claim); err != nil {
+			return err
+		}
+		return fmt.Errorf("status written; checking it sticks")
 	}).WithTimeout(time.Minute).WithPolling(time.Second).Should(Succeed())
 	return claim
 }
