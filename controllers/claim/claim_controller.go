@@ -71,8 +71,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if !claim.GetDeletionTimestamp().IsZero() {
 		return r.finish(ctx, claim, nil, r.delete(ctx, claim))
 	}
-	if err := resource.AddFinalizer(ctx, r.client, claim); err != nil {
-		return ctrl.Result{}, err
+	if claim.GetClaimSpec().ResourceRef != nil || claim.GetClaimSpec().ClassRef == nil {
+		// Dynamic provisioning writes the finalizer with resourceRef, in one update.
+		if err := resource.AddFinalizer(ctx, r.client, claim); err != nil {
+			return ctrl.Result{}, err
+		}
 	}
 	mg, err := r.bind(ctx, claim)
 	if err == nil {
@@ -102,7 +105,8 @@ func (r *Reconciler) forManaged(_ context.Context, obj client.Object) []reconcil
 }
 
 // forClassOf maps a non-portable class to the claims bound to resources made from it, so
-// that class edits (a new module tag, say) roll forward to them.
+// that class edits (a new module tag, say) roll forward to them, and to unbound claims,
+// which may have been waiting for the class to become Ready.
 func (r *Reconciler) forClassOf(mk *registry.ManagedKind) handler.MapFunc {
 	return func(ctx context.Context, class client.Object) []reconcile.Request {
 		list := mk.NewList()
@@ -113,7 +117,8 @@ func (r *Reconciler) forClassOf(mk *registry.ManagedKind) handler.MapFunc {
 		if err != nil {
 			return nil
 		}
-		var reqs []reconcile.Request
+		// Claims still waiting for a class to become usable, anywhere.
+		reqs := r.claimsIn(ctx, "", func(c resource.Claim) bool { return c.GetClaimSpec().ResourceRef == nil })
 		for _, it := range items {
 			mg, ok := it.(resource.Managed)
 			if !ok {

@@ -168,6 +168,7 @@ func (r *Reconciler) provision(ctx context.Context, claim resource.Claim) error 
 	claim.GetClaimSpec().ResourceRef = &common.ObjectReference{
 		APIVersion: mk.GVK.GroupVersion().String(), Kind: mk.GVK.Kind, Name: mg.GetName(), Namespace: mg.GetNamespace(),
 	}
+	controllerutil.AddFinalizer(claim, resource.Finalizer)
 	if err := r.client.Update(ctx, claim); err != nil {
 		return fmt.Errorf("record resourceRef: %w", err)
 	}
@@ -207,6 +208,7 @@ func (r *Reconciler) configure(claim resource.Claim, class resource.NonPortableC
 	mg := mk.New()
 	mg.SetName(strings.ToLower(r.kind.GVK.Kind) + "-" + string(claim.GetUID()))
 	mg.SetNamespace(class.GetNamespace())
+	mg.SetFinalizers([]string{resource.Finalizer}) // saves the managed reconciler a write
 	secretNS := tmpl.WriteConnectionSecretsToNamespace
 	if secretNS == "" {
 		secretNS = class.GetNamespace()

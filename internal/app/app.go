@@ -16,8 +16,8 @@ import (
 	"terraplane.io/terraplane/controllers/claim"
 	"terraplane.io/terraplane/controllers/managed"
 	"terraplane.io/terraplane/controllers/moduleclass"
-	"terraplane.io/terraplane/controllers/stack"
 	"terraplane.io/terraplane/controllers/scheduler"
+	"terraplane.io/terraplane/controllers/stack"
 	"terraplane.io/terraplane/controllers/workload"
 	"terraplane.io/terraplane/internal/engine"
 	"terraplane.io/terraplane/internal/kinds"
@@ -67,6 +67,12 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manager, *en
 	}
 	if opts.HealthAddr == "" {
 		opts.HealthAddr = "0"
+	}
+	cfg = rest.CopyConfig(cfg)
+	if cfg.QPS == 0 {
+		// client-go's default (5 QPS, or 20 in controller-runtime) makes the API client,
+		// not terraform, the bottleneck when many claims arrive at once.
+		cfg.QPS, cfg.Burst = 200, 400
 	}
 	loader := &modsource.Loader{CacheDir: filepath.Join(opts.WorkDir, ".modules"), AllowedGitPrefixes: opts.ModuleSourceAllow}
 	reg := kinds.NewRegistry(loader)

@@ -114,3 +114,31 @@ func TestRedactString(t *testing.T) {
 }
 
 func contains(b []byte, s string) bool { return strings.Contains(string(b), s) }
+
+// TestCreateWithoutSensitiveOutputsTakesTwoProcesses: apply -json reports every output, so
+// creating a workspace whose outputs are all non-sensitive runs only init and apply.
+func TestCreateWithoutSensitiveOutputsTakesTwoProcesses(t *testing.T) {
+	e := newEngine(t)
+	m, err := module.FromFiles(map[string][]byte{"main.tf": []byte(`
+variable "name" { type = string }
+resource "terraform_data" "this" { input = var.name }
+output "id" { value = terraform_data.this.output }
+`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws, err := render.Render(render.Input{Module: m, Values: map[string]any{"name": "n1"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := e.Apply(context.Background(), Workspace{ID: "plain", Files: ws.Files}, ApplyOptions{Outputs: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := e.Processes(); got != 2 {
+		t.Errorf("%d terraform processes, want 2 (init, apply)", got)
+	}
+	if string(res.Outputs["id"].Value) != `"n1"` {
+		t.Errorf("outputs = %v", res.Outputs)
+	}
+}

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"path/filepath"
@@ -52,6 +53,7 @@ func (e *Engine) Apply(ctx context.Context, ws Workspace, opts ApplyOptions) (Re
 		return Result{}, err
 	}
 	res := Result{Changed: true}
+	var stream applyStream
 	if opts.PlanFirst {
 		plan := filepath.Join(e.Dir(ws.ID), planFile)
 		err = e.run(ctx, ws, func(ctx context.Context) error {
@@ -67,20 +69,33 @@ func (e *Engine) Apply(ctx context.Context, ws Workspace, opts ApplyOptions) (Re
 			}
 		}
 		if res.Changed {
-			err = e.run(ctx, ws, func(ctx context.Context) error { return tf.Apply(ctx, tfexec.DirOrPlan(plan)) })
+			stream, err = e.applyJSON(ctx, ws, tf, tfexec.DirOrPlan(plan))
 		}
 	} else {
-		err = e.run(ctx, ws, func(ctx context.Context) error { return tf.Apply(ctx) })
+		stream, err = e.applyJSON(ctx, ws, tf)
 	}
 	if err != nil {
 		return Result{}, fmt.Errorf("terraform apply: %w", err)
 	}
-	if res.Changed || opts.Outputs {
+	if res.Changed && stream.complete {
+		res.Outputs = stream.outputs // apply reported every output: no `terraform output` needed
+	} else if res.Changed || opts.Outputs {
 		if res.Outputs, err = e.outputs(ctx, ws, tf); err != nil {
 			return Result{}, err
 		}
 	}
 	return res, nil
+}
+
+// applyJSON runs apply with -json and reads its outputs and error diagnostics.
+func (e *Engine) applyJSON(ctx context.Context, ws Workspace, tf *tfexec.Terraform, opts ...tfexec.ApplyOption) (applyStream, error) {
+	var out bytes.Buffer
+	err := e.run(ctx, ws, func(ctx context.Context) error {
+		out.Reset()
+		err := tf.ApplyJSON(ctx, &out, opts...)
+		return parseApplyStream(out.Bytes()).withDiagnostics(err)
+	})
+	return parseApplyStream(out.Bytes()), err
 }
 
 // refuse reads the saved plan and fails if it deletes or replaces anything (or, with

@@ -75,13 +75,16 @@ func (e *Engine) prepare(ctx context.Context, ws Workspace) (*tfexec.Terraform, 
 		return nil, fmt.Errorf("terraform wait delay: %w", err)
 	}
 	stamp := e.initChecksum(ws)
-	if current, err := os.ReadFile(filepath.Join(dir, initStampFile)); err == nil && string(current) == stamp {
+	current, stampErr := os.ReadFile(filepath.Join(dir, initStampFile))
+	if stampErr == nil && string(current) == stamp {
 		if _, err := os.Stat(filepath.Join(dir, dataDir)); err == nil {
 			return tf, nil
 		}
 	}
+	// A changed configuration may pin other provider versions than the lock file holds.
+	changed := stampErr == nil
 	err = e.run(ctx, ws, func(ctx context.Context) error {
-		return tf.Init(ctx, tfexec.Reconfigure(true), tfexec.Upgrade(true))
+		return tf.Init(ctx, tfexec.Reconfigure(true), tfexec.Upgrade(changed))
 	})
 	if err != nil {
 		return nil, fmt.Errorf("terraform init: %w", err)

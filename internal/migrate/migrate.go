@@ -208,4 +208,3 @@ func (t Tools) managedKind(name string) (*registry.ManagedKind, error) {
 	}
 	return nil, fmt.Errorf("no managed kind %q (known: %s)", name, strings.Join(known, ", "))
 }
-

@@ -1,0 +1,215 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	common "terraplane.io/terraplane/apis/common/v1alpha1"
+	storagev1 "terraplane.io/terraplane/apis/storage/v1alpha1"
+	terraformv1 "terraplane.io/terraplane/apis/terraform/v1alpha1"
+	"terraplane.io/terraplane/internal/devenv"
+	"terraplane.io/terraplane/internal/kinds"
+)
+
+const (
+	adminNS = "bench-admin"
+	appNS   = "bench"
+	rawNS   = "bench-raw"
+)
+
+// modules are the benchmark's module variants: one terraform_data, or random_id.
+var modules = map[string]string{
+	"terraform_data": `variable "name" { type = string }
+resource "terraform_data" "this" { input = var.name }
+output "id" { value = terraform_data.this.output }
+`,
+	"random": `terraform {
+  required_providers {
+    random = { source = "hashicorp/random", version = "3.9.0" }
+  }
+}
+variable "name" { type = string }
+resource "random_id" "this" {
+  byte_length = 4
+  keepers     = { name = var.name }
+}
+output "id" { value = "${var.name}-${random_id.this.hex}" }
+`,
+}
+
+// harness is a control plane with the controller running as its own process.
+type harness struct {
+	cp      *devenv.ControlPlane
+	c       client.Client
+	ctrl    *exec.Cmd
+	metrics string
+	work    string
+}
+
+func newHarness(ctx context.Context, bin string, parallelism int) (*harness, error) {
+	work, err := os.MkdirTemp("", "terraplane-bench-")
+	if err != nil {
+		return nil, err
+	}
+	h := &harness{work: work}
+	if h.cp, err = devenv.StartControlPlane(filepath.Join(work, "kubeconfig")); err != nil {
+		return nil, err
+	}
+	cfg := rest.CopyConfig(h.cp.Config)
+	cfg.QPS = -1 // no client-side throttling: the benchmark must not slow its own claims down
+	if h.c, err = client.New(cfg, client.Options{Scheme: kinds.NewScheme()}); err != nil {
+		return nil, err
+	}
+	if err := h.setup(ctx); err != nil {
+		return nil, err
+	}
+	port, err := devenv.FreePort()
+	if err != nil {
+		return nil, err
+	}
+	h.metrics = fmt.Sprintf("http://127.0.0.1:%d/metrics", port)
+	h.ctrl = exec.Command(bin, "controller", "--kubeconfig", h.cp.Kubeconfig, "--state-kubeconfig", h.cp.Kubeconfig,
+		"--workdir", filepath.Join(work, "workspaces"), "--metrics-bind-address", fmt.Sprintf("127.0.0.1:%d", port),
+		"--health-probe-bind-address", "0", "--max-concurrent-terraform", strconv.Itoa(parallelism),
+		"--max-concurrent-reconciles", strconv.Itoa(parallelism))
+	h.ctrl.Stdout, h.ctrl.Stderr = nil, nil
+	if log, err := os.Create(filepath.Join(os.TempDir(), "terraplane-bench-controller.log")); err == nil {
+		h.ctrl.Stdout, h.ctrl.Stderr = log, log
+	}
+	h.ctrl.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM}
+	if err := h.ctrl.Start(); err != nil {
+		return nil, fmt.Errorf("start controller: %w", err)
+	}
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+		if _, err := h.metric("terraplane_terraform_processes_total", ""); err == nil {
+			return h, nil
+		}
+		if time.Now().After(deadline) {
+			return nil, fmt.Errorf("controller metrics did not come up (see %s)", filepath.Join(os.TempDir(), "terraplane-bench-controller.log"))
+		}
+	}
+}
+
+func (h *harness) close() {
+	if h.ctrl != nil && h.ctrl.Process != nil {
+		_ = h.ctrl.Process.Signal(syscall.SIGTERM)
+		_, _ = h.ctrl.Process.Wait()
+	}
+	if h.cp != nil {
+		h.cp.Stop()
+	}
+	_ = os.RemoveAll(h.work)
+}
+
+// setup creates the namespaces, a random ProviderConfig, and per variant a ConfigMap
+// module, a ModuleClass and a BucketClass.
+func (h *harness) setup(ctx context.Context) error {
+	objs := []client.Object{
+		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: adminNS}},
+		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: appNS}},
+		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: rawNS}},
+		&terraformv1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Namespace: adminNS, Name: "random"},
+			Spec: terraformv1.ProviderConfigSpec{Source: "hashicorp/random", Version: "3.9.0"}},
+	}
+	for variant, src := range modules {
+		name := strings.ReplaceAll(variant, "_", "-")
+		class := &terraformv1.ModuleClass{ObjectMeta: metav1.ObjectMeta{Namespace: adminNS, Name: name}}
+		class.SpecTemplate.ReclaimPolicy = common.ReclaimDelete
+		class.SpecTemplate.Source.ConfigMap = &terraformv1.ConfigMapSource{Name: name}
+		class.SpecTemplate.Inputs = []terraformv1.InputMapping{{FromFieldPath: "metadata.name", ToVariable: "name"}}
+		class.SpecTemplate.ForProvider = &apiextensionsv1.JSON{Raw: []byte("{}")}
+		if variant == "random" {
+			class.SpecTemplate.ProviderConfigRefs = []common.LocalReference{{Name: "random"}}
+		}
+		objs = append(objs,
+			&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: adminNS, Name: name}, Data: map[string]string{"main.tf": src}},
+			class,
+			&storagev1.BucketClass{ObjectMeta: metav1.ObjectMeta{Namespace: appNS, Name: name},
+				ClassRef: common.ClassReference{APIVersion: terraformv1.GroupVersion.String(), Kind: "ModuleClass", Name: name, Namespace: adminNS}})
+	}
+	for _, o := range objs {
+		if err := h.c.Create(ctx, o); err != nil {
+			return fmt.Errorf("create %s: %w", o.GetName(), err)
+		}
+	}
+	return nil
+}
+
+// metric reads one sample from the controller's metrics endpoint; labels filters by a substring.
+func (h *harness) metric(name, labels string) (float64, error) {
+	resp, err := http.Get(h.metrics)
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		if !strings.HasPrefix(line, name) || (len(line) > len(name) && line[len(name)] != ' ' && line[len(name)] != '{') {
+			continue
+		}
+		if labels != "" && !strings.Contains(line, labels) {
+			continue
+		}
+		f := strings.Fields(line)
+		return strconv.ParseFloat(f[len(f)-1], 64)
+	}
+	return 0, nil
+}
+
+// cpu is a process's own and its waited-for children's CPU time, from /proc.
+type cpu struct{ self, children time.Duration }
+
+func procCPU(pid int) (cpu, error) {
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return cpu{}, err
+	}
+	f := strings.Fields(string(raw[strings.LastIndexByte(string(raw), ')')+2:]))
+	tick := func(i int) time.Duration {
+		v, _ := strconv.ParseInt(f[i], 10, 64)
+		return time.Duration(v) * time.Second / 100
+	}
+	// Fields after the name: state(0) ... utime(11) stime(12) cutime(13) cstime(14).
+	return cpu{self: tick(11) + tick(12), children: tick(13) + tick(14)}, nil
+}
+
+// peakRSS is a process's high-water resident set, in MiB.
+func peakRSS(pid int) float64 {
+	raw, _ := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	for _, line := range strings.Split(string(raw), "\n") {
+		if strings.HasPrefix(line, "VmHWM:") {
+			kb, _ := strconv.ParseFloat(strings.Fields(line)[1], 64)
+			return kb / 1024
+		}
+	}
+	return 0
+}
+
+// dirSize is the disk a directory tree takes (file sizes; symlinks count as links).
+func dirSize(dir string) int64 {
+	var total int64
+	_ = filepath.Walk(dir, func(_ string, info os.FileInfo, err error) error {
+		if err == nil && info.Mode().IsRegular() {
+			total += info.Size()
+		}
+		return nil
+	})
+	return total
+}

@@ -1,0 +1,65 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// row is one (variant, N) result.
+type row struct {
+	variant string
+	n       int
+	raw     rawResult
+	tp      tpResult
+}
+
+func secs(d time.Duration) string { return fmt.Sprintf("%.1f", d.Seconds()) }
+
+// table renders the results as Markdown.
+func table(rows []row, parallelism int) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Parallelism %d for both; state in the cluster (kubernetes backend) for both; %s.\n\n", parallelism, time.Now().UTC().Format("2006-01-02"))
+	b.WriteString("| module | N | raw terraform: all applied (s) | Terraplane Ready first / median / last (s) | ratio | controller CPU (s) | peak RSS (MB) | terraform CPU per claim (s): Terraplane / raw | terraform processes per claim: Terraplane / raw | disk per claim (KB): Terraplane / raw | deletion (s) |\n")
+	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	for _, r := range rows {
+		n := float64(r.n)
+		fmt.Fprintf(&b, "| %s | %d | %s | %s / %s / %s | %.2f× | %.1f | %.0f | %.2f / %.2f | %.1f / %.1f | %.0f / %.0f | %s |\n",
+			r.variant, r.n, secs(r.raw.ready.last), secs(r.tp.ready.first), secs(r.tp.ready.median), secs(r.tp.ready.last),
+			r.tp.ready.last.Seconds()/r.raw.ready.last.Seconds(), r.tp.ctrlCPU.Seconds(), r.tp.peakRSS,
+			r.tp.tfCPU.Seconds()/n, r.raw.tfCPU.Seconds()/n, r.tp.processes/n, float64(r.raw.processes)/n,
+			float64(r.tp.diskBytes)/1024, float64(r.raw.diskBytes)/1024, secs(r.tp.deletion))
+	}
+	b.WriteString("\n| module | N | no-op reconcile (ms) | terraform processes in the no-op round | idle window | controller CPU while idle | terraform processes while idle |\n|---|---:|---:|---:|---:|---:|---:|\n")
+	for _, r := range rows {
+		idle, idleCPU := "—", "—"
+		procs := "—"
+		if r.tp.idle > 0 {
+			idle = r.tp.idle.String()
+			idleCPU = fmt.Sprintf("%.2f %% of a core", 100*r.tp.idleCPU.Seconds()/r.tp.idle.Seconds())
+			procs = fmt.Sprintf("%.0f", r.tp.idleProcs)
+		}
+		fmt.Fprintf(&b, "| %s | %d | %.1f | %.0f | %s | %s | %s |\n", r.variant, r.n,
+			float64(r.tp.noopAvg.Microseconds())/1000, r.tp.noopProcs, idle, idleCPU, procs)
+	}
+	return b.String()
+}
+
+func writeResults(o options, rows []row) error {
+	if err := os.MkdirAll(o.out, 0o755); err != nil {
+		return err
+	}
+	md := "# Terraplane vs raw terraform\n\n" + table(rows, o.parallelism) + "\n![time to Ready](chart.png)\n"
+	if err := os.WriteFile(filepath.Join(o.out, "results.md"), []byte(md), 0o644); err != nil {
+		return err
+	}
+	if err := writeChart(filepath.Join(o.out, "chart.png"), rows); err != nil {
+		return err
+	}
+	fmt.Println()
+	fmt.Print(table(rows, o.parallelism))
+	fmt.Printf("\nwritten: %s, %s\n", filepath.Join(o.out, "results.md"), filepath.Join(o.out, "chart.png"))
+	return nil
+}

@@ -1,0 +1,267 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	common "terraplane.io/terraplane/apis/common/v1alpha1"
+	storagev1 "terraplane.io/terraplane/apis/storage/v1alpha1"
+	terraformv1 "terraplane.io/terraplane/apis/terraform/v1alpha1"
+	"terraplane.io/terraplane/internal/devenv"
+)
+
+// timing is when each of N workspaces became ready, relative to the start.
+type timing struct{ first, median, last time.Duration }
+
+func timingOf(ds []time.Duration) timing {
+	sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })
+	if os.Getenv("BENCH_VERBOSE") != "" {
+		fmt.Println("    ready at:", ds)
+	}
+	return timing{first: ds[0], median: ds[len(ds)/2], last: ds[len(ds)-1]}
+}
+
+// rawResult is the yardstick: plain terraform init + apply per workspace.
+type rawResult struct {
+	ready     timing
+	tfCPU     time.Duration
+	processes int
+	diskBytes int64
+}
+
+// tpResult is Terraplane's run.
+type tpResult struct {
+	ready     timing
+	ctrlCPU   time.Duration
+	tfCPU     time.Duration
+	processes float64
+	diskBytes int64
+	peakRSS   float64
+	deletion  time.Duration
+	noopProcs float64
+	noopAvg   time.Duration
+	idle      time.Duration
+	idleCPU   time.Duration
+	idleProcs float64
+}
+
+// runRaw creates n workspaces with the terraform CLI (init + apply, kubernetes backend),
+// parallelism at a time.
+func (h *harness) runRaw(ctx context.Context, variant string, n, parallelism int) (rawResult, error) {
+	cfg := filepath.Join(h.work, "cli.tfrc")
+	if err := os.WriteFile(cfg, []byte(`provider_installation { filesystem_mirror { path = "`+devenv.PluginMirror()+`" } }`+"\n"), 0o600); err != nil {
+		return rawResult{}, err
+	}
+	base := filepath.Join(h.work, "raw", fmt.Sprintf("%s-%d", variant, n))
+	var mu sync.Mutex
+	var res rawResult
+	var firstErr error
+	done := make([]time.Duration, 0, n)
+	sem := make(chan struct{}, parallelism)
+	var wg sync.WaitGroup
+	start := time.Now()
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			dir := filepath.Join(base, fmt.Sprint(i))
+			cpu, err := h.rawWorkspace(ctx, dir, cfg, variant, fmt.Sprintf("raw%s%dn%d", strings.ReplaceAll(variant, "_", ""), n, i))
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil && firstErr == nil {
+				firstErr = err
+			}
+			res.tfCPU += cpu
+			res.processes += 2
+			done = append(done, time.Since(start))
+		}(i)
+	}
+	wg.Wait()
+	if firstErr != nil {
+		return rawResult{}, firstErr
+	}
+	res.ready = timingOf(done)
+	res.diskBytes = dirSize(base) / int64(n)
+	return res, nil
+}
+
+func (h *harness) rawWorkspace(ctx context.Context, dir, cfg, variant, suffix string) (time.Duration, error) {
+	backend := fmt.Sprintf(`terraform {
+  backend "kubernetes" {
+    secret_suffix = %q
+    namespace     = %q
+    config_path   = %q
+  }
+}
+`, suffix, rawNS, h.cp.Kubeconfig)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return 0, err
+	}
+	vars, _ := json.Marshal(map[string]string{"name": suffix})
+	for name, content := range map[string]string{"main.tf": modules[variant], "backend.tf": backend, "terraform.tfvars.json": string(vars)} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o600); err != nil {
+			return 0, err
+		}
+	}
+	var total time.Duration
+	for _, args := range [][]string{{"init", "-input=false"}, {"apply", "-auto-approve", "-input=false"}} {
+		cmd := exec.CommandContext(ctx, "terraform", args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "TF_CLI_CONFIG_FILE="+cfg, "CHECKPOINT_DISABLE=1", "TF_IN_AUTOMATION=1")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			return 0, fmt.Errorf("raw terraform %s in %s: %w\n%s", args[0], dir, err, out)
+		}
+		total += cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	}
+	return total, nil
+}
+
+// runClaims creates n Bucket claims of the variant's class, waits until all are Ready,
+// measures a no-op reconcile and (when idle > 0) an idle window, then deletes them.
+func (h *harness) runClaims(ctx context.Context, variant string, n int, idle time.Duration) (tpResult, error) {
+	pid := h.ctrl.Process.Pid
+	class := strings.ReplaceAll(variant, "_", "-")
+	cpu0, _ := procCPU(pid)
+	procs0, _ := h.metric("terraplane_terraform_processes_total", "")
+	disk0 := dirSize(filepath.Join(h.work, "workspaces"))
+	names := make([]string, n)
+	start := time.Now()
+	for i := range names {
+		names[i] = fmt.Sprintf("%s-%d-%d", class, n, i)
+		b := &storagev1.Bucket{ObjectMeta: metav1.ObjectMeta{Namespace: appNS, Name: names[i]}}
+		b.Spec.ClassRef = &common.LocalReference{Name: class}
+		if err := h.c.Create(ctx, b); err != nil {
+			return tpResult{}, fmt.Errorf("create claim: %w", err)
+		}
+	}
+	ready, err := h.waitReady(ctx, names, start)
+	if err != nil {
+		return tpResult{}, err
+	}
+	var res tpResult
+	res.ready = timingOf(ready)
+	cpu1, _ := procCPU(pid)
+	procs1, _ := h.metric("terraplane_terraform_processes_total", "")
+	res.ctrlCPU, res.tfCPU, res.processes = cpu1.self-cpu0.self, cpu1.children-cpu0.children, procs1-procs0
+	res.diskBytes = (dirSize(filepath.Join(h.work, "workspaces")) - disk0) / int64(n)
+	if err := h.noop(ctx, names, &res); err != nil {
+		return tpResult{}, err
+	}
+	if idle > 0 {
+		say("idle for %s with %d Ready claims", idle, n)
+		c0, _ := procCPU(pid)
+		p0, _ := h.metric("terraplane_terraform_processes_total", "")
+		time.Sleep(idle)
+		c1, _ := procCPU(pid)
+		p1, _ := h.metric("terraplane_terraform_processes_total", "")
+		res.idle, res.idleCPU, res.idleProcs = idle, c1.self-c0.self, p1-p0
+	}
+	res.peakRSS = peakRSS(pid)
+	start = time.Now()
+	for _, name := range names {
+		if err := h.c.Delete(ctx, &storagev1.Bucket{ObjectMeta: metav1.ObjectMeta{Namespace: appNS, Name: name}}); err != nil {
+			return tpResult{}, fmt.Errorf("delete claim: %w", err)
+		}
+	}
+	if err := h.waitGone(ctx, names); err != nil {
+		return tpResult{}, err
+	}
+	res.deletion = time.Since(start)
+	return res, nil
+}
+
+// waitReady polls until every claim is Ready and returns when each became so.
+func (h *harness) waitReady(ctx context.Context, names []string, start time.Time) ([]time.Duration, error) {
+	readyAt := map[string]time.Duration{}
+	deadline := time.Now().Add(30 * time.Minute)
+	for len(readyAt) < len(names) {
+		list := &storagev1.BucketList{}
+		if err := h.c.List(ctx, list, client.InNamespace(appNS)); err != nil {
+			return nil, err
+		}
+		for _, b := range list.Items {
+			if _, seen := readyAt[b.Name]; !seen && meta.IsStatusConditionTrue(b.Status.Conditions, common.TypeReady) {
+				readyAt[b.Name] = time.Since(start)
+			}
+		}
+		if time.Now().After(deadline) {
+			return nil, fmt.Errorf("only %d of %d claims became Ready within 30 minutes", len(readyAt), len(names))
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	out := make([]time.Duration, 0, len(names))
+	for _, d := range readyAt {
+		out = append(out, d)
+	}
+	return out, nil
+}
+
+// noop makes every Module of the run reconcile once with nothing changed, and records the
+// terraform processes that started (should be none) and the average reconcile time.
+func (h *harness) noop(ctx context.Context, names []string, res *tpResult) error {
+	label := `controller="Module"`
+	sum0, _ := h.metric("controller_runtime_reconcile_time_seconds_sum", label)
+	cnt0, _ := h.metric("controller_runtime_reconcile_time_seconds_count", label)
+	p0, _ := h.metric("terraplane_terraform_processes_total", "")
+	for _, name := range names {
+		b := &storagev1.Bucket{}
+		if err := h.c.Get(ctx, types.NamespacedName{Namespace: appNS, Name: name}, b); err != nil {
+			return err
+		}
+		patch := []byte(fmt.Sprintf(`{"metadata":{"annotations":{"bench.terraplane.io/touched":%q}}}`, time.Now().Format(time.RFC3339Nano)))
+		m := &terraformv1.Module{ObjectMeta: metav1.ObjectMeta{Namespace: b.Spec.ResourceRef.Namespace, Name: b.Spec.ResourceRef.Name}}
+		if err := h.c.Patch(ctx, m, client.RawPatch(types.MergePatchType, patch)); err != nil {
+			return err
+		}
+	}
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		cnt, _ := h.metric("controller_runtime_reconcile_time_seconds_count", label)
+		if cnt-cnt0 >= float64(len(names)) {
+			sum, _ := h.metric("controller_runtime_reconcile_time_seconds_sum", label)
+			p1, _ := h.metric("terraplane_terraform_processes_total", "")
+			res.noopAvg = time.Duration((sum - sum0) / (cnt - cnt0) * float64(time.Second))
+			res.noopProcs = p1 - p0
+			return nil
+		}
+	}
+	return fmt.Errorf("the no-op reconciles did not happen within a minute")
+}
+
+func (h *harness) waitGone(ctx context.Context, names []string) error {
+	deadline := time.Now().Add(30 * time.Minute)
+	for time.Now().Before(deadline) {
+		list := &storagev1.BucketList{}
+		if err := h.c.List(ctx, list, client.InNamespace(appNS)); err != nil {
+			return err
+		}
+		left := 0
+		for _, b := range list.Items {
+			for _, n := range names {
+				if b.Name == n {
+					left++
+				}
+			}
+		}
+		if left == 0 {
+			return nil
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return fmt.Errorf("claims were not deleted within 30 minutes")
+}
