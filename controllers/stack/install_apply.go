@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -17,6 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	stacksv1 "terraplane.io/terraplane/apis/stacks/v1alpha1"
+	terraformv1 "terraplane.io/terraplane/apis/terraform/v1alpha1"
 	"terraplane.io/terraplane/internal/resource"
 )
 
@@ -156,7 +158,11 @@ func (r *InstallReconciler) applyTerraform(ctx context.Context, in *install) err
 			return err
 		}
 	}
-	if err := r.deleteObjects(ctx, in, stale); err != nil {
+	kept, err := r.deleteObjects(ctx, in, stale)
+	if len(kept) > 0 {
+		r.recorder.Eventf(in.obj, corev1.EventTypeNormal, ReasonKeptModules, "kept %s: Modules still use them", strings.Join(kept, ", "))
+	}
+	if err != nil {
 		return err
 	}
 	st.InstalledObjects = refs
@@ -193,8 +199,11 @@ func (r *InstallReconciler) applyObject(ctx context.Context, in *install, want *
 	return nil
 }
 
-// deleteObjects deletes installed modules and classes that this install owns; gone already is fine.
-func (r *InstallReconciler) deleteObjects(ctx context.Context, in *install, refs []stacksv1.ObjectReference) error {
+// deleteObjects deletes installed modules and classes that this install owns; gone
+// already is fine. A module ConfigMap that Modules still use is kept (and returned), so
+// that they can still be planned and destroyed.
+func (r *InstallReconciler) deleteObjects(ctx context.Context, in *install, refs []stacksv1.ObjectReference) ([]string, error) {
+	var kept []string
 	for _, ref := range refs {
 		u := &unstructured.Unstructured{}
 		u.SetAPIVersion(ref.APIVersion)
@@ -204,13 +213,44 @@ func (r *InstallReconciler) deleteObjects(ctx context.Context, in *install, refs
 			continue // gone, or not ours
 		}
 		if err != nil {
-			return fmt.Errorf("get %s %s/%s: %w", ref.Kind, ref.Namespace, ref.Name, err)
+			return nil, fmt.Errorf("get %s %s/%s: %w", ref.Kind, ref.Namespace, ref.Name, err)
+		}
+		used, err := r.moduleInUse(ctx, ref)
+		if err != nil {
+			return nil, err
+		}
+		if used {
+			kept = append(kept, "ConfigMap "+ref.Namespace+"/"+ref.Name)
+			a := merge(u.GetAnnotations(), map[string]string{AnnotationKeptFrom: in.obj.OwnerKey()})
+			delete(a, AnnotationOwner)
+			u.SetAnnotations(a)
+			if err := r.client.Update(ctx, u); err != nil {
+				return nil, fmt.Errorf("mark ConfigMap %s/%s kept: %w", ref.Namespace, ref.Name, err)
+			}
+			continue
 		}
 		if err := client.IgnoreNotFound(r.client.Delete(ctx, u)); err != nil {
-			return fmt.Errorf("delete %s %s/%s: %w", ref.Kind, ref.Namespace, ref.Name, err)
+			return nil, fmt.Errorf("delete %s %s/%s: %w", ref.Kind, ref.Namespace, ref.Name, err)
 		}
 	}
-	return nil
+	return kept, nil
+}
+
+// moduleInUse reports whether ref is a ConfigMap that a Module takes its files from.
+func (r *InstallReconciler) moduleInUse(ctx context.Context, ref stacksv1.ObjectReference) (bool, error) {
+	if ref.Kind != "ConfigMap" || ref.APIVersion != "v1" {
+		return false, nil
+	}
+	list := &terraformv1.ModuleList{}
+	if err := r.reader.List(ctx, list, client.InNamespace(ref.Namespace)); err != nil {
+		return false, fmt.Errorf("list modules: %w", err)
+	}
+	for _, m := range list.Items {
+		if cm := m.Spec.Source.ConfigMap; cm != nil && cm.Name == ref.Name {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 // removeCRDs deletes the named CRDs that hold no custom resources and keeps the rest,

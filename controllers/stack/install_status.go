@@ -43,6 +43,7 @@ const (
 	ReasonWaitingForStack        = "WaitingForStack"
 	ReasonUninstalling           = "Uninstalling"
 	ReasonKeptCRDs               = "KeptCRDs"
+	ReasonKeptModules            = "KeptModules"
 )
 
 // waitRetry is how soon an install waiting on something under way is looked at again;

@@ -16,7 +16,8 @@ import (
 
 // uninstall removes the Stack (whose finalizer removes the controller and RBAC), then the
 // modules and classes, then every owned CRD that holds no custom resources; CRDs with
-// custom resources are kept so that no user data is lost.
+// custom resources, and module ConfigMaps that Modules use, are kept so that no user data
+// is lost and no Terraform resource is stranded.
 func (r *InstallReconciler) uninstall(ctx context.Context, in *install) error {
 	if !controllerutil.ContainsFinalizer(in.obj, Finalizer) {
 		return nil
@@ -29,8 +30,12 @@ func (r *InstallReconciler) uninstall(ctx context.Context, in *install) error {
 	if !gone {
 		return resource.Waitf(ReasonUninstalling, "waiting for Stack %s/%s, its controller and RBAC to be removed", in.obj.StackNamespace(), in.obj.GetName())
 	}
-	if err := r.deleteObjects(ctx, in, st.InstalledObjects); err != nil {
+	keptModules, err := r.deleteObjects(ctx, in, st.InstalledObjects)
+	if err != nil {
 		return err
+	}
+	if len(keptModules) > 0 {
+		r.recorder.Eventf(in.obj, corev1.EventTypeNormal, ReasonKeptModules, "kept %s: Modules still use them; delete those, then the ConfigMaps", strings.Join(keptModules, ", "))
 	}
 	kept, err := r.removeCRDs(ctx, in, st.InstalledCRDs)
 	if err != nil {

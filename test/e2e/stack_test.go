@@ -628,11 +628,17 @@ func TestStackTerraformModule(t *testing.T) {
 	g.Expect(string(secret.Data["endpoint"])).To(Equal("orders.gold.db.internal"))
 	g.Expect(string(secret.Data["port"])).To(Equal("5432"))
 
-	By(t, "uninstall removes the module and classes")
+	By(t, "uninstall removes the classes but keeps the module while a Module uses it")
 	mod := &terraformv1.Module{ObjectMeta: metav1.ObjectMeta{Namespace: adminNS, Name: claim.Spec.ResourceRef.Name}}
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: adminNS, Name: "tfdb-module"}}
+	g.Expect(env.Client.Delete(ctx, in)).To(Succeed())
+	waitGone(g, ctx, in, s, class, &databasev1.PostgreSQLInstanceClass{ObjectMeta: metav1.ObjectMeta{Namespace: appNS, Name: "tfdb"}})
+	g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(cm), cm)).To(Succeed())
+	g.Expect(cm.Annotations).To(HaveKeyWithValue(stack.AnnotationKeptFrom, "ClusterStackInstall/tfdb"))
+	g.Expect(cm.Annotations).NotTo(HaveKey(stack.AnnotationOwner))
+
+	By(t, "the claim's resources can still be destroyed")
 	g.Expect(env.Client.Delete(ctx, claim)).To(Succeed())
 	waitGone(g, ctx, claim, mod)
-	g.Expect(env.Client.Delete(ctx, in)).To(Succeed())
-	waitGone(g, ctx, in, s, class, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: adminNS, Name: "tfdb-module"}},
-		&databasev1.PostgreSQLInstanceClass{ObjectMeta: metav1.ObjectMeta{Namespace: appNS, Name: "tfdb"}})
+	g.Expect(env.Client.Delete(ctx, cm)).To(Succeed())
 }
