@@ -140,6 +140,9 @@ func (r *InstallReconciler) ensureDependency(ctx context.Context, in *install, p
 	if err != nil {
 		return "", fmt.Errorf("get dependency install %s: %w", dep.GetName(), err)
 	}
+	if have := dep.GetInstallSpec().Package; have != "" && repoOf(have) != repoOf(pkg) {
+		return "", resource.UserErrorf(ReasonConflict, "dependency %s needs an install named %s, which exists for another package (%s); rename or remove it", pkg, dep.GetName(), have)
+	}
 	if c := meta.FindStatusCondition(dep.GetInstallStatus().Conditions, common.TypeReady); c != nil && c.Status == metav1.ConditionFalse {
 		return fmt.Sprintf("install %s: %s: %s", dep.GetName(), c.Reason, c.Message), nil
 	}

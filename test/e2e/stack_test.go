@@ -387,8 +387,25 @@ func TestStackDependencyCycleAndMissing(t *testing.T) {
 	g := NewWithT(t)
 	g.Expect(env.Namespace(ctx, adminNS)).To(Succeed())
 	host := stackRegistry(t)
-	pushStacks(t, host, map[string]string{"cycle-x": "stacks/cycle-x:v1", "cycle-y": "stacks/cycle-y:v1", "orphan": "stacks/orphan:v1"})
+	pushStacks(t, host, map[string]string{"cycle-x": "stacks/cycle-x:v1", "cycle-y": "stacks/cycle-y:v1", "orphan": "stacks/orphan:v1",
+		"beta": "stacks/beta:v1", "gamma": "stacks/gamma:v1"})
 	startStackManager(t, host)
+
+	By(t, "an install that a dependency needs, taken by another package, is a conflict")
+	squatter := clusterInstall("gamma", "stacks/orphan:v1", "")
+	g.Expect(env.Client.Create(ctx, squatter)).To(Succeed())
+	beta := clusterInstall("beta", "stacks/beta:v1", "")
+	g.Expect(env.Client.Create(ctx, beta)).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		c := installCondition(g, ctx, beta, stack.TypeDependenciesReady)
+		g.Expect(c.Reason).To(Equal(stack.ReasonConflict))
+		g.Expect(c.Message).To(ContainSubstring("needs an install named gamma, which exists for another package (stacks/orphan:v1)"))
+	}).WithTimeout(stackTimeout).Should(Succeed())
+	g.Expect(env.Client.Delete(ctx, beta)).To(Succeed())
+	g.Expect(env.Client.Delete(ctx, squatter)).To(Succeed())
+	waitGone(g, ctx, beta, squatter)
+
+	By(t, "a cycle and a missing dependency")
 
 	x := clusterInstall("cycle-x", "stacks/cycle-x:v1", "")
 	orphan := clusterInstall("orphan", "stacks/orphan:v1", "")
