@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"k8s.io/client-go/tools/record"
+	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -95,7 +96,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		return r.finish(ctx, orig, mg, outcome{}, err)
 	}
 	if due, wait := r.due(mg, ws.Hash); !due {
-		return ctrl.Result{RequeueAfter: wait}, nil
+		return ctrl.Result{RequeueAfter: wait, Priority: ptr.To(handler.LowPriority)}, nil
 	}
 	out, err := r.sync(ctx, mg, ws)
 	if err == nil {

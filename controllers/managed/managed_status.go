@@ -7,8 +7,10 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	common "terraplane.io/terraplane/apis/common/v1alpha1"
@@ -44,6 +46,7 @@ func (r *Reconciler) finish(ctx context.Context, orig, mg resource.Managed, out 
 		resource.SetCondition(&st.Conditions, gen, common.TypeReady, metav1.ConditionTrue, ReasonAvailable, "")
 		resource.SetCondition(&st.Conditions, gen, common.TypeSynced, metav1.ConditionTrue, ReasonSucceeded, "")
 		result.RequeueAfter = r.opts.DriftInterval + jitter(r.opts.DriftInterval)
+		result.Priority = ptr.To(handler.LowPriority) // drift checks wait behind user changes
 	case user:
 		r.failed(mg, u.Reason, u.Message)
 		result.RequeueAfter = r.opts.UserErrorRetry

@@ -79,7 +79,11 @@ func (r *Renderer) Render(ctx context.Context, mg resource.Managed) (*Workspace,
 	if err != nil {
 		return nil, resource.UserErrorf("InvalidForProvider", "spec.forProvider does not fit the module: %v", err)
 	}
-	ws := &Workspace{Workspace: engine.Workspace{ID: string(mg.GetUID()), Files: files.Files, Env: pc.Env}, Provider: pc}
+	group := r.kind.ProviderGVK.Group + "/" + mg.GetNamespace()
+	if ref := mg.GetManagedSpec().ProviderRef; ref != nil {
+		group += "/" + ref.Name
+	}
+	ws := &Workspace{Workspace: engine.Workspace{ID: string(mg.GetUID()), Group: group, Files: files.Files, Env: pc.Env}, Provider: pc}
 	ws.Hash = hashWorkspace(ws.Workspace)
 	return ws, nil
 }

@@ -37,6 +37,8 @@ type Options struct {
 	StateKubeconfig string
 	// MaxConcurrentTerraform caps terraform processes; 0 means 2 × CPUs.
 	MaxConcurrentTerraform int
+	// MaxConcurrentTerraformPerProvider caps terraform processes per Provider; 0 means no cap.
+	MaxConcurrentTerraformPerProvider int
 	// MaxConcurrentReconciles per kind; 0 means 10.
 	MaxConcurrentReconciles int
 	// DriftInterval between plans of unchanged resources.
@@ -84,7 +86,8 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manager, *en
 		LeaderElectionID:        "terraplane-controller",
 		LeaderElectionNamespace: opts.LeaderElectionNamespace,
 		// Tests run several managers in one process; names stay unique within each.
-		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
+		// The priority queue lets user changes overtake queued drift checks (low priority).
+		Controller: config.Controller{SkipNameValidation: ptr.To(true), UsePriorityQueue: ptr.To(true)},
 	})
 	if err != nil {
 		return nil, nil, fmt.Errorf("create manager: %w", err)
@@ -94,6 +97,8 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manager, *en
 		WorkDir:       opts.WorkDir,
 		PluginMirror:  opts.PluginMirror,
 		MaxConcurrent: opts.MaxConcurrentTerraform,
+
+		MaxConcurrentPerGroup: opts.MaxConcurrentTerraformPerProvider,
 	})
 	if err != nil {
 		return nil, nil, err

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"sync"
 	"sync/atomic"
 	"text/template"
 	"time"
@@ -31,6 +32,9 @@ type Options struct {
 	AllowDirect bool
 	// MaxConcurrent caps terraform processes running at once; 0 means 2 × CPUs.
 	MaxConcurrent int
+	// MaxConcurrentPerGroup caps terraform processes of one group (a Provider, say) at
+	// once, within MaxConcurrent; 0 means no per-group cap.
+	MaxConcurrentPerGroup int
 	// Timeout bounds every terraform command; 0 means 20 minutes.
 	Timeout time.Duration
 	// GracePeriod is how long a cancelled terraform gets after SIGINT; 0 means 30 seconds.
@@ -44,6 +48,9 @@ type Engine struct {
 	cliConfig string
 	slots     chan struct{}
 	processes atomic.Int64
+
+	mu     sync.Mutex
+	groups map[string]chan struct{}
 }
 
 // New finds terraform and prepares the work directory and CLI configuration.
@@ -116,12 +123,43 @@ func (e *Engine) writeCLIConfig() (string, error) {
 	return path, nil
 }
 
-// acquire takes one of the global terraform slots.
-func (e *Engine) acquire(ctx context.Context) (func(), error) {
+// acquire takes a slot of group (when groups are capped), then a global slot.
+func (e *Engine) acquire(ctx context.Context, group string) (func(), error) {
+	var groupSlots chan struct{}
+	if e.opts.MaxConcurrentPerGroup > 0 && group != "" {
+		groupSlots = e.group(group)
+		select {
+		case groupSlots <- struct{}{}:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
 	select {
 	case e.slots <- struct{}{}:
-		return func() { <-e.slots }, nil
+		return func() {
+			<-e.slots
+			if groupSlots != nil {
+				<-groupSlots
+			}
+		}, nil
 	case <-ctx.Done():
+		if groupSlots != nil {
+			<-groupSlots
+		}
 		return nil, ctx.Err()
 	}
+}
+
+func (e *Engine) group(name string) chan struct{} {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.groups == nil {
+		e.groups = map[string]chan struct{}{}
+	}
+	g, ok := e.groups[name]
+	if !ok {
+		g = make(chan struct{}, e.opts.MaxConcurrentPerGroup)
+		e.groups[name] = g
+	}
+	return g
 }

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"terraplane.io/terraplane/internal/module"
 	"terraplane.io/terraplane/internal/render"
@@ -140,5 +141,33 @@ output "id" { value = terraform_data.this.output }
 	}
 	if string(res.Outputs["id"].Value) != `"n1"` {
 		t.Errorf("outputs = %v", res.Outputs)
+	}
+}
+
+func TestGroupCap(t *testing.T) {
+	e := &Engine{opts: Options{MaxConcurrentPerGroup: 1}, slots: make(chan struct{}, 4)}
+	ctx := context.Background()
+	release, err := e.acquire(ctx, "aws/minio")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if other, err := e.acquire(ctx, "postgresql/pg"); err != nil {
+		t.Fatal("another group must not wait:", err)
+	} else {
+		other()
+	}
+	short, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
+	defer cancel()
+	if _, err := e.acquire(short, "aws/minio"); err == nil {
+		t.Fatal("a second run of a capped group must wait")
+	}
+	release()
+	again, err := e.acquire(ctx, "aws/minio")
+	if err != nil {
+		t.Fatal(err)
+	}
+	again()
+	if len(e.slots) != 0 {
+		t.Errorf("%d global slots leaked", len(e.slots))
 	}
 }

@@ -30,6 +30,8 @@ type Workspace struct {
 	ID string
 	// Files are the rendered files, relative to the workspace directory.
 	Files map[string][]byte
+	// Group is what per-group caps count this workspace under (its Provider).
+	Group string
 	// Env holds secret settings (provider credentials, TF_VAR_ values) for the child
 	// process only; their values are redacted from every error.
 	Env map[string]string
@@ -135,7 +137,7 @@ func (e *Engine) initChecksum(ws Workspace) string {
 // run executes one terraform command under the global cap and the command deadline,
 // and redacts the workspace's secrets from its error.
 func (e *Engine) run(ctx context.Context, ws Workspace, cmd func(context.Context) error) error {
-	release, err := e.acquire(ctx)
+	release, err := e.acquire(ctx, ws.Group)
 	if err != nil {
 		return err
 	}
