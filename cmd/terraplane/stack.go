@@ -2,7 +2,9 @@ package main
 
 import (
 	"fmt"
+	"sort"
 	"strings"
+	"text/tabwriter"
 
 	"github.com/google/go-containerregistry/pkg/authn"
 	"github.com/google/go-containerregistry/pkg/name"
@@ -88,7 +90,30 @@ func stackCommand() *cobra.Command {
 			return err
 		},
 	}
-	cmd.AddCommand(build, push, inspect)
+	index := &cobra.Command{
+		Use:   "index REGISTRY",
+		Short: "List the packages in a registry's stack index and the CRDs they own and need",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ix, err := stackpkg.LoadIndex(cmd.Context(), args[0], registryAuth)
+			if err != nil {
+				return err
+			}
+			repos := make([]string, 0, len(ix.Packages))
+			for r := range ix.Packages {
+				repos = append(repos, r)
+			}
+			sort.Strings(repos)
+			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "PACKAGE\tOWNS\tDEPENDS ON")
+			for _, r := range repos {
+				e := ix.Packages[r]
+				fmt.Fprintf(tw, "%s\t%s\t%s\n", e.Package, strings.Join(e.Owns, ","), orDash(strings.Join(e.DependsOn, ",")))
+			}
+			return tw.Flush()
+		},
+	}
+	cmd.AddCommand(build, push, inspect, index)
 	return cmd
 }
 

@@ -167,8 +167,21 @@ func decodeCRDs(b []byte) ([]*apiextensionsv1.CustomResourceDefinition, error) {
 		if want := crd.Spec.Names.Plural + "." + crd.Spec.Group; crd.Name != want || len(crd.Spec.Versions) == 0 {
 			return nil, fmt.Errorf("CRD %q must be named %q and have a version", crd.Name, want)
 		}
+		if reservedGroup(crd.Spec.Group) {
+			return nil, fmt.Errorf("CRD %s is in a reserved group (terraplane.io, k8s.io, kubernetes.io); use your own domain", crd.Name)
+		}
 		out = append(out, crd)
 	}
+}
+
+// reservedGroup reports whether group belongs to Terraplane or Kubernetes itself.
+func reservedGroup(group string) bool {
+	for _, d := range []string{"terraplane.io", "k8s.io", "kubernetes.io"} {
+		if group == d || strings.HasSuffix(group, "."+d) {
+			return true
+		}
+	}
+	return false
 }
 
 // annotate writes the seed's annotations from app.yaml, group.yaml, the matching

@@ -91,6 +91,8 @@ func TestParseRefuses(t *testing.T) {
 		"bad scope":   {Files{".registry/app.yaml": []byte("permissionScope: Everything")}, "neither Cluster nor Namespaced"},
 		"crd named wrong": {Files{".registry/app.yaml": nil, ".registry/resources/x.crd.yaml": []byte(
 			"apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: a.b.c}\nspec: {group: b.c, names: {plural: z, kind: Z}, versions: [{name: v1}]}")}, `must be named "z.b.c"`},
+		"reserved group": {Files{".registry/app.yaml": nil, ".registry/resources/x.crd.yaml": []byte(
+			"apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: buckets.storage.terraplane.io}\nspec: {group: storage.terraplane.io, names: {plural: buckets, kind: Bucket}, versions: [{name: v1}]}")}, "reserved group"},
 		"not a crd":              {Files{".registry/app.yaml": nil, ".registry/resources/x.crd.yaml": []byte("apiVersion: v1\nkind: Secret\nmetadata: {name: s}")}, "is not an apiextensions.k8s.io/v1"},
 		"a pod in classes":       {Files{".registry/app.yaml": nil, ".registry/terraform/classes/c.yaml": []byte("apiVersion: v1\nkind: Pod\nmetadata: {name: p}")}, "may not be shipped"},
 		"a role in classes":      {Files{".registry/app.yaml": nil, ".registry/terraform/classes/c.yaml": []byte("apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {name: p}")}, "may not be shipped"},

@@ -152,6 +152,11 @@ func TestStackInstallChainUpgradeUninstall(t *testing.T) {
 	g.Expect(terraplaneCLI(t, "stack", "build", "testdata/stacks/alpha")).To(ContainSubstring("owns sprockets.alpha.example.org/v1alpha1,widgets.alpha.example.org/v1alpha1"))
 	out := terraplaneCLI(t, "stack", "inspect", host+"/stacks/alpha:v1")
 	g.Expect(out).To(And(ContainSubstring(`"gadgets.beta.example.org/v1alpha1"`), ContainSubstring(`".registry/resources/alpha/widget.icon.svg"`)))
+	out = terraplaneCLI(t, "stack", "index", host)
+	g.Expect(strings.Fields(out)).To(Equal([]string{"PACKAGE", "OWNS", "DEPENDS", "ON",
+		"stacks/alpha:v1", "sprockets.alpha.example.org/v1alpha1,widgets.alpha.example.org/v1alpha1", "gadgets.beta.example.org/v1alpha1",
+		"stacks/beta:v1", "gadgets.beta.example.org/v1alpha1", "*.gamma.example.org/v1alpha1",
+		"stacks/gamma:v1", "things.gamma.example.org/v1alpha1", "-"}))
 	startStackManager(t, host)
 
 	By(t, "installing alpha installs beta and gamma first, through the index")
