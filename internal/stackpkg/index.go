@@ -2,12 +2,15 @@ package stackpkg
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"sort"
+	"strings"
 
 	"github.com/google/go-containerregistry/pkg/name"
 	"github.com/google/go-containerregistry/pkg/v1/empty"
@@ -18,11 +21,17 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/types"
 )
 
-// IndexRepository is where a registry's stack index lives (tag latest).
-const IndexRepository = "terraplane/stack-index:latest"
+// IndexRepository holds a registry's stack index: one tag per package repository
+// (r-<sha256 of the repository, 24 hex digits>), each a single-layer artifact with that
+// repository's IndexEntry. Every push writes only its own tag, so concurrent pushes of
+// different packages never lose each other's entries.
+const IndexRepository = "terraplane/stack-index"
 
-// IndexMediaType is the index artifact's single layer.
-const IndexMediaType types.MediaType = "application/vnd.terraplane.stack-index.v1+json"
+// IndexMediaType is the media type of an index entry's single layer.
+const IndexMediaType types.MediaType = "application/vnd.terraplane.stack-index-entry.v1+json"
+
+// maxIndexEntries bounds how many entries LoadIndex reads.
+const maxIndexEntries = 1000
 
 // ErrNotFound means the index names no package for a CRD.
 var ErrNotFound = errors.New("not in the stack index")
@@ -36,6 +45,8 @@ type Index struct {
 
 // IndexEntry is the latest pushed tag of one repository.
 type IndexEntry struct {
+	// Repository is the package's repository, relative to the registry.
+	Repository string `json:"repository"`
 	// Package is repo:tag, relative to the registry.
 	Package string `json:"package"`
 	// Digest of the pushed manifest.
@@ -64,58 +75,97 @@ func (ix *Index) Lookup(crd string) (IndexEntry, error) {
 	return IndexEntry{}, fmt.Errorf("%w: no package owns %s", ErrNotFound, crd)
 }
 
+// indexTag is the tag of repository's entry.
+func indexTag(repository string) string {
+	sum := sha256.Sum256([]byte(repository))
+	return "r-" + hex.EncodeToString(sum[:12])
+}
+
+// indexRepo is the registry's index repository.
+func indexRepo(registry string) (name.Repository, error) {
+	ref, err := Ref(registry, IndexRepository+":latest")
+	if err != nil {
+		return name.Repository{}, err
+	}
+	return ref.Context(), nil
+}
+
 // LoadIndex reads the registry's index; a registry without one has an empty index.
 func LoadIndex(ctx context.Context, registry string, opts ...remote.Option) (*Index, error) {
 	ix := &Index{Packages: map[string]IndexEntry{}}
-	ref, err := Ref(registry, IndexRepository)
+	repo, err := indexRepo(registry)
 	if err != nil {
 		return nil, err
 	}
-	img, err := remote.Image(ref, append(opts, remote.WithContext(ctx))...)
+	opts = append(opts, remote.WithContext(ctx))
+	tags, err := remote.List(repo, opts...)
 	var terr *transport.Error
 	if errors.As(err, &terr) && terr.StatusCode == http.StatusNotFound {
 		return ix, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("fetch stack index %s: %w", ref, err)
+		return nil, fmt.Errorf("list stack index %s: %w", repo, err)
 	}
-	layers, err := img.Layers()
-	if err != nil || len(layers) != 1 {
-		return nil, fmt.Errorf("stack index %s is not a single-layer artifact (%v)", ref, err)
-	}
-	rc, err := layers[0].Uncompressed()
-	if err != nil {
-		return nil, fmt.Errorf("read stack index: %w", err)
-	}
-	defer rc.Close()
-	b, err := io.ReadAll(io.LimitReader(rc, DefaultLimits.MaxTotalBytes))
-	if err != nil {
-		return nil, fmt.Errorf("read stack index: %w", err)
-	}
-	if err := json.Unmarshal(b, ix); err != nil {
-		return nil, fmt.Errorf("decode stack index: %w", err)
-	}
-	if ix.Packages == nil {
-		ix.Packages = map[string]IndexEntry{}
+	sort.Strings(tags)
+	for i, tag := range tags {
+		if i >= maxIndexEntries {
+			return nil, fmt.Errorf("stack index %s has more than %d entries", repo, maxIndexEntries)
+		}
+		if !strings.HasPrefix(tag, "r-") {
+			continue
+		}
+		e, err := readEntry(repo.Tag(tag), opts)
+		if err != nil {
+			return nil, err
+		}
+		if indexTag(e.Repository) == tag {
+			ix.Packages[e.Repository] = e
+		}
 	}
 	return ix, nil
 }
 
-// PushIndex writes ix as the registry's index artifact.
-func PushIndex(ctx context.Context, registry string, ix *Index, opts ...remote.Option) error {
-	b, err := json.MarshalIndent(ix, "", "  ")
+// readEntry fetches one index entry.
+func readEntry(ref name.Tag, opts []remote.Option) (IndexEntry, error) {
+	var e IndexEntry
+	img, err := remote.Image(ref, opts...)
 	if err != nil {
-		return fmt.Errorf("encode stack index: %w", err)
+		return e, fmt.Errorf("fetch stack index entry %s: %w", ref, err)
+	}
+	layers, err := img.Layers()
+	if err != nil || len(layers) != 1 {
+		return e, fmt.Errorf("stack index entry %s is not a single-layer artifact (%v)", ref, err)
+	}
+	rc, err := layers[0].Uncompressed()
+	if err != nil {
+		return e, fmt.Errorf("read stack index entry %s: %w", ref, err)
+	}
+	defer rc.Close()
+	b, err := io.ReadAll(io.LimitReader(rc, 1<<20))
+	if err != nil {
+		return e, fmt.Errorf("read stack index entry %s: %w", ref, err)
+	}
+	if err := json.Unmarshal(b, &e); err != nil {
+		return e, fmt.Errorf("decode stack index entry %s: %w", ref, err)
+	}
+	return e, nil
+}
+
+// PushIndexEntry writes e as its repository's entry in the registry's index.
+func PushIndexEntry(ctx context.Context, registry string, e IndexEntry, opts ...remote.Option) error {
+	b, err := json.MarshalIndent(e, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode stack index entry: %w", err)
 	}
 	img, err := mutate.AppendLayers(mutate.MediaType(empty.Image, types.OCIManifestSchema1), static.NewLayer(b, IndexMediaType))
 	if err != nil {
-		return fmt.Errorf("build stack index: %w", err)
+		return fmt.Errorf("build stack index entry: %w", err)
 	}
-	ref, err := Ref(registry, IndexRepository)
+	repo, err := indexRepo(registry)
 	if err != nil {
 		return err
 	}
-	return Push(ctx, ref, img, opts...)
+	return Push(ctx, repo.Tag(indexTag(e.Repository)), img, opts...)
 }
 
 // Publish pushes a built package to registry/pkg and records it in the registry's index.
@@ -135,16 +185,9 @@ func Publish(ctx context.Context, registry, pkg string, files Files, opts ...rem
 	if err != nil {
 		return "", fmt.Errorf("digest: %w", err)
 	}
-	reg := ref.Context().RegistryStr()
-	ix, err := LoadIndex(ctx, reg, opts...)
-	if err != nil {
-		return "", err
-	}
-	tag := ref.Identifier()
-	ix.Packages[ref.Context().RepositoryStr()] = IndexEntry{
-		Package: ref.Context().RepositoryStr() + ":" + tag, Digest: d.String(), Owns: p.Owned(), DependsOn: p.DependsOn(),
-	}
-	if err := PushIndex(ctx, reg, ix, opts...); err != nil {
+	repo := ref.Context().RepositoryStr()
+	e := IndexEntry{Repository: repo, Package: repo + ":" + ref.Identifier(), Digest: d.String(), Owns: p.Owned(), DependsOn: p.DependsOn()}
+	if err := PushIndexEntry(ctx, ref.Context().RegistryStr(), e, opts...); err != nil {
 		return "", err
 	}
 	return ref.Context().Digest(d.String()).String(), nil

@@ -6,12 +6,14 @@ import (
 	"context"
 	"encoding/base64"
 	"errors"
+	"fmt"
 	"io"
 	"log"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -254,6 +256,41 @@ func TestPublishPullAndIndex(t *testing.T) {
 	}
 	if _, err := Pull(ctx, evilRef, DefaultLimits); !errors.Is(err, ErrUnsafe) {
 		t.Errorf("path traversal must be refused: %v", err)
+	}
+}
+
+func TestConcurrentPushesKeepEveryIndexEntry(t *testing.T) {
+	ctx := context.Background()
+	srv := httptest.NewServer(registry.New(registry.Logger(log.New(io.Discard, "", 0))))
+	defer srv.Close()
+	host := strings.TrimPrefix(srv.URL, "http://")
+	files := readSample(t, "gamma")
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	for i := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, err := Publish(ctx, host, fmt.Sprintf("team%d/gamma:v1", i), files)
+			errs <- err
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	ix, err := LoadIndex(ctx, host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ix.Packages) != 8 {
+		t.Fatalf("index has %d entries, want 8: %v", len(ix.Packages), ix.Packages)
+	}
+	if e, err := ix.Lookup("things.gamma.example.org/v1alpha1"); err != nil || e.Package != "team0/gamma:v1" {
+		t.Errorf("lookup prefers the first repository: %+v %v", e, err)
 	}
 }
 
