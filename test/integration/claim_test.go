@@ -58,16 +58,33 @@ func TestDefaultClass(t *testing.T) {
 	g.Expect(events[0].Reason).To(Equal("NoDefaultClass"))
 	g.Expect(events[0].Count).To(BeNumerically("<", 3), "retries every 2s must not emit an event each")
 
-	// Two defaults: the condition names both.
-	a := framework.BucketClass("int-default", "a", cls, true)
-	b := framework.BucketClass("int-default", "b", cls, true)
+	// The admin adds a default class; the claim recovers by itself.
+	g.Expect(env.Client.Create(ctx, framework.BucketClass("int-default", "a", cls, true))).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(claim), claim)).To(Succeed())
+		g.Expect(claim.Spec.ClassRef).NotTo(BeNil())
+		g.Expect(claim.Spec.ClassRef.Name).To(Equal("a"))
+		g.Expect(claim.Status.BindingPhase).To(Equal(common.BindingPhaseBound))
+	}).WithTimeout(wait).Should(Succeed())
+}
+
+func TestMultipleDefaultClasses(t *testing.T) {
+	ctx := context.Background()
+	g := NewWithT(t)
+	cls := setup(ctx, g, "int-defaults", common.ReclaimDelete)
+	a := framework.BucketClass("int-defaults", "a", cls, true)
+	b := framework.BucketClass("int-defaults", "b", cls, true)
 	g.Expect(env.Client.Create(ctx, a)).To(Succeed())
 	g.Expect(env.Client.Create(ctx, b)).To(Succeed())
+
+	claim := framework.Bucket("int-defaults", "c", "", "")
+	g.Expect(env.Client.Create(ctx, claim)).To(Succeed())
 	g.Eventually(func(g Gomega) {
 		c := synced(g, ctx, claim)
 		g.Expect(c.Reason).To(Equal("MultipleDefaultClasses"))
 		g.Expect(c.Message).To(And(ContainSubstring("a, b"), ContainSubstring("keep exactly one")))
 	}).WithTimeout(wait).Should(Succeed())
+	g.Expect(claim.Status.BindingPhase).To(Equal(common.BindingPhaseUnbound))
 
 	// The admin fixes the labels; the claim recovers by itself.
 	g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(b), b)).To(Succeed())
