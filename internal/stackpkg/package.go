@@ -100,6 +100,11 @@ func Parse(files Files) (*Package, error) {
 	if s := p.App.PermissionScope; s != stacksv1.PermissionScopeCluster && s != stacksv1.PermissionScopeNamespaced {
 		return nil, fmt.Errorf("%w: app.yaml: permissionScope %q is neither Cluster nor Namespaced", ErrInvalid, s)
 	}
+	for _, d := range p.App.DependsOn {
+		if _, _, _, err := SplitCRD(d.CRD); err != nil {
+			return nil, fmt.Errorf("%w: app.yaml: dependsOn: %v", ErrInvalid, err)
+		}
+	}
 	if icon := findIcon(files, Root+"/icon"); icon != nil {
 		p.App.Icons = []stacksv1.Icon{*icon}
 	}
@@ -199,7 +204,7 @@ func (p *Package) annotate(crd *apiextensionsv1.CustomResourceDefinition, files 
 			continue
 		}
 		var r resourceMeta
-		if yaml.Unmarshal(files[name], &r) == nil && strings.ToLower(r.ID) == kind {
+		if yaml.Unmarshal(files[name], &r) == nil && r.ID != "" && matchesID(r.ID, crd) {
 			a[AnnotationResourceTitle], a[AnnotationResourceTitlePlural] = r.Title, r.TitlePlural
 			a[AnnotationResourceCategory], a[AnnotationResourceOverview] = r.Category, r.Overview
 			a[AnnotationResourceOverviewSh], a[AnnotationResourceReadme] = r.OverviewShort, r.Readme
@@ -224,6 +229,13 @@ func (p *Package) annotate(crd *apiextensionsv1.CustomResourceDefinition, files 
 			crd.Annotations[k] = v
 		}
 	}
+}
+
+// matchesID reports whether a *resource.yaml id names crd: its kind, singular or plural,
+// case-insensitively.
+func matchesID(id string, crd *apiextensionsv1.CustomResourceDefinition) bool {
+	n := crd.Spec.Names
+	return strings.EqualFold(id, n.Kind) || strings.EqualFold(id, n.Singular) || strings.EqualFold(id, n.Plural)
 }
 
 // findIcon returns base.svg|png|jpg|gif, the first that exists.

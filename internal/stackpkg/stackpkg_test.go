@@ -22,6 +22,7 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/mutate"
 	"github.com/google/go-containerregistry/pkg/v1/static"
 	"github.com/google/go-containerregistry/pkg/v1/types"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 
 	stacksv1 "terraplane.io/terraplane/apis/stacks/v1alpha1"
 )
@@ -95,6 +96,7 @@ func TestParseRefuses(t *testing.T) {
 			"apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: a.b.c}\nspec: {group: b.c, names: {plural: z, kind: Z}, versions: [{name: v1}]}")}, `must be named "z.b.c"`},
 		"reserved group": {Files{".registry/app.yaml": nil, ".registry/resources/x.crd.yaml": []byte(
 			"apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: buckets.storage.terraplane.io}\nspec: {group: storage.terraplane.io, names: {plural: buckets, kind: Bucket}, versions: [{name: v1}]}")}, "reserved group"},
+		"bad dependsOn":          {Files{".registry/app.yaml": []byte("dependsOn: [{crd: widgets}]")}, `dependsOn: "widgets" is not plural.group/version`},
 		"not a crd":              {Files{".registry/app.yaml": nil, ".registry/resources/x.crd.yaml": []byte("apiVersion: v1\nkind: Secret\nmetadata: {name: s}")}, "is not an apiextensions.k8s.io/v1"},
 		"a pod in classes":       {Files{".registry/app.yaml": nil, ".registry/terraform/classes/c.yaml": []byte("apiVersion: v1\nkind: Pod\nmetadata: {name: p}")}, "may not be shipped"},
 		"a role in classes":      {Files{".registry/app.yaml": nil, ".registry/terraform/classes/c.yaml": []byte("apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {name: p}")}, "may not be shipped"},
@@ -314,5 +316,15 @@ func TestRef(t *testing.T) {
 	}
 	if _, err := Ref("", "stacks/a:v1"); err == nil {
 		t.Error("no registry at all must fail")
+	}
+}
+
+func TestMatchesID(t *testing.T) {
+	crd := &apiextensionsv1.CustomResourceDefinition{}
+	crd.Spec.Names = apiextensionsv1.CustomResourceDefinitionNames{Kind: "Widget", Singular: "widget", Plural: "widgets"}
+	for id, want := range map[string]bool{"widget": true, "Widget": true, "WIDGETS": true, "sprocket": false, "widgets.alpha.example.org": false} {
+		if got := matchesID(id, crd); got != want {
+			t.Errorf("matchesID(%q) = %v, want %v", id, got, want)
+		}
 	}
 }
