@@ -445,6 +445,26 @@ func TestKubernetesProviderConfig(t *testing.T) {
 	}).WithTimeout(30 * time.Second).Should(Succeed())
 	_, err := remoteObject(ctx, remote.client, "v1", "ConfigMap", "default", "ok")
 	g.Expect(err).NotTo(HaveOccurred())
+
+	By(t, "a propagated Secret follows its local Secret")
+	g.Expect(env.Client.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "settings"},
+		Data: map[string][]byte{"color": []byte("blue")}})).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		getApp(g, ctx, ok)
+		ok.Spec.ResourceTemplates[0].Spec.Secrets = []corev1.LocalObjectReference{{Name: "settings"}}
+		g.Expect(env.Client.Update(ctx, ok)).To(Succeed())
+	}).WithTimeout(timeout).Should(Succeed())
+	remoteSecret := func(g Gomega) string {
+		s := &corev1.Secret{}
+		g.Expect(remote.client.Get(ctx, types.NamespacedName{Namespace: "default", Name: "ok-config-settings"}, s)).To(Succeed())
+		return string(s.Data["color"])
+	}
+	g.Eventually(remoteSecret).WithTimeout(timeout).Should(Equal("blue"))
+	settings := &corev1.Secret{}
+	g.Expect(env.Client.Get(ctx, types.NamespacedName{Namespace: ns, Name: "settings"}, settings)).To(Succeed())
+	settings.Data["color"] = []byte("green")
+	g.Expect(env.Client.Update(ctx, settings)).To(Succeed())
+	g.Eventually(remoteSecret).WithTimeout(timeout).Should(Equal("green"))
 	g.Eventually(func(g Gomega) {
 		res := getResource(g, ctx, ns, "stuck-config")
 		g.Expect(res.Status.State).To(Equal(workloadv1.ResourceStatePending))
@@ -487,6 +507,8 @@ func TestKubernetesProviderConfig(t *testing.T) {
 		g.Expect(list.Items).To(BeEmpty())
 	}).WithTimeout(timeout).Should(Succeed())
 	_, err = remoteObject(ctx, remote.client, "v1", "ConfigMap", "default", "ok")
+	g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "%v", err)
+	_, err = remoteObject(ctx, remote.client, "v1", "Secret", "default", "ok-config-settings")
 	g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "%v", err)
 }
 
