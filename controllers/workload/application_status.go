@@ -47,7 +47,7 @@ func (r *ApplicationReconciler) finish(ctx context.Context, app *workloadv1.Kube
 		}
 		return ctrl.Result{}, fmt.Errorf("update status: %w", perr)
 	}
-	if o.submitted {
+	if o.succeeded {
 		o.requeue = 0 // resources report back through the Owns watch
 	}
 	return ctrl.Result{RequeueAfter: o.requeue}, o.retErr

@@ -27,7 +27,7 @@ func (r *ObjectReconciler) finish(ctx context.Context, o *kubernetesv1.Object, e
 	out := classify(err, r.opts)
 	st := &o.Status
 	ready, reason, msg := metav1.ConditionFalse, out.reason, out.message
-	if out.submitted {
+	if out.succeeded {
 		ready, reason, msg = metav1.ConditionTrue, ReasonAvailable, ""
 	}
 	resource.SetCondition(&st.Conditions, o.Generation, common.TypeReady, ready, reason, msg)
@@ -40,7 +40,7 @@ func (r *ObjectReconciler) finish(ctx context.Context, o *kubernetesv1.Object, e
 		}
 		return ctrl.Result{}, fmt.Errorf("update status: %w", perr)
 	}
-	if !out.submitted {
+	if !out.succeeded {
 		return ctrl.Result{RequeueAfter: out.requeue}, out.retErr
 	}
 	return ctrl.Result{RequeueAfter: r.opts.Resync}, nil

@@ -36,14 +36,14 @@ type outcome struct {
 	event     bool
 	requeue   time.Duration
 	retErr    error
-	submitted bool
+	succeeded bool
 	failed    bool
 }
 
 // classify maps a reconcile error to its outcome; the one place errors become results.
 func classify(err error, opts Options) outcome {
 	if err == nil {
-		return outcome{synced: metav1.ConditionTrue, reason: ReasonSucceeded, requeue: opts.Resync, submitted: true}
+		return outcome{synced: metav1.ConditionTrue, reason: ReasonSucceeded, requeue: opts.Resync, succeeded: true}
 	}
 	if w, ok := resource.AsWaiting(err); ok {
 		return outcome{synced: metav1.ConditionTrue, reason: w.Reason, message: w.Message, requeue: waitRetry}
@@ -67,7 +67,7 @@ func (r *ResourceReconciler) finish(ctx context.Context, res *workloadv1.Kuberne
 	before := res.Status.DeepCopy()
 	st := &res.Status
 	switch {
-	case o.submitted:
+	case o.succeeded:
 		st.State = workloadv1.ResourceStateSubmitted
 	case o.failed:
 		st.State = workloadv1.ResourceStateFailed
@@ -75,7 +75,7 @@ func (r *ResourceReconciler) finish(ctx context.Context, res *workloadv1.Kuberne
 		st.State = workloadv1.ResourceStatePending
 	}
 	ready, readyReason, readyMsg := metav1.ConditionFalse, o.reason, o.message
-	if o.submitted {
+	if o.succeeded {
 		ready, readyReason, readyMsg = metav1.ConditionTrue, ReasonSubmitted, fmt.Sprintf("submitted to cluster %s", st.ClusterRef.Name)
 	}
 	resource.SetCondition(&st.Conditions, res.Generation, common.TypeReady, ready, readyReason, readyMsg)

@@ -86,6 +86,7 @@ func (c *Cache) Cluster(ctx context.Context, key types.NamespacedName) (*Cluster
 	s := &corev1.Secret{}
 	if err := c.local.Get(ctx, key, s); err != nil {
 		if apierrors.IsNotFound(err) {
+			c.forget(key)
 			return nil, resource.UserErrorf("CredentialsNotFound", "connection Secret %s does not exist", key)
 		}
 		return nil, fmt.Errorf("get connection secret %s: %w", key, err)
@@ -110,8 +111,8 @@ func (c *Cache) Cluster(ctx context.Context, key types.NamespacedName) (*Cluster
 	return cluster, nil
 }
 
-// Forget drops the client built from the Secret key.
-func (c *Cache) Forget(key types.NamespacedName) {
+// forget drops the client built from the Secret key, once the Secret is gone.
+func (c *Cache) forget(key types.NamespacedName) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	delete(c.entries, key)

@@ -591,7 +591,22 @@ func TestSchedulerPlacement(t *testing.T) {
 	g.Consistently(func(g Gomega) {
 		g.Expect(getApp(g, ctx, first).Status.ClusterRef.Name).To(Equal("beta"))
 	}).WithTimeout(3 * time.Second).Should(Succeed())
-	for _, a := range []*workloadv1.KubernetesApplication{first, second, third, fourth} {
+
+	By(t, "a direct ProviderConfig reference: Unschedulable until the ProviderConfig exists")
+	direct := emptyApp(ns, "direct", nil)
+	direct.Spec.ClusterSelector = nil
+	direct.Spec.ProviderConfigRef = &workloadv1.ProviderConfigReference{Name: "later", Namespace: ns}
+	g.Expect(env.Client.Create(ctx, direct)).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		sched := framework.Condition(getApp(g, ctx, direct).Status.Conditions, workloadv1.TypeScheduled)
+		g.Expect(sched.Reason).To(Equal("Unschedulable"))
+		g.Expect(sched.Message).To(ContainSubstring("ProviderConfigNotFound: ProviderConfig e2e-scheduler/later named by spec.providerConfigRef does not exist"))
+	}).WithTimeout(timeout).Should(Succeed())
+	g.Expect(env.Client.Create(ctx, providerConfig(ns, "later", "unused"))).To(Succeed())
+	waitScheduled(g, ctx, direct, "later")
+	g.Expect(getApp(g, ctx, direct).Status.ClusterRef.Kind).To(Equal(workloadv1.ClusterKindProviderConfig))
+
+	for _, a := range []*workloadv1.KubernetesApplication{first, second, third, fourth, direct} {
 		g.Expect(env.Client.Delete(ctx, a)).To(Succeed())
 	}
 }
