@@ -1,9 +1,11 @@
 package stack
 
 import (
+	"context"
 	"strings"
 	"testing"
 
+	stacksv1 "terraplane.io/terraplane/apis/stacks/v1alpha1"
 	"terraplane.io/terraplane/internal/resource"
 	"terraplane.io/terraplane/internal/stackpkg"
 )
@@ -54,5 +56,29 @@ func TestRepoOf(t *testing.T) {
 		if got := repoOf(in); got != want {
 			t.Errorf("repoOf(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+func TestAnnotated(t *testing.T) {
+	obj := &stacksv1.Stack{}
+	for value, want := range map[string]string{
+		"StackInstall/ns/a":        "ns/a",
+		"ClusterStackInstall/b":    "",
+		"StackInstall/too/many/xs": "",
+		"":                         "",
+	} {
+		obj.Annotations = map[string]string{AnnotationOwner: value}
+		reqs := annotated("StackInstall", AnnotationOwner)(context.Background(), obj)
+		got := ""
+		if len(reqs) == 1 {
+			got = reqs[0].String()
+		}
+		if got != want {
+			t.Errorf("annotated(%q) = %q, want %q", value, got, want)
+		}
+	}
+	obj.Annotations = map[string]string{AnnotationDependencyOf: "ClusterStackInstall/b"}
+	if reqs := annotated("ClusterStackInstall", AnnotationDependencyOf)(context.Background(), obj); len(reqs) != 1 || reqs[0].Name != "b" || reqs[0].Namespace != "" {
+		t.Errorf("cluster install: %v", reqs)
 	}
 }

@@ -59,7 +59,6 @@ type install struct {
 	registry string
 	ref      name.Reference
 	pkg      *stackpkg.Pulled
-	done     []string
 	failed   string
 }
 
@@ -114,7 +113,6 @@ func (r *InstallReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 			in.failed = p.cond
 			return r.finish(ctx, in, err)
 		}
-		in.done = append(in.done, p.cond)
 	}
 	return r.finish(ctx, in, nil)
 }
