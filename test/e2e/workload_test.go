@@ -763,4 +763,20 @@ func TestKubernetesNativeObject(t *testing.T) {
 		g.Expect(apierrors.IsNotFound(env.Client.Get(ctx, client.ObjectKeyFromObject(o), o))).To(BeTrue())
 		g.Expect(apierrors.IsNotFound(env.Client.Get(ctx, client.ObjectKeyFromObject(conn), conn))).To(BeTrue())
 	}).WithTimeout(timeout).Should(Succeed())
+	By(t, "reclaimPolicy Retain keeps the remote object")
+	kept := &kubernetesv1.Object{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "kept"}}
+	kept.Spec.ProviderConfigRef = common.LocalReference{Name: "rook"}
+	kept.Spec.ReclaimPolicy = common.ReclaimRetain
+	kept.Spec.ForProvider.Manifest = object("cockroachdb.rook.io/v1alpha1", "Cluster", "rook", "kept", map[string]any{"spec": map[string]any{}})
+	g.Expect(env.Client.Create(ctx, kept)).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(kept), kept)).To(Succeed())
+		g.Expect(framework.Condition(kept.Status.Conditions, common.TypeReady).Status).To(Equal(metav1.ConditionTrue))
+	}).WithTimeout(timeout).Should(Succeed())
+	g.Expect(env.Client.Delete(ctx, kept)).To(Succeed())
+	g.Eventually(func() bool {
+		return apierrors.IsNotFound(env.Client.Get(ctx, client.ObjectKeyFromObject(kept), kept))
+	}).WithTimeout(timeout).Should(BeTrue())
+	_, err = remoteObject(ctx, remote.client, "cockroachdb.rook.io/v1alpha1", "Cluster", "rook", "kept")
+	g.Expect(err).NotTo(HaveOccurred(), "a retained object stays in the remote cluster")
 }
