@@ -68,6 +68,7 @@ func (r *Reconciler) sync(ctx context.Context, mg resource.Managed, ws *Workspac
 	inputsChanged := st.Terraform.InputsHash != ws.Hash
 	first := st.Terraform.InputsHash == ""
 	imports, migrated := len(mg.GetManagedSpec().Imports) > 0, mg.GetAnnotations()[resource.AdoptedAnnotation] == "true"
+	// imports: the first plan may create, not destroy; migrated state: it must change nothing.
 	res, err := r.opts.Engine.Apply(ctx, ws.Workspace, engine.ApplyOptions{
 		PlanFirst:         !first || imports || migrated,
 		RefuseDestructive: first && imports,
@@ -171,8 +172,13 @@ func (r *Reconciler) delete(ctx context.Context, mg resource.Managed) error {
 }
 
 func (r *Reconciler) destroy(ctx context.Context, mg resource.Managed) error {
+	st := mg.GetManagedStatus().Terraform
+	neverApplied := st.InputsHash == "" && st.LastApplyTime == nil
+	if neverApplied && resource.Adopting(mg) {
+		return nil // adoption never went through: what exists was never ours to destroy
+	}
 	ws, err := r.render.Render(ctx, mg)
-	if _, user := resource.AsUserError(err); user && mg.GetManagedStatus().Terraform.InputsHash == "" && mg.GetManagedStatus().Terraform.LastApplyTime == nil {
+	if _, user := resource.AsUserError(err); user && neverApplied {
 		return nil // nothing was ever applied
 	}
 	if err != nil {

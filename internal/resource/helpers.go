@@ -51,6 +51,11 @@ const ConnectionSecretType = "connection.terraplane.io/v1alpha1"
 // (`terraplane migrate`): its first plan must change nothing, or nothing is applied.
 const AdoptedAnnotation = "terraplane.io/adopted"
 
+// Adopting reports whether mg takes over infrastructure that already exists.
+func Adopting(mg Managed) bool {
+	return len(mg.GetManagedSpec().Imports) > 0 || mg.GetAnnotations()[AdoptedAnnotation] == "true"
+}
+
 // PausedAnnotation set to "true" makes the managed reconciler leave a resource alone.
 const PausedAnnotation = "terraplane.io/paused"
 

@@ -7,6 +7,7 @@ import (
 
 	"github.com/minio/minio-go/v7"
 	. "github.com/onsi/gomega"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -68,4 +69,15 @@ func TestAdoptExistingBucket(t *testing.T) {
 	_, err = admin.StatObject(ctx, "legacy-other", "keep.txt", minio.StatObjectOptions{})
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(bad.Status.Terraform.LastApplyTime).To(BeNil())
+
+	By(t, "deleting the refused resource destroys nothing")
+	for _, o := range []client.Object{mg, bad} {
+		g.Expect(env.Client.Delete(ctx, o)).To(Succeed())
+	}
+	g.Eventually(func() bool {
+		return apierrors.IsNotFound(env.Client.Get(ctx, client.ObjectKeyFromObject(bad), bad)) &&
+			apierrors.IsNotFound(env.Client.Get(ctx, client.ObjectKeyFromObject(mg), mg))
+	}).WithTimeout(timeout).Should(BeTrue())
+	_, err = admin.StatObject(ctx, "legacy-other", "keep.txt", minio.StatObjectOptions{})
+	g.Expect(err).NotTo(HaveOccurred())
 }
