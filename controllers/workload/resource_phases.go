@@ -79,6 +79,9 @@ func (r *ResourceReconciler) propagateSecret(ctx context.Context, cluster *remot
 // apply creates or updates obj in the cluster with server-side apply, unless another
 // object than owner owns it there; obj receives the cluster's copy.
 func apply(ctx context.Context, cluster *remote.Cluster, owner types.UID, obj *unstructured.Unstructured) error {
+	if namespaced, err := cluster.Client.IsObjectNamespaced(obj); err == nil && namespaced && obj.GetNamespace() == "" {
+		return resource.UserErrorf("NamespaceRequired", "%s is namespaced in cluster %s: set metadata.namespace of %s", obj.GetKind(), cluster.Host, obj.GetName())
+	}
 	if err := checkOwner(ctx, cluster, owner, obj); err != nil {
 		return err
 	}
@@ -111,6 +114,9 @@ func checkOwner(ctx context.Context, cluster *remote.Cluster, owner types.UID, o
 
 // getRemote reads obj's counterpart in the cluster; nil when it does not exist.
 func getRemote(ctx context.Context, cluster *remote.Cluster, obj *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+	if namespaced, err := cluster.Client.IsObjectNamespaced(obj); err == nil && namespaced && obj.GetNamespace() == "" {
+		return nil, nil // never submitted: apply refuses it
+	}
 	existing := &unstructured.Unstructured{}
 	existing.SetGroupVersionKind(obj.GroupVersionKind())
 	err := cluster.Client.Get(ctx, client.ObjectKeyFromObject(obj), existing)

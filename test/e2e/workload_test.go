@@ -498,7 +498,17 @@ func TestKubernetesProviderConfig(t *testing.T) {
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(events).To(HaveLen(1), "one event per distinct problem")
 
-	for _, a := range []*workloadv1.KubernetesApplication{stuck, ok, unknown} {
+	By(t, "a namespaced kind without a namespace is refused with what to do")
+	nons := configMapApp(ns, "nons", &workloadv1.ProviderConfigReference{Name: "remote"}, "x")
+	nons.Spec.ResourceTemplates[0].Spec.Template = object("v1", "ConfigMap", "", "nons", nil)
+	g.Expect(env.Client.Create(ctx, nons)).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		synced := framework.Condition(getResource(g, ctx, ns, "nons-config").Status.Conditions, common.TypeSynced)
+		g.Expect(synced.Reason).To(Equal("NamespaceRequired"))
+		g.Expect(synced.Message).To(ContainSubstring("set metadata.namespace of nons"))
+	}).WithTimeout(timeout).Should(Succeed())
+
+	for _, a := range []*workloadv1.KubernetesApplication{stuck, ok, unknown, nons} {
 		g.Expect(env.Client.Delete(ctx, a)).To(Succeed())
 	}
 	g.Eventually(func(g Gomega) {
