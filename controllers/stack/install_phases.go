@@ -227,7 +227,11 @@ func (r *InstallReconciler) apply(ctx context.Context, in *install) error {
 // stackReady waits for the Stack reconciler to have set up the controller.
 func (r *InstallReconciler) stackReady(ctx context.Context, in *install) error {
 	s := &stacksv1.Stack{}
-	if err := r.client.Get(ctx, client.ObjectKey{Namespace: in.obj.StackNamespace(), Name: in.obj.GetName()}, s); err != nil {
+	err := r.client.Get(ctx, client.ObjectKey{Namespace: in.obj.StackNamespace(), Name: in.obj.GetName()}, s)
+	if apierrors.IsNotFound(err) {
+		return resource.Waitf(ReasonWaitingForStack, "waiting for Stack %s/%s to appear", in.obj.StackNamespace(), in.obj.GetName())
+	}
+	if err != nil {
 		return fmt.Errorf("get stack: %w", err)
 	}
 	c := meta.FindStatusCondition(s.Status.Conditions, common.TypeReady)

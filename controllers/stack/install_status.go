@@ -44,6 +44,7 @@ const (
 	ReasonUninstalling           = "Uninstalling"
 	ReasonKeptCRDs               = "KeptCRDs"
 	ReasonKeptModules            = "KeptModules"
+	ReasonRetrying               = "Retrying"
 )
 
 // waitRetry is how soon an install waiting on something under way is looked at again;
@@ -61,13 +62,18 @@ type outcome struct {
 }
 
 // classify maps a reconcile error to conditions and a result: a user error waits for
-// retry, a Waiting polls soon, anything else is returned for backoff.
+// retry, a Waiting or a stale-cache write conflict polls soon, anything else is returned
+// for backoff.
 func classify(err error, retry time.Duration) outcome {
 	if err == nil {
 		return outcome{status: metav1.ConditionTrue, reason: ReasonSucceeded}
 	}
 	if u, ok := resource.AsUserError(err); ok {
 		return outcome{status: metav1.ConditionFalse, reason: u.Reason, message: u.Message, event: true, result: ctrl.Result{RequeueAfter: retry}}
+	}
+	if apierrors.IsAlreadyExists(err) || apierrors.IsConflict(err) {
+		// The cache has not seen our own last write yet: try again shortly, quietly.
+		return outcome{status: metav1.ConditionUnknown, reason: ReasonRetrying, message: err.Error(), result: ctrl.Result{RequeueAfter: time.Second}}
 	}
 	if w, ok := resource.AsWaiting(err); ok {
 		return outcome{status: metav1.ConditionUnknown, reason: w.Reason, message: w.Message, result: ctrl.Result{RequeueAfter: waitRetry}}
@@ -126,6 +132,9 @@ func patchStatus(ctx context.Context, c client.Client, obj, orig client.Object) 
 	err := c.Status().Patch(ctx, obj, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{}))
 	if apierrors.IsConflict(err) {
 		return true, nil
+	}
+	if apierrors.IsNotFound(err) {
+		return false, nil // deleted meanwhile; nothing to report on
 	}
 	if err != nil {
 		return false, fmt.Errorf("update status: %w", err)

@@ -45,7 +45,7 @@ func (r *InstallReconciler) uninstall(ctx context.Context, in *install) error {
 		r.recorder.Eventf(in.obj, corev1.EventTypeNormal, ReasonKeptCRDs, "kept CRDs %s: custom resources of them remain; delete those, then the CRDs", strings.Join(kept, ", "))
 	}
 	controllerutil.RemoveFinalizer(in.obj, Finalizer)
-	if err := r.client.Update(ctx, in.obj); err != nil {
+	if err := client.IgnoreNotFound(r.client.Update(ctx, in.obj)); err != nil {
 		return fmt.Errorf("remove finalizer: %w", err)
 	}
 	return nil

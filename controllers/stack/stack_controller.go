@@ -70,7 +70,7 @@ func (r *StackReconciler) teardown(ctx context.Context, s *stacksv1.Stack) error
 		}
 	}
 	controllerutil.RemoveFinalizer(s, Finalizer)
-	if err := r.client.Update(ctx, s); err != nil {
+	if err := client.IgnoreNotFound(r.client.Update(ctx, s)); err != nil {
 		return fmt.Errorf("remove finalizer: %w", err)
 	}
 	return nil
