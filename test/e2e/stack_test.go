@@ -256,6 +256,8 @@ func TestStackInstallChainUpgradeUninstall(t *testing.T) {
 	By(t, "upgrade: a new tag applies the new CRD version and updates the Deployment")
 	pushStacks(t, host, map[string]string{"gamma-v2": "stacks/gamma:v2"})
 	g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(gamma), gamma)).To(Succeed())
+	v1Package := gamma.Status.ResolvedPackage
+	g.Expect(v1Package).To(HavePrefix(host + "/stacks/gamma@sha256:"))
 	gamma.Spec.Package = "stacks/gamma:v2"
 	g.Expect(env.Client.Update(ctx, gamma)).To(Succeed())
 	g.Eventually(func(g Gomega) {
@@ -267,7 +269,8 @@ func TestStackInstallChainUpgradeUninstall(t *testing.T) {
 		s := &stacksv1.Stack{}
 		g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: adminNS, Name: "gamma"}, s)).To(Succeed())
 		g.Expect(s.Spec.Version).To(Equal("2.0.0"))
-		g.Expect(framework.Condition(gamma.Status.Conditions, common.TypeReady).Status).To(Equal(metav1.ConditionTrue))
+		g.Expect(installCondition(g, ctx, gamma, common.TypeReady).Status).To(Equal(metav1.ConditionTrue))
+		g.Expect(gamma.Status.ResolvedPackage).NotTo(Equal(v1Package))
 	}).WithTimeout(stackTimeout).Should(Succeed())
 
 	By(t, "uninstall keeps a CRD that still has custom resources and removes everything else")
