@@ -86,7 +86,7 @@ func newHarness(ctx context.Context, bin string, parallelism int) (*harness, err
 	h.ctrl = exec.Command(bin, "controller", "--kubeconfig", h.cp.Kubeconfig, "--state-kubeconfig", h.cp.Kubeconfig,
 		"--workdir", filepath.Join(work, "workspaces"), "--metrics-bind-address", fmt.Sprintf("127.0.0.1:%d", port),
 		"--health-probe-bind-address", "0", "--max-concurrent-terraform", strconv.Itoa(parallelism),
-		"--max-concurrent-reconciles", strconv.Itoa(parallelism))
+		"--max-concurrent-reconciles", strconv.Itoa(2*parallelism)) // more workers than terraform slots keep the slots busy
 	h.ctrl.Stdout, h.ctrl.Stderr = nil, nil
 	if log, err := os.Create(filepath.Join(os.TempDir(), "terraplane-bench-controller.log")); err == nil {
 		h.ctrl.Stdout, h.ctrl.Stderr = log, log
