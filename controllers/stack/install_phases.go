@@ -36,6 +36,10 @@ func (r *InstallReconciler) resolve(ctx context.Context, in *install) error {
 	if in.registry == "" && pkg == "" {
 		return resource.UserErrorf(ReasonNoRegistry, "set spec.source or start the manager with --stack-registry")
 	}
+	if ref, ok := pinned(in.obj); ok {
+		in.ref = ref
+		return nil
+	}
 	if pkg == "" {
 		ix, err := stackpkg.LoadIndex(ctx, in.registry, r.opts.Remote...)
 		if err != nil {
@@ -56,6 +60,19 @@ func (r *InstallReconciler) resolve(ctx context.Context, in *install) error {
 	}
 	in.ref = ref
 	return nil
+}
+
+// pinned returns the digest an install by CRD resolved to, as long as its spec is
+// unchanged: pushing a newer package never upgrades such an install behind its back
+// (name a package to upgrade, or recreate the install).
+func pinned(obj installObject) (name.Reference, bool) {
+	st := obj.GetInstallStatus()
+	c := meta.FindStatusCondition(st.Conditions, TypeResolved)
+	if obj.GetInstallSpec().CRD == "" || st.ResolvedPackage == "" || c == nil || c.Status != metav1.ConditionTrue || c.ObservedGeneration != obj.GetGeneration() {
+		return nil, false
+	}
+	ref, err := name.ParseReference(st.ResolvedPackage)
+	return ref, err == nil
 }
 
 // unpack pulls and checks the package in memory; nothing in it is ever run.

@@ -340,6 +340,23 @@ func TestStackInstallByCRDAndScope(t *testing.T) {
 		g.Expect(events).To(ConsistOf(And(HaveField("Reason", stack.ReasonInstalled), HaveField("Message", "installed "+in.Status.ResolvedPackage))))
 	}).WithTimeout(stackTimeout).Should(Succeed())
 
+	By(t, "an install by CRD stays on the package it resolved when a newer one is pushed")
+	newer := t.TempDir()
+	g.Expect(os.CopyFS(newer, os.DirFS("testdata/stacks/epsilon"))).To(Succeed())
+	g.Expect(os.WriteFile(filepath.Join(newer, ".registry/app.yaml"), []byte("title: Epsilon Notes\nversion: 2.0.0\npermissionScope: Namespaced\n"), 0o644)).To(Succeed())
+	terraplaneCLI(t, "stack", "push", newer, host+"/stacks/epsilon:v2")
+	resolved := in.Status.ResolvedPackage
+	g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(in), in)).To(Succeed())
+	in.Annotations = map[string]string{"touch": "wake the reconciler"}
+	g.Expect(env.Client.Update(ctx, in)).To(Succeed())
+	g.Consistently(func(g Gomega) {
+		g.Expect(installCondition(g, ctx, in, common.TypeReady).Status).To(Equal(metav1.ConditionTrue))
+		g.Expect(in.Status.ResolvedPackage).To(Equal(resolved))
+		notes := &stacksv1.Stack{}
+		g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "notes"}, notes)).To(Succeed())
+		g.Expect(notes.Spec.Version).To(Equal("1.0.0"))
+	}).WithTimeout(4 * time.Second).Should(Succeed())
+
 	By(t, "a namespaced StackInstall may not install a Cluster-scoped package")
 	wide := &stacksv1.StackInstall{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "wide"}}
 	wide.Spec.CRD = "things.gamma.example.org/v1alpha1"
