@@ -26,7 +26,7 @@ import (
 type Loader struct {
 	// CacheDir holds git checkouts.
 	CacheDir string
-	// AllowedGitPrefixes, when not empty, lists the URL prefixes git sources may use.
+	// AllowedGitPrefixes, when not empty, lists the URL prefixes git and OCI sources may use.
 	AllowedGitPrefixes []string
 
 	mu    sync.Mutex
@@ -40,8 +40,10 @@ func (l *Loader) Load(ctx context.Context, c client.Client, namespace string, sr
 		return l.fromConfigMap(ctx, c, namespace, src.ConfigMap.Name)
 	case src.Git != nil:
 		return l.fromGit(ctx, *src.Git)
+	case src.OCI != nil:
+		return l.fromOCI(ctx, *src.OCI)
 	default:
-		return nil, resource.UserErrorf("InvalidSource", "the module source sets neither configMap nor git")
+		return nil, resource.UserErrorf("InvalidSource", "the module source sets none of configMap, git or oci")
 	}
 }
 
@@ -89,7 +91,7 @@ func (l *Loader) fromConfigMap(ctx context.Context, c client.Client, namespace, 
 
 // fromGit clones url at ref into the cache (once per url@ref) and reads the module at path.
 func (l *Loader) fromGit(ctx context.Context, src terraformv1.GitSource) (*module.Module, error) {
-	if !l.gitAllowed(src.URL) {
+	if !l.allowed(src.URL) {
 		return nil, resource.UserErrorf("ModuleSourceNotAllowed", "git source %s is not allowed by --module-source-allow (%s)", src.URL, strings.Join(l.AllowedGitPrefixes, ", "))
 	}
 	if strings.Contains(path.Clean("/"+src.Path), "..") {
@@ -111,7 +113,7 @@ func (l *Loader) fromGit(ctx context.Context, src terraformv1.GitSource) (*modul
 	})
 }
 
-func (l *Loader) gitAllowed(url string) bool {
+func (l *Loader) allowed(url string) bool {
 	if len(l.AllowedGitPrefixes) == 0 {
 		return true
 	}

@@ -2,12 +2,15 @@ package e2e
 
 import (
 	"context"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/google/go-containerregistry/pkg/crane"
+	"github.com/google/go-containerregistry/pkg/registry"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -212,4 +215,42 @@ func TestModuleFromGit(t *testing.T) {
 		ready := classReady(g, ctx, denied)
 		g.Expect(ready.Reason).To(Equal("ModuleSourceNotAllowed"))
 	}).WithTimeout(timeout).Should(Succeed())
+}
+
+// TestModuleFromOCI serves a module as an OCI artifact from a real registry on loopback.
+func TestModuleFromOCI(t *testing.T) {
+	ctx := context.Background()
+	g := NewWithT(t)
+	g.Expect(env.Namespace(ctx, adminNS)).To(Succeed())
+	appNS := "e2e-module-oci"
+	g.Expect(env.Namespace(ctx, appNS)).To(Succeed())
+	reg := httptest.NewServer(registry.New())
+	defer reg.Close()
+	img, err := crane.Image(map[string][]byte{"modules/db/main.tf": []byte(teamModule["main.tf"])})
+	g.Expect(err).NotTo(HaveOccurred())
+	ref := strings.TrimPrefix(reg.URL, "http://") + "/modules/db:v1.0.0"
+	g.Expect(crane.Push(img, ref)).To(Succeed())
+
+	mgr, err := env.StartManager(t.TempDir(), app.Options{})
+	g.Expect(err).NotTo(HaveOccurred())
+	defer func() { _ = mgr.Stop() }()
+	g.Expect(client.IgnoreAlreadyExists(env.Client.Create(ctx, &terraformv1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Namespace: adminNS, Name: "random"},
+		Spec: terraformv1.ProviderConfigSpec{Source: "hashicorp/random", Version: "3.9.0"}}))).To(Succeed())
+	class := moduleClass(adminNS, "from-oci", terraformv1.ModuleSource{OCI: &terraformv1.OCISource{Ref: ref, Path: "modules/db"}},
+		[]terraformv1.InputMapping{{FromFieldPath: "metadata.name", ToVariable: "name"}})
+	g.Expect(env.Client.Create(ctx, class)).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		g.Expect(classReady(g, ctx, class).Status).To(Equal(metav1.ConditionTrue))
+	}).WithTimeout(timeout).Should(Succeed())
+
+	g.Expect(env.Client.Create(ctx, &databasev1.PostgreSQLInstanceClass{ObjectMeta: metav1.ObjectMeta{Namespace: appNS, Name: "oci"},
+		ClassRef: common.ClassReference{APIVersion: terraformv1.GroupVersion.String(), Kind: "ModuleClass", Name: "from-oci", Namespace: adminNS}})).To(Succeed())
+	claim := &databasev1.PostgreSQLInstance{ObjectMeta: metav1.ObjectMeta{Namespace: appNS, Name: "ocidb"}}
+	claim.Spec.ClassRef = &common.LocalReference{Name: "oci"}
+	claim.Spec.WriteConnectionSecretToRef = &common.LocalReference{Name: "ocidb-conn"}
+	g.Expect(env.Client.Create(ctx, claim)).To(Succeed())
+	waitClaimReady(g, ctx, claim)
+	conn := &corev1.Secret{}
+	g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: appNS, Name: "ocidb-conn"}, conn)).To(Succeed())
+	g.Expect(string(conn.Data["endpoint"])).To(Equal("ocidb-team"))
 }

@@ -8,7 +8,7 @@ import (
 )
 
 // ModuleSource says where a module's files come from. Set exactly one.
-// +kubebuilder:validation:XValidation:rule="(has(self.configMap) ? 1 : 0) + (has(self.git) ? 1 : 0) == 1",message="set exactly one of configMap or git"
+// +kubebuilder:validation:XValidation:rule="(has(self.configMap) ? 1 : 0) + (has(self.git) ? 1 : 0) + (has(self.oci) ? 1 : 0) == 1",message="set exactly one of configMap, git or oci"
 type ModuleSource struct {
 	// ConfigMap holds the module's files, one key per file name (a flat module).
 	// +optional
@@ -16,6 +16,19 @@ type ModuleSource struct {
 	// Git clones a repository at a pinned ref.
 	// +optional
 	Git *GitSource `json:"git,omitempty"`
+	// OCI pulls an OCI artifact whose single layer is a tar of the module.
+	// +optional
+	OCI *OCISource `json:"oci,omitempty"`
+}
+
+// OCISource is a module shipped as an OCI artifact (one tar layer).
+type OCISource struct {
+	// Ref is the artifact, e.g. registry.example.com/modules/db@sha256:... (pin a digest or an immutable tag).
+	// +kubebuilder:validation:MinLength=1
+	Ref string `json:"ref"`
+	// Path of the module inside the artifact.
+	// +optional
+	Path string `json:"path,omitempty"`
 }
 
 // ConfigMapSource names a ConfigMap in the referrer's namespace.
