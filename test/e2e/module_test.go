@@ -182,17 +182,7 @@ func TestModuleFromGit(t *testing.T) {
 	By(t, "a claim through the git-sourced class gets the module's outputs; a new tag rolls forward")
 	appNS := "e2e-module-git"
 	g.Expect(env.Namespace(ctx, appNS)).To(Succeed())
-	g.Expect(client.IgnoreAlreadyExists(env.Client.Create(ctx, &terraformv1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Namespace: adminNS, Name: "random"},
-		Spec: terraformv1.ProviderConfigSpec{Source: "hashicorp/random", Version: "3.9.0"}}))).To(Succeed())
-	g.Expect(env.Client.Create(ctx, &databasev1.PostgreSQLInstanceClass{ObjectMeta: metav1.ObjectMeta{Namespace: appNS, Name: "git"},
-		ClassRef: common.ClassReference{APIVersion: terraformv1.GroupVersion.String(), Kind: "ModuleClass", Name: "from-git", Namespace: adminNS}})).To(Succeed())
-	claim := &databasev1.PostgreSQLInstance{ObjectMeta: metav1.ObjectMeta{Namespace: appNS, Name: "gitdb"}}
-	claim.Spec.ClassRef = &common.LocalReference{Name: "git"}
-	claim.Spec.WriteConnectionSecretToRef = &common.LocalReference{Name: "gitdb-conn"}
-	g.Expect(env.Client.Create(ctx, claim)).To(Succeed())
-	waitClaimReady(g, ctx, claim)
-	conn := &corev1.Secret{}
-	g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: appNS, Name: "gitdb-conn"}, conn)).To(Succeed())
+	conn := claimThroughModuleClass(g, ctx, appNS, "from-git", "gitdb")
 	g.Expect(string(conn.Data["endpoint"])).To(Equal("gitdb-team"))
 
 	v2 := strings.Replace(teamModule["main.tf"], `output "endpoint" { value = terraform_data.db.output }`, `output "endpoint" { value = "v2:${terraform_data.db.output}" }`, 1)
@@ -234,8 +224,6 @@ func TestModuleFromOCI(t *testing.T) {
 	mgr, err := env.StartManager(t.TempDir(), app.Options{})
 	g.Expect(err).NotTo(HaveOccurred())
 	defer func() { _ = mgr.Stop() }()
-	g.Expect(client.IgnoreAlreadyExists(env.Client.Create(ctx, &terraformv1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Namespace: adminNS, Name: "random"},
-		Spec: terraformv1.ProviderConfigSpec{Source: "hashicorp/random", Version: "3.9.0"}}))).To(Succeed())
 	class := moduleClass(adminNS, "from-oci", terraformv1.ModuleSource{OCI: &terraformv1.OCISource{Ref: ref, Path: "modules/db"}},
 		[]terraformv1.InputMapping{{FromFieldPath: "metadata.name", ToVariable: "name"}})
 	g.Expect(env.Client.Create(ctx, class)).To(Succeed())
@@ -243,14 +231,24 @@ func TestModuleFromOCI(t *testing.T) {
 		g.Expect(classReady(g, ctx, class).Status).To(Equal(metav1.ConditionTrue))
 	}).WithTimeout(timeout).Should(Succeed())
 
-	g.Expect(env.Client.Create(ctx, &databasev1.PostgreSQLInstanceClass{ObjectMeta: metav1.ObjectMeta{Namespace: appNS, Name: "oci"},
-		ClassRef: common.ClassReference{APIVersion: terraformv1.GroupVersion.String(), Kind: "ModuleClass", Name: "from-oci", Namespace: adminNS}})).To(Succeed())
-	claim := &databasev1.PostgreSQLInstance{ObjectMeta: metav1.ObjectMeta{Namespace: appNS, Name: "ocidb"}}
-	claim.Spec.ClassRef = &common.LocalReference{Name: "oci"}
-	claim.Spec.WriteConnectionSecretToRef = &common.LocalReference{Name: "ocidb-conn"}
+	conn := claimThroughModuleClass(g, ctx, appNS, "from-oci", "ocidb")
+	g.Expect(string(conn.Data["endpoint"])).To(Equal("ocidb-team"))
+}
+
+// claimThroughModuleClass makes a PostgreSQLInstance named claim in appNS whose portable
+// class points at the ModuleClass moduleClass, waits until it is Ready and returns its
+// connection Secret. It also makes sure the random ProviderConfig the team module uses exists.
+func claimThroughModuleClass(g Gomega, ctx context.Context, appNS, moduleClass, claimName string) *corev1.Secret {
+	g.Expect(client.IgnoreAlreadyExists(env.Client.Create(ctx, &terraformv1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Namespace: adminNS, Name: "random"},
+		Spec: terraformv1.ProviderConfigSpec{Source: "hashicorp/random", Version: "3.9.0"}}))).To(Succeed())
+	g.Expect(env.Client.Create(ctx, &databasev1.PostgreSQLInstanceClass{ObjectMeta: metav1.ObjectMeta{Namespace: appNS, Name: moduleClass},
+		ClassRef: common.ClassReference{APIVersion: terraformv1.GroupVersion.String(), Kind: "ModuleClass", Name: moduleClass, Namespace: adminNS}})).To(Succeed())
+	claim := &databasev1.PostgreSQLInstance{ObjectMeta: metav1.ObjectMeta{Namespace: appNS, Name: claimName}}
+	claim.Spec.ClassRef = &common.LocalReference{Name: moduleClass}
+	claim.Spec.WriteConnectionSecretToRef = &common.LocalReference{Name: claimName + "-conn"}
 	g.Expect(env.Client.Create(ctx, claim)).To(Succeed())
 	waitClaimReady(g, ctx, claim)
 	conn := &corev1.Secret{}
-	g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: appNS, Name: "ocidb-conn"}, conn)).To(Succeed())
-	g.Expect(string(conn.Data["endpoint"])).To(Equal("ocidb-team"))
+	g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: appNS, Name: claimName + "-conn"}, conn)).To(Succeed())
+	return conn
 }
