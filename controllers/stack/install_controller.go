@@ -57,6 +57,7 @@ type install struct {
 	obj      installObject
 	orig     client.Object
 	registry string
+	remote   []remote.Option
 	ref      name.Reference
 	pkg      *stackpkg.Pulled
 	failed   string
@@ -73,7 +74,7 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 	if opts.Remote == nil {
 		opts.Remote = []remote.Option{remote.WithAuthFromKeychain(authn.DefaultKeychain)}
 	}
-	cache := &packageCache{limits: opts.Limits, remote: opts.Remote}
+	cache := &packageCache{limits: opts.Limits}
 	kinds := map[string]func() installObject{
 		"StackInstall":        func() installObject { return &stacksv1.StackInstall{} },
 		"ClusterStackInstall": func() installObject { return &stacksv1.ClusterStackInstall{} },

@@ -28,6 +28,11 @@ import (
 // resolve finds the package: spec.package directly, or spec.crd through the stack index.
 func (r *InstallReconciler) resolve(ctx context.Context, in *install) error {
 	spec := in.obj.GetInstallSpec()
+	opts, err := r.remoteFor(ctx, in)
+	if err != nil {
+		return err
+	}
+	in.remote = opts
 	in.registry = spec.Source
 	if in.registry == "" {
 		in.registry = r.opts.DefaultRegistry
@@ -41,7 +46,7 @@ func (r *InstallReconciler) resolve(ctx context.Context, in *install) error {
 		return nil
 	}
 	if pkg == "" {
-		ix, err := stackpkg.LoadIndex(ctx, in.registry, r.opts.Remote...)
+		ix, err := stackpkg.LoadIndex(ctx, in.registry, in.remote...)
 		if err != nil {
 			return resource.UserErrorf(ReasonRegistryUnavailable, "read the stack index of %s: %v", in.registry, err)
 		}
@@ -77,7 +82,7 @@ func pinned(obj installObject) (name.Reference, bool) {
 
 // unpack pulls and checks the package in memory; nothing in it is ever run.
 func (r *InstallReconciler) unpack(ctx context.Context, in *install) error {
-	p, err := r.packages.pull(ctx, in.ref)
+	p, err := r.packages.pull(ctx, in.ref, in.remote)
 	switch {
 	case isNotFound(err):
 		return resource.UserErrorf(ReasonPackageNotFound, "package %s is not in the registry: %v", in.ref, err)
@@ -112,7 +117,7 @@ func (r *InstallReconciler) dependencies(ctx context.Context, in *install) error
 	if len(missing) == 0 {
 		return nil
 	}
-	ix, err := stackpkg.LoadIndex(ctx, in.registry, r.opts.Remote...)
+	ix, err := stackpkg.LoadIndex(ctx, in.registry, in.remote...)
 	if err != nil {
 		return resource.UserErrorf(ReasonRegistryUnavailable, "read the stack index of %s: %v", in.registry, err)
 	}
@@ -142,7 +147,7 @@ func (r *InstallReconciler) ensureDependency(ctx context.Context, in *install, p
 	err := r.client.Get(ctx, client.ObjectKeyFromObject(dep), dep)
 	if apierrors.IsNotFound(err) {
 		dep.SetAnnotations(map[string]string{AnnotationDependencyOf: in.obj.OwnerKey()})
-		spec := stacksv1.StackInstallSpec{Source: in.registry, Package: pkg}
+		spec := stacksv1.StackInstallSpec{Source: in.registry, Package: pkg, PullSecretName: in.obj.GetInstallSpec().PullSecretName}
 		switch d := dep.(type) {
 		case *stacksv1.StackInstall:
 			d.Spec = spec
@@ -267,11 +272,10 @@ type packageCache struct {
 	byDig  map[string]*stackpkg.Pulled
 	bytes  int64
 	limits stackpkg.Limits
-	remote []remote.Option
 }
 
-func (c *packageCache) pull(ctx context.Context, ref name.Reference) (*stackpkg.Pulled, error) {
-	desc, err := remote.Head(ref, append(c.remote, remote.WithContext(ctx))...)
+func (c *packageCache) pull(ctx context.Context, ref name.Reference, opts []remote.Option) (*stackpkg.Pulled, error) {
+	desc, err := remote.Head(ref, append(append([]remote.Option{}, opts...), remote.WithContext(ctx))...)
 	if err != nil {
 		return nil, fmt.Errorf("resolve %s: %w", ref, err)
 	}
@@ -281,7 +285,7 @@ func (c *packageCache) pull(ctx context.Context, ref name.Reference) (*stackpkg.
 	if p != nil {
 		return p, nil
 	}
-	p, err = stackpkg.Pull(ctx, ref.Context().Digest(desc.Digest.String()), c.limits, c.remote...)
+	p, err = stackpkg.Pull(ctx, ref.Context().Digest(desc.Digest.String()), c.limits, opts...)
 	if err != nil {
 		return nil, err
 	}

@@ -7,6 +7,7 @@ import (
 	"encoding/base64"
 	"io"
 	"log"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
@@ -16,9 +17,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-containerregistry/pkg/authn"
 	"github.com/google/go-containerregistry/pkg/registry"
 	"github.com/google/go-containerregistry/pkg/v1/empty"
 	"github.com/google/go-containerregistry/pkg/v1/mutate"
+	"github.com/google/go-containerregistry/pkg/v1/remote"
 	"github.com/google/go-containerregistry/pkg/v1/static"
 	"github.com/google/go-containerregistry/pkg/v1/types"
 	. "github.com/onsi/gomega"
@@ -683,4 +686,52 @@ func TestStackTerraformModule(t *testing.T) {
 	g.Expect(env.Client.Delete(ctx, claim)).To(Succeed())
 	waitGone(g, ctx, claim, mod)
 	g.Expect(env.Client.Delete(ctx, cm)).To(Succeed())
+}
+
+func TestStackPullSecret(t *testing.T) {
+	ctx := context.Background()
+	g := NewWithT(t)
+	ns := "e2e-stack-auth"
+	g.Expect(env.Namespace(ctx, ns)).To(Succeed())
+	reg := registry.New(registry.Logger(log.New(io.Discard, "", 0)))
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if u, p, ok := r.BasicAuth(); !ok || u != "stacker" || p != "s3cret" {
+			w.Header().Set("WWW-Authenticate", `Basic realm="stacks"`)
+			w.WriteHeader(http.StatusUnauthorized)
+			return
+		}
+		reg.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	host := strings.TrimPrefix(srv.URL, "http://")
+	files, err := stackpkg.ReadDir("testdata/stacks/epsilon", stackpkg.DefaultLimits)
+	g.Expect(err).NotTo(HaveOccurred())
+	_, err = stackpkg.Publish(ctx, host, "stacks/epsilon:v1", files, remote.WithAuth(&authn.Basic{Username: "stacker", Password: "s3cret"}))
+	g.Expect(err).NotTo(HaveOccurred())
+	startStackManager(t, host)
+
+	By(t, "without credentials the registry refuses, and a missing pull secret is named")
+	in := &stacksv1.StackInstall{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "notes"}}
+	in.Spec.Package = "stacks/epsilon:v1"
+	g.Expect(env.Client.Create(ctx, in)).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		c := installCondition(g, ctx, in, stack.TypeUnpacked)
+		g.Expect(c.Reason).To(Equal(stack.ReasonRegistryUnavailable))
+		g.Expect(c.Message).To(ContainSubstring("401 Unauthorized"))
+	}).WithTimeout(stackTimeout).Should(Succeed())
+	in.Spec.PullSecretName = "registry-creds"
+	g.Expect(env.Client.Update(ctx, in)).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		c := installCondition(g, ctx, in, stack.TypeResolved)
+		g.Expect(c.Reason).To(Equal(stack.ReasonPullSecret))
+		g.Expect(c.Message).To(Equal("pull secret " + ns + "/registry-creds does not exist"))
+	}).WithTimeout(stackTimeout).Should(Succeed())
+
+	By(t, "with a dockerconfigjson pull secret the install succeeds")
+	auth := base64.StdEncoding.EncodeToString([]byte("stacker:s3cret"))
+	g.Expect(env.Client.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "registry-creds"}, Type: corev1.SecretTypeDockerConfigJson,
+		Data: map[string][]byte{corev1.DockerConfigJsonKey: []byte(`{"auths": {"` + host + `": {"auth": "` + auth + `"}}}`)}})).To(Succeed())
+	waitInstallReady(g, ctx, in)
+	g.Expect(env.Client.Delete(ctx, in)).To(Succeed())
+	waitGone(g, ctx, in, &apiextensionsv1.CustomResourceDefinition{ObjectMeta: metav1.ObjectMeta{Name: "notes.epsilon.example.org"}})
 }

@@ -19,6 +19,11 @@ type StackInstallSpec struct {
 	// +kubebuilder:validation:Pattern=`^[a-z0-9.-]+/[a-z0-9]+$`
 	// +optional
 	CRD string `json:"crd,omitempty"`
+	// PullSecretName names a kubernetes.io/dockerconfigjson Secret with the registry's
+	// credentials, in the install's namespace (a ClusterStackInstall's targetNamespace);
+	// without it the manager's own docker keychain is used.
+	// +optional
+	PullSecretName string `json:"pullSecretName,omitempty"`
 }
 
 // StackInstallStatus is what the manager did with the request.
