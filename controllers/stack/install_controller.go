@@ -9,6 +9,8 @@ import (
 	"github.com/google/go-containerregistry/pkg/authn"
 	"github.com/google/go-containerregistry/pkg/name"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/client-go/tools/record"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -75,16 +77,21 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 		opts.Remote = []remote.Option{remote.WithAuthFromKeychain(authn.DefaultKeychain)}
 	}
 	cache := &packageCache{limits: opts.Limits}
-	kinds := map[string]func() installObject{
-		"StackInstall":        func() installObject { return &stacksv1.StackInstall{} },
-		"ClusterStackInstall": func() installObject { return &stacksv1.ClusterStackInstall{} },
+	kinds := map[string]struct {
+		newObj  func() installObject
+		newList func() client.ObjectList
+	}{
+		"StackInstall": {func() installObject { return &stacksv1.StackInstall{} }, func() client.ObjectList { return &stacksv1.StackInstallList{} }},
+		"ClusterStackInstall": {func() installObject { return &stacksv1.ClusterStackInstall{} },
+			func() client.ObjectList { return &stacksv1.ClusterStackInstallList{} }},
 	}
-	for kind, newObj := range kinds {
-		r := &InstallReconciler{client: mgr.GetClient(), reader: mgr.GetAPIReader(), opts: opts, newObj: newObj,
+	for kind, k := range kinds {
+		r := &InstallReconciler{client: mgr.GetClient(), reader: mgr.GetAPIReader(), opts: opts, newObj: k.newObj,
 			recorder: mgr.GetEventRecorderFor("terraplane-stack-manager"), packages: cache}
-		err := ctrl.NewControllerManagedBy(mgr).Named(kind).For(newObj()).
+		err := ctrl.NewControllerManagedBy(mgr).Named(kind).For(k.newObj()).
 			Watches(&stacksv1.Stack{}, handler.EnqueueRequestsFromMapFunc(annotated(kind, AnnotationOwner))).
-			Watches(newObj(), handler.EnqueueRequestsFromMapFunc(annotated(kind, AnnotationDependencyOf))).
+			Watches(k.newObj(), handler.EnqueueRequestsFromMapFunc(annotated(kind, AnnotationDependencyOf))).
+			Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.forPullSecret(k.newList))).
 			Complete(r)
 		if err != nil {
 			return fmt.Errorf("set up %s controller: %w", kind, err)
@@ -130,6 +137,29 @@ func annotated(kind, key string) handler.MapFunc {
 			return []reconcile.Request{{NamespacedName: client.ObjectKey{Name: parts[1]}}}
 		}
 		return nil
+	}
+}
+
+// forPullSecret maps a Secret to the installs that use it as their pull secret, so that
+// fixing credentials takes effect at once.
+func (r *InstallReconciler) forPullSecret(newList func() client.ObjectList) handler.MapFunc {
+	return func(ctx context.Context, secret client.Object) []reconcile.Request {
+		list := newList()
+		if err := r.client.List(ctx, list); err != nil {
+			return nil
+		}
+		items, err := meta.ExtractList(list)
+		if err != nil {
+			return nil
+		}
+		var reqs []reconcile.Request
+		for _, item := range items {
+			in, ok := item.(installObject)
+			if ok && in.GetInstallSpec().PullSecretName == secret.GetName() && in.StackNamespace() == secret.GetNamespace() {
+				reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(in)})
+			}
+		}
+		return reqs
 	}
 }
 
