@@ -217,10 +217,14 @@ func (r *Reconciler) configure(claim resource.Claim, class resource.NonPortableC
 	if policy == "" {
 		policy = common.ReclaimDelete
 	}
+	var secret *common.SecretReference
+	if claim.GetClaimSpec().WriteConnectionSecretToRef != nil {
+		secret = &common.SecretReference{Name: mg.GetName(), Namespace: secretNS}
+	}
 	*mg.GetManagedSpec() = common.ManagedSpec{
 		ProviderRef:                tmpl.ProviderRef.DeepCopy(),
 		ReclaimPolicy:              policy,
-		WriteConnectionSecretToRef: &common.SecretReference{Name: mg.GetName(), Namespace: secretNS},
+		WriteConnectionSecretToRef: secret,
 		ClaimRef:                   r.claimRef(claim),
 		ClassRef: &common.ClassReference{APIVersion: mk.ClassGVK.GroupVersion().String(), Kind: mk.ClassGVK.Kind,
 			Name: class.GetName(), Namespace: class.GetNamespace()},
@@ -293,7 +297,11 @@ func (r *Reconciler) propagate(ctx context.Context, claim resource.Claim, mg res
 	if to == nil {
 		return nil
 	}
-	from := resource.ConnectionSecretRef(mg)
+	from, ok := resource.ConnectionSecretRef(mg)
+	if !ok {
+		return resource.UserErrorf("NoConnectionSecret", "%s %s/%s writes no connection Secret (its spec.writeConnectionSecretToRef is empty); an admin can set it",
+			mg.GetObjectKind().GroupVersionKind().Kind, mg.GetNamespace(), mg.GetName())
+	}
 	src := &corev1.Secret{}
 	if err := r.client.Get(ctx, types.NamespacedName{Namespace: from.Namespace, Name: from.Name}, src); err != nil {
 		if apierrors.IsNotFound(err) {

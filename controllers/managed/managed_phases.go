@@ -135,7 +135,10 @@ func secretValue(v any) string {
 }
 
 func (r *Reconciler) writeConnectionSecret(ctx context.Context, mg resource.Managed, data map[string][]byte) error {
-	ref := resource.ConnectionSecretRef(mg)
+	ref, ok := resource.ConnectionSecretRef(mg)
+	if !ok {
+		return nil // nobody asked for connection details
+	}
 	s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: ref.Name, Namespace: ref.Namespace}}
 	_, err := controllerutil.CreateOrUpdate(ctx, r.client, s, func() error {
 		if s.Labels == nil {
@@ -187,8 +190,10 @@ func (r *Reconciler) destroy(ctx context.Context, mg resource.Managed) error {
 	if err := r.opts.Engine.Destroy(ctx, ws.Workspace); err != nil {
 		return err
 	}
-	ref := resource.ConnectionSecretRef(mg)
-	objs := append(stateObjects(mg), &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: ref.Name, Namespace: ref.Namespace}})
+	objs := stateObjects(mg)
+	if ref, ok := resource.ConnectionSecretRef(mg); ok {
+		objs = append(objs, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: ref.Name, Namespace: ref.Namespace}})
+	}
 	for _, o := range objs {
 		if err := r.client.Delete(ctx, o); err != nil && !apierrors.IsNotFound(err) {
 			return fmt.Errorf("delete %s: %w", o.GetName(), err)

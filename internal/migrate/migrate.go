@@ -115,6 +115,9 @@ func (t Tools) createPaused(ctx context.Context, o Options, mod *module.Module, 
 			ForProvider: forProvider,
 		},
 	}
+	if o.Claim != "" {
+		mg.Spec.WriteConnectionSecretToRef = &common.SecretReference{Name: o.Name + "-connection"}
+	}
 	for _, pc := range o.ProviderConfigs {
 		mg.Spec.ProviderConfigRefs = append(mg.Spec.ProviderConfigRefs, common.LocalReference{Name: pc})
 	}

@@ -13,17 +13,18 @@ import (
 // Finalizer is put on claims and managed resources so that deletion runs through the reconcilers.
 const Finalizer = "terraplane.io/finalizer"
 
-// ConnectionSecretRef is where mg writes its connection Secret: its spec's ref, or a
-// Secret named after it in its namespace.
-func ConnectionSecretRef(mg Managed) common.SecretReference {
-	ref := common.SecretReference{Name: mg.GetName() + "-connection", Namespace: mg.GetNamespace()}
-	if r := mg.GetManagedSpec().WriteConnectionSecretToRef; r != nil {
-		ref.Name = r.Name
-		if r.Namespace != "" {
-			ref.Namespace = r.Namespace
-		}
+// ConnectionSecretRef is where mg writes its connection Secret (namespace defaulting to
+// mg's); ok is false when mg writes none (spec.writeConnectionSecretToRef is empty).
+func ConnectionSecretRef(mg Managed) (ref common.SecretReference, ok bool) {
+	r := mg.GetManagedSpec().WriteConnectionSecretToRef
+	if r == nil {
+		return common.SecretReference{}, false
 	}
-	return ref
+	ref = common.SecretReference{Name: r.Name, Namespace: r.Namespace}
+	if ref.Namespace == "" {
+		ref.Namespace = mg.GetNamespace()
+	}
+	return ref, true
 }
 
 // SetCondition sets a condition and reports whether its status, reason or message changed.

@@ -151,7 +151,8 @@ type ManagedSpec struct {
 	// +kubebuilder:default=Delete
 	// +optional
 	ReclaimPolicy ReclaimPolicy `json:"reclaimPolicy,omitempty"`
-	// WriteConnectionSecretToRef names the Secret that receives connection details.
+	// WriteConnectionSecretToRef names the Secret that receives connection details;
+	// empty writes none. Dynamic provisioning sets it when the claim asks for a Secret.
 	// +optional
 	WriteConnectionSecretToRef *SecretReference `json:"writeConnectionSecretToRef,omitempty"`
 	// ClaimRef names the claim bound to this resource.
