@@ -56,8 +56,9 @@ var (
 func terraplaneCLI(t *testing.T, args ...string) string {
 	t.Helper()
 	cliOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "terraplane-cli-")
-		if err != nil {
+		// One fixed place, rebuilt (from the build cache) by every run, so runs leave no copies behind.
+		dir := filepath.Join(os.TempDir(), "terraplane-e2e-stack-cli")
+		if err := os.MkdirAll(dir, 0o755); err != nil {
 			cliErr = err
 			return
 		}
