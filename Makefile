@@ -29,6 +29,7 @@ generate:
 	$(TOOLS)/controller-gen object paths=./apis/...
 	$(TOOLS)/controller-gen crd paths=./apis/... output:crd:artifacts:config=config/crd/bases
 	$(TOOLS)/controller-gen rbac:roleName=terraplane-manager paths=./internal/app/... output:rbac:artifacts:config=config/rbac
+	{ echo "resources:"; for f in config/crd/bases/*.yaml; do echo "  - bases/$${f##*/}"; done; } > config/crd/kustomization.yaml
 
 ## run: install the toolchain, build, start the dev control plane and the quickstart
 run: tools build

@@ -47,7 +47,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	}
 	orig := class.DeepCopy()
 	result, err := r.check(ctx, class)
-	if perr := r.client.Status().Patch(ctx, class, client.MergeFrom(orig)); perr != nil {
+	if perr := r.client.Status().Patch(ctx, class, client.MergeFrom(orig)); client.IgnoreNotFound(perr) != nil {
 		return ctrl.Result{}, fmt.Errorf("update status: %w", perr)
 	}
 	return result, err
