@@ -173,6 +173,27 @@ func (h *harness) metric(name, labels string) (float64, error) {
 	return 0, nil
 }
 
+// metricSum adds up every series of a metric whose line contains filter.
+func (h *harness) metricSum(name, filter string) float64 {
+	resp, err := http.Get(h.metrics)
+	if err != nil {
+		return 0
+	}
+	defer resp.Body.Close()
+	sum := 0.0
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		if strings.HasPrefix(line, name+"{") && strings.Contains(line, filter) {
+			f := strings.Fields(line)
+			v, _ := strconv.ParseFloat(f[len(f)-1], 64)
+			sum += v
+		}
+	}
+	return sum
+}
+
 // cpu is a process's own and its waited-for children's CPU time, from /proc.
 type cpu struct{ self, children time.Duration }
 

@@ -50,6 +50,8 @@ type tpResult struct {
 	processes float64
 	diskBytes int64
 	peakRSS   float64
+	reads     float64
+	writes    float64
 	deletion  time.Duration
 	noopProcs float64
 	noopAvg   time.Duration
@@ -140,6 +142,8 @@ func (h *harness) runClaims(ctx context.Context, variant string, n int, idle tim
 	cpu0, _ := procCPU(pid)
 	procs0, _ := h.metric("terraplane_terraform_processes_total", "")
 	disk0 := dirSize(filepath.Join(h.work, "workspaces"))
+	gets0 := h.metricSum("rest_client_requests_total", `method="GET"`)
+	all0 := h.metricSum("rest_client_requests_total", "")
 	names := make([]string, n)
 	start := time.Now()
 	for i := range names {
@@ -160,6 +164,8 @@ func (h *harness) runClaims(ctx context.Context, variant string, n int, idle tim
 	procs1, _ := h.metric("terraplane_terraform_processes_total", "")
 	res.ctrlCPU, res.tfCPU, res.processes = cpu1.self-cpu0.self, cpu1.children-cpu0.children, procs1-procs0
 	res.diskBytes = (dirSize(filepath.Join(h.work, "workspaces")) - disk0) / int64(n)
+	gets := h.metricSum("rest_client_requests_total", `method="GET"`) - gets0
+	res.reads, res.writes = gets, h.metricSum("rest_client_requests_total", "")-all0-gets
 	if err := h.noop(ctx, names, &res); err != nil {
 		return tpResult{}, err
 	}

@@ -272,8 +272,13 @@ func (r *Reconciler) claimStatic(ctx context.Context, claim resource.Claim, mg r
 	return nil
 }
 
-// markBound records the Bound phase on the managed resource.
+// markBound records the Bound phase on a managed resource that says otherwise. A resource
+// the managed reconciler has not looked at yet (no phase) gets it from there, in the status
+// write it makes anyway.
 func (r *Reconciler) markBound(ctx context.Context, mg resource.Managed) error {
+	if mg.GetManagedStatus().BindingPhase == "" {
+		return nil
+	}
 	return r.setPhase(ctx, mg, common.BindingPhaseBound)
 }
 
