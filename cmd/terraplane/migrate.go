@@ -72,6 +72,19 @@ func (f *toolsFlags) tools(ctx context.Context) (migrate.Tools, func(), error) {
 	return migrate.Tools{Client: c, Registry: reg, Engine: eng, StateKubeconfig: state}, cleanup, nil
 }
 
+// run wraps a command body with the tools it needs and their cleanup.
+func (f *toolsFlags) run(body func(ctx context.Context, t migrate.Tools, args []string) error) func(*cobra.Command, []string) error {
+	return func(_ *cobra.Command, args []string) error {
+		ctx := ctrl.SetupSignalHandler()
+		t, cleanup, err := f.tools(ctx)
+		if err != nil {
+			return err
+		}
+		defer cleanup()
+		return body(ctx, t, args)
+	}
+}
+
 func migrateCommand() *cobra.Command {
 	var f toolsFlags
 	var o migrate.Options
@@ -79,13 +92,7 @@ func migrateCommand() *cobra.Command {
 		Use:   "migrate DIR",
 		Short: "Take a Terraform working directory (module + terraform.tfstate) into Terraplane's custody as a Module",
 		Args:  cobra.ExactArgs(1),
-		RunE: func(_ *cobra.Command, args []string) error {
-			ctx := ctrl.SetupSignalHandler()
-			t, cleanup, err := f.tools(ctx)
-			if err != nil {
-				return err
-			}
-			defer cleanup()
+		RunE: f.run(func(ctx context.Context, t migrate.Tools, args []string) error {
 			o.Dir = args[0]
 			if o.Name == "" {
 				abs, _ := filepath.Abs(o.Dir)
@@ -98,7 +105,7 @@ func migrateCommand() *cobra.Command {
 			fmt.Printf("Module %s/%s now holds the state (reclaimPolicy Retain). Its first reconcile applies nothing unless the plan is empty:\n", mod.Namespace, mod.Name)
 			fmt.Printf("    kubectl get module -n %s %s\n", mod.Namespace, mod.Name)
 			return nil
-		},
+		}),
 	}
 	f.bind(cmd)
 	cmd.Flags().StringVar(&o.Name, "name", "", "name of the Module and of its ConfigMap <name>-module (default: the directory's name)")
@@ -115,13 +122,7 @@ func exportCommand() *cobra.Command {
 		Use:   "export KIND NAME",
 		Short: "Hand a retained managed resource back to plain terraform: module, variables and state in a directory",
 		Args:  cobra.ExactArgs(2),
-		RunE: func(_ *cobra.Command, args []string) error {
-			ctx := ctrl.SetupSignalHandler()
-			t, cleanup, err := f.tools(ctx)
-			if err != nil {
-				return err
-			}
-			defer cleanup()
+		RunE: f.run(func(ctx context.Context, t migrate.Tools, args []string) error {
 			env, err := migrate.Export(ctx, t, args[0], namespace, args[1], out)
 			if err != nil {
 				return err
@@ -132,7 +133,7 @@ func exportCommand() *cobra.Command {
 			}
 			fmt.Println("Then delete the managed resource; its reclaimPolicy Retain keeps the infrastructure.")
 			return nil
-		},
+		}),
 	}
 	f.bind(cmd)
 	cmd.Flags().StringVarP(&namespace, "namespace", "n", "terraplane-system", "namespace of the managed resource")

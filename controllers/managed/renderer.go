@@ -19,7 +19,8 @@ import (
 // Workspace is a managed resource rendered for the engine.
 type Workspace struct {
 	engine.Workspace
-	// Hash covers every file and environment value; unchanged means nothing to do.
+	// Hash covers every file and the names (not the values) of the environment; it is
+	// stored in status, so rotated credentials take effect at the next drift check.
 	Hash string
 	// Provider is what the resource's Provider contributed.
 	Provider *registry.ProviderConfig
@@ -127,7 +128,7 @@ func hashWorkspace(ws engine.Workspace) string {
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		fmt.Fprintf(h, "%s\x00%s\x00", k, ws.Env[k])
+		fmt.Fprintf(h, "%s\x00", k) // names only: a hash of secret values must not reach status
 	}
 	return hex.EncodeToString(h.Sum(nil))[:32]
 }

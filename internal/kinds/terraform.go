@@ -7,6 +7,7 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
@@ -59,7 +60,7 @@ func configureModule(cl resource.Claim, cls resource.NonPortableClass, mg resour
 	if !ok1 || !ok2 {
 		return fmt.Errorf("configure Module: unexpected types %T, %T", cls, mg)
 	}
-	if ready := meta.FindStatusCondition(class.Status.Conditions, common.TypeReady); ready == nil || ready.Status != "True" {
+	if ready := meta.FindStatusCondition(class.Status.Conditions, common.TypeReady); ready == nil || ready.Status != metav1.ConditionTrue {
 		msg := "not checked yet"
 		if ready != nil {
 			msg = ready.Message
