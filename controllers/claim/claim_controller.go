@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
+	workloadv1 "terraplane.io/terraplane/apis/workload/v1alpha1"
 	"terraplane.io/terraplane/internal/registry"
 	"terraplane.io/terraplane/internal/resource"
 )
@@ -46,14 +47,17 @@ func Setup(mgr ctrl.Manager, reg *registry.Registry, opts Options) error {
 			Named(kind.GVK.Kind).
 			For(kind.New()).
 			Watches(kind.NewClass(), handler.EnqueueRequestsFromMapFunc(r.forClass)).
+			Watches(&workloadv1.KubernetesApplication{}, handler.EnqueueRequestsFromMapFunc(r.forApplication)).
 			WithOptions(controller.Options{MaxConcurrentReconciles: opts.MaxConcurrentReconciles})
 		for gvk := range kind.Configurators {
 			mk, ok := reg.Managed(gvk)
 			if !ok {
 				return fmt.Errorf("claim %s: managed kind %s is not registered", kind.GVK.Kind, gvk)
 			}
-			b = b.Watches(mk.New(), handler.EnqueueRequestsFromMapFunc(r.forManaged)).
-				Watches(mk.NewClass(), handler.EnqueueRequestsFromMapFunc(r.forClassOf(mk)))
+			b = b.Watches(mk.New(), handler.EnqueueRequestsFromMapFunc(r.forManaged))
+			if mk.NewClass != nil {
+				b = b.Watches(mk.NewClass(), handler.EnqueueRequestsFromMapFunc(r.forClassOf(mk)))
+			}
 		}
 		if err := b.Complete(r); err != nil {
 			return fmt.Errorf("set up %s controller: %w", kind.GVK.Kind, err)

@@ -51,7 +51,7 @@ func Setup(mgr ctrl.Manager, reg *registry.Registry, opts Options) error {
 	if opts.UserErrorRetry <= 0 {
 		opts.UserErrorRetry = 30 * time.Second
 	}
-	for _, kind := range reg.ManagedKinds() {
+	for _, kind := range reg.TerraformKinds() {
 		renderer, err := NewRenderer(mgr.GetClient(), kind, opts.KubeconfigPath)
 		if err != nil {
 			return err

@@ -31,12 +31,7 @@ const (
 func (r *Reconciler) finish(ctx context.Context, orig, mg resource.Managed, out outcome, err error) (ctrl.Result, error) {
 	st := mg.GetManagedStatus()
 	gen := mg.GetGeneration()
-	switch {
-	case mg.GetManagedSpec().ClaimRef == nil:
-		st.BindingPhase = common.BindingPhaseUnbound
-	case st.BindingPhase == "" || st.BindingPhase == common.BindingPhaseUnbound:
-		st.BindingPhase = common.BindingPhaseBound // a claim bound it; Released is the claim's to set
-	}
+	resource.SyncBindingPhase(mg)
 	result, retErr := ctrl.Result{}, error(nil)
 	switch u, user := resource.AsUserError(err); {
 	case err == nil:

@@ -57,13 +57,16 @@ func (r *ApplicationReconciler) Reconcile(ctx context.Context, req ctrl.Request)
 }
 
 // Setup registers the native controllers: applications, their resources, Kubernetes
-// Objects and the Kubernetes ProviderConfig check.
+// Clusters and Objects, and the Kubernetes ProviderConfig check.
 func Setup(mgr ctrl.Manager, targets *Targets, opts Options) error {
 	opts.defaults()
 	if err := setupApplications(mgr, opts); err != nil {
 		return err
 	}
 	if err := setupResources(mgr, targets, opts); err != nil {
+		return err
+	}
+	if err := setupClusters(mgr, targets, opts); err != nil {
 		return err
 	}
 	if err := setupObjects(mgr, targets, opts); err != nil {

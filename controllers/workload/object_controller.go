@@ -4,7 +4,6 @@ import (
 	"context"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/client-go/tools/record"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
@@ -18,15 +17,12 @@ import (
 // ObjectReconciler manages kubernetes.terraplane.io Objects: Kubernetes objects in a
 // target cluster treated as external resources (the seed's native connecter).
 type ObjectReconciler struct {
-	client   client.Client
-	targets  *Targets
-	opts     Options
-	recorder record.EventRecorder
+	native
 }
 
 // setupObjects registers the Object controller.
 func setupObjects(mgr ctrl.Manager, targets *Targets, opts Options) error {
-	r := &ObjectReconciler{client: mgr.GetClient(), targets: targets, opts: opts, recorder: mgr.GetEventRecorderFor("terraplane-kubernetes")}
+	r := &ObjectReconciler{native{client: mgr.GetClient(), targets: targets, opts: opts, recorder: mgr.GetEventRecorderFor("terraplane-kubernetes")}}
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("kubernetes-object").
 		For(&kubernetesv1.Object{}).
@@ -74,5 +70,9 @@ func (r *ObjectReconciler) deleteObject(ctx context.Context, o *kubernetesv1.Obj
 
 // target is the ProviderConfig the Object names.
 func (r *ObjectReconciler) target(o *kubernetesv1.Object) workloadv1.ClusterReference {
-	return workloadv1.ClusterReference{Kind: workloadv1.ClusterKindProviderConfig, Name: o.Spec.ProviderConfigRef.Name}
+	ref := workloadv1.ClusterReference{Kind: workloadv1.ClusterKindProviderConfig}
+	if o.Spec.ProviderRef != nil {
+		ref.Name = o.Spec.ProviderRef.Name
+	}
+	return ref
 }

@@ -11,8 +11,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
-	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	kubernetesv1 "terraplane.io/terraplane/apis/kubernetes/v1alpha1"
 	"terraplane.io/terraplane/internal/remote"
@@ -80,57 +78,6 @@ func connectionDetails(ctx context.Context, cluster *remote.Cluster, o *kubernet
 		out[d.Key] = v
 	}
 	return out, nil
-}
-
-// connectionSecret is the Object's connection Secret: its spec's ref, or <name>-connection.
-func connectionSecret(o *kubernetesv1.Object) *corev1.Secret {
-	s := &corev1.Secret{}
-	s.Namespace, s.Name = o.Namespace, o.Name+"-connection"
-	if ref := o.Spec.WriteConnectionSecretToRef; ref != nil {
-		s.Name = ref.Name
-		if ref.Namespace != "" {
-			s.Namespace = ref.Namespace
-		}
-	}
-	return s
-}
-
-// deleteConnectionSecret deletes the connection Secret if the Object wrote it.
-func (r *ObjectReconciler) deleteConnectionSecret(ctx context.Context, o *kubernetesv1.Object) error {
-	s := connectionSecret(o)
-	if err := r.client.Get(ctx, client.ObjectKeyFromObject(s), s); err != nil {
-		return client.IgnoreNotFound(err)
-	}
-	if s.Labels[resource.ManagedLabel] != string(o.UID) {
-		return nil
-	}
-	if err := client.IgnoreNotFound(r.client.Delete(ctx, s)); err != nil {
-		return fmt.Errorf("delete connection secret %s/%s: %w", s.Namespace, s.Name, err)
-	}
-	return nil
-}
-
-// writeConnectionSecret writes the details into the Object's connection Secret.
-func (r *ObjectReconciler) writeConnectionSecret(ctx context.Context, o *kubernetesv1.Object, details map[string][]byte) error {
-	s := connectionSecret(o)
-	_, err := controllerutil.CreateOrUpdate(ctx, r.client, s, func() error {
-		if uid, ok := s.Labels[resource.ManagedLabel]; ok && uid != string(o.UID) {
-			return resource.UserErrorf("ConnectionSecretConflict", "Secret %s/%s belongs to another resource", s.Namespace, s.Name)
-		}
-		if s.Labels == nil {
-			s.Labels = map[string]string{}
-		}
-		s.Labels[resource.ManagedLabel] = string(o.UID)
-		if s.CreationTimestamp.IsZero() {
-			s.Type = resource.ConnectionSecretType
-		}
-		s.Data = details
-		return nil
-	})
-	if err != nil {
-		return fmt.Errorf("write connection secret %s/%s: %w", s.Namespace, s.Name, err)
-	}
-	return nil
 }
 
 // field reads a dotted path of the object as a string.

@@ -23,7 +23,8 @@ func redisCluster() registry.ClaimKind {
 	}
 }
 
-// kubernetesCluster is modelled like redisCluster.
+// kubernetesCluster is modelled like redisCluster, and binds statically to a Cluster (an
+// existing cluster reached through a kubernetes.terraplane.io ProviderConfig).
 func kubernetesCluster() registry.ClaimKind {
 	return registry.ClaimKind{
 		GVK:           computev1.GroupVersion.WithKind("KubernetesCluster"),
@@ -31,6 +32,6 @@ func kubernetesCluster() registry.ClaimKind {
 		ClassGVK:      computev1.GroupVersion.WithKind("KubernetesClusterClass"),
 		NewClass:      func() resource.PortableClass { return &computev1.KubernetesClusterClass{} },
 		NewClassList:  func() client.ObjectList { return &computev1.KubernetesClusterClassList{} },
-		Configurators: map[schema.GroupVersionKind]registry.Configurator{},
+		Configurators: map[schema.GroupVersionKind]registry.Configurator{ClusterGVK: nil}, // static binding only
 	}
 }

@@ -89,7 +89,8 @@ func mySQLInstance() registry.ClaimKind {
 	}
 }
 
-func configurePostgreSQLDatabase(cl resource.Claim, cls resource.NonPortableClass, mg resource.Managed) error {
+func configurePostgreSQLDatabase(req registry.Request, mg resource.Managed) error {
+	cl, cls := req.Claim, req.Class
 	claim, ok1 := cl.(*databasev1.PostgreSQLInstance)
 	class, ok2 := cls.(*pgdbv1.DatabaseClass)
 	db, ok3 := mg.(*pgdbv1.Database)
@@ -102,7 +103,8 @@ func configurePostgreSQLDatabase(cl resource.Claim, cls resource.NonPortableClas
 		&db.Spec.ForProvider.DatabaseName, &db.Spec.ForProvider.RoleName)
 }
 
-func configureMySQLDatabase(cl resource.Claim, cls resource.NonPortableClass, mg resource.Managed) error {
+func configureMySQLDatabase(req registry.Request, mg resource.Managed) error {
+	cl, cls := req.Claim, req.Class
 	claim, ok1 := cl.(*databasev1.MySQLInstance)
 	class, ok2 := cls.(*mysqldbv1.DatabaseClass)
 	db, ok3 := mg.(*mysqldbv1.Database)

@@ -54,6 +54,8 @@ func NewRegistry(loader *modsource.Loader) *registry.Registry {
 	r.AddManaged(s3Bucket())
 	r.AddManaged(postgresqlDatabase())
 	r.AddManaged(mysqlDatabase())
+	r.AddManaged(object())
+	r.AddManaged(cluster())
 	r.AddClaim(bucket())
 	r.AddClaim(postgreSQLInstance())
 	r.AddClaim(mySQLInstance())
@@ -61,6 +63,7 @@ func NewRegistry(loader *modsource.Loader) *registry.Registry {
 	r.AddClaim(kubernetesCluster())
 	for _, k := range r.ClaimKinds() {
 		k.Configurators[ModuleGVK] = configureModule // any claim can be met by a ModuleClass
+		k.Configurators[ObjectGVK] = configureObject // ... or by an ObjectClass
 	}
 	return r
 }

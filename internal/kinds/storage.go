@@ -52,7 +52,8 @@ func bucket() registry.ClaimKind {
 
 // configureS3Bucket maps a Bucket claim onto an S3Bucket: the class's forProvider,
 // with the claim's versioning and tags on top, and a bucket name derived from the claim.
-func configureS3Bucket(cl resource.Claim, cls resource.NonPortableClass, mg resource.Managed) error {
+func configureS3Bucket(req registry.Request, mg resource.Managed) error {
+	cl, cls := req.Claim, req.Class
 	claim, ok1 := cl.(*storagev1.Bucket)
 	class, ok2 := cls.(*awsstoragev1.S3BucketClass)
 	bucket, ok3 := mg.(*awsstoragev1.S3Bucket)

@@ -8,8 +8,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -54,7 +52,8 @@ func moduleKind(loader *modsource.Loader) registry.ManagedKind {
 
 // configureModule makes a Module for any claim: the class's module, providers, connection
 // mapping and fixed inputs, plus the claim fields its input mappings name.
-func configureModule(cl resource.Claim, cls resource.NonPortableClass, mg resource.Managed) error {
+func configureModule(req registry.Request, mg resource.Managed) error {
+	cls := req.Class
 	class, ok1 := cls.(*terraformv1.ModuleClass)
 	m, ok2 := mg.(*terraformv1.Module)
 	if !ok1 || !ok2 {
@@ -72,12 +71,12 @@ func configureModule(cl resource.Claim, cls resource.NonPortableClass, mg resour
 	if err != nil {
 		return resource.UserErrorf("InvalidClass", "ModuleClass %s forProvider: %v", class.Name, err)
 	}
-	obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(cl)
-	if err != nil {
-		return fmt.Errorf("read claim: %w", err)
-	}
 	for _, in := range class.SpecTemplate.Inputs {
-		if v, found, _ := unstructured.NestedFieldCopy(obj, strings.Split(in.FromFieldPath, ".")...); found {
+		v, found, err := req.Value(in.FromFieldPath, in.FromClusterLabel)
+		if err != nil {
+			return fmt.Errorf("read claim: %w", err)
+		}
+		if found {
 			values[in.ToVariable] = v
 		}
 	}

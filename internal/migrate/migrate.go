@@ -203,7 +203,7 @@ func (t Tools) createClaim(ctx context.Context, spec string, mg *terraformv1.Mod
 // managedKind finds a registered managed kind by its Kind name.
 func (t Tools) managedKind(name string) (*registry.ManagedKind, error) {
 	var known []string
-	for _, k := range t.Registry.ManagedKinds() {
+	for _, k := range t.Registry.TerraformKinds() {
 		if strings.EqualFold(k.GVK.Kind, name) || strings.EqualFold(k.GVK.GroupKind().String(), name) {
 			return k, nil
 		}

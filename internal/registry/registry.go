@@ -63,12 +63,18 @@ type ManagedKind struct {
 	LoadModule ModuleLoader
 	// ConnectionKeysFor, when set, maps outputs to keys per resource.
 	ConnectionKeysFor func(mg resource.Managed) map[string]string
+	// Native kinds are served by their own (non-Terraform) controller; the claim
+	// reconciler binds them like any other kind, the Terraform reconciler leaves them
+	// alone, and only GVK, New, NewList, ClassGVK and NewClass are used.
+	Native bool
 }
 
 // Configurator fills a new managed resource from a claim's portable fields and a
 // class's specTemplate.forProvider. Generic fields (names, references, reclaim policy)
 // are set by the claim reconciler. A claim the class cannot satisfy is a *resource.UserError.
-type Configurator func(claim resource.Claim, class resource.NonPortableClass, mg resource.Managed) error
+// A nil Configurator in ClaimKind.Configurators means the managed kind can be bound
+// statically but not provisioned.
+type Configurator func(req Request, mg resource.Managed) error
 
 // ClaimKind registers one claim kind.
 type ClaimKind struct {
@@ -107,20 +113,24 @@ func New(scheme *runtime.Scheme) *Registry {
 // Scheme is the scheme every registered kind belongs to.
 func (r *Registry) Scheme() *runtime.Scheme { return r.scheme }
 
-// AddManaged registers a managed kind.
+// AddManaged registers a managed kind; one without ClassGVK is bound statically only.
 func (r *Registry) AddManaged(k ManagedKind) {
 	r.managed[k.GVK] = &k
-	r.byClass[k.ClassGVK] = &k
+	if !k.ClassGVK.Empty() {
+		r.byClass[k.ClassGVK] = &k
+	}
 }
 
 // AddClaim registers a claim kind.
 func (r *Registry) AddClaim(k ClaimKind) { r.claims[k.GVK] = &k }
 
-// ManagedKinds lists the registered managed kinds.
-func (r *Registry) ManagedKinds() []*ManagedKind {
-	out := make([]*ManagedKind, 0, len(r.managed))
+// TerraformKinds lists the managed kinds that the Terraform engine serves.
+func (r *Registry) TerraformKinds() []*ManagedKind {
+	var out []*ManagedKind
 	for _, k := range r.managed {
-		out = append(out, k)
+		if !k.Native {
+			out = append(out, k)
+		}
 	}
 	return out
 }

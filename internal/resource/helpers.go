@@ -37,6 +37,18 @@ func SetCondition(conds *[]metav1.Condition, generation int64, typ string, statu
 	return changed
 }
 
+// SyncBindingPhase derives a managed resource's phase from its claimRef: Unbound without
+// one, Bound once a claim set it. Released is the claim reconciler's to set.
+func SyncBindingPhase(mg Managed) {
+	st := mg.GetManagedStatus()
+	switch {
+	case mg.GetManagedSpec().ClaimRef == nil:
+		st.BindingPhase = common.BindingPhaseUnbound
+	case st.BindingPhase == "" || st.BindingPhase == common.BindingPhaseUnbound:
+		st.BindingPhase = common.BindingPhaseBound
+	}
+}
+
 // IsReady reports whether conds hold Ready=True.
 func IsReady(conds []metav1.Condition) bool {
 	return meta.IsStatusConditionTrue(conds, common.TypeReady)

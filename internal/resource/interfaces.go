@@ -20,6 +20,8 @@ type PortableClass interface {
 	client.Object
 	// GetClassRef returns the non-portable class this class points at.
 	GetClassRef() common.ClassReference
+	// GetBindingMode returns when claims of this class are provisioned.
+	GetBindingMode() common.BindingMode
 }
 
 // NonPortableClass is implemented by every non-portable class kind.

@@ -3,7 +3,6 @@ package e2e
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,7 +13,6 @@ import (
 	. "github.com/onsi/gomega"
 	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -68,38 +66,29 @@ func kubeconfigSecret(ns, name string, kubeconfig []byte) *corev1.Secret {
 	return &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, Data: map[string][]byte{"kubeconfig": kubeconfig}}
 }
 
-// readyCluster creates a KubernetesCluster claim whose connection Secret is secret and
-// marks it Bound and Ready. No managed kind provisions KubernetesClusters yet, so the test
-// plays that part: it writes the status a bound claim would have through the status
-// subresource. spec.resourceRef names a resource that is not there, so that the claim
-// reconciler (which only reports the missing resource) keeps the Bound phase the test set.
-func readyCluster(t *testing.T, ctx context.Context, ns, name string, labels map[string]string, secret string) *computev1.KubernetesCluster {
+// boundCluster registers an existing cluster the way an admin does — its kubeconfig in
+// a Secret, a ProviderConfig and a Cluster — and binds a KubernetesCluster claim called
+// name to it statically; it returns the claim once it is Bound and Ready with its
+// connection Secret (<name>-connection) written.
+func boundCluster(t *testing.T, ctx context.Context, ns, name string, labels map[string]string, kubeconfig []byte) *computev1.KubernetesCluster {
 	t.Helper()
 	g := NewWithT(t)
+	g.Expect(env.Client.Create(ctx, kubeconfigSecret(ns, name+"-credentials", kubeconfig))).To(Succeed())
+	g.Expect(env.Client.Create(ctx, providerConfig(ns, name, name+"-credentials"))).To(Succeed())
+	cluster := &kubernetesv1.Cluster{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
+	cluster.Spec.ProviderRef = &common.LocalReference{Name: name}
+	cluster.Spec.WriteConnectionSecretToRef = &common.SecretReference{Name: "cluster-" + name}
+	g.Expect(env.Client.Create(ctx, cluster)).To(Succeed())
 	claim := &computev1.KubernetesCluster{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: labels}}
-	claim.Spec.WriteConnectionSecretToRef = &common.LocalReference{Name: secret}
-	claim.Spec.ResourceRef = &common.ObjectReference{APIVersion: "example.terraplane.io/v1alpha1", Kind: "ExternalCluster", Name: name, Namespace: ns}
+	claim.Spec.WriteConnectionSecretToRef = &common.LocalReference{Name: name + "-connection"}
+	claim.Spec.ResourceRef = &common.ObjectReference{APIVersion: kubernetesv1.GroupVersion.String(), Kind: "Cluster", Name: name, Namespace: ns}
 	g.Expect(env.Client.Create(ctx, claim)).To(Succeed())
-	stable := 0
-	g.Eventually(func() error {
-		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(claim), claim); err != nil {
-			return err
-		}
-		if claim.Status.BindingPhase == common.BindingPhaseBound && framework.Condition(claim.Status.Conditions, common.TypeReady).Status == metav1.ConditionTrue {
-			if stable++; stable >= 3 {
-				return nil
-			}
-			return fmt.Errorf("Bound and Ready for %d polls; waiting for 3", stable)
-		}
-		stable = 0
-		claim.Status.BindingPhase = common.BindingPhaseBound
-		claim.Status.Conditions = []metav1.Condition{{Type: common.TypeReady, Status: metav1.ConditionTrue, Reason: "Available",
-			LastTransitionTime: metav1.Now(), ObservedGeneration: claim.Generation}}
-		if err := env.Client.Status().Update(ctx, claim); err != nil {
-			return err
-		}
-		return fmt.Errorf("status written; checking it sticks")
-	}).WithTimeout(time.Minute).WithPolling(time.Second).Should(Succeed())
+	g.Eventually(func(g Gomega) {
+		g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(claim), claim)).To(Succeed())
+		g.Expect(claim.Status.BindingPhase).To(Equal(common.BindingPhaseBound))
+		g.Expect(framework.Condition(claim.Status.Conditions, common.TypeReady).Status).To(Equal(metav1.ConditionTrue))
+		g.Expect(env.Client.Get(ctx, types.NamespacedName{Namespace: ns, Name: name + "-connection"}, &corev1.Secret{})).To(Succeed())
+	}).WithTimeout(timeout).Should(Succeed())
 	return claim
 }
 
@@ -174,8 +163,7 @@ func TestWorkloadWordPress(t *testing.T) {
 	for _, o := range dbObjects {
 		g.Expect(env.Client.Create(ctx, o)).To(Succeed())
 	}
-	g.Expect(env.Client.Create(ctx, kubeconfigSecret(ns, "remote-kubeconfig", remote.kubeconfig))).To(Succeed())
-	readyCluster(t, ctx, ns, "remote", map[string]string{"env": "e2e"}, "remote-kubeconfig")
+	boundCluster(t, ctx, ns, "remote", map[string]string{"env": "e2e"}, remote.kubeconfig)
 
 	By(t, "the WordPress application from examples/workloads is scheduled and submitted")
 	wordpress := &workloadv1.KubernetesApplication{}
@@ -570,13 +558,15 @@ func TestSchedulerPlacement(t *testing.T) {
 	}).WithTimeout(timeout).Should(Succeed())
 
 	By(t, "a cluster becoming Ready is picked up; a non-matching one never is")
-	readyCluster(t, ctx, ns, "aaa-dev", map[string]string{"env": "dev"}, "unused")
-	readyCluster(t, ctx, ns, "beta", prod, "unused")
+	self, err := os.ReadFile(env.ControlPlane.Kubeconfig) // every placement target is the control plane itself
+	g.Expect(err).NotTo(HaveOccurred())
+	boundCluster(t, ctx, ns, "aaa-dev", map[string]string{"env": "dev"}, self)
+	boundCluster(t, ctx, ns, "beta", prod, self)
 	waitScheduled(g, ctx, first, "beta")
 	g.Expect(getApp(g, ctx, first).Status.State).To(Equal(workloadv1.ApplicationStateSubmitted), "nothing to submit")
 
 	By(t, "fewest applications wins, ties by name")
-	readyCluster(t, ctx, ns, "alpha", prod, "unused")
+	boundCluster(t, ctx, ns, "alpha", prod, self)
 	second := emptyApp(ns, "second", prod)
 	g.Expect(env.Client.Create(ctx, second)).To(Succeed())
 	waitScheduled(g, ctx, second, "alpha") // alpha 0, beta 1
@@ -686,7 +676,7 @@ func TestWorkloadImmutability(t *testing.T) {
 
 	By(t, "a kubernetes Object's manifest kind cannot change")
 	o := &kubernetesv1.Object{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "obj"}}
-	o.Spec.ProviderConfigRef = common.LocalReference{Name: "any"}
+	o.Spec.ProviderRef = &common.LocalReference{Name: "any"}
 	o.Spec.ForProvider.Manifest = object("v1", "ConfigMap", "default", "cm", nil)
 	g.Expect(env.Client.Create(ctx, o)).To(Succeed())
 	o.Spec.ForProvider.Manifest = object("v1", "Secret", "default", "cm", nil)
@@ -694,99 +684,4 @@ func TestWorkloadImmutability(t *testing.T) {
 	g.Expect(apierrors.IsInvalid(err)).To(BeTrue(), "%v", err)
 	g.Expect(err.Error()).To(ContainSubstring("manifest apiVersion, kind and name are immutable"))
 	g.Expect(env.Client.Delete(ctx, o)).To(Succeed())
-}
-
-// TestKubernetesNativeObject manages a Rook-style CockroachDB Cluster in a remote cluster
-// as an external resource: the CRD exists only there, the test plays the operator that
-// fills the Cluster's status and credentials Secret, and the connection Secret in the
-// control cluster is read from both.
-func TestKubernetesNativeObject(t *testing.T) {
-	ctx := context.Background()
-	g := NewWithT(t)
-	remote := startRemote(t)
-	ns := "e2e-native"
-	g.Expect(env.Namespace(ctx, ns)).To(Succeed())
-
-	By(t, "the CRD and a namespace exist only in the remote cluster")
-	crd := &apiextensionsv1.CustomResourceDefinition{}
-	b, err := os.ReadFile("testdata/workload/cockroachdb-crd.yaml")
-	g.Expect(err).NotTo(HaveOccurred())
-	g.Expect(yaml.UnmarshalStrict(b, crd)).To(Succeed())
-	g.Expect(remote.client.Create(ctx, crd)).To(Succeed())
-	g.Expect(remote.client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "rook"}})).To(Succeed())
-	g.Eventually(func(g Gomega) {
-		list := &unstructured.UnstructuredList{}
-		list.SetAPIVersion("cockroachdb.rook.io/v1alpha1")
-		list.SetKind("ClusterList")
-		g.Expect(remote.client.List(ctx, list)).To(Succeed())
-	}).WithTimeout(timeout).Should(Succeed())
-	g.Expect(env.Client.Create(ctx, kubeconfigSecret(ns, "rook-kubeconfig", remote.kubeconfig))).To(Succeed())
-	g.Expect(env.Client.Create(ctx, providerConfig(ns, "rook", "rook-kubeconfig"))).To(Succeed())
-	startWorkloadManager(t)
-
-	By(t, "an admin creates an Object templating a CockroachDB Cluster")
-	o := &kubernetesv1.Object{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "cockroach"}}
-	o.Spec.ProviderConfigRef = common.LocalReference{Name: "rook"}
-	o.Spec.WriteConnectionSecretToRef = &common.SecretReference{Name: "cockroach-conn"}
-	o.Spec.ForProvider.Manifest = object("cockroachdb.rook.io/v1alpha1", "Cluster", "rook", "db", map[string]any{
-		"spec": map[string]any{"scope": map[string]any{"nodeCount": int64(3)}}})
-	o.Spec.ForProvider.ConnectionDetails = []kubernetesv1.ConnectionDetail{
-		{Key: "endpoint", FieldPath: "status.endpoint"},
-		{Key: "port", FieldPath: "status.port"},
-		{Key: "password", FromSecret: &kubernetesv1.RemoteSecretKeySelector{NameFieldPath: "status.credentialsSecret", Key: "password"}},
-	}
-	g.Expect(env.Client.Create(ctx, o)).To(Succeed())
-	var cluster *unstructured.Unstructured
-	g.Eventually(func() error {
-		cluster, err = remoteObject(ctx, remote.client, "cockroachdb.rook.io/v1alpha1", "Cluster", "rook", "db")
-		return err
-	}).WithTimeout(timeout).Should(Succeed())
-	g.Expect(cluster.GetAnnotations()).To(HaveKeyWithValue(workload.OwnerAnnotation, string(o.UID)))
-	g.Eventually(func(g Gomega) {
-		g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(o), o)).To(Succeed())
-		ready := framework.Condition(o.Status.Conditions, common.TypeReady)
-		g.Expect(ready.Reason).To(Equal("WaitingForConnectionDetails"))
-		g.Expect(ready.Message).To(ContainSubstring("status.endpoint"))
-	}).WithTimeout(timeout).Should(Succeed())
-
-	By(t, "the operator reports the endpoint and names a credentials Secret")
-	g.Expect(remote.client.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "rook", Name: "db-root"},
-		Data: map[string][]byte{"password": []byte("cockroach-root-pw")}})).To(Succeed())
-	g.Expect(unstructured.SetNestedMap(cluster.Object, map[string]any{
-		"endpoint": "db-public.rook.svc", "port": int64(26257), "credentialsSecret": "db-root", "phase": "Running"}, "status")).To(Succeed())
-	g.Expect(remote.client.Status().Update(ctx, cluster)).To(Succeed())
-	conn := &corev1.Secret{}
-	g.Eventually(func(g Gomega) {
-		g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(o), o)).To(Succeed())
-		g.Expect(framework.Condition(o.Status.Conditions, common.TypeReady).Status).To(Equal(metav1.ConditionTrue))
-		g.Expect(env.Client.Get(ctx, types.NamespacedName{Namespace: ns, Name: "cockroach-conn"}, conn)).To(Succeed())
-	}).WithTimeout(timeout).Should(Succeed())
-	g.Expect(conn.Data).To(Equal(map[string][]byte{"endpoint": []byte("db-public.rook.svc"), "port": []byte("26257"), "password": []byte("cockroach-root-pw")}))
-	g.Expect(o.Status.AtProvider.Raw).To(MatchJSON(`{"endpoint":"db-public.rook.svc","port":26257,"credentialsSecret":"db-root","phase":"Running"}`))
-	g.Expect(string(o.Status.AtProvider.Raw)).NotTo(ContainSubstring("cockroach-root-pw"))
-
-	By(t, "deleting the Object (reclaimPolicy Delete) deletes the remote Cluster and the connection Secret")
-	g.Expect(env.Client.Delete(ctx, o)).To(Succeed())
-	g.Eventually(func(g Gomega) {
-		_, err := remoteObject(ctx, remote.client, "cockroachdb.rook.io/v1alpha1", "Cluster", "rook", "db")
-		g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "%v", err)
-		g.Expect(apierrors.IsNotFound(env.Client.Get(ctx, client.ObjectKeyFromObject(o), o))).To(BeTrue())
-		g.Expect(apierrors.IsNotFound(env.Client.Get(ctx, client.ObjectKeyFromObject(conn), conn))).To(BeTrue())
-	}).WithTimeout(timeout).Should(Succeed())
-	By(t, "reclaimPolicy Retain keeps the remote object")
-	kept := &kubernetesv1.Object{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "kept"}}
-	kept.Spec.ProviderConfigRef = common.LocalReference{Name: "rook"}
-	kept.Spec.ReclaimPolicy = common.ReclaimRetain
-	kept.Spec.ForProvider.Manifest = object("cockroachdb.rook.io/v1alpha1", "Cluster", "rook", "kept", map[string]any{"spec": map[string]any{}})
-	g.Expect(env.Client.Create(ctx, kept)).To(Succeed())
-	g.Eventually(func(g Gomega) {
-		g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(kept), kept)).To(Succeed())
-		g.Expect(framework.Condition(kept.Status.Conditions, common.TypeReady).Status).To(Equal(metav1.ConditionTrue))
-	}).WithTimeout(timeout).Should(Succeed())
-	g.Expect(env.Client.Delete(ctx, kept)).To(Succeed())
-	g.Eventually(func() bool {
-		return apierrors.IsNotFound(env.Client.Get(ctx, client.ObjectKeyFromObject(kept), kept))
-	}).WithTimeout(timeout).Should(BeTrue())
-	_, err = remoteObject(ctx, remote.client, "cockroachdb.rook.io/v1alpha1", "Cluster", "rook", "kept")
-	g.Expect(err).NotTo(HaveOccurred(), "a retained object stays in the remote cluster")
 }

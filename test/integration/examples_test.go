@@ -18,7 +18,7 @@ func TestExamplesAreValid(t *testing.T) {
 	for _, ns := range []string{"terraplane-system", "demo"} {
 		g.Expect(env.Namespace(ctx, ns)).To(Succeed())
 	}
-	for _, dir := range []string{"../../examples/quickstart", "../../examples/databases"} {
+	for _, dir := range []string{"../../examples/quickstart", "../../examples/databases", "../../examples/workloads"} {
 		objs, err := devenv.ApplyDir(ctx, env.Client, dir, client.DryRunAll)
 		g.Expect(err).NotTo(HaveOccurred(), dir)
 		g.Expect(objs).NotTo(BeEmpty(), dir)

@@ -122,6 +122,25 @@ type ClaimStatus struct {
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
 }
 
+// BindingMode says when a claim of a portable class is provisioned and bound.
+// +kubebuilder:validation:Enum=Immediate;WaitForFirstConsumer
+type BindingMode string
+
+// Binding modes.
+const (
+	// BindingImmediate provisions a claim as soon as it names the class.
+	BindingImmediate BindingMode = "Immediate"
+	// BindingWaitForFirstConsumer provisions a claim only once a KubernetesApplication
+	// that uses its connection Secret is scheduled; the chosen cluster's labels reach the
+	// class's configurator (e.g. to put a database in the cluster's region).
+	BindingWaitForFirstConsumer BindingMode = "WaitForFirstConsumer"
+)
+
+// SelectedClusterAnnotation on a claim names the cluster its first consumer was
+// scheduled to, as <kind>/<namespace>/<name>; the scheduler writes it on claims whose
+// class binds on first consumer.
+const SelectedClusterAnnotation = "terraplane.io/selected-cluster"
+
 // PortableClassReference is the classRef a portable class holds.
 type PortableClassReference = ClassReference
 

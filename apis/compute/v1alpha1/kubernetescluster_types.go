@@ -41,6 +41,7 @@ type KubernetesClusterList struct {
 // +kubebuilder:resource:categories=terraplane;class
 // +kubebuilder:printcolumn:name="CLASS-KIND",type=string,JSONPath=`.classRef.kind`
 // +kubebuilder:printcolumn:name="CLASS-NAME",type=string,JSONPath=`.classRef.name`
+// +kubebuilder:printcolumn:name="BINDING-MODE",type=string,JSONPath=`.bindingMode`
 // +kubebuilder:printcolumn:name="DEFAULT",type=string,JSONPath=`.metadata.labels.terraplane\.io/default`
 // +kubebuilder:printcolumn:name="AGE",type=date,JSONPath=`.metadata.creationTimestamp`
 type KubernetesClusterClass struct {
@@ -49,6 +50,11 @@ type KubernetesClusterClass struct {
 
 	// ClassRef names the non-portable class that satisfies KubernetesClusters of this class.
 	ClassRef common.ClassReference `json:"classRef"`
+	// BindingMode Immediate (default) provisions claims at once; WaitForFirstConsumer
+	// waits until an application using the claim's connection Secret is scheduled.
+	// +kubebuilder:default=Immediate
+	// +optional
+	BindingMode common.BindingMode `json:"bindingMode,omitempty"`
 }
 
 // KubernetesClusterClassList is a list of KubernetesClusterClasses.
@@ -67,3 +73,6 @@ func (c *KubernetesCluster) GetClaimStatus() *common.ClaimStatus { return &c.Sta
 
 // GetClassRef returns the non-portable class this class points at.
 func (c *KubernetesClusterClass) GetClassRef() common.ClassReference { return c.ClassRef }
+
+// GetBindingMode returns when claims of this class are provisioned.
+func (c *KubernetesClusterClass) GetBindingMode() common.BindingMode { return c.BindingMode }

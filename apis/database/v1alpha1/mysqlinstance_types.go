@@ -41,6 +41,7 @@ type MySQLInstanceList struct {
 // +kubebuilder:resource:categories=terraplane;class
 // +kubebuilder:printcolumn:name="CLASS-KIND",type=string,JSONPath=`.classRef.kind`
 // +kubebuilder:printcolumn:name="CLASS-NAME",type=string,JSONPath=`.classRef.name`
+// +kubebuilder:printcolumn:name="BINDING-MODE",type=string,JSONPath=`.bindingMode`
 // +kubebuilder:printcolumn:name="DEFAULT",type=string,JSONPath=`.metadata.labels.terraplane\.io/default`
 // +kubebuilder:printcolumn:name="AGE",type=date,JSONPath=`.metadata.creationTimestamp`
 type MySQLInstanceClass struct {
@@ -49,6 +50,11 @@ type MySQLInstanceClass struct {
 
 	// ClassRef names the non-portable class that satisfies MySQLInstances of this class.
 	ClassRef common.ClassReference `json:"classRef"`
+	// BindingMode Immediate (default) provisions claims at once; WaitForFirstConsumer
+	// waits until an application using the claim's connection Secret is scheduled.
+	// +kubebuilder:default=Immediate
+	// +optional
+	BindingMode common.BindingMode `json:"bindingMode,omitempty"`
 }
 
 // MySQLInstanceClassList is a list of MySQLInstanceClasses.
@@ -67,3 +73,6 @@ func (c *MySQLInstance) GetClaimStatus() *common.ClaimStatus { return &c.Status 
 
 // GetClassRef returns the non-portable class this class points at.
 func (c *MySQLInstanceClass) GetClassRef() common.ClassReference { return c.ClassRef }
+
+// GetBindingMode returns when claims of this class are provisioned.
+func (c *MySQLInstanceClass) GetBindingMode() common.BindingMode { return c.BindingMode }

@@ -46,44 +46,40 @@ type ObjectParameters struct {
 }
 
 // ObjectSpec is a Kubernetes object in a target cluster managed as an external resource.
+// spec.providerRef names the kubernetes.terraplane.io ProviderConfig (in the Object's
+// namespace) of the target cluster; the connection Secret is written only when
+// spec.writeConnectionSecretToRef is set (dynamic provisioning sets it when the claim asks).
 type ObjectSpec struct {
-	// ProviderConfigRef names the ProviderConfig (in the Object's namespace) of the target cluster.
-	ProviderConfigRef common.LocalReference `json:"providerConfigRef"`
-	// ReclaimPolicy: Delete removes the remote object with the Object, Retain keeps it.
-	// +kubebuilder:default=Delete
-	// +optional
-	ReclaimPolicy common.ReclaimPolicy `json:"reclaimPolicy,omitempty"`
-	// WriteConnectionSecretToRef names the Secret that receives the connection details;
-	// it defaults to <name>-connection in the Object's namespace.
-	// +optional
-	WriteConnectionSecretToRef *common.SecretReference `json:"writeConnectionSecretToRef,omitempty"`
+	common.ManagedSpec `json:",inline"`
 	// ForProvider holds the manifest and the connection details.
 	ForProvider ObjectParameters `json:"forProvider"`
 }
 
 // ObjectStatus is what the target cluster reports.
 type ObjectStatus struct {
+	common.ManagedStatus `json:",inline"`
 	// AtProvider is the remote object's .status, copied verbatim.
 	// +optional
 	// +kubebuilder:pruning:PreserveUnknownFields
 	// +kubebuilder:validation:Type=object
 	AtProvider *apiextensionsv1.JSON `json:"atProvider,omitempty"`
-	// Conditions Ready and Synced.
-	// +optional
-	// +listType=map
-	// +listMapKey=type
-	Conditions []metav1.Condition `json:"conditions,omitempty"`
 }
 
 // Object is a managed resource whose external resource is a Kubernetes object in a
-// target cluster (e.g. a Rook CockroachDB Cluster); an admin creates it directly.
+// target cluster (e.g. a Rook CockroachDB Cluster): an admin creates it directly (static
+// provisioning), or a claim's class (ObjectClass) makes it.
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
 // +kubebuilder:resource:categories=terraplane;managed
 // +kubebuilder:validation:XValidation:rule="self.spec.forProvider.manifest.apiVersion == oldSelf.spec.forProvider.manifest.apiVersion && self.spec.forProvider.manifest.kind == oldSelf.spec.forProvider.manifest.kind && self.spec.forProvider.manifest.metadata.name == oldSelf.spec.forProvider.manifest.metadata.name",message="manifest apiVersion, kind and name are immutable"
+// +kubebuilder:validation:XValidation:rule="has(self.spec.providerRef)",message="spec.providerRef must name the kubernetes.terraplane.io ProviderConfig of the target cluster"
+// +kubebuilder:validation:XValidation:rule="!has(self.spec.imports)",message="spec.imports is for Terraform-backed kinds; an Object adopts nothing"
+// +kubebuilder:printcolumn:name="STATUS",type=string,JSONPath=`.status.bindingPhase`
+// +kubebuilder:printcolumn:name="CLAIM",type=string,JSONPath=`.spec.claimRef.name`
+// +kubebuilder:printcolumn:name="CLASS",type=string,JSONPath=`.spec.classRef.name`
 // +kubebuilder:printcolumn:name="KIND",type=string,JSONPath=`.spec.forProvider.manifest.kind`
 // +kubebuilder:printcolumn:name="NAME",type=string,JSONPath=`.spec.forProvider.manifest.metadata.name`
-// +kubebuilder:printcolumn:name="PROVIDER",type=string,JSONPath=`.spec.providerConfigRef.name`
+// +kubebuilder:printcolumn:name="PROVIDER",type=string,JSONPath=`.spec.providerRef.name`
 // +kubebuilder:printcolumn:name="READY",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
 // +kubebuilder:printcolumn:name="AGE",type=date,JSONPath=`.metadata.creationTimestamp`
 type Object struct {
@@ -100,4 +96,25 @@ type ObjectList struct {
 	metav1.TypeMeta `json:",inline"`
 	metav1.ListMeta `json:"metadata,omitempty"`
 	Items           []Object `json:"items"`
+}
+
+// GetManagedSpec returns the shared managed spec.
+func (o *Object) GetManagedSpec() *common.ManagedSpec { return &o.Spec.ManagedSpec }
+
+// GetManagedStatus returns the shared managed status.
+func (o *Object) GetManagedStatus() *common.ManagedStatus { return &o.Status.ManagedStatus }
+
+// GetForProvider returns spec.forProvider as a JSON-shaped value.
+func (o *Object) GetForProvider() (map[string]any, error) { return common.ToValues(o.Spec.ForProvider) }
+
+// SetForProvider replaces spec.forProvider with a JSON-shaped value.
+func (o *Object) SetForProvider(values map[string]any) error {
+	return common.SetValues(values, &o.Spec.ForProvider)
+}
+
+// SetAtProvider records the remote object's status in status.atProvider.
+func (o *Object) SetAtProvider(status map[string]any) error {
+	v, err := common.FromValues(status)
+	o.Status.AtProvider = v
+	return err
 }

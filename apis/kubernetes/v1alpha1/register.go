@@ -15,5 +15,6 @@ var SchemeBuilder = &scheme.Builder{GroupVersion: GroupVersion}
 var AddToScheme = SchemeBuilder.AddToScheme
 
 func init() {
-	SchemeBuilder.Register(&ProviderConfig{}, &ProviderConfigList{}, &Object{}, &ObjectList{})
+	SchemeBuilder.Register(&ProviderConfig{}, &ProviderConfigList{}, &Object{}, &ObjectList{},
+		&ObjectClass{}, &ObjectClassList{}, &Cluster{}, &ClusterList{})
 }

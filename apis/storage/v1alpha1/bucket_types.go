@@ -47,6 +47,7 @@ type BucketList struct {
 // +kubebuilder:resource:categories=terraplane;class
 // +kubebuilder:printcolumn:name="CLASS-KIND",type=string,JSONPath=`.classRef.kind`
 // +kubebuilder:printcolumn:name="CLASS-NAME",type=string,JSONPath=`.classRef.name`
+// +kubebuilder:printcolumn:name="BINDING-MODE",type=string,JSONPath=`.bindingMode`
 // +kubebuilder:printcolumn:name="DEFAULT",type=string,JSONPath=`.metadata.labels.terraplane\.io/default`
 // +kubebuilder:printcolumn:name="AGE",type=date,JSONPath=`.metadata.creationTimestamp`
 type BucketClass struct {
@@ -55,6 +56,11 @@ type BucketClass struct {
 
 	// ClassRef names the non-portable class that satisfies Buckets of this class.
 	ClassRef common.ClassReference `json:"classRef"`
+	// BindingMode Immediate (default) provisions claims at once; WaitForFirstConsumer
+	// waits until an application using the claim's connection Secret is scheduled.
+	// +kubebuilder:default=Immediate
+	// +optional
+	BindingMode common.BindingMode `json:"bindingMode,omitempty"`
 }
 
 // BucketClassList is a list of BucketClasses.
@@ -73,3 +79,6 @@ func (b *Bucket) GetClaimStatus() *common.ClaimStatus { return &b.Status }
 
 // GetClassRef returns the non-portable class this class points at.
 func (c *BucketClass) GetClassRef() common.ClassReference { return c.ClassRef }
+
+// GetBindingMode returns when claims of this class are provisioned.
+func (c *BucketClass) GetBindingMode() common.BindingMode { return c.BindingMode }

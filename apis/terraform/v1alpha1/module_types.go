@@ -51,11 +51,19 @@ type GitSource struct {
 	Path string `json:"path,omitempty"`
 }
 
-// InputMapping copies a claim field into a module variable.
+// InputMapping copies a claim field, or a label of the cluster the claim's first consumer
+// was scheduled to, into a module variable.
+// +kubebuilder:validation:XValidation:rule="has(self.fromFieldPath) != has(self.fromClusterLabel)",message="set exactly one of fromFieldPath and fromClusterLabel"
 type InputMapping struct {
 	// FromFieldPath is a dotted path in the claim, e.g. spec.engineVersion.
+	// +optional
 	// +kubebuilder:validation:Pattern=`^[A-Za-z0-9_]+(\.[A-Za-z0-9_]+)*$`
-	FromFieldPath string `json:"fromFieldPath"`
+	FromFieldPath string `json:"fromFieldPath,omitempty"`
+	// FromClusterLabel is a label of the cluster the claim's first consumer was scheduled
+	// to (portable classes with bindingMode WaitForFirstConsumer), e.g. region.
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	FromClusterLabel string `json:"fromClusterLabel,omitempty"`
 	// ToVariable is the module variable that receives it.
 	// +kubebuilder:validation:MinLength=1
 	ToVariable string `json:"toVariable"`

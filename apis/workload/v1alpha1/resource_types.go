@@ -1,6 +1,9 @@
 package v1alpha1
 
 import (
+	"fmt"
+	"strings"
+
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -108,4 +111,22 @@ type KubernetesApplicationResourceList struct {
 	metav1.TypeMeta `json:",inline"`
 	metav1.ListMeta `json:"metadata,omitempty"`
 	Items           []KubernetesApplicationResource `json:"items"`
+}
+
+// String formats the reference as <kind>/<namespace>/<name>.
+func (r ClusterReference) String() string {
+	return string(r.Kind) + "/" + r.Namespace + "/" + r.Name
+}
+
+// ParseClusterReference reads a reference formatted by String.
+func ParseClusterReference(s string) (ClusterReference, error) {
+	parts := strings.Split(s, "/")
+	if len(parts) != 3 || parts[2] == "" {
+		return ClusterReference{}, fmt.Errorf("%q is not <kind>/<namespace>/<name>", s)
+	}
+	kind := ClusterKind(parts[0])
+	if kind != ClusterKindClaim && kind != ClusterKindProviderConfig {
+		return ClusterReference{}, fmt.Errorf("%q: kind must be %s or %s", s, ClusterKindClaim, ClusterKindProviderConfig)
+	}
+	return ClusterReference{Kind: kind, Namespace: parts[1], Name: parts[2]}, nil
 }

@@ -1,0 +1,112 @@
+package workload
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/record"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	common "terraplane.io/terraplane/apis/common/v1alpha1"
+	"terraplane.io/terraplane/internal/resource"
+)
+
+// ReasonAvailable says the external resource exists and every connection detail was written.
+const ReasonAvailable = "Available"
+
+// native is what the reconcilers of native (non-Terraform) managed kinds share: status,
+// conditions and the connection Secret.
+type native struct {
+	client   client.Client
+	targets  *Targets
+	opts     Options
+	recorder record.EventRecorder
+}
+
+// finish derives a native managed resource's binding phase and conditions from the
+// reconcile's error and writes status (status.atProvider was filled by the reconcile;
+// only this controller writes status, apart from the claim reconciler's Released).
+func (r *native) finish(ctx context.Context, mg resource.Managed, err error) (ctrl.Result, error) {
+	if !mg.GetDeletionTimestamp().IsZero() && err == nil {
+		return ctrl.Result{}, nil
+	}
+	out := classify(err, r.opts)
+	resource.SyncBindingPhase(mg)
+	st := mg.GetManagedStatus()
+	gen := mg.GetGeneration()
+	ready, reason, msg := metav1.ConditionFalse, out.reason, out.message
+	if out.succeeded {
+		ready, reason, msg = metav1.ConditionTrue, ReasonAvailable, ""
+	}
+	resource.SetCondition(&st.Conditions, gen, common.TypeReady, ready, reason, msg)
+	if resource.SetCondition(&st.Conditions, gen, common.TypeSynced, out.synced, out.reason, out.message) && out.event {
+		r.recorder.Event(mg, corev1.EventTypeWarning, out.reason, out.message)
+	}
+	if perr := r.client.Status().Update(ctx, mg); perr != nil {
+		if apierrors.IsConflict(perr) || apierrors.IsNotFound(perr) {
+			return ctrl.Result{RequeueAfter: time.Second}, nil
+		}
+		return ctrl.Result{}, fmt.Errorf("update status: %w", perr)
+	}
+	if !out.succeeded {
+		return ctrl.Result{RequeueAfter: out.requeue}, out.retErr
+	}
+	return ctrl.Result{RequeueAfter: r.opts.Resync}, nil
+}
+
+// connectionSecret is the managed resource's connection Secret; ok is false when it
+// writes none.
+func connectionSecret(mg resource.Managed) (s *corev1.Secret, ok bool) {
+	ref, ok := resource.ConnectionSecretRef(mg)
+	return &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ref.Namespace, Name: ref.Name}}, ok
+}
+
+// deleteConnectionSecret deletes the connection Secret if mg wrote it.
+func (r *native) deleteConnectionSecret(ctx context.Context, mg resource.Managed) error {
+	s, ok := connectionSecret(mg)
+	if !ok {
+		return nil
+	}
+	if err := r.client.Get(ctx, client.ObjectKeyFromObject(s), s); err != nil {
+		return client.IgnoreNotFound(err)
+	}
+	if s.Labels[resource.ManagedLabel] != string(mg.GetUID()) {
+		return nil
+	}
+	if err := client.IgnoreNotFound(r.client.Delete(ctx, s)); err != nil {
+		return fmt.Errorf("delete connection secret %s/%s: %w", s.Namespace, s.Name, err)
+	}
+	return nil
+}
+
+// writeConnectionSecret writes the details into mg's connection Secret, if it has one.
+func (r *native) writeConnectionSecret(ctx context.Context, mg resource.Managed, details map[string][]byte) error {
+	s, ok := connectionSecret(mg)
+	if !ok {
+		return nil
+	}
+	_, err := controllerutil.CreateOrUpdate(ctx, r.client, s, func() error {
+		if uid, ok := s.Labels[resource.ManagedLabel]; ok && uid != string(mg.GetUID()) {
+			return resource.UserErrorf("ConnectionSecretConflict", "Secret %s/%s belongs to another resource", s.Namespace, s.Name)
+		}
+		if s.Labels == nil {
+			s.Labels = map[string]string{}
+		}
+		s.Labels[resource.ManagedLabel] = string(mg.GetUID())
+		if s.CreationTimestamp.IsZero() {
+			s.Type = resource.ConnectionSecretType
+		}
+		s.Data = details
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("write connection secret %s/%s: %w", s.Namespace, s.Name, err)
+	}
+	return nil
+}
