@@ -30,7 +30,7 @@ func TestConfigureObject(t *testing.T) {
 	class.SpecTemplate.Patches = []kubernetesv1.ObjectPatch{
 		{FromFieldPath: "spec.storageGB", ToFieldPath: "spec.storage.size", Format: "%vGi"},
 		{FromFieldPath: "spec.engineVersion", ToFieldPath: "spec.version"},
-		{FromFieldPath: "spec.highAvailability", ToFieldPath: "spec.ha"},      // unset in the claim: skipped
+		{FromFieldPath: "spec.highAvailability", ToFieldPath: "spec.ha"},       // unset in the claim: skipped
 		{FromFieldPath: "metadata.name", ToFieldPath: "metadata.labels.claim"}, // a string into a map
 		{FromClusterLabel: "region", ToFieldPath: "spec.region"},
 		{FromClusterLabel: "zone", ToFieldPath: "spec.zone"}, // no such label: skipped

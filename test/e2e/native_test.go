@@ -129,7 +129,6 @@ func TestKubernetesNativeObject(t *testing.T) {
 	g.Expect(err).NotTo(HaveOccurred(), "a retained object stays in the remote cluster")
 }
 
-
 // cockroachClass is an ObjectClass whose Objects are CockroachDB Clusters in namespace
 // rook of the cluster ProviderConfig pc reaches: storageGB and engineVersion of the claim
 // and the region label of the chosen cluster are patched in; endpoint, port and password
