@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/client-go/tools/record"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
@@ -47,7 +48,7 @@ func Setup(mgr ctrl.Manager, reg *registry.Registry, opts Options) error {
 			Named(kind.GVK.Kind).
 			For(kind.New()).
 			Watches(kind.NewClass(), handler.EnqueueRequestsFromMapFunc(r.forClass)).
-			Watches(&workloadv1.KubernetesApplication{}, handler.EnqueueRequestsFromMapFunc(r.forApplication)).
+			Watches(&workloadv1.KubernetesApplication{}, handler.EnqueueRequestsFromMapFunc(r.forApplication), builder.WithPredicates(newlyScheduled)).
 			WithOptions(controller.Options{MaxConcurrentReconciles: opts.MaxConcurrentReconciles})
 		for gvk := range kind.Configurators {
 			mk, ok := reg.Managed(gvk)

@@ -19,6 +19,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	common "terraplane.io/terraplane/apis/common/v1alpha1"
+	"terraplane.io/terraplane/internal/registry"
 	"terraplane.io/terraplane/internal/resource"
 )
 
@@ -80,14 +81,14 @@ func (r *Reconciler) bind(ctx context.Context, claim resource.Claim) (resource.M
 	}
 	ref := mg.GetManagedSpec().ClaimRef
 	switch {
-	case ref == nil:
+	case ref != nil && (ref.Namespace != claim.GetNamespace() || ref.Name != claim.GetName() || ref.Kind != r.kind.GVK.Kind):
+		return nil, resource.UserErrorf("ResourceBoundElsewhere", "%s %s/%s is bound to %s %s/%s; a resource is bound to one claim only",
+			mg.GetObjectKind().GroupVersionKind().Kind, mg.GetNamespace(), mg.GetName(), ref.Kind, ref.Namespace, ref.Name)
+	case ref == nil || ref.UID == "": // unbound, or reserved for this claim by an admin
 		if err := r.claimStatic(ctx, claim, mg); err != nil {
 			return nil, err
 		}
-	case ref.Namespace != claim.GetNamespace() || ref.Name != claim.GetName() || ref.Kind != r.kind.GVK.Kind:
-		return nil, resource.UserErrorf("ResourceBoundElsewhere", "%s %s/%s is bound to %s %s/%s; a resource is bound to one claim only",
-			mg.GetObjectKind().GroupVersionKind().Kind, mg.GetNamespace(), mg.GetName(), ref.Kind, ref.Namespace, ref.Name)
-	case ref.UID != "" && ref.UID != claim.GetUID():
+	case ref.UID != claim.GetUID():
 		return nil, resource.UserErrorf("ResourceReleased", "%s %s/%s was bound to an earlier claim of this name and is %s; Released resources are not re-bound automatically (an admin may clear its spec.claimRef)",
 			mg.GetObjectKind().GroupVersionKind().Kind, mg.GetNamespace(), mg.GetName(), mg.GetManagedStatus().BindingPhase)
 	}
@@ -116,11 +117,11 @@ func (r *Reconciler) syncSpec(ctx context.Context, claim resource.Claim, mg reso
 	if mk.GVK.Kind != mg.GetObjectKind().GroupVersionKind().Kind {
 		return nil // the class now points elsewhere; the bound resource stays as it is
 	}
-	req, err := r.request(ctx, claim, portable, class)
+	labels, _, err := recordedLabels(claim) // never chosen again once provisioned
 	if err != nil {
 		return err
 	}
-	want, err := r.configure(req, mk)
+	want, err := r.configure(registry.Request{Claim: claim, Class: class, ClusterLabels: labels}, mk)
 	if err != nil {
 		return err
 	}

@@ -8,13 +8,9 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	common "terraplane.io/terraplane/apis/common/v1alpha1"
-	computev1 "terraplane.io/terraplane/apis/compute/v1alpha1"
-	kubernetesv1 "terraplane.io/terraplane/apis/kubernetes/v1alpha1"
-	workloadv1 "terraplane.io/terraplane/apis/workload/v1alpha1"
 	"terraplane.io/terraplane/internal/registry"
 	"terraplane.io/terraplane/internal/resource"
 )
@@ -120,8 +116,9 @@ func (r *Reconciler) claimRef(claim resource.Claim) *common.ObjectReference {
 		Name: claim.GetName(), Namespace: claim.GetNamespace(), UID: claim.GetUID()}
 }
 
-// request gathers what the configurator needs: for a class that binds on first consumer,
-// the labels of the cluster that consumer was scheduled to (waiting until there is one).
+// request gathers what the configurator needs to provision: for a class that binds on
+// first consumer, the labels of the cluster that consumer was scheduled to (waiting until
+// there is one).
 func (r *Reconciler) request(ctx context.Context, claim resource.Claim, portable resource.PortableClass, class resource.NonPortableClass) (registry.Request, error) {
 	req := registry.Request{Claim: claim, Class: class}
 	if portable.GetBindingMode() != common.BindingWaitForFirstConsumer {
@@ -132,27 +129,14 @@ func (r *Reconciler) request(ctx context.Context, claim resource.Claim, portable
 		return req, resource.UserErrorf("NoConsumerPossible", "%s %s binds on first consumer, and applications consume a claim through its connection Secret: set spec.writeConnectionSecretToRef.name",
 			r.kind.ClassGVK.Kind, portable.GetName())
 	}
-	ref, err := r.selectedCluster(ctx, claim)
+	labels, placed, err := r.placement(ctx, claim)
 	if err != nil {
 		return req, err
 	}
-	if ref == nil {
-		return req, resource.Waitf("WaitingForFirstConsumer", "%s %s binds on first consumer: waiting for a KubernetesApplication that uses Secret %s to be scheduled",
+	if !placed {
+		return req, resource.Waitf(ReasonWaitingForFirstConsumer, "%s %s binds on first consumer: waiting for a KubernetesApplication that uses Secret %s to be scheduled",
 			r.kind.ClassGVK.Kind, portable.GetName(), secret.Name)
 	}
-	var cluster client.Object = &computev1.KubernetesCluster{}
-	if ref.Kind == workloadv1.ClusterKindProviderConfig {
-		cluster = &kubernetesv1.ProviderConfig{}
-	}
-	if err := r.client.Get(ctx, types.NamespacedName{Namespace: ref.Namespace, Name: ref.Name}, cluster); err != nil {
-		if apierrors.IsNotFound(err) {
-			return req, resource.UserErrorf("SelectedClusterNotFound", "%s %s/%s, chosen for this claim's first consumer, does not exist", ref.Kind, ref.Namespace, ref.Name)
-		}
-		return req, fmt.Errorf("get selected cluster: %w", err)
-	}
-	req.ClusterLabels = map[string]string{}
-	for k, v := range cluster.GetLabels() {
-		req.ClusterLabels[k] = v
-	}
+	req.ClusterLabels = labels
 	return req, nil
 }

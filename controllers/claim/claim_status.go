@@ -21,6 +21,8 @@ const (
 	ReasonWaiting        = "WaitingForResource"
 	ReasonReconcileError = "ReconcileError"
 	ReasonSucceeded      = "ReconcileSuccess"
+	// ReasonWaitingForFirstConsumer: the class binds on first consumer and none is scheduled.
+	ReasonWaitingForFirstConsumer = "WaitingForFirstConsumer"
 )
 
 // waitRetry is how soon a claim that waits on something under way is looked at again.
@@ -52,6 +54,9 @@ func (r *Reconciler) finish(ctx context.Context, claim resource.Claim, mg resour
 		if w, waiting := resource.AsWaiting(err); waiting {
 			resource.SetCondition(&st.Conditions, gen, common.TypeSynced, metav1.ConditionTrue, w.Reason, w.Message)
 			result.RequeueAfter = waitRetry
+			if w.Reason == ReasonWaitingForFirstConsumer {
+				result.RequeueAfter = r.opts.UserErrorRetry // the application watch acts first
+			}
 			break
 		}
 		if resource.SetCondition(&st.Conditions, gen, common.TypeSynced, metav1.ConditionFalse, ReasonReconcileError, err.Error()) {

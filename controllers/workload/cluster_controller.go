@@ -2,6 +2,7 @@ package workload
 
 import (
 	"context"
+	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -29,6 +30,7 @@ func setupClusters(mgr ctrl.Manager, targets *Targets, opts Options) error {
 		Named("kubernetes-cluster").
 		For(&kubernetesv1.Cluster{}).
 		Watches(&kubernetesv1.ProviderConfig{}, handler.EnqueueRequestsFromMapFunc(r.forProviderConfig)).
+		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.forCredentials)).
 		WithOptions(controller.Options{MaxConcurrentReconciles: opts.MaxConcurrentReconciles}).
 		Complete(r)
 }
@@ -76,7 +78,7 @@ func (r *ClusterReconciler) observe(ctx context.Context, c *kubernetesv1.Cluster
 	c.Status.AtProvider = kubernetesv1.ClusterObservation{Endpoint: cluster.Host, Version: version}
 	creds := &corev1.Secret{}
 	if err := r.client.Get(ctx, key, creds); err != nil {
-		return err
+		return fmt.Errorf("get credentials %s: %w", key, err)
 	}
 	return r.writeConnectionSecret(ctx, c, clusterConnection(creds, cluster.Host))
 }
@@ -110,6 +112,22 @@ func (r *ClusterReconciler) forProviderConfig(ctx context.Context, pc client.Obj
 	for _, c := range list.Items {
 		if c.Spec.ProviderRef != nil && c.Spec.ProviderRef.Name == pc.GetName() {
 			reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&c)})
+		}
+	}
+	return reqs
+}
+
+// forCredentials maps a Secret to the Clusters whose ProviderConfig holds it, so that
+// rotated credentials reach the connection Secret at once.
+func (r *ClusterReconciler) forCredentials(ctx context.Context, s client.Object) []reconcile.Request {
+	pcs := &kubernetesv1.ProviderConfigList{}
+	if err := r.client.List(ctx, pcs); err != nil {
+		return nil
+	}
+	var reqs []reconcile.Request
+	for _, pc := range pcs.Items {
+		if ProviderConfigSecret(&pc) == client.ObjectKeyFromObject(s) {
+			reqs = append(reqs, r.forProviderConfig(ctx, &pc)...)
 		}
 	}
 	return reqs

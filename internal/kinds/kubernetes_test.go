@@ -59,23 +59,7 @@ func TestConfigureObject(t *testing.T) {
 			t.Errorf("%s: metadata = %v", name, got.Object["metadata"])
 		}
 	}
-	if _, err := class.SpecTemplate.ForProvider.Manifest.Object(); err != nil {
-		t.Fatal(err)
-	}
 	if m, _ := class.SpecTemplate.ForProvider.Manifest.Object(); m.GetName() != "cockroach" {
 		t.Errorf("the class's manifest was changed: %v", m.Object)
-	}
-}
-
-func TestParseClusterReference(t *testing.T) {
-	ref := workloadv1.ClusterReference{Kind: workloadv1.ClusterKindClaim, Namespace: "team", Name: "eu"}
-	got, err := workloadv1.ParseClusterReference(ref.String())
-	if err != nil || got != ref {
-		t.Errorf("round trip of %v = %v, %v", ref, got, err)
-	}
-	for _, bad := range []string{"", "eu", "Pod/team/eu", "KubernetesCluster/team/"} {
-		if _, err := workloadv1.ParseClusterReference(bad); err == nil {
-			t.Errorf("ParseClusterReference(%q) succeeded", bad)
-		}
 	}
 }

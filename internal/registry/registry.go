@@ -88,7 +88,8 @@ type ClaimKind struct {
 	NewClass func() resource.PortableClass
 	// NewClassList returns an empty list of portable classes.
 	NewClassList func() client.ObjectList
-	// Configurators maps a managed kind to the configurator that makes it for this claim kind.
+	// Configurators maps each managed kind that can satisfy this claim kind to the
+	// configurator that makes one; a kind mapped to nil is bound statically only.
 	Configurators map[schema.GroupVersionKind]Configurator
 }
 

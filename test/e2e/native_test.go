@@ -18,6 +18,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	common "terraplane.io/terraplane/apis/common/v1alpha1"
+	computev1 "terraplane.io/terraplane/apis/compute/v1alpha1"
 	databasev1 "terraplane.io/terraplane/apis/database/v1alpha1"
 	kubernetesv1 "terraplane.io/terraplane/apis/kubernetes/v1alpha1"
 	workloadv1 "terraplane.io/terraplane/apis/workload/v1alpha1"
@@ -277,6 +278,14 @@ func TestWaitForFirstConsumer(t *testing.T) {
 	conn := &corev1.Secret{}
 	g.Expect(env.Client.Get(ctx, types.NamespacedName{Namespace: ns, Name: "eu-connection"}, conn)).To(Succeed())
 	g.Expect(conn.Data).To(Equal(map[string][]byte{"kubeconfig": remote.kubeconfig}))
+	thief := &computev1.KubernetesCluster{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "thief"}}
+	thief.Spec.ResourceRef = eu.Spec.ResourceRef.DeepCopy()
+	g.Expect(env.Client.Create(ctx, thief)).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(thief), thief)).To(Succeed())
+		g.Expect(thief.Status.BindingPhase).To(Equal(common.BindingPhaseUnbound))
+		g.Expect(framework.Condition(thief.Status.Conditions, common.TypeSynced).Reason).To(Equal("ResourceBoundElsewhere"))
+	}).WithTimeout(timeout).Should(Succeed())
 
 	By(t, "a claim of a WaitForFirstConsumer class waits, saying for what")
 	class := cockroachClass(ns, "regional", "eu")
@@ -303,7 +312,7 @@ func TestWaitForFirstConsumer(t *testing.T) {
 		g.Expect(claim.Spec.ResourceRef).To(BeNil())
 	}).WithTimeout(3 * time.Second).Should(Succeed())
 
-	By(t, "an application using the Secret is scheduled to eu: the claim is provisioned there")
+	By(t, "an application using the Secret is scheduled to eu: the claim is provisioned with eu's region")
 	app := emptyApp(ns, "ledger", map[string]string{"region": "eu-west"})
 	app.Spec.ResourceTemplates = []workloadv1.KubernetesApplicationResourceTemplate{
 		resourceTemplate("ledger-settings", map[string]string{"app": "ledger"},
@@ -320,6 +329,30 @@ func TestWaitForFirstConsumer(t *testing.T) {
 		g.Expect(err).NotTo(HaveOccurred())
 		g.Expect(db.Object["spec"]).To(HaveKeyWithValue("region", "eu-west"))
 	}).WithTimeout(timeout).Should(Succeed())
+
+	By(t, "the choice sticks: a later consumer elsewhere and relabelling eu change nothing")
+	later := emptyApp(ns, "later", nil)
+	later.Spec.ClusterSelector = nil
+	later.Spec.ProviderConfigRef = &workloadv1.ProviderConfigReference{Name: "eu"}
+	later.Spec.ResourceTemplates = []workloadv1.KubernetesApplicationResourceTemplate{resourceTemplate("later-api", map[string]string{"app": "later"},
+		object("v1", "ConfigMap", "default", "later-api", nil), "ledger-db")}
+	g.Expect(env.Client.Create(ctx, later)).To(Succeed())
+	waitScheduled(g, ctx, later, "eu")
+	g.Eventually(func() error {
+		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(eu), eu); err != nil {
+			return err
+		}
+		eu.Labels["region"] = "us-east"
+		return env.Client.Update(ctx, eu)
+	}).WithTimeout(timeout).Should(Succeed())
+	g.Consistently(func(g Gomega) {
+		g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(claim), claim)).To(Succeed())
+		g.Expect(claim.Annotations).To(HaveKeyWithValue(common.SelectedClusterAnnotation, "KubernetesCluster/"+ns+"/eu"))
+		db, err := remoteObject(ctx, remote.client, "cockroachdb.rook.io/v1alpha1", "Cluster", "rook", dbName)
+		g.Expect(err).NotTo(HaveOccurred())
+		g.Expect(db.Object["spec"]).To(HaveKeyWithValue("region", "eu-west"))
+	}).WithTimeout(5 * time.Second).Should(Succeed())
+	g.Expect(env.Client.Delete(ctx, later)).To(Succeed())
 
 	By(t, "the resource needing the Secret waits for it; the other one is submitted")
 	g.Eventually(func(g Gomega) {

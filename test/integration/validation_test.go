@@ -6,9 +6,14 @@ import (
 
 	. "github.com/onsi/gomega"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	common "terraplane.io/terraplane/apis/common/v1alpha1"
+	computev1 "terraplane.io/terraplane/apis/compute/v1alpha1"
 	databasev1 "terraplane.io/terraplane/apis/database/v1alpha1"
+	kubernetesv1 "terraplane.io/terraplane/apis/kubernetes/v1alpha1"
+	workloadv1 "terraplane.io/terraplane/apis/workload/v1alpha1"
 )
 
 // TestClaimValidation checks that bad portable fields are refused by the API server
@@ -43,4 +48,58 @@ func TestClaimValidation(t *testing.T) {
 	err := env.Client.Patch(ctx, ok, client.MergeFrom(orig)) // no resourceVersion: only validation can refuse it
 	g.Expect(err).To(HaveOccurred())
 	g.Expect(err.Error()).To(ContainSubstring("engineVersion is immutable"))
+}
+
+// TestClassValidation checks the CEL rules on classes: bindingMode is immutable and does
+// not apply to KubernetesClusters; ObjectClass patches cannot rename or move the manifest.
+func TestClassValidation(t *testing.T) {
+	ctx := context.Background()
+	g := NewWithT(t)
+	ns := "int-class-validation"
+	g.Expect(env.Namespace(ctx, ns)).To(Succeed())
+	ref := common.ClassReference{APIVersion: "kubernetes.terraplane.io/v1alpha1", Kind: "ObjectClass", Name: "x"}
+
+	pg := &databasev1.PostgreSQLInstanceClass{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "pg"}, ClassRef: ref}
+	g.Expect(env.Client.Create(ctx, pg)).To(Succeed())
+	g.Expect(pg.BindingMode).To(Equal(common.BindingImmediate), "defaulted")
+	pg.BindingMode = common.BindingWaitForFirstConsumer
+	err := env.Client.Update(ctx, pg)
+	g.Expect(err).To(HaveOccurred())
+	g.Expect(err.Error()).To(ContainSubstring("bindingMode is immutable"))
+
+	kc := &computev1.KubernetesClusterClass{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "kc"}, ClassRef: ref,
+		BindingMode: common.BindingWaitForFirstConsumer}
+	err = env.Client.Create(ctx, kc)
+	g.Expect(err).To(HaveOccurred())
+	g.Expect(err.Error()).To(ContainSubstring("bindingMode WaitForFirstConsumer does not apply"))
+
+	for _, path := range []string{"metadata.name", "metadata.namespace", "kind"} {
+		oc := &kubernetesv1.ObjectClass{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "oc"}}
+		oc.SpecTemplate.ProviderRef = &common.LocalReference{Name: "pc"}
+		oc.SpecTemplate.ForProvider.Manifest = configMapTemplate()
+		oc.SpecTemplate.Patches = []kubernetesv1.ObjectPatch{{FromFieldPath: "metadata.name", ToFieldPath: path}}
+		err = env.Client.Create(ctx, oc)
+		g.Expect(err).To(HaveOccurred(), path)
+		g.Expect(err.Error()).To(ContainSubstring("toFieldPath cannot change the manifest's apiVersion, kind, name or namespace"), path)
+	}
+	oc := &kubernetesv1.ObjectClass{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "both"}}
+	oc.SpecTemplate.ProviderRef = &common.LocalReference{Name: "pc"}
+	oc.SpecTemplate.ForProvider.Manifest = configMapTemplate()
+	oc.SpecTemplate.Patches = []kubernetesv1.ObjectPatch{{FromFieldPath: "spec.a", FromClusterLabel: "region", ToFieldPath: "data.a"}}
+	err = env.Client.Create(ctx, oc)
+	g.Expect(err).To(HaveOccurred())
+	g.Expect(err.Error()).To(ContainSubstring("set exactly one of fromFieldPath and fromClusterLabel"))
+}
+
+func configMapTemplate() workloadv1.Template {
+	u := &unstructured.Unstructured{Object: map[string]any{}}
+	u.SetAPIVersion("v1")
+	u.SetKind("ConfigMap")
+	u.SetName("cm")
+	u.SetNamespace("default")
+	t, err := workloadv1.TemplateFrom(u)
+	if err != nil {
+		panic(err)
+	}
+	return t
 }

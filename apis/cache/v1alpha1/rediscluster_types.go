@@ -39,6 +39,7 @@ type RedisClusterList struct {
 // RedisClusterClass is a portable class of service for RedisClusters.
 // +kubebuilder:object:root=true
 // +kubebuilder:resource:categories=terraplane;class
+// +kubebuilder:validation:XValidation:rule="!has(oldSelf.bindingMode) || (has(self.bindingMode) && self.bindingMode == oldSelf.bindingMode)",message="bindingMode is immutable; create a new class"
 // +kubebuilder:printcolumn:name="CLASS-KIND",type=string,JSONPath=`.classRef.kind`
 // +kubebuilder:printcolumn:name="CLASS-NAME",type=string,JSONPath=`.classRef.name`
 // +kubebuilder:printcolumn:name="BINDING-MODE",type=string,JSONPath=`.bindingMode`

@@ -39,6 +39,8 @@ type KubernetesClusterList struct {
 // KubernetesClusterClass is a portable class of service for KubernetesClusters.
 // +kubebuilder:object:root=true
 // +kubebuilder:resource:categories=terraplane;class
+// +kubebuilder:validation:XValidation:rule="!has(oldSelf.bindingMode) || (has(self.bindingMode) && self.bindingMode == oldSelf.bindingMode)",message="bindingMode is immutable; create a new class"
+// +kubebuilder:validation:XValidation:rule="!has(self.bindingMode) || self.bindingMode == 'Immediate'",message="applications are scheduled onto KubernetesClusters rather than consuming their Secret, so bindingMode WaitForFirstConsumer does not apply"
 // +kubebuilder:printcolumn:name="CLASS-KIND",type=string,JSONPath=`.classRef.kind`
 // +kubebuilder:printcolumn:name="CLASS-NAME",type=string,JSONPath=`.classRef.name`
 // +kubebuilder:printcolumn:name="BINDING-MODE",type=string,JSONPath=`.bindingMode`

@@ -27,6 +27,7 @@ type ConnectionDetail struct {
 	Key string `json:"key"`
 	// FieldPath is a dotted path in the remote object, e.g. status.endpoint.
 	// +optional
+	// +kubebuilder:validation:MinLength=1
 	FieldPath string `json:"fieldPath,omitempty"`
 	// FromSecret reads the value from a Secret the remote object names.
 	// +optional

@@ -10,6 +10,7 @@ import (
 // was scheduled to, into the manifest of an Object made from the class. A source that has
 // no value leaves the manifest as the class wrote it.
 // +kubebuilder:validation:XValidation:rule="has(self.fromFieldPath) != has(self.fromClusterLabel)",message="set exactly one of fromFieldPath and fromClusterLabel"
+// +kubebuilder:validation:XValidation:rule="!(self.toFieldPath in ['apiVersion', 'kind', 'metadata.name', 'metadata.namespace'])",message="toFieldPath cannot change the manifest's apiVersion, kind, name or namespace"
 type ObjectPatch struct {
 	// FromFieldPath is a dotted path in the claim, e.g. spec.storageGB.
 	// +optional

@@ -45,6 +45,7 @@ type BucketList struct {
 // BucketClass is a portable class of service for Buckets.
 // +kubebuilder:object:root=true
 // +kubebuilder:resource:categories=terraplane;class
+// +kubebuilder:validation:XValidation:rule="!has(oldSelf.bindingMode) || (has(self.bindingMode) && self.bindingMode == oldSelf.bindingMode)",message="bindingMode is immutable; create a new class"
 // +kubebuilder:printcolumn:name="CLASS-KIND",type=string,JSONPath=`.classRef.kind`
 // +kubebuilder:printcolumn:name="CLASS-NAME",type=string,JSONPath=`.classRef.name`
 // +kubebuilder:printcolumn:name="BINDING-MODE",type=string,JSONPath=`.bindingMode`
