@@ -70,6 +70,7 @@ func (e *Engine) prepare(ctx context.Context, ws Workspace) (*tfexec.Terraform, 
 	if err != nil {
 		return nil, fmt.Errorf("terraform: %w", err)
 	}
+	seedVersion(tf, e.version)
 	if err := tf.SetEnv(e.env(ws)); err != nil {
 		return nil, fmt.Errorf("terraform environment: %w", err)
 	}
