@@ -56,6 +56,7 @@ output "id" { value = "${var.name}-${random_id.this.hex}" }
 type harness struct {
 	cp      *devenv.ControlPlane
 	c       client.Client
+	w       client.WithWatch
 	ctrl    *exec.Cmd
 	metrics string
 	work    string
@@ -72,9 +73,10 @@ func newHarness(ctx context.Context, bin string, parallelism int) (*harness, err
 	}
 	cfg := rest.CopyConfig(h.cp.Config)
 	cfg.QPS = -1 // no client-side throttling: the benchmark must not slow its own claims down
-	if h.c, err = client.New(cfg, client.Options{Scheme: kinds.NewScheme()}); err != nil {
+	if h.w, err = client.NewWithWatch(cfg, client.Options{Scheme: kinds.NewScheme()}); err != nil {
 		return nil, err
 	}
+	h.c = h.w
 	if err := h.setup(ctx); err != nil {
 		return nil, err
 	}
