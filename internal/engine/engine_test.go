@@ -125,8 +125,8 @@ func TestCreateWithoutSensitiveOutputsTakesTwoProcesses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := calls(); strings.Join(got, " ") != "init apply" || e.Processes() != 2 {
-		t.Errorf("terraform ran %v (%d counted), want init and apply only", got, e.Processes())
+	if got := calls(); strings.Join(got, " ") != "init/GOGC=400 apply/GOGC=" || e.Processes() != 2 {
+		t.Errorf("terraform ran %v (%d counted), want init (with its GC target) and apply (with Go's default) only", got, e.Processes())
 	}
 	if string(res.Outputs["id"].Value) != `"n1"` {
 		t.Errorf("outputs = %v", res.Outputs)
@@ -149,13 +149,14 @@ func TestOneSlotPerVerb(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if got := strings.Join(calls(), " "); got != "init apply init apply" {
+	if got := strings.Join(calls(), " "); got != "init/GOGC=400 apply/GOGC= init/GOGC=400 apply/GOGC=" {
 		t.Errorf("terraform ran %s, want each workspace's init and apply back to back", got)
 	}
 }
 
 // countingEngine is an engine with slots terraform slots whose binary is a wrapper that
-// logs every process it starts, terraform-exec's own included; calls returns the log.
+// logs every process it starts, terraform-exec's own included, as command/GOGC=value;
+// calls returns the log.
 func countingEngine(t *testing.T, slots int) (e *Engine, calls func() []string) {
 	t.Helper()
 	if testing.Short() {
@@ -168,7 +169,7 @@ func countingEngine(t *testing.T, slots int) (e *Engine, calls func() []string) 
 	dir := t.TempDir()
 	log := filepath.Join(dir, "calls")
 	wrapper := filepath.Join(dir, "terraform")
-	script := "#!/bin/sh\necho \"$1\" >> '" + log + "'\nexec '" + real + "' \"$@\"\n"
+	script := "#!/bin/sh\necho \"$1/GOGC=$GOGC\" >> '" + log + "'\nexec '" + real + "' \"$@\"\n"
 	if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
