@@ -213,6 +213,34 @@ func procCPU(pid int) (cpu, error) {
 	return cpu{self: tick(11) + tick(12), children: tick(13) + tick(14)}, nil
 }
 
+// controlPlaneCPU is the CPU that this process's kube-apiserver and etcd have used: on a
+// small machine they compete with terraform and the controller for the same cores.
+func controlPlaneCPU() time.Duration {
+	var total time.Duration
+	procs, _ := os.ReadDir("/proc")
+	for _, p := range procs {
+		pid, err := strconv.Atoi(p.Name())
+		if err != nil {
+			continue
+		}
+		raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil {
+			continue
+		}
+		stat := string(raw)
+		name := stat[strings.IndexByte(stat, '(')+1 : strings.LastIndexByte(stat, ')')]
+		// Fields after the name: state(0) ppid(1) ...
+		f := strings.Fields(stat[strings.LastIndexByte(stat, ')')+2:])
+		if ppid, _ := strconv.Atoi(f[1]); ppid != os.Getpid() || (name != "kube-apiserver" && name != "etcd") {
+			continue
+		}
+		if c, err := procCPU(pid); err == nil {
+			total += c.self
+		}
+	}
+	return total
+}
+
 // peakRSS is a process's high-water resident set, in MiB.
 func peakRSS(pid int) float64 {
 	raw, _ := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))

@@ -36,6 +36,7 @@ func timingOf(ds []time.Duration) timing {
 // rawResult is the yardstick: plain terraform init + apply per workspace.
 type rawResult struct {
 	ready     timing
+	cpCPU     time.Duration
 	tfCPU     time.Duration
 	processes int
 	diskBytes int64
@@ -45,6 +46,7 @@ type rawResult struct {
 type tpResult struct {
 	ready     timing
 	ctrlCPU   time.Duration
+	cpCPU     time.Duration
 	tfCPU     time.Duration
 	processes float64
 	diskBytes int64
@@ -73,6 +75,7 @@ func (h *harness) runRaw(ctx context.Context, variant string, n, parallelism int
 	done := make([]time.Duration, 0, n)
 	sem := make(chan struct{}, parallelism)
 	var wg sync.WaitGroup
+	cp0 := controlPlaneCPU()
 	start := time.Now()
 	for i := 0; i < n; i++ {
 		wg.Add(1)
@@ -93,6 +96,7 @@ func (h *harness) runRaw(ctx context.Context, variant string, n, parallelism int
 		}(i)
 	}
 	wg.Wait()
+	res.cpCPU = controlPlaneCPU() - cp0
 	if firstErr != nil {
 		return rawResult{}, firstErr
 	}
@@ -148,6 +152,7 @@ func (h *harness) runClaims(ctx context.Context, variant string, n int, idle tim
 	if err != nil {
 		return tpResult{}, err
 	}
+	cp0 := controlPlaneCPU()
 	start := time.Now()
 	rw.start = start
 	for i := range names {
@@ -163,6 +168,7 @@ func (h *harness) runClaims(ctx context.Context, variant string, n int, idle tim
 		return tpResult{}, err
 	}
 	var res tpResult
+	res.cpCPU = controlPlaneCPU() - cp0
 	res.ready = timingOf(ready)
 	cpu1, _ := procCPU(pid)
 	procs1, _ := h.metric("terraplane_terraform_processes_total", "")
