@@ -89,22 +89,48 @@ func newHarness(ctx context.Context, bin string, parallelism int) (*harness, err
 		"--workdir", filepath.Join(work, "workspaces"), "--metrics-bind-address", fmt.Sprintf("127.0.0.1:%d", port),
 		"--health-probe-bind-address", "0", "--max-concurrent-terraform", strconv.Itoa(parallelism),
 		"--max-concurrent-reconciles", strconv.Itoa(2*parallelism)) // more workers than terraform slots keep the slots busy
+	logPath := filepath.Join(os.TempDir(), "terraplane-bench-controller.log")
 	h.ctrl.Stdout, h.ctrl.Stderr = nil, nil
-	if log, err := os.Create(filepath.Join(os.TempDir(), "terraplane-bench-controller.log")); err == nil {
+	if log, err := os.Create(logPath); err == nil {
 		h.ctrl.Stdout, h.ctrl.Stderr = log, log
 	}
 	h.ctrl.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM}
 	if err := h.ctrl.Start(); err != nil {
 		return nil, fmt.Errorf("start controller: %w", err)
 	}
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(200 * time.Millisecond) {
-		if _, err := h.metric("terraplane_terraform_processes_total", ""); err == nil {
-			return h, nil
+	if err := h.waitController(logPath); err != nil {
+		return nil, err
+	}
+	return h, nil
+}
+
+// waitController waits until the controller serves metrics and the claim and Module
+// controllers have started their workers (their caches synced), so that the first
+// measured run does not include the controller's own start-up.
+func (h *harness) waitController(logPath string) error {
+	started := func() bool {
+		if _, err := h.metric("terraplane_terraform_processes_total", ""); err != nil {
+			return false
 		}
+		log, err := os.ReadFile(logPath)
+		if err != nil {
+			return true // no log to read: the metrics endpoint is all there is
+		}
+		workers := 0
+		for _, line := range strings.Split(string(log), "\n") {
+			if strings.Contains(line, `"msg":"Starting workers"`) &&
+				(strings.Contains(line, `"controller":"Bucket"`) || strings.Contains(line, `"controller":"Module"`)) {
+				workers++
+			}
+		}
+		return workers == 2
+	}
+	for deadline := time.Now().Add(60 * time.Second); !started(); time.Sleep(100 * time.Millisecond) {
 		if time.Now().After(deadline) {
-			return nil, fmt.Errorf("controller metrics did not come up (see %s)", filepath.Join(os.TempDir(), "terraplane-bench-controller.log"))
+			return fmt.Errorf("the controller did not start within a minute (see %s)", logPath)
 		}
 	}
+	return nil
 }
 
 func (h *harness) close() {
