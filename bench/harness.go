@@ -56,6 +56,7 @@ output "id" { value = "${var.name}-${random_id.this.hex}" }
 type harness struct {
 	cp      *devenv.ControlPlane
 	c       client.Client
+	w       client.WithWatch
 	ctrl    *exec.Cmd
 	metrics string
 	work    string
@@ -72,9 +73,10 @@ func newHarness(ctx context.Context, bin string, parallelism int) (*harness, err
 	}
 	cfg := rest.CopyConfig(h.cp.Config)
 	cfg.QPS = -1 // no client-side throttling: the benchmark must not slow its own claims down
-	if h.c, err = client.New(cfg, client.Options{Scheme: kinds.NewScheme()}); err != nil {
+	if h.w, err = client.NewWithWatch(cfg, client.Options{Scheme: kinds.NewScheme()}); err != nil {
 		return nil, err
 	}
+	h.c = h.w
 	if err := h.setup(ctx); err != nil {
 		return nil, err
 	}
@@ -87,22 +89,48 @@ func newHarness(ctx context.Context, bin string, parallelism int) (*harness, err
 		"--workdir", filepath.Join(work, "workspaces"), "--metrics-bind-address", fmt.Sprintf("127.0.0.1:%d", port),
 		"--health-probe-bind-address", "0", "--max-concurrent-terraform", strconv.Itoa(parallelism),
 		"--max-concurrent-reconciles", strconv.Itoa(2*parallelism)) // more workers than terraform slots keep the slots busy
+	logPath := filepath.Join(os.TempDir(), "terraplane-bench-controller.log")
 	h.ctrl.Stdout, h.ctrl.Stderr = nil, nil
-	if log, err := os.Create(filepath.Join(os.TempDir(), "terraplane-bench-controller.log")); err == nil {
+	if log, err := os.Create(logPath); err == nil {
 		h.ctrl.Stdout, h.ctrl.Stderr = log, log
 	}
 	h.ctrl.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM}
 	if err := h.ctrl.Start(); err != nil {
 		return nil, fmt.Errorf("start controller: %w", err)
 	}
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(200 * time.Millisecond) {
-		if _, err := h.metric("terraplane_terraform_processes_total", ""); err == nil {
-			return h, nil
+	if err := h.waitController(logPath); err != nil {
+		return nil, err
+	}
+	return h, nil
+}
+
+// waitController waits until the controller serves metrics and the claim and Module
+// controllers have started their workers (their caches synced), so that the first
+// measured run does not include the controller's own start-up.
+func (h *harness) waitController(logPath string) error {
+	started := func() bool {
+		if _, err := h.metric("terraplane_terraform_processes_total", ""); err != nil {
+			return false
 		}
+		log, err := os.ReadFile(logPath)
+		if err != nil {
+			return true // no log to read: the metrics endpoint is all there is
+		}
+		workers := 0
+		for _, line := range strings.Split(string(log), "\n") {
+			if strings.Contains(line, `"msg":"Starting workers"`) &&
+				(strings.Contains(line, `"controller":"Bucket"`) || strings.Contains(line, `"controller":"Module"`)) {
+				workers++
+			}
+		}
+		return workers == 2
+	}
+	for deadline := time.Now().Add(60 * time.Second); !started(); time.Sleep(100 * time.Millisecond) {
 		if time.Now().After(deadline) {
-			return nil, fmt.Errorf("controller metrics did not come up (see %s)", filepath.Join(os.TempDir(), "terraplane-bench-controller.log"))
+			return fmt.Errorf("the controller did not start within a minute (see %s)", logPath)
 		}
 	}
+	return nil
 }
 
 func (h *harness) close() {
@@ -209,6 +237,34 @@ func procCPU(pid int) (cpu, error) {
 	}
 	// Fields after the name: state(0) ... utime(11) stime(12) cutime(13) cstime(14).
 	return cpu{self: tick(11) + tick(12), children: tick(13) + tick(14)}, nil
+}
+
+// controlPlaneCPU is the CPU that this process's kube-apiserver and etcd have used: on a
+// small machine they compete with terraform and the controller for the same cores.
+func controlPlaneCPU() time.Duration {
+	var total time.Duration
+	procs, _ := os.ReadDir("/proc")
+	for _, p := range procs {
+		pid, err := strconv.Atoi(p.Name())
+		if err != nil {
+			continue
+		}
+		raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil {
+			continue
+		}
+		stat := string(raw)
+		name := stat[strings.IndexByte(stat, '(')+1 : strings.LastIndexByte(stat, ')')]
+		// Fields after the name: state(0) ppid(1) ...
+		f := strings.Fields(stat[strings.LastIndexByte(stat, ')')+2:])
+		if ppid, _ := strconv.Atoi(f[1]); ppid != os.Getpid() || (name != "kube-apiserver" && name != "etcd") {
+			continue
+		}
+		if c, err := procCPU(pid); err == nil {
+			total += c.self
+		}
+	}
+	return total
 }
 
 // peakRSS is a process's high-water resident set, in MiB.

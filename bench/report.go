@@ -22,13 +22,13 @@ func secs(d time.Duration) string { return fmt.Sprintf("%.1f", d.Seconds()) }
 func table(rows []row, parallelism int) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Parallelism %d for both; state in the cluster (kubernetes backend) for both; %s.\n\n", parallelism, time.Now().UTC().Format("2006-01-02"))
-	b.WriteString("| module | N | raw terraform: all applied (s) | Terraplane Ready first / median / last (s) | ratio | controller CPU (s) | peak RSS (MB) | terraform CPU per claim (s): Terraplane / raw | terraform processes per claim: Terraplane / raw | disk per claim (KB): Terraplane / raw | controller API writes per claim | deletion (s) |\n")
-	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	b.WriteString("| module | N | raw terraform: all applied (s) | Terraplane Ready first / median / last (s) | ratio | controller CPU (s) | kube-apiserver + etcd CPU (s): Terraplane / raw | peak RSS (MB) | terraform CPU per claim (s): Terraplane / raw | terraform processes per claim: Terraplane / raw | disk per claim (KB): Terraplane / raw | controller API writes per claim | deletion (s) |\n")
+	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, r := range rows {
 		n := float64(r.n)
-		fmt.Fprintf(&b, "| %s | %d | %s | %s / %s / %s | %.2f× | %.1f | %.0f | %.2f / %.2f | %.1f / %.1f | %.0f / %.0f | %.1f | %s |\n",
+		fmt.Fprintf(&b, "| %s | %d | %s | %s / %s / %s | %.2f× | %.1f | %.1f / %.1f | %.0f | %.2f / %.2f | %.1f / %.1f | %.0f / %.0f | %.1f | %s |\n",
 			r.variant, r.n, secs(r.raw.ready.last), secs(r.tp.ready.first), secs(r.tp.ready.median), secs(r.tp.ready.last),
-			r.tp.ready.last.Seconds()/r.raw.ready.last.Seconds(), r.tp.ctrlCPU.Seconds(), r.tp.peakRSS,
+			r.tp.ready.last.Seconds()/r.raw.ready.last.Seconds(), r.tp.ctrlCPU.Seconds(), r.tp.cpCPU.Seconds(), r.raw.cpCPU.Seconds(), r.tp.peakRSS,
 			r.tp.tfCPU.Seconds()/n, r.raw.tfCPU.Seconds()/n, r.tp.processes/n, float64(r.raw.processes)/n,
 			float64(r.tp.diskBytes)/1024, float64(r.raw.diskBytes)/1024, r.tp.writes/n, secs(r.tp.deletion))
 	}

@@ -12,7 +12,6 @@ import (
 	"sync"
 	"time"
 
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -37,6 +36,7 @@ func timingOf(ds []time.Duration) timing {
 // rawResult is the yardstick: plain terraform init + apply per workspace.
 type rawResult struct {
 	ready     timing
+	cpCPU     time.Duration
 	tfCPU     time.Duration
 	processes int
 	diskBytes int64
@@ -46,6 +46,7 @@ type rawResult struct {
 type tpResult struct {
 	ready     timing
 	ctrlCPU   time.Duration
+	cpCPU     time.Duration
 	tfCPU     time.Duration
 	processes float64
 	diskBytes int64
@@ -74,6 +75,7 @@ func (h *harness) runRaw(ctx context.Context, variant string, n, parallelism int
 	done := make([]time.Duration, 0, n)
 	sem := make(chan struct{}, parallelism)
 	var wg sync.WaitGroup
+	cp0 := controlPlaneCPU()
 	start := time.Now()
 	for i := 0; i < n; i++ {
 		wg.Add(1)
@@ -94,6 +96,7 @@ func (h *harness) runRaw(ctx context.Context, variant string, n, parallelism int
 		}(i)
 	}
 	wg.Wait()
+	res.cpCPU = controlPlaneCPU() - cp0
 	if firstErr != nil {
 		return rawResult{}, firstErr
 	}
@@ -145,7 +148,13 @@ func (h *harness) runClaims(ctx context.Context, variant string, n int, idle tim
 	gets0 := h.metricSum("rest_client_requests_total", `method="GET"`)
 	all0 := h.metricSum("rest_client_requests_total", "")
 	names := make([]string, n)
+	rw, err := h.watchReady(ctx)
+	if err != nil {
+		return tpResult{}, err
+	}
+	cp0 := controlPlaneCPU()
 	start := time.Now()
+	rw.start = start
 	for i := range names {
 		names[i] = fmt.Sprintf("%s-%d-%d", class, n, i)
 		b := &storagev1.Bucket{ObjectMeta: metav1.ObjectMeta{Namespace: appNS, Name: names[i]}}
@@ -154,11 +163,12 @@ func (h *harness) runClaims(ctx context.Context, variant string, n int, idle tim
 			return tpResult{}, fmt.Errorf("create claim: %w", err)
 		}
 	}
-	ready, err := h.waitReady(ctx, names, start)
+	ready, err := rw.wait(ctx, names)
 	if err != nil {
 		return tpResult{}, err
 	}
 	var res tpResult
+	res.cpCPU = controlPlaneCPU() - cp0
 	res.ready = timingOf(ready)
 	cpu1, _ := procCPU(pid)
 	procs1, _ := h.metric("terraplane_terraform_processes_total", "")
@@ -190,32 +200,6 @@ func (h *harness) runClaims(ctx context.Context, variant string, n int, idle tim
 	}
 	res.deletion = time.Since(start)
 	return res, nil
-}
-
-// waitReady polls until every claim is Ready and returns when each became so.
-func (h *harness) waitReady(ctx context.Context, names []string, start time.Time) ([]time.Duration, error) {
-	readyAt := map[string]time.Duration{}
-	deadline := time.Now().Add(30 * time.Minute)
-	for len(readyAt) < len(names) {
-		list := &storagev1.BucketList{}
-		if err := h.c.List(ctx, list, client.InNamespace(appNS)); err != nil {
-			return nil, err
-		}
-		for _, b := range list.Items {
-			if _, seen := readyAt[b.Name]; !seen && meta.IsStatusConditionTrue(b.Status.Conditions, common.TypeReady) {
-				readyAt[b.Name] = time.Since(start)
-			}
-		}
-		if time.Now().After(deadline) {
-			return nil, fmt.Errorf("only %d of %d claims became Ready within 30 minutes", len(readyAt), len(names))
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	out := make([]time.Duration, 0, len(names))
-	for _, d := range readyAt {
-		out = append(out, d)
-	}
-	return out, nil
 }
 
 // noop makes every Module of the run reconcile once with nothing changed, and records the

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/client-go/tools/record"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -34,6 +35,7 @@ type Reconciler struct {
 	kind     *registry.ClaimKind
 	opts     Options
 	recorder record.EventRecorder
+	pending  pendingRefs
 }
 
 // Setup registers a claim reconciler for every claim kind in reg.
@@ -71,7 +73,13 @@ func Setup(mgr ctrl.Manager, reg *registry.Registry, opts Options) error {
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	claim := r.kind.New()
 	if err := r.client.Get(ctx, req.NamespacedName, claim); err != nil {
+		if apierrors.IsNotFound(err) {
+			r.pending.forget(req.NamespacedName)
+		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if r.pending.stale(claim) {
+		return ctrl.Result{}, nil // the cache lags our resourceRef update, whose event queues the claim again
 	}
 	if !claim.GetDeletionTimestamp().IsZero() {
 		return r.finish(ctx, claim, nil, r.delete(ctx, claim))
@@ -83,6 +91,10 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		}
 	}
 	mg, err := r.bind(ctx, claim)
+	if mg == nil && err == nil { // provisioned: the resourceRef update queues the claim again
+		r.pending.add(claim)
+		return ctrl.Result{}, nil
+	}
 	if err == nil {
 		err = r.propagate(ctx, claim, mg)
 	}

@@ -65,15 +65,17 @@ func (r *Reconciler) defaultClass(ctx context.Context, claim resource.Claim) err
 }
 
 // bind returns the claim's managed resource, provisioning one from its class when the
-// claim names none, and binding a statically provisioned one when it does.
+// claim names none, and binding a statically provisioned one when it does. Having just
+// provisioned one, it returns neither resource nor error: the claim update that records
+// the resource queues the claim again, and that reconcile, whose cache holds the new
+// resource, binds it and writes the claim's status (once, not also now from a cache that
+// may not show the resource yet).
 func (r *Reconciler) bind(ctx context.Context, claim resource.Claim) (resource.Managed, error) {
 	if err := r.defaultClass(ctx, claim); err != nil {
 		return nil, err
 	}
 	if claim.GetClaimSpec().ResourceRef == nil {
-		if err := r.provision(ctx, claim); err != nil {
-			return nil, err
-		}
+		return nil, r.provision(ctx, claim)
 	}
 	mg, err := r.boundResource(ctx, claim)
 	if err != nil {

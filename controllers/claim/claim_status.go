@@ -9,7 +9,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	common "terraplane.io/terraplane/apis/common/v1alpha1"
 	"terraplane.io/terraplane/internal/resource"
@@ -64,7 +63,7 @@ func (r *Reconciler) finish(ctx context.Context, claim resource.Claim, mg resour
 		}
 		retErr = err
 	}
-	if uerr := r.client.Status().Patch(ctx, claim, client.MergeFrom(orig)); uerr != nil {
+	if uerr := resource.PatchStatus(ctx, r.client, claim, orig); uerr != nil {
 		return ctrl.Result{}, fmt.Errorf("update status: %w", uerr)
 	}
 	return result, retErr

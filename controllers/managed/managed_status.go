@@ -9,7 +9,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
@@ -55,7 +54,7 @@ func (r *Reconciler) finish(ctx context.Context, orig, mg resource.Managed, out 
 	if err == nil && out.ran {
 		st.Terraform.InputsHash = out.hash
 	}
-	if uerr := r.client.Status().Patch(ctx, mg, client.MergeFrom(orig)); uerr != nil {
+	if uerr := resource.PatchStatus(ctx, r.client, mg, orig); uerr != nil {
 		return ctrl.Result{}, fmt.Errorf("update status: %w", uerr)
 	}
 	if retErr != nil {
@@ -89,7 +88,7 @@ func (r *Reconciler) finishDelete(ctx context.Context, mg resource.Managed, err 
 	orig := mg.DeepCopyObject().(resource.Managed)
 	r.failed(mg, reason, "cannot delete: "+err.Error())
 	resource.SetCondition(&mg.GetManagedStatus().Conditions, mg.GetGeneration(), common.TypeReady, metav1.ConditionFalse, ReasonDeleting, "")
-	if uerr := r.client.Status().Patch(ctx, mg, client.MergeFrom(orig)); uerr != nil {
+	if uerr := resource.PatchStatus(ctx, r.client, mg, orig); uerr != nil {
 		return ctrl.Result{}, fmt.Errorf("update status: %w", uerr)
 	}
 	if retry > 0 {

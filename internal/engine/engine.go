@@ -12,6 +12,7 @@ import (
 	"text/template"
 	"time"
 
+	"github.com/hashicorp/go-version"
 	install "github.com/hashicorp/hc-install"
 	"github.com/hashicorp/hc-install/fs"
 	"github.com/hashicorp/hc-install/product"
@@ -45,6 +46,7 @@ type Options struct {
 type Engine struct {
 	opts      Options
 	execPath  string
+	version   *version.Version
 	cliConfig string
 	slots     chan struct{}
 	processes atomic.Int64
@@ -75,6 +77,9 @@ func New(ctx context.Context, opts Options) (*Engine, error) {
 		return nil, fmt.Errorf("create work directory: %w", err)
 	}
 	e := &Engine{opts: opts, execPath: execPath, slots: make(chan struct{}, opts.MaxConcurrent)}
+	if e.version, err = terraformVersion(ctx, execPath, opts.WorkDir); err != nil {
+		return nil, err
+	}
 	if e.cliConfig, err = e.writeCLIConfig(); err != nil {
 		return nil, err
 	}

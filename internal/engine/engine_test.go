@@ -117,9 +117,76 @@ func TestRedactString(t *testing.T) {
 func contains(b []byte, s string) bool { return strings.Contains(string(b), s) }
 
 // TestCreateWithoutSensitiveOutputsTakesTwoProcesses: apply -json reports every output, so
-// creating a workspace whose outputs are all non-sensitive runs only init and apply.
+// creating a workspace whose outputs are all non-sensitive runs only init and apply; a
+// wrapper around the binary counts every process, terraform-exec's own included.
 func TestCreateWithoutSensitiveOutputsTakesTwoProcesses(t *testing.T) {
-	e := newEngine(t)
+	e, calls := countingEngine(t, 10)
+	res, err := e.Apply(context.Background(), Workspace{ID: "plain", Files: renderData(t, "n1")}, ApplyOptions{Outputs: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := calls(); strings.Join(got, " ") != "init/GOGC=400 apply/GOGC=" || e.Processes() != 2 {
+		t.Errorf("terraform ran %v (%d counted), want init (with its GC target) and apply (with Go's default) only", got, e.Processes())
+	}
+	if string(res.Outputs["id"].Value) != `"n1"` {
+		t.Errorf("outputs = %v", res.Outputs)
+	}
+}
+
+// TestOneSlotPerVerb: a workspace keeps its slot from init to apply, so with one slot two
+// creates run init, apply, init, apply, never init, init, apply, apply.
+func TestOneSlotPerVerb(t *testing.T) {
+	e, calls := countingEngine(t, 1)
+	errs := make(chan error, 2)
+	for _, id := range []string{"a", "b"} {
+		go func() {
+			_, err := e.Apply(context.Background(), Workspace{ID: id, Files: renderData(t, id)}, ApplyOptions{})
+			errs <- err
+		}()
+	}
+	for range 2 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := strings.Join(calls(), " "); got != "init/GOGC=400 apply/GOGC= init/GOGC=400 apply/GOGC=" {
+		t.Errorf("terraform ran %s, want each workspace's init and apply back to back", got)
+	}
+}
+
+// countingEngine is an engine with slots terraform slots whose binary is a wrapper that
+// logs every process it starts, terraform-exec's own included, as command/GOGC=value;
+// calls returns the log.
+func countingEngine(t *testing.T, slots int) (e *Engine, calls func() []string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("runs terraform")
+	}
+	real, err := FindTerraform(context.Background(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	log := filepath.Join(dir, "calls")
+	wrapper := filepath.Join(dir, "terraform")
+	script := "#!/bin/sh\necho \"$1/GOGC=$GOGC\" >> '" + log + "'\nexec '" + real + "' \"$@\"\n"
+	if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	e, err = New(context.Background(), Options{WorkDir: t.TempDir(), PluginMirror: t.TempDir(), TerraformPath: wrapper, MaxConcurrent: slots})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = os.Remove(log) // finding and asking the binary at start-up is not per workspace
+	return e, func() []string {
+		b, _ := os.ReadFile(log)
+		return strings.Fields(string(b))
+	}
+}
+
+// renderData renders a module with one terraform_data resource and no sensitive outputs.
+func renderData(t *testing.T, name string) map[string][]byte {
+	t.Helper()
 	m, err := module.FromFiles(map[string][]byte{"main.tf": []byte(`
 variable "name" { type = string }
 resource "terraform_data" "this" { input = var.name }
@@ -128,20 +195,11 @@ output "id" { value = terraform_data.this.output }
 	if err != nil {
 		t.Fatal(err)
 	}
-	ws, err := render.Render(render.Input{Module: m, Values: map[string]any{"name": "n1"}})
+	ws, err := render.Render(render.Input{Module: m, Values: map[string]any{"name": name}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := e.Apply(context.Background(), Workspace{ID: "plain", Files: ws.Files}, ApplyOptions{Outputs: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := e.Processes(); got != 2 {
-		t.Errorf("%d terraform processes, want 2 (init, apply)", got)
-	}
-	if string(res.Outputs["id"].Value) != `"n1"` {
-		t.Errorf("outputs = %v", res.Outputs)
-	}
+	return ws.Files
 }
 
 func TestGroupCap(t *testing.T) {

@@ -48,10 +48,11 @@ type Result struct {
 
 // Apply makes the workspace's real resources match its configuration.
 func (e *Engine) Apply(ctx context.Context, ws Workspace, opts ApplyOptions) (Result, error) {
-	tf, err := e.prepare(ctx, ws)
+	tf, done, err := e.prepare(ctx, ws)
 	if err != nil {
 		return Result{}, err
 	}
+	defer done()
 	res := Result{Changed: true}
 	var stream applyStream
 	if opts.PlanFirst {
@@ -131,10 +132,11 @@ func (e *Engine) refuse(ctx context.Context, ws Workspace, tf *tfexec.Terraform,
 
 // Outputs reads the workspace's root module outputs.
 func (e *Engine) Outputs(ctx context.Context, ws Workspace) (map[string]Output, error) {
-	tf, err := e.prepare(ctx, ws)
+	tf, done, err := e.prepare(ctx, ws)
 	if err != nil {
 		return nil, err
 	}
+	defer done()
 	return e.outputs(ctx, ws, tf)
 }
 
@@ -156,10 +158,11 @@ func (e *Engine) outputs(ctx context.Context, ws Workspace, tf *tfexec.Terraform
 
 // Destroy destroys every resource in the workspace's state.
 func (e *Engine) Destroy(ctx context.Context, ws Workspace) error {
-	tf, err := e.prepare(ctx, ws)
+	tf, done, err := e.prepare(ctx, ws)
 	if err != nil {
 		return err
 	}
+	defer done()
 	if err := e.run(ctx, ws, func(ctx context.Context) error { return tf.Destroy(ctx) }); err != nil {
 		return fmt.Errorf("terraform destroy: %w", err)
 	}
@@ -169,10 +172,11 @@ func (e *Engine) Destroy(ctx context.Context, ws Workspace) error {
 // PushState writes a state file into the workspace's backend (used to take custody of
 // state that plain terraform made).
 func (e *Engine) PushState(ctx context.Context, ws Workspace, stateFile string) error {
-	tf, err := e.prepare(ctx, ws)
+	tf, done, err := e.prepare(ctx, ws)
 	if err != nil {
 		return err
 	}
+	defer done()
 	if err := e.run(ctx, ws, func(ctx context.Context) error { return tf.StatePush(ctx, stateFile) }); err != nil {
 		return fmt.Errorf("terraform state push: %w", err)
 	}
@@ -181,10 +185,11 @@ func (e *Engine) PushState(ctx context.Context, ws Workspace, stateFile string) 
 
 // PullState reads the workspace's state from its backend.
 func (e *Engine) PullState(ctx context.Context, ws Workspace) (string, error) {
-	tf, err := e.prepare(ctx, ws)
+	tf, done, err := e.prepare(ctx, ws)
 	if err != nil {
 		return "", err
 	}
+	defer done()
 	var state string
 	err = e.run(ctx, ws, func(ctx context.Context) (err error) {
 		state, err = tf.StatePull(ctx)

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"sort"
@@ -56,12 +57,31 @@ func (e *Engine) Remove(id string) error {
 	return os.RemoveAll(e.Dir(id))
 }
 
-// prepare writes ws to disk, runs init if its configuration changed, and returns a
-// terraform-exec handle for it.
-func (e *Engine) prepare(ctx context.Context, ws Workspace) (*tfexec.Terraform, error) {
+// prepare takes a terraform slot for ws, writes ws to disk, runs init if its
+// configuration changed, and returns a terraform-exec handle for it. The slot is held
+// until done is called, so one verb's commands (init, plan, apply, output) run back to
+// back, as a pipeline step runs `terraform init && terraform apply`, and a workspace half
+// way through does not queue again behind every other workspace's init.
+func (e *Engine) prepare(ctx context.Context, ws Workspace) (tf *tfexec.Terraform, done func(), err error) {
 	if ws.ID == "" || strings.ContainsAny(ws.ID, `/\`) {
-		return nil, fmt.Errorf("invalid workspace id %q", ws.ID)
+		return nil, nil, fmt.Errorf("invalid workspace id %q", ws.ID)
 	}
+	release, err := e.acquire(ctx, ws.Group)
+	if err != nil {
+		return nil, nil, err
+	}
+	if tf, err = e.handle(ws); err == nil {
+		err = e.ensureInit(ctx, ws, tf)
+	}
+	if err != nil {
+		release()
+		return nil, nil, err
+	}
+	return tf, release, nil
+}
+
+// handle writes ws's files and makes a terraform-exec handle for its directory.
+func (e *Engine) handle(ws Workspace) (*tfexec.Terraform, error) {
 	dir := e.Dir(ws.ID)
 	if err := syncFiles(dir, ws.Files); err != nil {
 		return nil, err
@@ -70,31 +90,58 @@ func (e *Engine) prepare(ctx context.Context, ws Workspace) (*tfexec.Terraform, 
 	if err != nil {
 		return nil, fmt.Errorf("terraform: %w", err)
 	}
+	seedVersion(tf, e.version)
 	if err := tf.SetEnv(e.env(ws)); err != nil {
 		return nil, fmt.Errorf("terraform environment: %w", err)
 	}
 	if err := tf.SetWaitDelay(e.opts.GracePeriod); err != nil {
 		return nil, fmt.Errorf("terraform wait delay: %w", err)
 	}
+	return tf, nil
+}
+
+// ensureInit runs terraform init unless the workspace was initialised for this configuration.
+func (e *Engine) ensureInit(ctx context.Context, ws Workspace, tf *tfexec.Terraform) error {
+	dir := e.Dir(ws.ID)
 	stamp := e.initChecksum(ws)
 	current, stampErr := os.ReadFile(filepath.Join(dir, initStampFile))
 	if stampErr == nil && string(current) == stamp {
 		if _, err := os.Stat(filepath.Join(dir, dataDir)); err == nil {
-			return tf, nil
+			return nil
 		}
 	}
 	// A changed configuration may pin other provider versions than the lock file holds.
 	changed := stampErr == nil
-	err = e.run(ctx, ws, func(ctx context.Context) error {
-		return tf.Init(ctx, tfexec.Reconfigure(true), tfexec.Upgrade(changed))
+	err := e.run(ctx, ws, func(ctx context.Context) error {
+		return initTerraform(ctx, tf, e.env(ws), changed)
 	})
 	if err != nil {
-		return nil, fmt.Errorf("terraform init: %w", err)
+		return fmt.Errorf("terraform init: %w", err)
 	}
 	if err := os.WriteFile(filepath.Join(dir, initStampFile), []byte(stamp), 0o600); err != nil {
-		return nil, fmt.Errorf("record init: %w", err)
+		return fmt.Errorf("record init: %w", err)
 	}
-	return tf, nil
+	return nil
+}
+
+// initGOGC is the garbage collection target terraform init runs with. Init is short,
+// starts no provider and keeps a small heap, yet at Go's default target it spends about
+// a fifth of its CPU collecting while that heap first grows. Plan, apply and destroy keep
+// the default: providers inherit terraform's environment, and their heaps can be large.
+const initGOGC = "400"
+
+// initTerraform runs init with initGOGC (unless env sets GOGC), then gives the handle
+// env back for the commands that follow.
+func initTerraform(ctx context.Context, tf *tfexec.Terraform, env map[string]string, upgrade bool) error {
+	initEnv := maps.Clone(env)
+	if _, set := initEnv["GOGC"]; !set {
+		initEnv["GOGC"] = initGOGC
+	}
+	if err := tf.SetEnv(initEnv); err != nil {
+		return fmt.Errorf("terraform environment: %w", err)
+	}
+	defer func() { _ = tf.SetEnv(env) }()
+	return tf.Init(ctx, tfexec.Reconfigure(true), tfexec.Upgrade(upgrade))
 }
 
 // env is the child process environment: a minimal base, the CLI config, and ws.Env.
@@ -134,14 +181,9 @@ func (e *Engine) initChecksum(ws Workspace) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// run executes one terraform command under the global cap and the command deadline,
-// and redacts the workspace's secrets from its error.
+// run executes one terraform command, in the slot prepare took, under the command
+// deadline, and redacts the workspace's secrets from its error.
 func (e *Engine) run(ctx context.Context, ws Workspace, cmd func(context.Context) error) error {
-	release, err := e.acquire(ctx, ws.Group)
-	if err != nil {
-		return err
-	}
-	defer release()
 	ctx, cancel := context.WithTimeout(ctx, e.opts.Timeout)
 	defer cancel()
 	e.processes.Add(1)
