@@ -6,9 +6,14 @@ import (
 	"path/filepath"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/selection"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
@@ -59,6 +64,15 @@ type Options struct {
 	StackRegistry string
 }
 
+// notStateSecret selects Secrets that the kubernetes state backend did not write.
+var notStateSecret = func() labels.Requirement {
+	r, err := labels.NewRequirement("tfstate", selection.NotEquals, []string{"true"})
+	if err != nil {
+		panic(err)
+	}
+	return *r
+}()
+
 // New builds a manager with every Terraplane controller registered.
 func New(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manager, *engine.Engine, error) {
 	if opts.MaxConcurrentReconciles <= 0 {
@@ -85,6 +99,12 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manager, *en
 		LeaderElection:          opts.LeaderElection,
 		LeaderElectionID:        "terraplane-controller",
 		LeaderElectionNamespace: opts.LeaderElectionNamespace,
+		// Terraform state Secrets (kubernetes backend, label tfstate=true) are never read
+		// through the cache; leaving them out spares the API server a watch event per
+		// state write and the controller a copy of every state.
+		Cache: cache.Options{ByObject: map[client.Object]cache.ByObject{
+			&corev1.Secret{}: {Label: labels.NewSelector().Add(notStateSecret)},
+		}},
 		// Tests run several managers in one process; names stay unique within each.
 		// The priority queue lets user changes overtake queued drift checks (low priority).
 		Controller: config.Controller{SkipNameValidation: ptr.To(true), UsePriorityQueue: ptr.To(true)},

@@ -199,6 +199,7 @@ func TestBucketRetain(t *testing.T) {
 	g.Expect(exists).To(BeTrue(), "Retain must keep the bucket")
 	state := &corev1.Secret{}
 	g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: adminNS, Name: resource.StateSecretName(mg)}, state)).To(Succeed())
+	g.Expect(state.Labels).To(HaveKeyWithValue("tfstate", "true"), "the controller's cache leaves Secrets labelled so out")
 
 	By(t, "a new claim of the same name is not bound to the Released resource")
 	again := framework.Bucket("e2e-retain", "archive", "", "")
