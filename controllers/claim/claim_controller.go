@@ -96,6 +96,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		return ctrl.Result{}, nil
 	}
 	if err == nil {
+		if wait := firstStatusWait(mg); wait > 0 {
+			return ctrl.Result{RequeueAfter: wait}, nil // the resource's first status (or this timer) brings the claim back
+		}
 		err = r.propagate(ctx, claim, mg)
 	}
 	return r.finish(ctx, claim, mg, err)

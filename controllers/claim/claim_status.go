@@ -27,6 +27,21 @@ const (
 // waitRetry is how soon a claim that waits on something under way is looked at again.
 const waitRetry = 5 * time.Second
 
+// statusCoalesce is how long a claim's status waits for a new resource's first status:
+// a resource that is Ready within it (a quick apply) costs the claim one status write,
+// not two; a slow one shows Bound and waiting after it.
+const statusCoalesce = 5 * time.Second
+
+// firstStatusWait is how much longer the claim's status should wait for mg, a resource
+// that no reconciler has reported on yet; zero when it should be written now.
+func firstStatusWait(mg resource.Managed) time.Duration {
+	st := mg.GetManagedStatus()
+	if st.BindingPhase != "" || len(st.Conditions) > 0 {
+		return 0
+	}
+	return max(0, statusCoalesce-time.Since(mg.GetCreationTimestamp().Time))
+}
+
 // finish derives the claim's status from its bound resource and the reconcile's error,
 // emits one event per new problem, and maps the error to a result.
 func (r *Reconciler) finish(ctx context.Context, claim resource.Claim, mg resource.Managed, err error) (ctrl.Result, error) {
