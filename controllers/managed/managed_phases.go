@@ -123,7 +123,7 @@ func (r *Reconciler) publish(ctx context.Context, mg resource.Managed, ws *Works
 	if err := mg.SetAtProvider(atProvider); err != nil {
 		return fmt.Errorf("set atProvider: %w", err)
 	}
-	return r.writeConnectionSecret(ctx, mg, data)
+	return resource.WriteConnectionSecret(ctx, r.client, mg, data)
 }
 
 func secretValue(v any) string {
@@ -132,30 +132,6 @@ func secretValue(v any) string {
 	}
 	b, _ := json.Marshal(v)
 	return strings.TrimSpace(string(b))
-}
-
-func (r *Reconciler) writeConnectionSecret(ctx context.Context, mg resource.Managed, data map[string][]byte) error {
-	ref, ok := resource.ConnectionSecretRef(mg)
-	if !ok {
-		return nil // nobody asked for connection details
-	}
-	s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: ref.Name, Namespace: ref.Namespace}}
-	_, err := controllerutil.CreateOrUpdate(ctx, r.client, s, func() error {
-		if s.Labels == nil {
-			s.Labels = map[string]string{}
-		}
-		s.Labels[resource.ManagedLabel] = string(mg.GetUID())
-		s.Type = resource.ConnectionSecretType
-		s.Data = data
-		if ref.Namespace == mg.GetNamespace() {
-			return controllerutil.SetOwnerReference(mg, s, r.client.Scheme())
-		}
-		return nil
-	})
-	if err != nil {
-		return fmt.Errorf("write connection secret: %w", err)
-	}
-	return nil
 }
 
 // delete destroys the external resource when the policy is Delete, then lets the object go.

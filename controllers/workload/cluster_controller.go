@@ -45,7 +45,7 @@ func (r *ClusterReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 	ctx, cancel := context.WithTimeout(ctx, r.opts.RemoteTimeout)
 	defer cancel()
 	if !c.DeletionTimestamp.IsZero() {
-		err := r.deleteConnectionSecret(ctx, c)
+		err := resource.DeleteConnectionSecret(ctx, r.client, c)
 		if err == nil {
 			err = resource.RemoveFinalizer(ctx, r.client, c)
 		}
@@ -80,7 +80,7 @@ func (r *ClusterReconciler) observe(ctx context.Context, c *kubernetesv1.Cluster
 	if err := r.client.Get(ctx, key, creds); err != nil {
 		return fmt.Errorf("get credentials %s: %w", key, err)
 	}
-	return r.writeConnectionSecret(ctx, c, clusterConnection(creds, cluster.Host))
+	return resource.WriteConnectionSecret(ctx, r.client, c, clusterConnection(creds, cluster.Host))
 }
 
 // clusterConnection is the connection Secret of a cluster: the credentials' keys of

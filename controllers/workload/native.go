@@ -11,7 +11,6 @@ import (
 	"k8s.io/client-go/tools/record"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	common "terraplane.io/terraplane/apis/common/v1alpha1"
 	"terraplane.io/terraplane/internal/resource"
@@ -58,55 +57,4 @@ func (r *native) finish(ctx context.Context, mg resource.Managed, err error) (ct
 		return ctrl.Result{RequeueAfter: out.requeue}, out.retErr
 	}
 	return ctrl.Result{RequeueAfter: r.opts.Resync}, nil
-}
-
-// connectionSecret is the managed resource's connection Secret; ok is false when it
-// writes none.
-func connectionSecret(mg resource.Managed) (s *corev1.Secret, ok bool) {
-	ref, ok := resource.ConnectionSecretRef(mg)
-	return &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ref.Namespace, Name: ref.Name}}, ok
-}
-
-// deleteConnectionSecret deletes the connection Secret if mg wrote it.
-func (r *native) deleteConnectionSecret(ctx context.Context, mg resource.Managed) error {
-	s, ok := connectionSecret(mg)
-	if !ok {
-		return nil
-	}
-	if err := r.client.Get(ctx, client.ObjectKeyFromObject(s), s); err != nil {
-		return client.IgnoreNotFound(err)
-	}
-	if s.Labels[resource.ManagedLabel] != string(mg.GetUID()) {
-		return nil
-	}
-	if err := client.IgnoreNotFound(r.client.Delete(ctx, s)); err != nil {
-		return fmt.Errorf("delete connection secret %s/%s: %w", s.Namespace, s.Name, err)
-	}
-	return nil
-}
-
-// writeConnectionSecret writes the details into mg's connection Secret, if it has one.
-func (r *native) writeConnectionSecret(ctx context.Context, mg resource.Managed, details map[string][]byte) error {
-	s, ok := connectionSecret(mg)
-	if !ok {
-		return nil
-	}
-	_, err := controllerutil.CreateOrUpdate(ctx, r.client, s, func() error {
-		if uid, ok := s.Labels[resource.ManagedLabel]; ok && uid != string(mg.GetUID()) {
-			return resource.UserErrorf("ConnectionSecretConflict", "Secret %s/%s belongs to another resource", s.Namespace, s.Name)
-		}
-		if s.Labels == nil {
-			s.Labels = map[string]string{}
-		}
-		s.Labels[resource.ManagedLabel] = string(mg.GetUID())
-		if s.CreationTimestamp.IsZero() {
-			s.Type = resource.ConnectionSecretType
-		}
-		s.Data = details
-		return nil
-	})
-	if err != nil {
-		return fmt.Errorf("write connection secret %s/%s: %w", s.Namespace, s.Name, err)
-	}
-	return nil
 }

@@ -62,7 +62,7 @@ func (r *ObjectReconciler) deleteObject(ctx context.Context, o *kubernetesv1.Obj
 			}
 		}
 	}
-	if err := r.deleteConnectionSecret(ctx, o); err != nil {
+	if err := resource.DeleteConnectionSecret(ctx, r.client, o); err != nil {
 		return err
 	}
 	return resource.RemoveFinalizer(ctx, r.client, o)

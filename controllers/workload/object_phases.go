@@ -43,7 +43,7 @@ func (r *ObjectReconciler) observe(ctx context.Context, o *kubernetesv1.Object) 
 	if err != nil {
 		return err
 	}
-	return r.writeConnectionSecret(ctx, o, details)
+	return resource.WriteConnectionSecret(ctx, r.client, o, details)
 }
 
 // connectionDetails reads every connection key from the remote object or the Secret it
