@@ -120,15 +120,9 @@ func (r *ClusterReconciler) forProviderConfig(ctx context.Context, pc client.Obj
 // forCredentials maps a Secret to the Clusters whose ProviderConfig holds it, so that
 // rotated credentials reach the connection Secret at once.
 func (r *ClusterReconciler) forCredentials(ctx context.Context, s client.Object) []reconcile.Request {
-	pcs := &kubernetesv1.ProviderConfigList{}
-	if err := r.client.List(ctx, pcs); err != nil {
-		return nil
-	}
 	var reqs []reconcile.Request
-	for _, pc := range pcs.Items {
-		if ProviderConfigSecret(&pc) == client.ObjectKeyFromObject(s) {
-			reqs = append(reqs, r.forProviderConfig(ctx, &pc)...)
-		}
+	for _, pc := range providerConfigsUsing(ctx, r.client, s) {
+		reqs = append(reqs, r.forProviderConfig(ctx, &pc)...)
 	}
 	return reqs
 }

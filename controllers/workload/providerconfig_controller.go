@@ -74,15 +74,24 @@ func (r *ProviderConfigReconciler) Reconcile(ctx context.Context, req ctrl.Reque
 
 // forSecret maps a Secret to the ProviderConfigs whose credentials it holds.
 func (r *ProviderConfigReconciler) forSecret(ctx context.Context, s client.Object) []reconcile.Request {
-	list := &kubernetesv1.ProviderConfigList{}
-	if err := r.client.List(ctx, list); err != nil {
-		return nil
-	}
 	var reqs []reconcile.Request
-	for _, pc := range list.Items {
-		if ProviderConfigSecret(&pc) == client.ObjectKeyFromObject(s) {
-			reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&pc)})
-		}
+	for _, pc := range providerConfigsUsing(ctx, r.client, s) {
+		reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&pc)})
 	}
 	return reqs
+}
+
+// providerConfigsUsing lists the ProviderConfigs whose credentials are Secret s.
+func providerConfigsUsing(ctx context.Context, c client.Client, s client.Object) []kubernetesv1.ProviderConfig {
+	list := &kubernetesv1.ProviderConfigList{}
+	if err := c.List(ctx, list); err != nil {
+		return nil
+	}
+	var out []kubernetesv1.ProviderConfig
+	for _, pc := range list.Items {
+		if ProviderConfigSecret(&pc) == client.ObjectKeyFromObject(s) {
+			out = append(out, pc)
+		}
+	}
+	return out
 }
