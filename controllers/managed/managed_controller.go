@@ -98,7 +98,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if due, wait := r.due(mg, ws.Hash); !due {
 		return ctrl.Result{RequeueAfter: wait, Priority: ptr.To(handler.LowPriority)}, nil
 	}
-	out, err := r.sync(ctx, mg, ws)
+	out, err := r.guardedSync(ctx, mg, ws)
 	if err == nil {
 		err = r.publish(ctx, mg, ws, out)
 	}

@@ -163,6 +163,9 @@ func (r *Reconciler) destroy(ctx context.Context, mg resource.Managed) error {
 	if err != nil {
 		return err
 	}
+	if err := r.clearStaleLock(ctx, mg); err != nil {
+		return err
+	}
 	if err := r.opts.Engine.Destroy(ctx, ws.Workspace); err != nil {
 		return err
 	}

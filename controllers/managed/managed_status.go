@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	common "terraplane.io/terraplane/apis/common/v1alpha1"
+	"terraplane.io/terraplane/internal/engine"
 	"terraplane.io/terraplane/internal/resource"
 )
 
@@ -48,7 +49,8 @@ func (r *Reconciler) finish(ctx context.Context, orig, mg resource.Managed, out 
 		r.failed(mg, u.Reason, u.Message)
 		result.RequeueAfter = r.opts.UserErrorRetry
 	default:
-		r.failed(mg, ReasonReconcileError, err.Error())
+		r.failed(mg, ReasonReconcileError, engine.Summary(err))
+		log.FromContext(ctx).V(1).Info("terraform failed", "detail", err.Error()) // redacted by the engine
 		retErr = err
 	}
 	if err == nil && out.ran {
@@ -86,7 +88,7 @@ func (r *Reconciler) finishDelete(ctx context.Context, mg resource.Managed, err 
 		reason, retry = u.Reason, r.opts.UserErrorRetry
 	}
 	orig := mg.DeepCopyObject().(resource.Managed)
-	r.failed(mg, reason, "cannot delete: "+err.Error())
+	r.failed(mg, reason, "cannot delete: "+engine.Summary(err))
 	resource.SetCondition(&mg.GetManagedStatus().Conditions, mg.GetGeneration(), common.TypeReady, metav1.ConditionFalse, ReasonDeleting, "")
 	if uerr := resource.PatchStatus(ctx, r.client, mg, orig); uerr != nil {
 		return ctrl.Result{}, fmt.Errorf("update status: %w", uerr)

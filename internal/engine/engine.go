@@ -53,6 +53,10 @@ type Engine struct {
 
 	mu     sync.Mutex
 	groups map[string]chan struct{}
+
+	inflight   map[string]int // verbs running per workspace
+	owner      string         // LockOwner: the Who of locks this host's terraform takes
+	staleLocks atomic.Int64
 }
 
 // New finds terraform and prepares the work directory and CLI configuration.
@@ -76,7 +80,7 @@ func New(ctx context.Context, opts Options) (*Engine, error) {
 	if err := os.MkdirAll(opts.WorkDir, 0o700); err != nil {
 		return nil, fmt.Errorf("create work directory: %w", err)
 	}
-	e := &Engine{opts: opts, execPath: execPath, slots: make(chan struct{}, opts.MaxConcurrent)}
+	e := &Engine{opts: opts, execPath: execPath, slots: make(chan struct{}, opts.MaxConcurrent), owner: LockOwner()}
 	if e.version, err = terraformVersion(ctx, execPath, opts.WorkDir); err != nil {
 		return nil, err
 	}

@@ -41,7 +41,7 @@ func parseApplyStream(raw []byte) applyStream {
 		}
 		switch {
 		case m.Type == "diagnostic" && m.Diagnostic != nil && m.Diagnostic.Severity == "error":
-			s.errorText = append(s.errorText, strings.TrimSpace(m.Diagnostic.Summary+": "+m.Diagnostic.Detail))
+			s.errorText = append(s.errorText, "Error: "+strings.TrimSpace(m.Diagnostic.Summary)+"\n\n"+strings.TrimSpace(m.Diagnostic.Detail))
 		case m.Type == "outputs":
 			s.outputs, s.complete = map[string]Output{}, true
 			for name, o := range m.Outputs {
@@ -60,5 +60,5 @@ func (s applyStream) withDiagnostics(err error) error {
 	if err == nil || len(s.errorText) == 0 {
 		return err
 	}
-	return errors.Join(errors.New(strings.Join(s.errorText, "; ")), err)
+	return errors.Join(errors.New(strings.Join(s.errorText, "\n\n")), err)
 }

@@ -66,10 +66,13 @@ func (e *Engine) prepare(ctx context.Context, ws Workspace) (tf *tfexec.Terrafor
 	if ws.ID == "" || strings.ContainsAny(ws.ID, `/\`) {
 		return nil, nil, fmt.Errorf("invalid workspace id %q", ws.ID)
 	}
-	release, err := e.acquire(ctx, ws.Group)
+	untrack := e.track(ws.ID)
+	slot, err := e.acquire(ctx, ws.Group)
 	if err != nil {
+		untrack()
 		return nil, nil, err
 	}
+	release := func() { slot(); untrack() }
 	if tf, err = e.handle(ws); err == nil {
 		err = e.ensureInit(ctx, ws, tf)
 	}

@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	common "terraplane.io/terraplane/apis/common/v1alpha1"
 	"terraplane.io/terraplane/internal/module"
 	"terraplane.io/terraplane/internal/render"
 	"terraplane.io/terraplane/internal/resource"
@@ -63,6 +64,11 @@ type ManagedKind struct {
 	LoadModule ModuleLoader
 	// ConnectionKeysFor, when set, maps outputs to keys per resource.
 	ConnectionKeysFor func(mg resource.Managed) map[string]string
+	// RecoverCreate, when set, says how to carry on after a create was interrupted and
+	// left no state: import what it may have made by the identity the resource fixes in
+	// advance (ok, with imports), or run again because the module's create converges (ok,
+	// no imports). ok false means the identity is not fixed and the user must decide.
+	RecoverCreate func(mg resource.Managed) (imports []common.ImportInstruction, ok bool)
 	// Native kinds are served by their own (non-Terraform) controller; the claim
 	// reconciler binds them like any other kind, the Terraform reconciler leaves them
 	// alone, and only GVK, New, NewList, ClassGVK and NewClass are used.

@@ -1,0 +1,191 @@
+package managed
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+
+	common "terraplane.io/terraplane/apis/common/v1alpha1"
+	"terraplane.io/terraplane/internal/engine"
+	"terraplane.io/terraplane/internal/resource"
+)
+
+// Annotations of the create-pending protocol.
+const (
+	// CreatePendingAnnotation records, before terraform starts a create, when it started;
+	// it is removed once the apply's outcome is recorded. Found on a resource with no
+	// state, it means a create was interrupted and may have made things terraform never
+	// recorded.
+	CreatePendingAnnotation = "terraplane.io/create-pending"
+	// CreateAgainAnnotation set to "true" lets an interrupted create run again.
+	CreateAgainAnnotation = "terraplane.io/create-again"
+)
+
+// Synced=False reasons of crash recovery.
+const (
+	// ReasonCreateInterrupted: a create was interrupted and the user must say how to go on.
+	ReasonCreateInterrupted = "CreateInterrupted"
+	// ReasonStateLocked: the state lock is held by a run this controller cannot vouch for.
+	ReasonStateLocked = "StateLocked"
+)
+
+// nonExistentImport is terraform's summary when an import finds nothing to import.
+const nonExistentImport = "Cannot import non-existent remote object"
+
+// guardedSync runs sync safely after a crash: it releases a stale state lock, records a
+// create as pending before it starts, recovers (or stops) a create that was interrupted,
+// and clears the record once the outcome is known.
+func (r *Reconciler) guardedSync(ctx context.Context, mg resource.Managed, ws *Workspace) (outcome, error) {
+	if err := r.clearStaleLock(ctx, mg); err != nil {
+		return outcome{}, err
+	}
+	if !creating(mg) && !pending(mg) {
+		return r.sync(ctx, mg, ws)
+	}
+	run, err := r.prepareCreate(ctx, mg, ws)
+	if err != nil {
+		return outcome{}, err
+	}
+	out, err := r.sync(ctx, mg, run)
+	if err != nil && strings.Contains(err.Error(), nonExistentImport) {
+		// the interrupted create never made it that far: nothing to adopt, create it
+		out, err = r.sync(ctx, mg, ws)
+	}
+	if ctx.Err() != nil {
+		return out, err // interrupted again: the record stays for the next start
+	}
+	if cerr := r.setPending(ctx, mg, false); cerr != nil && err == nil {
+		err = cerr
+	}
+	return out, err
+}
+
+// creating reports whether the next apply is the resource's first (a create).
+func creating(mg resource.Managed) bool {
+	st := mg.GetManagedStatus().Terraform
+	return st.InputsHash == "" && st.LastApplyTime == nil
+}
+
+func pending(mg resource.Managed) bool { return mg.GetAnnotations()[CreatePendingAnnotation] != "" }
+
+// prepareCreate records a fresh create as pending, or decides how an interrupted one
+// carries on: with the partial state terraform wrote, by the kind's recovery (imports by
+// a fixed identity, or a converging re-run), by the user's spec.imports or create-again
+// annotation, or not at all (CreateInterrupted).
+func (r *Reconciler) prepareCreate(ctx context.Context, mg resource.Managed, ws *Workspace) (*Workspace, error) {
+	if !pending(mg) {
+		return ws, r.setPending(ctx, mg, true)
+	}
+	n, err := r.stateResources(ctx, ws)
+	if err != nil || n > 0 {
+		return ws, err // terraform recorded what it made: a normal run carries on
+	}
+	if len(mg.GetManagedSpec().Imports) > 0 || mg.GetAnnotations()[CreateAgainAnnotation] == "true" {
+		return ws, nil
+	}
+	if r.kind.RecoverCreate != nil {
+		if imports, ok := r.kind.RecoverCreate(mg); ok {
+			log.FromContext(ctx).Info("recovering an interrupted create", "imports", len(imports))
+			return r.withImports(ctx, mg, ws, imports)
+		}
+	}
+	return nil, r.interrupted(ctx, mg, ws)
+}
+
+// withImports renders ws again with the recovery imports added.
+func (r *Reconciler) withImports(ctx context.Context, mg resource.Managed, ws *Workspace, imports []common.ImportInstruction) (*Workspace, error) {
+	if len(imports) == 0 {
+		return ws, nil
+	}
+	cp := mg.DeepCopyObject().(resource.Managed)
+	spec := cp.GetManagedSpec()
+	spec.Imports = append(spec.Imports, imports...)
+	return r.render.Render(ctx, cp)
+}
+
+// interrupted plans (applying nothing) to name what the interrupted create may have
+// made, and stops with CreateInterrupted.
+func (r *Reconciler) interrupted(ctx context.Context, mg resource.Managed, ws *Workspace) error {
+	_, err := r.opts.Engine.Apply(ctx, ws.Workspace, engine.ApplyOptions{PlanFirst: true, RefuseAnyChange: true})
+	var refused *engine.RefusedPlanError
+	if !errors.As(err, &refused) {
+		if err != nil {
+			return err
+		}
+		return r.setPending(ctx, mg, false) // nothing to create: nothing can be duplicated
+	}
+	addrs := make([]string, 0, len(refused.Changes))
+	for _, c := range refused.Changes {
+		addrs = append(addrs, strings.SplitN(c, ":", 2)[0])
+	}
+	return resource.UserErrorf(ReasonCreateInterrupted,
+		"a create was interrupted before Terraform recorded its result; these may exist already: %s; adopt what exists with spec.imports, or set annotation %s=true to create again",
+		strings.Join(addrs, ", "), CreateAgainAnnotation)
+}
+
+// stateResources counts the resources in the workspace's state.
+func (r *Reconciler) stateResources(ctx context.Context, ws *Workspace) (int, error) {
+	raw, err := r.opts.Engine.PullState(ctx, ws.Workspace)
+	if err != nil {
+		return 0, err
+	}
+	var st struct {
+		Resources []json.RawMessage `json:"resources"`
+	}
+	if strings.TrimSpace(raw) == "" {
+		return 0, nil
+	}
+	if err := json.Unmarshal([]byte(raw), &st); err != nil {
+		return 0, fmt.Errorf("read state: %w", err)
+	}
+	return len(st.Resources), nil
+}
+
+// setPending records (on) or clears (off) the create-pending annotation, and with it
+// the create-again annotation, which is used once.
+func (r *Reconciler) setPending(ctx context.Context, mg resource.Managed, on bool) error {
+	orig := mg.DeepCopyObject().(resource.Managed)
+	ann := mg.GetAnnotations()
+	if ann == nil {
+		ann = map[string]string{}
+	}
+	if on {
+		ann[CreatePendingAnnotation] = time.Now().UTC().Format(time.RFC3339)
+	} else {
+		if ann[CreatePendingAnnotation] == "" && ann[CreateAgainAnnotation] == "" {
+			return nil
+		}
+		delete(ann, CreatePendingAnnotation)
+		delete(ann, CreateAgainAnnotation)
+	}
+	mg.SetAnnotations(ann)
+	if err := r.client.Patch(ctx, mg, client.MergeFrom(orig)); err != nil {
+		return fmt.Errorf("record create pending: %w", err)
+	}
+	return nil
+}
+
+// clearStaleLock releases the resource's state lock when no live run holds it, and
+// says how long it had been held.
+func (r *Reconciler) clearStaleLock(ctx context.Context, mg resource.Managed) error {
+	key := client.ObjectKey{Namespace: mg.GetNamespace(), Name: "lock-" + resource.StateSecretName(mg)}
+	age, err := r.opts.Engine.ClearStaleLock(ctx, r.client, key, string(mg.GetUID()))
+	var held *engine.StaleLockError
+	if errors.As(err, &held) {
+		return resource.UserErrorf(ReasonStateLocked, "%s", held.Error())
+	}
+	if err != nil {
+		return err
+	}
+	if age > 0 {
+		log.FromContext(ctx).Info("released a stale state lock", "lease", key.Name, "heldFor", age.Round(time.Millisecond).String())
+		r.recorder.Eventf(mg, "Normal", "StateLockReleased", "released a state lock left by an interrupted run (held %s)", age.Round(time.Second))
+	}
+	return nil
+}
