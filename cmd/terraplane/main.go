@@ -19,7 +19,7 @@ func main() {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(controllerCommand(), devCommand(), moduleCommand(), stackCommand(), migrateCommand(), exportCommand())
+	root.AddCommand(controllerCommand(), devCommand(), moduleCommand(), stackCommand(), migrateCommand(), exportCommand(), unlockCommand())
 	if err := root.Execute(); err != nil {
 		fmt.Fprintln(os.Stderr, "error:", err)
 		os.Exit(1)

@@ -107,6 +107,9 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manager, *en
 		}},
 		// Tests run several managers in one process; names stay unique within each.
 		// The priority queue lets user changes overtake queued drift checks (low priority).
+		// In-flight terraform gets SIGINT and engine.DefaultGracePeriod to write its
+		// state; the manager waits longer than that before it gives up on its runnables.
+		GracefulShutdownTimeout: ptr.To(engine.DefaultGracePeriod + 15*time.Second),
 		Controller: config.Controller{SkipNameValidation: ptr.To(true), UsePriorityQueue: ptr.To(true)},
 	})
 	if err != nil {

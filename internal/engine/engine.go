@@ -42,6 +42,10 @@ type Options struct {
 	GracePeriod time.Duration
 }
 
+// DefaultGracePeriod is how long a cancelled terraform gets after SIGINT to finish
+// what it is doing and write its state.
+const DefaultGracePeriod = 30 * time.Second
+
 // Engine runs terraform for many workspaces.
 type Engine struct {
 	opts      Options
@@ -71,7 +75,7 @@ func New(ctx context.Context, opts Options) (*Engine, error) {
 		opts.Timeout = 20 * time.Minute
 	}
 	if opts.GracePeriod <= 0 {
-		opts.GracePeriod = 30 * time.Second
+		opts.GracePeriod = DefaultGracePeriod
 	}
 	execPath, err := FindTerraform(ctx, opts.TerraformPath)
 	if err != nil {

@@ -45,6 +45,7 @@ func postgresqlDatabase() registry.ManagedKind {
 		ModuleDir:       "postgresql/database",
 		ResolveProvider: resolvePostgreSQLProvider,
 		ConnectionKeys:  databaseConnectionKeys,
+		RecoverCreate:   rerunCreate,
 	}
 }
 
@@ -60,6 +61,7 @@ func mysqlDatabase() registry.ManagedKind {
 		ModuleDir:       "mysql/database",
 		ResolveProvider: resolveMySQLProvider,
 		ConnectionKeys:  databaseConnectionKeys,
+		RecoverCreate:   rerunCreate,
 	}
 }
 

@@ -27,6 +27,7 @@ func s3Bucket() registry.ManagedKind {
 		Modules:         tfmodules.FS,
 		ModuleDir:       "aws/s3bucket",
 		ResolveProvider: resolveAWSProvider,
+		RecoverCreate:   recoverS3Bucket,
 		ConnectionKeys: map[string]string{
 			"endpoint":          "endpoint",
 			"bucket":            "bucket",
