@@ -5,7 +5,10 @@ import (
 	"fmt"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
+
+	"github.com/hashicorp/hcl/v2/hclsyntax"
 
 	"terraplane.io/terraplane/internal/module"
 )
@@ -77,29 +80,30 @@ type Workspace struct {
 	Files map[string][]byte
 }
 
-// Render builds the workspace files for in.
+// Render builds the workspace files for in. It never writes a block-type key with no
+// blocks (Terraform's JSON syntax refuses `"variable": {}`), and it refuses what it
+// cannot render as valid configuration with an error a user can act on.
 func Render(in Input) (*Workspace, error) {
 	if in.Module == nil {
 		return nil, fmt.Errorf("render: no module")
 	}
-	if err := checkValues(in.Module, in.Values); err != nil {
+	values := withoutNulls(in.Values)
+	if err := checkValues(in.Module, values); err != nil {
 		return nil, err
 	}
+	if err := checkProviders(in.Providers); err != nil {
+		return nil, err
+	}
+	in.Values = values
 	vars := map[string]any{}
-	for k, v := range in.Values {
+	for k, v := range values {
 		vars[k] = v
 	}
-	root := map[string]any{
-		"terraform": terraformBlock(in),
-		"variable":  variableBlocks(in),
-		"module":    map[string]any{ModuleName: moduleCall(in)},
-	}
-	if providers := providerBlocks(in.Providers, vars); len(providers) > 0 {
-		root["provider"] = providers
-	}
-	if outputs := outputBlocks(in.Module); len(outputs) > 0 {
-		root["output"] = outputs
-	}
+	variables := variableBlocks(in)
+	root := map[string]any{"module": map[string]any{ModuleName: moduleCall(in)}}
+	setBlocks(root, "terraform", terraformBlock(in))
+	setBlocks(root, "provider", providerBlocks(in.Providers, vars))
+	setBlocks(root, "output", outputBlocks(in.Module))
 	if len(in.Imports) > 0 {
 		blocks, ids, err := importBlocks(in.Imports)
 		if err != nil {
@@ -107,8 +111,9 @@ func Render(in Input) (*Workspace, error) {
 		}
 		root["import"] = blocks
 		vars[importsVar] = ids
-		root["variable"].(map[string]any)[importsVar] = map[string]any{}
+		variables[importsVar] = map[string]any{"sensitive": false}
 	}
+	setBlocks(root, "variable", variables)
 	ws := &Workspace{Files: map[string][]byte{}}
 	var err error
 	if ws.Files[RootFile], err = encode(root); err != nil {
@@ -121,6 +126,49 @@ func Render(in Input) (*Workspace, error) {
 		ws.Files[ModuleDir+"/"+name] = content
 	}
 	return ws, nil
+}
+
+// setBlocks adds a block type to root only when it holds at least one block.
+func setBlocks(root map[string]any, blockType string, blocks map[string]any) {
+	if len(blocks) > 0 {
+		root[blockType] = blocks
+	}
+}
+
+// withoutNulls drops inputs whose value is null: as in Kubernetes, null means "not set",
+// so the module's default applies (passing null on would override it).
+func withoutNulls(values map[string]any) map[string]any {
+	out := make(map[string]any, len(values))
+	for k, v := range values {
+		if v != nil {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// checkProviders refuses provider settings whose top-level names cannot be attribute or
+// block names of a provider block.
+func checkProviders(providers []Provider) error {
+	for _, p := range providers {
+		if !hclsyntax.ValidIdentifier(p.Name) {
+			return fmt.Errorf("provider name %q is not a valid Terraform name", p.Name)
+		}
+		if p.Alias != "" && !hclsyntax.ValidIdentifier(p.Alias) {
+			return fmt.Errorf("provider %s: alias %q is not a valid Terraform name", p.Name, p.Alias)
+		}
+		var bad []string
+		for k := range p.Config {
+			if !hclsyntax.ValidIdentifier(k) {
+				bad = append(bad, strconv.Quote(k))
+			}
+		}
+		if len(bad) > 0 {
+			sort.Strings(bad)
+			return fmt.Errorf("provider %s: setting %s is not a valid Terraform argument name", p.Name, strings.Join(bad, ", "))
+		}
+	}
+	return nil
 }
 
 // checkValues refuses values for variables the module lacks and missing required ones.
@@ -185,7 +233,7 @@ func variableBlocks(in Input) map[string]any {
 	}
 	for _, p := range in.Providers {
 		if len(p.Config) > 0 {
-			blocks[providerVar(p)] = map[string]any{}
+			blocks[providerVar(p)] = map[string]any{"sensitive": false}
 		}
 	}
 	return blocks
@@ -243,13 +291,15 @@ func providerVar(p Provider) string {
 	return "terraplane_provider_" + p.Name
 }
 
-// references mirrors value, replacing every leaf by an interpolation of its path under prefix.
+// references mirrors value, replacing every leaf by an interpolation of its path under
+// prefix. Nested object keys are data (a tag name, say): they are written escaped, so
+// that `${` in a key stays literal, and reached by index when they are not identifiers.
 func references(prefix string, value any) any {
 	switch v := value.(type) {
 	case map[string]any:
 		out := make(map[string]any, len(v))
 		for k, child := range v {
-			out[k] = references(prefix+"."+k, child)
+			out[escapeTemplate(k)] = references(attributePath(prefix, k), child)
 		}
 		return out
 	case []any:
@@ -261,6 +311,45 @@ func references(prefix string, value any) any {
 	default:
 		return "${" + prefix + "}"
 	}
+}
+
+// attributePath extends a traversal by key: .key for identifiers, ["key"] otherwise.
+func attributePath(prefix, key string) string {
+	if hclsyntax.ValidIdentifier(key) {
+		return prefix + "." + key
+	}
+	return prefix + "[" + escapeTemplate(quote(key)) + "]"
+}
+
+// quote writes s as a Terraform string literal.
+func quote(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, r := range s {
+		switch {
+		case r == '"' || r == '\\':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r < 0x20 || r == 0x7f:
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
+// escapeTemplate makes s literal text in a Terraform template: ${ and %{ are doubled.
+func escapeTemplate(s string) string {
+	s = strings.ReplaceAll(s, "${", "$${")
+	return strings.ReplaceAll(s, "%{", "%%{")
 }
 
 // importBlocks writes one import block per instruction; addresses are checked to be plain
