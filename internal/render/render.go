@@ -3,12 +3,13 @@ package render
 import (
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 
+	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
+	"github.com/zclconf/go-cty/cty"
 
 	"terraplane.io/terraplane/internal/module"
 )
@@ -71,8 +72,6 @@ type Import struct {
 
 // importsVar holds the import IDs, so that they too stay out of configuration text.
 const importsVar = "terraplane_import_ids"
-
-var importAddress = regexp.MustCompile(`^[a-zA-Z_][a-zA-Z0-9_-]*\.[a-zA-Z_][a-zA-Z0-9_-]*(\[[0-9]+\]|\["[a-zA-Z0-9_.-]*"\])?(\.[a-zA-Z_][a-zA-Z0-9_-]*\.[a-zA-Z_][a-zA-Z0-9_-]*(\[[0-9]+\]|\["[a-zA-Z0-9_.-]*"\])?)*$`)
 
 // Workspace is the rendered content of one workspace directory.
 type Workspace struct {
@@ -352,22 +351,78 @@ func escapeTemplate(s string) string {
 	return strings.ReplaceAll(s, "%{", "%%{")
 }
 
-// importBlocks writes one import block per instruction; addresses are checked to be plain
-// resource addresses, IDs are referenced from a variable.
+// importBlocks writes one import block per instruction; addresses are parsed as
+// resource addresses and written back in canonical form, IDs are referenced from a
+// variable.
 func importBlocks(imports []Import) ([]any, []any, error) {
 	blocks := make([]any, 0, len(imports))
 	ids := make([]any, 0, len(imports))
 	for i, im := range imports {
-		if !importAddress.MatchString(im.Address) {
-			return nil, nil, fmt.Errorf("import address %q is not a resource address such as aws_s3_bucket.this", im.Address)
+		addr, err := ResourceAddress(im.Address)
+		if err != nil {
+			return nil, nil, err
 		}
 		blocks = append(blocks, map[string]any{
-			"to": "module." + ModuleName + "." + im.Address,
+			"to": "module." + ModuleName + "." + addr,
 			"id": fmt.Sprintf("${var.%s[%d]}", importsVar, i),
 		})
 		ids = append(ids, im.ID)
 	}
 	return blocks, ids, nil
+}
+
+// ResourceAddress parses a managed resource address inside a module, such as
+// aws_s3_bucket.this, random_string.s["a/b"] or module.net.aws_vpc.main[0], with
+// Terraform's own traversal parser, and returns it in canonical form.
+func ResourceAddress(address string) (string, error) {
+	bad := fmt.Errorf("import address %q is not a resource address such as aws_s3_bucket.this or module.net.aws_vpc.main[\"a\"]", address)
+	trav, diags := hclsyntax.ParseTraversalAbs([]byte(address), "", hcl.InitialPos)
+	if diags.HasErrors() {
+		return "", bad
+	}
+	type step struct {
+		name  string
+		index *cty.Value
+	}
+	var steps []step
+	for _, t := range trav {
+		switch t := t.(type) {
+		case hcl.TraverseRoot:
+			steps = append(steps, step{name: t.Name})
+		case hcl.TraverseAttr:
+			steps = append(steps, step{name: t.Name})
+		case hcl.TraverseIndex:
+			if steps[len(steps)-1].index != nil || steps[len(steps)-1].name == "module" {
+				return "", bad
+			}
+			key := t.Key
+			steps[len(steps)-1].index = &key
+		default:
+			return "", bad
+		}
+	}
+	var out []string
+	for len(steps) > 2 && steps[0].name == "module" && steps[0].index == nil {
+		out = append(out, "module", steps[1].name+indexText(steps[1].index))
+		steps = steps[2:]
+	}
+	if len(steps) != 2 || steps[0].index != nil || steps[0].name == "data" || steps[0].name == "module" {
+		return "", bad
+	}
+	out = append(out, steps[0].name, steps[1].name+indexText(steps[1].index))
+	return strings.Join(out, "."), nil
+}
+
+// indexText writes an instance key: [0] or ["key"].
+func indexText(key *cty.Value) string {
+	switch {
+	case key == nil:
+		return ""
+	case key.Type() == cty.Number:
+		return "[" + key.AsBigFloat().Text('f', -1) + "]"
+	default:
+		return "[" + quote(key.AsString()) + "]"
+	}
 }
 
 func outputBlocks(m *module.Module) map[string]any {

@@ -47,6 +47,16 @@ func TestRenderValidatesWithTerraform(t *testing.T) {
 			"default_tags": []any{map[string]any{"tags": map[string]any{"kubernetes.io/name": "a", "${x}": "%{y}", "q\"uote\n": "b"}}},
 		}}},
 	}
+	cases["import-for-each-keys"] = Input{
+		Module: mustModule(t, `
+resource "random_string" "s" {
+  for_each = toset(["a/b c", "q\"uote"])
+  length   = 4
+}
+`),
+		Providers: []Provider{{Name: "random", Source: "hashicorp/random", Version: "3.9.0"}},
+		Imports:   []Import{{Address: `random_string.s["a/b c"]`, ID: "abcd"}, {Address: `random_string.s["q\"uote"]`, ID: "efgh"}},
+	}
 	for name, in := range cases {
 		t.Run(name, func(t *testing.T) {
 			ws, err := Render(in)
