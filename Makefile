@@ -7,7 +7,7 @@ export KUBEBUILDER_ASSETS := $(TOOLS)
 GO ?= go
 TEST_TIMEOUT ?= 40m
 
-.PHONY: all build generate manifests tools tools-test run test unit integration e2e bench fmt vet clean
+.PHONY: all build generate manifests tools tools-test run test unit lint integration e2e bench fmt vet clean
 
 all: build
 
@@ -35,10 +35,18 @@ generate:
 run: tools build
 	bin/terraplane dev --kubeconfig-out .terraplane/kubeconfig --quickstart examples/quickstart
 
-## test: unit, integration (envtest) and end-to-end tests
+## test: hygiene checks, then unit, integration (envtest) and end-to-end tests
 test: tools-test
 	$(GO) vet ./...
 	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) ./...
+
+## lint: gofmt, go mod tidy, go vet and staticcheck (pinned in hack/tools/staticcheck)
+lint:
+	hack/install-tools.sh staticcheck
+	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$unformatted" ]; then echo "gofmt would change: $$unformatted (run make fmt)" >&2; exit 1; fi
+	$(GO) mod tidy -diff
+	$(GO) vet ./...
+	$(TOOLS)/staticcheck ./...
 
 ## unit: only the tests that need no tools
 unit:

@@ -3,9 +3,13 @@ package render
 import (
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"sort"
+	"strconv"
 	"strings"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
+	"github.com/zclconf/go-cty/cty"
 
 	"terraplane.io/terraplane/internal/module"
 )
@@ -69,37 +73,36 @@ type Import struct {
 // importsVar holds the import IDs, so that they too stay out of configuration text.
 const importsVar = "terraplane_import_ids"
 
-var importAddress = regexp.MustCompile(`^[a-zA-Z_][a-zA-Z0-9_-]*\.[a-zA-Z_][a-zA-Z0-9_-]*(\[[0-9]+\]|\["[a-zA-Z0-9_.-]*"\])?(\.[a-zA-Z_][a-zA-Z0-9_-]*\.[a-zA-Z_][a-zA-Z0-9_-]*(\[[0-9]+\]|\["[a-zA-Z0-9_.-]*"\])?)*$`)
-
 // Workspace is the rendered content of one workspace directory.
 type Workspace struct {
 	// Files maps a slash-separated path to its content; it includes VarsFile.
 	Files map[string][]byte
 }
 
-// Render builds the workspace files for in.
+// Render builds the workspace files for in. It never writes a block-type key with no
+// blocks (Terraform's JSON syntax refuses `"variable": {}`), and it refuses what it
+// cannot render as valid configuration with an error a user can act on.
 func Render(in Input) (*Workspace, error) {
 	if in.Module == nil {
 		return nil, fmt.Errorf("render: no module")
 	}
-	if err := checkValues(in.Module, in.Values); err != nil {
+	values := withoutNulls(in.Values)
+	if err := checkValues(in.Module, values); err != nil {
 		return nil, err
 	}
+	if err := checkProviders(in.Providers); err != nil {
+		return nil, err
+	}
+	in.Values = values
 	vars := map[string]any{}
-	for k, v := range in.Values {
+	for k, v := range values {
 		vars[k] = v
 	}
-	root := map[string]any{
-		"terraform": terraformBlock(in),
-		"variable":  variableBlocks(in),
-		"module":    map[string]any{ModuleName: moduleCall(in)},
-	}
-	if providers := providerBlocks(in.Providers, vars); len(providers) > 0 {
-		root["provider"] = providers
-	}
-	if outputs := outputBlocks(in.Module); len(outputs) > 0 {
-		root["output"] = outputs
-	}
+	variables := variableBlocks(in)
+	root := map[string]any{"module": map[string]any{ModuleName: moduleCall(in)}}
+	setBlocks(root, "terraform", terraformBlock(in))
+	setBlocks(root, "provider", providerBlocks(in.Providers, vars))
+	setBlocks(root, "output", outputBlocks(in.Module))
 	if len(in.Imports) > 0 {
 		blocks, ids, err := importBlocks(in.Imports)
 		if err != nil {
@@ -107,8 +110,9 @@ func Render(in Input) (*Workspace, error) {
 		}
 		root["import"] = blocks
 		vars[importsVar] = ids
-		root["variable"].(map[string]any)[importsVar] = map[string]any{}
+		variables[importsVar] = map[string]any{"sensitive": false}
 	}
+	setBlocks(root, "variable", variables)
 	ws := &Workspace{Files: map[string][]byte{}}
 	var err error
 	if ws.Files[RootFile], err = encode(root); err != nil {
@@ -121,6 +125,49 @@ func Render(in Input) (*Workspace, error) {
 		ws.Files[ModuleDir+"/"+name] = content
 	}
 	return ws, nil
+}
+
+// setBlocks adds a block type to root only when it holds at least one block.
+func setBlocks(root map[string]any, blockType string, blocks map[string]any) {
+	if len(blocks) > 0 {
+		root[blockType] = blocks
+	}
+}
+
+// withoutNulls drops inputs whose value is null: as in Kubernetes, null means "not set",
+// so the module's default applies (passing null on would override it).
+func withoutNulls(values map[string]any) map[string]any {
+	out := make(map[string]any, len(values))
+	for k, v := range values {
+		if v != nil {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// checkProviders refuses provider settings whose top-level names cannot be attribute or
+// block names of a provider block.
+func checkProviders(providers []Provider) error {
+	for _, p := range providers {
+		if !hclsyntax.ValidIdentifier(p.Name) {
+			return fmt.Errorf("provider name %q is not a valid Terraform name", p.Name)
+		}
+		if p.Alias != "" && !hclsyntax.ValidIdentifier(p.Alias) {
+			return fmt.Errorf("provider %s: alias %q is not a valid Terraform name", p.Name, p.Alias)
+		}
+		var bad []string
+		for k := range p.Config {
+			if !hclsyntax.ValidIdentifier(k) {
+				bad = append(bad, strconv.Quote(k))
+			}
+		}
+		if len(bad) > 0 {
+			sort.Strings(bad)
+			return fmt.Errorf("provider %s: setting %s is not a valid Terraform argument name", p.Name, strings.Join(bad, ", "))
+		}
+	}
+	return nil
 }
 
 // checkValues refuses values for variables the module lacks and missing required ones.
@@ -185,7 +232,7 @@ func variableBlocks(in Input) map[string]any {
 	}
 	for _, p := range in.Providers {
 		if len(p.Config) > 0 {
-			blocks[providerVar(p)] = map[string]any{}
+			blocks[providerVar(p)] = map[string]any{"sensitive": false}
 		}
 	}
 	return blocks
@@ -243,13 +290,15 @@ func providerVar(p Provider) string {
 	return "terraplane_provider_" + p.Name
 }
 
-// references mirrors value, replacing every leaf by an interpolation of its path under prefix.
+// references mirrors value, replacing every leaf by an interpolation of its path under
+// prefix. Nested object keys are data (a tag name, say): they are written escaped, so
+// that `${` in a key stays literal, and reached by index when they are not identifiers.
 func references(prefix string, value any) any {
 	switch v := value.(type) {
 	case map[string]any:
 		out := make(map[string]any, len(v))
 		for k, child := range v {
-			out[k] = references(prefix+"."+k, child)
+			out[escapeTemplate(k)] = references(attributePath(prefix, k), child)
 		}
 		return out
 	case []any:
@@ -263,22 +312,117 @@ func references(prefix string, value any) any {
 	}
 }
 
-// importBlocks writes one import block per instruction; addresses are checked to be plain
-// resource addresses, IDs are referenced from a variable.
+// attributePath extends a traversal by key: .key for identifiers, ["key"] otherwise.
+func attributePath(prefix, key string) string {
+	if hclsyntax.ValidIdentifier(key) {
+		return prefix + "." + key
+	}
+	return prefix + "[" + escapeTemplate(quote(key)) + "]"
+}
+
+// quote writes s as a Terraform string literal.
+func quote(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, r := range s {
+		switch {
+		case r == '"' || r == '\\':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r < 0x20 || r == 0x7f:
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
+// escapeTemplate makes s literal text in a Terraform template: ${ and %{ are doubled.
+func escapeTemplate(s string) string {
+	s = strings.ReplaceAll(s, "${", "$${")
+	return strings.ReplaceAll(s, "%{", "%%{")
+}
+
+// importBlocks writes one import block per instruction; addresses are parsed as
+// resource addresses and written back in canonical form, IDs are referenced from a
+// variable.
 func importBlocks(imports []Import) ([]any, []any, error) {
 	blocks := make([]any, 0, len(imports))
 	ids := make([]any, 0, len(imports))
 	for i, im := range imports {
-		if !importAddress.MatchString(im.Address) {
-			return nil, nil, fmt.Errorf("import address %q is not a resource address such as aws_s3_bucket.this", im.Address)
+		addr, err := ResourceAddress(im.Address)
+		if err != nil {
+			return nil, nil, err
 		}
 		blocks = append(blocks, map[string]any{
-			"to": "module." + ModuleName + "." + im.Address,
+			"to": "module." + ModuleName + "." + addr,
 			"id": fmt.Sprintf("${var.%s[%d]}", importsVar, i),
 		})
 		ids = append(ids, im.ID)
 	}
 	return blocks, ids, nil
+}
+
+// ResourceAddress parses a managed resource address inside a module, such as
+// aws_s3_bucket.this, random_string.s["a/b"] or module.net.aws_vpc.main[0], with
+// Terraform's own traversal parser, and returns it in canonical form.
+func ResourceAddress(address string) (string, error) {
+	bad := fmt.Errorf("import address %q is not a resource address such as aws_s3_bucket.this or module.net.aws_vpc.main[\"a\"]", address)
+	trav, diags := hclsyntax.ParseTraversalAbs([]byte(address), "", hcl.InitialPos)
+	if diags.HasErrors() {
+		return "", bad
+	}
+	type step struct {
+		name  string
+		index *cty.Value
+	}
+	var steps []step
+	for _, t := range trav {
+		switch t := t.(type) {
+		case hcl.TraverseRoot:
+			steps = append(steps, step{name: t.Name})
+		case hcl.TraverseAttr:
+			steps = append(steps, step{name: t.Name})
+		case hcl.TraverseIndex:
+			if steps[len(steps)-1].index != nil || steps[len(steps)-1].name == "module" {
+				return "", bad
+			}
+			key := t.Key
+			steps[len(steps)-1].index = &key
+		default:
+			return "", bad
+		}
+	}
+	var out []string
+	for len(steps) > 2 && steps[0].name == "module" && steps[0].index == nil {
+		out = append(out, "module", steps[1].name+indexText(steps[1].index))
+		steps = steps[2:]
+	}
+	if len(steps) != 2 || steps[0].index != nil || steps[0].name == "data" || steps[0].name == "module" {
+		return "", bad
+	}
+	out = append(out, steps[0].name, steps[1].name+indexText(steps[1].index))
+	return strings.Join(out, "."), nil
+}
+
+// indexText writes an instance key: [0] or ["key"].
+func indexText(key *cty.Value) string {
+	switch {
+	case key == nil:
+		return ""
+	case key.Type() == cty.Number:
+		return "[" + key.AsBigFloat().Text('f', -1) + "]"
+	default:
+		return "[" + quote(key.AsString()) + "]"
+	}
 }
 
 func outputBlocks(m *module.Module) map[string]any {

@@ -136,3 +136,23 @@ func TestRenderImports(t *testing.T) {
 		t.Error("an address that is not a resource address must be refused")
 	}
 }
+
+func TestResourceAddress(t *testing.T) {
+	for in, want := range map[string]string{
+		"aws_s3_bucket.this":                    "aws_s3_bucket.this",
+		`random_string.s["a/b c"]`:              `random_string.s["a/b c"]`,
+		`random_string.s["kubernetes.io/x"]`:    `random_string.s["kubernetes.io/x"]`,
+		"module.net.aws_vpc.main[0]":            "module.net.aws_vpc.main[0]",
+		`module.a["x"].module.b.t.n["q\"uote"]`: `module.a["x"].module.b.t.n["q\"uote"]`,
+	} {
+		got, err := ResourceAddress(in)
+		if err != nil || got != want {
+			t.Errorf("ResourceAddress(%s) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "aws_s3_bucket", "data.aws_s3_bucket.x", "module.net", "a.b.c", `a.b["x"]["y"]`, `terraform_data.this"} resource "x" "y" {`, "a.b[var.x]"} {
+		if got, err := ResourceAddress(in); err == nil {
+			t.Errorf("ResourceAddress(%s) = %q, want an error", in, got)
+		}
+	}
+}

@@ -252,3 +252,67 @@ func claimThroughModuleClass(g Gomega, ctx context.Context, appNS, moduleClass, 
 	g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: appNS, Name: claimName + "-conn"}, conn)).To(Succeed())
 	return conn
 }
+
+// defaultsModule needs no inputs: its only variable has a default.
+var defaultsModule = map[string]string{"main.tf": `
+terraform {
+  required_providers {
+    random = { source = "hashicorp/random" }
+  }
+}
+variable "length" {
+  type    = number
+  default = 12
+}
+resource "random_string" "s" {
+  length  = var.length
+  special = false
+}
+output "value" { value = random_string.s.result }
+`}
+
+// TestModuleWithoutInputs: a Module with no forProvider, and a ModuleClass with neither
+// forProvider nor inputs, run to Ready with the module's defaults.
+func TestModuleWithoutInputs(t *testing.T) {
+	ctx := context.Background()
+	g := NewWithT(t)
+	appNS := "e2e-module-noinputs"
+	g.Expect(env.Namespace(ctx, adminNS)).To(Succeed())
+	g.Expect(env.Namespace(ctx, appNS)).To(Succeed())
+	mgr, err := env.StartManager(t.TempDir(), app.Options{})
+	g.Expect(err).NotTo(HaveOccurred())
+	defer func() { _ = mgr.Stop() }()
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: adminNS, Name: "defaults-module"}, Data: defaultsModule}
+	g.Expect(env.Client.Create(ctx, cm)).To(Succeed())
+	g.Expect(client.IgnoreAlreadyExists(env.Client.Create(ctx, &terraformv1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Namespace: adminNS, Name: "random"},
+		Spec: terraformv1.ProviderConfigSpec{Source: "hashicorp/random", Version: "3.9.0"}}))).To(Succeed())
+	src := terraformv1.ModuleSource{ConfigMap: &terraformv1.ConfigMapSource{Name: cm.Name}}
+
+	By(t, "a Module with no forProvider")
+	mod := &terraformv1.Module{ObjectMeta: metav1.ObjectMeta{Namespace: adminNS, Name: "no-inputs"}}
+	mod.Spec.Source = src
+	mod.Spec.ProviderRef = &common.LocalReference{Name: "random"}
+	g.Expect(env.Client.Create(ctx, mod)).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(mod), mod)).To(Succeed())
+		g.Expect(framework.Condition(mod.Status.Conditions, common.TypeReady).Status).To(Equal(metav1.ConditionTrue), "%v", mod.Status.Conditions)
+		g.Expect(string(mod.Status.AtProvider.Raw)).To(MatchRegexp(`"value":"[A-Za-z0-9]{12}"`))
+	}).WithTimeout(timeout).Should(Succeed())
+
+	By(t, "a claim through a ModuleClass with neither forProvider nor inputs")
+	class := &terraformv1.ModuleClass{ObjectMeta: metav1.ObjectMeta{Namespace: adminNS, Name: "no-inputs"}}
+	class.SpecTemplate.ReclaimPolicy = common.ReclaimDelete
+	class.SpecTemplate.Source = src
+	class.SpecTemplate.ProviderConfigRefs = []common.LocalReference{{Name: "random"}}
+	g.Expect(env.Client.Create(ctx, class)).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		g.Expect(classReady(g, ctx, class).Status).To(Equal(metav1.ConditionTrue))
+	}).WithTimeout(timeout).Should(Succeed())
+	conn := claimThroughModuleClass(g, ctx, appNS, class.Name, "defaults")
+	g.Expect(conn.Data["value"]).To(HaveLen(12))
+
+	g.Expect(env.Client.Delete(ctx, mod)).To(Succeed())
+	g.Eventually(func() bool {
+		return apierrors.IsNotFound(env.Client.Get(ctx, client.ObjectKeyFromObject(mod), mod))
+	}).WithTimeout(timeout).Should(BeTrue())
+}

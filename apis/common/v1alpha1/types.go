@@ -194,8 +194,11 @@ type ManagedSpec struct {
 
 // ImportInstruction names an existing object to import into the resource's Terraform state.
 type ImportInstruction struct {
-	// Address of the resource inside the module, e.g. aws_s3_bucket.this or module.net.aws_vpc.main[0].
-	// +kubebuilder:validation:Pattern=`^[a-zA-Z_][a-zA-Z0-9_-]*\.[a-zA-Z_][a-zA-Z0-9_-]*(\[[0-9]+\]|\["[a-zA-Z0-9_.-]*"\])?(\.[a-zA-Z_][a-zA-Z0-9_-]*\.[a-zA-Z_][a-zA-Z0-9_-]*(\[[0-9]+\]|\["[a-zA-Z0-9_.-]*"\])?)*$`
+	// Address of the resource inside the module, e.g. aws_s3_bucket.this,
+	// module.net.aws_vpc.main[0] or random_string.s["a/b"]; it is parsed as a Terraform
+	// resource address, and one that is not refuses the resource with a condition.
+	// +kubebuilder:validation:MinLength=3
+	// +kubebuilder:validation:MaxLength=1024
 	Address string `json:"address"`
 	// ID is the provider's identifier of the existing object (for example a bucket name).
 	// +kubebuilder:validation:MinLength=1

@@ -2,14 +2,15 @@ package v1alpha1
 
 import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"sigs.k8s.io/controller-runtime/pkg/scheme"
+
+	common "terraplane.io/terraplane/apis/common/v1alpha1"
 )
 
 // GroupVersion is database.terraplane.io/v1alpha1.
 var GroupVersion = schema.GroupVersion{Group: "database.terraplane.io", Version: "v1alpha1"}
 
 // SchemeBuilder registers this package's types.
-var SchemeBuilder = &scheme.Builder{GroupVersion: GroupVersion}
+var SchemeBuilder = common.NewSchemeBuilder(GroupVersion)
 
 // AddToScheme adds this package's types to a scheme.
 var AddToScheme = SchemeBuilder.AddToScheme
