@@ -7,8 +7,10 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+	"go.uber.org/zap/zapcore"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client/config"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	"terraplane.io/terraplane/internal/app"
 	"terraplane.io/terraplane/internal/devenv"
@@ -30,10 +32,14 @@ func addManagerFlags(fs *pflag.FlagSet, o *app.Options) {
 
 func controllerCommand() *cobra.Command {
 	var o app.Options
+	var debug bool
 	cmd := &cobra.Command{
 		Use:   "controller",
 		Short: "Run the Terraplane controllers against a cluster (--kubeconfig or in-cluster)",
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if debug {
+				ctrl.SetLogger(zap.New(zap.Level(zapcore.DebugLevel)))
+			}
 			cfg, err := config.GetConfig()
 			if err != nil {
 				return err
@@ -52,6 +58,7 @@ func controllerCommand() *cobra.Command {
 	addManagerFlags(cmd.Flags(), &o)
 	cmd.Flags().StringVar(&o.MetricsAddr, "metrics-bind-address", ":8080", "address of the metrics endpoint")
 	cmd.Flags().StringVar(&o.HealthAddr, "health-probe-bind-address", ":8081", "address of the health endpoints")
+	cmd.Flags().BoolVar(&debug, "debug", false, "log Terraform's full output of failed runs (secret values removed)")
 	cmd.Flags().BoolVar(&o.LeaderElection, "leader-elect", false, "elect one active replica")
 	cmd.Flags().StringVar(&o.LeaderElectionNamespace, "leader-election-namespace", "terraplane-system", "namespace of the leader election Lease")
 	cmd.Flags().StringVar(&o.StateKubeconfig, "state-kubeconfig", "", "kubeconfig terraform's state backend uses (default: $KUBECONFIG, else in-cluster)")
