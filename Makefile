@@ -7,7 +7,7 @@ export KUBEBUILDER_ASSETS := $(TOOLS)
 GO ?= go
 TEST_TIMEOUT ?= 40m
 
-.PHONY: all build generate manifests tools tools-test run test unit lint integration e2e bench fmt vet clean
+.PHONY: all build generate manifests tools tools-test run test unit lint integration e2e bench chaos fmt vet clean
 
 all: build
 
@@ -55,6 +55,10 @@ unit:
 ## bench: side-by-side benchmark against raw terraform (not part of make test)
 bench: tools build
 	$(GO) run ./bench $(if $(N),-n $(N))
+
+## chaos: the fault-injection test at length (make test runs it with 30 kills): make chaos N=200 [SEED=42]
+chaos: tools
+	CHAOS_KILLS=$(or $(N),100) $(if $(SEED),CHAOS_SEED=$(SEED)) $(GO) test -count=1 -timeout 120m -run TestChaos -v ./test/chaos/
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')

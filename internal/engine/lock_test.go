@@ -1,0 +1,58 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"testing"
+	"time"
+
+	coordinationv1 "k8s.io/api/coordination/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+)
+
+func heldLease(name, who string) *coordinationv1.Lease {
+	info, _ := json.Marshal(LockInfo{ID: "id-" + name, Who: who, Operation: "OperationTypeApply", Created: time.Now().Add(-time.Minute)})
+	return &coordinationv1.Lease{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name, Annotations: map[string]string{LockInfoAnnotation: string(info)}},
+		Spec:       coordinationv1.LeaseSpec{HolderIdentity: ptr.To("id-" + name)},
+	}
+}
+
+// TestClearStaleLock: only a lock of this host with no run in flight is released.
+func TestClearStaleLock(t *testing.T) {
+	scheme := runtime.NewScheme()
+	_ = coordinationv1.AddToScheme(scheme)
+	c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(
+		heldLease("ours", "me@here"), heldLease("theirs", "ci@elsewhere"), heldLease("busy", "me@here")).Build()
+	e := &Engine{owner: "me@here"}
+	ctx := context.Background()
+	key := func(n string) client.ObjectKey { return client.ObjectKey{Namespace: "ns", Name: n} }
+
+	age, err := e.ClearStaleLock(ctx, c, key("ours"), "ws-ours")
+	if err != nil || age < time.Minute {
+		t.Fatalf("own dead lock: age %s, err %v; want released, about a minute old", age, err)
+	}
+	if info, _ := LockHolder(ctx, c, key("ours")); info != nil {
+		t.Fatalf("own dead lock still held by %+v", info)
+	}
+	var stale *StaleLockError
+	if _, err := e.ClearStaleLock(ctx, c, key("theirs"), "ws-theirs"); !errors.As(err, &stale) || stale.Lock.Who != "ci@elsewhere" {
+		t.Fatalf("another host's lock: err %v, want a StaleLockError naming it", err)
+	}
+	done := e.track("ws-busy")
+	if _, err := e.ClearStaleLock(ctx, c, key("busy"), "ws-busy"); !errors.As(err, &stale) {
+		t.Fatalf("lock of a run in flight: err %v, want it left alone", err)
+	}
+	done()
+	if age, err := e.ClearStaleLock(ctx, c, key("absent"), "ws-absent"); err != nil || age != 0 {
+		t.Fatalf("no lease: age %s, err %v", age, err)
+	}
+	if e.StaleLocksCleared() != 1 {
+		t.Fatalf("StaleLocksCleared = %d, want 1", e.StaleLocksCleared())
+	}
+}
