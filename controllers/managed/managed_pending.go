@@ -184,7 +184,8 @@ func (r *Reconciler) clearStaleLock(ctx context.Context, mg resource.Managed) er
 		return err
 	}
 	if age > 0 {
-		log.FromContext(ctx).Info("released a stale state lock", "lease", key.Name, "heldFor", age.Round(time.Millisecond).String())
+		log.FromContext(ctx).Info("released a stale state lock", "lease", key.Name, "heldFor", age.Round(time.Millisecond).String(),
+			"releasedAt", time.Now().UTC().Format(time.RFC3339Nano))
 		r.recorder.Eventf(mg, "Normal", "StateLockReleased", "released a state lock left by an interrupted run (held %s)", age.Round(time.Second))
 	}
 	return nil

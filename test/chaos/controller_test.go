@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"strconv"
 	"syscall"
 	"testing"
 	"time"
@@ -52,23 +51,18 @@ func (c *controller) stop() {
 }
 
 // lockReleases reads the controller log for stale locks released: how long each had
-// been held, and how long after its controller started each was released.
-func lockReleases(t *testing.T, logPath string) (held, afterStart []time.Duration) {
+// been held, and how long after the kill that left it each was released.
+func lockReleases(t *testing.T, logPath string, kills []time.Time) (held, afterKill []time.Duration) {
 	f, err := os.Open(logPath)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	var start time.Time
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 64<<10), 16<<20)
 	for sc.Scan() {
 		var line map[string]any
 		if json.Unmarshal(sc.Bytes(), &line) != nil {
-			continue
-		}
-		if line["chaos"] == "start" {
-			start = time.Unix(0, int64(line["at"].(float64)))
 			continue
 		}
 		if line["msg"] != "released a stale state lock" {
@@ -77,25 +71,16 @@ func lockReleases(t *testing.T, logPath string) (held, afterStart []time.Duratio
 		if d, err := time.ParseDuration(fmt.Sprint(line["heldFor"])); err == nil {
 			held = append(held, d)
 		}
-		if ts := logTime(line["ts"]); !ts.IsZero() && !start.IsZero() {
-			afterStart = append(afterStart, ts.Sub(start))
+		at, err := time.Parse(time.RFC3339Nano, fmt.Sprint(line["releasedAt"]))
+		if err != nil {
+			continue
+		}
+		for i := len(kills) - 1; i >= 0; i-- {
+			if kills[i].Before(at) {
+				afterKill = append(afterKill, at.Sub(kills[i]))
+				break
+			}
 		}
 	}
-	return held, afterStart
-}
-
-// logTime reads zap's ts, epoch seconds or RFC 3339.
-func logTime(v any) time.Time {
-	switch ts := v.(type) {
-	case float64:
-		sec := int64(ts)
-		return time.Unix(sec, int64((ts-float64(sec))*1e9))
-	case string:
-		if f, err := strconv.ParseFloat(ts, 64); err == nil {
-			return logTime(f)
-		}
-		t, _ := time.Parse(time.RFC3339Nano, ts)
-		return t
-	}
-	return time.Time{}
+	return held, afterKill
 }
