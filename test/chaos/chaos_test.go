@@ -18,7 +18,7 @@ import (
 var (
 	kills = flag.Int("kills", envInt("CHAOS_KILLS", 30), "how many times the controller is SIGKILLed")
 	seed  = flag.Uint64("seed", uint64(envInt("CHAOS_SEED", 20261124)), "seed of the random kill moments and scenario")
-	count = flag.Int("resources", envInt("CHAOS_RESOURCES", 8), "how many Modules the scenario manages")
+	count = flag.Int("resources", envInt("CHAOS_RESOURCES", 8), "how many Modules the scenario starts with (one more is created each round)")
 )
 
 var (

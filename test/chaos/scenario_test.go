@@ -20,6 +20,7 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	common "terraplane.io/terraplane/apis/common/v1alpha1"
@@ -125,41 +126,67 @@ func resources(gz []byte) (int, bool) {
 	return len(st.Resources), true
 }
 
-// step runs the scenario's action for kill i: create everything first, update half a
-// third of the way in, delete a quarter two thirds of the way in.
+// step runs the scenario's actions before kill i: the first batch of Modules at
+// first; then, every round, one new Module, an update of a random one, and (every third
+// round) the deletion of a random one, so every kill lands among creates, updates and
+// deletes in flight.
 func (s *scenario) step(ctx context.Context, r *rand.Rand, i int) {
-	switch i {
-	case 0:
+	if i == 0 {
 		for _, n := range s.names {
-			if err := env.Client.Create(ctx, s.module(n, 0)); err != nil {
-				s.t.Fatalf("create %s: %v", n, err)
-			}
+			s.create(ctx, n)
 		}
-	case *kills / 3:
-		for _, n := range s.names[:len(s.names)/2] {
-			m := &terraformv1.Module{}
-			if err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: n}, m); err != nil {
-				s.t.Fatal(err)
-			}
-			m.Spec.ForProvider = s.module(n, 1).Spec.ForProvider
-			if err := env.Client.Update(ctx, m); err != nil {
-				s.t.Fatalf("update %s: %v", n, err)
-			}
+	}
+	n := fmt.Sprintf("r%02d", i)
+	s.names = append(s.names, n)
+	s.create(ctx, n)
+	live := s.live()
+	s.update(ctx, live[r.IntN(len(live))], i+1)
+	if i%3 == 2 {
+		s.remove(ctx, live[r.IntN(len(live))])
+	}
+}
+
+func (s *scenario) create(ctx context.Context, n string) {
+	if err := env.Client.Create(ctx, s.module(n, 0)); err != nil {
+		s.t.Fatalf("create %s: %v", n, err)
+	}
+}
+
+// live lists the Modules not deleted.
+func (s *scenario) live() []string {
+	var out []string
+	for _, n := range s.names {
+		if !s.deleted[n] {
+			out = append(out, n)
 		}
-	case 2 * *kills / 3:
-		for _, idx := range r.Perm(len(s.names))[:max(1, len(s.names)/4)] {
-			n := s.names[idx]
-			m := s.module(n, 0)
-			if err := env.Client.Get(ctx, client.ObjectKeyFromObject(m), m); err != nil {
-				s.t.Fatal(err)
-			}
-			s.mu.Lock()
-			s.deleted[n], s.deleting[resource.StateSecretName(m)] = true, true
-			s.mu.Unlock()
-			if err := env.Client.Delete(ctx, m); err != nil {
-				s.t.Fatalf("delete %s: %v", n, err)
-			}
+	}
+	return out
+}
+
+func (s *scenario) update(ctx context.Context, n string, rev int) {
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		m := &terraformv1.Module{}
+		if err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: n}, m); err != nil {
+			return err
 		}
+		m.Spec.ForProvider = s.module(n, rev).Spec.ForProvider
+		return env.Client.Update(ctx, m)
+	})
+	if err != nil {
+		s.t.Fatalf("update %s: %v", n, err)
+	}
+}
+
+func (s *scenario) remove(ctx context.Context, n string) {
+	m := s.module(n, 0)
+	if err := env.Client.Get(ctx, client.ObjectKeyFromObject(m), m); err != nil {
+		s.t.Fatal(err)
+	}
+	s.mu.Lock()
+	s.deleted[n], s.deleting[resource.StateSecretName(m)] = true, true
+	s.mu.Unlock()
+	if err := env.Client.Delete(ctx, m); err != nil {
+		s.t.Fatalf("delete %s: %v", n, err)
 	}
 }
 
