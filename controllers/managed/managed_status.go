@@ -2,6 +2,7 @@ package managed
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -51,7 +52,7 @@ func (r *Reconciler) finish(ctx context.Context, orig, mg resource.Managed, out 
 	default:
 		r.failed(mg, ReasonReconcileError, engine.Summary(err))
 		log.FromContext(ctx).V(1).Info("terraform failed", "detail", err.Error()) // redacted by the engine
-		retErr = err
+		retErr = errors.New(engine.Summary(err))                                  // the error log gets one line too
 	}
 	if err == nil && out.ran {
 		st.Terraform.InputsHash = out.hash
