@@ -26,7 +26,7 @@ func unlockCommand() *cobra.Command {
 The controller releases locks its own interrupted runs left behind by itself. Use this
 command for a lock it cannot vouch for (taken by another host), after making sure that
 run is gone. KIND is the managed kind (S3Bucket, Module, ...); add its group when two
-kinds share a name (Database.postgresql.terraplane.io).`,
+kinds share a name (Database.database.postgresql.terraplane.io).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := ctrl.SetupSignalHandler()
