@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/meta"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
@@ -94,6 +95,10 @@ func (r *Reconciler) prepareCreate(ctx context.Context, mg resource.Managed, ws 
 			log.FromContext(ctx).Info("recovering an interrupted create", "imports", len(imports))
 			return r.withImports(ctx, mg, ws, imports)
 		}
+	}
+	if c := meta.FindStatusCondition(mg.GetManagedStatus().Conditions, common.TypeSynced); c != nil &&
+		c.Reason == ReasonCreateInterrupted && c.ObservedGeneration == mg.GetGeneration() {
+		return nil, resource.UserErrorf(ReasonCreateInterrupted, "%s", c.Message) // already said: no plan again
 	}
 	return nil, r.interrupted(ctx, mg, ws)
 }
