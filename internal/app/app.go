@@ -110,7 +110,7 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manager, *en
 		// In-flight terraform gets SIGINT and engine.DefaultGracePeriod to write its
 		// state; the manager waits longer than that before it gives up on its runnables.
 		GracefulShutdownTimeout: ptr.To(engine.DefaultGracePeriod + 15*time.Second),
-		Controller: config.Controller{SkipNameValidation: ptr.To(true), UsePriorityQueue: ptr.To(true)},
+		Controller:              config.Controller{SkipNameValidation: ptr.To(true), UsePriorityQueue: ptr.To(true)},
 	})
 	if err != nil {
 		return nil, nil, fmt.Errorf("create manager: %w", err)
