@@ -18,6 +18,7 @@ import (
 	"terraplane.io/terraplane/internal/engine"
 	"terraplane.io/terraplane/internal/registry"
 	"terraplane.io/terraplane/internal/resource"
+	"terraplane.io/terraplane/internal/workspace"
 )
 
 // Options configure the managed reconcilers.
@@ -38,7 +39,7 @@ type Options struct {
 type Reconciler struct {
 	client   client.Client
 	kind     *registry.ManagedKind
-	render   *Renderer
+	render   *workspace.Renderer
 	opts     Options
 	recorder record.EventRecorder
 }
@@ -52,7 +53,7 @@ func Setup(mgr ctrl.Manager, reg *registry.Registry, opts Options) error {
 		opts.UserErrorRetry = 30 * time.Second
 	}
 	for _, kind := range reg.TerraformKinds() {
-		renderer, err := NewRenderer(mgr.GetClient(), kind, opts.KubeconfigPath)
+		renderer, err := workspace.NewRenderer(mgr.GetClient(), kind, opts.KubeconfigPath)
 		if err != nil {
 			return err
 		}

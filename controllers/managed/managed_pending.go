@@ -15,6 +15,7 @@ import (
 	common "terraplane.io/terraplane/apis/common/v1alpha1"
 	"terraplane.io/terraplane/internal/engine"
 	"terraplane.io/terraplane/internal/resource"
+	"terraplane.io/terraplane/internal/workspace"
 )
 
 // Annotations of the create-pending protocol.
@@ -42,7 +43,7 @@ const nonExistentImport = "Cannot import non-existent remote object"
 // guardedSync runs sync safely after a crash: it releases a stale state lock, records a
 // create as pending before it starts, recovers (or stops) a create that was interrupted,
 // and clears the record once the outcome is known.
-func (r *Reconciler) guardedSync(ctx context.Context, mg resource.Managed, ws *Workspace) (outcome, error) {
+func (r *Reconciler) guardedSync(ctx context.Context, mg resource.Managed, ws *workspace.Rendered) (outcome, error) {
 	if err := r.clearStaleLock(ctx, mg); err != nil {
 		return outcome{}, err
 	}
@@ -79,7 +80,7 @@ func pending(mg resource.Managed) bool { return mg.GetAnnotations()[CreatePendin
 // carries on: with the partial state terraform wrote, by the kind's recovery (imports by
 // a fixed identity, or a converging re-run), by the user's spec.imports or create-again
 // annotation, or not at all (CreateInterrupted).
-func (r *Reconciler) prepareCreate(ctx context.Context, mg resource.Managed, ws *Workspace) (*Workspace, error) {
+func (r *Reconciler) prepareCreate(ctx context.Context, mg resource.Managed, ws *workspace.Rendered) (*workspace.Rendered, error) {
 	if !pending(mg) {
 		return ws, r.setPending(ctx, mg, true)
 	}
@@ -104,7 +105,7 @@ func (r *Reconciler) prepareCreate(ctx context.Context, mg resource.Managed, ws 
 }
 
 // withImports renders ws again with the recovery imports added.
-func (r *Reconciler) withImports(ctx context.Context, mg resource.Managed, ws *Workspace, imports []common.ImportInstruction) (*Workspace, error) {
+func (r *Reconciler) withImports(ctx context.Context, mg resource.Managed, ws *workspace.Rendered, imports []common.ImportInstruction) (*workspace.Rendered, error) {
 	if len(imports) == 0 {
 		return ws, nil
 	}
@@ -116,7 +117,7 @@ func (r *Reconciler) withImports(ctx context.Context, mg resource.Managed, ws *W
 
 // interrupted plans (applying nothing) to name what the interrupted create may have
 // made, and stops with CreateInterrupted.
-func (r *Reconciler) interrupted(ctx context.Context, mg resource.Managed, ws *Workspace) error {
+func (r *Reconciler) interrupted(ctx context.Context, mg resource.Managed, ws *workspace.Rendered) error {
 	_, err := r.opts.Engine.Apply(ctx, ws.Workspace, engine.ApplyOptions{PlanFirst: true, RefuseAnyChange: true})
 	var refused *engine.RefusedPlanError
 	if !errors.As(err, &refused) {
@@ -135,7 +136,7 @@ func (r *Reconciler) interrupted(ctx context.Context, mg resource.Managed, ws *W
 }
 
 // stateResources counts the resources in the workspace's state.
-func (r *Reconciler) stateResources(ctx context.Context, ws *Workspace) (int, error) {
+func (r *Reconciler) stateResources(ctx context.Context, ws *workspace.Rendered) (int, error) {
 	raw, err := r.opts.Engine.PullState(ctx, ws.Workspace)
 	if err != nil {
 		return 0, err

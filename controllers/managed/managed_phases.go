@@ -21,6 +21,7 @@ import (
 	"terraplane.io/terraplane/internal/engine"
 	"terraplane.io/terraplane/internal/render"
 	"terraplane.io/terraplane/internal/resource"
+	"terraplane.io/terraplane/internal/workspace"
 )
 
 // outcome is what one sync did.
@@ -63,7 +64,7 @@ func jitter(d time.Duration) time.Duration {
 // plan-and-apply; afterwards a plan runs first and apply only when it has changes. A
 // resource that adopts existing infrastructure (imports, or state brought in by
 // `terraplane migrate`) plans first and applies nothing destructive.
-func (r *Reconciler) sync(ctx context.Context, mg resource.Managed, ws *Workspace) (outcome, error) {
+func (r *Reconciler) sync(ctx context.Context, mg resource.Managed, ws *workspace.Rendered) (outcome, error) {
 	st := mg.GetManagedStatus()
 	inputsChanged := st.Terraform.InputsHash != ws.Hash
 	first := st.Terraform.InputsHash == ""
@@ -87,7 +88,7 @@ func (r *Reconciler) sync(ctx context.Context, mg resource.Managed, ws *Workspac
 }
 
 // publish writes non-sensitive outputs to status.atProvider and connection details to the Secret.
-func (r *Reconciler) publish(ctx context.Context, mg resource.Managed, ws *Workspace, out outcome) error {
+func (r *Reconciler) publish(ctx context.Context, mg resource.Managed, ws *workspace.Rendered, out outcome) error {
 	if out.outputs == nil {
 		return nil
 	}

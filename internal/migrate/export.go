@@ -10,7 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	common "terraplane.io/terraplane/apis/common/v1alpha1"
-	"terraplane.io/terraplane/controllers/managed"
+	"terraplane.io/terraplane/internal/workspace"
 )
 
 // Export writes a retained managed resource's workspace to dir with its state, so that
@@ -30,7 +30,7 @@ func Export(ctx context.Context, t Tools, kindName, namespace, name, dir string)
 		return nil, fmt.Errorf("%s %s/%s has reclaimPolicy %s; set it to Retain first, so that deleting it after the export destroys nothing",
 			kind.GVK.Kind, namespace, name, mg.GetManagedSpec().ReclaimPolicy)
 	}
-	r, err := managed.NewRenderer(t.Client, kind, t.StateKubeconfig)
+	r, err := workspace.NewRenderer(t.Client, kind, t.StateKubeconfig)
 	if err != nil {
 		return nil, err
 	}

@@ -15,13 +15,13 @@ import (
 
 	common "terraplane.io/terraplane/apis/common/v1alpha1"
 	terraformv1 "terraplane.io/terraplane/apis/terraform/v1alpha1"
-	"terraplane.io/terraplane/controllers/managed"
 	"terraplane.io/terraplane/internal/engine"
 	"terraplane.io/terraplane/internal/kinds"
 	"terraplane.io/terraplane/internal/module"
 	"terraplane.io/terraplane/internal/registry"
 	"terraplane.io/terraplane/internal/render"
 	"terraplane.io/terraplane/internal/resource"
+	"terraplane.io/terraplane/internal/workspace"
 )
 
 // Tools are what migrate and export work with.
@@ -133,7 +133,7 @@ func (t Tools) pushState(ctx context.Context, mg resource.Managed, state []byte)
 	if !ok {
 		return fmt.Errorf("the Module kind is not registered")
 	}
-	r, err := managed.NewRenderer(t.Client, kind, t.StateKubeconfig)
+	r, err := workspace.NewRenderer(t.Client, kind, t.StateKubeconfig)
 	if err != nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-package managed
+package workspace
 
 import (
 	"context"
@@ -16,8 +16,8 @@ import (
 	"terraplane.io/terraplane/internal/resource"
 )
 
-// Workspace is a managed resource rendered for the engine.
-type Workspace struct {
+// Rendered is a managed resource rendered for the engine.
+type Rendered struct {
 	engine.Workspace
 	// Hash covers every file and the names (not the values) of the environment; it is
 	// stored in status, so rotated credentials take effect at the next drift check.
@@ -51,7 +51,7 @@ func NewRenderer(c client.Client, kind *registry.ManagedKind, stateKubeconfig st
 }
 
 // Render resolves mg's Provider and module and renders its workspace.
-func (r *Renderer) Render(ctx context.Context, mg resource.Managed) (*Workspace, error) {
+func (r *Renderer) Render(ctx context.Context, mg resource.Managed) (*Rendered, error) {
 	pc, err := r.kind.ResolveProvider(ctx, r.client, mg)
 	if err != nil {
 		return nil, err
@@ -84,7 +84,7 @@ func (r *Renderer) Render(ctx context.Context, mg resource.Managed) (*Workspace,
 	if ref := mg.GetManagedSpec().ProviderRef; ref != nil {
 		group += "/" + ref.Name
 	}
-	ws := &Workspace{Workspace: engine.Workspace{ID: string(mg.GetUID()), Group: group, Files: files.Files, Env: pc.Env}, Provider: pc}
+	ws := &Rendered{Workspace: engine.Workspace{ID: string(mg.GetUID()), Group: group, Files: files.Files, Env: pc.Env}, Provider: pc}
 	ws.Hash = hashWorkspace(ws.Workspace)
 	return ws, nil
 }
