@@ -36,7 +36,7 @@ run: tools build
 	bin/terraplane dev --kubeconfig-out .terraplane/kubeconfig --quickstart examples/quickstart
 
 ## test: hygiene checks, then unit, integration (envtest) and end-to-end tests
-test: tools-test
+test: tools-test lint
 	$(GO) vet ./...
 	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) ./...
 

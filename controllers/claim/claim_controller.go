@@ -7,7 +7,6 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
-	"k8s.io/client-go/tools/record"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -34,7 +33,7 @@ type Reconciler struct {
 	reg      *registry.Registry
 	kind     *registry.ClaimKind
 	opts     Options
-	recorder record.EventRecorder
+	recorder resource.Recorder
 	pending  pendingRefs
 }
 
@@ -45,7 +44,7 @@ func Setup(mgr ctrl.Manager, reg *registry.Registry, opts Options) error {
 	}
 	for _, kind := range reg.ClaimKinds() {
 		r := &Reconciler{client: mgr.GetClient(), reg: reg, kind: kind, opts: opts,
-			recorder: mgr.GetEventRecorderFor("terraplane-claim")}
+			recorder: resource.NewRecorder(mgr, "terraplane-claim")}
 		b := ctrl.NewControllerManagedBy(mgr).
 			Named(kind.GVK.Kind).
 			For(kind.New()).

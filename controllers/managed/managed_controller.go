@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	"k8s.io/client-go/tools/record"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
@@ -41,7 +40,7 @@ type Reconciler struct {
 	kind     *registry.ManagedKind
 	render   *workspace.Renderer
 	opts     Options
-	recorder record.EventRecorder
+	recorder resource.Recorder
 }
 
 // Setup registers a managed reconciler for every managed kind in reg.
@@ -58,7 +57,7 @@ func Setup(mgr ctrl.Manager, reg *registry.Registry, opts Options) error {
 			return err
 		}
 		r := &Reconciler{client: mgr.GetClient(), kind: kind, render: renderer, opts: opts,
-			recorder: mgr.GetEventRecorderFor("terraplane-managed")}
+			recorder: resource.NewRecorder(mgr, "terraplane-managed")}
 		provider, err := reg.Scheme().New(kind.ProviderGVK)
 		if err != nil {
 			return fmt.Errorf("provider kind for %s: %w", kind.GVK.Kind, err)

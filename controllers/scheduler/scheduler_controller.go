@@ -4,7 +4,6 @@ import (
 	"context"
 	"time"
 
-	"k8s.io/client-go/tools/record"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
@@ -14,6 +13,7 @@ import (
 	computev1 "terraplane.io/terraplane/apis/compute/v1alpha1"
 	kubernetesv1 "terraplane.io/terraplane/apis/kubernetes/v1alpha1"
 	workloadv1 "terraplane.io/terraplane/apis/workload/v1alpha1"
+	"terraplane.io/terraplane/internal/resource"
 )
 
 // Options configure the scheduler.
@@ -28,7 +28,7 @@ type Reconciler struct {
 	client   client.Client
 	reader   client.Reader // uncached, so consecutive placements see each other
 	opts     Options
-	recorder record.EventRecorder
+	recorder resource.Recorder
 }
 
 // Setup registers the scheduler; one worker keeps placements consistent.
@@ -36,7 +36,7 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 	if opts.Retry <= 0 {
 		opts.Retry = 30 * time.Second
 	}
-	r := &Reconciler{client: mgr.GetClient(), reader: mgr.GetAPIReader(), opts: opts, recorder: mgr.GetEventRecorderFor("terraplane-scheduler")}
+	r := &Reconciler{client: mgr.GetClient(), reader: mgr.GetAPIReader(), opts: opts, recorder: resource.NewRecorder(mgr, "terraplane-scheduler")}
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("scheduler").
 		For(&workloadv1.KubernetesApplication{}).

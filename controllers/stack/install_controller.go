@@ -11,7 +11,6 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
-	"k8s.io/client-go/tools/record"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
@@ -19,6 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	stacksv1 "terraplane.io/terraplane/apis/stacks/v1alpha1"
+	"terraplane.io/terraplane/internal/resource"
 	"terraplane.io/terraplane/internal/stackpkg"
 )
 
@@ -49,7 +49,7 @@ type InstallReconciler struct {
 	client   client.Client
 	reader   client.Reader
 	opts     Options
-	recorder record.EventRecorder
+	recorder resource.Recorder
 	newObj   func() installObject
 	packages *packageCache
 }
@@ -87,7 +87,7 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 	}
 	for kind, k := range kinds {
 		r := &InstallReconciler{client: mgr.GetClient(), reader: mgr.GetAPIReader(), opts: opts, newObj: k.newObj,
-			recorder: mgr.GetEventRecorderFor("terraplane-stack-manager"), packages: cache}
+			recorder: resource.NewRecorder(mgr, "terraplane-stack-manager"), packages: cache}
 		err := ctrl.NewControllerManagedBy(mgr).Named(kind).For(k.newObj()).
 			Watches(&stacksv1.Stack{}, handler.EnqueueRequestsFromMapFunc(annotated(kind, AnnotationOwner))).
 			Watches(k.newObj(), handler.EnqueueRequestsFromMapFunc(annotated(kind, AnnotationDependencyOf))).

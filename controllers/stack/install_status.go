@@ -113,8 +113,8 @@ func (r *InstallReconciler) finish(ctx context.Context, in *install, err error) 
 		synced = metav1.ConditionFalse
 	}
 	emit := resource.SetCondition(&st.Conditions, gen, common.TypeSynced, synced, o.reason, o.message) && o.event
-	if requeue, err := patchStatus(ctx, r.client, in.obj, in.orig); requeue || err != nil {
-		return ctrl.Result{Requeue: requeue}, err
+	if res, err := patchStatus(ctx, r.client, in.obj, in.orig); err != nil || !res.IsZero() {
+		return res, err
 	}
 	if emit {
 		r.recorder.Event(in.obj, corev1.EventTypeWarning, o.reason, o.message)
@@ -125,19 +125,22 @@ func (r *InstallReconciler) finish(ctx context.Context, in *install, err error) 
 	return o.result, o.err
 }
 
+// conflictRetry is how soon a reconcile runs again after its status write lost a race.
+const conflictRetry = 100 * time.Millisecond
+
 // patchStatus writes obj's status only if nobody changed obj since orig was read, so that
 // a reconcile working from a stale cache never emits a second event for one problem;
 // on a conflict it asks to be run again.
-func patchStatus(ctx context.Context, c client.Client, obj, orig client.Object) (bool, error) {
+func patchStatus(ctx context.Context, c client.Client, obj, orig client.Object) (ctrl.Result, error) {
 	err := c.Status().Patch(ctx, obj, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{}))
 	if apierrors.IsConflict(err) {
-		return true, nil
+		return ctrl.Result{RequeueAfter: conflictRetry}, nil
 	}
 	if apierrors.IsNotFound(err) {
-		return false, nil // deleted meanwhile; nothing to report on
+		return ctrl.Result{}, nil // deleted meanwhile; nothing to report on
 	}
 	if err != nil {
-		return false, fmt.Errorf("update status: %w", err)
+		return ctrl.Result{}, fmt.Errorf("update status: %w", err)
 	}
-	return false, nil
+	return ctrl.Result{}, nil
 }

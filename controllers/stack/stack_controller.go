@@ -5,23 +5,23 @@ import (
 	"fmt"
 
 	appsv1 "k8s.io/api/apps/v1"
-	"k8s.io/client-go/tools/record"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	stacksv1 "terraplane.io/terraplane/apis/stacks/v1alpha1"
+	"terraplane.io/terraplane/internal/resource"
 )
 
 // StackReconciler gives a Stack its ServiceAccount, RBAC and controller Deployment.
 type StackReconciler struct {
 	client   client.Client
 	opts     Options
-	recorder record.EventRecorder
+	recorder resource.Recorder
 }
 
 func setupStack(mgr ctrl.Manager, opts Options) error {
-	r := &StackReconciler{client: mgr.GetClient(), opts: opts, recorder: mgr.GetEventRecorderFor("terraplane-stack-manager")}
+	r := &StackReconciler{client: mgr.GetClient(), opts: opts, recorder: resource.NewRecorder(mgr, "terraplane-stack-manager")}
 	if err := ctrl.NewControllerManagedBy(mgr).For(&stacksv1.Stack{}).Owns(&appsv1.Deployment{}).Complete(r); err != nil {
 		return fmt.Errorf("set up Stack controller: %w", err)
 	}

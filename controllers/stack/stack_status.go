@@ -41,8 +41,8 @@ func (r *StackReconciler) finish(ctx context.Context, s, orig *stacksv1.Stack, e
 		synced = metav1.ConditionFalse
 	}
 	emit := resource.SetCondition(&st.Conditions, gen, common.TypeSynced, synced, o.reason, o.message) && o.event
-	if requeue, err := patchStatus(ctx, r.client, s, orig); requeue || err != nil {
-		return ctrl.Result{Requeue: requeue}, err
+	if res, err := patchStatus(ctx, r.client, s, orig); err != nil || !res.IsZero() {
+		return res, err
 	}
 	if emit {
 		r.recorder.Event(s, corev1.EventTypeWarning, o.reason, o.message)

@@ -3,7 +3,6 @@ package workload
 import (
 	"context"
 
-	"k8s.io/client-go/tools/record"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
@@ -17,12 +16,12 @@ import (
 type ApplicationReconciler struct {
 	client   client.Client
 	opts     Options
-	recorder record.EventRecorder
+	recorder resource.Recorder
 }
 
 // setupApplications registers the KubernetesApplication controller.
 func setupApplications(mgr ctrl.Manager, opts Options) error {
-	r := &ApplicationReconciler{client: mgr.GetClient(), opts: opts, recorder: mgr.GetEventRecorderFor("terraplane-workload")}
+	r := &ApplicationReconciler{client: mgr.GetClient(), opts: opts, recorder: resource.NewRecorder(mgr, "terraplane-workload")}
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("kubernetesapplication").
 		For(&workloadv1.KubernetesApplication{}).

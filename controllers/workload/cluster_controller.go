@@ -25,7 +25,7 @@ type ClusterReconciler struct {
 
 // setupClusters registers the Cluster controller.
 func setupClusters(mgr ctrl.Manager, targets *Targets, opts Options) error {
-	r := &ClusterReconciler{native{client: mgr.GetClient(), targets: targets, opts: opts, recorder: mgr.GetEventRecorderFor("terraplane-kubernetes")}}
+	r := &ClusterReconciler{native{client: mgr.GetClient(), targets: targets, opts: opts, recorder: resource.NewRecorder(mgr, "terraplane-kubernetes")}}
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("kubernetes-cluster").
 		For(&kubernetesv1.Cluster{}).

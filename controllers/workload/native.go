@@ -8,7 +8,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/tools/record"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -25,7 +24,7 @@ type native struct {
 	client   client.Client
 	targets  *Targets
 	opts     Options
-	recorder record.EventRecorder
+	recorder resource.Recorder
 }
 
 // finish derives a native managed resource's binding phase and conditions from the

@@ -22,7 +22,7 @@ type ObjectReconciler struct {
 
 // setupObjects registers the Object controller.
 func setupObjects(mgr ctrl.Manager, targets *Targets, opts Options) error {
-	r := &ObjectReconciler{native{client: mgr.GetClient(), targets: targets, opts: opts, recorder: mgr.GetEventRecorderFor("terraplane-kubernetes")}}
+	r := &ObjectReconciler{native{client: mgr.GetClient(), targets: targets, opts: opts, recorder: resource.NewRecorder(mgr, "terraplane-kubernetes")}}
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("kubernetes-object").
 		For(&kubernetesv1.Object{}).

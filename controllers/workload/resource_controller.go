@@ -5,7 +5,6 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/client-go/tools/record"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
@@ -53,13 +52,13 @@ type ResourceReconciler struct {
 	client   client.Client
 	targets  *Targets
 	opts     Options
-	recorder record.EventRecorder
+	recorder resource.Recorder
 }
 
 // setupResources registers the KubernetesApplicationResource controller.
 func setupResources(mgr ctrl.Manager, targets *Targets, opts Options) error {
 	r := &ResourceReconciler{client: mgr.GetClient(), targets: targets, opts: opts,
-		recorder: mgr.GetEventRecorderFor("terraplane-workload")}
+		recorder: resource.NewRecorder(mgr, "terraplane-workload")}
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("kubernetesapplicationresource").
 		For(&workloadv1.KubernetesApplicationResource{}).

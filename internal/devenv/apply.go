@@ -16,7 +16,7 @@ import (
 )
 
 // ApplyDir server-side applies every YAML document in dir's *.yaml files, in name order.
-func ApplyDir(ctx context.Context, c client.Client, dir string, opts ...client.PatchOption) ([]*unstructured.Unstructured, error) {
+func ApplyDir(ctx context.Context, c client.Client, dir string, opts ...client.ApplyOption) ([]*unstructured.Unstructured, error) {
 	files, err := filepath.Glob(filepath.Join(dir, "*.yaml"))
 	if err != nil {
 		return nil, err
@@ -38,7 +38,7 @@ func ApplyDir(ctx context.Context, c client.Client, dir string, opts ...client.P
 }
 
 // ApplyYAML server-side applies every document in raw.
-func ApplyYAML(ctx context.Context, c client.Client, raw []byte, opts ...client.PatchOption) ([]*unstructured.Unstructured, error) {
+func ApplyYAML(ctx context.Context, c client.Client, raw []byte, opts ...client.ApplyOption) ([]*unstructured.Unstructured, error) {
 	dec := yaml.NewYAMLOrJSONDecoder(bytes.NewReader(raw), 4096)
 	var applied []*unstructured.Unstructured
 	for {
@@ -52,8 +52,8 @@ func ApplyYAML(ctx context.Context, c client.Client, raw []byte, opts ...client.
 		if len(obj.Object) == 0 {
 			continue
 		}
-		opts := append([]client.PatchOption{client.FieldOwner("terraplane-dev"), client.ForceOwnership}, opts...)
-		if err := c.Patch(ctx, obj, client.Apply, opts...); err != nil {
+		opts := append([]client.ApplyOption{client.FieldOwner("terraplane-dev"), client.ForceOwnership}, opts...)
+		if err := c.Apply(ctx, client.ApplyConfigurationFromUnstructured(obj), opts...); err != nil {
 			return nil, fmt.Errorf("apply %s %s: %w", obj.GetKind(), obj.GetName(), err)
 		}
 		applied = append(applied, obj)

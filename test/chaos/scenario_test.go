@@ -227,7 +227,7 @@ func TestChaos(t *testing.T) {
 
 	c := startController(t, workDir, logPath)
 	convergeStart := time.Now()
-	interrupted := s.converge(ctx)
+	interrupted := s.converge()
 	converge := time.Since(convergeStart)
 	c.stop() // gracefully: whatever lock is left now, nothing holds it
 	stopWatch()
@@ -274,7 +274,7 @@ func maxDur(ds []time.Duration) time.Duration {
 // CreateInterrupted with its object made. Acting as the user, it answers a
 // CreateInterrupted whose object was never made with create-again. It returns the
 // interrupted creates: [0] nothing made, [1] object made.
-func (s *scenario) converge(ctx context.Context) [2]int {
+func (s *scenario) converge() [2]int {
 	ctx, cancel := within(s.t, 4*time.Minute)
 	defer cancel()
 	var answered, stopped = map[string]bool{}, map[string]bool{}
