@@ -37,7 +37,6 @@ run: tools build
 
 ## test: hygiene checks, then unit, integration (envtest) and end-to-end tests
 test: tools-test lint
-	$(GO) vet ./...
 	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) ./...
 
 ## lint: gofmt, go mod tidy, go vet and staticcheck (pinned in hack/tools/staticcheck)
