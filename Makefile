@@ -6,8 +6,10 @@ export TERRAPLANE_CACHE := $(CACHE)
 export KUBEBUILDER_ASSETS := $(TOOLS)
 GO ?= go
 TEST_TIMEOUT ?= 40m
+# The end-to-end tests that run a second time with OpenTofu in place of terraform.
+TOFU_TESTS := TestBucketLifecycle|TestModuleAsClass|TestMigrateAndExport|TestPostgreSQLLifecycle|TestMySQLLifecycle
 
-.PHONY: all build generate manifests tools tools-test run test unit lint integration e2e bench chaos fmt vet clean
+.PHONY: all build generate manifests tools tools-test run test test-tofu unit lint integration e2e bench chaos fmt vet clean
 
 all: build
 
@@ -19,9 +21,9 @@ build:
 tools:
 	hack/install-tools.sh terraform providers etcd kube kubectl controller-gen minio
 
-## tools-test: everything the tests need: what tools installs, plus PostgreSQL and MariaDB
+## tools-test: everything the tests need: what tools installs, plus OpenTofu, PostgreSQL and MariaDB
 tools-test: tools
-	hack/install-tools.sh postgres mariadb
+	hack/install-tools.sh tofu postgres mariadb
 
 ## generate: deepcopy functions and CRDs from kubebuilder markers
 generate:
@@ -35,9 +37,17 @@ generate:
 run: tools build
 	bin/terraplane dev --kubeconfig-out .terraplane/kubeconfig --quickstart examples/quickstart
 
-## test: hygiene checks, then unit, integration (envtest) and end-to-end tests
+## test: hygiene checks, then unit, integration (envtest) and end-to-end tests, then the
+## end-to-end subset again with OpenTofu
 test: tools-test lint
 	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) ./...
+	$(MAKE) test-tofu
+
+## test-tofu: the quickstart bucket, a ModuleClass claim, migrate/export and the database
+## modules with OpenTofu (built by tools-test) in place of terraform
+test-tofu:
+	@test -x $(TOOLS)/tofu || { echo "OpenTofu is missing: run make tools-test" >&2; exit 1; }
+	TERRAPLANE_TERRAFORM=$(TOOLS)/tofu $(GO) test -count=1 -timeout 20m -run '^($(TOFU_TESTS))$$' ./test/e2e/
 
 ## lint: gofmt, go mod tidy, go vet and staticcheck (pinned in hack/tools/staticcheck)
 lint:

@@ -20,7 +20,7 @@ import (
 func addManagerFlags(fs *pflag.FlagSet, o *app.Options) {
 	fs.StringVar(&o.WorkDir, "workdir", filepath.Join(os.TempDir(), "terraplane-workspaces"), "directory for Terraform workspaces (disposable: state lives in the cluster)")
 	fs.StringVar(&o.PluginMirror, "plugin-mirror", devenv.PluginMirror(), "filesystem mirror of Terraform providers")
-	fs.StringVar(&o.TerraformPath, "terraform", "", "terraform binary (default: found on PATH)")
+	fs.StringVar(&o.TerraformPath, "terraform", "", "terraform or OpenTofu binary, a path or a name on PATH such as tofu (default: terraform)")
 	fs.IntVar(&o.MaxConcurrentTerraform, "max-concurrent-terraform", 0, "cap on terraform processes running at once (default 2 × CPUs)")
 	fs.IntVar(&o.MaxConcurrentTerraformPerProvider, "max-concurrent-terraform-per-provider", 0, "cap on terraform processes per Provider (default: none beyond the global cap)")
 	fs.IntVar(&o.MaxConcurrentReconciles, "max-concurrent-reconciles", 10, "workers per kind")

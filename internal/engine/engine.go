@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"sync"
@@ -13,10 +14,6 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-version"
-	install "github.com/hashicorp/hc-install"
-	"github.com/hashicorp/hc-install/fs"
-	"github.com/hashicorp/hc-install/product"
-	"github.com/hashicorp/hc-install/src"
 
 	"terraplane.io/terraplane/templates"
 )
@@ -77,7 +74,7 @@ func New(ctx context.Context, opts Options) (*Engine, error) {
 	if opts.GracePeriod <= 0 {
 		opts.GracePeriod = DefaultGracePeriod
 	}
-	execPath, err := FindTerraform(ctx, opts.TerraformPath)
+	execPath, err := FindTerraform(opts.TerraformPath)
 	if err != nil {
 		return nil, err
 	}
@@ -94,17 +91,17 @@ func New(ctx context.Context, opts Options) (*Engine, error) {
 	return e, nil
 }
 
-// FindTerraform locates the terraform binary with hc-install: path if given, else on PATH.
-func FindTerraform(ctx context.Context, path string) (string, error) {
-	source := &fs.AnyVersion{Product: &product.Terraform}
-	if path != "" {
-		source = &fs.AnyVersion{ExactBinPath: path}
+// FindTerraform locates the terraform (or OpenTofu) binary: path may be a file or a name
+// looked up on PATH, such as "tofu"; empty means "terraform".
+func FindTerraform(path string) (string, error) {
+	if path == "" {
+		path = "terraform"
 	}
-	execPath, err := install.NewInstaller().Ensure(ctx, []src.Source{source})
+	execPath, err := exec.LookPath(path)
 	if err != nil {
-		return "", fmt.Errorf("terraform not found (install terraform >= 1.5 on PATH, or pass --terraform): %w", err)
+		return "", fmt.Errorf("%s not found (install terraform >= 1.5 or OpenTofu on PATH, or pass --terraform): %w", path, err)
 	}
-	return execPath, nil
+	return filepath.Abs(execPath)
 }
 
 // TerraformPath is the binary the engine runs.

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -60,6 +61,24 @@ func (e *Env) Stop() {
 	_ = os.RemoveAll(e.dir)
 }
 
+// TerraformBinary is the binary the tests drive: $TERRAPLANE_TERRAFORM (a path, or a name
+// such as "tofu" found on PATH or in the tool cache), else terraform on PATH.
+func TerraformBinary() string {
+	name := os.Getenv("TERRAPLANE_TERRAFORM")
+	if name == "" {
+		return "terraform"
+	}
+	if cached := filepath.Join(devenv.CacheDir(), "bin", name); !strings.Contains(name, "/") && isExecutable(cached) {
+		return cached
+	}
+	return name
+}
+
+func isExecutable(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0
+}
+
 // Manager is a running set of Terraplane controllers.
 type Manager struct {
 	// Engine is the terraform engine the controllers use.
@@ -77,6 +96,9 @@ func (e *Env) StartManager(workDir string, opts app.Options) (*Manager, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	opts.WorkDir = workDir
 	opts.StateKubeconfig = e.ControlPlane.Kubeconfig
+	if opts.TerraformPath == "" {
+		opts.TerraformPath = TerraformBinary()
+	}
 	if opts.PluginMirror == "" {
 		opts.PluginMirror = devenv.PluginMirror()
 	}
