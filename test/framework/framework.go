@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -72,6 +73,17 @@ func TerraformBinary() string {
 		return cached
 	}
 	return name
+}
+
+// TerraformVersion is the first line of `TerraformBinary() version`, or an error naming
+// the make target that installs the binary.
+func TerraformVersion() (string, error) {
+	out, err := exec.Command(TerraformBinary(), "version").Output()
+	if err != nil {
+		return "", fmt.Errorf("%s version: %w (terraform must be on PATH; OpenTofu comes from `make tools-test`)", TerraformBinary(), err)
+	}
+	line, _, _ := strings.Cut(string(out), "\n")
+	return line, nil
 }
 
 func isExecutable(path string) bool {
