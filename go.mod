@@ -4,6 +4,7 @@ go 1.26.0
 
 require (
 	github.com/hashicorp/go-version v1.9.0
+	github.com/hashicorp/hc-install v0.10.0
 	github.com/hashicorp/hcl/v2 v2.25.0
 	github.com/hashicorp/terraform-exec v0.26.0
 	github.com/minio/minio-go/v7 v7.4.1
@@ -19,7 +20,11 @@ require (
 	sigs.k8s.io/controller-runtime v0.25.2
 )
 
-require gotest.tools/v3 v3.5.2 // indirect
+require (
+	github.com/hashicorp/errwrap v1.0.0 // indirect
+	github.com/hashicorp/go-multierror v1.1.1 // indirect
+	gotest.tools/v3 v3.5.2 // indirect
+)
 
 require (
 	github.com/agext/levenshtein v1.2.1 // indirect

@@ -5,15 +5,19 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"text/template"
 	"time"
 
 	"github.com/hashicorp/go-version"
+	install "github.com/hashicorp/hc-install"
+	"github.com/hashicorp/hc-install/fs"
+	"github.com/hashicorp/hc-install/product"
+	"github.com/hashicorp/hc-install/src"
 
 	"terraplane.io/terraplane/templates"
 )
@@ -91,17 +95,22 @@ func New(ctx context.Context, opts Options) (*Engine, error) {
 	return e, nil
 }
 
-// FindTerraform locates the terraform (or OpenTofu) binary: path may be a file or a name
-// looked up on PATH, such as "tofu"; empty means "terraform".
+// FindTerraform locates the terraform (or OpenTofu) binary with hc-install: path may be
+// a file, or a binary name looked up on PATH such as "tofu"; empty means terraform.
 func FindTerraform(path string) (string, error) {
-	if path == "" {
-		path = "terraform"
+	source := &fs.AnyVersion{Product: &product.Terraform}
+	switch {
+	case strings.ContainsRune(path, filepath.Separator):
+		source = &fs.AnyVersion{ExactBinPath: path}
+	case path != "":
+		name := path
+		source = &fs.AnyVersion{Product: &product.Product{Name: name, BinaryName: func() string { return name }}}
 	}
-	execPath, err := exec.LookPath(path)
+	execPath, err := install.NewInstaller().Ensure(context.Background(), []src.Source{source})
 	if err != nil {
-		return "", fmt.Errorf("%s not found (install terraform >= 1.5 or OpenTofu on PATH, or pass --terraform): %w", path, err)
+		return "", fmt.Errorf("terraform not found (install terraform >= 1.5 or OpenTofu on PATH, or pass --terraform): %w", err)
 	}
-	return filepath.Abs(execPath)
+	return execPath, nil
 }
 
 // TerraformPath is the binary the engine runs.
