@@ -21,9 +21,10 @@ build:
 tools:
 	hack/install-tools.sh terraform providers etcd kube kubectl controller-gen minio
 
-## tools-test: everything the tests need: what tools installs, plus OpenTofu, PostgreSQL and MariaDB
+## tools-test: everything the tests need: what tools installs, plus OpenTofu, the AWS API
+## emulator (moto_server), PostgreSQL and MariaDB
 tools-test: tools
-	hack/install-tools.sh tofu postgres mariadb
+	hack/install-tools.sh tofu moto postgres mariadb
 
 ## generate: deepcopy functions and CRDs from kubebuilder markers
 generate:

@@ -4,7 +4,7 @@
 # Everything is built from the Go module proxy at pinned versions (hack/tools/*/go.mod)
 # or found on the machine. A warm re-run only checks stamps and takes seconds.
 #
-#   hack/install-tools.sh [kube|etcd|kubectl|controller-gen|staticcheck|minio|providers|terraform|tofu|postgres|mariadb]...
+#   hack/install-tools.sh [kube|etcd|kubectl|controller-gen|staticcheck|minio|providers|terraform|tofu|moto|postgres|mariadb]...
 #
 # With no arguments it installs what 'make run' needs.
 set -euo pipefail
@@ -113,6 +113,15 @@ install_mariadb() {
 	say "mariadb: $(mariadb --version)"
 }
 
+install_moto() {
+	if ! command -v moto_server >/dev/null; then
+		say "moto: installing the Debian package (the machine image normally ships moto_server)"
+		apt_install python3-moto
+	fi
+	command -v moto_server >/dev/null || die "moto_server (the AWS API emulator, Python moto 5) is not on PATH and could not be installed"
+	say "moto: $(command -v moto_server)"
+}
+
 targets=("$@")
 [[ ${#targets[@]} -gt 0 ]] || targets=(terraform providers etcd kube kubectl controller-gen minio)
 for t in "${targets[@]}"; do
@@ -126,6 +135,7 @@ for t in "${targets[@]}"; do
 	providers) install_providers ;;
 	terraform) install_terraform ;;
 	tofu) install_tofu ;;
+	moto) install_moto ;;
 	postgres) install_postgres ;;
 	mariadb) install_mariadb ;;
 	*) die "unknown tool $t" ;;

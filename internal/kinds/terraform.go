@@ -3,6 +3,7 @@ package kinds
 import (
 	"context"
 	"fmt"
+	"maps"
 	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -115,6 +116,11 @@ func resolveProviderConfigs(ctx context.Context, c client.Client, mg resource.Ma
 			}
 			out.Env[cred.Env] = string(data[cred.SecretKeyRef.Key])
 		}
+		identity, err := providerConfigIdentity(m.Namespace+"/"+pc.Name, pc.Spec.InjectedIdentity)
+		if err != nil {
+			return nil, err
+		}
+		maps.Copy(out.Env, identity)
 	}
 	return out, nil
 }
