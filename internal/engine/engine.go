@@ -85,6 +85,11 @@ func New(ctx context.Context, opts Options) (*Engine, error) {
 	if err := os.MkdirAll(opts.WorkDir, 0o700); err != nil {
 		return nil, fmt.Errorf("create work directory: %w", err)
 	}
+	// Secret variables a crashed run left behind.
+	leftovers, _ := filepath.Glob(filepath.Join(opts.WorkDir, "*", secretVarsFile))
+	for _, f := range leftovers {
+		_ = os.Remove(f)
+	}
 	e := &Engine{opts: opts, execPath: execPath, slots: make(chan struct{}, opts.MaxConcurrent), owner: LockOwner()}
 	if e.version, err = terraformVersion(ctx, execPath, opts.WorkDir); err != nil {
 		return nil, err

@@ -33,6 +33,8 @@ func moduleKind(loader *modsource.Loader) registry.ManagedKind {
 		NewClass:           func() resource.NonPortableClass { return &terraformv1.ModuleClass{} },
 		ProviderGVK:        terraformv1.GroupVersion.WithKind("ProviderConfig"),
 		ResolveProvider:    resolveProviderConfigs,
+		ResolveVariables:   resolveModuleVariables,
+		VariableObjects:    moduleVariableObjects,
 		InputsAreVariables: true,
 		LoadModule: func(ctx context.Context, c client.Client, mg resource.Managed) (*module.Module, error) {
 			return loader.Load(ctx, c, mg.GetNamespace(), mg.(*terraformv1.Module).Spec.Source)
