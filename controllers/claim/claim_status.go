@@ -22,6 +22,8 @@ const (
 	ReasonSucceeded      = "ReconcileSuccess"
 	// ReasonWaitingForFirstConsumer: the class binds on first consumer and none is scheduled.
 	ReasonWaitingForFirstConsumer = "WaitingForFirstConsumer"
+	// ReasonApplying: the claim's latest edit is on its way to the resource.
+	ReasonApplying = "Applying"
 )
 
 // waitRetry is how soon a claim that waits on something under way is looked at again.
@@ -51,11 +53,12 @@ func (r *Reconciler) finish(ctx context.Context, claim resource.Claim, mg resour
 	orig := claim.DeepCopyObject().(resource.Claim)
 	st := claim.GetClaimStatus()
 	gen := claim.GetGeneration()
-	r.mirrorResource(claim, mg)
+	applied := appliedBy(mg)
+	r.mirrorResource(claim, mg, applied)
 	result, retErr := ctrl.Result{}, error(nil)
 	switch u, user := resource.AsUserError(err); {
 	case err == nil:
-		resource.SetCondition(&st.Conditions, gen, common.TypeSynced, metav1.ConditionTrue, ReasonSucceeded, "")
+		r.mirrorSynced(claim, mg)
 		if !resource.IsReady(st.Conditions) {
 			result.RequeueAfter = r.opts.UserErrorRetry
 		}
@@ -78,14 +81,70 @@ func (r *Reconciler) finish(ctx context.Context, claim resource.Claim, mg resour
 		}
 		retErr = err
 	}
+	setProgress(claim, applied && err == nil)
 	if uerr := resource.PatchStatus(ctx, r.client, claim, orig); uerr != nil {
 		return ctrl.Result{}, fmt.Errorf("update status: %w", uerr)
 	}
 	return result, retErr
 }
 
-// mirrorResource sets the binding phase and copies the resource's Ready condition.
-func (r *Reconciler) mirrorResource(claim resource.Claim, mg resource.Managed) {
+// appliedBy says whether mg has applied its current spec: Synced and Ready, both said
+// about its current generation. The claim's edits reach mg's spec before this is asked.
+func appliedBy(mg resource.Managed) bool {
+	if mg == nil {
+		return false
+	}
+	conds := mg.GetManagedStatus().Conditions
+	synced := meta.FindStatusCondition(conds, common.TypeSynced)
+	return synced != nil && synced.Status == metav1.ConditionTrue && synced.ObservedGeneration == mg.GetGeneration() && resource.IsReady(conds)
+}
+
+// mirrorSynced makes the claim's Synced say what its resource's does: a failed update, a
+// plan awaiting approval or a refused change is the claim's problem too.
+func (r *Reconciler) mirrorSynced(claim resource.Claim, mg resource.Managed) {
+	st := claim.GetClaimStatus()
+	if mg != nil {
+		if synced := meta.FindStatusCondition(mg.GetManagedStatus().Conditions, common.TypeSynced); synced != nil && synced.Status == metav1.ConditionFalse {
+			msg := fmt.Sprintf("%s %s/%s: %s", mg.GetObjectKind().GroupVersionKind().Kind, mg.GetNamespace(), mg.GetName(), synced.Message)
+			if resource.SetCondition(&st.Conditions, claim.GetGeneration(), common.TypeSynced, metav1.ConditionFalse, synced.Reason, msg) {
+				r.recorder.Event(claim, corev1.EventTypeWarning, synced.Reason, msg)
+			}
+			return
+		}
+	}
+	resource.SetCondition(&st.Conditions, claim.GetGeneration(), common.TypeSynced, metav1.ConditionTrue, ReasonSucceeded, "")
+}
+
+// setProgress records how far the claim's latest generation got, the way kstatus (and so
+// kubectl wait, Flux and Argo CD) reads it: applied (status.observedGeneration caught up,
+// no Reconciling or Stalled), stalled (Synced=False for a reason someone must act on:
+// observedGeneration caught up, Stalled=True), or in progress (Reconciling=True, and
+// observedGeneration stays at the last generation applied).
+func setProgress(claim resource.Claim, applied bool) {
+	st := claim.GetClaimStatus()
+	gen := claim.GetGeneration()
+	synced := meta.FindStatusCondition(st.Conditions, common.TypeSynced)
+	switch {
+	case synced != nil && synced.Status == metav1.ConditionFalse && synced.Reason != ReasonReconcileError:
+		st.ObservedGeneration = gen
+		meta.RemoveStatusCondition(&st.Conditions, common.TypeReconciling)
+		resource.SetCondition(&st.Conditions, gen, common.TypeStalled, metav1.ConditionTrue, synced.Reason, synced.Message)
+	case applied:
+		st.ObservedGeneration = gen
+		meta.RemoveStatusCondition(&st.Conditions, common.TypeReconciling)
+		meta.RemoveStatusCondition(&st.Conditions, common.TypeStalled)
+	default:
+		meta.RemoveStatusCondition(&st.Conditions, common.TypeStalled)
+		resource.SetCondition(&st.Conditions, gen, common.TypeReconciling, metav1.ConditionTrue, ReasonApplying,
+			fmt.Sprintf("generation %d is not applied yet", gen))
+	}
+}
+
+// mirrorResource sets the binding phase and copies the resource's Ready condition. Ready
+// speaks for the claim's current generation only once that is applied; until then it
+// keeps the generation last applied, so `kubectl wait --for=condition=Ready` after an
+// edit waits for the edit.
+func (r *Reconciler) mirrorResource(claim resource.Claim, mg resource.Managed, applied bool) {
 	st := claim.GetClaimStatus()
 	gen := claim.GetGeneration()
 	if mg == nil {
@@ -98,17 +157,21 @@ func (r *Reconciler) mirrorResource(claim resource.Claim, mg resource.Managed) {
 		return
 	}
 	st.BindingPhase = common.BindingPhaseBound
+	readyGen := gen
+	if !applied {
+		readyGen = st.ObservedGeneration
+	}
 	ready := meta.FindStatusCondition(mg.GetManagedStatus().Conditions, common.TypeReady)
 	if ready == nil {
-		resource.SetCondition(&st.Conditions, gen, common.TypeReady, metav1.ConditionFalse, ReasonWaiting,
+		resource.SetCondition(&st.Conditions, readyGen, common.TypeReady, metav1.ConditionFalse, ReasonWaiting,
 			fmt.Sprintf("waiting for %s %s/%s", mg.GetObjectKind().GroupVersionKind().Kind, mg.GetNamespace(), mg.GetName()))
 		return
 	}
 	if synced := meta.FindStatusCondition(mg.GetManagedStatus().Conditions, common.TypeSynced); ready.Status != metav1.ConditionTrue &&
 		synced != nil && synced.Status == metav1.ConditionFalse {
-		resource.SetCondition(&st.Conditions, gen, common.TypeReady, metav1.ConditionFalse, synced.Reason,
+		resource.SetCondition(&st.Conditions, readyGen, common.TypeReady, metav1.ConditionFalse, synced.Reason,
 			fmt.Sprintf("%s %s/%s: %s", mg.GetObjectKind().GroupVersionKind().Kind, mg.GetNamespace(), mg.GetName(), synced.Message))
 		return
 	}
-	resource.SetCondition(&st.Conditions, gen, common.TypeReady, ready.Status, ready.Reason, ready.Message)
+	resource.SetCondition(&st.Conditions, readyGen, common.TypeReady, ready.Status, ready.Reason, ready.Message)
 }

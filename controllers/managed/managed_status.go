@@ -66,6 +66,25 @@ func (r *Reconciler) finish(ctx context.Context, orig, mg resource.Managed, out 
 	return result, retErr
 }
 
+// observe records that mg's current generation needs no terraform run (an edit that
+// changes nothing terraform sees, such as the reclaim policy): its conditions now speak
+// for that generation, so its claim knows the edit is applied.
+func (r *Reconciler) observe(ctx context.Context, orig, mg resource.Managed, result ctrl.Result) (ctrl.Result, error) {
+	st := mg.GetManagedStatus()
+	gen := mg.GetGeneration()
+	if st.ObservedGeneration == gen {
+		return result, nil
+	}
+	st.ObservedGeneration = gen
+	for i := range st.Conditions {
+		st.Conditions[i].ObservedGeneration = gen
+	}
+	if err := resource.PatchStatus(ctx, r.client, mg, orig); err != nil {
+		return ctrl.Result{}, fmt.Errorf("update status: %w", err)
+	}
+	return result, nil
+}
+
 // failed marks mg Synced=False (and not Ready if it never was) and emits one event per new message.
 func (r *Reconciler) failed(mg resource.Managed, reason, message string) {
 	st := mg.GetManagedStatus()

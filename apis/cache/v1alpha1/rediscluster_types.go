@@ -19,6 +19,8 @@ type RedisClusterSpec struct {
 // +kubebuilder:printcolumn:name="STATUS",type=string,JSONPath=`.status.bindingPhase`
 // +kubebuilder:printcolumn:name="CLASS",type=string,JSONPath=`.spec.classRef.name`
 // +kubebuilder:printcolumn:name="RESOURCE",type=string,JSONPath=`.spec.resourceRef.name`
+// +kubebuilder:printcolumn:name="READY",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
+// +kubebuilder:printcolumn:name="SYNCED",type=string,JSONPath=`.status.conditions[?(@.type=="Synced")].status`
 // +kubebuilder:printcolumn:name="AGE",type=date,JSONPath=`.metadata.creationTimestamp`
 type RedisCluster struct {
 	metav1.TypeMeta   `json:",inline"`

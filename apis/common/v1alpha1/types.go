@@ -37,6 +37,13 @@ const (
 	TypeReady = "Ready"
 	// TypeSynced says whether the last reconcile succeeded.
 	TypeSynced = "Synced"
+	// TypeReconciling is present (True) on a claim while its latest edit is being
+	// applied; kstatus, and so Flux and Argo CD, read it as in progress.
+	TypeReconciling = "Reconciling"
+	// TypeStalled is present (True) on a claim whose latest edit cannot be applied
+	// without someone acting (bad input, a refused or unapproved plan); kstatus reads
+	// it as failed.
+	TypeStalled = "Stalled"
 )
 
 // DefaultClassLabel marks the namespace's default portable class of a claim kind.
@@ -115,7 +122,12 @@ type ClaimStatus struct {
 	// BindingPhase of the claim.
 	// +optional
 	BindingPhase BindingPhase `json:"bindingPhase,omitempty"`
-	// Conditions Ready and Synced.
+	// ObservedGeneration is the claim generation whose changes have been applied to its
+	// resource, or found impossible to apply (then Stalled says why). While it is behind
+	// metadata.generation the claim is Reconciling.
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+	// Conditions Ready and Synced, and Reconciling and Stalled as kstatus reads them.
 	// +optional
 	// +listType=map
 	// +listMapKey=type

@@ -45,6 +45,7 @@ type ClusterStatus struct {
 // +kubebuilder:printcolumn:name="ENDPOINT",type=string,JSONPath=`.status.atProvider.endpoint`
 // +kubebuilder:printcolumn:name="VERSION",type=string,JSONPath=`.status.atProvider.version`
 // +kubebuilder:printcolumn:name="READY",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
+// +kubebuilder:printcolumn:name="SYNCED",type=string,JSONPath=`.status.conditions[?(@.type=="Synced")].status`
 // +kubebuilder:printcolumn:name="AGE",type=date,JSONPath=`.metadata.creationTimestamp`
 type Cluster struct {
 	metav1.TypeMeta   `json:",inline"`

@@ -82,6 +82,7 @@ type ObjectStatus struct {
 // +kubebuilder:printcolumn:name="NAME",type=string,JSONPath=`.spec.forProvider.manifest.metadata.name`
 // +kubebuilder:printcolumn:name="PROVIDER",type=string,JSONPath=`.spec.providerRef.name`
 // +kubebuilder:printcolumn:name="READY",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
+// +kubebuilder:printcolumn:name="SYNCED",type=string,JSONPath=`.status.conditions[?(@.type=="Synced")].status`
 // +kubebuilder:printcolumn:name="AGE",type=date,JSONPath=`.metadata.creationTimestamp`
 type Object struct {
 	metav1.TypeMeta   `json:",inline"`

@@ -247,6 +247,7 @@ type ModuleStatus struct {
 // +kubebuilder:printcolumn:name="CLAIM",type=string,JSONPath=`.spec.claimRef.name`
 // +kubebuilder:printcolumn:name="CLASS",type=string,JSONPath=`.spec.classRef.name`
 // +kubebuilder:printcolumn:name="READY",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
+// +kubebuilder:printcolumn:name="SYNCED",type=string,JSONPath=`.status.conditions[?(@.type=="Synced")].status`
 // +kubebuilder:printcolumn:name="AGE",type=date,JSONPath=`.metadata.creationTimestamp`
 type Module struct {
 	metav1.TypeMeta   `json:",inline"`

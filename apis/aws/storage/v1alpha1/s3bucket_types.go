@@ -87,6 +87,7 @@ type S3BucketStatus struct {
 // +kubebuilder:printcolumn:name="CLAIM",type=string,JSONPath=`.spec.claimRef.name`
 // +kubebuilder:printcolumn:name="CLASS",type=string,JSONPath=`.spec.classRef.name`
 // +kubebuilder:printcolumn:name="READY",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
+// +kubebuilder:printcolumn:name="SYNCED",type=string,JSONPath=`.status.conditions[?(@.type=="Synced")].status`
 // +kubebuilder:printcolumn:name="AGE",type=date,JSONPath=`.metadata.creationTimestamp`
 type S3Bucket struct {
 	metav1.TypeMeta   `json:",inline"`

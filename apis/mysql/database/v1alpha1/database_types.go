@@ -83,6 +83,7 @@ type DatabaseStatus struct {
 // +kubebuilder:printcolumn:name="CLAIM",type=string,JSONPath=`.spec.claimRef.name`
 // +kubebuilder:printcolumn:name="CLASS",type=string,JSONPath=`.spec.classRef.name`
 // +kubebuilder:printcolumn:name="READY",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
+// +kubebuilder:printcolumn:name="SYNCED",type=string,JSONPath=`.status.conditions[?(@.type=="Synced")].status`
 // +kubebuilder:printcolumn:name="AGE",type=date,JSONPath=`.metadata.creationTimestamp`
 type Database struct {
 	metav1.TypeMeta   `json:",inline"`
