@@ -19,9 +19,9 @@ build:
 tools:
 	hack/install-tools.sh terraform providers etcd kube kubectl controller-gen minio
 
-## tools-test: everything the tests need: what tools installs, plus PostgreSQL and MariaDB
+## tools-test: everything the tests need: what tools installs, plus helm, PostgreSQL and MariaDB
 tools-test: tools
-	hack/install-tools.sh postgres mariadb
+	hack/install-tools.sh helm postgres mariadb
 
 ## generate: deepcopy functions and CRDs from kubebuilder markers
 generate:

@@ -4,7 +4,7 @@
 # Everything is built from the Go module proxy at pinned versions (hack/tools/*/go.mod)
 # or found on the machine. A warm re-run only checks stamps and takes seconds.
 #
-#   hack/install-tools.sh [kube|etcd|kubectl|controller-gen|staticcheck|minio|providers|terraform|postgres|mariadb]...
+#   hack/install-tools.sh [kube|etcd|kubectl|controller-gen|staticcheck|minio|helm|providers|terraform|postgres|mariadb]...
 #
 # With no arguments it installs what 'make run' needs.
 set -euo pipefail
@@ -54,6 +54,7 @@ install_etcd() { build etcd etcd go.etcd.io/etcd/server/v3; }
 install_controller_gen() { build controller-gen controller-gen sigs.k8s.io/controller-tools/cmd/controller-gen; }
 install_staticcheck() { build staticcheck staticcheck honnef.co/go/tools/cmd/staticcheck; }
 install_minio() { build minio minio github.com/minio/minio; }
+install_helm() { build helm helm helm.sh/helm/v3/cmd/helm; }
 
 # provider_dir NS TYPE VERSION prints the mirror directory of one provider.
 provider_dir() { echo "$MIRROR/registry.terraform.io/$1/$2/$3/linux_amd64"; }
@@ -115,6 +116,7 @@ for t in "${targets[@]}"; do
 	controller-gen) install_controller_gen ;;
 	staticcheck) install_staticcheck ;;
 	minio) install_minio ;;
+	helm) install_helm ;;
 	providers) install_providers ;;
 	terraform) install_terraform ;;
 	postgres) install_postgres ;;

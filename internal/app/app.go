@@ -15,8 +15,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/config"
-	"sigs.k8s.io/controller-runtime/pkg/healthz"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"terraplane.io/terraplane/controllers/claim"
 	"terraplane.io/terraplane/controllers/managed"
@@ -40,7 +38,8 @@ type Options struct {
 	TerraformPath string
 	// StateKubeconfig is the kubeconfig terraform's state backend uses; empty means in-cluster.
 	StateKubeconfig string
-	// MaxConcurrentTerraform caps terraform processes; 0 means 2 × CPUs.
+	// MaxConcurrentTerraform caps terraform processes; 0 derives it from the container's
+	// CPU quota and memory limit (DefaultMaxConcurrentTerraform).
 	MaxConcurrentTerraform int
 	// MaxConcurrentTerraformPerProvider caps terraform processes per Provider; 0 means no cap.
 	MaxConcurrentTerraformPerProvider int
@@ -52,6 +51,8 @@ type Options struct {
 	UserErrorRetry time.Duration
 	// MetricsAddr serves Prometheus metrics; "0" disables.
 	MetricsAddr string
+	// MetricsSecure serves metrics over HTTPS behind Kubernetes authn/authz.
+	MetricsSecure bool
 	// HealthAddr serves /healthz and /readyz; "0" disables.
 	HealthAddr string
 	// ModuleSourceAllow lists the URL prefixes git module sources may use; empty allows any.
@@ -84,6 +85,7 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manager, *en
 	if opts.HealthAddr == "" {
 		opts.HealthAddr = "0"
 	}
+	defaultConcurrency(&opts)
 	cfg = rest.CopyConfig(cfg)
 	if cfg.QPS == 0 {
 		// client-go's default (5 QPS, or 20 in controller-runtime) makes the API client,
@@ -94,7 +96,7 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manager, *en
 	reg := kinds.NewRegistry(loader)
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                  reg.Scheme(),
-		Metrics:                 metricsserver.Options{BindAddress: opts.MetricsAddr},
+		Metrics:                 metricsOptions(opts.MetricsAddr, opts.MetricsSecure),
 		HealthProbeBindAddress:  opts.HealthAddr,
 		LeaderElection:          opts.LeaderElection,
 		LeaderElectionID:        "terraplane-controller",
@@ -155,11 +157,8 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manager, *en
 	if err := scheduler.Setup(mgr, scheduler.Options{Retry: opts.UserErrorRetry}); err != nil {
 		return nil, nil, fmt.Errorf("set up scheduler: %w", err)
 	}
-	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
-		return nil, nil, fmt.Errorf("add health check: %w", err)
-	}
-	if err := mgr.AddReadyzCheck("readyz", healthz.Ping); err != nil {
-		return nil, nil, fmt.Errorf("add ready check: %w", err)
+	if err := addProbes(mgr, eng); err != nil {
+		return nil, nil, err
 	}
 	return mgr, eng, nil
 }
