@@ -7,13 +7,27 @@ export KUBEBUILDER_ASSETS := $(TOOLS)
 GO ?= go
 TEST_TIMEOUT ?= 40m
 
-.PHONY: all build generate manifests tools tools-test run test unit lint integration e2e bench chaos fmt vet clean
+IMAGE_TAG ?= dev
+TERRAFORM ?= terraform
+
+.PHONY: image image-push all build generate manifests tools tools-test run test unit lint integration e2e bench chaos fmt vet clean
 
 all: build
 
 ## build: compile bin/terraplane
 build:
 	$(GO) build -o bin/terraplane ./cmd/terraplane
+
+## image: build the container image (no container engine) into bin/image: make image [PROVIDERS=aws,random] [TERRAFORM=tofu] [IMAGE_TAG=dev]
+image:
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "-s -w" -o bin/image/terraplane ./cmd/terraplane
+	$(GO) run ./hack/image build -terraplane bin/image/terraplane -terraform $(TERRAFORM) -providers "$(PROVIDERS)" \
+		-mirror $(CACHE)/providers -tag terraplane:$(IMAGE_TAG) -out bin/image
+
+## image-push: push the image to a registry: make image-push REGISTRY=registry.example.com/platform [IMAGE_TAG=v0.1.0]
+image-push: image
+	@[ -n "$(REGISTRY)" ] || { echo "set REGISTRY, e.g. make image-push REGISTRY=registry.example.com/platform" >&2; exit 1; }
+	$(GO) run ./hack/image push -layout bin/image/oci -to $(REGISTRY)/terraplane:$(IMAGE_TAG)
 
 ## tools: install kube-apiserver, etcd, kubectl, controller-gen, providers and MinIO into $(CACHE)
 tools:
