@@ -58,7 +58,7 @@ func Build(o Options) (v1.Image, error) {
 	}
 	layers := []v1.Layer{base, tf}
 	if len(o.Providers) > 0 {
-		entries, err := providerEntries(o.ProviderMirror, o.Providers)
+		entries, err := providerEntries(o.ProviderMirror, registryHost(tfName), o.Providers)
 		if err != nil {
 			return nil, err
 		}
@@ -118,18 +118,27 @@ func baseEntries(caCerts string) []entry {
 	}
 }
 
-// providerEntries lists the mirror's packages of the named provider types, for the
-// linux_amd64 platform, under Mirror in the image.
-func providerEntries(mirror string, types []string) ([]entry, error) {
+// registryHost is the registry that provider addresses without a host mean to the binary:
+// registry.opentofu.org for tofu, registry.terraform.io for terraform.
+func registryHost(binary string) string {
+	if strings.HasPrefix(binary, "tofu") {
+		return "registry.opentofu.org"
+	}
+	return "registry.terraform.io"
+}
+
+// providerEntries lists the mirror's packages of the named provider types from host's
+// tree, for the linux_amd64 platform, under Mirror in the image.
+func providerEntries(mirror, host string, types []string) ([]entry, error) {
 	var out []entry
 	for _, typ := range types {
 		typ = strings.TrimSpace(typ)
-		matches, err := filepath.Glob(filepath.Join(mirror, "*", "*", typ, "*", "linux_amd64", "terraform-provider-"+typ+"*"))
+		matches, err := filepath.Glob(filepath.Join(mirror, host, "*", typ, "*", "linux_amd64", "terraform-provider-"+typ+"*"))
 		if err != nil {
 			return nil, err
 		}
 		if len(matches) == 0 {
-			return nil, fmt.Errorf("provider %q is not in the mirror %s (hack/install-tools.sh providers fills it)", typ, mirror)
+			return nil, fmt.Errorf("provider %q is not in the mirror %s under %s (hack/install-tools.sh providers fills it)", typ, mirror, host)
 		}
 		for _, m := range matches {
 			rel, err := filepath.Rel(mirror, m)
