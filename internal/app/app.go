@@ -36,6 +36,13 @@ type Options struct {
 	PluginMirror string
 	// TerraformPath is the terraform binary; empty finds it on PATH.
 	TerraformPath string
+	// ProviderMirrorURL is a provider network mirror (the static-file protocol).
+	ProviderMirrorURL string
+	// ProviderDownload lets terraform download providers from their registries.
+	ProviderDownload bool
+	// PluginCacheDir caches providers a network mirror or registry served; empty means
+	// <WorkDir>/.plugin-cache.
+	PluginCacheDir string
 	// StateKubeconfig is the kubeconfig terraform's state backend uses; empty means in-cluster.
 	StateKubeconfig string
 	// MaxConcurrentTerraform caps terraform processes; 0 derives it from the container's
@@ -121,6 +128,7 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manager, *en
 		TerraformPath: opts.TerraformPath,
 		WorkDir:       opts.WorkDir,
 		PluginMirror:  opts.PluginMirror,
+		NetworkMirror: opts.ProviderMirrorURL, AllowDirect: opts.ProviderDownload, PluginCacheDir: opts.PluginCacheDir,
 		MaxConcurrent: opts.MaxConcurrentTerraform,
 
 		MaxConcurrentPerGroup: opts.MaxConcurrentTerraformPerProvider,
