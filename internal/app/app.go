@@ -25,6 +25,7 @@ import (
 	"terraplane.io/terraplane/internal/engine"
 	"terraplane.io/terraplane/internal/kinds"
 	"terraplane.io/terraplane/internal/modsource"
+	"terraplane.io/terraplane/internal/module"
 	"terraplane.io/terraplane/internal/remote"
 )
 
@@ -150,7 +151,8 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manager, *en
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := moduleclass.Setup(mgr, loader); err != nil {
+	sources := module.ProviderSources{Mirror: opts.PluginMirror, NetworkMirror: opts.ProviderMirrorURL, Direct: opts.ProviderDownload}
+	if err := moduleclass.Setup(mgr, loader, moduleclass.WithProviderSources(sources)); err != nil {
 		return nil, nil, fmt.Errorf("set up ModuleClass controller: %w", err)
 	}
 	if err := stack.Setup(mgr, stack.Options{DefaultRegistry: opts.StackRegistry, UserErrorRetry: opts.UserErrorRetry}); err != nil {

@@ -16,11 +16,13 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	common "terraplane.io/terraplane/apis/common/v1alpha1"
 	terraformv1 "terraplane.io/terraplane/apis/terraform/v1alpha1"
@@ -80,8 +82,8 @@ func writeJSON(g Gomega, path string, v any) {
 
 // TestNetworkMirror serves the tool cache's random provider from an HTTPS server on
 // loopback in the network-mirror layout; a controller with no filesystem mirror
-// initialises a ModuleClass claim's workspace from it and downloads the provider once
-// into the shared plugin cache.
+// initialises two Modules' workspaces from it, downloading the provider once into the
+// shared plugin cache, and a ModuleClass needing a version the mirror lacks says so.
 func TestNetworkMirror(t *testing.T) {
 	g := NewWithT(t)
 	ctx := context.Background()
@@ -125,6 +127,28 @@ func TestNetworkMirror(t *testing.T) {
 		g.Expect(env.Client.Create(ctx, mod)).To(Succeed())
 		waitReady(g, ctx, mod, func() []metav1.Condition { return mod.Status.Conditions })
 	}
+
+	By(t, "a ModuleClass whose module needs a provider version the mirror lacks is not Ready, and says why")
+	for name, constraint := range map[string]string{"random-any": "", "random-4": `, version = "~> 4.0"`} {
+		module := strings.Replace(randomModule, `source = "hashicorp/random"`, `source = "hashicorp/random"`+constraint, 1)
+		g.Expect(env.Client.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+			Data: map[string]string{"main.tf": module}})).To(Succeed())
+		class := &terraformv1.ModuleClass{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
+		class.SpecTemplate.ReclaimPolicy = common.ReclaimDelete
+		class.SpecTemplate.Source = terraformv1.ModuleSource{ConfigMap: &terraformv1.ConfigMapSource{Name: name}}
+		class.SpecTemplate.ProviderConfigRefs = []common.LocalReference{{Name: "random"}}
+		class.SpecTemplate.ForProvider = &apiextensionsv1.JSON{Raw: []byte(`{"name": "x"}`)}
+		g.Expect(env.Client.Create(ctx, class)).To(Succeed())
+	}
+	anyVersion := &terraformv1.ModuleClass{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "random-any"}}
+	waitReady(g, ctx, anyVersion, func() []metav1.Condition { return anyVersion.Status.Conditions })
+	tooNew := &terraformv1.ModuleClass{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "random-4"}}
+	g.Eventually(func(g Gomega) {
+		g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(tooNew), tooNew)).To(Succeed())
+		g.Expect(tooNew.Status.Conditions).To(ContainElement(And(HaveField("Type", common.TypeReady), HaveField("Status", metav1.ConditionFalse),
+			HaveField("Reason", "ProviderUnavailable"),
+			HaveField("Message", "provider registry.terraform.io/hashicorp/random ~> 4.0 is not in the provider mirror (it holds 3.9.0)"))))
+	}).WithTimeout(time.Minute).Should(Succeed())
 
 	mu.Lock()
 	defer mu.Unlock()
