@@ -9,7 +9,9 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-containerregistry/pkg/name"
 	"github.com/google/go-containerregistry/pkg/v1/mutate"
+	"github.com/google/go-containerregistry/pkg/v1/tarball"
 )
 
 // TestBuildLayout builds an image from small stand-in files and checks its file system,
@@ -81,6 +83,17 @@ func TestBuildLayout(t *testing.T) {
 	}
 	if err := WriteTarball(img, filepath.Join(dir, "image.tar"), "terraplane:test"); err != nil {
 		t.Fatal(err)
+	}
+	tag, err := name.NewTag("terraplane:test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fromTar, err := tarball.ImageFromPath(filepath.Join(dir, "image.tar"), &tag)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d3, _ := fromTar.Digest(); d3 != d1 {
+		t.Errorf("tarball digest %s, built %s", d3, d1)
 	}
 	if _, err := Build(Options{Terraplane: filepath.Join(dir, "terraplane"), Terraform: filepath.Join(dir, "bin/terraform"),
 		CACerts: filepath.Join(dir, "ca.crt"), ProviderMirror: mirror, Providers: []string{"aws"}, Scratch: scratch}); err == nil {
