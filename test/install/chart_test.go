@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -74,6 +75,20 @@ func TestKustomize(t *testing.T) {
 	g.Expect(env.Namespace(ctx, "terraplane-system")).To(Succeed())
 	applyManifests(g, manifests)
 	admitPodTemplate(g, ctx, "terraplane-system", manifests)
+
+	By(t, "the kustomize Deployment runs the pod the chart's defaults render")
+	helm := tool(t, "helm", "make tools-test")
+	chart := deployment(g, runTool(g, helm, "template", "terraplane", chartDir, "-n", "terraplane-system"))
+	kust := deployment(g, manifests)
+	pc, kc := chart.Spec.Template.Spec, kust.Spec.Template.Spec
+	g.Expect(kc.SecurityContext).To(Equal(pc.SecurityContext))
+	g.Expect(kc.TerminationGracePeriodSeconds).To(Equal(pc.TerminationGracePeriodSeconds))
+	g.Expect(kc.Volumes).To(Equal(pc.Volumes))
+	c, k := pc.Containers[0], kc.Containers[0]
+	g.Expect(k.Args).To(ConsistOf(c.Args))
+	for _, field := range []string{"SecurityContext", "Resources", "VolumeMounts", "Ports", "LivenessProbe", "ReadinessProbe"} {
+		g.Expect(k).To(HaveField(field, reflect.ValueOf(c).FieldByName(field).Interface()), field)
+	}
 }
 
 // TestRestrictedRefusesPlainPod makes sure the admission check above can fail: a pod
