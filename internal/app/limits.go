@@ -26,23 +26,29 @@ type Limits struct {
 	Memory int64
 }
 
-// ReadLimits reads the container's CPU quota and memory limit from the cgroup file
-// system mounted at root (normally /sys/fs/cgroup): cgroup v2 first (cpu.max,
-// memory.max), then v1 (cpu/cpu.cfs_quota_us, memory/memory.limit_in_bytes).
+// ReadLimits reads the CPU quota and memory limit of the process's cgroup from the cgroup
+// file system mounted at root (normally /sys/fs/cgroup): cgroup v2 first (cpu.max,
+// memory.max), then v1 (cpu/cpu.cfs_quota_us, memory/memory.limit_in_bytes). The
+// process's own cgroup comes from /proc/self/cgroup; in a container, whose cgroup
+// namespace makes its cgroup the root, that is root itself.
 func ReadLimits(root string) Limits {
+	return readLimits(root, ownCgroups("/proc/self/cgroup"))
+}
+
+func readLimits(root string, own map[string]string) Limits {
 	var l Limits
-	if quota, period, ok := readPair(filepath.Join(root, "cpu.max")); ok {
+	if quota, period, ok := readPair(cgroupFile(root, "", own[""], "cpu.max")); ok {
 		l.CPUs = quotaCPUs(quota, period)
 	} else {
-		quota, okQ := readInt(filepath.Join(root, "cpu", "cpu.cfs_quota_us"))
-		period, okP := readInt(filepath.Join(root, "cpu", "cpu.cfs_period_us"))
+		quota, okQ := readInt(cgroupFile(root, "cpu", own["cpu"], "cpu.cfs_quota_us"))
+		period, okP := readInt(cgroupFile(root, "cpu", own["cpu"], "cpu.cfs_period_us"))
 		if okQ && okP {
 			l.CPUs = quotaCPUs(quota, period)
 		}
 	}
-	if m, ok := readInt(filepath.Join(root, "memory.max")); ok {
+	if m, ok := readInt(cgroupFile(root, "", own[""], "memory.max")); ok {
 		l.Memory = m
-	} else if m, ok := readInt(filepath.Join(root, "memory", "memory.limit_in_bytes")); ok {
+	} else if m, ok := readInt(cgroupFile(root, "memory", own["memory"], "memory.limit_in_bytes")); ok {
 		l.Memory = m
 	}
 	// cgroup v1 reports "no limit" as a number near the largest page-aligned int64.
@@ -50,6 +56,42 @@ func ReadLimits(root string) Limits {
 		l.Memory = 0
 	}
 	return l
+}
+
+// cgroupFile is name in the process's cgroup of a hierarchy (controller "" for v2) when
+// that exists, else in the hierarchy's root (a container's own cgroup).
+func cgroupFile(root, controller, own, name string) string {
+	if own != "" && own != "/" {
+		p := filepath.Join(root, controller, own, name)
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+	}
+	return filepath.Join(root, controller, name)
+}
+
+// ownCgroups maps each hierarchy's controllers ("" for cgroup v2, "cpu", "memory") to the
+// process's cgroup path in it, read from a /proc/<pid>/cgroup file.
+func ownCgroups(path string) map[string]string {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil
+	}
+	out := map[string]string{}
+	for _, line := range strings.Split(strings.TrimSpace(string(raw)), "\n") {
+		parts := strings.SplitN(line, ":", 3)
+		if len(parts) != 3 {
+			continue
+		}
+		if parts[1] == "" {
+			out[""] = parts[2]
+			continue
+		}
+		for _, c := range strings.Split(parts[1], ",") {
+			out[c] = parts[2]
+		}
+	}
+	return out
 }
 
 // DefaultMaxConcurrentTerraform derives the cap on terraform processes from the limits:

@@ -38,10 +38,29 @@ func TestReadLimits(t *testing.T) {
 		{"garbage", map[string]string{"cpu.max": "lots\n", "memory.max": "plenty\n"}, Limits{}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := ReadLimits(writeFiles(t, tc.files)); got != tc.want {
+			if got := readLimits(writeFiles(t, tc.files), nil); got != tc.want {
 				t.Errorf("ReadLimits = %+v, want %+v", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestReadLimitsOwnCgroup reads the limits of the process's own cgroup, named in
+// /proc/self/cgroup, rather than those of the hierarchy's root.
+func TestReadLimitsOwnCgroup(t *testing.T) {
+	root := writeFiles(t, map[string]string{
+		"cpu/cpu.cfs_quota_us": "-1\n", "cpu/cpu.cfs_period_us": "100000\n",
+		"cpu/pods/p1/cpu.cfs_quota_us": "50000\n", "cpu/pods/p1/cpu.cfs_period_us": "100000\n",
+		"memory/memory.limit_in_bytes": "9223372036854771712\n", "memory/pods/p1/memory.limit_in_bytes": "536870912\n",
+	})
+	procCgroup := writeFiles(t, map[string]string{"cgroup": "5:memory:/pods/p1\n2:cpu,cpuacct:/pods/p1\n0::/\n"})
+	own := ownCgroups(filepath.Join(procCgroup, "cgroup"))
+	if got, want := readLimits(root, own), (Limits{CPUs: 0.5, Memory: 512 << 20}); got != want {
+		t.Errorf("readLimits = %+v, want %+v", got, want)
+	}
+	// A path that does not exist under root (a container's view) falls back to the root.
+	if got, want := readLimits(root, map[string]string{"cpu": "/elsewhere", "memory": "/elsewhere"}), (Limits{}); got != want {
+		t.Errorf("readLimits = %+v, want %+v", got, want)
 	}
 }
 

@@ -67,11 +67,7 @@ func TestImage(t *testing.T) {
 
 	By(t, "build a static terraplane and the image with the aws and random providers")
 	work := t.TempDir()
-	bin := filepath.Join(work, "terraplane")
-	build := exec.Command("go", "build", "-trimpath", "-ldflags", "-s -w", "-o", bin, "terraplane.io/terraplane/cmd/terraplane")
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	out, err := build.CombinedOutput()
-	g.Expect(err).NotTo(HaveOccurred(), string(out))
+	bin := terraplaneBinary(t)
 	scratch := filepath.Join(work, "layers")
 	g.Expect(os.Mkdir(scratch, 0o755)).To(Succeed())
 	img, err := image.Build(image.Options{Terraplane: bin, Terraform: terraform, CACerts: "/etc/ssl/certs/ca-certificates.crt",

@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
 	"testing"
 
 	"terraplane.io/terraplane/test/framework"
@@ -31,5 +32,10 @@ func run(m *testing.M) int {
 		return 1
 	}
 	defer env.Stop()
+	defer func() {
+		if binary != "" {
+			_ = os.RemoveAll(filepath.Dir(binary))
+		}
+	}()
 	return m.Run()
 }
