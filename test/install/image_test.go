@@ -20,6 +20,7 @@ import (
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -142,7 +143,16 @@ func TestImage(t *testing.T) {
 	waitReady(g, ctx, bucket, func() []metav1.Condition { return bucket.Status.Conditions })
 
 	By(t, "a ModuleClass claim with the random provider becomes Ready")
-	claimThroughModuleClass(g, ctx)
+	claim := claimThroughModuleClass(g, ctx)
+
+	By(t, "deleting the claims destroys what they made")
+	for _, obj := range []client.Object{bucket, claim} {
+		g.Expect(env.Client.Delete(ctx, obj)).To(Succeed())
+	}
+	for _, obj := range []client.Object{bucket, claim} {
+		g.Eventually(func() bool { return apierrors.IsNotFound(env.Client.Get(ctx, client.ObjectKeyFromObject(obj), obj)) }).
+			WithTimeout(3*time.Minute).WithPolling(time.Second).Should(BeTrue(), "%s is deleted", obj.GetName())
+	}
 }
 
 // applyQuickstart applies examples/quickstart with its Provider pointed at endpoint.
@@ -159,7 +169,7 @@ func applyQuickstart(g Gomega, ctx context.Context, endpoint string) {
 	}
 }
 
-func claimThroughModuleClass(g Gomega, ctx context.Context) {
+func claimThroughModuleClass(g Gomega, ctx context.Context) *databasev1.PostgreSQLInstance {
 	const adminNS, appNS = "terraplane-system", "team"
 	g.Expect(env.Namespace(ctx, appNS)).To(Succeed())
 	g.Expect(env.Client.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: adminNS, Name: "team-module"},
@@ -178,6 +188,7 @@ func claimThroughModuleClass(g Gomega, ctx context.Context) {
 	claim.Spec.ClassRef = &common.LocalReference{Name: "team-db"}
 	g.Expect(env.Client.Create(ctx, claim)).To(Succeed())
 	waitReady(g, ctx, claim, func() []metav1.Condition { return claim.Status.Conditions })
+	return claim
 }
 
 // waitReady waits until obj's Ready condition is True.

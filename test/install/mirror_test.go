@@ -21,6 +21,7 @@ import (
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -118,6 +119,28 @@ func TestNetworkMirror(t *testing.T) {
 		Data: map[string]string{"main.tf": randomModule}})).To(Succeed())
 	g.Expect(env.Client.Create(ctx, &terraformv1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "random"},
 		Spec: terraformv1.ProviderConfigSpec{Source: "hashicorp/random", Version: "3.9.0"}})).To(Succeed())
+	downloads := func() int {
+		mu.Lock()
+		defer mu.Unlock()
+		n := 0
+		for _, p := range served {
+			if strings.HasPrefix(p, "GET ") && strings.HasSuffix(p, ".zip") {
+				n++
+			}
+		}
+		return n
+	}
+	var mods []*terraformv1.Module
+	defer func() {
+		for _, mod := range mods {
+			_ = env.Client.Delete(ctx, mod)
+		}
+		for _, mod := range mods {
+			g.Eventually(func() bool { return apierrors.IsNotFound(env.Client.Get(ctx, client.ObjectKeyFromObject(mod), mod)) }).
+				WithTimeout(time.Minute).Should(BeTrue(), "Module %s is deleted", mod.Name)
+		}
+	}()
+	afterFirst := 0
 	for _, name := range []string{"one", "two"} {
 		mod := &terraformv1.Module{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
 		mod.Spec.Source = terraformv1.ModuleSource{ConfigMap: &terraformv1.ConfigMapSource{Name: "team-module"}}
@@ -125,8 +148,14 @@ func TestNetworkMirror(t *testing.T) {
 		mod.Spec.ForProvider = &apiextensionsv1.JSON{Raw: []byte(`{"name": "` + name + `"}`)}
 		mod.Spec.ReclaimPolicy = common.ReclaimDelete
 		g.Expect(env.Client.Create(ctx, mod)).To(Succeed())
+		mods = append(mods, mod)
 		waitReady(g, ctx, mod, func() []metav1.Condition { return mod.Status.Conditions })
+		if afterFirst == 0 {
+			afterFirst = downloads()
+		}
 	}
+	g.Expect(afterFirst).To(BeNumerically(">=", 1), "the first workspace downloads the provider from the network mirror")
+	g.Expect(downloads()).To(Equal(afterFirst), "the second workspace takes the provider from the plugin cache")
 
 	By(t, "a ModuleClass whose module needs a provider version the mirror lacks is not Ready, and says why")
 	for name, constraint := range map[string]string{"random-any": "", "random-4": `, version = "~> 4.0"`} {
@@ -151,15 +180,8 @@ func TestNetworkMirror(t *testing.T) {
 	}).WithTimeout(time.Minute).Should(Succeed())
 
 	mu.Lock()
-	defer mu.Unlock()
 	g.Expect(served).To(ContainElement("GET /registry.terraform.io/hashicorp/random/index.json"))
-	var downloads int
-	for _, p := range served {
-		if strings.HasPrefix(p, "GET ") && strings.HasSuffix(p, ".zip") {
-			downloads++
-		}
-	}
-	g.Expect(downloads).To(Equal(1), "the second workspace takes the provider from the plugin cache: %v", served)
+	mu.Unlock()
 	cached, err := filepath.Glob(filepath.Join(cache, "registry.terraform.io", "hashicorp", "random", "*", "linux_amd64", "terraform-provider-random*"))
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(cached).NotTo(BeEmpty(), "the provider is in the shared plugin cache")
