@@ -148,15 +148,10 @@ func initTerraform(ctx context.Context, tf *tfexec.Terraform, env map[string]str
 }
 
 // passEnv are the controller's environment variables terraform gets: the basics, the
-// in-cluster API address (the kubernetes state backend's in_cluster_config), proxies
-// (network mirrors and registries) and the pod's workload identity (EKS IRSA and Pod
-// Identity, Azure workload identity; GKE's needs none), which the webhooks of those
-// clouds inject and which name token files, not secrets.
+// in-cluster API address (the kubernetes state backend's in_cluster_config) and proxies
+// (network mirrors and registries).
 var passEnv = []string{"PATH", "HOME", "TMPDIR", "LANG", "SSL_CERT_FILE", "SSL_CERT_DIR",
-	"KUBERNETES_SERVICE_HOST", "KUBERNETES_SERVICE_PORT", "HTTPS_PROXY", "HTTP_PROXY", "NO_PROXY", "https_proxy", "http_proxy", "no_proxy",
-	"AWS_ROLE_ARN", "AWS_WEB_IDENTITY_TOKEN_FILE", "AWS_ROLE_SESSION_NAME", "AWS_REGION", "AWS_DEFAULT_REGION", "AWS_STS_REGIONAL_ENDPOINTS",
-	"AWS_CONTAINER_CREDENTIALS_FULL_URI", "AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE",
-	"AZURE_CLIENT_ID", "AZURE_TENANT_ID", "AZURE_FEDERATED_TOKEN_FILE", "AZURE_AUTHORITY_HOST"}
+	"KUBERNETES_SERVICE_HOST", "KUBERNETES_SERVICE_PORT", "HTTPS_PROXY", "HTTP_PROXY", "NO_PROXY", "https_proxy", "http_proxy", "no_proxy"}
 
 // env is the child process environment: a minimal base, the CLI config, and ws.Env.
 func (e *Engine) env(ws Workspace) map[string]string {
