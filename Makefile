@@ -6,11 +6,13 @@ export TERRAPLANE_CACHE := $(CACHE)
 export KUBEBUILDER_ASSETS := $(TOOLS)
 GO ?= go
 TEST_TIMEOUT ?= 40m
+# The end-to-end tests that run a second time with OpenTofu in place of terraform.
+TOFU_TESTS := TestBucketLifecycle|TestModuleAsClass|TestMigrateAndExport|TestPostgreSQLLifecycle|TestMySQLLifecycle
 
 IMAGE_TAG ?= dev
 TERRAFORM ?= terraform
 
-.PHONY: image image-push all build generate manifests tools tools-test run test unit lint integration e2e bench chaos fmt vet clean
+.PHONY: image image-push all build generate manifests tools tools-test run test test-tofu unit lint integration e2e bench chaos fmt vet clean
 
 all: build
 
@@ -33,9 +35,10 @@ image-push: image
 tools:
 	hack/install-tools.sh terraform providers etcd kube kubectl controller-gen minio
 
-## tools-test: everything the tests need: what tools installs, plus helm, PostgreSQL and MariaDB
+## tools-test: everything the tests need: what tools installs, plus helm, OpenTofu, the
+## AWS API emulator (moto_server), PostgreSQL and MariaDB
 tools-test: tools
-	hack/install-tools.sh helm postgres mariadb
+	hack/install-tools.sh helm tofu moto postgres mariadb
 
 ## generate: deepcopy functions and CRDs from kubebuilder markers
 generate:
@@ -53,9 +56,17 @@ generate:
 run: tools build
 	bin/terraplane dev --kubeconfig-out .terraplane/kubeconfig --quickstart examples/quickstart
 
-## test: hygiene checks, then unit, integration (envtest) and end-to-end tests
+## test: hygiene checks, then unit, integration (envtest) and end-to-end tests, then the
+## end-to-end subset again with OpenTofu
 test: tools-test lint
 	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) ./...
+	$(MAKE) test-tofu
+
+## test-tofu: the quickstart bucket, a ModuleClass claim, migrate/export and the database
+## modules with OpenTofu (built by tools-test) in place of terraform
+test-tofu:
+	@test -x $(TOOLS)/tofu || { echo "OpenTofu is missing: run make tools-test" >&2; exit 1; }
+	TERRAPLANE_TERRAFORM=$(TOOLS)/tofu $(GO) test -count=1 -timeout 20m -run '^($(TOFU_TESTS))$$' ./test/e2e/
 
 ## lint: gofmt, go mod tidy, go vet and staticcheck (pinned in hack/tools/staticcheck)
 lint:

@@ -4,7 +4,7 @@
 # Everything is built from the Go module proxy at pinned versions (hack/tools/*/go.mod)
 # or found on the machine. A warm re-run only checks stamps and takes seconds.
 #
-#   hack/install-tools.sh [kube|etcd|kubectl|controller-gen|staticcheck|minio|helm|providers|terraform|postgres|mariadb]...
+#   hack/install-tools.sh [kube|etcd|kubectl|controller-gen|staticcheck|minio|helm|providers|terraform|tofu|moto|postgres|mariadb]...
 #
 # With no arguments it installs what 'make run' needs.
 set -euo pipefail
@@ -55,27 +55,35 @@ install_controller_gen() { build controller-gen controller-gen sigs.k8s.io/contr
 install_staticcheck() { build staticcheck staticcheck honnef.co/go/tools/cmd/staticcheck; }
 install_minio() { build minio minio github.com/minio/minio; }
 install_helm() { build helm helm helm.sh/helm/v3/cmd/helm; }
+install_tofu() { build tofu tofu github.com/opentofu/opentofu/cmd/tofu "-X github.com/opentofu/opentofu/version.dev=no"; }
 
-# provider_dir NS TYPE VERSION prints the mirror directory of one provider.
-provider_dir() { echo "$MIRROR/registry.terraform.io/$1/$2/$3/linux_amd64"; }
+# REGISTRIES are the registry hosts the mirror serves each provider under: terraform
+# resolves hashicorp/aws to registry.terraform.io, OpenTofu to registry.opentofu.org.
+REGISTRIES=(registry.terraform.io registry.opentofu.org)
+
+# mirror_provider NS TYPE VERSION FILE NAME links the provider binary FILE into the mirror
+# as NAME under every registry host (real directories: a symlinked host is not followed).
+mirror_provider() {
+	local host dir
+	for host in "${REGISTRIES[@]}"; do
+		dir="$MIRROR/$host/$1/$2/$3/linux_amd64"
+		mkdir -p "$dir"
+		ln -sf "$4" "$dir/$5"
+	done
+}
 
 install_providers() {
 	# random: built from the proxy.
 	build terraform-provider-random provider-random github.com/terraform-providers/terraform-provider-random
-	local dir
-	dir=$(provider_dir hashicorp random "$RANDOM_VERSION")
-	mkdir -p "$dir"
-	ln -sf "$BIN/terraform-provider-random" "$dir/terraform-provider-random_v${RANDOM_VERSION}_x5"
+	mirror_provider hashicorp random "$RANDOM_VERSION" "$BIN/terraform-provider-random" "terraform-provider-random_v${RANDOM_VERSION}_x5"
 	# aws: re-use the mirror the machine image ships.
-	dir=$(provider_dir hashicorp aws "$AWS_VERSION")
 	local found=${TERRAPLANE_AWS_PROVIDER:-}
 	if [[ -z $found ]]; then
 		found=$(find /opt /usr/share /usr/local /root/.terraform.d -name "terraform-provider-aws_v${AWS_VERSION}*" -type f 2>/dev/null | head -n1 || true)
 	fi
 	[[ -n $found && -x $found ]] || die "the hashicorp/aws ${AWS_VERSION} provider is not on this machine; set TERRAPLANE_AWS_PROVIDER=/path/to/terraform-provider-aws_v${AWS_VERSION}_x5"
-	mkdir -p "$dir"
-	ln -sf "$found" "$dir/$(basename "$found")"
-	say "providers: mirror at $MIRROR (random $RANDOM_VERSION built, aws $AWS_VERSION from $found)"
+	mirror_provider hashicorp aws "$AWS_VERSION" "$found" "$(basename "$found")"
+	say "providers: mirror at $MIRROR for ${REGISTRIES[*]} (random $RANDOM_VERSION built, aws $AWS_VERSION from $found)"
 }
 
 install_terraform() {
@@ -106,6 +114,15 @@ install_mariadb() {
 	say "mariadb: $(mariadb --version)"
 }
 
+install_moto() {
+	if ! command -v moto_server >/dev/null; then
+		say "moto: installing the Debian package (the machine image normally ships moto_server)"
+		apt_install python3-moto
+	fi
+	command -v moto_server >/dev/null || die "moto_server (the AWS API emulator, Python moto 5) is not on PATH and could not be installed"
+	say "moto: $(command -v moto_server)"
+}
+
 targets=("$@")
 [[ ${#targets[@]} -gt 0 ]] || targets=(terraform providers etcd kube kubectl controller-gen minio)
 for t in "${targets[@]}"; do
@@ -119,6 +136,8 @@ for t in "${targets[@]}"; do
 	helm) install_helm ;;
 	providers) install_providers ;;
 	terraform) install_terraform ;;
+	tofu) install_tofu ;;
+	moto) install_moto ;;
 	postgres) install_postgres ;;
 	mariadb) install_mariadb ;;
 	*) die "unknown tool $t" ;;

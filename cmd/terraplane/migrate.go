@@ -23,12 +23,14 @@ import (
 type toolsFlags struct {
 	stateKubeconfig string
 	pluginMirror    string
+	terraform       string
 	kube            *flag.FlagSet
 }
 
 func (f *toolsFlags) bind(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.stateKubeconfig, "state-kubeconfig", "", "kubeconfig terraform's state backend uses (default: $KUBECONFIG)")
 	cmd.Flags().StringVar(&f.pluginMirror, "plugin-mirror", devenv.PluginMirror(), "filesystem mirror of Terraform providers")
+	cmd.Flags().StringVar(&f.terraform, "terraform", "", "terraform or OpenTofu binary, a path or a name on PATH such as tofu (default: terraform)")
 	f.kube = goFlags()
 	cmd.Flags().AddGoFlagSet(f.kube)
 }
@@ -49,7 +51,7 @@ func (f *toolsFlags) tools(ctx context.Context) (migrate.Tools, func(), error) {
 		cleanup()
 		return migrate.Tools{}, nil, err
 	}
-	eng, err := engine.New(ctx, engine.Options{WorkDir: work, PluginMirror: f.pluginMirror})
+	eng, err := engine.New(ctx, engine.Options{WorkDir: work, PluginMirror: f.pluginMirror, TerraformPath: f.terraform})
 	if err != nil {
 		cleanup()
 		return migrate.Tools{}, nil, err

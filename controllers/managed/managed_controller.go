@@ -3,8 +3,10 @@ package managed
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
@@ -62,12 +64,16 @@ func Setup(mgr ctrl.Manager, reg *registry.Registry, opts Options) error {
 		if err != nil {
 			return fmt.Errorf("provider kind for %s: %w", kind.GVK.Kind, err)
 		}
-		err = ctrl.NewControllerManagedBy(mgr).
+		b := ctrl.NewControllerManagedBy(mgr).
 			Named(kind.GVK.Kind).
 			For(kind.New(), builder.WithPredicates(predicate.Or(predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{}))).
 			Watches(provider.(client.Object), handler.EnqueueRequestsFromMapFunc(r.forProvider)).
-			WithOptions(controller.Options{MaxConcurrentReconciles: opts.MaxConcurrentReconciles}).
-			Complete(r)
+			WithOptions(controller.Options{MaxConcurrentReconciles: opts.MaxConcurrentReconciles})
+		if kind.VariableObjects != nil {
+			b = b.Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.forVariableObject("Secret"))).
+				Watches(&corev1.ConfigMap{}, handler.EnqueueRequestsFromMapFunc(r.forVariableObject("ConfigMap")))
+		}
+		err = b.Complete(r)
 		if err != nil {
 			return fmt.Errorf("set up %s controller: %w", kind.GVK.Kind, err)
 		}
@@ -103,6 +109,24 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		err = r.publish(ctx, mg, ws, out)
 	}
 	return r.finish(ctx, orig, mg, out, err)
+}
+
+// forVariableObject maps a Secret or ConfigMap to the resources of this kind whose
+// variables it holds.
+func (r *Reconciler) forVariableObject(kind string) handler.MapFunc {
+	return func(ctx context.Context, obj client.Object) []reconcile.Request {
+		list := r.kind.NewList()
+		if err := r.client.List(ctx, list, client.InNamespace(obj.GetNamespace())); err != nil {
+			return nil
+		}
+		var reqs []reconcile.Request
+		_ = forEach(list, func(mg resource.Managed) {
+			if slices.Contains(r.kind.VariableObjects(mg), kind+"/"+obj.GetName()) {
+				reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(mg)})
+			}
+		})
+		return reqs
+	}
 }
 
 // forProvider maps a Provider to the resources of this kind that use it.

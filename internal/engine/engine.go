@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"text/template"
@@ -82,12 +83,17 @@ func New(ctx context.Context, opts Options) (*Engine, error) {
 	if opts.GracePeriod <= 0 {
 		opts.GracePeriod = DefaultGracePeriod
 	}
-	execPath, err := FindTerraform(ctx, opts.TerraformPath)
+	execPath, err := FindTerraform(opts.TerraformPath)
 	if err != nil {
 		return nil, err
 	}
 	if err := os.MkdirAll(opts.WorkDir, 0o700); err != nil {
 		return nil, fmt.Errorf("create work directory: %w", err)
+	}
+	// Secret variables a crashed run left behind.
+	leftovers, _ := filepath.Glob(filepath.Join(opts.WorkDir, "*", secretVarsFile))
+	for _, f := range leftovers {
+		_ = os.Remove(f)
 	}
 	e := &Engine{opts: opts, execPath: execPath, slots: make(chan struct{}, opts.MaxConcurrent), owner: LockOwner()}
 	if e.version, err = terraformVersion(ctx, execPath, opts.WorkDir); err != nil {
@@ -99,15 +105,20 @@ func New(ctx context.Context, opts Options) (*Engine, error) {
 	return e, nil
 }
 
-// FindTerraform locates the terraform binary with hc-install: path if given, else on PATH.
-func FindTerraform(ctx context.Context, path string) (string, error) {
+// FindTerraform locates the terraform (or OpenTofu) binary with hc-install: path may be
+// a file, or a binary name looked up on PATH such as "tofu"; empty means terraform.
+func FindTerraform(path string) (string, error) {
 	source := &fs.AnyVersion{Product: &product.Terraform}
-	if path != "" {
+	switch {
+	case strings.ContainsRune(path, filepath.Separator):
 		source = &fs.AnyVersion{ExactBinPath: path}
+	case path != "":
+		name := path
+		source = &fs.AnyVersion{Product: &product.Product{Name: name, BinaryName: func() string { return name }}}
 	}
-	execPath, err := install.NewInstaller().Ensure(ctx, []src.Source{source})
+	execPath, err := install.NewInstaller().Ensure(context.Background(), []src.Source{source})
 	if err != nil {
-		return "", fmt.Errorf("terraform not found (install terraform >= 1.5 on PATH, or pass --terraform): %w", err)
+		return "", fmt.Errorf("terraform not found (install terraform >= 1.5 or OpenTofu on PATH, or pass --terraform): %w", err)
 	}
 	return execPath, nil
 }

@@ -162,7 +162,7 @@ func countingEngine(t *testing.T, slots int) (e *Engine, calls func() []string) 
 	if testing.Short() {
 		t.Skip("runs terraform")
 	}
-	real, err := FindTerraform(context.Background(), "")
+	real, err := FindTerraform("")
 	if err != nil {
 		t.Fatal(err)
 	}

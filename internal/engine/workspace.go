@@ -23,6 +23,8 @@ const (
 	planFile      = ".terraplane.tfplan"
 	lockFile      = ".terraform.lock.hcl"
 	dataDir       = ".terraform"
+	// secretVarsFile holds SecretVars only while a terraform command runs.
+	secretVarsFile = "terraplane-secret.auto.tfvars.json"
 )
 
 // Workspace is one root module with its own state.
@@ -33,9 +35,31 @@ type Workspace struct {
 	Files map[string][]byte
 	// Group is what per-group caps count this workspace under (its Provider).
 	Group string
-	// Env holds secret settings (provider credentials, TF_VAR_ values) for the child
-	// process only; their values are redacted from every error.
+	// Env holds secret settings (provider credentials) for the child process only; their
+	// values are redacted from every error.
 	Env map[string]string
+	// SecretVars are variable values read from Secrets: written to a tfvars file only
+	// while a terraform command runs, removed after it, and redacted from every error.
+	SecretVars map[string]any
+}
+
+// secrets are the values to redact from ws's errors.
+func (ws Workspace) secrets() map[string]string {
+	if len(ws.SecretVars) == 0 {
+		return ws.Env
+	}
+	out := maps.Clone(ws.Env)
+	if out == nil {
+		out = map[string]string{}
+	}
+	for name, v := range ws.SecretVars {
+		if s, ok := v.(string); ok {
+			out["var."+name] = s
+		} else if b, err := json.Marshal(v); err == nil {
+			out["var."+name] = string(b)
+		}
+	}
+	return out
 }
 
 // Output is one root module output.
@@ -195,14 +219,36 @@ func (e *Engine) initChecksum(ws Workspace) string {
 func (e *Engine) run(ctx context.Context, ws Workspace, cmd func(context.Context) error) error {
 	ctx, cancel := context.WithTimeout(ctx, e.opts.Timeout)
 	defer cancel()
+	if len(ws.SecretVars) > 0 {
+		remove, err := writeSecretVars(e.Dir(ws.ID), ws.SecretVars)
+		if err != nil {
+			return err
+		}
+		defer remove()
+	}
 	e.processes.Add(1)
 	if err := cmd(ctx); err != nil {
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			return fmt.Errorf("terraform did not finish within %s: %w", e.opts.Timeout, Redact(err, ws.Env))
+			return fmt.Errorf("terraform did not finish within %s: %w", e.opts.Timeout, Redact(err, ws.secrets()))
 		}
-		return Redact(err, ws.Env)
+		return Redact(err, ws.secrets())
 	}
 	return nil
+}
+
+// writeSecretVars writes vars where terraform loads them by itself, for one command; the
+// returned func removes the file. A file a crash leaves behind is removed by the next
+// run's sync of the workspace, or when the engine starts.
+func writeSecretVars(dir string, vars map[string]any) (remove func(), err error) {
+	b, err := json.Marshal(vars)
+	if err != nil {
+		return nil, fmt.Errorf("encode secret variables: %w", err)
+	}
+	path := filepath.Join(dir, secretVarsFile)
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		return nil, fmt.Errorf("write secret variables: %w", err)
+	}
+	return func() { _ = os.Remove(path) }, nil
 }
 
 // syncFiles makes dir hold exactly files, besides terraform's own data; unchanged files are not rewritten.

@@ -25,7 +25,7 @@ func resolveAWSProvider(ctx context.Context, c client.Client, mg resource.Manage
 	if err := getProvider(ctx, c, mg, "aws.terraplane.io", p); err != nil {
 		return nil, err
 	}
-	creds, err := readSecret(ctx, c, p.Namespace, p.Spec.CredentialsSecretRef.Name, awsv1.CredentialsAccessKeyID, awsv1.CredentialsSecretAccessKey)
+	env, connection, err := awsCredentials(ctx, c, p)
 	if err != nil {
 		return nil, err
 	}
@@ -37,8 +37,37 @@ func resolveAWSProvider(ctx context.Context, c client.Client, mg resource.Manage
 		"skip_region_validation":      p.Spec.SkipRegionValidation,
 		"s3_use_path_style":           p.Spec.S3UsePathStyle,
 	}
+	endpoints := map[string]any{}
+	for service, url := range p.Spec.Endpoints {
+		endpoints[service] = string(url)
+	}
 	if p.Spec.Endpoint != "" {
-		cfg["endpoints"] = []any{map[string]any{"s3": p.Spec.Endpoint}}
+		endpoints["s3"] = p.Spec.Endpoint
+	}
+	if len(endpoints) > 0 {
+		cfg["endpoints"] = []any{endpoints}
+	}
+	return &registry.ProviderConfig{
+		Providers:  []render.Provider{{Name: "aws", Source: "hashicorp/aws", Version: awsProviderVersion, Config: cfg}},
+		Env:        env,
+		Inputs:     map[string]any{"endpoint_url": p.Spec.Endpoint},
+		Connection: connection,
+	}, nil
+}
+
+// awsCredentials are the environment terraform authenticates with, and the connection
+// defaults the Provider's keys give (none with an injected identity).
+func awsCredentials(ctx context.Context, c client.Client, p *awsv1.Provider) (map[string]string, map[string][]byte, error) {
+	if p.Spec.Credentials != nil && p.Spec.Credentials.Source == awsv1.CredentialsSourceInjectedIdentity {
+		env, err := awsInjectedIdentity(p.Namespace+"/"+p.Name, !p.Spec.SkipMetadataAPICheck)
+		return env, nil, err
+	}
+	if p.Spec.CredentialsSecretRef == nil {
+		return nil, nil, resource.UserErrorf("CredentialsSecretNotSet", "Provider %s/%s has no credentialsSecretRef; name the Secret with the keys, or set credentials.source: InjectedIdentity", p.Namespace, p.Name)
+	}
+	creds, err := readSecret(ctx, c, p.Namespace, p.Spec.CredentialsSecretRef.Name, awsv1.CredentialsAccessKeyID, awsv1.CredentialsSecretAccessKey)
+	if err != nil {
+		return nil, nil, err
 	}
 	env := map[string]string{
 		"AWS_ACCESS_KEY_ID":     string(creds[awsv1.CredentialsAccessKeyID]),
@@ -47,15 +76,11 @@ func resolveAWSProvider(ctx context.Context, c client.Client, mg resource.Manage
 	if tok := creds[awsv1.CredentialsSessionToken]; len(tok) > 0 {
 		env["AWS_SESSION_TOKEN"] = string(tok)
 	}
-	return &registry.ProviderConfig{
-		Providers: []render.Provider{{Name: "aws", Source: "hashicorp/aws", Version: awsProviderVersion, Config: cfg}},
-		Env:       env,
-		Inputs:    map[string]any{"endpoint_url": p.Spec.Endpoint},
-		Connection: map[string][]byte{
-			"accessKeyID":     creds[awsv1.CredentialsAccessKeyID],
-			"secretAccessKey": creds[awsv1.CredentialsSecretAccessKey],
-		},
-	}, nil
+	connection := map[string][]byte{
+		"accessKeyID":     creds[awsv1.CredentialsAccessKeyID],
+		"secretAccessKey": creds[awsv1.CredentialsSecretAccessKey],
+	}
+	return env, connection, nil
 }
 
 // readSecret reads a Secret and checks that it holds keys.

@@ -3,6 +3,7 @@ package kinds
 import (
 	"context"
 	"fmt"
+	"maps"
 	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -32,6 +33,8 @@ func moduleKind(loader *modsource.Loader) registry.ManagedKind {
 		NewClass:           func() resource.NonPortableClass { return &terraformv1.ModuleClass{} },
 		ProviderGVK:        terraformv1.GroupVersion.WithKind("ProviderConfig"),
 		ResolveProvider:    resolveProviderConfigs,
+		ResolveVariables:   resolveModuleVariables,
+		VariableObjects:    moduleVariableObjects,
 		InputsAreVariables: true,
 		LoadModule: func(ctx context.Context, c client.Client, mg resource.Managed) (*module.Module, error) {
 			return loader.Load(ctx, c, mg.GetNamespace(), mg.(*terraformv1.Module).Spec.Source)
@@ -115,6 +118,11 @@ func resolveProviderConfigs(ctx context.Context, c client.Client, mg resource.Ma
 			}
 			out.Env[cred.Env] = string(data[cred.SecretKeyRef.Key])
 		}
+		identity, err := providerConfigIdentity(m.Namespace+"/"+pc.Name, pc.Spec.InjectedIdentity)
+		if err != nil {
+			return nil, err
+		}
+		maps.Copy(out.Env, identity)
 	}
 	return out, nil
 }

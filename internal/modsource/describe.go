@@ -46,9 +46,18 @@ func Validate(m *module.Module, tmpl terraformv1.ModuleClassSpecTemplate) error 
 			problems = append(problems, fmt.Sprintf("input %s maps to unknown variable %q", in.FromFieldPath, in.ToVariable))
 		}
 	}
+	for _, from := range tmpl.VariablesFrom {
+		if supplied[from.Name] {
+			problems = append(problems, fmt.Sprintf("variable %q is set by variablesFrom and by forProvider or inputs", from.Name))
+		}
+		supplied[from.Name] = true
+		if _, ok := m.Variable(from.Name); !ok {
+			problems = append(problems, fmt.Sprintf("variablesFrom sets unknown variable %q", from.Name))
+		}
+	}
 	for _, v := range m.Variables {
 		if v.Required && !supplied[v.Name] {
-			problems = append(problems, fmt.Sprintf("required variable %q is not supplied by forProvider or inputs", v.Name))
+			problems = append(problems, fmt.Sprintf("required variable %q is not supplied by forProvider, inputs or variablesFrom", v.Name))
 		}
 	}
 	for _, c := range tmpl.Connection {

@@ -69,6 +69,12 @@ type ManagedKind struct {
 	// advance (ok, with imports), or run again because the module's create converges (ok,
 	// no imports). ok false means the identity is not fixed and the user must decide.
 	RecoverCreate func(mg resource.Managed) (imports []common.ImportInstruction, ok bool)
+	// ResolveVariables, when set, reads the module variables a resource takes from
+	// Secrets and ConfigMaps; VariableObjects names those objects ("Secret/name",
+	// "ConfigMap/name") without reading them, so a change to one reaches its users at once.
+	ResolveVariables VariableResolver
+	// VariableObjects names the Secrets and ConfigMaps ResolveVariables reads.
+	VariableObjects func(mg resource.Managed) []string
 	// Native kinds are served by their own (non-Terraform) controller; the claim
 	// reconciler binds them like any other kind, the Terraform reconciler leaves them
 	// alone, and only GVK, New, NewList, ClassGVK and NewClass are used.

@@ -3,6 +3,7 @@ package render
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"sort"
 	"strconv"
 	"strings"
@@ -60,6 +61,10 @@ type Input struct {
 	Backend Backend
 	// Imports adopt existing objects into resources of the module.
 	Imports []Import
+	// SecretVariables are module variables whose values come from Secrets: declared
+	// sensitive and passed to the module, their values are not in VarsFile (the engine
+	// supplies them for each command only).
+	SecretVariables []string
 }
 
 // Import names an existing object to adopt: Address is relative to the module.
@@ -87,7 +92,12 @@ func Render(in Input) (*Workspace, error) {
 		return nil, fmt.Errorf("render: no module")
 	}
 	values := withoutNulls(in.Values)
-	if err := checkValues(in.Module, values); err != nil {
+	supplied := maps.Clone(values)
+	for _, name := range in.SecretVariables {
+		delete(values, name)
+		supplied[name] = true
+	}
+	if err := checkValues(in.Module, supplied); err != nil {
 		return nil, err
 	}
 	if err := checkProviders(in.Providers); err != nil {
@@ -230,6 +240,9 @@ func variableBlocks(in Input) map[string]any {
 		v, _ := in.Module.Variable(name)
 		blocks[name] = map[string]any{"sensitive": v.Sensitive}
 	}
+	for _, name := range in.SecretVariables {
+		blocks[name] = map[string]any{"sensitive": true}
+	}
 	for _, p := range in.Providers {
 		if len(p.Config) > 0 {
 			blocks[providerVar(p)] = map[string]any{"sensitive": false}
@@ -241,6 +254,9 @@ func variableBlocks(in Input) map[string]any {
 func moduleCall(in Input) map[string]any {
 	call := map[string]any{"source": "./" + ModuleDir}
 	for name := range in.Values {
+		call[name] = "${var." + name + "}"
+	}
+	for _, name := range in.SecretVariables {
 		call[name] = "${var." + name + "}"
 	}
 	aliases := map[string]any{}

@@ -156,3 +156,24 @@ func TestResourceAddress(t *testing.T) {
 		}
 	}
 }
+
+// TestRenderSecretVariables declares Secret-fed variables sensitive and passes them to the
+// module, but keeps their values (even one also in Values) out of every rendered file.
+func TestRenderSecretVariables(t *testing.T) {
+	ws, err := Render(Input{Module: testModule(t), Values: map[string]any{"name": "x", "password": "in-values-by-mistake"},
+		SecretVariables: []string{"password"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := string(ws.Files[RootFile])
+	if !strings.Contains(root, `"password": "${var.password}"`) || !strings.Contains(root, `"password": {
+      "sensitive": true`) {
+		t.Errorf("password is not a sensitive variable passed to the module:\n%s", root)
+	}
+	if strings.Contains(string(ws.Files[VarsFile]), "password") {
+		t.Errorf("a secret variable is in %s:\n%s", VarsFile, ws.Files[VarsFile])
+	}
+	if _, err := Render(Input{Module: testModule(t), SecretVariables: []string{"name"}}); err != nil {
+		t.Errorf("a required variable supplied as a secret variable: %v", err)
+	}
+}

@@ -21,7 +21,7 @@ func TestRenderValidatesWithTerraform(t *testing.T) {
 		t.Skip("runs terraform")
 	}
 	ctx := context.Background()
-	tfPath, err := engine.FindTerraform(ctx, "")
+	tfPath, err := engine.FindTerraform("")
 	if err != nil {
 		t.Fatalf("%v (`make tools` checks for terraform)", err)
 	}

@@ -4,7 +4,10 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -19,7 +22,8 @@ import (
 // Rendered is a managed resource rendered for the engine.
 type Rendered struct {
 	engine.Workspace
-	// Hash covers every file and the names (not the values) of the environment; it is
+	// Hash covers every file, the names (not the values) of the environment and the
+	// versions of the Secrets and ConfigMaps variables come from; it is
 	// stored in status, so rotated credentials take effect at the next drift check.
 	Hash string
 	// Provider is what the resource's Provider contributed.
@@ -76,7 +80,19 @@ func (r *Renderer) Render(ctx context.Context, mg resource.Managed) (*Rendered, 
 	for _, im := range mg.GetManagedSpec().Imports {
 		imports = append(imports, render.Import{Address: im.Address, ID: im.ID})
 	}
-	files, err := render.Render(render.Input{Module: mod, Values: values, Providers: pc.Providers, Backend: r.backend(mg), Imports: imports})
+	vars, err := r.variables(ctx, mg)
+	if err != nil {
+		return nil, err
+	}
+	for name, raw := range vars.Plain {
+		values[name] = variableValue(mod, name, raw)
+	}
+	secretVars := make(map[string]any, len(vars.Secret))
+	for name, raw := range vars.Secret {
+		secretVars[name] = variableValue(mod, name, raw)
+	}
+	files, err := render.Render(render.Input{Module: mod, Values: values, Providers: pc.Providers, Backend: r.backend(mg), Imports: imports,
+		SecretVariables: slices.Sorted(maps.Keys(secretVars))})
 	if err != nil {
 		return nil, resource.UserErrorf("InvalidForProvider", "spec.forProvider does not fit the module: %v", err)
 	}
@@ -84,9 +100,29 @@ func (r *Renderer) Render(ctx context.Context, mg resource.Managed) (*Rendered, 
 	if ref := mg.GetManagedSpec().ProviderRef; ref != nil {
 		group += "/" + ref.Name
 	}
-	ws := &Rendered{Workspace: engine.Workspace{ID: string(mg.GetUID()), Group: group, Files: files.Files, Env: pc.Env}, Provider: pc}
-	ws.Hash = hashWorkspace(ws.Workspace)
+	ws := &Rendered{Workspace: engine.Workspace{ID: string(mg.GetUID()), Group: group, Files: files.Files, Env: pc.Env, SecretVars: secretVars}, Provider: pc}
+	ws.Hash = hashWorkspace(ws.Workspace, vars.Sources)
 	return ws, nil
+}
+
+// variableValue is raw as the variable's type wants it: text for a string (or a value
+// that is no JSON), the decoded JSON otherwise, e.g. 3 for a number or a map for map(string).
+func variableValue(mod *module.Module, name, raw string) any {
+	if v, ok := mod.Variable(name); ok && v.Type != "string" {
+		var decoded any
+		if json.Unmarshal([]byte(raw), &decoded) == nil {
+			return decoded
+		}
+	}
+	return raw
+}
+
+// variables reads the variables mg takes from Secrets and ConfigMaps, if its kind has any.
+func (r *Renderer) variables(ctx context.Context, mg resource.Managed) (*registry.Variables, error) {
+	if r.kind.ResolveVariables == nil {
+		return &registry.Variables{}, nil
+	}
+	return r.kind.ResolveVariables(ctx, r.client, mg)
 }
 
 // module returns the kind's bundled module, or the one its loader picks for mg.
@@ -111,7 +147,9 @@ func (r *Renderer) backend(mg resource.Managed) render.Backend {
 	return render.Backend{Type: "kubernetes", Config: cfg}
 }
 
-func hashWorkspace(ws engine.Workspace) string {
+// hashWorkspace covers the files, the environment's names and the sources of variables
+// read from Secrets and ConfigMaps (by resourceVersion): never a secret value.
+func hashWorkspace(ws engine.Workspace, sources []string) string {
 	h := sha256.New()
 	names := make([]string, 0, len(ws.Files))
 	for n := range ws.Files {
@@ -129,6 +167,9 @@ func hashWorkspace(ws engine.Workspace) string {
 	sort.Strings(keys)
 	for _, k := range keys {
 		fmt.Fprintf(h, "%s\x00", k) // names only: a hash of secret values must not reach status
+	}
+	for _, src := range sources {
+		fmt.Fprintf(h, "%s\x00", src)
 	}
 	return hex.EncodeToString(h.Sum(nil))[:32]
 }

@@ -134,6 +134,7 @@ func TestBucketLifecycle(t *testing.T) {
 	g.Eventually(func(g Gomega) {
 		mg := managedOf(g, ctx, claim)
 		g.Expect(framework.Condition(mg.Status.Conditions, common.TypeReady).Status).To(Equal(metav1.ConditionTrue))
+		g.Expect(framework.Condition(mg.Status.Conditions, common.TypeSynced).Status).To(Equal(metav1.ConditionTrue))
 		g.Expect(mg.Status.ObservedGeneration).To(Equal(mg.Generation))
 	}).WithTimeout(timeout).Should(Succeed())
 	g.Expect(mgr.Stop()).To(Succeed())

@@ -35,7 +35,12 @@ func TestMain(m *testing.M) {
 }
 
 func run(m *testing.M) int {
-	var err error
+	version, err := framework.TerraformVersion()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "e2e:", err)
+		return 1
+	}
+	fmt.Printf("e2e: driving %s (%s)\n", framework.TerraformBinary(), version)
 	if env, err = framework.Start(); err != nil {
 		fmt.Fprintln(os.Stderr, "e2e:", err)
 		return 1

@@ -25,14 +25,14 @@ import (
 	"terraplane.io/terraplane/test/framework"
 )
 
-// plainTerraform runs the terraform CLI the way a pipeline would, with the provider mirror.
+// plainTerraform runs the terraform (or OpenTofu) CLI the way a pipeline would, with the provider mirror.
 func plainTerraform(t *testing.T, dir string, args ...string) (string, int) {
 	t.Helper()
 	cfg := filepath.Join(t.TempDir(), "cli.tfrc")
 	if err := os.WriteFile(cfg, []byte(`provider_installation { filesystem_mirror { path = "`+devenv.PluginMirror()+`" } }`), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command("terraform", args...)
+	cmd := exec.Command(framework.TerraformBinary(), args...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "TF_CLI_CONFIG_FILE="+cfg, "CHECKPOINT_DISABLE=1", "TF_IN_AUTOMATION=1")
 	out, err := cmd.CombinedOutput()
@@ -69,7 +69,7 @@ func TestMigrateAndExport(t *testing.T) {
 
 	By(t, "terraplane migrate takes custody of the state and binds a claim")
 	loader := &modsource.Loader{CacheDir: t.TempDir()}
-	eng, err := tpengine.New(ctx, tpengine.Options{WorkDir: t.TempDir(), PluginMirror: devenv.PluginMirror()})
+	eng, err := tpengine.New(ctx, tpengine.Options{WorkDir: t.TempDir(), PluginMirror: devenv.PluginMirror(), TerraformPath: framework.TerraformBinary()})
 	g.Expect(err).NotTo(HaveOccurred())
 	tools := migrate.Tools{Client: env.Client, Registry: kinds.NewRegistry(loader), Engine: eng, StateKubeconfig: env.ControlPlane.Kubeconfig}
 	mod, err := migrate.Migrate(ctx, tools, migrate.Options{Dir: dir, Name: "legacy", Namespace: ns, Claim: "PostgreSQLInstance/" + appNS + "/legacy-db"})

@@ -7,7 +7,9 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -60,6 +62,35 @@ func (e *Env) Stop() {
 	_ = os.RemoveAll(e.dir)
 }
 
+// TerraformBinary is the binary the tests drive: $TERRAPLANE_TERRAFORM (a path, or a name
+// such as "tofu" found on PATH or in the tool cache), else terraform on PATH.
+func TerraformBinary() string {
+	name := os.Getenv("TERRAPLANE_TERRAFORM")
+	if name == "" {
+		return "terraform"
+	}
+	if cached := filepath.Join(devenv.CacheDir(), "bin", name); !strings.Contains(name, "/") && isExecutable(cached) {
+		return cached
+	}
+	return name
+}
+
+// TerraformVersion is the first line of `TerraformBinary() version`, or an error naming
+// the make target that installs the binary.
+func TerraformVersion() (string, error) {
+	out, err := exec.Command(TerraformBinary(), "version").Output()
+	if err != nil {
+		return "", fmt.Errorf("%s version: %w (terraform must be on PATH; OpenTofu comes from `make tools-test`)", TerraformBinary(), err)
+	}
+	line, _, _ := strings.Cut(string(out), "\n")
+	return line, nil
+}
+
+func isExecutable(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0
+}
+
 // Manager is a running set of Terraplane controllers.
 type Manager struct {
 	// Engine is the terraform engine the controllers use.
@@ -77,6 +108,9 @@ func (e *Env) StartManager(workDir string, opts app.Options) (*Manager, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	opts.WorkDir = workDir
 	opts.StateKubeconfig = e.ControlPlane.Kubeconfig
+	if opts.TerraformPath == "" {
+		opts.TerraformPath = TerraformBinary()
+	}
 	if opts.PluginMirror == "" {
 		opts.PluginMirror = devenv.PluginMirror()
 	}

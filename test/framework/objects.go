@@ -27,7 +27,7 @@ func S3Provider(ns, name, secret, endpoint string) *awsv1.Provider {
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
 		Spec: awsv1.ProviderSpec{
 			Region:                    "us-east-1",
-			CredentialsSecretRef:      awsv1.CredentialsSecretReference{Name: secret},
+			CredentialsSecretRef:      &awsv1.CredentialsSecretReference{Name: secret},
 			Endpoint:                  endpoint,
 			S3UsePathStyle:            true,
 			SkipCredentialsValidation: true,

@@ -22,18 +22,57 @@ type CredentialsSecretReference struct {
 	Name string `json:"name"`
 }
 
+// CredentialsSource says where the aws provider's credentials come from.
+// +kubebuilder:validation:Enum=Secret;InjectedIdentity
+type CredentialsSource string
+
+const (
+	// CredentialsSourceSecret reads access keys from the Secret in credentialsSecretRef.
+	CredentialsSourceSecret CredentialsSource = "Secret"
+	// CredentialsSourceInjectedIdentity uses the workload identity injected into the
+	// controller's pod (IRSA web identity, EKS Pod Identity): no Secret at all.
+	CredentialsSourceInjectedIdentity CredentialsSource = "InjectedIdentity"
+)
+
+// EndpointURL is a service endpoint's http:// or https:// URL.
+// +kubebuilder:validation:Pattern=`^https?://`
+// +kubebuilder:validation:MaxLength=2048
+type EndpointURL string
+
+// Credentials say how terraform authenticates to AWS.
+type Credentials struct {
+	// Source is Secret (the keys in credentialsSecretRef) or InjectedIdentity (the
+	// controller pod's workload identity, e.g. IRSA's AWS_ROLE_ARN and
+	// AWS_WEB_IDENTITY_TOKEN_FILE, passed to terraform).
+	// +kubebuilder:default=Secret
+	Source CredentialsSource `json:"source"`
+}
+
 // ProviderSpec configures the hashicorp/aws Terraform provider.
+// +kubebuilder:validation:XValidation:rule="(has(self.credentials) && self.credentials.source == 'InjectedIdentity') != has(self.credentialsSecretRef)",message="set credentialsSecretRef for credentials from a Secret, or credentials.source: InjectedIdentity without credentialsSecretRef"
 type ProviderSpec struct {
 	// Region resources are made in.
 	// +kubebuilder:validation:MinLength=1
 	Region string `json:"region"`
+	// Credentials choose where credentials come from; without it, the Secret in
+	// credentialsSecretRef.
+	// +optional
+	Credentials *Credentials `json:"credentials,omitempty"`
 	// CredentialsSecretRef names the Secret with the credentials. They reach Terraform
-	// only through the environment of the terraform process.
-	CredentialsSecretRef CredentialsSecretReference `json:"credentialsSecretRef"`
+	// only through the environment of the terraform process. Required unless
+	// credentials.source is InjectedIdentity.
+	// +optional
+	CredentialsSecretRef *CredentialsSecretReference `json:"credentialsSecretRef,omitempty"`
 	// Endpoint overrides the S3 endpoint, e.g. for an S3-compatible server such as MinIO.
 	// +optional
 	// +kubebuilder:validation:Pattern=`^https?://`
 	Endpoint string `json:"endpoint,omitempty"`
+	// Endpoints override other services' endpoints by service name (sts, iam, ec2, rds,
+	// elasticache, eks), e.g. for a private endpoint or an AWS API emulator. S3 uses endpoint.
+	// +optional
+	// +kubebuilder:validation:MaxProperties=16
+	// +kubebuilder:validation:XValidation:rule="self.all(k, k in ['sts', 'iam', 'ec2', 'rds', 'elasticache', 'eks'])",message="endpoints may name sts, iam, ec2, rds, elasticache and eks; the S3 endpoint is spec.endpoint"
+	Endpoints map[string]EndpointURL `json:"endpoints,omitempty"`
 	// S3UsePathStyle addresses buckets as endpoint/bucket instead of bucket.endpoint.
 	// +optional
 	S3UsePathStyle bool `json:"s3UsePathStyle,omitempty"`

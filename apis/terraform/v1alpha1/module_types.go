@@ -69,6 +69,40 @@ type InputMapping struct {
 	ToVariable string `json:"toVariable"`
 }
 
+// VariableFrom sets one module variable from a key of a Secret or a ConfigMap in the
+// resource's namespace, as a container's env takes valueFrom.
+type VariableFrom struct {
+	// Name is the module variable.
+	// +kubebuilder:validation:Pattern=`^[A-Za-z_][A-Za-z0-9_-]*$`
+	Name string `json:"name"`
+	// ValueFrom says where the value is.
+	ValueFrom VariableSource `json:"valueFrom"`
+}
+
+// VariableSource is one key of a Secret or of a ConfigMap. The value is read as terraform
+// reads a TF_VAR_ environment variable: a string as it is, numbers and bools converted,
+// lists, maps and objects written in HCL or JSON.
+// +kubebuilder:validation:XValidation:rule="has(self.secretKeyRef) != has(self.configMapKeyRef)",message="set exactly one of secretKeyRef and configMapKeyRef"
+type VariableSource struct {
+	// SecretKeyRef is a Secret key: the variable is sensitive, and its value reaches
+	// terraform only through the environment, never a file.
+	// +optional
+	SecretKeyRef *SecretKeySelector `json:"secretKeyRef,omitempty"`
+	// ConfigMapKeyRef is a ConfigMap key.
+	// +optional
+	ConfigMapKeyRef *ConfigMapKeySelector `json:"configMapKeyRef,omitempty"`
+}
+
+// ConfigMapKeySelector names one key of a ConfigMap in the referrer's namespace.
+type ConfigMapKeySelector struct {
+	// Name of the ConfigMap.
+	// +kubebuilder:validation:MinLength=1
+	Name string `json:"name"`
+	// Key in the ConfigMap.
+	// +kubebuilder:validation:MinLength=1
+	Key string `json:"key"`
+}
+
 // ConnectionMapping copies a module output into a connection Secret key.
 type ConnectionMapping struct {
 	// FromOutput is the module output.
@@ -89,6 +123,14 @@ type ModuleParameters struct {
 	// Connection maps outputs to connection Secret keys; empty publishes every output under its own name.
 	// +optional
 	Connection []ConnectionMapping `json:"connection,omitempty"`
+	// VariablesFrom set module variables from Secret or ConfigMap keys in the resource's
+	// namespace; a change to such a key is applied at once. Another resource's connection
+	// Secret can feed a module this way.
+	// +optional
+	// +listType=map
+	// +listMapKey=name
+	// +kubebuilder:validation:MaxItems=64
+	VariablesFrom []VariableFrom `json:"variablesFrom,omitempty"`
 }
 
 // ModuleClassSpecTemplate is what Modules made from the class start with.

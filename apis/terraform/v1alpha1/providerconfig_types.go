@@ -49,6 +49,15 @@ type ProviderConfigSpec struct {
 	// +listType=map
 	// +listMapKey=env
 	Credentials []CredentialEnv `json:"credentials,omitempty"`
+	// InjectedIdentity names workload-identity variables of the controller's own
+	// environment that terraform receives as they are: what IRSA or EKS Pod Identity
+	// (AWS_*), Azure workload identity (AZURE_*, ARM_*) or a Google credentials file
+	// (GOOGLE_*) inject into its pod. Only these names are accepted.
+	// +optional
+	// +listType=set
+	// +kubebuilder:validation:MaxItems=16
+	// +kubebuilder:validation:items:Enum=AWS_ROLE_ARN;AWS_WEB_IDENTITY_TOKEN_FILE;AWS_ROLE_SESSION_NAME;AWS_REGION;AWS_DEFAULT_REGION;AWS_STS_REGIONAL_ENDPOINTS;AWS_CONTAINER_CREDENTIALS_FULL_URI;AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE;AZURE_CLIENT_ID;AZURE_TENANT_ID;AZURE_FEDERATED_TOKEN_FILE;AZURE_AUTHORITY_HOST;ARM_CLIENT_ID;ARM_TENANT_ID;ARM_SUBSCRIPTION_ID;ARM_USE_OIDC;ARM_USE_AKS_WORKLOAD_IDENTITY;ARM_OIDC_TOKEN_FILE_PATH;GOOGLE_APPLICATION_CREDENTIALS;GOOGLE_CLOUD_PROJECT;GOOGLE_IMPERSONATE_SERVICE_ACCOUNT
+	InjectedIdentity []string `json:"injectedIdentity,omitempty"`
 }
 
 // ProviderConfig is one Terraform provider's configuration for Modules in its namespace.

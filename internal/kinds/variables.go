@@ -1,0 +1,82 @@
+package kinds
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	terraformv1 "terraplane.io/terraplane/apis/terraform/v1alpha1"
+	"terraplane.io/terraplane/internal/registry"
+	"terraplane.io/terraplane/internal/resource"
+)
+
+// resolveModuleVariables reads a Module's variablesFrom: Secret keys become sensitive
+// variables, ConfigMap keys plain ones.
+func resolveModuleVariables(ctx context.Context, c client.Client, mg resource.Managed) (*registry.Variables, error) {
+	m := mg.(*terraformv1.Module)
+	vars := &registry.Variables{Plain: map[string]string{}, Secret: map[string]string{}}
+	for _, v := range m.Spec.VariablesFrom {
+		value, source, err := readVariableSource(ctx, c, m.Namespace, v)
+		if err != nil {
+			return nil, err
+		}
+		if v.ValueFrom.SecretKeyRef != nil {
+			vars.Secret[v.Name] = value
+		} else {
+			vars.Plain[v.Name] = value
+		}
+		vars.Sources = append(vars.Sources, source)
+	}
+	sort.Strings(vars.Sources)
+	return vars, nil
+}
+
+// moduleVariableObjects names the Secrets and ConfigMaps a Module's variablesFrom reads.
+func moduleVariableObjects(mg resource.Managed) []string {
+	var names []string
+	for _, v := range mg.(*terraformv1.Module).Spec.VariablesFrom {
+		switch from := v.ValueFrom; {
+		case from.SecretKeyRef != nil:
+			names = append(names, "Secret/"+from.SecretKeyRef.Name)
+		case from.ConfigMapKeyRef != nil:
+			names = append(names, "ConfigMap/"+from.ConfigMapKeyRef.Name)
+		}
+	}
+	return names
+}
+
+// readVariableSource reads one variable's Secret or ConfigMap key, and names the object's
+// version it came from.
+func readVariableSource(ctx context.Context, c client.Client, namespace string, v terraformv1.VariableFrom) (value, source string, err error) {
+	var obj client.Object
+	var name, key, kind string
+	var data func() (string, bool)
+	switch from := v.ValueFrom; {
+	case from.SecretKeyRef != nil:
+		s := &corev1.Secret{}
+		obj, kind, name, key = s, "Secret", from.SecretKeyRef.Name, from.SecretKeyRef.Key
+		data = func() (string, bool) { b, ok := s.Data[key]; return string(b), ok }
+	case from.ConfigMapKeyRef != nil:
+		cm := &corev1.ConfigMap{}
+		obj, kind, name, key = cm, "ConfigMap", from.ConfigMapKeyRef.Name, from.ConfigMapKeyRef.Key
+		data = func() (string, bool) { s, ok := cm.Data[key]; return s, ok }
+	default:
+		return "", "", resource.UserErrorf("InvalidVariablesFrom", "variablesFrom %s names neither a Secret nor a ConfigMap key", v.Name)
+	}
+	if err := c.Get(ctx, types.NamespacedName{Namespace: namespace, Name: name}, obj); err != nil {
+		if apierrors.IsNotFound(err) {
+			return "", "", resource.UserErrorf("VariableSourceNotFound", "variable %s: %s %s/%s does not exist; create it with key %q", v.Name, kind, namespace, name, key)
+		}
+		return "", "", fmt.Errorf("get %s %s for variable %s: %w", kind, name, v.Name, err)
+	}
+	value, ok := data()
+	if !ok {
+		return "", "", resource.UserErrorf("VariableSourceNotFound", "variable %s: %s %s/%s has no key %q", v.Name, kind, namespace, name, key)
+	}
+	return value, fmt.Sprintf("%s/%s@%s", kind, name, obj.GetResourceVersion()), nil
+}
