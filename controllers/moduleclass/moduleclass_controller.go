@@ -30,11 +30,12 @@ type Reconciler struct {
 	client    client.Client
 	loader    *modsource.Loader
 	providers *module.ProviderSources
+	events    resource.Recorder
 }
 
 // Setup registers the ModuleClass controller.
 func Setup(mgr ctrl.Manager, loader *modsource.Loader, opts ...Option) error {
-	r := &Reconciler{client: mgr.GetClient(), loader: loader}
+	r := &Reconciler{client: mgr.GetClient(), loader: loader, events: resource.NewRecorder(mgr, "terraplane-moduleclass")}
 	for _, o := range opts {
 		o(r)
 	}
@@ -77,7 +78,9 @@ func (r *Reconciler) check(ctx context.Context, class *terraformv1.ModuleClass) 
 	}
 	if msg := r.providerProblems(ctx, m); msg != "" {
 		// No watch sees a mirror fill up: look again in a minute.
-		resource.SetCondition(&st.Conditions, class.Generation, common.TypeReady, metav1.ConditionFalse, ReasonProviderUnavailable, msg)
+		if resource.SetCondition(&st.Conditions, class.Generation, common.TypeReady, metav1.ConditionFalse, ReasonProviderUnavailable, msg) {
+			r.events.Event(class, corev1.EventTypeWarning, ReasonProviderUnavailable, msg)
+		}
 		return ctrl.Result{RequeueAfter: time.Minute}, nil
 	}
 	resource.SetCondition(&st.Conditions, class.Generation, common.TypeReady, metav1.ConditionTrue, ReasonValid, "")

@@ -178,6 +178,11 @@ func TestNetworkMirror(t *testing.T) {
 			HaveField("Reason", "ProviderUnavailable"),
 			HaveField("Message", "provider registry.terraform.io/hashicorp/random ~> 4.0 is not in the provider mirror (it holds 3.9.0)"))))
 	}).WithTimeout(time.Minute).Should(Succeed())
+	g.Eventually(func(g Gomega) {
+		events, err := env.Events(ctx, tooNew)
+		g.Expect(err).NotTo(HaveOccurred())
+		g.Expect(events).To(ConsistOf(HaveField("Reason", "ProviderUnavailable")), "one event for the problem")
+	}).WithTimeout(30 * time.Second).Should(Succeed())
 
 	mu.Lock()
 	g.Expect(served).To(ContainElement("GET /registry.terraform.io/hashicorp/random/index.json"))
