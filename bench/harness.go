@@ -86,7 +86,7 @@ func newHarness(ctx context.Context, bin string, parallelism int) (*harness, err
 	}
 	h.metrics = fmt.Sprintf("http://127.0.0.1:%d/metrics", port)
 	h.ctrl = exec.Command(bin, "controller", "--kubeconfig", h.cp.Kubeconfig, "--state-kubeconfig", h.cp.Kubeconfig,
-		"--workdir", filepath.Join(work, "workspaces"), "--metrics-bind-address", fmt.Sprintf("127.0.0.1:%d", port),
+		"--workdir", filepath.Join(work, "workspaces"), "--metrics-bind-address", fmt.Sprintf("127.0.0.1:%d", port), "--metrics-secure=false",
 		"--health-probe-bind-address", "0", "--max-concurrent-terraform", strconv.Itoa(parallelism),
 		"--max-concurrent-reconciles", strconv.Itoa(2*parallelism)) // more workers than terraform slots keep the slots busy
 	logPath := filepath.Join(os.TempDir(), "terraplane-bench-controller.log")

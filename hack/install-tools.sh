@@ -4,7 +4,7 @@
 # Everything is built from the Go module proxy at pinned versions (hack/tools/*/go.mod)
 # or found on the machine. A warm re-run only checks stamps and takes seconds.
 #
-#   hack/install-tools.sh [kube|etcd|kubectl|controller-gen|staticcheck|minio|providers|terraform|tofu|moto|postgres|mariadb]...
+#   hack/install-tools.sh [kube|etcd|kubectl|controller-gen|staticcheck|minio|helm|providers|terraform|tofu|moto|postgres|mariadb]...
 #
 # With no arguments it installs what 'make run' needs.
 set -euo pipefail
@@ -54,6 +54,7 @@ install_etcd() { build etcd etcd go.etcd.io/etcd/server/v3; }
 install_controller_gen() { build controller-gen controller-gen sigs.k8s.io/controller-tools/cmd/controller-gen; }
 install_staticcheck() { build staticcheck staticcheck honnef.co/go/tools/cmd/staticcheck; }
 install_minio() { build minio minio github.com/minio/minio; }
+install_helm() { build helm helm helm.sh/helm/v3/cmd/helm; }
 install_tofu() { build tofu tofu github.com/opentofu/opentofu/cmd/tofu "-X github.com/opentofu/opentofu/version.dev=no"; }
 
 # REGISTRIES are the registry hosts the mirror serves each provider under: terraform
@@ -132,6 +133,7 @@ for t in "${targets[@]}"; do
 	controller-gen) install_controller_gen ;;
 	staticcheck) install_staticcheck ;;
 	minio) install_minio ;;
+	helm) install_helm ;;
 	providers) install_providers ;;
 	terraform) install_terraform ;;
 	tofu) install_tofu ;;

@@ -21,7 +21,10 @@ func addManagerFlags(fs *pflag.FlagSet, o *app.Options) {
 	fs.StringVar(&o.WorkDir, "workdir", filepath.Join(os.TempDir(), "terraplane-workspaces"), "directory for Terraform workspaces (disposable: state lives in the cluster)")
 	fs.StringVar(&o.PluginMirror, "plugin-mirror", devenv.PluginMirror(), "filesystem mirror of Terraform providers")
 	fs.StringVar(&o.TerraformPath, "terraform", "", "terraform or OpenTofu binary, a path or a name on PATH such as tofu (default: terraform)")
-	fs.IntVar(&o.MaxConcurrentTerraform, "max-concurrent-terraform", 0, "cap on terraform processes running at once (default 2 × CPUs)")
+	fs.StringVar(&o.ProviderMirrorURL, "provider-mirror-url", "", "Terraform provider network mirror (static-file protocol), e.g. https://mirror.example.internal/providers/")
+	fs.BoolVar(&o.ProviderDownload, "provider-download", false, "let terraform download providers from their registries")
+	fs.StringVar(&o.PluginCacheDir, "plugin-cache-dir", "", "cache shared by all workspaces for providers from a network mirror or registry (default <workdir>/.plugin-cache)")
+	fs.IntVar(&o.MaxConcurrentTerraform, "max-concurrent-terraform", 0, "cap on terraform processes running at once (default: from the container's CPU quota and memory limit)")
 	fs.IntVar(&o.MaxConcurrentTerraformPerProvider, "max-concurrent-terraform-per-provider", 0, "cap on terraform processes per Provider (default: none beyond the global cap)")
 	fs.IntVar(&o.MaxConcurrentReconciles, "max-concurrent-reconciles", 10, "workers per kind")
 	fs.DurationVar(&o.DriftInterval, "drift-interval", 10*time.Minute, "how often an unchanged resource is planned to detect drift")
@@ -56,7 +59,8 @@ func controllerCommand() *cobra.Command {
 		},
 	}
 	addManagerFlags(cmd.Flags(), &o)
-	cmd.Flags().StringVar(&o.MetricsAddr, "metrics-bind-address", ":8080", "address of the metrics endpoint")
+	cmd.Flags().StringVar(&o.MetricsAddr, "metrics-bind-address", ":8443", "address of the metrics endpoint (\"0\" disables it)")
+	cmd.Flags().BoolVar(&o.MetricsSecure, "metrics-secure", true, "serve metrics over HTTPS to callers allowed to get /metrics (false: plain HTTP, no authentication)")
 	cmd.Flags().StringVar(&o.HealthAddr, "health-probe-bind-address", ":8081", "address of the health endpoints")
 	cmd.Flags().BoolVar(&debug, "debug", false, "log Terraform's full output of failed runs (secret values removed)")
 	cmd.Flags().BoolVar(&o.LeaderElection, "leader-elect", false, "elect one active replica")

@@ -15,6 +15,7 @@ import (
 	common "terraplane.io/terraplane/apis/common/v1alpha1"
 	terraformv1 "terraplane.io/terraplane/apis/terraform/v1alpha1"
 	"terraplane.io/terraplane/internal/modsource"
+	"terraplane.io/terraplane/internal/module"
 	"terraplane.io/terraplane/internal/resource"
 )
 
@@ -26,13 +27,18 @@ const (
 
 // Reconciler checks ModuleClasses.
 type Reconciler struct {
-	client client.Client
-	loader *modsource.Loader
+	client    client.Client
+	loader    *modsource.Loader
+	providers *module.ProviderSources
+	events    resource.Recorder
 }
 
 // Setup registers the ModuleClass controller.
-func Setup(mgr ctrl.Manager, loader *modsource.Loader) error {
-	r := &Reconciler{client: mgr.GetClient(), loader: loader}
+func Setup(mgr ctrl.Manager, loader *modsource.Loader, opts ...Option) error {
+	r := &Reconciler{client: mgr.GetClient(), loader: loader, events: resource.NewRecorder(mgr, "terraplane-moduleclass")}
+	for _, o := range opts {
+		o(r)
+	}
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&terraformv1.ModuleClass{}).
 		Watches(&corev1.ConfigMap{}, handler.EnqueueRequestsFromMapFunc(r.forConfigMap)).
@@ -69,6 +75,13 @@ func (r *Reconciler) check(ctx context.Context, class *terraformv1.ModuleClass) 
 	if err := modsource.Validate(m, class.SpecTemplate); err != nil {
 		resource.SetCondition(&st.Conditions, class.Generation, common.TypeReady, metav1.ConditionFalse, ReasonInvalid, err.Error())
 		return ctrl.Result{}, nil
+	}
+	if msg := r.providerProblems(ctx, m); msg != "" {
+		// No watch sees a mirror fill up: look again in a minute.
+		if resource.SetCondition(&st.Conditions, class.Generation, common.TypeReady, metav1.ConditionFalse, ReasonProviderUnavailable, msg) {
+			r.events.Event(class, corev1.EventTypeWarning, ReasonProviderUnavailable, msg)
+		}
+		return ctrl.Result{RequeueAfter: time.Minute}, nil
 	}
 	resource.SetCondition(&st.Conditions, class.Generation, common.TypeReady, metav1.ConditionTrue, ReasonValid, "")
 	return ctrl.Result{}, nil

@@ -15,8 +15,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/config"
-	"sigs.k8s.io/controller-runtime/pkg/healthz"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"terraplane.io/terraplane/controllers/claim"
 	"terraplane.io/terraplane/controllers/managed"
@@ -27,6 +25,7 @@ import (
 	"terraplane.io/terraplane/internal/engine"
 	"terraplane.io/terraplane/internal/kinds"
 	"terraplane.io/terraplane/internal/modsource"
+	"terraplane.io/terraplane/internal/module"
 	"terraplane.io/terraplane/internal/remote"
 )
 
@@ -38,9 +37,17 @@ type Options struct {
 	PluginMirror string
 	// TerraformPath is the terraform binary; empty finds it on PATH.
 	TerraformPath string
+	// ProviderMirrorURL is a provider network mirror (the static-file protocol).
+	ProviderMirrorURL string
+	// ProviderDownload lets terraform download providers from their registries.
+	ProviderDownload bool
+	// PluginCacheDir caches providers a network mirror or registry served; empty means
+	// <WorkDir>/.plugin-cache.
+	PluginCacheDir string
 	// StateKubeconfig is the kubeconfig terraform's state backend uses; empty means in-cluster.
 	StateKubeconfig string
-	// MaxConcurrentTerraform caps terraform processes; 0 means 2 × CPUs.
+	// MaxConcurrentTerraform caps terraform processes; 0 derives it from the container's
+	// CPU quota and memory limit (DefaultMaxConcurrentTerraform).
 	MaxConcurrentTerraform int
 	// MaxConcurrentTerraformPerProvider caps terraform processes per Provider; 0 means no cap.
 	MaxConcurrentTerraformPerProvider int
@@ -52,6 +59,8 @@ type Options struct {
 	UserErrorRetry time.Duration
 	// MetricsAddr serves Prometheus metrics; "0" disables.
 	MetricsAddr string
+	// MetricsSecure serves metrics over HTTPS behind Kubernetes authn/authz.
+	MetricsSecure bool
 	// HealthAddr serves /healthz and /readyz; "0" disables.
 	HealthAddr string
 	// ModuleSourceAllow lists the URL prefixes git module sources may use; empty allows any.
@@ -84,6 +93,7 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manager, *en
 	if opts.HealthAddr == "" {
 		opts.HealthAddr = "0"
 	}
+	defaultConcurrency(&opts)
 	cfg = rest.CopyConfig(cfg)
 	if cfg.QPS == 0 {
 		// client-go's default (5 QPS, or 20 in controller-runtime) makes the API client,
@@ -94,7 +104,7 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manager, *en
 	reg := kinds.NewRegistry(loader)
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                  reg.Scheme(),
-		Metrics:                 metricsserver.Options{BindAddress: opts.MetricsAddr},
+		Metrics:                 metricsOptions(opts.MetricsAddr, opts.MetricsSecure),
 		HealthProbeBindAddress:  opts.HealthAddr,
 		LeaderElection:          opts.LeaderElection,
 		LeaderElectionID:        "terraplane-controller",
@@ -119,6 +129,7 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manager, *en
 		TerraformPath: opts.TerraformPath,
 		WorkDir:       opts.WorkDir,
 		PluginMirror:  opts.PluginMirror,
+		NetworkMirror: opts.ProviderMirrorURL, AllowDirect: opts.ProviderDownload, PluginCacheDir: opts.PluginCacheDir,
 		MaxConcurrent: opts.MaxConcurrentTerraform,
 
 		MaxConcurrentPerGroup: opts.MaxConcurrentTerraformPerProvider,
@@ -140,7 +151,8 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manager, *en
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := moduleclass.Setup(mgr, loader); err != nil {
+	sources := module.ProviderSources{Mirror: opts.PluginMirror, NetworkMirror: opts.ProviderMirrorURL, Direct: opts.ProviderDownload}
+	if err := moduleclass.Setup(mgr, loader, moduleclass.WithProviderSources(sources)); err != nil {
 		return nil, nil, fmt.Errorf("set up ModuleClass controller: %w", err)
 	}
 	if err := stack.Setup(mgr, stack.Options{DefaultRegistry: opts.StackRegistry, UserErrorRetry: opts.UserErrorRetry}); err != nil {
@@ -155,11 +167,8 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manager, *en
 	if err := scheduler.Setup(mgr, scheduler.Options{Retry: opts.UserErrorRetry}); err != nil {
 		return nil, nil, fmt.Errorf("set up scheduler: %w", err)
 	}
-	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
-		return nil, nil, fmt.Errorf("add health check: %w", err)
-	}
-	if err := mgr.AddReadyzCheck("readyz", healthz.Ping); err != nil {
-		return nil, nil, fmt.Errorf("add ready check: %w", err)
+	if err := addProbes(mgr, eng); err != nil {
+		return nil, nil, err
 	}
 	return mgr, eng, nil
 }

@@ -32,6 +32,11 @@ type Options struct {
 	PluginMirror string
 	// AllowDirect also lets terraform download providers from their registries.
 	AllowDirect bool
+	// NetworkMirror is the URL of a provider network mirror (the static-file protocol).
+	NetworkMirror string
+	// PluginCacheDir caches providers that a network mirror or a registry served; empty
+	// means <WorkDir>/.plugin-cache. Unused when providers come only from PluginMirror.
+	PluginCacheDir string
 	// MaxConcurrent caps terraform processes running at once; 0 means 2 × CPUs.
 	MaxConcurrent int
 	// MaxConcurrentPerGroup caps terraform processes of one group (a Provider, say) at
@@ -133,10 +138,10 @@ func (e *Engine) writeCLIConfig() (string, error) {
 		return "", fmt.Errorf("parse CLI config template: %w", err)
 	}
 	var buf bytes.Buffer
-	data := struct {
-		Mirror string
-		Direct bool
-	}{e.opts.PluginMirror, e.opts.AllowDirect}
+	data, err := e.cliConfigData()
+	if err != nil {
+		return "", err
+	}
 	if err := tmpl.Execute(&buf, data); err != nil {
 		return "", fmt.Errorf("render CLI config: %w", err)
 	}

@@ -171,13 +171,19 @@ func initTerraform(ctx context.Context, tf *tfexec.Terraform, env map[string]str
 	return tf.Init(ctx, tfexec.Reconfigure(true), tfexec.Upgrade(upgrade))
 }
 
+// passEnv are the controller's environment variables terraform gets: the basics, the
+// in-cluster API address (the kubernetes state backend's in_cluster_config) and proxies
+// (network mirrors and registries).
+var passEnv = []string{"PATH", "HOME", "TMPDIR", "LANG", "SSL_CERT_FILE", "SSL_CERT_DIR",
+	"KUBERNETES_SERVICE_HOST", "KUBERNETES_SERVICE_PORT", "HTTPS_PROXY", "HTTP_PROXY", "NO_PROXY", "https_proxy", "http_proxy", "no_proxy"}
+
 // env is the child process environment: a minimal base, the CLI config, and ws.Env.
 func (e *Engine) env(ws Workspace) map[string]string {
 	env := map[string]string{
 		"TF_CLI_CONFIG_FILE": e.cliConfig,
 		"CHECKPOINT_DISABLE": "1",
 	}
-	for _, k := range []string{"PATH", "HOME", "TMPDIR", "LANG", "SSL_CERT_FILE", "SSL_CERT_DIR"} {
+	for _, k := range passEnv {
 		if v, ok := os.LookupEnv(k); ok {
 			env[k] = v
 		}

@@ -1,0 +1,40 @@
+{{/* The release's full name, used for every object. */}}
+{{- define "terraplane.fullname" -}}
+{{- if contains .Chart.Name .Release.Name -}}
+{{- .Release.Name | trunc 63 | trimSuffix "-" -}}
+{{- else -}}
+{{- printf "%s-%s" .Release.Name .Chart.Name | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+{{- end -}}
+
+{{/* Labels on every object. */}}
+{{- define "terraplane.labels" -}}
+helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
+{{ include "terraplane.selectorLabels" . }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+{{- end -}}
+
+{{/* Labels that select the controller's pods. */}}
+{{- define "terraplane.selectorLabels" -}}
+app.kubernetes.io/name: terraplane
+app.kubernetes.io/instance: {{ .Release.Name }}
+{{- end -}}
+
+{{/* The ServiceAccount the controller runs as. */}}
+{{- define "terraplane.serviceAccountName" -}}
+{{- default (include "terraplane.fullname" .) .Values.serviceAccount.name -}}
+{{- end -}}
+
+{{/* A volume: emptyDir, or a PersistentVolumeClaim (the chart's or an existing one). */}}
+{{- define "terraplane.volume" -}}
+- name: {{ .name }}
+{{- if eq .spec.type "persistentVolumeClaim" }}
+  persistentVolumeClaim:
+    claimName: {{ .spec.existingClaim | default (printf "%s-%s" .fullname .name) }}
+{{- else if eq .spec.type "emptyDir" }}
+  emptyDir: {}
+{{- else }}
+{{- fail (printf "%s.type must be emptyDir or persistentVolumeClaim, not %q" .name .spec.type) }}
+{{- end }}
+{{- end -}}

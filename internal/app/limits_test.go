@@ -1,0 +1,90 @@
+package app
+
+import (
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+)
+
+func writeFiles(t *testing.T, files map[string]string) string {
+	t.Helper()
+	root := t.TempDir()
+	for name, content := range files {
+		path := filepath.Join(root, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return root
+}
+
+func TestReadLimits(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		files map[string]string
+		want  Limits
+	}{
+		{"v2 limits", map[string]string{"cpu.max": "150000 100000\n", "memory.max": "1073741824\n"}, Limits{CPUs: 1.5, Memory: 1 << 30}},
+		{"v2 no limits", map[string]string{"cpu.max": "max 100000\n", "memory.max": "max\n"}, Limits{}},
+		{"v1 limits", map[string]string{"cpu/cpu.cfs_quota_us": "200000\n", "cpu/cpu.cfs_period_us": "100000\n",
+			"memory/memory.limit_in_bytes": "2147483648\n"}, Limits{CPUs: 2, Memory: 2 << 30}},
+		{"v1 no limits", map[string]string{"cpu/cpu.cfs_quota_us": "-1\n", "cpu/cpu.cfs_period_us": "100000\n",
+			"memory/memory.limit_in_bytes": "9223372036854771712\n"}, Limits{}},
+		{"no cgroup files", nil, Limits{}},
+		{"garbage", map[string]string{"cpu.max": "lots\n", "memory.max": "plenty\n"}, Limits{}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := readLimits(writeFiles(t, tc.files), nil); got != tc.want {
+				t.Errorf("ReadLimits = %+v, want %+v", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestReadLimitsOwnCgroup reads the limits of the process's own cgroup, named in
+// /proc/self/cgroup, rather than those of the hierarchy's root.
+func TestReadLimitsOwnCgroup(t *testing.T) {
+	root := writeFiles(t, map[string]string{
+		"cpu/cpu.cfs_quota_us": "-1\n", "cpu/cpu.cfs_period_us": "100000\n",
+		"cpu/pods/p1/cpu.cfs_quota_us": "50000\n", "cpu/pods/p1/cpu.cfs_period_us": "100000\n",
+		"memory/memory.limit_in_bytes": "9223372036854771712\n", "memory/pods/p1/memory.limit_in_bytes": "536870912\n",
+	})
+	procCgroup := writeFiles(t, map[string]string{"cgroup": "5:memory:/pods/p1\n2:cpu,cpuacct:/pods/p1\n0::/\n"})
+	own := ownCgroups(filepath.Join(procCgroup, "cgroup"))
+	if got, want := readLimits(root, own), (Limits{CPUs: 0.5, Memory: 512 << 20}); got != want {
+		t.Errorf("readLimits = %+v, want %+v", got, want)
+	}
+	// A path that does not exist under root (a container's view) falls back to the root.
+	if got, want := readLimits(root, map[string]string{"cpu": "/elsewhere", "memory": "/elsewhere"}), (Limits{}); got != want {
+		t.Errorf("readLimits = %+v, want %+v", got, want)
+	}
+}
+
+func TestDefaultMaxConcurrentTerraform(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		limits Limits
+		want   int
+	}{
+		{"1Gi and 1 CPU: memory decides", Limits{CPUs: 1, Memory: 1 << 30}, 1},
+		{"4Gi and 1 CPU: CPU decides", Limits{CPUs: 1, Memory: 4 << 30}, 2},
+		{"half a CPU, no memory limit", Limits{CPUs: 0.5}, 1},
+		{"3 CPUs and 2Gi", Limits{CPUs: 3, Memory: 2 << 30}, 3},
+		{"tiny memory limit still runs one", Limits{CPUs: 4, Memory: 128 << 20}, 1},
+		{"no limits: the machine's CPUs", Limits{}, 2 * runtime.NumCPU()},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, why := DefaultMaxConcurrentTerraform(tc.limits)
+			if got != tc.want {
+				t.Errorf("DefaultMaxConcurrentTerraform(%+v) = %d (%s), want %d", tc.limits, got, why, tc.want)
+			}
+			if why == "" {
+				t.Error("no reason given")
+			}
+		})
+	}
+}
