@@ -28,10 +28,11 @@ const (
 )
 
 // finish maps the reconcile's error to conditions, one event, and a result — the only
-// place where errors become results.
+// place where errors become results. The status speaks for the generation the reconcile
+// rendered (orig's): a write during the run may have refreshed mg to a newer one.
 func (r *Reconciler) finish(ctx context.Context, orig, mg resource.Managed, out outcome, err error) (ctrl.Result, error) {
 	st := mg.GetManagedStatus()
-	gen := mg.GetGeneration()
+	gen := orig.GetGeneration()
 	resource.SyncBindingPhase(mg)
 	result, retErr := ctrl.Result{}, error(nil)
 	switch u, user := resource.AsUserError(err); {
@@ -47,10 +48,10 @@ func (r *Reconciler) finish(ctx context.Context, orig, mg resource.Managed, out 
 		result.RequeueAfter = r.opts.DriftInterval + jitter(r.opts.DriftInterval)
 		result.Priority = ptr.To(handler.LowPriority) // drift checks wait behind user changes
 	case user:
-		r.failed(mg, u.Reason, u.Message)
+		r.failed(mg, gen, u.Reason, u.Message)
 		result.RequeueAfter = r.opts.UserErrorRetry
 	default:
-		r.failed(mg, ReasonReconcileError, engine.Summary(err))
+		r.failed(mg, gen, ReasonReconcileError, engine.Summary(err))
 		log.FromContext(ctx).V(1).Info("terraform failed", "detail", err.Error()) // redacted by the engine
 		retErr = errors.New(engine.Summary(err))                                  // the error log gets one line too
 	}
@@ -86,9 +87,8 @@ func (r *Reconciler) observe(ctx context.Context, orig, mg resource.Managed, res
 }
 
 // failed marks mg Synced=False (and not Ready if it never was) and emits one event per new message.
-func (r *Reconciler) failed(mg resource.Managed, reason, message string) {
+func (r *Reconciler) failed(mg resource.Managed, gen int64, reason, message string) {
 	st := mg.GetManagedStatus()
-	gen := mg.GetGeneration()
 	if resource.SetCondition(&st.Conditions, gen, common.TypeSynced, metav1.ConditionFalse, reason, message) {
 		r.recorder.Event(mg, corev1.EventTypeWarning, reason, message)
 	}
@@ -108,7 +108,7 @@ func (r *Reconciler) finishDelete(ctx context.Context, mg resource.Managed, err 
 		reason, retry = u.Reason, r.opts.UserErrorRetry
 	}
 	orig := mg.DeepCopyObject().(resource.Managed)
-	r.failed(mg, reason, "cannot delete: "+engine.Summary(err))
+	r.failed(mg, mg.GetGeneration(), reason, "cannot delete: "+engine.Summary(err))
 	resource.SetCondition(&mg.GetManagedStatus().Conditions, mg.GetGeneration(), common.TypeReady, metav1.ConditionFalse, ReasonDeleting, "")
 	if uerr := resource.PatchStatus(ctx, r.client, mg, orig); uerr != nil {
 		return ctrl.Result{}, fmt.Errorf("update status: %w", uerr)
