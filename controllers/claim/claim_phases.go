@@ -2,6 +2,7 @@ package claim
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -145,9 +146,26 @@ func (r *Reconciler) syncSpec(ctx context.Context, claim resource.Claim, mg reso
 	}
 	mg.GetObjectKind().SetGroupVersionKind(gvk)
 	if err := r.client.Update(ctx, mg); err != nil {
+		if apierrors.IsInvalid(err) { // e.g. a class edit that would rename, and so replace, the resource
+			return resource.UserErrorf("ChangeRefused", "the claim or its class asks %s %s/%s for a change it refuses, so nothing was changed: %v; undo the edit, or create a new claim",
+				mk.GVK.Kind, mg.GetNamespace(), mg.GetName(), invalidCauses(err))
+		}
 		return fmt.Errorf("update %s: %w", mk.GVK.Kind, err)
 	}
 	return nil
+}
+
+// invalidCauses are the field errors of an Invalid API error, one per line.
+func invalidCauses(err error) string {
+	var status apierrors.APIStatus
+	if !errors.As(err, &status) || status.Status().Details == nil || len(status.Status().Details.Causes) == 0 {
+		return err.Error()
+	}
+	var msgs []string
+	for _, c := range status.Status().Details.Causes {
+		msgs = append(msgs, c.Message)
+	}
+	return strings.Join(msgs, "; ")
 }
 
 // boundResource reads the managed resource that resourceRef names.

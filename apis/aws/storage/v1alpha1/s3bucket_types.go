@@ -66,6 +66,7 @@ type S3BucketClassList struct {
 type S3BucketSpec struct {
 	common.ManagedSpec `json:",inline"`
 	// ForProvider holds the module inputs.
+	// +kubebuilder:validation:XValidation:rule="(has(self.bucketName) ? self.bucketName : '') == (has(oldSelf.bucketName) ? oldSelf.bucketName : '')",message="forProvider.bucketName is immutable: a new name replaces the bucket; create a new claim or resource instead"
 	ForProvider S3BucketParameters `json:"forProvider"`
 }
 

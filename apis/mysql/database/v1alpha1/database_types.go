@@ -62,6 +62,8 @@ type DatabaseClassList struct {
 type DatabaseSpec struct {
 	common.ManagedSpec `json:",inline"`
 	// ForProvider holds the module inputs.
+	// +kubebuilder:validation:XValidation:rule="(has(self.databaseName) ? self.databaseName : '') == (has(oldSelf.databaseName) ? oldSelf.databaseName : '')",message="forProvider.databaseName is immutable: a new name replaces the database; create a new claim or resource instead"
+	// +kubebuilder:validation:XValidation:rule="(has(self.roleName) ? self.roleName : '') == (has(oldSelf.roleName) ? oldSelf.roleName : '')",message="forProvider.roleName is immutable: a new name replaces the database and its user; create a new claim or resource instead"
 	ForProvider DatabaseParameters `json:"forProvider"`
 }
 
