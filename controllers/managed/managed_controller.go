@@ -102,6 +102,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		return r.finish(ctx, orig, mg, outcome{}, err)
 	}
 	if due, wait := r.due(mg, ws.Hash); !due {
+		r.releaseStaleLock(ctx, mg)
 		return r.observe(ctx, orig, mg, ctrl.Result{RequeueAfter: wait, Priority: ptr.To(handler.LowPriority)})
 	}
 	out, err := r.guardedSync(ctx, mg, ws)

@@ -177,6 +177,15 @@ func (r *Reconciler) setPending(ctx context.Context, mg resource.Managed, on boo
 	return nil
 }
 
+// releaseStaleLock releases a lock a killed run left on a resource that needs no run now
+// (say, a drift plan killed after the resource had settled), so that nothing is left
+// locked until the next drift check. A lock another host holds is left alone.
+func (r *Reconciler) releaseStaleLock(ctx context.Context, mg resource.Managed) {
+	if err := r.clearStaleLock(ctx, mg); err != nil {
+		log.FromContext(ctx).V(1).Info("state lock left in place", "reason", err.Error())
+	}
+}
+
 // clearStaleLock releases the resource's state lock when no live run holds it, and
 // says how long it had been held.
 func (r *Reconciler) clearStaleLock(ctx context.Context, mg resource.Managed) error {
