@@ -85,6 +85,9 @@ func TestApplyLifecycle(t *testing.T) {
 	if !res.Changed || e.Processes()-before != 3 {
 		t.Errorf("changed input: changed=%v, %d processes; want plan, apply, output and no init", res.Changed, e.Processes()-before)
 	}
+	if _, err := os.Stat(filepath.Join(e.Dir("w1"), planFile)); !os.IsNotExist(err) {
+		t.Errorf("the saved plan (it holds every variable's value) outlived the apply: %v", err)
+	}
 	if err := e.Destroy(ctx, ws); err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -57,6 +58,7 @@ func (e *Engine) Apply(ctx context.Context, ws Workspace, opts ApplyOptions) (Re
 	var stream applyStream
 	if opts.PlanFirst {
 		plan := filepath.Join(e.Dir(ws.ID), planFile)
+		defer os.Remove(plan) // a saved plan holds every variable's value, secret ones too
 		err = e.run(ctx, ws, func(ctx context.Context) error {
 			res.Changed, err = tf.Plan(ctx, tfexec.Out(plan), tfexec.Refresh(!opts.SkipRefresh))
 			return err

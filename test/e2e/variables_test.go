@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	. "github.com/onsi/gomega"
@@ -92,6 +93,9 @@ func TestVariablesFromSecretsAndConfigMaps(t *testing.T) {
 	g.Expect(filepath.WalkDir(mgr.WorkDir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || d.Type()&fs.ModeSymlink != 0 {
 			return err
+		}
+		if strings.HasSuffix(path, ".tfplan") {
+			t.Errorf("a saved plan, which holds every variable's value, outlived its run: %s", path)
 		}
 		b, err := os.ReadFile(path)
 		if err == nil && bytes.Contains(b, []byte(password)) {
