@@ -40,9 +40,10 @@ tools:
 tools-test: tools
 	hack/install-tools.sh helm tofu moto postgres mariadb
 
-## generate: deepcopy functions and CRDs from kubebuilder markers
+## generate: managed kinds' boilerplate (hack/kindgen), deepcopy functions and CRDs from kubebuilder markers
 generate:
 	hack/install-tools.sh controller-gen
+	$(GO) run ./hack/kindgen apis
 	$(TOOLS)/controller-gen object paths=./apis/...
 	$(TOOLS)/controller-gen crd paths=./apis/... output:crd:artifacts:config=config/crd/bases
 	$(TOOLS)/controller-gen rbac:roleName=terraplane-manager paths=./internal/app/... output:rbac:artifacts:config=config/rbac

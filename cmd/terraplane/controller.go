@@ -1,19 +1,19 @@
 package main
 
 import (
+	"flag"
 	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
-	"go.uber.org/zap/zapcore"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/client/config"
-	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
+	"terraplane.io/terraplane/controllers/stack"
 	"terraplane.io/terraplane/internal/app"
 	"terraplane.io/terraplane/internal/devenv"
+	"terraplane.io/terraplane/internal/modsource"
 )
 
 // addManagerFlags binds the flags every command that runs controllers shares.
@@ -28,27 +28,40 @@ func addManagerFlags(fs *pflag.FlagSet, o *app.Options) {
 	fs.IntVar(&o.MaxConcurrentTerraformPerProvider, "max-concurrent-terraform-per-provider", 0, "cap on terraform processes per Provider (default: none beyond the global cap)")
 	fs.IntVar(&o.MaxConcurrentReconciles, "max-concurrent-reconciles", 10, "workers per kind")
 	fs.DurationVar(&o.DriftInterval, "drift-interval", 10*time.Minute, "how often an unchanged resource is planned to detect drift")
-	fs.StringSliceVar(&o.ModuleSourceAllow, "module-source-allow", nil, "URL prefixes git module sources may use (default: any)")
+	fs.StringSliceVar(&o.ModuleSourceAllow, "module-source-allow", nil, "URL prefixes git and OCI module sources may use (default: any)")
+	fs.DurationVar(&o.ModuleSourceRefresh, "module-source-refresh", modsource.DefaultRefreshInterval, "how often a module source that names a git branch or tag, or an OCI tag, is looked up again")
+	fs.DurationVar(&o.StackTagRefresh, "stack-tag-refresh", stack.DefaultTagRefresh, "how often a stack install that names a package by tag looks the tag up again (a negative value: never)")
 	fs.DurationVar(&o.UserErrorRetry, "user-error-retry", 30*time.Second, "how soon a resource stopped by bad input is looked at again")
 	fs.StringVar(&o.StackRegistry, "stack-registry", "", "OCI registry that stack installs without spec.source use (host[:port])")
 }
 
 func controllerCommand() *cobra.Command {
 	var o app.Options
-	var debug bool
+	var kube kubeFlags
 	cmd := &cobra.Command{
 		Use:   "controller",
-		Short: "Run the Terraplane controllers against a cluster (--kubeconfig or in-cluster)",
+		Short: "Run the Terraplane controllers against a cluster",
+		Long: `Run the Terraplane controllers against a cluster: the one --kubeconfig and --context name,
+else $KUBECONFIG, else ~/.kube/config, else the pod's in-cluster configuration.
+
+Terraform state is kept in the same cluster (terraform's kubernetes backend) unless
+--state-kubeconfig names another.`,
+		Example: `  # in a pod: in-cluster configuration, state in the same cluster
+  terraplane controller --leader-elect
+
+  # from a workstation, against a context of your kubeconfig
+  terraplane controller --kubeconfig ~/.kube/config --context staging --workdir /var/tmp/terraplane`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if debug {
-				ctrl.SetLogger(zap.New(zap.Level(zapcore.DebugLevel)))
-			}
-			cfg, err := config.GetConfig()
+			cfg, err := kube.restConfig()
 			if err != nil {
 				return err
 			}
-			if o.StateKubeconfig == "" {
-				o.StateKubeconfig = os.Getenv("KUBECONFIG")
+			if o.WorkDir, err = filepath.Abs(o.WorkDir); err != nil {
+				return err
+			}
+			if o.StateKubeconfig, o.StateContext, err = kube.stateBackend(o.StateKubeconfig); err != nil {
+				return err
 			}
 			ctx := ctrl.SetupSignalHandler()
 			mgr, _, err := app.New(ctx, cfg, o)
@@ -59,14 +72,16 @@ func controllerCommand() *cobra.Command {
 		},
 	}
 	addManagerFlags(cmd.Flags(), &o)
+	kube.bind(cmd.Flags())
 	cmd.Flags().StringVar(&o.MetricsAddr, "metrics-bind-address", ":8443", "address of the metrics endpoint (\"0\" disables it)")
 	cmd.Flags().BoolVar(&o.MetricsSecure, "metrics-secure", true, "serve metrics over HTTPS to callers allowed to get /metrics (false: plain HTTP, no authentication)")
 	cmd.Flags().StringVar(&o.HealthAddr, "health-probe-bind-address", ":8081", "address of the health endpoints")
-	cmd.Flags().BoolVar(&debug, "debug", false, "log Terraform's full output of failed runs (secret values removed)")
+	cmd.Flags().BoolVar(&debugLogs, "debug", false, "log at debug level: every terraform run, and Terraform's full output of failed runs (secret values removed); same as --zap-log-level=debug")
 	cmd.Flags().BoolVar(&o.LeaderElection, "leader-elect", false, "elect one active replica")
 	cmd.Flags().StringVar(&o.LeaderElectionNamespace, "leader-election-namespace", "terraplane-system", "namespace of the leader election Lease")
-	cmd.Flags().StringVar(&o.StateKubeconfig, "state-kubeconfig", "", "kubeconfig terraform's state backend uses (default: $KUBECONFIG, else in-cluster)")
-	// --kubeconfig is registered by controller-runtime's config package on the Go flag set.
-	cmd.Flags().AddGoFlagSet(goFlags())
+	cmd.Flags().StringVar(&o.StateKubeconfig, "state-kubeconfig", "", "kubeconfig of the cluster terraform's state backend uses (default: the cluster the controller talks to)")
+	zapFlags := flag.NewFlagSet("zap", flag.ContinueOnError)
+	logOptions.BindFlags(zapFlags) // --zap-log-level, --zap-encoder, ...
+	cmd.Flags().AddGoFlagSet(zapFlags)
 	return cmd
 }

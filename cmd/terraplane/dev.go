@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"time"
 
@@ -22,6 +23,7 @@ type devOptions struct {
 	quickstart    string
 	minioPort     int
 	stateDir      string
+	ephemeral     bool
 }
 
 func devCommand() *cobra.Command {
@@ -29,7 +31,20 @@ func devCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "dev",
 		Short: "Start a local control plane with the controllers in-process (and optionally the quickstart)",
+		Long: `Start etcd and a kube-apiserver on loopback, install the CRDs, and run every controller
+in-process. It prints its progress and, as they happen, the events the controllers send
+(one line each; "!" marks a warning); --log-format=json prints the controllers' log lines
+instead. Its data is kept under --state-dir, so stopping and starting again resumes.`,
+		Example: `  # the quickstart: a MinIO as the S3 endpoint and a Bucket claim
+  terraplane dev --quickstart examples/quickstart
+
+  # a throwaway plane, logs as JSON
+  terraplane dev --ephemeral --log-format=json`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if devLogFormat != "text" && devLogFormat != "json" {
+				return fmt.Errorf("--log-format must be text or json, not %q", devLogFormat)
+			}
 			if !cmd.Flags().Changed("workdir") {
 				o.WorkDir = filepath.Join(o.stateDir, "workspaces")
 			}
@@ -39,20 +54,36 @@ func devCommand() *cobra.Command {
 	addManagerFlags(cmd.Flags(), &o.Options)
 	cmd.Flags().StringVar(&o.kubeconfigOut, "kubeconfig-out", ".terraplane/kubeconfig", "where to write the control plane's admin kubeconfig")
 	cmd.Flags().StringVar(&o.quickstart, "quickstart", "", "directory of manifests to apply after start (starts a local MinIO as the S3 endpoint)")
-	cmd.Flags().IntVar(&o.minioPort, "minio-port", 9900, "loopback port of the quickstart's MinIO")
-	cmd.Flags().StringVar(&o.stateDir, "state-dir", ".terraplane", "directory for MinIO data and workspaces")
+	cmd.Flags().IntVar(&o.minioPort, "minio-port", 9900, "loopback port of the quickstart's MinIO (the quickstart Provider's endpoint follows it)")
+	cmd.Flags().StringVar(&o.stateDir, "state-dir", ".terraplane", "directory for the control plane's data (etcd), MinIO data and workspaces; starting again on it resumes where the last run stopped")
+	cmd.Flags().StringVar(&devLogFormat, "log-format", "text", "text: progress and the controllers' events for a person; json: the controllers' log lines, for machines")
+	cmd.Flags().BoolVar(&o.ephemeral, "ephemeral", false, "keep the control plane's data in a temporary directory removed on exit (every claim, class, Provider and Terraform state is lost)")
 	return cmd
+}
+
+// etcdDir is where the control plane keeps its data: under the state directory, or
+// nowhere that outlives the run with --ephemeral.
+func (o devOptions) etcdDir() string {
+	if o.ephemeral {
+		return ""
+	}
+	return filepath.Join(o.stateDir, "etcd")
 }
 
 func runDev(ctx context.Context, o devOptions) error {
 	start := time.Now()
 	say("starting the control plane (etcd + kube-apiserver)")
-	cp, err := devenv.StartControlPlane(o.kubeconfigOut)
+	cp, err := devenv.StartControlPlaneWith(devenv.ControlPlaneOptions{Kubeconfig: o.kubeconfigOut, DataDir: o.etcdDir()})
 	if err != nil {
 		return err
 	}
 	defer cp.Stop()
 	say("control plane up in %s; kubeconfig: %s", time.Since(start).Round(100*time.Millisecond), o.kubeconfigOut)
+	if dir := o.etcdDir(); dir != "" {
+		say("its data is kept in %s: starting again resumes every claim, class, Provider and Terraform state (--ephemeral keeps nothing)", dir)
+	} else {
+		say("ephemeral: everything is lost when this stops")
+	}
 	o.StateKubeconfig = cp.Kubeconfig
 	if o.WorkDir, err = filepath.Abs(o.WorkDir); err != nil {
 		return err
@@ -63,6 +94,11 @@ func runDev(ctx context.Context, o devOptions) error {
 	}
 	errs := make(chan error, 1)
 	go func() { errs <- mgr.Start(ctx) }()
+	if devLogFormat == "text" {
+		if err := printEvents(ctx, mgr.GetCache(), os.Stdout); err != nil {
+			return err
+		}
+	}
 	say("controllers running")
 	if o.quickstart != "" {
 		minio, err := devenv.StartMinIO(ctx, filepath.Join(o.stateDir, "minio"), o.minioPort, "terraplane", "terraplane-secret")
@@ -71,7 +107,7 @@ func runDev(ctx context.Context, o devOptions) error {
 		}
 		defer minio.Stop()
 		say("MinIO (the demo S3 endpoint) on %s", minio.Endpoint)
-		if err := runQuickstart(ctx, mgr.GetClient(), o); err != nil {
+		if err := runQuickstart(ctx, mgr.GetClient(), o, minio.Endpoint); err != nil {
 			return err
 		}
 	}
@@ -79,16 +115,20 @@ func runDev(ctx context.Context, o devOptions) error {
 	select {
 	case <-ctx.Done():
 		say("stopping")
-		return nil
+		// The controllers stop first (in-flight terraform gets to write its state), then
+		// MinIO and the control plane.
+		return <-errs
 	case err := <-errs:
 		return err
 	}
 }
 
-// runQuickstart applies the quickstart manifests and waits until every claim is Bound and Ready.
-func runQuickstart(ctx context.Context, c client.Client, o devOptions) error {
+// runQuickstart applies the quickstart manifests, its Provider pointed at the MinIO on
+// endpoint, and waits until every claim is Bound and Ready. Applying is create-or-update:
+// a restart on the same state finds the claim it made last time, and makes nothing new.
+func runQuickstart(ctx context.Context, c client.Client, o devOptions, endpoint string) error {
 	say("applying %s", o.quickstart)
-	objs, err := devenv.ApplyDir(ctx, c, o.quickstart)
+	objs, err := devenv.ApplyDirWith(ctx, c, o.quickstart, devenv.PointAtMinIO(endpoint))
 	if err != nil {
 		return err
 	}

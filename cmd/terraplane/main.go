@@ -3,25 +3,40 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
-	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 )
 
 func main() {
-	ctrl.SetLogger(zap.New(zap.UseDevMode(false)))
 	root := &cobra.Command{
-		Use:           "terraplane",
-		Short:         "A Terraform-backed infrastructure control plane for Kubernetes",
-		SilenceUsage:  true,
-		SilenceErrors: true,
+		Use:              "terraplane",
+		Short:            "A Terraform-backed infrastructure control plane for Kubernetes",
+		SilenceUsage:     true,
+		SilenceErrors:    true,
+		PersistentPreRun: setupLogging,
 	}
-	root.AddCommand(controllerCommand(), devCommand(), moduleCommand(), stackCommand(), migrateCommand(), exportCommand(), unlockCommand())
-	if err := root.Execute(); err != nil {
-		fmt.Fprintln(os.Stderr, "error:", err)
+	root.AddCommand(controllerCommand(), devCommand(), moduleCommand(), stackCommand(), migrateCommand(), exportCommand(), unlockCommand(),
+		versionCommand(), planCommand(), approveCommand())
+	if cmd, err := root.ExecuteContextC(context.Background()); err != nil {
+		fmt.Fprintln(os.Stderr, "error: "+oneLine(err))
+		if strings.Contains(err.Error(), "arg(s)") || strings.HasPrefix(err.Error(), "unknown ") {
+			fmt.Fprintf(os.Stderr, "see %s --help\n", cmd.CommandPath())
+		}
 		os.Exit(1)
 	}
+}
+
+// oneLine joins a multi-line error (terraform's, say) into one line.
+func oneLine(err error) string {
+	var parts []string
+	for _, l := range strings.Split(err.Error(), "\n") {
+		if l = strings.TrimSpace(l); l != "" && strings.Trim(l, "│╷╵─ ") != "" {
+			parts = append(parts, strings.TrimSpace(strings.TrimLeft(l, "│╷╵ ")))
+		}
+	}
+	return strings.Join(parts, " ")
 }

@@ -2,15 +2,14 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/client/config"
 
 	"terraplane.io/terraplane/internal/devenv"
 	"terraplane.io/terraplane/internal/engine"
@@ -21,22 +20,22 @@ import (
 
 // toolsFlags are what migrate and export need to reach the cluster and run terraform.
 type toolsFlags struct {
+	kube            kubeFlags
 	stateKubeconfig string
 	pluginMirror    string
 	terraform       string
-	kube            *flag.FlagSet
 }
 
 func (f *toolsFlags) bind(cmd *cobra.Command) {
-	cmd.Flags().StringVar(&f.stateKubeconfig, "state-kubeconfig", "", "kubeconfig terraform's state backend uses (default: $KUBECONFIG)")
+	f.kube.bind(cmd.Flags())
+	cmd.Flags().StringVar(&f.stateKubeconfig, "state-kubeconfig", "", "kubeconfig of the cluster that holds Terraform state (default: the cluster --kubeconfig and --context name)")
 	cmd.Flags().StringVar(&f.pluginMirror, "plugin-mirror", devenv.PluginMirror(), "filesystem mirror of Terraform providers")
 	cmd.Flags().StringVar(&f.terraform, "terraform", "", "terraform or OpenTofu binary, a path or a name on PATH such as tofu (default: terraform)")
-	f.kube = goFlags()
-	cmd.Flags().AddGoFlagSet(f.kube)
 }
 
-func (f *toolsFlags) tools(ctx context.Context) (migrate.Tools, func(), error) {
-	cfg, err := config.GetConfig()
+// tools connects to the cluster and prepares a private work directory, which cleanup removes.
+func (f *toolsFlags) tools(ctx context.Context, progress migrate.Progress) (migrate.Tools, func(), error) {
+	cfg, err := f.kube.restConfig()
 	if err != nil {
 		return migrate.Tools{}, nil, err
 	}
@@ -45,45 +44,43 @@ func (f *toolsFlags) tools(ctx context.Context) (migrate.Tools, func(), error) {
 		return migrate.Tools{}, nil, err
 	}
 	cleanup := func() { _ = os.RemoveAll(work) }
+	fail := func(err error) (migrate.Tools, func(), error) {
+		cleanup()
+		return migrate.Tools{}, nil, err
+	}
 	reg := kinds.NewRegistry(&modsource.Loader{CacheDir: filepath.Join(work, ".modules")})
 	c, err := client.New(cfg, client.Options{Scheme: reg.Scheme()})
 	if err != nil {
-		cleanup()
-		return migrate.Tools{}, nil, err
+		return fail(err)
 	}
 	eng, err := engine.New(ctx, engine.Options{WorkDir: work, PluginMirror: f.pluginMirror, TerraformPath: f.terraform})
 	if err != nil {
-		cleanup()
-		return migrate.Tools{}, nil, err
+		return fail(err)
 	}
-	state := f.stateKubeconfig
-	if state == "" {
-		state = os.Getenv("KUBECONFIG")
+	state, stateContext, err := f.kube.stateBackend(f.stateKubeconfig)
+	if err != nil {
+		return fail(err)
 	}
-	if state == "" {
-		state = f.kube.Lookup("kubeconfig").Value.String()
-	}
-	if state == "" {
-		cleanup()
-		return migrate.Tools{}, nil, fmt.Errorf("pass --kubeconfig or --state-kubeconfig: terraform's state backend needs one")
-	}
-	if state, err = filepath.Abs(state); err != nil {
-		cleanup()
-		return migrate.Tools{}, nil, err
-	}
-	return migrate.Tools{Client: c, Registry: reg, Engine: eng, StateKubeconfig: state}, cleanup, nil
+	return migrate.Tools{Client: c, Registry: reg, Engine: eng, StateKubeconfig: state, StateContext: stateContext, Progress: progress}, cleanup, nil
 }
 
-// run wraps a command body with the tools it needs and their cleanup.
-func (f *toolsFlags) run(body func(ctx context.Context, t migrate.Tools, args []string) error) func(*cobra.Command, []string) error {
-	return func(_ *cobra.Command, args []string) error {
+// run wraps a command body with the tools it needs, progress lines on stderr, and cleanup.
+func (f *toolsFlags) run(body func(ctx context.Context, cmd *cobra.Command, t migrate.Tools, args []string) error) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, args []string) error {
 		ctx := ctrl.SetupSignalHandler()
-		t, cleanup, err := f.tools(ctx)
+		t, cleanup, err := f.tools(ctx, progressTo(cmd.ErrOrStderr()))
 		if err != nil {
 			return err
 		}
 		defer cleanup()
-		return body(ctx, t, args)
+		return body(ctx, cmd, t, args)
+	}
+}
+
+// progressTo prints one line per step, so a long command shows where it is.
+func progressTo(w io.Writer) migrate.Progress {
+	return func(format string, args ...any) {
+		fmt.Fprintf(w, "==> "+format+"\n", args...)
 	}
 }
 
@@ -92,9 +89,27 @@ func migrateCommand() *cobra.Command {
 	var o migrate.Options
 	cmd := &cobra.Command{
 		Use:   "migrate DIR",
-		Short: "Take a Terraform working directory (module + terraform.tfstate) into Terraplane's custody as a Module",
-		Args:  cobra.ExactArgs(1),
-		RunE: f.run(func(ctx context.Context, t migrate.Tools, args []string) error {
+		Short: "Take a Terraform working directory into Terraplane's custody as a Module",
+		Long: `Take a Terraform working directory into Terraplane's custody as a Module, without
+recreating anything.
+
+The state is read from whatever backend DIR uses (terraform state pull, after terraform
+init if DIR is not initialised), with your environment and CLI configuration. Local
+module calls inside DIR (./modules/...) travel with the module. Variable values from
+terraform.tfvars and *.auto.tfvars become the Module's inputs. The Module starts with
+reclaimPolicy Retain, and its first reconcile applies nothing unless the plan is empty.`,
+		Example: `  # a directory with local state or any backend, into the admin namespace
+  terraplane migrate ./infra/db --name orders-db --provider-config aws
+
+  # and a claim bound to it, in the team's namespace
+  terraplane migrate ./infra/db --name orders-db --claim PostgreSQLInstance/orders/db`,
+		Args: cobra.MatchAll(cobra.ExactArgs(1), func(_ *cobra.Command, args []string) error {
+			if st, err := os.Stat(args[0]); err != nil || !st.IsDir() {
+				return fmt.Errorf("%s is not a directory", args[0])
+			}
+			return nil
+		}),
+		RunE: f.run(func(ctx context.Context, cmd *cobra.Command, t migrate.Tools, args []string) error {
 			o.Dir = args[0]
 			if o.Name == "" {
 				abs, _ := filepath.Abs(o.Dir)
@@ -104,8 +119,9 @@ func migrateCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			fmt.Printf("Module %s/%s now holds the state (reclaimPolicy Retain). Its first reconcile applies nothing unless the plan is empty:\n", mod.Namespace, mod.Name)
-			fmt.Printf("    kubectl get module -n %s %s\n", mod.Namespace, mod.Name)
+			out := cmd.OutOrStdout()
+			fmt.Fprintf(out, "Module %s/%s now holds the state (reclaimPolicy Retain). Its first reconcile applies nothing unless the plan is empty:\n", mod.Namespace, mod.Name)
+			fmt.Fprintf(out, "    kubectl get module -n %s %s\n", mod.Namespace, mod.Name)
 			return nil
 		}),
 	}
@@ -123,17 +139,24 @@ func exportCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "export KIND NAME",
 		Short: "Hand a retained managed resource back to plain terraform: module, variables and state in a directory",
-		Args:  cobra.ExactArgs(2),
-		RunE: f.run(func(ctx context.Context, t migrate.Tools, args []string) error {
+		Long: `Hand a managed resource with reclaimPolicy Retain back to plain terraform: its module,
+variables and state are written to a directory where terraform init && terraform plan
+shows no changes. Credentials are not written; the command names the environment
+variables terraform needs.`,
+		Example: `  terraplane export Module orders-db -n terraplane-system -o ./orders-db
+  terraplane export S3Bucket photos -o ./photos --context prod`,
+		Args: cobra.ExactArgs(2),
+		RunE: f.run(func(ctx context.Context, cmd *cobra.Command, t migrate.Tools, args []string) error {
 			env, err := migrate.Export(ctx, t, args[0], namespace, args[1], out)
 			if err != nil {
 				return err
 			}
-			fmt.Printf("Exported to %s; `terraform init && terraform plan` there shows no changes.\n", out)
+			w := cmd.OutOrStdout()
+			fmt.Fprintf(w, "Exported to %s; `terraform init && terraform plan` there shows no changes.\n", out)
 			if len(env) > 0 {
-				fmt.Printf("Set these credentials in the environment first (values not written): %v\n", env)
+				fmt.Fprintf(w, "Set these credentials in the environment first (values not written): %v\n", env)
 			}
-			fmt.Println("Then delete the managed resource; its reclaimPolicy Retain keeps the infrastructure.")
+			fmt.Fprintln(w, "Then delete the managed resource; its reclaimPolicy Retain keeps the infrastructure.")
 			return nil
 		}),
 	}

@@ -19,18 +19,29 @@ import (
 )
 
 func moduleCommand() *cobra.Command {
-	cmd := &cobra.Command{Use: "module", Short: "Work with Terraform modules used as classes"}
+	cmd := &cobra.Command{Use: "module", Short: "Work with Terraform modules used as classes",
+		Example: "  terraplane module inspect ./modules/postgres -o postgres-class.yaml"}
 	var out, name, namespace string
 	inspect := &cobra.Command{
 		Use:   "inspect DIR",
 		Short: "Print a module's inputs and outputs and write a ModuleClass skeleton",
-		Args:  cobra.ExactArgs(1),
-		RunE: func(_ *cobra.Command, args []string) error {
-			m, err := module.Load(os.DirFS(args[0]), ".")
-			if err != nil {
-				return err
+		Example: `  # print the interface and the skeleton
+  terraplane module inspect ./modules/postgres
+
+  # write the skeleton to a file, for a class in another namespace
+  terraplane module inspect ./modules/postgres --name team-db --namespace platform -o team-db.yaml`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			dir := args[0]
+			if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+				return fmt.Errorf("module directory %s does not exist or is not a directory", dir)
 			}
-			printInterface(os.Stdout, m)
+			m, err := module.Load(os.DirFS(dir), ".")
+			if err != nil {
+				return fmt.Errorf("%s: %w", dir, err)
+			}
+			stdout := cmd.OutOrStdout()
+			printInterface(stdout, m)
 			if name == "" {
 				abs, _ := filepath.Abs(args[0])
 				name = filepath.Base(abs)
@@ -40,12 +51,15 @@ func moduleCommand() *cobra.Command {
 				return err
 			}
 			if out == "" || out == "-" {
-				fmt.Println("---")
-				_, err = os.Stdout.Write(skeleton)
+				fmt.Fprintln(stdout, "---")
+				_, err = stdout.Write(skeleton)
 				return err
 			}
-			fmt.Printf("\nModuleClass skeleton written to %s\n", out)
-			return os.WriteFile(out, skeleton, 0o644)
+			if err := os.WriteFile(out, skeleton, 0o644); err != nil {
+				return err
+			}
+			fmt.Fprintf(stdout, "\nModuleClass skeleton written to %s\n", out)
+			return nil
 		},
 	}
 	inspect.Flags().StringVarP(&out, "output", "o", "", "file for the ModuleClass skeleton (default: stdout)")

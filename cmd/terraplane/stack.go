@@ -17,12 +17,16 @@ import (
 
 // stackCommand is `terraplane stack build|push|inspect` for stack authors.
 func stackCommand() *cobra.Command {
-	cmd := &cobra.Command{Use: "stack", Short: "Build, push and inspect stack packages"}
+	cmd := &cobra.Command{Use: "stack", Short: "Build, push and inspect stack packages",
+		Example: `  terraplane stack build ./wordpress-stack
+  terraplane stack push ./wordpress-stack registry.example.com/stacks/wordpress:v1.2.0`}
 	var out string
 	build := &cobra.Command{
 		Use:   "build DIR",
 		Short: "Validate the package in DIR/.registry and build its OCI image (-o writes an image tarball)",
-		Args:  cobra.ExactArgs(1),
+		Example: `  terraplane stack build ./wordpress-stack
+  terraplane stack build ./wordpress-stack -o wordpress.tar`,
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			files, err := stackpkg.ReadDir(args[0], stackpkg.DefaultLimits)
 			if err != nil {
@@ -51,8 +55,15 @@ func stackCommand() *cobra.Command {
 	push := &cobra.Command{
 		Use:   "push DIR REF",
 		Short: "Build the package in DIR, push it to REF (registry/repo:tag) and record it in the registry's stack index",
-		Args:  cobra.ExactArgs(2),
+		Long: `Build the package in DIR, push it to REF (registry/repo:tag) and record it in the
+registry's stack index, so installs by CRD find it. Registry credentials come from
+docker login and credential helpers, as for other OCI tools.`,
+		Example: `  terraplane stack push ./wordpress-stack registry.example.com/stacks/wordpress:v1.2.0
+  terraplane stack push ./wordpress-stack localhost:5000/stacks/wordpress:dev`,
+		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			say := progressTo(cmd.ErrOrStderr())
+			say("reading the package in %s", args[0])
 			files, err := stackpkg.ReadDir(args[0], stackpkg.DefaultLimits)
 			if err != nil {
 				return err
@@ -61,6 +72,7 @@ func stackCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			say("building and pushing %s (%d files, %d KiB), then recording it in the stack index of %s", args[1], len(files), (files.Size()+1023)/1024, reg)
 			pushed, err := stackpkg.Publish(cmd.Context(), reg, args[1], files, registryAuth)
 			if err != nil {
 				return err
@@ -70,9 +82,10 @@ func stackCommand() *cobra.Command {
 		},
 	}
 	inspect := &cobra.Command{
-		Use:   "inspect REF",
-		Short: "Pull the package at REF and print its metadata, CRDs and files",
-		Args:  cobra.ExactArgs(1),
+		Use:     "inspect REF",
+		Short:   "Pull the package at REF and print its metadata, CRDs and files",
+		Example: "  terraplane stack inspect registry.example.com/stacks/wordpress:v1.2.0",
+		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ref, err := name.ParseReference(args[0])
 			if err != nil {
@@ -91,9 +104,10 @@ func stackCommand() *cobra.Command {
 		},
 	}
 	index := &cobra.Command{
-		Use:   "index REGISTRY",
-		Short: "List the packages in a registry's stack index and the CRDs they own and need",
-		Args:  cobra.ExactArgs(1),
+		Use:     "index REGISTRY",
+		Short:   "List the packages in a registry's stack index and the CRDs they own and need",
+		Example: "  terraplane stack index registry.example.com",
+		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ix, err := stackpkg.LoadIndex(cmd.Context(), args[0], registryAuth)
 			if err != nil {

@@ -8,16 +8,15 @@ import (
 	"github.com/spf13/cobra"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/client/config"
 
-	"terraplane.io/terraplane/internal/engine"
-	"terraplane.io/terraplane/internal/kinds"
 	"terraplane.io/terraplane/internal/registry"
 	"terraplane.io/terraplane/internal/resource"
+	"terraplane.io/terraplane/internal/statelock"
 )
 
 func unlockCommand() *cobra.Command {
 	var namespace, lockID string
+	var kube kubeFlags
 	cmd := &cobra.Command{
 		Use:   "unlock KIND/NAME",
 		Short: "Release the Terraform state lock of a managed resource whose run is gone",
@@ -27,42 +26,27 @@ The controller releases locks its own interrupted runs left behind by itself. Us
 command for a lock it cannot vouch for (taken by another host), after making sure that
 run is gone. KIND is the managed kind (S3Bucket, Module, ...); add its group when two
 kinds share a name (Database.database.postgresql.terraplane.io).`,
+		Example: `  terraplane unlock S3Bucket/photos -n terraplane-system
+  terraplane unlock Database.database.postgresql.terraplane.io/orders -n terraplane-system --lock-id 4b1c...`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := ctrl.SetupSignalHandler()
-			return unlock(ctx, cmd, args[0], namespace, lockID)
+			return unlock(ctx, cmd, &kube, args[0], namespace, lockID)
 		},
 	}
 	cmd.Flags().StringVarP(&namespace, "namespace", "n", "default", "namespace of the resource")
 	cmd.Flags().StringVar(&lockID, "lock-id", "", "release the lock only if it still has this ID")
-	cmd.Flags().AddGoFlagSet(goFlags())
+	kube.bind(cmd.Flags())
 	return cmd
 }
 
-func unlock(ctx context.Context, cmd *cobra.Command, ref, namespace, lockID string) error {
-	kindName, name, ok := strings.Cut(ref, "/")
-	if !ok || kindName == "" || name == "" {
-		return fmt.Errorf("name the resource as KIND/NAME, e.g. S3Bucket/photos")
-	}
-	reg := kinds.NewRegistry(nil)
-	kind, err := findKind(reg, kindName)
+func unlock(ctx context.Context, cmd *cobra.Command, kube *kubeFlags, ref, namespace, lockID string) error {
+	c, mg, err := getManaged(ctx, kube, ref, namespace)
 	if err != nil {
 		return err
-	}
-	cfg, err := config.GetConfig()
-	if err != nil {
-		return err
-	}
-	c, err := client.New(cfg, client.Options{Scheme: reg.Scheme()})
-	if err != nil {
-		return err
-	}
-	mg := kind.New()
-	if err := c.Get(ctx, client.ObjectKey{Namespace: namespace, Name: name}, mg); err != nil {
-		return fmt.Errorf("get %s: %w", ref, err)
 	}
 	key := client.ObjectKey{Namespace: namespace, Name: "lock-" + resource.StateSecretName(mg)}
-	info, err := engine.LockHolder(ctx, c, key)
+	info, err := statelock.LockHolder(ctx, c, key)
 	if err != nil {
 		return err
 	}
@@ -71,7 +55,7 @@ func unlock(ctx context.Context, cmd *cobra.Command, ref, namespace, lockID stri
 		fmt.Fprintf(out, "%s: the Terraform state is not locked\n", ref)
 		return nil
 	}
-	if err := engine.Unlock(ctx, c, key, lockID); err != nil {
+	if err := statelock.Unlock(ctx, c, key, lockID); err != nil {
 		return err
 	}
 	fmt.Fprintf(out, "%s: released the Terraform state lock %s (held by %s for %s since %s)\n",

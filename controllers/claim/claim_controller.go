@@ -103,10 +103,12 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	return r.finish(ctx, claim, mg, err)
 }
 
-// forClass maps a portable class to the claims in its namespace that are not bound yet.
+// forClass maps a portable class to the claims in its namespace that are not bound yet
+// and to those that name it, so that a class deleted (or back again) shows on them at once.
 func (r *Reconciler) forClass(ctx context.Context, class client.Object) []reconcile.Request {
 	return r.claimsIn(ctx, class.GetNamespace(), func(c resource.Claim) bool {
-		return c.GetClaimSpec().ResourceRef == nil
+		spec := c.GetClaimSpec()
+		return spec.ResourceRef == nil || (spec.ClassRef != nil && spec.ClassRef.Name == class.GetName())
 	})
 }
 

@@ -96,7 +96,7 @@ func (r *Reconciler) bind(ctx context.Context, claim resource.Claim) (resource.M
 			mg.GetObjectKind().GroupVersionKind().Kind, mg.GetNamespace(), mg.GetName(), mg.GetManagedStatus().BindingPhase)
 	}
 	if err := r.syncSpec(ctx, claim, mg); err != nil {
-		return nil, err
+		return mg, err // the bound resource keeps running as it is; the claim says why its edits wait
 	}
 	return mg, r.markBound(ctx, mg)
 }
@@ -104,21 +104,24 @@ func (r *Reconciler) bind(ctx context.Context, claim resource.Claim) (resource.M
 // syncSpec keeps a dynamically provisioned resource's spec equal to what its claim and
 // class make now, so edits to the claim's portable fields and to the class (a new module
 // tag, say) reach the resource. Statically provisioned resources keep what the admin wrote.
+// A class that is gone, or now makes another kind, is reported, never passed over: the
+// resource keeps running as last configured and the claim's edits wait.
 func (r *Reconciler) syncSpec(ctx context.Context, claim resource.Claim, mg resource.Managed) error {
 	if claim.GetClaimSpec().ClassRef == nil || mg.GetManagedSpec().ClassRef == nil {
 		return nil
 	}
-	portable := r.kind.NewClass()
-	key := types.NamespacedName{Namespace: claim.GetNamespace(), Name: claim.GetClaimSpec().ClassRef.Name}
-	if err := r.client.Get(ctx, key, portable); err != nil {
-		return client.IgnoreNotFound(err)
+	portable, err := r.boundClass(ctx, claim, mg)
+	if err != nil {
+		return err
 	}
 	mk, class, err := r.nonPortableClass(ctx, portable)
 	if err != nil {
 		return err
 	}
-	if mk.GVK.Kind != mg.GetObjectKind().GroupVersionKind().Kind {
-		return nil // the class now points elsewhere; the bound resource stays as it is
+	if have := mg.GetObjectKind().GroupVersionKind(); mk.GVK != have {
+		return resource.UserErrorf(ReasonClassChanged, "%s %s now points at %s %s, which makes %s, not %s: the bound %s %s/%s keeps running as last configured, and edits to this claim wait; point the class back at a %s, or create a new claim",
+			r.kind.ClassGVK.Kind, portable.GetName(), portable.GetClassRef().Kind, portable.GetClassRef().Name, mk.GVK.Kind, have.Kind,
+			have.Kind, mg.GetNamespace(), mg.GetName(), mg.GetManagedSpec().ClassRef.Kind)
 	}
 	labels, _, err := recordedLabels(claim) // never chosen again once provisioned
 	if err != nil {
@@ -128,6 +131,7 @@ func (r *Reconciler) syncSpec(ctx context.Context, claim resource.Claim, mg reso
 	if err != nil {
 		return err
 	}
+	want.GetManagedSpec().ApprovedPlan = mg.GetManagedSpec().ApprovedPlan // approvals are the resource's own
 	wantObj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(want)
 	if err != nil {
 		return err
@@ -153,6 +157,22 @@ func (r *Reconciler) syncSpec(ctx context.Context, claim resource.Claim, mg reso
 		return fmt.Errorf("update %s: %w", mk.GVK.Kind, err)
 	}
 	return nil
+}
+
+// boundClass reads the portable class a bound claim names; one that is gone is a user
+// error that says how to go on.
+func (r *Reconciler) boundClass(ctx context.Context, claim resource.Claim, mg resource.Managed) (resource.PortableClass, error) {
+	portable := r.kind.NewClass()
+	key := types.NamespacedName{Namespace: claim.GetNamespace(), Name: claim.GetClaimSpec().ClassRef.Name}
+	if err := r.client.Get(ctx, key, portable); err != nil {
+		if !apierrors.IsNotFound(err) {
+			return nil, fmt.Errorf("get portable class: %w", err)
+		}
+		kind := mg.GetObjectKind().GroupVersionKind().Kind
+		return nil, resource.UserErrorf(ReasonClassNotFound, "%s %s (spec.classRef) no longer exists in namespace %s: the bound %s %s/%s keeps running as last configured, and edits to this claim wait until the claim has a class again; re-create %s %s, or set spec.classRef.name to another %s whose class makes %ss",
+			r.kind.ClassGVK.Kind, key.Name, key.Namespace, kind, mg.GetNamespace(), mg.GetName(), r.kind.ClassGVK.Kind, key.Name, r.kind.ClassGVK.Kind, kind)
+	}
+	return portable, nil
 }
 
 // invalidCauses are the field errors of an Invalid API error, one per line.
@@ -293,8 +313,21 @@ func (r *Reconciler) release(ctx context.Context, claim resource.Claim) error {
 		if err := r.client.Delete(ctx, mg); err != nil && !apierrors.IsNotFound(err) {
 			return fmt.Errorf("delete %s: %w", ref.Kind, err)
 		}
+		return resource.Waitf("Deleting", "waiting for %s %s/%s to be destroyed", ref.Kind, mg.GetNamespace(), mg.GetName())
 	}
-	return resource.Waitf("Deleting", "waiting for %s %s/%s to be destroyed", mg.GetObjectKind().GroupVersionKind().Kind, mg.GetNamespace(), mg.GetName())
+	return destroyBlocked(mg)
+}
+
+// destroyBlocked says what a claim's deletion waits for: the bound resource's destroy,
+// or, when that failed (its Provider or credentials are gone, say), why it failed.
+func destroyBlocked(mg resource.Managed) error {
+	kind := mg.GetObjectKind().GroupVersionKind().Kind
+	synced := meta.FindStatusCondition(mg.GetManagedStatus().Conditions, common.TypeSynced)
+	if synced != nil && synced.Status == metav1.ConditionFalse && synced.ObservedGeneration == mg.GetGeneration() {
+		return resource.UserErrorf(ReasonDeletionBlocked, "this claim is deleted once %s %s/%s is destroyed, and that fails (%s): %s",
+			kind, mg.GetNamespace(), mg.GetName(), synced.Reason, synced.Message)
+	}
+	return resource.Waitf("Deleting", "waiting for %s %s/%s to be destroyed", kind, mg.GetNamespace(), mg.GetName())
 }
 
 // claimsIn lists the claims of this kind in namespace that match keep.

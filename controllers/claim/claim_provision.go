@@ -21,7 +21,7 @@ func (r *Reconciler) provision(ctx context.Context, claim resource.Claim) error 
 	key := types.NamespacedName{Namespace: claim.GetNamespace(), Name: claim.GetClaimSpec().ClassRef.Name}
 	if err := r.client.Get(ctx, key, portable); err != nil {
 		if apierrors.IsNotFound(err) {
-			return resource.UserErrorf("ClassNotFound", "%s %s does not exist in namespace %s", r.kind.ClassGVK.Kind, key.Name, key.Namespace)
+			return resource.UserErrorf(ReasonClassNotFound, "%s %s does not exist in namespace %s", r.kind.ClassGVK.Kind, key.Name, key.Namespace)
 		}
 		return fmt.Errorf("get portable class: %w", err)
 	}
@@ -69,7 +69,7 @@ func (r *Reconciler) nonPortableClass(ctx context.Context, portable resource.Por
 	class := mk.NewClass()
 	if err := r.client.Get(ctx, types.NamespacedName{Namespace: ns, Name: ref.Name}, class); err != nil {
 		if apierrors.IsNotFound(err) {
-			return nil, nil, resource.UserErrorf("ClassNotFound", "%s %s/%s (named by %s %s) does not exist", ref.Kind, ns, ref.Name, r.kind.ClassGVK.Kind, portable.GetName())
+			return nil, nil, resource.UserErrorf(ReasonClassNotFound, "%s %s/%s (named by %s %s) does not exist", ref.Kind, ns, ref.Name, r.kind.ClassGVK.Kind, portable.GetName())
 		}
 		return nil, nil, fmt.Errorf("get class: %w", err)
 	}
@@ -104,6 +104,7 @@ func (r *Reconciler) configure(req registry.Request, mk *registry.ManagedKind) (
 		ClaimRef:                   r.claimRef(claim),
 		ClassRef: &common.ClassReference{APIVersion: mk.ClassGVK.GroupVersion().String(), Kind: mk.ClassGVK.Kind,
 			Name: class.GetName(), Namespace: class.GetNamespace()},
+		ChangePolicy: *tmpl.ChangePolicy.DeepCopy(),
 	}
 	if err := r.kind.Configurators[mk.GVK](req, mg); err != nil {
 		return nil, err

@@ -24,6 +24,13 @@ const (
 	ReasonWaitingForFirstConsumer = "WaitingForFirstConsumer"
 	// ReasonApplying: the claim's latest edit is on its way to the resource.
 	ReasonApplying = "Applying"
+	// ReasonClassNotFound: the claim's class (or the class it points at) does not exist.
+	// While a Bound claim reports it, its spec.classRef may name another class.
+	ReasonClassNotFound = "ClassNotFound"
+	// ReasonClassChanged: the claim's class now makes another kind than the bound resource.
+	ReasonClassChanged = "ClassChanged"
+	// ReasonDeletionBlocked: the deleted claim waits for its resource's destroy, which fails.
+	ReasonDeletionBlocked = "DeletionBlocked"
 )
 
 // waitRetry is how soon a claim that waits on something under way is looked at again.
@@ -53,7 +60,7 @@ func (r *Reconciler) finish(ctx context.Context, claim resource.Claim, mg resour
 	orig := claim.DeepCopyObject().(resource.Claim)
 	st := claim.GetClaimStatus()
 	gen := claim.GetGeneration()
-	applied := appliedBy(mg)
+	applied := appliedBy(mg) && err == nil // an edit that could not reach mg is not applied
 	r.mirrorResource(claim, mg, applied)
 	result, retErr := ctrl.Result{}, error(nil)
 	switch u, user := resource.AsUserError(err); {
@@ -81,7 +88,7 @@ func (r *Reconciler) finish(ctx context.Context, claim resource.Claim, mg resour
 		}
 		retErr = err
 	}
-	setProgress(claim, applied && err == nil)
+	setProgress(claim, applied)
 	if uerr := resource.PatchStatus(ctx, r.client, claim, orig); uerr != nil {
 		return ctrl.Result{}, fmt.Errorf("update status: %w", uerr)
 	}

@@ -4,9 +4,12 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
@@ -16,6 +19,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
+	common "terraplane.io/terraplane/apis/common/v1alpha1"
 	"terraplane.io/terraplane/internal/engine"
 	"terraplane.io/terraplane/internal/registry"
 	"terraplane.io/terraplane/internal/resource"
@@ -24,23 +28,31 @@ import (
 
 // Options configure the managed reconcilers.
 type Options struct {
-	// Engine runs terraform.
-	Engine *engine.Engine
-	// KubeconfigPath is what terraform's kubernetes state backend uses; empty means in-cluster.
+	// Runner runs terraform: the engine.
+	Runner Runner
+	// KubeconfigPath is what terraform's kubernetes state backend uses (one path, or
+	// several joined as in $KUBECONFIG); empty means in-cluster.
 	KubeconfigPath string
+	// KubeconfigContext is the context of KubeconfigPath to use; empty means its current one.
+	KubeconfigContext string
 	// DriftInterval is how often an unchanged resource is planned to detect drift.
 	DriftInterval time.Duration
 	// UserErrorRetry is how soon a resource stopped by a user error is looked at again.
 	UserErrorRetry time.Duration
 	// MaxConcurrentReconciles per kind.
 	MaxConcurrentReconciles int
+	// LockOwner is the Who of the state locks this host's terraform takes (user@host);
+	// empty means engine.LockOwner().
+	LockOwner string
 }
 
 // Reconciler reconciles one managed kind through Terraform.
 type Reconciler struct {
 	client   client.Client
 	kind     *registry.ManagedKind
-	render   *workspace.Renderer
+	render   Renderer
+	runner   Runner
+	plans    *planStore
 	opts     Options
 	recorder resource.Recorder
 }
@@ -53,12 +65,19 @@ func Setup(mgr ctrl.Manager, reg *registry.Registry, opts Options) error {
 	if opts.UserErrorRetry <= 0 {
 		opts.UserErrorRetry = 30 * time.Second
 	}
+	if opts.LockOwner == "" {
+		opts.LockOwner = engine.LockOwner()
+	}
+	if err := registerMetrics(mgr.GetClient(), reg.TerraformKinds()); err != nil {
+		return fmt.Errorf("register managed metrics: %w", err)
+	}
+	plans := &planStore{client: mgr.GetClient(), reader: mgr.GetAPIReader()}
 	for _, kind := range reg.TerraformKinds() {
-		renderer, err := workspace.NewRenderer(mgr.GetClient(), kind, opts.KubeconfigPath)
+		renderer, err := workspace.NewRenderer(mgr.GetClient(), kind, opts.KubeconfigPath, opts.KubeconfigContext)
 		if err != nil {
 			return err
 		}
-		r := &Reconciler{client: mgr.GetClient(), kind: kind, render: renderer, opts: opts,
+		r := &Reconciler{client: mgr.GetClient(), kind: kind, render: renderer, runner: opts.Runner, plans: plans, opts: opts,
 			recorder: resource.NewRecorder(mgr, "terraplane-managed")}
 		provider, err := reg.Scheme().New(kind.ProviderGVK)
 		if err != nil {
@@ -67,11 +86,12 @@ func Setup(mgr ctrl.Manager, reg *registry.Registry, opts Options) error {
 		b := ctrl.NewControllerManagedBy(mgr).
 			Named(kind.GVK.Kind).
 			For(kind.New(), builder.WithPredicates(predicate.Or(predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{}))).
-			Watches(provider.(client.Object), handler.EnqueueRequestsFromMapFunc(r.forProvider)).
+			// Providers: their spec, not the status their usage controller writes.
+			Watches(provider.(client.Object), handler.EnqueueRequestsFromMapFunc(r.forProvider), builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+			Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.forSecret)).
 			WithOptions(controller.Options{MaxConcurrentReconciles: opts.MaxConcurrentReconciles})
 		if kind.VariableObjects != nil {
-			b = b.Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.forVariableObject("Secret"))).
-				Watches(&corev1.ConfigMap{}, handler.EnqueueRequestsFromMapFunc(r.forVariableObject("ConfigMap")))
+			b = b.Watches(&corev1.ConfigMap{}, handler.EnqueueRequestsFromMapFunc(r.forVariableObject("ConfigMap")))
 		}
 		err = b.Complete(r)
 		if err != nil {
@@ -128,6 +148,26 @@ func (r *Reconciler) forVariableObject(kind string) handler.MapFunc {
 		})
 		return reqs
 	}
+}
+
+// forSecret maps a Secret to the resources of this kind whose variables it holds, and to
+// those in its namespace stopped by a missing or incomplete Secret (a Provider's
+// credentials, say), so that creating or fixing it takes effect at once.
+func (r *Reconciler) forSecret(ctx context.Context, obj client.Object) []reconcile.Request {
+	list := r.kind.NewList()
+	if err := r.client.List(ctx, list, client.InNamespace(obj.GetNamespace())); err != nil {
+		return nil
+	}
+	var reqs []reconcile.Request
+	_ = forEach(list, func(mg resource.Managed) {
+		synced := meta.FindStatusCondition(mg.GetManagedStatus().Conditions, common.TypeSynced)
+		waiting := synced != nil && synced.Status == metav1.ConditionFalse && strings.Contains(synced.Reason, "Secret")
+		uses := r.kind.VariableObjects != nil && slices.Contains(r.kind.VariableObjects(mg), "Secret/"+obj.GetName())
+		if waiting || uses {
+			reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(mg)})
+		}
+	})
+	return reqs
 }
 
 // forProvider maps a Provider to the resources of this kind that use it.

@@ -15,6 +15,7 @@ import (
 	common "terraplane.io/terraplane/apis/common/v1alpha1"
 	"terraplane.io/terraplane/internal/engine"
 	"terraplane.io/terraplane/internal/resource"
+	"terraplane.io/terraplane/internal/statelock"
 	"terraplane.io/terraplane/internal/workspace"
 )
 
@@ -40,17 +41,19 @@ const (
 // nonExistentImport is terraform's summary when an import finds nothing to import.
 const nonExistentImport = "Cannot import non-existent remote object"
 
-// guardedSync runs sync safely after a crash: it releases a stale state lock, records a
-// create as pending before it starts, recovers (or stops) a create that was interrupted,
-// and clears the record once the outcome is known.
+// guardedSync runs sync safely after a crash: it releases a stale state lock, recovers
+// (or stops) a create that was interrupted, and clears the create-pending record once the
+// outcome is known. sync records a create as pending (markCreating) right before it
+// applies.
 func (r *Reconciler) guardedSync(ctx context.Context, mg resource.Managed, ws *workspace.Rendered) (outcome, error) {
 	if err := r.clearStaleLock(ctx, mg); err != nil {
 		return outcome{}, err
 	}
-	if !creating(mg) && !pending(mg) {
-		return r.sync(ctx, mg, ws)
+	if !pending(mg) {
+		out, err := r.sync(ctx, mg, ws)
+		return out, r.settle(ctx, mg, err)
 	}
-	run, err := r.prepareCreate(ctx, mg, ws)
+	run, err := r.recoverCreate(ctx, mg, ws)
 	if err != nil {
 		return outcome{}, err
 	}
@@ -59,13 +62,19 @@ func (r *Reconciler) guardedSync(ctx context.Context, mg resource.Managed, ws *w
 		// the interrupted create never made it that far: nothing to adopt, create it
 		out, err = r.sync(ctx, mg, ws)
 	}
-	if ctx.Err() != nil {
-		return out, err // interrupted again: the record stays for the next start
+	return out, r.settle(ctx, mg, err)
+}
+
+// settle clears the create-pending record once a run's outcome is known; a run
+// interrupted again leaves it for the next start.
+func (r *Reconciler) settle(ctx context.Context, mg resource.Managed, err error) error {
+	if ctx.Err() != nil || !pending(mg) {
+		return err
 	}
 	if cerr := r.setPending(ctx, mg, false); cerr != nil && err == nil {
-		err = cerr
+		return cerr
 	}
-	return out, err
+	return err
 }
 
 // creating reports whether the next apply is the resource's first (a create).
@@ -76,14 +85,19 @@ func creating(mg resource.Managed) bool {
 
 func pending(mg resource.Managed) bool { return mg.GetAnnotations()[CreatePendingAnnotation] != "" }
 
-// prepareCreate records a fresh create as pending, or decides how an interrupted one
-// carries on: with the partial state terraform wrote, by the kind's recovery (imports by
-// a fixed identity, or a converging re-run), by the user's spec.imports or create-again
-// annotation, or not at all (CreateInterrupted).
-func (r *Reconciler) prepareCreate(ctx context.Context, mg resource.Managed, ws *workspace.Rendered) (*workspace.Rendered, error) {
-	if !pending(mg) {
-		return ws, r.setPending(ctx, mg, true)
+// markCreating records, before an apply that creates, that a create is in flight.
+func (r *Reconciler) markCreating(ctx context.Context, mg resource.Managed) error {
+	if !creating(mg) || pending(mg) {
+		return nil
 	}
+	return r.setPending(ctx, mg, true)
+}
+
+// recoverCreate decides how an interrupted create carries on: with the partial state
+// terraform wrote, by the kind's recovery (imports by a fixed identity, or a converging
+// re-run), by the user's spec.imports or create-again annotation, or not at all
+// (CreateInterrupted).
+func (r *Reconciler) recoverCreate(ctx context.Context, mg resource.Managed, ws *workspace.Rendered) (*workspace.Rendered, error) {
 	n, err := r.stateResources(ctx, ws)
 	if err != nil || n > 0 {
 		return ws, err // terraform recorded what it made: a normal run carries on
@@ -118,17 +132,20 @@ func (r *Reconciler) withImports(ctx context.Context, mg resource.Managed, ws *w
 // interrupted plans (applying nothing) to name what the interrupted create may have
 // made, and stops with CreateInterrupted.
 func (r *Reconciler) interrupted(ctx context.Context, mg resource.Managed, ws *workspace.Rendered) error {
-	_, err := r.opts.Engine.Apply(ctx, ws.Workspace, engine.ApplyOptions{PlanFirst: true, RefuseAnyChange: true})
-	var refused *engine.RefusedPlanError
-	if !errors.As(err, &refused) {
-		if err != nil {
-			return err
-		}
+	key, err := r.plans.key(ctx, mg.GetNamespace())
+	if err != nil {
+		return err
+	}
+	plan, err := r.runner.Plan(ctx, ws.Workspace, engine.PlanOptions{Key: key})
+	if err != nil {
+		return err
+	}
+	if len(plan.Changes) == 0 {
 		return r.setPending(ctx, mg, false) // nothing to create: nothing can be duplicated
 	}
-	addrs := make([]string, 0, len(refused.Changes))
-	for _, c := range refused.Changes {
-		addrs = append(addrs, strings.SplitN(c, ":", 2)[0])
+	addrs := make([]string, 0, len(plan.Changes))
+	for _, c := range plan.Changes {
+		addrs = append(addrs, c.Address)
 	}
 	return resource.UserErrorf(ReasonCreateInterrupted,
 		"a create was interrupted before Terraform recorded its result; these may exist already: %s; adopt what exists with spec.imports, or set annotation %s=true to create again",
@@ -137,7 +154,7 @@ func (r *Reconciler) interrupted(ctx context.Context, mg resource.Managed, ws *w
 
 // stateResources counts the resources in the workspace's state.
 func (r *Reconciler) stateResources(ctx context.Context, ws *workspace.Rendered) (int, error) {
-	raw, err := r.opts.Engine.PullState(ctx, ws.Workspace)
+	raw, err := r.runner.PullState(ctx, ws.Workspace)
 	if err != nil {
 		return 0, err
 	}
@@ -190,8 +207,8 @@ func (r *Reconciler) releaseStaleLock(ctx context.Context, mg resource.Managed) 
 // says how long it had been held.
 func (r *Reconciler) clearStaleLock(ctx context.Context, mg resource.Managed) error {
 	key := client.ObjectKey{Namespace: mg.GetNamespace(), Name: "lock-" + resource.StateSecretName(mg)}
-	age, err := r.opts.Engine.ClearStaleLock(ctx, r.client, key, string(mg.GetUID()))
-	var held *engine.StaleLockError
+	age, err := statelock.ClearStale(ctx, r.client, key, r.opts.LockOwner, r.runner.Busy(string(mg.GetUID())))
+	var held *statelock.StaleLockError
 	if errors.As(err, &held) {
 		return resource.UserErrorf(ReasonStateLocked, "%s", held.Error())
 	}

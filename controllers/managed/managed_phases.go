@@ -26,29 +26,51 @@ import (
 
 // outcome is what one sync did.
 type outcome struct {
-	ran     bool
-	hash    string
-	changed bool
+	// ran is true when terraform ran.
+	ran bool
+	// hash is the inputs hash the sync worked from.
+	hash string
+	// reason is why it planned.
+	reason common.PlanReason
+	// plan is the plan it made or applied; nil for a create without a saved plan.
+	plan *engine.Plan
+	// applied is what an apply did; nil when nothing was applied.
+	applied *engine.Result
+	// outputs to publish; nil leaves status.atProvider and the Secret as they are.
 	outputs map[string]engine.Output
+	// drift is a plan of drift that the management policies leave uncorrected.
+	drift bool
 }
 
-// stateObjects are the Secret and Lease the kubernetes backend keeps for mg.
+// stateObjects are the Secret and Lease the kubernetes backend keeps for mg, and the
+// Secret that keeps its plans.
 func stateObjects(mg resource.Managed) []client.Object {
 	name := resource.StateSecretName(mg)
 	meta := metav1.ObjectMeta{Name: name, Namespace: mg.GetNamespace()}
 	lease := metav1.ObjectMeta{Name: "lock-" + name, Namespace: mg.GetNamespace()}
-	return []client.Object{&corev1.Secret{ObjectMeta: meta}, &coordinationv1.Lease{ObjectMeta: lease}}
+	plan := metav1.ObjectMeta{Name: resource.PlanSecretName(mg), Namespace: mg.GetNamespace()}
+	return []client.Object{&corev1.Secret{ObjectMeta: meta}, &coordinationv1.Lease{ObjectMeta: lease}, &corev1.Secret{ObjectMeta: plan}}
 }
 
-// due reports whether terraform must run: the inputs changed, the last run failed, or
-// the drift interval has passed. Otherwise it says when to look again.
+// due reports whether terraform must run: never planned, an approved plan waits, the
+// inputs changed, the last run failed, a held plan's spec was edited, or the drift
+// interval has passed. Otherwise it says when to look again.
 func (r *Reconciler) due(mg resource.Managed, hash string) (bool, time.Duration) {
 	st := mg.GetManagedStatus()
-	if st.Terraform.InputsHash != hash || st.Terraform.LastPlanTime == nil ||
-		!meta.IsStatusConditionTrue(st.Conditions, common.TypeSynced) || !resource.IsReady(st.Conditions) {
+	tf := st.Terraform
+	if tf.LastPlanTime == nil {
 		return true, 0
 	}
-	next := st.Terraform.LastPlanTime.Add(r.opts.DriftInterval)
+	if pending := pendingPlan(mg); pending != nil {
+		synced := meta.FindStatusCondition(st.Conditions, common.TypeSynced)
+		if mg.GetManagedSpec().ApprovedPlan == pending.ID || pending.InputsHash != hash ||
+			synced == nil || synced.ObservedGeneration != mg.GetGeneration() {
+			return true, 0
+		}
+	} else if tf.InputsHash != hash || !meta.IsStatusConditionTrue(st.Conditions, common.TypeSynced) || !resource.IsReady(st.Conditions) {
+		return true, 0
+	}
+	next := tf.LastPlanTime.Add(r.opts.DriftInterval)
 	if wait := time.Until(next); wait > 0 {
 		return false, wait + jitter(r.opts.DriftInterval)
 	}
@@ -60,31 +82,101 @@ func jitter(d time.Duration) time.Duration {
 	return time.Duration(rand.Int64N(int64(d)/10 + 1))
 }
 
-// sync plans and applies. A resource never applied is created with one combined
-// plan-and-apply; afterwards a plan runs first and apply only when it has changes. A
-// resource that adopts existing infrastructure (imports, or state brought in by
-// `terraplane migrate`) plans first and applies nothing destructive.
+// sync plans, lets change control decide, and applies. A resource never applied whose
+// changes need no decision is created with one combined plan-and-apply.
 func (r *Reconciler) sync(ctx context.Context, mg resource.Managed, ws *workspace.Rendered) (outcome, error) {
-	st := mg.GetManagedStatus()
-	inputsChanged := st.Terraform.InputsHash != ws.Hash
-	first := st.Terraform.InputsHash == ""
-	imports, migrated := len(mg.GetManagedSpec().Imports) > 0, mg.GetAnnotations()[resource.AdoptedAnnotation] == "true"
-	// imports: the first plan may create, not destroy; migrated state: it must change nothing.
-	res, err := r.opts.Engine.Apply(ctx, ws.Workspace, engine.ApplyOptions{
-		PlanFirst:         !first || imports || migrated,
-		RefuseDestructive: first && imports,
-		RefuseAnyChange:   first && migrated,
-		Outputs:           inputsChanged || st.Terraform.LastApplyTime == nil,
-	})
-	var refused *engine.RefusedPlanError
-	if errors.As(err, &refused) {
-		return outcome{}, resource.UserErrorf("AdoptionRefused",
-			"adopting the existing infrastructure was stopped and nothing was applied: %s; make spec.forProvider match what exists, or fix spec.imports", refused.Error())
+	out := outcome{ran: true, hash: ws.Hash, reason: planReason(mg, ws.Hash)}
+	if createsDirectly(mg) {
+		if err := r.markCreating(ctx, mg); err != nil {
+			return out, err
+		}
+		res, err := r.runner.Create(ctx, ws.Workspace)
+		if err != nil {
+			return out, err
+		}
+		out.applied, out.outputs = &res, res.Outputs
+		return out, nil
+	}
+	plan, err := r.planFor(ctx, mg, ws, out.reason)
+	if err != nil || !plan.HasChanges() {
+		out.plan = plan
+		if plan != nil {
+			out.outputs = plan.Outputs
+		}
+		return out, err
+	}
+	return r.decideAndApply(ctx, mg, ws, out, plan, true)
+}
+
+// decideAndApply lets change control decide on plan and applies it when allowed; a
+// saved plan gone stale is planned again once.
+func (r *Reconciler) decideAndApply(ctx context.Context, mg resource.Managed, ws *workspace.Rendered, out outcome, plan *engine.Plan, retryStale bool) (outcome, error) {
+	out.plan = plan
+	switch verdict, err := decide(mg, plan, out.reason, r.kind.HarmlessReplacements); verdict {
+	case observeOnly:
+		out.drift = true
+		return out, nil
+	case holdPlan:
+		if serr := r.plans.save(ctx, mg, plan, ws.Hash); serr != nil {
+			return out, serr
+		}
+		return out, err
+	}
+	if err := r.markCreating(ctx, mg); err != nil {
+		return out, err
+	}
+	res, err := r.runner.ApplyPlan(ctx, ws.Workspace, plan)
+	var stale *engine.StalePlanError
+	if errors.As(err, &stale) && retryStale {
+		if plan, err = r.newPlan(ctx, mg, ws); err != nil || !plan.HasChanges() {
+			out.plan = plan
+			return out, err
+		}
+		return r.decideAndApply(ctx, mg, ws, out, plan, false)
 	}
 	if err != nil {
-		return outcome{}, err
+		return out, err
 	}
-	return outcome{ran: true, hash: ws.Hash, changed: res.Changed, outputs: res.Outputs}, nil
+	out.applied, out.outputs = &res, res.Outputs
+	return out, r.plans.applied(ctx, mg, plan.Text)
+}
+
+// planFor returns the saved plan that spec.approvedPlan approves, when it was made from
+// the current inputs; otherwise a new plan.
+func (r *Reconciler) planFor(ctx context.Context, mg resource.Managed, ws *workspace.Rendered, reason common.PlanReason) (*engine.Plan, error) {
+	if pending := pendingPlan(mg); pending != nil && pending.ID == mg.GetManagedSpec().ApprovedPlan && pending.InputsHash == ws.Hash {
+		saved, hash, err := r.plans.load(ctx, mg)
+		if err != nil {
+			return nil, err
+		}
+		if saved != nil && saved.ID == pending.ID && hash == ws.Hash {
+			return saved, nil
+		}
+	}
+	plan, err := r.newPlan(ctx, mg, ws)
+	if err == nil && reason == common.PlanDrift && plan.HasChanges() {
+		r.driftDetected(mg, plan)
+	}
+	return plan, err
+}
+
+// newPlan makes a plan of ws, reading the outputs too when there is nothing to apply and
+// the inputs changed since the last apply (their values may follow the inputs).
+func (r *Reconciler) newPlan(ctx context.Context, mg resource.Managed, ws *workspace.Rendered) (*engine.Plan, error) {
+	key, err := r.plans.key(ctx, mg.GetNamespace())
+	if err != nil {
+		return nil, err
+	}
+	tf := mg.GetManagedStatus().Terraform
+	return r.runner.Plan(ctx, ws.Workspace, engine.PlanOptions{Key: key, Outputs: tf.InputsHash != ws.Hash || tf.LastApplyTime == nil})
+}
+
+// createsDirectly reports whether mg is created with one combined plan-and-apply: its
+// first apply, applied automatically, with nothing to adopt and creating allowed.
+func createsDirectly(mg resource.Managed) bool {
+	policy := mg.GetManagedSpec().ChangePolicy
+	return creating(mg) && !resource.Adopting(mg) && policy.ApprovalOf() == common.ApprovalAutomatic &&
+		policy.Allows(common.ManagementCreate) && mg.GetManagedSpec().ApprovedPlan == ""
 }
 
 // publish writes non-sensitive outputs to status.atProvider and connection details to the Secret.
@@ -116,8 +208,8 @@ func (r *Reconciler) publish(ctx context.Context, mg resource.Managed, ws *works
 			}
 		}
 	}
-	for k, v := range ws.Provider.Connection {
-		if _, ok := data[k]; !ok && len(v) > 0 {
+	for k, v := range r.kind.ProviderConnection(ws.Provider) {
+		if _, ok := data[k]; !ok {
 			data[k] = v
 		}
 	}
@@ -135,17 +227,19 @@ func secretValue(v any) string {
 	return strings.TrimSpace(string(b))
 }
 
-// delete destroys the external resource when the policy is Delete, then lets the object go.
+// delete destroys the external resource when the reclaim and management policies say
+// so, then lets the object go.
 func (r *Reconciler) delete(ctx context.Context, mg resource.Managed) error {
 	if !controllerutil.ContainsFinalizer(mg, resource.Finalizer) {
 		return nil
 	}
-	if mg.GetManagedSpec().ReclaimPolicy != common.ReclaimRetain {
+	spec := mg.GetManagedSpec()
+	if spec.ReclaimPolicy != common.ReclaimRetain && spec.ChangePolicy.Allows(common.ManagementDelete) {
 		if err := r.destroy(ctx, mg); err != nil {
 			return err
 		}
 	}
-	if err := r.opts.Engine.Remove(string(mg.GetUID())); err != nil {
+	if err := r.runner.Remove(string(mg.GetUID())); err != nil {
 		return fmt.Errorf("remove workspace: %w", err)
 	}
 	return resource.RemoveFinalizer(ctx, r.client, mg)
@@ -167,9 +261,10 @@ func (r *Reconciler) destroy(ctx context.Context, mg resource.Managed) error {
 	if err := r.clearStaleLock(ctx, mg); err != nil {
 		return err
 	}
-	if err := r.opts.Engine.Destroy(ctx, ws.Workspace); err != nil {
+	if err := r.runner.Destroy(ctx, ws.Workspace); err != nil {
 		return err
 	}
+	r.recorder.Eventf(mg, corev1.EventTypeNormal, "Destroyed", "terraform destroyed the %d resource(s) in state", st.Resources)
 	objs := stateObjects(mg)
 	if ref, ok := resource.ConnectionSecretRef(mg); ok {
 		objs = append(objs, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: ref.Name, Namespace: ref.Namespace}})

@@ -20,12 +20,20 @@ import (
 
 // Condition reasons of managed resources.
 const (
-	ReasonAvailable      = "Available"
-	ReasonCreating       = "Creating"
-	ReasonReconcileError = "ReconcileError"
-	ReasonSucceeded      = "ReconcileSuccess"
-	ReasonDeleting       = "Deleting"
+	ReasonAvailable = "Available"
+	ReasonCreating  = "Creating"
+	ReasonDeleting  = "Deleting"
+	// ReasonDriftDetected: the external resource differs from the spec.
+	ReasonDriftDetected = "DriftDetected"
+	// ReasonNoDrift: the last plan found the external resource matches the spec.
+	ReasonNoDrift = "NoDrift"
 )
+
+// retries says how soon each outcome of a managed resource is looked at again.
+func (r *Reconciler) retries() resource.Retries {
+	drift := r.opts.DriftInterval + jitter(r.opts.DriftInterval)
+	return resource.Retries{Success: drift, UserError: r.opts.UserErrorRetry, Waiting: 5 * time.Second, Held: drift}
+}
 
 // finish maps the reconcile's error to conditions, one event, and a result — the only
 // place where errors become results. The status speaks for the generation the reconcile
@@ -34,37 +42,113 @@ func (r *Reconciler) finish(ctx context.Context, orig, mg resource.Managed, out 
 	st := mg.GetManagedStatus()
 	gen := orig.GetGeneration()
 	resource.SyncBindingPhase(mg)
-	result, retErr := ctrl.Result{}, error(nil)
-	switch u, user := resource.AsUserError(err); {
-	case err == nil:
-		now := metav1.Now()
-		st.Terraform.LastPlanTime = &now
-		if out.changed {
-			st.Terraform.LastApplyTime = &now
-		}
+	o := resource.Classify(err, r.retries())
+	if o.Err != nil {
+		o.Message = engine.Summary(err)
+		o.Err = errors.New(o.Message)                                             // the error log gets one line too
+		log.FromContext(ctx).V(1).Info("terraform failed", "detail", err.Error()) // redacted by the engine
+	}
+	r.recordRun(mg, out, gen, o.Succeeded())
+	o.Record(r.recorder, mg, &st.Conditions, gen)
+	switch {
+	case o.Succeeded():
 		st.ObservedGeneration = gen
 		resource.SetCondition(&st.Conditions, gen, common.TypeReady, metav1.ConditionTrue, ReasonAvailable, "")
-		resource.SetCondition(&st.Conditions, gen, common.TypeSynced, metav1.ConditionTrue, ReasonSucceeded, "")
-		result.RequeueAfter = r.opts.DriftInterval + jitter(r.opts.DriftInterval)
-		result.Priority = ptr.To(handler.LowPriority) // drift checks wait behind user changes
-	case user:
-		r.failed(mg, gen, u.Reason, u.Message)
-		result.RequeueAfter = r.opts.UserErrorRetry
-	default:
-		r.failed(mg, gen, ReasonReconcileError, engine.Summary(err))
-		log.FromContext(ctx).V(1).Info("terraform failed", "detail", err.Error()) // redacted by the engine
-		retErr = errors.New(engine.Summary(err))                                  // the error log gets one line too
-	}
-	if err == nil && out.ran {
-		st.Terraform.InputsHash = out.hash
+	case !resource.IsReady(st.Conditions):
+		resource.SetCondition(&st.Conditions, gen, common.TypeReady, metav1.ConditionFalse, ReasonCreating, "waiting for a successful apply")
 	}
 	if uerr := resource.PatchStatus(ctx, r.client, mg, orig); uerr != nil {
 		return ctrl.Result{}, fmt.Errorf("update status: %w", uerr)
 	}
-	if retErr != nil {
-		log.FromContext(ctx).Info("reconcile failed; retrying with backoff", "error", retErr.Error())
+	if o.Err != nil {
+		log.FromContext(ctx).Info("reconcile failed; retrying with backoff", "error", o.Err.Error())
 	}
-	return result, retErr
+	result, rerr := o.Result()
+	if o.Succeeded() || o.Reason == ReasonAwaitingApproval {
+		result.Priority = ptr.To(handler.LowPriority) // drift checks wait behind user changes
+	}
+	return result, rerr
+}
+
+// recordRun writes what terraform did into status.terraform, the Drifted condition and
+// the events that announce applies and drift.
+func (r *Reconciler) recordRun(mg resource.Managed, out outcome, gen int64, succeeded bool) {
+	if !out.ran {
+		return
+	}
+	st := mg.GetManagedStatus()
+	tf := &st.Terraform
+	now := metav1.Now()
+	tf.LastPlanTime = &now
+	if out.plan != nil && out.plan.HasChanges() && (tf.Plan == nil || tf.Plan.ID != out.plan.ID) {
+		tf.Plan = planSummary(out.plan.ID, out.reason, out.plan.Changes, out.hash, now)
+	}
+	switch {
+	case out.applied != nil:
+		r.recordApply(mg, out, now)
+		resource.SetCondition(&st.Conditions, gen, common.TypeDrifted, metav1.ConditionFalse, ReasonNoDrift, "")
+	case out.drift || out.reason == common.PlanDrift && pendingOutcome(out):
+		resource.SetCondition(&st.Conditions, gen, common.TypeDrifted, metav1.ConditionTrue, ReasonDriftDetected,
+			fmt.Sprintf("plan %s: %s", out.plan.ID, listChanges(out.plan, 5)))
+	case succeeded:
+		resource.SetCondition(&st.Conditions, gen, common.TypeDrifted, metav1.ConditionFalse, ReasonNoDrift, "")
+	}
+	if succeeded && !out.drift {
+		tf.InputsHash = out.hash
+	}
+}
+
+// pendingOutcome reports whether the sync left a plan with changes unapplied.
+func pendingOutcome(out outcome) bool {
+	return out.applied == nil && out.plan != nil && out.plan.HasChanges()
+}
+
+// recordApply records an apply in status.terraform and announces it.
+func (r *Reconciler) recordApply(mg resource.Managed, out outcome, now metav1.Time) {
+	tf := &mg.GetManagedStatus().Terraform
+	res := out.applied
+	id := ""
+	if out.plan != nil {
+		id = out.plan.ID
+	} else {
+		id = engine.ChangesID(res.Changes) // a create without a saved plan
+		tf.Plan = planSummary(id, out.reason, res.Changes, out.hash, now)
+	}
+	c := engine.CountChanges(res.Changes)
+	tf.LastApply = &common.ApplySummary{ID: id, Add: c.Add, Change: c.Change, Destroy: c.Destroy, Replace: c.Replace, Time: now}
+	tf.LastApplyTime = &now
+	if res.Resources >= 0 {
+		tf.Resources = res.Resources
+	}
+	r.recorder.Eventf(mg, corev1.EventTypeNormal, "Applied", "applied plan %s (%s, reason %s)", id, c, out.reason)
+	if out.reason == common.PlanDrift {
+		r.recorder.Eventf(mg, corev1.EventTypeNormal, "DriftCorrected", "corrected drift with plan %s (%s)", id, c)
+	}
+}
+
+// driftDetected announces drift the periodic plan found, once per plan.
+func (r *Reconciler) driftDetected(mg resource.Managed, plan *engine.Plan) {
+	if prev := mg.GetManagedStatus().Terraform.Plan; prev != nil && prev.ID == plan.ID && pendingPlan(mg) != nil {
+		return // already announced
+	}
+	driftDetectedTotal.WithLabelValues(r.kind.GVK.Kind, r.kind.GVK.Group).Inc()
+	r.recorder.Eventf(mg, corev1.EventTypeNormal, ReasonDriftDetected, "the periodic plan found drift: plan %s (%s): %s",
+		plan.ID, engine.CountChanges(plan.Changes), listChanges(plan, 5))
+}
+
+// planSummary is the status form of a plan.
+func planSummary(id string, reason common.PlanReason, changes []engine.Change, hash string, at metav1.Time) *common.PlanSummary {
+	c := engine.CountChanges(changes)
+	s := &common.PlanSummary{ID: id, Reason: reason, Add: c.Add, Change: c.Change, Destroy: c.Destroy, Replace: c.Replace,
+		Import: c.Import, CreatedAt: at, InputsHash: hash}
+	for i, ch := range changes {
+		if i == common.MaxPlannedChanges {
+			s.ChangesOmitted = len(changes) - i
+			break
+		}
+		s.Changes = append(s.Changes, common.PlannedChange{Address: ch.Address, Actions: ch.Actions})
+	}
+	return s
 }
 
 // observe records that mg's current generation needs no terraform run (an edit that
@@ -86,35 +170,22 @@ func (r *Reconciler) observe(ctx context.Context, orig, mg resource.Managed, res
 	return result, nil
 }
 
-// failed marks mg Synced=False (and not Ready if it never was) and emits one event per new message.
-func (r *Reconciler) failed(mg resource.Managed, gen int64, reason, message string) {
-	st := mg.GetManagedStatus()
-	if resource.SetCondition(&st.Conditions, gen, common.TypeSynced, metav1.ConditionFalse, reason, message) {
-		r.recorder.Event(mg, corev1.EventTypeWarning, reason, message)
-	}
-	if !resource.IsReady(st.Conditions) {
-		resource.SetCondition(&st.Conditions, gen, common.TypeReady, metav1.ConditionFalse, ReasonCreating, "waiting for a successful apply")
-	}
-}
-
 // finishDelete maps a deletion's error to a result.
 func (r *Reconciler) finishDelete(ctx context.Context, mg resource.Managed, err error) (ctrl.Result, error) {
 	if err == nil {
 		return ctrl.Result{}, nil
 	}
-	reason := ReasonReconcileError
-	retry := time.Duration(0)
-	if u, ok := resource.AsUserError(err); ok {
-		reason, retry = u.Reason, r.opts.UserErrorRetry
-	}
 	orig := mg.DeepCopyObject().(resource.Managed)
-	r.failed(mg, mg.GetGeneration(), reason, "cannot delete: "+engine.Summary(err))
-	resource.SetCondition(&mg.GetManagedStatus().Conditions, mg.GetGeneration(), common.TypeReady, metav1.ConditionFalse, ReasonDeleting, "")
+	gen := mg.GetGeneration()
+	o := resource.Classify(err, r.retries())
+	o.Message = "cannot delete: " + engine.Summary(err)
+	if o.Err != nil {
+		o.Err = errors.New(o.Message)
+	}
+	o.Record(r.recorder, mg, &mg.GetManagedStatus().Conditions, gen)
+	resource.SetCondition(&mg.GetManagedStatus().Conditions, gen, common.TypeReady, metav1.ConditionFalse, ReasonDeleting, "")
 	if uerr := resource.PatchStatus(ctx, r.client, mg, orig); uerr != nil {
 		return ctrl.Result{}, fmt.Errorf("update status: %w", uerr)
 	}
-	if retry > 0 {
-		return ctrl.Result{RequeueAfter: retry}, nil
-	}
-	return ctrl.Result{}, err
+	return o.Result()
 }

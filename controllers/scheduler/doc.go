@@ -1,6 +1,9 @@
-// Package scheduler places each unscheduled KubernetesApplication on one cluster: the
-// ProviderConfig it names directly, or one Bound, Ready KubernetesCluster claim its
+// Package scheduler places each unscheduled KubernetesApplication on one cluster whose
+// credentials work: the ProviderConfig it names directly (once that ProviderConfig is
+// Ready: its cluster answered), or one Bound, Ready KubernetesCluster claim its
 // clusterSelector matches — the one running the fewest applications, ties broken by
 // name. With no candidate the application gets Scheduled=False (Unschedulable) with the
-// reason, and is looked at again when clusters change.
+// reason, and is looked at again when clusters change. An application whose cluster
+// turns unusable before any of its resources was submitted there is placed again; one
+// that submitted something stays, so nothing is left behind in the old cluster.
 package scheduler

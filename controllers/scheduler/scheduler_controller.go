@@ -40,42 +40,53 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("scheduler").
 		For(&workloadv1.KubernetesApplication{}).
-		Watches(&computev1.KubernetesCluster{}, handler.EnqueueRequestsFromMapFunc(r.unscheduled)).
-		Watches(&kubernetesv1.ProviderConfig{}, handler.EnqueueRequestsFromMapFunc(r.unscheduled)).
+		Watches(&computev1.KubernetesCluster{}, handler.EnqueueRequestsFromMapFunc(r.affected(workloadv1.ClusterKindClaim))).
+		Watches(&kubernetesv1.ProviderConfig{}, handler.EnqueueRequestsFromMapFunc(r.affected(workloadv1.ClusterKindProviderConfig))).
 		WithOptions(controller.Options{MaxConcurrentReconciles: 1}).
 		Complete(r)
 }
 
-// Reconcile places one unscheduled application.
+// Reconcile places one unscheduled application, or places again one whose cluster
+// turned unusable before anything was submitted to it.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	app := &workloadv1.KubernetesApplication{}
 	if err := r.client.Get(ctx, req.NamespacedName, app); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	if app.Status.ClusterRef != nil || !app.DeletionTimestamp.IsZero() {
+	if !app.DeletionTimestamp.IsZero() {
 		return ctrl.Result{}, nil
+	}
+	orig := app.DeepCopy()
+	if app.Status.ClusterRef != nil {
+		if moved, err := r.unplace(ctx, app); !moved || err != nil {
+			return ctrl.Result{}, err
+		}
 	}
 	ref, why, err := r.place(ctx, app)
 	if u, ok := asUnschedulable(err); ok {
-		return r.unschedulable(ctx, app, u)
+		return r.unschedulable(ctx, app, orig, u)
 	}
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	return r.scheduled(ctx, app, ref, why)
+	return r.scheduled(ctx, app, orig, ref, why)
 }
 
-// unscheduled maps a changed cluster to every application still waiting for one.
-func (r *Reconciler) unscheduled(ctx context.Context, _ client.Object) []reconcile.Request {
-	list := &workloadv1.KubernetesApplicationList{}
-	if err := r.client.List(ctx, list); err != nil {
-		return nil
-	}
-	var reqs []reconcile.Request
-	for _, app := range list.Items {
-		if app.Status.ClusterRef == nil {
-			reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&app)})
+// affected maps a changed cluster to every application still waiting for one, and to
+// those placed on it (which move if it turned unusable before they submitted anything).
+func (r *Reconciler) affected(kind workloadv1.ClusterKind) handler.MapFunc {
+	return func(ctx context.Context, cluster client.Object) []reconcile.Request {
+		list := &workloadv1.KubernetesApplicationList{}
+		if err := r.client.List(ctx, list); err != nil {
+			return nil
 		}
+		var reqs []reconcile.Request
+		for _, app := range list.Items {
+			ref := app.Status.ClusterRef
+			if ref == nil || (ref.Kind == kind && ref.Name == cluster.GetName() && refNamespace(app.Namespace, *ref) == cluster.GetNamespace()) {
+				reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&app)})
+			}
+		}
+		return reqs
 	}
-	return reqs
 }

@@ -6,7 +6,9 @@ import (
 	"sort"
 	"strings"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -15,7 +17,6 @@ import (
 	computev1 "terraplane.io/terraplane/apis/compute/v1alpha1"
 	kubernetesv1 "terraplane.io/terraplane/apis/kubernetes/v1alpha1"
 	workloadv1 "terraplane.io/terraplane/apis/workload/v1alpha1"
-	"terraplane.io/terraplane/internal/resource"
 )
 
 // Unschedulable is why an application has no cluster: a reason and an actionable message.
@@ -44,8 +45,7 @@ func (r *Reconciler) place(ctx context.Context, app *workloadv1.KubernetesApplic
 	}
 	var ready, notReady []string
 	for _, c := range claims.Items {
-		if c.Status.BindingPhase == common.BindingPhaseBound && resource.IsReady(c.Status.Conditions) &&
-			c.Spec.WriteConnectionSecretToRef != nil && c.DeletionTimestamp.IsZero() {
+		if claimUnusable(&c) == "" {
 			ready = append(ready, c.Name)
 		} else {
 			notReady = append(notReady, c.Name)
@@ -63,14 +63,126 @@ func (r *Reconciler) placeOnProviderConfig(ctx context.Context, app *workloadv1.
 	if ref.Namespace != "" {
 		key.Namespace = ref.Namespace
 	}
-	if err := r.client.Get(ctx, key, &kubernetesv1.ProviderConfig{}); err != nil {
+	pc := &kubernetesv1.ProviderConfig{}
+	if err := r.client.Get(ctx, key, pc); err != nil {
 		if apierrors.IsNotFound(err) {
 			return nil, "", &Unschedulable{Reason: "ProviderConfigNotFound", Message: fmt.Sprintf("ProviderConfig %s named by spec.providerConfigRef does not exist", key)}
 		}
 		return nil, "", fmt.Errorf("get providerconfig %s: %w", key, err)
 	}
+	if why := providerConfigUnusable(pc); why != "" {
+		return nil, "", &Unschedulable{Reason: "ClusterUnusable", Message: why}
+	}
 	return &workloadv1.ClusterReference{Kind: workloadv1.ClusterKindProviderConfig, Name: key.Name, Namespace: key.Namespace},
 		fmt.Sprintf("placed on ProviderConfig %s named by spec.providerConfigRef", key), nil
+}
+
+// providerConfigUnusable says why pc's cluster cannot take applications (its credentials
+// did not reach it, or were not tried yet); empty when it can.
+func providerConfigUnusable(pc *kubernetesv1.ProviderConfig) string {
+	key := client.ObjectKeyFromObject(pc)
+	ready := meta.FindStatusCondition(pc.Status.Conditions, common.TypeReady)
+	switch {
+	case !pc.DeletionTimestamp.IsZero():
+		return fmt.Sprintf("ProviderConfig %s is being deleted", key)
+	case ready == nil:
+		return fmt.Sprintf("ProviderConfig %s has not reached its cluster yet", key)
+	case ready.Status != metav1.ConditionTrue:
+		return fmt.Sprintf("ProviderConfig %s cannot reach its cluster: %s: %s", key, ready.Reason, ready.Message)
+	}
+	return ""
+}
+
+// claimUnusable says why a KubernetesCluster claim cannot take applications; empty when
+// it can. Its Ready mirrors the bound Cluster's, which is True only while the cluster
+// answers with its credentials.
+func claimUnusable(c *computev1.KubernetesCluster) string {
+	key := client.ObjectKeyFromObject(c)
+	ready := meta.FindStatusCondition(c.Status.Conditions, common.TypeReady)
+	switch {
+	case !c.DeletionTimestamp.IsZero():
+		return fmt.Sprintf("KubernetesCluster %s is being deleted", key)
+	case c.Status.BindingPhase != common.BindingPhaseBound:
+		return fmt.Sprintf("KubernetesCluster %s is not Bound", key)
+	case c.Spec.WriteConnectionSecretToRef == nil:
+		return fmt.Sprintf("KubernetesCluster %s has no connection Secret", key)
+	case ready == nil || ready.Status != metav1.ConditionTrue:
+		msg := "not reported yet"
+		if ready != nil {
+			msg = ready.Reason + ": " + ready.Message
+		}
+		return fmt.Sprintf("KubernetesCluster %s is not Ready (%s)", key, msg)
+	}
+	return ""
+}
+
+// unusable says why the cluster ref names cannot take applications; empty when it can.
+func (r *Reconciler) unusable(ctx context.Context, ns string, ref workloadv1.ClusterReference) (string, error) {
+	key := client.ObjectKey{Namespace: refNamespace(ns, ref), Name: ref.Name}
+	var err error
+	why := ""
+	switch ref.Kind {
+	case workloadv1.ClusterKindProviderConfig:
+		pc := &kubernetesv1.ProviderConfig{}
+		if err = r.client.Get(ctx, key, pc); err == nil {
+			why = providerConfigUnusable(pc)
+		}
+	default:
+		c := &computev1.KubernetesCluster{}
+		if err = r.client.Get(ctx, key, c); err == nil {
+			why = claimUnusable(c)
+		}
+	}
+	if apierrors.IsNotFound(err) {
+		return fmt.Sprintf("%s %s does not exist", ref.Kind, key), nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("get cluster %s: %w", key, err)
+	}
+	return why, nil
+}
+
+// unplace takes an application off its cluster when that cluster turned unusable and
+// none of the application's resources was submitted there (a submitted one would be
+// left behind); moved reports whether it did, and the application is to be placed again.
+func (r *Reconciler) unplace(ctx context.Context, app *workloadv1.KubernetesApplication) (moved bool, err error) {
+	ref := *app.Status.ClusterRef
+	why, err := r.unusable(ctx, app.Namespace, ref)
+	if why == "" || err != nil {
+		return false, err
+	}
+	submitted, err := r.submittedAny(ctx, app)
+	if submitted || err != nil {
+		return false, err
+	}
+	r.recorder.Eventf(app, corev1.EventTypeNormal, ReasonRescheduling,
+		"%s; nothing was submitted to it, so the application is placed again", why)
+	app.Status.ClusterRef = nil
+	return true, nil
+}
+
+// submittedAny reports whether any resource of app reached a cluster (its status names
+// the cluster once a first object or Secret was written there). It reads the API server,
+// not the cache: a submission the cache has not seen yet must not be moved away from.
+func (r *Reconciler) submittedAny(ctx context.Context, app *workloadv1.KubernetesApplication) (bool, error) {
+	list := &workloadv1.KubernetesApplicationResourceList{}
+	if err := r.reader.List(ctx, list, client.InNamespace(app.Namespace)); err != nil {
+		return false, fmt.Errorf("list resources: %w", err)
+	}
+	for _, res := range list.Items {
+		if owner := metav1.GetControllerOf(&res); owner != nil && owner.UID == app.UID && res.Status.ClusterRef != nil {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// refNamespace is the namespace a cluster reference points into; ns is the referrer's.
+func refNamespace(ns string, ref workloadv1.ClusterReference) string {
+	if ref.Namespace != "" {
+		return ref.Namespace
+	}
+	return ns
 }
 
 // leastLoaded picks the candidate running the fewest applications; ties go to the

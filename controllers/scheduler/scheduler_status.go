@@ -20,12 +20,14 @@ import (
 const (
 	ReasonScheduled     = "Scheduled"
 	ReasonUnschedulable = "Unschedulable"
+	// ReasonRescheduling (an event): the application's cluster turned unusable before
+	// anything was submitted to it, and the application is placed again.
+	ReasonRescheduling = "Rescheduling"
 )
 
-// scheduled records the placement with an optimistic lock: the application controller
-// writes status too.
-func (r *Reconciler) scheduled(ctx context.Context, app *workloadv1.KubernetesApplication, ref *workloadv1.ClusterReference, why string) (ctrl.Result, error) {
-	orig := app.DeepCopy()
+// scheduled records the placement (a patch from orig, the application as read) with an
+// optimistic lock: the application controller writes status too.
+func (r *Reconciler) scheduled(ctx context.Context, app, orig *workloadv1.KubernetesApplication, ref *workloadv1.ClusterReference, why string) (ctrl.Result, error) {
 	st := &app.Status
 	st.ClusterRef, st.State = ref, workloadv1.ApplicationStateScheduled
 	resource.SetCondition(&st.Conditions, app.Generation, workloadv1.TypeScheduled, metav1.ConditionTrue, ReasonScheduled, why)
@@ -39,9 +41,9 @@ func (r *Reconciler) scheduled(ctx context.Context, app *workloadv1.KubernetesAp
 	return ctrl.Result{}, nil
 }
 
-// unschedulable records why the application has no cluster and emits one event per new reason.
-func (r *Reconciler) unschedulable(ctx context.Context, app *workloadv1.KubernetesApplication, u *Unschedulable) (ctrl.Result, error) {
-	orig := app.DeepCopy()
+// unschedulable records why the application has no cluster (a patch from orig, the
+// application as read) and emits one event per new reason.
+func (r *Reconciler) unschedulable(ctx context.Context, app, orig *workloadv1.KubernetesApplication, u *Unschedulable) (ctrl.Result, error) {
 	st := &app.Status
 	st.State = workloadv1.ApplicationStatePending
 	if resource.SetCondition(&st.Conditions, app.Generation, workloadv1.TypeScheduled, metav1.ConditionFalse, ReasonUnschedulable, u.Reason+": "+u.Message) {

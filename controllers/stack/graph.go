@@ -1,6 +1,8 @@
 package stack
 
 import (
+	"github.com/google/go-containerregistry/pkg/name"
+
 	"strings"
 
 	"terraplane.io/terraplane/internal/resource"
@@ -57,13 +59,17 @@ func ownsCRD(owns []string, dep string) bool {
 	return false
 }
 
-// repoOf strips the tag or digest from repo:tag.
+// repoOf is a package reference without its tag or digest: host/repo when it names a
+// registry host, repo when it is registry-relative. A reference ggcr cannot parse is
+// returned as it is (such a package can never be pulled either).
 func repoOf(pkg string) string {
-	if i := strings.Index(pkg, "@"); i >= 0 {
-		pkg = pkg[:i]
+	const relative = "registry-relative.invalid"
+	ref, err := name.ParseReference(pkg, name.WithDefaultRegistry(relative))
+	if err != nil {
+		return pkg
 	}
-	if i := strings.LastIndex(pkg, ":"); i > strings.LastIndex(pkg, "/") {
-		pkg = pkg[:i]
+	if ref.Context().RegistryStr() == relative {
+		return ref.Context().RepositoryStr()
 	}
-	return pkg
+	return ref.Context().Name()
 }

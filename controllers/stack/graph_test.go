@@ -52,7 +52,7 @@ func TestCheckGraph(t *testing.T) {
 }
 
 func TestRepoOf(t *testing.T) {
-	for in, want := range map[string]string{"s/a:v1": "s/a", "s/a": "s/a", "host:5000/s/a:v1": "host:5000/s/a", "s/a@sha256:ab": "s/a"} {
+	for in, want := range map[string]string{"s/a:v1": "s/a", "s/a": "s/a", "host:5000/s/a:v1": "host:5000/s/a", "s/a@sha256:abababababababababababababababababababababababababababababababab": "s/a", "localhost/s/a:v1": "localhost/s/a"} {
 		if got := repoOf(in); got != want {
 			t.Errorf("repoOf(%q) = %q, want %q", in, got, want)
 		}

@@ -36,7 +36,15 @@ type Options struct {
 	// Remote options for registry access (auth, transport); nil uses the docker keychain
 	// of the manager's environment (~/.docker/config.json, credential helpers).
 	Remote []remote.Option
+	// TagRefresh is how often an install that names a package by tag looks the tag up
+	// again, so a new digest pushed under the same tag is installed; 0 means
+	// DefaultTagRefresh, a negative value never. Installs by digest, and installs by CRD
+	// (which stay on the digest they resolved), are not refreshed.
+	TagRefresh time.Duration
 }
+
+// DefaultTagRefresh is how often an install by tag looks its tag up again.
+const DefaultTagRefresh = 10 * time.Minute
 
 // installObject is a StackInstall or a ClusterStackInstall.
 type installObject interface {
@@ -69,6 +77,9 @@ type install struct {
 func Setup(mgr ctrl.Manager, opts Options) error {
 	if opts.UserErrorRetry <= 0 {
 		opts.UserErrorRetry = 30 * time.Second
+	}
+	if opts.TagRefresh == 0 {
+		opts.TagRefresh = DefaultTagRefresh
 	}
 	if opts.Limits.MaxFiles == 0 {
 		opts.Limits = stackpkg.DefaultLimits

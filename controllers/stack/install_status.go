@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/google/go-containerregistry/pkg/name"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -29,6 +30,7 @@ const (
 	ReasonSucceeded              = "Succeeded"
 	ReasonPending                = "Pending"
 	ReasonInstalled              = "Installed"
+	ReasonUpgraded               = "Upgraded"
 	ReasonReconcileError         = "ReconcileError"
 	ReasonNoRegistry             = "NoRegistry"
 	ReasonRegistryUnavailable    = "RegistryUnavailable"
@@ -121,8 +123,20 @@ func (r *InstallReconciler) finish(ctx context.Context, in *install, err error) 
 	}
 	if becameReady {
 		r.recorder.Eventf(in.obj, corev1.EventTypeNormal, ReasonInstalled, "installed %s", st.ResolvedPackage)
+	} else if before := in.orig.(installObject).GetInstallStatus().ResolvedPackage; err == nil && before != "" && before != st.ResolvedPackage {
+		r.recorder.Eventf(in.obj, corev1.EventTypeNormal, ReasonUpgraded, "%s now points at %s: installed it (was %s)", in.ref, st.ResolvedPackage, before)
+	}
+	if err == nil && r.followsTag(in) {
+		o.result.RequeueAfter = r.opts.TagRefresh
 	}
 	return o.result, o.err
+}
+
+// followsTag says whether the install names its package by tag, which is looked up again
+// every TagRefresh; a digest and an install by CRD stay where they are.
+func (r *InstallReconciler) followsTag(in *install) bool {
+	_, tag := in.ref.(name.Tag)
+	return tag && in.obj.GetInstallSpec().CRD == "" && r.opts.TagRefresh > 0
 }
 
 // conflictRetry is how soon a reconcile runs again after its status write lost a race.

@@ -47,7 +47,7 @@ func TestWithPodEnv(t *testing.T) {
 }
 
 func TestDependencyName(t *testing.T) {
-	for in, want := range map[string]string{"stacks/gamma:v1": "gamma", "stacks/Gamma_DB:v1": "gamma-db", "x/-a-:v1": "stack-a"} {
+	for in, want := range map[string]string{"stacks/gamma:v1": "gamma", "stacks/gamma_db:v1": "gamma-db", "x/-a-:v1": "stack-a"} {
 		if got := dependencyName(in); got != want {
 			t.Errorf("dependencyName(%q) = %q, want %q", in, got, want)
 		}

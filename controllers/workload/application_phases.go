@@ -69,10 +69,39 @@ func (r *ApplicationReconciler) sync(ctx context.Context, app *workloadv1.Kubern
 		if same(have, want) {
 			continue
 		}
+		if moved(have, want) {
+			if err := r.retarget(ctx, have); err != nil {
+				return err
+			}
+			continue
+		}
 		have.Labels, have.Annotations, have.Spec = want.Labels, want.Annotations, want.Spec
 		if err := r.client.Update(ctx, have); err != nil {
 			return r.writeError(t.Metadata.Name, err)
 		}
+	}
+	return nil
+}
+
+// moved reports whether the application was placed again since have was made: its
+// target (immutable once set) is not the application's cluster any more.
+func moved(have, want *workloadv1.KubernetesApplicationResource) bool {
+	return have.Spec.TargetRef != nil && want.Spec.TargetRef != nil && *have.Spec.TargetRef != *want.Spec.TargetRef
+}
+
+// retarget deletes a resource made for the application's previous cluster, so that it is
+// made again for the new one once it is gone. The scheduler moves only applications that
+// submitted nothing; a resource that did submit something is never moved away from it.
+func (r *ApplicationReconciler) retarget(ctx context.Context, have *workloadv1.KubernetesApplicationResource) error {
+	if have.Status.ClusterRef != nil {
+		return resource.UserErrorf("ResourceSubmitted", "KubernetesApplicationResource %s was submitted to %s %s and stays there; delete it to submit it to the application's new cluster",
+			have.Name, have.Status.ClusterRef.Kind, have.Status.ClusterRef.Name)
+	}
+	if !have.DeletionTimestamp.IsZero() {
+		return nil
+	}
+	if err := client.IgnoreNotFound(r.client.Delete(ctx, have)); err != nil {
+		return fmt.Errorf("delete resource %s: %w", have.Name, err)
 	}
 	return nil
 }

@@ -28,7 +28,7 @@ func (r *ObjectReconciler) observe(ctx context.Context, o *kubernetesv1.Object) 
 	if err != nil {
 		return resource.UserErrorf("InvalidManifest", "spec.forProvider.manifest: %v", err)
 	}
-	if err := apply(ctx, cluster, o.UID, obj); err != nil {
+	if err := apply(ctx, cluster, o.UID, obj, r.adopt(o)); err != nil {
 		return err
 	}
 	o.Status.AtProvider = nil

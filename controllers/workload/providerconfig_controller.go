@@ -9,8 +9,10 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	common "terraplane.io/terraplane/apis/common/v1alpha1"
@@ -36,7 +38,8 @@ func setupProviderConfigs(mgr ctrl.Manager, targets *Targets, opts Options) erro
 	r := &ProviderConfigReconciler{client: mgr.GetClient(), targets: targets, opts: opts}
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("kubernetes-providerconfig").
-		For(&kubernetesv1.ProviderConfig{}).
+		// status writes (users, by the usage controller) need no new look at the cluster
+		For(&kubernetesv1.ProviderConfig{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.forSecret)).
 		Complete(r)
 }
@@ -66,7 +69,13 @@ func (r *ProviderConfigReconciler) Reconcile(ctx context.Context, req ctrl.Reque
 		}
 	}
 	resource.SetCondition(&pc.Status.Conditions, pc.Generation, common.TypeReady, status, reason, msg)
-	if perr := r.client.Status().Patch(ctx, pc, client.MergeFrom(orig)); perr != nil && !apierrors.IsNotFound(perr) {
+	// The usage controller writes InUse into the same conditions: the lock keeps either
+	// write from undoing the other.
+	perr := r.client.Status().Patch(ctx, pc, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{}))
+	if apierrors.IsConflict(perr) {
+		return ctrl.Result{RequeueAfter: time.Second}, nil
+	}
+	if perr != nil && !apierrors.IsNotFound(perr) {
 		return ctrl.Result{}, fmt.Errorf("update status: %w", perr)
 	}
 	return ctrl.Result{RequeueAfter: retry}, nil

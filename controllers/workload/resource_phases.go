@@ -37,20 +37,27 @@ func (r *ResourceReconciler) submit(ctx context.Context, res *workloadv1.Kuberne
 	if err != nil {
 		return err
 	}
-	res.Status.ClusterRef = res.Spec.TargetRef.DeepCopy()
 	for _, ref := range res.Spec.Secrets {
 		if err := r.propagateSecret(ctx, cluster, res, ref.Name); err != nil {
 			return err
 		}
+		markSubmitted(res)
 	}
 	obj, err := res.Spec.Template.Object()
 	if err != nil {
 		return resource.UserErrorf("InvalidTemplate", "spec.template: %v", err)
 	}
-	if err := apply(ctx, cluster, res.UID, obj); err != nil {
+	if err := apply(ctx, cluster, res.UID, obj, adoptNever); err != nil {
 		return err
 	}
+	markSubmitted(res)
 	return copyRemoteStatus(res, obj)
+}
+
+// markSubmitted records that res wrote something to its target cluster: from then on the
+// scheduler never moves its application, which would leave that behind.
+func markSubmitted(res *workloadv1.KubernetesApplicationResource) {
+	res.Status.ClusterRef = res.Spec.TargetRef.DeepCopy()
 }
 
 // propagateSecret copies the local Secret name into the template's namespace of the
@@ -73,16 +80,32 @@ func (r *ResourceReconciler) propagateSecret(ctx context.Context, cluster *remot
 	if local.Type != "" {
 		obj.Object["type"] = string(local.Type)
 	}
-	return apply(ctx, cluster, res.UID, obj)
+	return apply(ctx, cluster, res.UID, obj, adoptNever)
+}
+
+// adoptFunc decides whether a remote object that exists, but whose owner annotation names
+// another owner (other, empty when none), may be taken over: nil lets apply go on.
+type adoptFunc func(ctx context.Context, cluster *remote.Cluster, obj *unstructured.Unstructured, other string) error
+
+// adoptNever is how application resources treat a remote object they did not create:
+// never taken over, reported as a conflict.
+func adoptNever(_ context.Context, cluster *remote.Cluster, obj *unstructured.Unstructured, other string) error {
+	by := "was not created by Terraplane"
+	if other != "" {
+		by = "belongs to another Terraplane object (UID " + other + ")"
+	}
+	return resource.UserErrorf(ReasonRemoteObjectConflict, "%s %s already exists in cluster %s and %s; it is left untouched: rename the template or remove that object",
+		obj.GetKind(), describe(obj), cluster.Host, by)
 }
 
 // apply creates or updates obj in the cluster with server-side apply, unless another
-// object than owner owns it there; obj receives the cluster's copy.
-func apply(ctx context.Context, cluster *remote.Cluster, owner types.UID, obj *unstructured.Unstructured) error {
+// object than owner owns it there and adopt refuses to take it over; obj receives the
+// cluster's copy.
+func apply(ctx context.Context, cluster *remote.Cluster, owner types.UID, obj *unstructured.Unstructured, adopt adoptFunc) error {
 	if namespaced, err := cluster.Client.IsObjectNamespaced(obj); err == nil && namespaced && obj.GetNamespace() == "" {
 		return resource.UserErrorf("NamespaceRequired", "%s is namespaced in cluster %s: set metadata.namespace of %s", obj.GetKind(), cluster.Host, obj.GetName())
 	}
-	if err := checkOwner(ctx, cluster, owner, obj); err != nil {
+	if err := checkOwner(ctx, cluster, owner, obj, adopt); err != nil {
 		return err
 	}
 	annotations := obj.GetAnnotations()
@@ -95,19 +118,14 @@ func apply(ctx context.Context, cluster *remote.Cluster, owner types.UID, obj *u
 	return remoteError(cluster, obj, err)
 }
 
-// checkOwner refuses a remote object that exists but was not created by owner.
-func checkOwner(ctx context.Context, cluster *remote.Cluster, owner types.UID, obj *unstructured.Unstructured) error {
+// checkOwner asks adopt about a remote object that exists but was not created by owner.
+func checkOwner(ctx context.Context, cluster *remote.Cluster, owner types.UID, obj *unstructured.Unstructured, adopt adoptFunc) error {
 	existing, err := getRemote(ctx, cluster, obj)
 	if err != nil || existing == nil {
 		return err
 	}
 	if other := existing.GetAnnotations()[OwnerAnnotation]; other != string(owner) {
-		by := "was not created by Terraplane"
-		if other != "" {
-			by = "belongs to another Terraplane object (UID " + other + ")"
-		}
-		return resource.UserErrorf("RemoteObjectConflict", "%s %s already exists in cluster %s and %s; it is left untouched: rename the template or remove that object",
-			obj.GetKind(), describe(obj), cluster.Host, by)
+		return adopt(ctx, cluster, obj, other)
 	}
 	return nil
 }
@@ -146,15 +164,23 @@ func deleteRemote(ctx context.Context, cluster *remote.Cluster, owner types.UID,
 	return remoteError(cluster, obj, err)
 }
 
-// delete removes the remote object and the propagated Secrets, then the finalizer.
+// delete removes the remote object and the propagated Secrets, then the finalizer. A
+// resource that never submitted anything (status.clusterRef unset) does not wait for a
+// target cluster it cannot reach.
 func (r *ResourceReconciler) delete(ctx context.Context, res *workloadv1.KubernetesApplicationResource) error {
 	if res.Spec.TargetRef != nil {
 		cluster, err := r.targets.Cluster(ctx, res.Namespace, *res.Spec.TargetRef)
-		if _, user := resource.AsUserError(err); user {
+		_, gone := resource.AsUserError(err)
+		if err == nil {
+			err = r.deleteAll(ctx, cluster, res)
+		}
+		switch {
+		case err == nil:
+		case res.Status.ClusterRef == nil:
+			r.recorder.Eventf(res, corev1.EventTypeNormal, "NothingSubmitted", "nothing was submitted to the target cluster (%v); nothing to delete there", err)
+		case gone:
 			r.recorder.Eventf(res, corev1.EventTypeWarning, "RemoteObjectLeft", "the target cluster is gone (%v); nothing to delete there", err)
-		} else if err != nil {
-			return err
-		} else if err := r.deleteAll(ctx, cluster, res); err != nil {
+		default:
 			return err
 		}
 	}

@@ -23,6 +23,10 @@ const (
 	ReasonUnreachable    = "ClusterUnreachable"
 	ReasonReconcileError = "ReconcileError"
 	ReasonSucceeded      = "ReconcileSuccess"
+	// ReasonRemoteObjectConflict: the remote object exists and is not this object's to manage.
+	ReasonRemoteObjectConflict = "RemoteObjectConflict"
+	// ReasonAdopted (an event): an Object took over a remote object, as its adoptionPolicy allows.
+	ReasonAdopted = "Adopted"
 )
 
 // waitRetry is how soon an object waiting for something under way is looked at again.

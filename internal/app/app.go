@@ -19,6 +19,7 @@ import (
 	"terraplane.io/terraplane/controllers/claim"
 	"terraplane.io/terraplane/controllers/managed"
 	"terraplane.io/terraplane/controllers/moduleclass"
+	"terraplane.io/terraplane/controllers/provider"
 	"terraplane.io/terraplane/controllers/scheduler"
 	"terraplane.io/terraplane/controllers/stack"
 	"terraplane.io/terraplane/controllers/workload"
@@ -27,6 +28,7 @@ import (
 	"terraplane.io/terraplane/internal/modsource"
 	"terraplane.io/terraplane/internal/module"
 	"terraplane.io/terraplane/internal/remote"
+	"terraplane.io/terraplane/internal/resource"
 )
 
 // Options configure the manager.
@@ -44,8 +46,11 @@ type Options struct {
 	// PluginCacheDir caches providers a network mirror or registry served; empty means
 	// <WorkDir>/.plugin-cache.
 	PluginCacheDir string
-	// StateKubeconfig is the kubeconfig terraform's state backend uses; empty means in-cluster.
+	// StateKubeconfig is the kubeconfig terraform's state backend uses (one path, or
+	// several joined as in $KUBECONFIG); empty means in-cluster.
 	StateKubeconfig string
+	// StateContext is the context of StateKubeconfig to use; empty means its current one.
+	StateContext string
 	// MaxConcurrentTerraform caps terraform processes; 0 derives it from the container's
 	// CPU quota and memory limit (DefaultMaxConcurrentTerraform).
 	MaxConcurrentTerraform int
@@ -71,15 +76,27 @@ type Options struct {
 	LeaderElectionNamespace string
 	// StackRegistry is the OCI registry that stack installs without spec.source use.
 	StackRegistry string
+	// StackTagRefresh is how often a stack install by tag looks its tag up again; 0 means
+	// stack.DefaultTagRefresh, a negative value never.
+	StackTagRefresh time.Duration
+	// ModuleSourceRefresh is how often a module source that names a branch, a tag or an
+	// OCI tag is looked up again; 0 means modsource.DefaultRefreshInterval.
+	ModuleSourceRefresh time.Duration
 }
 
-// notStateSecret selects Secrets that the kubernetes state backend did not write.
-var notStateSecret = func() labels.Requirement {
-	r, err := labels.NewRequirement("tfstate", selection.NotEquals, []string{"true"})
+// cachedSecrets selects the Secrets the controller reads through its cache: not the ones
+// the kubernetes state backend writes, nor the saved plans (both hold every secret value
+// of a workspace, and are read only when needed).
+var cachedSecrets = func() labels.Selector {
+	notState, err := labels.NewRequirement("tfstate", selection.NotEquals, []string{"true"})
 	if err != nil {
 		panic(err)
 	}
-	return *r
+	notPlan, err := labels.NewRequirement(resource.PlanLabel, selection.DoesNotExist, nil)
+	if err != nil {
+		panic(err)
+	}
+	return labels.NewSelector().Add(*notState, *notPlan)
 }()
 
 // New builds a manager with every Terraplane controller registered.
@@ -100,7 +117,8 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manager, *en
 		// not terraform, the bottleneck when many claims arrive at once.
 		cfg.QPS, cfg.Burst = 200, 400
 	}
-	loader := &modsource.Loader{CacheDir: filepath.Join(opts.WorkDir, ".modules"), AllowedGitPrefixes: opts.ModuleSourceAllow}
+	loader := &modsource.Loader{CacheDir: filepath.Join(opts.WorkDir, ".modules"), AllowedGitPrefixes: opts.ModuleSourceAllow,
+		RefreshInterval: opts.ModuleSourceRefresh}
 	reg := kinds.NewRegistry(loader)
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                  reg.Scheme(),
@@ -113,7 +131,7 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manager, *en
 		// through the cache; leaving them out spares the API server a watch event per
 		// state write and the controller a copy of every state.
 		Cache: cache.Options{ByObject: map[client.Object]cache.ByObject{
-			&corev1.Secret{}: {Label: labels.NewSelector().Add(notStateSecret)},
+			&corev1.Secret{}: {Label: cachedSecrets},
 		}},
 		// Tests run several managers in one process; names stay unique within each.
 		// The priority queue lets user changes overtake queued drift checks (low priority).
@@ -133,6 +151,7 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manager, *en
 		MaxConcurrent: opts.MaxConcurrentTerraform,
 
 		MaxConcurrentPerGroup: opts.MaxConcurrentTerraformPerProvider,
+		OnRun:                 observeRun(ctrl.Log.WithName("terraform")),
 	})
 	if err != nil {
 		return nil, nil, err
@@ -141,7 +160,7 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manager, *en
 		return nil, nil, fmt.Errorf("register metrics: %w", err)
 	}
 	err = managed.Setup(mgr, reg, managed.Options{
-		Engine: eng, KubeconfigPath: opts.StateKubeconfig, DriftInterval: opts.DriftInterval,
+		Runner: eng, KubeconfigPath: opts.StateKubeconfig, KubeconfigContext: opts.StateContext, DriftInterval: opts.DriftInterval,
 		UserErrorRetry: opts.UserErrorRetry, MaxConcurrentReconciles: opts.MaxConcurrentReconciles,
 	})
 	if err != nil {
@@ -151,11 +170,15 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manager, *en
 	if err != nil {
 		return nil, nil, err
 	}
+	if err := provider.Setup(mgr, reg); err != nil {
+		return nil, nil, fmt.Errorf("set up provider usage controllers: %w", err)
+	}
 	sources := module.ProviderSources{Mirror: opts.PluginMirror, NetworkMirror: opts.ProviderMirrorURL, Direct: opts.ProviderDownload}
 	if err := moduleclass.Setup(mgr, loader, moduleclass.WithProviderSources(sources)); err != nil {
 		return nil, nil, fmt.Errorf("set up ModuleClass controller: %w", err)
 	}
-	if err := stack.Setup(mgr, stack.Options{DefaultRegistry: opts.StackRegistry, UserErrorRetry: opts.UserErrorRetry}); err != nil {
+	if err := stack.Setup(mgr, stack.Options{DefaultRegistry: opts.StackRegistry, UserErrorRetry: opts.UserErrorRetry,
+		TagRefresh: opts.StackTagRefresh}); err != nil {
 		return nil, nil, fmt.Errorf("set up stack manager: %w", err)
 	}
 	targets := &workload.Targets{Local: mgr.GetClient(), Cache: remote.NewCache(mgr.GetClient(), cfg, reg.Scheme())}

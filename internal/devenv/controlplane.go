@@ -21,9 +21,25 @@ type ControlPlane struct {
 	Kubeconfig string
 }
 
-// StartControlPlane starts etcd and kube-apiserver from the toolchain cache, installs the
-// CRDs, and writes an admin kubeconfig to kubeconfigPath.
+// StartControlPlane starts an in-memory control plane (etcd's data in a directory removed
+// on Stop) with an admin kubeconfig at kubeconfigPath.
 func StartControlPlane(kubeconfigPath string) (*ControlPlane, error) {
+	return StartControlPlaneWith(ControlPlaneOptions{Kubeconfig: kubeconfigPath})
+}
+
+// ControlPlaneOptions configure a local control plane.
+type ControlPlaneOptions struct {
+	// Kubeconfig is where the admin kubeconfig is written.
+	Kubeconfig string
+	// DataDir keeps etcd's data, so that a control plane started again on it has every
+	// object the last one had; empty means a directory removed on Stop.
+	DataDir string
+}
+
+// StartControlPlaneWith starts etcd and kube-apiserver from the toolchain cache, installs
+// (or updates) the CRDs, and writes an admin kubeconfig.
+func StartControlPlaneWith(o ControlPlaneOptions) (*ControlPlane, error) {
+	kubeconfigPath := o.Kubeconfig
 	for _, tool := range []string{"etcd", "kube-apiserver"} {
 		if _, err := Tool(tool); err != nil {
 			return nil, err
@@ -39,6 +55,16 @@ func StartControlPlane(kubeconfigPath string) (*ControlPlane, error) {
 		ErrorIfCRDPathMissing: true,
 	}
 	env.ControlPlane.GetAPIServer().Configure().Set("service-cluster-ip-range", "10.0.0.0/24")
+	if o.DataDir != "" {
+		dir, err := filepath.Abs(o.DataDir)
+		if err != nil {
+			return nil, err
+		}
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return nil, fmt.Errorf("etcd data directory: %w", err)
+		}
+		env.ControlPlane.Etcd = &envtest.Etcd{DataDir: dir} // kept on Stop: envtest removes only directories it made
+	}
 	if _, err := env.Start(); err != nil {
 		return nil, fmt.Errorf("start control plane: %w", err)
 	}

@@ -46,6 +46,8 @@ type Options struct {
 	Timeout time.Duration
 	// GracePeriod is how long a cancelled terraform gets after SIGINT; 0 means 30 seconds.
 	GracePeriod time.Duration
+	// OnRun, when set, is told about every terraform command once it ends.
+	OnRun func(Run)
 }
 
 // DefaultGracePeriod is how long a cancelled terraform gets after SIGINT to finish
@@ -64,9 +66,7 @@ type Engine struct {
 	mu     sync.Mutex
 	groups map[string]chan struct{}
 
-	inflight   map[string]int // verbs running per workspace
-	owner      string         // LockOwner: the Who of locks this host's terraform takes
-	staleLocks atomic.Int64
+	inflight map[string]int // verbs running per workspace
 }
 
 // New finds terraform and prepares the work directory and CLI configuration.
@@ -95,7 +95,7 @@ func New(ctx context.Context, opts Options) (*Engine, error) {
 	for _, f := range leftovers {
 		_ = os.Remove(f)
 	}
-	e := &Engine{opts: opts, execPath: execPath, slots: make(chan struct{}, opts.MaxConcurrent), owner: LockOwner()}
+	e := &Engine{opts: opts, execPath: execPath, slots: make(chan struct{}, opts.MaxConcurrent)}
 	if e.version, err = terraformVersion(ctx, execPath, opts.WorkDir); err != nil {
 		return nil, err
 	}

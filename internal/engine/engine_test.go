@@ -40,15 +40,15 @@ func newEngine(t *testing.T) *Engine {
 }
 
 // TestApplyLifecycle runs the real terraform: inputs stay literal, init runs once for an
-// unchanged configuration, an empty plan applies nothing, and secrets pass through the
-// environment only.
+// unchanged configuration, an empty plan applies nothing, a saved plan is applied exactly
+// and removed, and secrets pass through the environment only.
 func TestApplyLifecycle(t *testing.T) {
 	e := newEngine(t)
 	ctx := context.Background()
 	literal := `${file("/etc/hostname")}`
 	ws := Workspace{ID: "w1", Files: renderEcho(t, literal), Env: map[string]string{"TERRAPLANE_TEST_TOKEN": "s3cr3t-token"}}
 
-	res, err := e.Apply(ctx, ws, ApplyOptions{})
+	res, err := e.Create(ctx, ws)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,6 +60,9 @@ func TestApplyLifecycle(t *testing.T) {
 	if !res.Outputs["token"].Sensitive {
 		t.Error("token output should be sensitive")
 	}
+	if c := CountChanges(res.Changes); c.Add != 1 || res.Resources != 1 {
+		t.Errorf("create: %v, %d resources; want one add and one resource", c, res.Resources)
+	}
 	for _, f := range []string{"main.tf.json", "terraform.tfvars.json"} {
 		b, _ := os.ReadFile(filepath.Join(e.Dir("w1"), f))
 		if contains(b, "s3cr3t-token") {
@@ -68,28 +71,99 @@ func TestApplyLifecycle(t *testing.T) {
 	}
 
 	before := e.Processes()
-	res, err = e.Apply(ctx, ws, ApplyOptions{PlanFirst: true})
+	plan, err := e.Plan(ctx, ws, PlanOptions{Key: []byte("k")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Changed || e.Processes()-before != 1 {
-		t.Errorf("unchanged workspace: changed=%v, %d processes; want no change and only a plan", res.Changed, e.Processes()-before)
+	if plan.HasChanges() || plan.ID != "" || e.Processes()-before != 1 {
+		t.Errorf("unchanged workspace: changes=%v id=%q, %d processes; want no change and only a plan", plan.Changes, plan.ID, e.Processes()-before)
 	}
 
 	before = e.Processes()
 	ws.Files = renderEcho(t, "two")
-	res, err = e.Apply(ctx, ws, ApplyOptions{PlanFirst: true})
+	plan, err = e.Plan(ctx, ws, PlanOptions{Key: []byte("k")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !res.Changed || e.Processes()-before != 3 {
-		t.Errorf("changed input: changed=%v, %d processes; want plan, apply, output and no init", res.Changed, e.Processes()-before)
+	if !plan.HasChanges() || len(plan.ID) != 16 || len(plan.File) == 0 || e.Processes()-before != 2 {
+		t.Errorf("changed input: changes=%v id=%q, %d processes; want a saved plan from plan and show", plan.Changes, plan.ID, e.Processes()-before)
+	}
+	if c := CountChanges(plan.Changes); c.Change != 1 || len(plan.Destructive()) != 0 {
+		t.Errorf("changing terraform_data's input updates it in place; got %v", c)
+	}
+	if !strings.Contains(plan.Text, `~ input  = "${file(\"/etc/hostname\")}" -> "two"`) {
+		t.Errorf("plan text does not show the change as terraform does:\n%s", plan.Text)
+	}
+	if _, err := os.Stat(filepath.Join(e.Dir("w1"), planFile)); !os.IsNotExist(err) {
+		t.Errorf("the saved plan (it holds every variable's value) outlived the plan: %v", err)
+	}
+	again, err := e.Plan(ctx, ws, PlanOptions{Key: []byte("k")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.ID != plan.ID {
+		t.Errorf("the same change planned twice got ids %s and %s", plan.ID, again.ID)
+	}
+	before = e.Processes()
+	res, err = e.ApplyPlan(ctx, ws, plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := CountChanges(res.Changes); c.Change != 1 || e.Processes()-before != 2 {
+		t.Errorf("apply of the saved plan: %v, %d processes; want the update, by apply and output", c, e.Processes()-before)
 	}
 	if _, err := os.Stat(filepath.Join(e.Dir("w1"), planFile)); !os.IsNotExist(err) {
 		t.Errorf("the saved plan (it holds every variable's value) outlived the apply: %v", err)
 	}
+	var stale *StalePlanError
+	if _, err := e.ApplyPlan(ctx, ws, again); !errors.As(err, &stale) {
+		t.Errorf("applying a plan made before the state changed: %v, want a StalePlanError", err)
+	}
 	if err := e.Destroy(ctx, ws); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestPlanHidesSensitiveValues: a sensitive value changes the plan's id, yet appears
+// neither in the id's inputs nor in the text.
+func TestPlanHidesSensitiveValues(t *testing.T) {
+	e := newEngine(t)
+	ctx := context.Background()
+	files := func(token string) map[string][]byte {
+		m, err := module.Load(os.DirFS("testdata"), "echo")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ws, err := render.Render(render.Input{Module: m, Values: map[string]any{"text": "x", "token": token}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ws.Files
+	}
+	ws := Workspace{ID: "s1", Files: files("first-secret")}
+	if _, err := e.Create(ctx, ws); err != nil {
+		t.Fatal(err)
+	}
+	ws.Files = files("second-secret")
+	p1, err := e.Plan(ctx, ws, PlanOptions{Key: []byte("k")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws.Files = files("third-secret")
+	p2, err := e.Plan(ctx, ws, PlanOptions{Key: []byte("k")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !p1.OutputsChange || p1.ID == "" || p1.ID == p2.ID {
+		t.Errorf("a changed sensitive output must change the plan and its id: %q %q", p1.ID, p2.ID)
+	}
+	for _, s := range []string{"first-secret", "second-secret"} {
+		if strings.Contains(p1.Text, s) {
+			t.Errorf("plan text shows %s:\n%s", s, p1.Text)
+		}
+	}
+	if !strings.Contains(p1.Text, "~ token = (sensitive value) -> (sensitive value)") {
+		t.Errorf("plan text does not mask the sensitive output:\n%s", p1.Text)
 	}
 }
 
@@ -97,7 +171,7 @@ func TestErrorsAreRedacted(t *testing.T) {
 	e := newEngine(t)
 	ws := Workspace{ID: "bad", Files: map[string][]byte{"main.tf": []byte(`resource "nope" "x" {}` + "\n# s3cr3t-value\n")},
 		Env: map[string]string{"TERRAPLANE_TEST_VALUE": "s3cr3t-value"}}
-	_, err := e.Apply(context.Background(), ws, ApplyOptions{})
+	_, err := e.Create(context.Background(), ws)
 	if err == nil {
 		t.Fatal("want an error")
 	}
@@ -124,7 +198,7 @@ func contains(b []byte, s string) bool { return strings.Contains(string(b), s) }
 // wrapper around the binary counts every process, terraform-exec's own included.
 func TestCreateWithoutSensitiveOutputsTakesTwoProcesses(t *testing.T) {
 	e, calls := countingEngine(t, 10)
-	res, err := e.Apply(context.Background(), Workspace{ID: "plain", Files: renderData(t, "n1")}, ApplyOptions{Outputs: true})
+	res, err := e.Create(context.Background(), Workspace{ID: "plain", Files: renderData(t, "n1")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +217,7 @@ func TestOneSlotPerVerb(t *testing.T) {
 	errs := make(chan error, 2)
 	for _, id := range []string{"a", "b"} {
 		go func() {
-			_, err := e.Apply(context.Background(), Workspace{ID: id, Files: renderData(t, id)}, ApplyOptions{})
+			_, err := e.Create(context.Background(), Workspace{ID: id, Files: renderData(t, id)})
 			errs <- err
 		}()
 	}

@@ -20,12 +20,39 @@ type uiMessage struct {
 		Sensitive bool            `json:"sensitive"`
 		Value     json.RawMessage `json:"value"`
 	} `json:"outputs"`
+	// Change is a planned_change's.
+	Change *struct {
+		Resource struct {
+			Addr string `json:"addr"`
+		} `json:"resource"`
+		Action    string          `json:"action"`
+		Importing json.RawMessage `json:"importing"`
+	} `json:"change"`
+	// Changes is a change_summary's.
+	Changes *changeSummary `json:"changes"`
+}
+
+// changeSummary is what terraform counted of an apply.
+type changeSummary struct {
+	Add       int    `json:"add"`
+	Change    int    `json:"change"`
+	Import    int    `json:"import"`
+	Remove    int    `json:"remove"`
+	Operation string `json:"operation"`
+}
+
+// streamActions are the plan actions of a planned_change's action keyword.
+var streamActions = map[string][]string{
+	"create": {"create"}, "update": {"update"}, "delete": {"delete"}, "replace": {"delete", "create"},
+	"noop": {"no-op"},
 }
 
 // applyStream is what an `apply -json` run reported.
 type applyStream struct {
 	outputs   map[string]Output
 	complete  bool // every output came with its value (none sensitive)
+	changes   []Change
+	summary   *changeSummary
 	errorText []string
 }
 
@@ -42,6 +69,14 @@ func parseApplyStream(raw []byte) applyStream {
 		switch {
 		case m.Type == "diagnostic" && m.Diagnostic != nil && m.Diagnostic.Severity == "error":
 			s.errorText = append(s.errorText, "Error: "+strings.TrimSpace(m.Diagnostic.Summary)+"\n\n"+strings.TrimSpace(m.Diagnostic.Detail))
+		case m.Type == "planned_change" && m.Change != nil:
+			acts, ok := streamActions[m.Change.Action]
+			importing := len(m.Change.Importing) > 0 && string(m.Change.Importing) != "null"
+			if ok && (acts[0] != "no-op" || importing) {
+				s.changes = append(s.changes, Change{Address: m.Change.Resource.Addr, Actions: acts, Importing: importing})
+			}
+		case m.Type == "change_summary" && m.Changes != nil:
+			s.summary = m.Changes
 		case m.Type == "outputs":
 			s.outputs, s.complete = map[string]Output{}, true
 			for name, o := range m.Outputs {

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/hashicorp/terraform-exec/tfexec"
 )
@@ -31,6 +32,10 @@ const (
 type Workspace struct {
 	// ID names the workspace directory under the engine's work directory (the managed UID).
 	ID string
+	// Kind and Name say whose workspace it is, for metrics and logs: the kind with its
+	// API group, as kubectl writes it (S3Bucket.storage.aws.terraplane.io), and
+	// namespace/name.
+	Kind, Name string
 	// Files are the rendered files, relative to the workspace directory.
 	Files map[string][]byte
 	// Group is what per-group caps count this workspace under (its Provider).
@@ -139,7 +144,7 @@ func (e *Engine) ensureInit(ctx context.Context, ws Workspace, tf *tfexec.Terraf
 	}
 	// A changed configuration may pin other provider versions than the lock file holds.
 	changed := stampErr == nil
-	err := e.run(ctx, ws, func(ctx context.Context) error {
+	err := e.run(ctx, ws, "init", func(ctx context.Context) error {
 		return initTerraform(ctx, tf, e.env(ws), changed)
 	})
 	if err != nil {
@@ -214,9 +219,21 @@ func (e *Engine) initChecksum(ws Workspace) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
+// Run describes one finished terraform command, for metrics and logs.
+type Run struct {
+	// Verb is the command: init, plan, show, apply, output, destroy, state-push, state-pull.
+	Verb string
+	// Kind and Name are the workspace's.
+	Kind, Name string
+	// Duration of the command.
+	Duration time.Duration
+	// Err is the command's error, secret values redacted; nil on success.
+	Err error
+}
+
 // run executes one terraform command, in the slot prepare took, under the command
-// deadline, and redacts the workspace's secrets from its error.
-func (e *Engine) run(ctx context.Context, ws Workspace, cmd func(context.Context) error) error {
+// deadline, redacts the workspace's secrets from its error and reports the run.
+func (e *Engine) run(ctx context.Context, ws Workspace, verb string, cmd func(context.Context) error) (err error) {
 	ctx, cancel := context.WithTimeout(ctx, e.opts.Timeout)
 	defer cancel()
 	if len(ws.SecretVars) > 0 {
@@ -227,6 +244,12 @@ func (e *Engine) run(ctx context.Context, ws Workspace, cmd func(context.Context
 		defer remove()
 	}
 	e.processes.Add(1)
+	start := time.Now()
+	if e.opts.OnRun != nil {
+		defer func() {
+			e.opts.OnRun(Run{Verb: verb, Kind: ws.Kind, Name: ws.Name, Duration: time.Since(start), Err: err})
+		}()
+	}
 	if err := cmd(ctx); err != nil {
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			return fmt.Errorf("terraform did not finish within %s: %w", e.opts.Timeout, Redact(err, ws.secrets()))

@@ -56,7 +56,7 @@ func resolveAWSProvider(ctx context.Context, c client.Client, mg resource.Manage
 }
 
 // awsCredentials are the environment terraform authenticates with, and the connection
-// defaults the Provider's keys give (none with an injected identity).
+// details the Provider offers: its keys, only with connectionCredentials: Provider.
 func awsCredentials(ctx context.Context, c client.Client, p *awsv1.Provider) (map[string]string, map[string][]byte, error) {
 	if p.Spec.Credentials != nil && p.Spec.Credentials.Source == awsv1.CredentialsSourceInjectedIdentity {
 		env, err := awsInjectedIdentity(p.Namespace+"/"+p.Name, !p.Spec.SkipMetadataAPICheck)
@@ -76,9 +76,12 @@ func awsCredentials(ctx context.Context, c client.Client, p *awsv1.Provider) (ma
 	if tok := creds[awsv1.CredentialsSessionToken]; len(tok) > 0 {
 		env["AWS_SESSION_TOKEN"] = string(tok)
 	}
+	if p.Spec.ConnectionCredentials != awsv1.ConnectionCredentialsProvider {
+		return env, nil, nil
+	}
 	connection := map[string][]byte{
-		"accessKeyID":     creds[awsv1.CredentialsAccessKeyID],
-		"secretAccessKey": creds[awsv1.CredentialsSecretAccessKey],
+		awsv1.CredentialsAccessKeyID:     creds[awsv1.CredentialsAccessKeyID],
+		awsv1.CredentialsSecretAccessKey: creds[awsv1.CredentialsSecretAccessKey],
 	}
 	return env, connection, nil
 }

@@ -1,18 +1,11 @@
 package kinds
 
 import (
-	"context"
-	"fmt"
 	"regexp"
-	"strconv"
 	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/types"
-	"sigs.k8s.io/controller-runtime/pkg/client"
-
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	databasev1 "terraplane.io/terraplane/apis/database/v1alpha1"
 	mysqldbv1 "terraplane.io/terraplane/apis/mysql/database/v1alpha1"
@@ -20,108 +13,72 @@ import (
 	pgdbv1 "terraplane.io/terraplane/apis/postgresql/database/v1alpha1"
 	pgv1 "terraplane.io/terraplane/apis/postgresql/v1alpha1"
 	"terraplane.io/terraplane/internal/registry"
-	"terraplane.io/terraplane/internal/render"
 	"terraplane.io/terraplane/internal/resource"
 	"terraplane.io/terraplane/tfmodules"
 )
-
-// randomProvider is the hashicorp/random provider the database modules use for passwords.
-var randomProvider = render.Provider{Name: "random", Source: "hashicorp/random", Version: "3.9.0"}
 
 // databaseConnectionKeys maps the database modules' outputs to connection Secret keys.
 var databaseConnectionKeys = map[string]string{
 	"endpoint": "endpoint", "port": "port", "username": "username", "password": "password", "database": "database",
 }
 
+// PostgreSQLInstanceGVK and MySQLInstanceGVK are the portable database claim kinds.
+var (
+	PostgreSQLInstanceGVK = databasev1.GroupVersion.WithKind("PostgreSQLInstance")
+	MySQLInstanceGVK      = databasev1.GroupVersion.WithKind("MySQLInstance")
+)
+
+// postgresqlDatabase is a database and its owner role on an existing PostgreSQL server.
 func postgresqlDatabase() registry.ManagedKind {
 	return registry.ManagedKind{
-		GVK:             pgdbv1.GroupVersion.WithKind("Database"),
-		New:             func() resource.Managed { return &pgdbv1.Database{} },
-		NewList:         func() client.ObjectList { return &pgdbv1.DatabaseList{} },
-		ClassGVK:        pgdbv1.GroupVersion.WithKind("DatabaseClass"),
-		NewClass:        func() resource.NonPortableClass { return &pgdbv1.DatabaseClass{} },
-		ProviderGVK:     pgv1.GroupVersion.WithKind("Provider"),
+		GVK:             pgdbv1.DatabaseGroupVersionKind,
+		ClassGVK:        pgdbv1.DatabaseClassGroupVersionKind,
+		ProviderGVK:     pgv1.ProviderGroupVersionKind,
 		Modules:         tfmodules.FS,
 		ModuleDir:       "postgresql/database",
 		ResolveProvider: resolvePostgreSQLProvider,
 		ConnectionKeys:  databaseConnectionKeys,
 		RecoverCreate:   rerunCreate,
+		// converge re-runs the idempotent SQL that makes the database match its inputs.
+		HarmlessReplacements: []string{"terraform_data.converge"},
+		Meets: map[schema.GroupVersionKind]registry.Configurator{PostgreSQLInstanceGVK: configurator(
+			func(claim *databasev1.PostgreSQLInstance, class *pgdbv1.DatabaseClass, db *pgdbv1.Database) error {
+				return fillDatabase("PostgreSQL", claim, claim.Spec.DatabaseParameters, class.Name, &db.Spec.ForProvider.DatabaseName, &db.Spec.ForProvider.RoleName, db.Spec.ForProvider.EngineVersion)
+			})},
 	}
 }
 
+// mysqlDatabase is a database and its owner user on an existing MySQL or MariaDB server.
 func mysqlDatabase() registry.ManagedKind {
 	return registry.ManagedKind{
-		GVK:             mysqldbv1.GroupVersion.WithKind("Database"),
-		New:             func() resource.Managed { return &mysqldbv1.Database{} },
-		NewList:         func() client.ObjectList { return &mysqldbv1.DatabaseList{} },
-		ClassGVK:        mysqldbv1.GroupVersion.WithKind("DatabaseClass"),
-		NewClass:        func() resource.NonPortableClass { return &mysqldbv1.DatabaseClass{} },
-		ProviderGVK:     mysqlv1.GroupVersion.WithKind("Provider"),
+		GVK:             mysqldbv1.DatabaseGroupVersionKind,
+		ClassGVK:        mysqldbv1.DatabaseClassGroupVersionKind,
+		ProviderGVK:     mysqlv1.ProviderGroupVersionKind,
 		Modules:         tfmodules.FS,
 		ModuleDir:       "mysql/database",
 		ResolveProvider: resolveMySQLProvider,
 		ConnectionKeys:  databaseConnectionKeys,
 		RecoverCreate:   rerunCreate,
+		// converge re-runs the idempotent SQL that makes the database match its inputs.
+		HarmlessReplacements: []string{"terraform_data.converge"},
+		Meets: map[schema.GroupVersionKind]registry.Configurator{MySQLInstanceGVK: configurator(
+			func(claim *databasev1.MySQLInstance, class *mysqldbv1.DatabaseClass, db *mysqldbv1.Database) error {
+				return fillDatabase("MySQL", claim, claim.Spec.DatabaseParameters, class.Name, &db.Spec.ForProvider.DatabaseName, &db.Spec.ForProvider.RoleName, db.Spec.ForProvider.EngineVersion)
+			})},
 	}
 }
 
 func postgreSQLInstance() registry.ClaimKind {
-	return registry.ClaimKind{
-		GVK:          databasev1.GroupVersion.WithKind("PostgreSQLInstance"),
-		New:          func() resource.Claim { return &databasev1.PostgreSQLInstance{} },
-		ClassGVK:     databasev1.GroupVersion.WithKind("PostgreSQLInstanceClass"),
-		NewClass:     func() resource.PortableClass { return &databasev1.PostgreSQLInstanceClass{} },
-		NewClassList: func() client.ObjectList { return &databasev1.PostgreSQLInstanceClassList{} },
-		Configurators: map[schema.GroupVersionKind]registry.Configurator{
-			pgdbv1.GroupVersion.WithKind("Database"): configurePostgreSQLDatabase,
-		},
-	}
+	return registry.ClaimKind{GVK: PostgreSQLInstanceGVK, ClassGVK: databasev1.GroupVersion.WithKind("PostgreSQLInstanceClass")}
 }
 
 func mySQLInstance() registry.ClaimKind {
-	return registry.ClaimKind{
-		GVK:          databasev1.GroupVersion.WithKind("MySQLInstance"),
-		New:          func() resource.Claim { return &databasev1.MySQLInstance{} },
-		ClassGVK:     databasev1.GroupVersion.WithKind("MySQLInstanceClass"),
-		NewClass:     func() resource.PortableClass { return &databasev1.MySQLInstanceClass{} },
-		NewClassList: func() client.ObjectList { return &databasev1.MySQLInstanceClassList{} },
-		Configurators: map[schema.GroupVersionKind]registry.Configurator{
-			mysqldbv1.GroupVersion.WithKind("Database"): configureMySQLDatabase,
-		},
-	}
-}
-
-func configurePostgreSQLDatabase(req registry.Request, mg resource.Managed) error {
-	cl, cls := req.Claim, req.Class
-	claim, ok1 := cl.(*databasev1.PostgreSQLInstance)
-	class, ok2 := cls.(*pgdbv1.DatabaseClass)
-	db, ok3 := mg.(*pgdbv1.Database)
-	if !ok1 || !ok2 || !ok3 {
-		return fmt.Errorf("configure Database: unexpected types %T, %T, %T", cl, cls, mg)
-	}
-	p := *class.SpecTemplate.ForProvider.DeepCopy()
-	db.Spec.ForProvider = p
-	return fillDatabase("PostgreSQL", claim, claim.Spec.DatabaseParameters, class.Name, p.EngineVersion,
-		&db.Spec.ForProvider.DatabaseName, &db.Spec.ForProvider.RoleName)
-}
-
-func configureMySQLDatabase(req registry.Request, mg resource.Managed) error {
-	cl, cls := req.Claim, req.Class
-	claim, ok1 := cl.(*databasev1.MySQLInstance)
-	class, ok2 := cls.(*mysqldbv1.DatabaseClass)
-	db, ok3 := mg.(*mysqldbv1.Database)
-	if !ok1 || !ok2 || !ok3 {
-		return fmt.Errorf("configure Database: unexpected types %T, %T, %T", cl, cls, mg)
-	}
-	p := *class.SpecTemplate.ForProvider.DeepCopy()
-	db.Spec.ForProvider = p
-	return fillDatabase("MySQL", claim, claim.Spec.DatabaseParameters, class.Name, p.EngineVersion,
-		&db.Spec.ForProvider.DatabaseName, &db.Spec.ForProvider.RoleName)
+	return registry.ClaimKind{GVK: MySQLInstanceGVK, ClassGVK: databasev1.GroupVersion.WithKind("MySQLInstanceClass")}
 }
 
 // fillDatabase checks that the class can satisfy the claim and derives the database
 // and role names from the claim where the class leaves them empty.
-func fillDatabase(engine string, claim metav1.Object, want databasev1.DatabaseParameters, class, offered string, database, role *string) error {
+func fillDatabase(engine string, claim metav1.Object, want databasev1.DatabaseParameters, class string, database, role *string, offered string) error {
 	if err := checkDatabaseClaim(engine, want, offered, class); err != nil {
 		return err
 	}
@@ -168,75 +125,4 @@ func Identifier(namespace, name, uid string, max int) string {
 		base = base[:m]
 	}
 	return strings.TrimRight(base, "_") + "_" + suffix
-}
-
-func resolvePostgreSQLProvider(ctx context.Context, c client.Client, mg resource.Managed) (*registry.ProviderConfig, error) {
-	p := &pgv1.Provider{}
-	if err := getProvider(ctx, c, mg, "postgresql.terraplane.io", p); err != nil {
-		return nil, err
-	}
-	creds, err := readSecret(ctx, c, p.Namespace, p.Spec.CredentialsSecretRef.Name, pgv1.CredentialsUsername, pgv1.CredentialsPassword)
-	if err != nil {
-		return nil, err
-	}
-	port := portOr(p.Spec.Port, 5432)
-	return &registry.ProviderConfig{
-		Providers: []render.Provider{randomProvider},
-		Env: map[string]string{
-			"PGHOST": p.Spec.Host, "PGPORT": strconv.Itoa(port), "PGDATABASE": "postgres",
-			"PGSSLMODE": orDefault(p.Spec.SSLMode, "prefer"),
-			"PGUSER":    string(creds[pgv1.CredentialsUsername]), "PGPASSWORD": string(creds[pgv1.CredentialsPassword]),
-		},
-		Inputs: map[string]any{"host": p.Spec.Host, "port": port},
-	}, nil
-}
-
-func resolveMySQLProvider(ctx context.Context, c client.Client, mg resource.Managed) (*registry.ProviderConfig, error) {
-	p := &mysqlv1.Provider{}
-	if err := getProvider(ctx, c, mg, "mysql.terraplane.io", p); err != nil {
-		return nil, err
-	}
-	creds, err := readSecret(ctx, c, p.Namespace, p.Spec.CredentialsSecretRef.Name, mysqlv1.CredentialsUsername, mysqlv1.CredentialsPassword)
-	if err != nil {
-		return nil, err
-	}
-	port := portOr(p.Spec.Port, 3306)
-	return &registry.ProviderConfig{
-		Providers: []render.Provider{randomProvider},
-		Env: map[string]string{
-			"MYSQL_HOST": p.Spec.Host, "MYSQL_TCP_PORT": strconv.Itoa(port),
-			"TP_ADMIN_USER": string(creds[mysqlv1.CredentialsUsername]), "MYSQL_PWD": string(creds[mysqlv1.CredentialsPassword]),
-		},
-		Inputs: map[string]any{"host": p.Spec.Host, "port": port},
-	}, nil
-}
-
-// getProvider reads the Provider that mg's providerRef names, turning absence into an actionable user error.
-func getProvider(ctx context.Context, c client.Client, mg resource.Managed, group string, p client.Object) error {
-	ref := mg.GetManagedSpec().ProviderRef
-	if ref == nil || ref.Name == "" {
-		return resource.UserErrorf("ProviderRefMissing", "spec.providerRef is required: name a Provider (%s) in namespace %s", group, mg.GetNamespace())
-	}
-	namespace, name := mg.GetNamespace(), ref.Name
-	if err := c.Get(ctx, types.NamespacedName{Namespace: namespace, Name: name}, p); err != nil {
-		if apierrors.IsNotFound(err) {
-			return resource.UserErrorf("ProviderNotFound", "Provider %s/%s (%s) does not exist; create it or fix providerRef", namespace, name, group)
-		}
-		return fmt.Errorf("get provider: %w", err)
-	}
-	return nil
-}
-
-func portOr(p int32, def int) int {
-	if p == 0 {
-		return def
-	}
-	return int(p)
-}
-
-func orDefault(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
 }

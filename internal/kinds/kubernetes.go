@@ -7,7 +7,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	kubernetesv1 "terraplane.io/terraplane/apis/kubernetes/v1alpha1"
 	workloadv1 "terraplane.io/terraplane/apis/workload/v1alpha1"
@@ -24,22 +23,19 @@ var ClusterGVK = kubernetesv1.GroupVersion.WithKind("Cluster")
 // object registers Object, made from ObjectClasses; the workload controllers serve it.
 func object() registry.ManagedKind {
 	return registry.ManagedKind{
-		GVK:      ObjectGVK,
-		New:      func() resource.Managed { return &kubernetesv1.Object{} },
-		NewList:  func() client.ObjectList { return &kubernetesv1.ObjectList{} },
-		ClassGVK: kubernetesv1.GroupVersion.WithKind("ObjectClass"),
-		NewClass: func() resource.NonPortableClass { return &kubernetesv1.ObjectClass{} },
-		Native:   true,
+		GVK:         ObjectGVK,
+		ClassGVK:    kubernetesv1.GroupVersion.WithKind("ObjectClass"),
+		ProviderGVK: kubernetesv1.GroupVersion.WithKind("ProviderConfig"),
+		Native:      true,
 	}
 }
 
 // cluster registers Cluster, which KubernetesCluster claims bind statically.
 func cluster() registry.ManagedKind {
 	return registry.ManagedKind{
-		GVK:     ClusterGVK,
-		New:     func() resource.Managed { return &kubernetesv1.Cluster{} },
-		NewList: func() client.ObjectList { return &kubernetesv1.ClusterList{} },
-		Native:  true,
+		GVK:         ClusterGVK,
+		ProviderGVK: kubernetesv1.GroupVersion.WithKind("ProviderConfig"),
+		Native:      true,
 	}
 }
 

@@ -1,80 +1,59 @@
 package kinds
 
 import (
-	"fmt"
+	"maps"
 	"regexp"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	awsstoragev1 "terraplane.io/terraplane/apis/aws/storage/v1alpha1"
 	awsv1 "terraplane.io/terraplane/apis/aws/v1alpha1"
 	storagev1 "terraplane.io/terraplane/apis/storage/v1alpha1"
 	"terraplane.io/terraplane/internal/registry"
-	"terraplane.io/terraplane/internal/resource"
 	"terraplane.io/terraplane/tfmodules"
 )
 
+// s3Bucket is an S3 bucket (tfmodules/aws/s3bucket) meeting Bucket claims. Without
+// createAccessKey its Secret carries no keys, unless its Provider hands out its own
+// (connectionCredentials: Provider, for S3-compatible servers without IAM such as MinIO).
 func s3Bucket() registry.ManagedKind {
 	return registry.ManagedKind{
-		GVK:             awsstoragev1.GroupVersion.WithKind("S3Bucket"),
-		New:             func() resource.Managed { return &awsstoragev1.S3Bucket{} },
-		NewList:         func() client.ObjectList { return &awsstoragev1.S3BucketList{} },
-		ClassGVK:        awsstoragev1.GroupVersion.WithKind("S3BucketClass"),
-		NewClass:        func() resource.NonPortableClass { return &awsstoragev1.S3BucketClass{} },
-		ProviderGVK:     awsv1.GroupVersion.WithKind("Provider"),
+		GVK:             awsstoragev1.S3BucketGroupVersionKind,
+		ClassGVK:        awsstoragev1.S3BucketClassGroupVersionKind,
+		ProviderGVK:     awsv1.ProviderGroupVersionKind,
 		Modules:         tfmodules.FS,
 		ModuleDir:       "aws/s3bucket",
 		ResolveProvider: resolveAWSProvider,
 		RecoverCreate:   recoverS3Bucket,
 		ConnectionKeys: map[string]string{
-			"endpoint":          "endpoint",
-			"bucket":            "bucket",
-			"region":            "region",
-			"access_key_id":     "accessKeyID",
-			"secret_access_key": "secretAccessKey",
+			"endpoint": "endpoint", "bucket": "bucket", "region": "region",
+			"access_key_id": "accessKeyID", "secret_access_key": "secretAccessKey",
 		},
+		ProviderConnectionKeys: []string{awsv1.CredentialsAccessKeyID, awsv1.CredentialsSecretAccessKey},
+		Meets:                  map[schema.GroupVersionKind]registry.Configurator{BucketGVK: configurator(configureS3Bucket)},
 	}
 }
+
+// BucketGVK is the portable bucket claim kind.
+var BucketGVK = storagev1.GroupVersion.WithKind("Bucket")
 
 func bucket() registry.ClaimKind {
-	return registry.ClaimKind{
-		GVK:          storagev1.GroupVersion.WithKind("Bucket"),
-		New:          func() resource.Claim { return &storagev1.Bucket{} },
-		ClassGVK:     storagev1.GroupVersion.WithKind("BucketClass"),
-		NewClass:     func() resource.PortableClass { return &storagev1.BucketClass{} },
-		NewClassList: func() client.ObjectList { return &storagev1.BucketClassList{} },
-		Configurators: map[schema.GroupVersionKind]registry.Configurator{
-			awsstoragev1.GroupVersion.WithKind("S3Bucket"): configureS3Bucket,
-		},
-	}
+	return registry.ClaimKind{GVK: BucketGVK, ClassGVK: storagev1.GroupVersion.WithKind("BucketClass")}
 }
 
-// configureS3Bucket maps a Bucket claim onto an S3Bucket: the class's forProvider,
-// with the claim's versioning and tags on top, and a bucket name derived from the claim.
-func configureS3Bucket(req registry.Request, mg resource.Managed) error {
-	cl, cls := req.Claim, req.Class
-	claim, ok1 := cl.(*storagev1.Bucket)
-	class, ok2 := cls.(*awsstoragev1.S3BucketClass)
-	bucket, ok3 := mg.(*awsstoragev1.S3Bucket)
-	if !ok1 || !ok2 || !ok3 {
-		return fmt.Errorf("configure S3Bucket: unexpected types %T, %T, %T", cl, cls, mg)
-	}
-	p := *class.SpecTemplate.ForProvider.DeepCopy()
+// configureS3Bucket maps a Bucket claim onto an S3Bucket: the claim's versioning and tags
+// on top of the class's forProvider, and a bucket name derived from the claim.
+func configureS3Bucket(claim *storagev1.Bucket, _ *awsstoragev1.S3BucketClass, b *awsstoragev1.S3Bucket) error {
+	p := &b.Spec.ForProvider
 	if p.BucketName == "" {
 		p.BucketName = BucketName(claim.Namespace, claim.Name, string(claim.UID))
 	}
-	if claim.Spec.Versioning {
-		p.Versioning = true
-	}
+	p.Versioning = p.Versioning || claim.Spec.Versioning
 	if len(claim.Spec.Tags) > 0 && p.Tags == nil {
 		p.Tags = map[string]string{}
 	}
-	for k, v := range claim.Spec.Tags {
-		p.Tags[k] = v
-	}
-	bucket.Spec.ForProvider = p
+	maps.Copy(p.Tags, claim.Spec.Tags)
 	return nil
 }
 

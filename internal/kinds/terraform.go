@@ -27,10 +27,7 @@ var ModuleGVK = terraformv1.GroupVersion.WithKind("Module")
 func moduleKind(loader *modsource.Loader) registry.ManagedKind {
 	return registry.ManagedKind{
 		GVK:                ModuleGVK,
-		New:                func() resource.Managed { return &terraformv1.Module{} },
-		NewList:            func() client.ObjectList { return &terraformv1.ModuleList{} },
 		ClassGVK:           terraformv1.GroupVersion.WithKind("ModuleClass"),
-		NewClass:           func() resource.NonPortableClass { return &terraformv1.ModuleClass{} },
 		ProviderGVK:        terraformv1.GroupVersion.WithKind("ProviderConfig"),
 		ResolveProvider:    resolveProviderConfigs,
 		ResolveVariables:   resolveModuleVariables,

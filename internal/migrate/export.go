@@ -30,7 +30,9 @@ func Export(ctx context.Context, t Tools, kindName, namespace, name, dir string)
 		return nil, fmt.Errorf("%s %s/%s has reclaimPolicy %s; set it to Retain first, so that deleting it after the export destroys nothing",
 			kind.GVK.Kind, namespace, name, mg.GetManagedSpec().ReclaimPolicy)
 	}
-	r, err := workspace.NewRenderer(t.Client, kind, t.StateKubeconfig)
+	say := t.progress()
+	say("rendering the workspace of %s %s/%s", kind.GVK.Kind, namespace, name)
+	r, err := workspace.NewRenderer(t.Client, kind, t.StateKubeconfig, t.StateContext)
 	if err != nil {
 		return nil, err
 	}
@@ -38,6 +40,7 @@ func Export(ctx context.Context, t Tools, kindName, namespace, name, dir string)
 	if err != nil {
 		return nil, fmt.Errorf("render: %w", err)
 	}
+	say("reading its state from the cluster (terraform init, terraform state pull)")
 	state, err := t.Engine.PullState(ctx, ws.Workspace)
 	if err != nil {
 		return nil, err
@@ -49,6 +52,7 @@ func Export(ctx context.Context, t Tools, kindName, namespace, name, dir string)
 	}
 	files := local.Files
 	files["terraform.tfstate"] = []byte(state)
+	say("writing %d files to %s", len(files), dir)
 	for name, content := range files {
 		path := filepath.Join(dir, filepath.FromSlash(name))
 		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {

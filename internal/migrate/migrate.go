@@ -2,9 +2,9 @@ package migrate
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 
@@ -17,9 +17,9 @@ import (
 	terraformv1 "terraplane.io/terraplane/apis/terraform/v1alpha1"
 	"terraplane.io/terraplane/internal/engine"
 	"terraplane.io/terraplane/internal/kinds"
+	"terraplane.io/terraplane/internal/modsource"
 	"terraplane.io/terraplane/internal/module"
 	"terraplane.io/terraplane/internal/registry"
-	"terraplane.io/terraplane/internal/render"
 	"terraplane.io/terraplane/internal/resource"
 	"terraplane.io/terraplane/internal/workspace"
 )
@@ -32,8 +32,23 @@ type Tools struct {
 	Registry *registry.Registry
 	// Engine runs terraform.
 	Engine *engine.Engine
-	// StateKubeconfig is what terraform's kubernetes backend uses; empty means in-cluster.
+	// StateKubeconfig is what terraform's kubernetes backend uses (one path, or several
+	// joined as in $KUBECONFIG); empty means in-cluster.
 	StateKubeconfig string
+	// StateContext is the context of StateKubeconfig to use; empty means its current one.
+	StateContext string
+	// Progress is told each step as it starts; nil says nothing.
+	Progress Progress
+}
+
+// Progress reports one step of a long operation.
+type Progress func(format string, args ...any)
+
+func (t Tools) progress() Progress {
+	if t.Progress == nil {
+		return func(string, ...any) {}
+	}
+	return t.Progress
 }
 
 // Options say what to migrate and what to create.
@@ -50,22 +65,25 @@ type Options struct {
 	Claim string
 }
 
-// Migrate takes custody of Dir's state: it creates the module's ConfigMap and a static,
-// paused Module, pushes the state (addresses moved under the root module's call) into the
-// Module's backend, and unpauses it. The Module is marked adopted, so its first reconcile
-// applies nothing unless the plan is empty.
+// Migrate takes custody of Dir's state: it reads the state from whatever backend Dir
+// uses (terraform state pull), moves every address under the root module's call
+// (terraform state mv), creates the module's ConfigMap and a static, paused Module,
+// pushes the state into the Module's backend, and unpauses it. The Module is marked
+// adopted, so its first reconcile applies nothing unless the plan is empty. Local module
+// calls (./modules/...) inside Dir travel with the module.
 func Migrate(ctx context.Context, t Tools, o Options) (*terraformv1.Module, error) {
-	mod, err := module.Load(os.DirFS(o.Dir), ".")
+	say := t.progress()
+	say("reading the module in %s", o.Dir)
+	mod, err := readModule(o.Dir)
 	if err != nil {
 		return nil, err
 	}
-	for name := range mod.Files {
-		if strings.Contains(name, "/") {
-			return nil, fmt.Errorf("module file %s is in a subdirectory; ConfigMap sources hold flat modules (use a git source)", name)
-		}
-	}
-	state, err := movedState(filepath.Join(o.Dir, "terraform.tfstate"))
+	say("reading the state of %s (terraform state pull)", o.Dir)
+	state, err := pullState(ctx, t.Engine.TerraformPath(), o.Dir, say)
 	if err != nil {
+		return nil, err
+	}
+	if state, err = moveUnderModule(ctx, t.Engine.TerraformPath(), state, say); err != nil {
 		return nil, err
 	}
 	values, err := ReadVarFiles(o.Dir)
@@ -76,6 +94,7 @@ func Migrate(ctx context.Context, t Tools, o Options) (*terraformv1.Module, erro
 	if err != nil {
 		return nil, err
 	}
+	say("pushing the state into the backend of Module %s/%s (Secret %s)", mg.Namespace, mg.Name, resource.StateSecretName(mg))
 	if err := t.pushState(ctx, mg, state); err != nil {
 		return nil, err
 	}
@@ -84,6 +103,7 @@ func Migrate(ctx context.Context, t Tools, o Options) (*terraformv1.Module, erro
 		return nil, fmt.Errorf("unpause module: %w", err)
 	}
 	if o.Claim != "" {
+		say("creating the claim %s", o.Claim)
 		if err := t.createClaim(ctx, o.Claim, mg); err != nil {
 			return nil, err
 		}
@@ -91,11 +111,36 @@ func Migrate(ctx context.Context, t Tools, o Options) (*terraformv1.Module, erro
 	return mg, nil
 }
 
-func (t Tools) createPaused(ctx context.Context, o Options, mod *module.Module, values map[string]any) (*terraformv1.Module, error) {
-	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: o.Name + "-module", Namespace: o.Namespace}, Data: map[string]string{}}
-	for name, content := range mod.Files {
-		cm.Data[name] = string(content)
+// readModule reads the module in dir without what a module never ships (variable files,
+// whose values become the Module's inputs, and the dependency lock file), and refuses
+// local module calls that leave dir.
+func readModule(dir string) (*module.Module, error) {
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return nil, fmt.Errorf("%s is not a directory", dir)
 	}
+	mod, err := module.Load(os.DirFS(dir), ".")
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", dir, err)
+	}
+	for name := range mod.Files {
+		if strings.HasSuffix(name, ".tfvars") || strings.HasSuffix(name, ".tfvars.json") || path.Base(name) == ".terraform.lock.hcl" {
+			delete(mod.Files, name)
+		}
+	}
+	for _, c := range mod.Calls {
+		if strings.HasPrefix(c.Source, "../") || c.Source == ".." {
+			return nil, fmt.Errorf("module %q calls %s, outside %s; migrate the directory that holds both", c.Name, c.Source, dir)
+		}
+	}
+	return mod, nil
+}
+
+func (t Tools) createPaused(ctx context.Context, o Options, mod *module.Module, values map[string]any) (*terraformv1.Module, error) {
+	cm, err := moduleConfigMap(o.Name+"-module", o.Namespace, mod.Files)
+	if err != nil {
+		return nil, err
+	}
+	t.progress()("creating ConfigMap %s/%s with the module (%d files)", cm.Namespace, cm.Name, len(mod.Files))
 	if err := t.Client.Create(ctx, cm); err != nil {
 		return nil, fmt.Errorf("create module configmap: %w", err)
 	}
@@ -121,10 +166,34 @@ func (t Tools) createPaused(ctx context.Context, o Options, mod *module.Module, 
 	for _, pc := range o.ProviderConfigs {
 		mg.Spec.ProviderConfigRefs = append(mg.Spec.ProviderConfigRefs, common.LocalReference{Name: pc})
 	}
+	t.progress()("creating Module %s/%s (paused until it holds the state)", mg.Namespace, mg.Name)
 	if err := t.Client.Create(ctx, mg); err != nil {
 		return nil, fmt.Errorf("create module: %w", err)
 	}
 	return mg, nil
+}
+
+// moduleConfigMap holds a flat module one file per key, and a module with
+// subdirectories as the single key modsource.TarballKey.
+func moduleConfigMap(name, namespace string, files map[string][]byte) (*corev1.ConfigMap, error) {
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace}}
+	flat := true
+	for name := range files {
+		flat = flat && !strings.Contains(name, "/")
+	}
+	if flat {
+		cm.Data = map[string]string{}
+		for name, content := range files {
+			cm.Data[name] = string(content)
+		}
+		return cm, nil
+	}
+	tgz, err := modsource.WriteTarball(files)
+	if err != nil {
+		return nil, fmt.Errorf("pack the module: %w", err)
+	}
+	cm.BinaryData = map[string][]byte{modsource.TarballKey: tgz}
+	return cm, nil
 }
 
 // pushState renders mg's workspace exactly as the controller will and pushes state into its backend.
@@ -133,7 +202,7 @@ func (t Tools) pushState(ctx context.Context, mg resource.Managed, state []byte)
 	if !ok {
 		return fmt.Errorf("the Module kind is not registered")
 	}
-	r, err := workspace.NewRenderer(t.Client, kind, t.StateKubeconfig)
+	r, err := workspace.NewRenderer(t.Client, kind, t.StateKubeconfig, t.StateContext)
 	if err != nil {
 		return err
 	}
@@ -147,33 +216,6 @@ func (t Tools) pushState(ctx context.Context, mg resource.Managed, state []byte)
 	}
 	defer os.Remove(file)
 	return t.Engine.PushState(ctx, ws.Workspace, file)
-}
-
-// movedState reads a state file and moves every resource under the root module's call of
-// the module, where Terraplane's generated root module keeps it.
-func movedState(path string) ([]byte, error) {
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("read state: %w", err)
-	}
-	var state map[string]any
-	if err := json.Unmarshal(raw, &state); err != nil {
-		return nil, fmt.Errorf("parse state %s: %w", path, err)
-	}
-	if v, _ := state["version"].(float64); v != 4 {
-		return nil, fmt.Errorf("state %s has format version %v; only version 4 (terraform >= 0.12) is supported", path, state["version"])
-	}
-	resources, _ := state["resources"].([]any)
-	for _, r := range resources {
-		res, _ := r.(map[string]any)
-		prefix := "module." + render.ModuleName
-		if m, _ := res["module"].(string); m != "" {
-			prefix += "." + m
-		}
-		res["module"] = prefix
-	}
-	delete(state, "check_results")
-	return json.MarshalIndent(state, "", "  ")
 }
 
 // createClaim makes a claim (Kind/namespace/name) that binds statically to mg.

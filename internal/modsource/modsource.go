@@ -2,115 +2,184 @@ package modsource
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"fmt"
-	"os"
-	"os/exec"
-	"path"
-	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
+	"golang.org/x/sync/singleflight"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	common "terraplane.io/terraplane/apis/common/v1alpha1"
 	terraformv1 "terraplane.io/terraplane/apis/terraform/v1alpha1"
+	"terraplane.io/terraplane/internal/archive"
 	"terraplane.io/terraplane/internal/module"
 	"terraplane.io/terraplane/internal/resource"
 )
 
+// Reasons of the user errors a source can give.
+const (
+	ReasonInvalidSource   = "InvalidSource"
+	ReasonNotAllowed      = "ModuleSourceNotAllowed"
+	ReasonNotFound        = "ModuleSourceNotFound"
+	ReasonFetchFailed     = "ModuleFetchFailed"
+	ReasonInvalidModule   = "InvalidModule"
+	ReasonSecretNotFound  = "SourceSecretNotFound"
+	ReasonSecretInvalid   = "SourceSecretInvalid"
+	ReasonAuthFailed      = "SourceAuthFailed"
+	ReasonHostKeyRejected = "SourceHostKeyRejected"
+)
+
+// DefaultRefreshInterval is how long a branch, tag or OCI tag stays resolved.
+const DefaultRefreshInterval = 5 * time.Minute
+
+// moduleLimits cap a module read from an archive or a repository: files, bytes per file,
+// bytes in all.
+var moduleLimits = archive.Limits{MaxFiles: 1000, MaxFileBytes: 4 << 20, MaxTotalBytes: 32 << 20}
+
+// unusedAfter is how long a cached module nobody asked for is kept.
+const unusedAfter = time.Hour
+
 // Loader fetches and caches modules.
 type Loader struct {
-	// CacheDir holds git checkouts.
+	// CacheDir holds temporary git object stores while a fetch runs.
 	CacheDir string
 	// AllowedGitPrefixes, when not empty, lists the URL prefixes git and OCI sources may use.
 	AllowedGitPrefixes []string
+	// RefreshInterval is how long a branch, tag or OCI tag stays resolved to one commit
+	// or digest; 0 means DefaultRefreshInterval.
+	RefreshInterval time.Duration
 
-	mu    sync.Mutex
-	cache map[string]*module.Module
+	flight singleflight.Group
+	mu     sync.Mutex
+	cache  map[string]*cached
+	refs   map[string]resolved
 }
 
-// Load returns the module src points at; ConfigMaps are read from namespace.
-func (l *Loader) Load(ctx context.Context, c client.Client, namespace string, src terraformv1.ModuleSource) (*module.Module, error) {
+// Loaded is a module and what it was read from.
+type Loaded struct {
+	*module.Module
+	// Revision is the git commit, the OCI digest or the ConfigMap's resourceVersion.
+	Revision string
+	// Moving is true when the source names a branch, a tag or an OCI tag, which is looked
+	// up again every refresh interval.
+	Moving bool
+}
+
+type cached struct {
+	loaded *Loaded
+	used   time.Time
+}
+
+// resolved is a branch, tag or OCI tag looked up at a time.
+type resolved struct {
+	revision string
+	at       time.Time
+}
+
+// Load returns the module src points at; ConfigMaps and Secrets are read from namespace.
+func (l *Loader) Load(ctx context.Context, c client.Reader, namespace string, src terraformv1.ModuleSource) (*module.Module, error) {
+	ld, err := l.LoadSource(ctx, c, namespace, src)
+	if err != nil {
+		return nil, err
+	}
+	return ld.Module, nil
+}
+
+// LoadSource is Load with the revision the module came from.
+func (l *Loader) LoadSource(ctx context.Context, c client.Reader, namespace string, src terraformv1.ModuleSource) (*Loaded, error) {
 	switch {
 	case src.ConfigMap != nil:
 		return l.fromConfigMap(ctx, c, namespace, src.ConfigMap.Name)
 	case src.Git != nil:
-		return l.fromGit(ctx, *src.Git)
+		return l.fromGit(ctx, c, namespace, *src.Git)
 	case src.OCI != nil:
-		return l.fromOCI(ctx, *src.OCI)
+		return l.fromOCI(ctx, c, namespace, *src.OCI)
 	default:
-		return nil, resource.UserErrorf("InvalidSource", "the module source sets none of configMap, git or oci")
+		return nil, resource.UserErrorf(ReasonInvalidSource, "the module source sets none of configMap, git or oci")
 	}
 }
 
-func (l *Loader) cached(key string, load func() (*module.Module, error)) (*module.Module, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if m, ok := l.cache[key]; ok {
-		return m, nil
+// RefreshPeriod is how often a moving source is looked up again.
+func (l *Loader) RefreshPeriod() time.Duration {
+	if l.RefreshInterval > 0 {
+		return l.RefreshInterval
 	}
-	m, err := load()
+	return DefaultRefreshInterval
+}
+
+// load returns the module cached under key, or reads it once however many ask at once.
+func (l *Loader) load(key string, read func() (*Loaded, error)) (*Loaded, error) {
+	l.mu.Lock()
+	if c, ok := l.cache[key]; ok {
+		c.used = time.Now()
+		l.mu.Unlock()
+		return c.loaded, nil
+	}
+	l.mu.Unlock()
+	v, err, _ := l.flight.Do(key, func() (any, error) {
+		ld, err := read()
+		if err != nil {
+			return nil, err
+		}
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		if l.cache == nil {
+			l.cache = map[string]*cached{}
+		}
+		now := time.Now()
+		for k, c := range l.cache {
+			if now.Sub(c.used) > unusedAfter {
+				delete(l.cache, k)
+			}
+		}
+		l.cache[key] = &cached{loaded: ld, used: now}
+		return ld, nil
+	})
 	if err != nil {
 		return nil, err
 	}
-	if l.cache == nil {
-		l.cache = map[string]*module.Module{}
-	}
-	l.cache[key] = m
-	return m, nil
+	return v.(*Loaded), nil
 }
 
-func (l *Loader) fromConfigMap(ctx context.Context, c client.Client, namespace, name string) (*module.Module, error) {
-	cm := &corev1.ConfigMap{}
-	if err := c.Get(ctx, types.NamespacedName{Namespace: namespace, Name: name}, cm); err != nil {
-		if apierrors.IsNotFound(err) {
-			return nil, resource.UserErrorf("ModuleSourceNotFound", "ConfigMap %s/%s holding the module does not exist", namespace, name)
-		}
-		return nil, fmt.Errorf("get module configmap: %w", err)
-	}
-	key := "configmap/" + string(cm.UID) + "/" + cm.ResourceVersion
-	return l.cached(key, func() (*module.Module, error) {
-		files := map[string][]byte{}
-		for k, v := range cm.Data {
-			files[k] = []byte(v)
-		}
-		for k, v := range cm.BinaryData {
-			files[k] = v
-		}
-		m, err := module.FromFiles(files)
+// moving marks what load returns as read from a moving source or not (the cache holds
+// modules by content, which a pinned and a moving source may share).
+func (l *Loader) moving(moving bool) func(*Loaded, error) (*Loaded, error) {
+	return func(ld *Loaded, err error) (*Loaded, error) {
 		if err != nil {
-			return nil, resource.UserErrorf("InvalidModule", "module in ConfigMap %s/%s: %v", namespace, name, err)
+			return nil, err
 		}
-		return m, nil
-	})
+		return &Loaded{Module: ld.Module, Revision: ld.Revision, Moving: moving}, nil
+	}
 }
 
-// fromGit clones url at ref into the cache (once per url@ref) and reads the module at path.
-func (l *Loader) fromGit(ctx context.Context, src terraformv1.GitSource) (*module.Module, error) {
-	if !l.allowed(src.URL) {
-		return nil, resource.UserErrorf("ModuleSourceNotAllowed", "git source %s is not allowed by --module-source-allow (%s)", src.URL, strings.Join(l.AllowedGitPrefixes, ", "))
+// resolve returns what key (a branch, tag or OCI tag with its credentials) resolved to
+// within the refresh interval, or looks it up again.
+func (l *Loader) resolve(key string, lookup func() (string, error)) (string, error) {
+	l.mu.Lock()
+	r, ok := l.refs[key]
+	l.mu.Unlock()
+	if ok && time.Since(r.at) < l.RefreshPeriod() {
+		return r.revision, nil
 	}
-	if strings.Contains(path.Clean("/"+src.Path), "..") {
-		return nil, resource.UserErrorf("InvalidSource", "git path %q leaves the repository", src.Path)
-	}
-	sum := sha256.Sum256([]byte(src.URL + "@" + src.Ref))
-	dir := filepath.Join(l.CacheDir, "git", hex.EncodeToString(sum[:8]))
-	return l.cached("git/"+dir+"/"+src.Path, func() (*module.Module, error) {
-		if _, err := os.Stat(filepath.Join(dir, ".git")); err != nil {
-			if err := clone(ctx, src.URL, src.Ref, dir); err != nil {
-				return nil, err
-			}
-		}
-		m, err := module.Load(os.DirFS(dir), path.Clean("./"+src.Path))
+	v, err, _ := l.flight.Do("resolve/"+key, func() (any, error) {
+		rev, err := lookup()
 		if err != nil {
-			return nil, resource.UserErrorf("InvalidModule", "module at %s//%s?ref=%s: %v", src.URL, src.Path, src.Ref, err)
+			return "", err
 		}
-		return m, nil
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		if l.refs == nil {
+			l.refs = map[string]resolved{}
+		}
+		l.refs[key] = resolved{revision: rev, at: time.Now()}
+		return rev, nil
 	})
+	if err != nil {
+		return "", err
+	}
+	return v.(string), nil
 }
 
 func (l *Loader) allowed(url string) bool {
@@ -125,28 +194,24 @@ func (l *Loader) allowed(url string) bool {
 	return false
 }
 
-// clone fetches exactly ref (tag, branch or commit) into dir.
-func clone(ctx context.Context, url, ref, dir string) error {
-	if _, err := exec.LookPath("git"); err != nil {
-		return resource.UserErrorf("GitNotFound", "git is not installed on the controller; install it to use git module sources")
+func (l *Loader) notAllowed(kind, url string) error {
+	return resource.UserErrorf(ReasonNotAllowed, "%s source %s is not allowed by --module-source-allow (%s)", kind, url, strings.Join(l.AllowedGitPrefixes, ", "))
+}
+
+// secret reads the Secret a source's secretRef names; nil without one. Its identity
+// (namespace/name@resourceVersion) keys the caches, so a module fetched with one set of
+// credentials is never handed to a source with another, and a changed Secret is used
+// at once.
+func secret(ctx context.Context, c client.Reader, namespace string, ref *common.LocalReference) (*corev1.Secret, string, error) {
+	if ref == nil {
+		return nil, "", nil
 	}
-	tmp := dir + ".tmp"
-	_ = os.RemoveAll(tmp)
-	steps := [][]string{
-		{"init", "-q", tmp},
-		{"-C", tmp, "fetch", "-q", "--depth", "1", url, ref},
-		{"-C", tmp, "checkout", "-q", "FETCH_HEAD"},
-	}
-	for _, args := range steps {
-		cmd := exec.CommandContext(ctx, "git", args...)
-		cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			_ = os.RemoveAll(tmp)
-			return resource.UserErrorf("ModuleFetchFailed", "git %s: %v: %s", args[len(args)-2], err, strings.TrimSpace(string(out)))
+	s := &corev1.Secret{}
+	if err := c.Get(ctx, client.ObjectKey{Namespace: namespace, Name: ref.Name}, s); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil, "", resource.UserErrorf(ReasonSecretNotFound, "Secret %s/%s named by the source's secretRef does not exist", namespace, ref.Name)
 		}
+		return nil, "", err
 	}
-	if err := os.MkdirAll(filepath.Dir(dir), 0o700); err != nil {
-		return err
-	}
-	return os.Rename(tmp, dir)
+	return s, namespace + "/" + ref.Name + "@" + s.ResourceVersion, nil
 }

@@ -6,11 +6,9 @@ import (
 	"io/fs"
 	"sort"
 	"strings"
+	"testing/fstest"
 
-	"github.com/hashicorp/hcl/v2"
-	"github.com/hashicorp/hcl/v2/hclparse"
-	"github.com/zclconf/go-cty/cty"
-	ctyjson "github.com/zclconf/go-cty/cty/json"
+	"github.com/hashicorp/terraform-config-inspect/tfconfig"
 )
 
 // Variable is one input variable of a module.
@@ -47,6 +45,16 @@ type Module struct {
 	Variables []Variable
 	// Outputs sorted by name.
 	Outputs []Output
+	// Calls are the module blocks of the top-level files, sorted by name.
+	Calls []Call
+}
+
+// Call is a module block: the name and the source it calls.
+type Call struct {
+	// Name is the block's label.
+	Name string
+	// Source is the module source as written, e.g. ./modules/vpc.
+	Source string
 }
 
 // Variable returns the variable called name.
@@ -69,180 +77,133 @@ func (m *Module) Output(name string) (Output, bool) {
 	return Output{}, false
 }
 
-var fileSchema = &hcl.BodySchema{Blocks: []hcl.BlockHeaderSchema{
-	{Type: "variable", LabelNames: []string{"name"}},
-	{Type: "output", LabelNames: []string{"name"}},
-}}
-
-var variableSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
-	{Name: "type"}, {Name: "default"}, {Name: "sensitive"}, {Name: "description"},
-}}
-
-var outputSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
-	{Name: "sensitive"}, {Name: "description"},
-}}
-
-// Load reads the module rooted at dir in fsys: every file below it, and the variables
-// and outputs of its top-level .tf and .tf.json files.
+// Load reads the module rooted at dir in fsys: every file below it that Kept allows,
+// and the variables and outputs of its top-level .tf and .tf.json files.
 func Load(fsys fs.FS, dir string) (*Module, error) {
-	m := &Module{Files: map[string][]byte{}}
+	files := map[string][]byte{}
 	err := fs.WalkDir(fsys, dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
+		rel := relative(dir, p)
 		if d.IsDir() {
-			if n := d.Name(); p != dir && (n == ".git" || n == ".terraform") {
+			if rel != "" && !Kept(rel+"/") {
 				return fs.SkipDir
 			}
 			return nil
 		}
-		rel := strings.TrimPrefix(strings.TrimPrefix(p, dir), "/")
-		if strings.HasPrefix(rel, ".terraform/") || strings.HasSuffix(rel, ".tfstate") {
+		if !Kept(rel) {
 			return nil
 		}
 		b, err := fs.ReadFile(fsys, p)
-		m.Files[rel] = b
+		files[rel] = b
 		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("read module %s: %w", dir, err)
 	}
-	if err := m.inspect(); err != nil {
-		return nil, err
-	}
-	return m, nil
+	return FromFiles(files)
 }
 
-// FromFiles builds a Module from files already in memory.
+// relative is p's path below dir ("" for dir itself).
+func relative(dir, p string) string {
+	switch {
+	case p == dir:
+		return ""
+	case dir == ".":
+		return p
+	}
+	return strings.TrimPrefix(p, dir+"/")
+}
+
+// FromFiles builds a Module from files already in memory (slash-separated paths),
+// leaving out what Kept refuses.
 func FromFiles(files map[string][]byte) (*Module, error) {
-	m := &Module{Files: files}
+	m := &Module{Files: map[string][]byte{}}
+	for name, content := range files {
+		if Kept(name) {
+			m.Files[name] = content
+		}
+	}
 	return m, m.inspect()
 }
 
+// Kept says whether a path (slash-separated; a directory ends in "/") belongs to a module:
+// state and its backups, with every secret in them, never do, nor anything under .git,
+// .terraform or terraform.tfstate.d.
+func Kept(name string) bool {
+	for _, part := range strings.Split(strings.TrimSuffix(name, "/"), "/") {
+		if part == ".git" || part == ".terraform" || part == "terraform.tfstate.d" {
+			return false
+		}
+	}
+	return !strings.HasSuffix(name, ".tfstate") && !strings.HasSuffix(name, ".tfstate.backup")
+}
+
+// inspect reads the variables and outputs of the module's top-level .tf and .tf.json
+// files with terraform-config-inspect.
 func (m *Module) inspect() error {
-	parser := hclparse.NewParser()
-	names := make([]string, 0, len(m.Files))
-	for name := range m.Files {
-		names = append(names, name)
+	mod, err := inspectFiles(m.Files)
+	if err != nil {
+		return err
 	}
-	sort.Strings(names)
-	found := false
-	for _, name := range names {
-		if strings.Contains(name, "/") {
-			continue
+	m.Variables, m.Outputs, m.Calls = nil, nil, nil
+	for _, v := range mod.Variables {
+		out := Variable{Name: v.Name, Type: v.Type, Required: v.Required, Sensitive: v.Sensitive, Description: v.Description}
+		if !v.Required && v.Default != nil {
+			raw, err := json.Marshal(v.Default)
+			if err != nil {
+				return fmt.Errorf("variable %q: default: %w", v.Name, err)
+			}
+			out.Default = raw
 		}
-		var f *hcl.File
-		var diags hcl.Diagnostics
-		switch {
-		case strings.HasSuffix(name, ".tf"):
-			f, diags = parser.ParseHCL(m.Files[name], name)
-		case strings.HasSuffix(name, ".tf.json"):
-			f, diags = parser.ParseJSON(m.Files[name], name)
-		default:
-			continue
-		}
-		found = true
-		if diags.HasErrors() {
-			return fmt.Errorf("parse module: %s", diags.Error())
-		}
-		if err := m.readBlocks(f.Body, m.Files[name]); err != nil {
-			return err
-		}
+		m.Variables = append(m.Variables, out)
 	}
-	if !found {
-		return fmt.Errorf("module has no .tf or .tf.json files")
+	for _, o := range mod.Outputs {
+		m.Outputs = append(m.Outputs, Output{Name: o.Name, Sensitive: o.Sensitive, Description: o.Description})
 	}
+	for _, c := range mod.ModuleCalls {
+		m.Calls = append(m.Calls, Call{Name: c.Name, Source: c.Source})
+	}
+	sort.Slice(m.Calls, func(i, j int) bool { return m.Calls[i].Name < m.Calls[j].Name })
 	sort.Slice(m.Variables, func(i, j int) bool { return m.Variables[i].Name < m.Variables[j].Name })
 	sort.Slice(m.Outputs, func(i, j int) bool { return m.Outputs[i].Name < m.Outputs[j].Name })
 	return nil
 }
 
-func (m *Module) readBlocks(body hcl.Body, src []byte) error {
-	content, _, diags := body.PartialContent(fileSchema)
+// inspectFiles loads the top-level configuration files among files with
+// terraform-config-inspect; a directory without any, or with errors, is refused.
+func inspectFiles(files map[string][]byte) (*tfconfig.Module, error) {
+	fsys := fstest.MapFS{}
+	for name, content := range files {
+		fsys[name] = &fstest.MapFile{Data: content, Mode: 0o644}
+	}
+	wrapped := tfconfig.WrapFS(fsys)
+	if !tfconfig.IsModuleDirOnFilesystem(wrapped, ".") {
+		return nil, fmt.Errorf("module has no .tf or .tf.json files")
+	}
+	mod, diags := tfconfig.LoadModuleFromFilesystem(wrapped, ".")
 	if diags.HasErrors() {
-		return fmt.Errorf("read module: %s", diags.Error())
+		return nil, fmt.Errorf("parse module: %s", describe(diags))
 	}
-	for _, b := range content.Blocks {
-		attrs, _, diags := b.Body.PartialContent(schemaFor(b.Type))
-		if diags.HasErrors() {
-			return fmt.Errorf("read %s %q: %s", b.Type, b.Labels[0], diags.Error())
+	return mod, nil
+}
+
+// describe writes the error diagnostics one after the other, each with its place.
+func describe(diags tfconfig.Diagnostics) string {
+	var out []string
+	for _, d := range diags {
+		if d.Severity != tfconfig.DiagError {
+			continue
 		}
-		switch b.Type {
-		case "variable":
-			v, err := readVariable(b.Labels[0], attrs.Attributes, src)
-			if err != nil {
-				return err
-			}
-			m.Variables = append(m.Variables, v)
-		case "output":
-			m.Outputs = append(m.Outputs, Output{
-				Name:        b.Labels[0],
-				Sensitive:   boolAttr(attrs.Attributes["sensitive"]),
-				Description: stringAttr(attrs.Attributes["description"]),
-			})
+		msg := d.Summary
+		if d.Detail != "" {
+			msg += ": " + d.Detail
 		}
-	}
-	return nil
-}
-
-func schemaFor(blockType string) *hcl.BodySchema {
-	if blockType == "variable" {
-		return variableSchema
-	}
-	return outputSchema
-}
-
-func readVariable(name string, attrs hcl.Attributes, src []byte) (Variable, error) {
-	v := Variable{
-		Name:        name,
-		Sensitive:   boolAttr(attrs["sensitive"]),
-		Description: stringAttr(attrs["description"]),
-		Required:    true,
-	}
-	if t, ok := attrs["type"]; ok {
-		v.Type = typeText(t, src)
-	}
-	if d, ok := attrs["default"]; ok {
-		val, diags := d.Expr.Value(nil)
-		if diags.HasErrors() {
-			return v, fmt.Errorf("variable %q: default: %s", name, diags.Error())
+		if d.Pos != nil {
+			msg = fmt.Sprintf("%s:%d: %s", strings.TrimPrefix(d.Pos.Filename, "./"), d.Pos.Line, msg)
 		}
-		v.Required = false
-		if !val.IsNull() {
-			raw, err := ctyjson.Marshal(val, val.Type())
-			if err != nil {
-				return v, fmt.Errorf("variable %q: default: %w", name, err)
-			}
-			v.Default = raw
-		}
+		out = append(out, msg)
 	}
-	return v, nil
-}
-
-// typeText renders a type constraint as written: the source text in HCL files, the
-// string value in JSON files.
-func typeText(a *hcl.Attribute, src []byte) string {
-	if v, diags := a.Expr.Value(nil); !diags.HasErrors() && v.Type() == cty.String && !v.IsNull() {
-		return v.AsString()
-	}
-	return strings.TrimSpace(string(a.Expr.Range().SliceBytes(src)))
-}
-
-func boolAttr(a *hcl.Attribute) bool {
-	if a == nil {
-		return false
-	}
-	v, diags := a.Expr.Value(nil)
-	return !diags.HasErrors() && v.Type() == cty.Bool && v.True()
-}
-
-func stringAttr(a *hcl.Attribute) string {
-	if a == nil {
-		return ""
-	}
-	v, diags := a.Expr.Value(nil)
-	if diags.HasErrors() || v.Type() != cty.String || v.IsNull() {
-		return ""
-	}
-	return v.AsString()
+	return strings.Join(out, "; ")
 }

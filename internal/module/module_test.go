@@ -2,7 +2,10 @@ package module
 
 import (
 	"encoding/json"
+	"sort"
+	"strings"
 	"testing"
+	"testing/fstest"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -77,5 +80,46 @@ func TestBundledS3Module(t *testing.T) {
 	}
 	if o, _ := m.Output("secret_access_key"); !o.Sensitive {
 		t.Error("secret_access_key must be sensitive")
+	}
+}
+
+func TestLoadLeavesStateOut(t *testing.T) {
+	fsys := fstest.MapFS{
+		"main.tf":                           {Data: []byte(`variable "x" {}`)},
+		"modules/vpc/main.tf":               {Data: []byte(`output "id" { value = 1 }`)},
+		"terraform.tfstate":                 {Data: []byte(`{"secret": 1}`)},
+		"terraform.tfstate.backup":          {Data: []byte(`{"secret": 1}`)},
+		"terraform.tfstate.d/dev/x.tfstate": {Data: []byte(`{}`)},
+		".terraform/providers/p":            {Data: []byte(`bin`)},
+		".git/HEAD":                         {Data: []byte(`ref`)},
+	}
+	m, err := Load(fsys, ".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for n := range m.Files {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	if diff := cmp.Diff([]string{"main.tf", "modules/vpc/main.tf"}, names); diff != "" {
+		t.Errorf("files (-want +got):\n%s", diff)
+	}
+}
+
+func TestFromFilesLeavesStateOut(t *testing.T) {
+	m, err := FromFiles(map[string][]byte{"main.tf": []byte(`variable "x" {}`), "sub/terraform.tfstate": []byte(`{}`), ".terraform/x": nil})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Files) != 1 {
+		t.Errorf("want only main.tf, got %v", m.Files)
+	}
+}
+
+func TestParseErrorsNameTheFile(t *testing.T) {
+	_, err := FromFiles(map[string][]byte{"main.tf": []byte("variable \"x\" {\n"), "ok.tf": []byte(`output "y" { value = 1 }`)})
+	if err == nil || !strings.Contains(err.Error(), "main.tf:1: Unclosed configuration block") {
+		t.Fatalf("got %v, want the file and line of the problem", err)
 	}
 }

@@ -10,11 +10,9 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"testing/fstest"
 	"time"
 
 	"github.com/hashicorp/go-version"
-	"github.com/hashicorp/terraform-config-inspect/tfconfig"
 )
 
 // DefaultRegistry is the registry host of provider sources that name none.
@@ -34,13 +32,9 @@ type ProviderRequirement struct {
 // in required_providers or implied by resources, read with terraform-config-inspect.
 // Terraform's built-in provider is left out.
 func RequiredProviders(files map[string][]byte) ([]ProviderRequirement, error) {
-	fsys := fstest.MapFS{}
-	for name, content := range files {
-		fsys[name] = &fstest.MapFile{Data: content, Mode: 0o644}
-	}
-	mod, diags := tfconfig.LoadModuleFromFilesystem(tfconfig.WrapFS(fsys), ".")
-	if diags.HasErrors() {
-		return nil, fmt.Errorf("read required providers: %w", diags.Err())
+	mod, err := inspectFiles(files)
+	if err != nil {
+		return nil, fmt.Errorf("read required providers: %w", err)
 	}
 	var out []ProviderRequirement
 	for name, req := range mod.RequiredProviders {

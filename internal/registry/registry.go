@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
+	"maps"
+	"reflect"
 
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -23,7 +25,9 @@ type ProviderConfig struct {
 	Env map[string]string
 	// Inputs are extra module inputs; only those the module declares are passed.
 	Inputs map[string]any
-	// Connection holds connection details that fill keys the outputs leave empty.
+	// Connection holds the connection details the Provider offers (its own credentials,
+	// only where the Provider allows handing them out); a kind takes only those it names
+	// in ProviderConnectionKeys, and only for keys its outputs leave empty.
 	Connection map[string][]byte
 }
 
@@ -39,13 +43,13 @@ type ModuleLoader func(ctx context.Context, c client.Client, mg resource.Managed
 type ManagedKind struct {
 	// GVK of the managed kind.
 	GVK schema.GroupVersionKind
-	// New returns an empty object of the kind.
+	// New returns an empty object of the kind; AddManaged derives it from the scheme.
 	New func() resource.Managed
-	// NewList returns an empty list of the kind.
+	// NewList returns an empty list of the kind (<Kind>List); AddManaged derives it from the scheme.
 	NewList func() client.ObjectList
 	// ClassGVK is the non-portable class kind that makes resources of this kind.
 	ClassGVK schema.GroupVersionKind
-	// NewClass returns an empty class object.
+	// NewClass returns an empty class object; AddManaged derives it from the scheme.
 	NewClass func() resource.NonPortableClass
 	// ProviderGVK is the Provider kind that providerRef names.
 	ProviderGVK schema.GroupVersionKind
@@ -57,6 +61,14 @@ type ManagedKind struct {
 	ResolveProvider ProviderResolver
 	// ConnectionKeys maps module outputs to connection Secret keys.
 	ConnectionKeys map[string]string
+	// ProviderConnectionKeys are the keys of the Provider's connection details
+	// (ProviderConfig.Connection) this kind may hand out where its outputs leave them
+	// empty. Empty, the default, hands out outputs only: a Provider's credentials reach a
+	// connection Secret only through a kind that names them here.
+	ProviderConnectionKeys []string
+	// Meets maps each claim kind this kind can satisfy to the configurator that makes one
+	// from a claim; the registry adds them to the claim kinds' Configurators.
+	Meets map[schema.GroupVersionKind]Configurator
 	// InputsAreVariables says forProvider keys are module variable names already;
 	// otherwise camelCase field names are turned into snake_case variable names.
 	InputsAreVariables bool
@@ -64,6 +76,10 @@ type ManagedKind struct {
 	LoadModule ModuleLoader
 	// ConnectionKeysFor, when set, maps outputs to keys per resource.
 	ConnectionKeysFor func(mg resource.Managed) map[string]string
+	// HarmlessReplacements are addresses in the module (e.g. terraform_data.converge)
+	// whose replacement destroys nothing outside Terraform, such as a step that converges
+	// the real resource again: the destructive-change guardrail lets them through.
+	HarmlessReplacements []string
 	// RecoverCreate, when set, says how to carry on after a create was interrupted and
 	// left no state: import what it may have made by the identity the resource fixes in
 	// advance (ok, with imports), or run again because the module's create converges (ok,
@@ -77,8 +93,23 @@ type ManagedKind struct {
 	VariableObjects func(mg resource.Managed) []string
 	// Native kinds are served by their own (non-Terraform) controller; the claim
 	// reconciler binds them like any other kind, the Terraform reconciler leaves them
-	// alone, and only GVK, New, NewList, ClassGVK and NewClass are used.
+	// alone, and only GVK, New, NewList, ClassGVK, NewClass and ProviderGVK are used.
 	Native bool
+}
+
+// ProviderConnection is what the kind takes from its Provider's connection details: the
+// ProviderConnectionKeys the Provider offers, nothing else.
+func (k *ManagedKind) ProviderConnection(pc *ProviderConfig) map[string][]byte {
+	out := map[string][]byte{}
+	if pc == nil {
+		return out
+	}
+	for _, key := range k.ProviderConnectionKeys {
+		if v := pc.Connection[key]; len(v) > 0 {
+			out[key] = v
+		}
+	}
+	return out
 }
 
 // Configurator fills a new managed resource from a claim's portable fields and a
@@ -92,16 +123,17 @@ type Configurator func(req Request, mg resource.Managed) error
 type ClaimKind struct {
 	// GVK of the claim kind.
 	GVK schema.GroupVersionKind
-	// New returns an empty claim.
+	// New returns an empty claim; AddClaim derives it from the scheme.
 	New func() resource.Claim
 	// ClassGVK is the portable class kind.
 	ClassGVK schema.GroupVersionKind
-	// NewClass returns an empty portable class.
+	// NewClass returns an empty portable class; AddClaim derives it from the scheme.
 	NewClass func() resource.PortableClass
-	// NewClassList returns an empty list of portable classes.
+	// NewClassList returns an empty list of portable classes; AddClaim derives it from the scheme.
 	NewClassList func() client.ObjectList
 	// Configurators maps each managed kind that can satisfy this claim kind to the
-	// configurator that makes one; a kind mapped to nil is bound statically only.
+	// configurator that makes one; a kind mapped to nil is bound statically only. The
+	// registry adds every managed kind's Meets.
 	Configurators map[schema.GroupVersionKind]Configurator
 }
 
@@ -111,6 +143,8 @@ type Registry struct {
 	managed map[schema.GroupVersionKind]*ManagedKind
 	byClass map[schema.GroupVersionKind]*ManagedKind
 	claims  map[schema.GroupVersionKind]*ClaimKind
+	// meets holds every managed kind's Meets by claim kind, for claim kinds added later.
+	meets map[schema.GroupVersionKind]map[schema.GroupVersionKind]Configurator
 }
 
 // New returns an empty registry whose kinds are known to scheme.
@@ -120,6 +154,7 @@ func New(scheme *runtime.Scheme) *Registry {
 		managed: map[schema.GroupVersionKind]*ManagedKind{},
 		byClass: map[schema.GroupVersionKind]*ManagedKind{},
 		claims:  map[schema.GroupVersionKind]*ClaimKind{},
+		meets:   map[schema.GroupVersionKind]map[schema.GroupVersionKind]Configurator{},
 	}
 }
 
@@ -127,15 +162,68 @@ func New(scheme *runtime.Scheme) *Registry {
 func (r *Registry) Scheme() *runtime.Scheme { return r.scheme }
 
 // AddManaged registers a managed kind; one without ClassGVK is bound statically only.
+// Constructors left nil are derived from the scheme; it panics when a kind's types are
+// not in the scheme or lack the methods the reconcilers need, a mistake no test misses.
 func (r *Registry) AddManaged(k ManagedKind) {
+	if k.New == nil {
+		k.New = constructor[resource.Managed](r.scheme, k.GVK)
+	}
+	if k.NewList == nil {
+		k.NewList = constructor[client.ObjectList](r.scheme, k.GVK.GroupVersion().WithKind(k.GVK.Kind+"List"))
+	}
+	if k.NewClass == nil && !k.ClassGVK.Empty() {
+		k.NewClass = constructor[resource.NonPortableClass](r.scheme, k.ClassGVK)
+	}
 	r.managed[k.GVK] = &k
 	if !k.ClassGVK.Empty() {
 		r.byClass[k.ClassGVK] = &k
 	}
+	for claim, configure := range k.Meets {
+		if r.meets[claim] == nil {
+			r.meets[claim] = map[schema.GroupVersionKind]Configurator{}
+		}
+		r.meets[claim][k.GVK] = configure
+		if ck, ok := r.claims[claim]; ok {
+			ck.Configurators[k.GVK] = configure
+		}
+	}
 }
 
-// AddClaim registers a claim kind.
-func (r *Registry) AddClaim(k ClaimKind) { r.claims[k.GVK] = &k }
+// AddClaim registers a claim kind, deriving constructors left nil from the scheme as
+// AddManaged does; the managed kinds that meet it (ManagedKind.Meets) join its Configurators.
+func (r *Registry) AddClaim(k ClaimKind) {
+	if k.New == nil {
+		k.New = constructor[resource.Claim](r.scheme, k.GVK)
+	}
+	if k.NewClass == nil {
+		k.NewClass = constructor[resource.PortableClass](r.scheme, k.ClassGVK)
+	}
+	if k.NewClassList == nil {
+		k.NewClassList = constructor[client.ObjectList](r.scheme, k.ClassGVK.GroupVersion().WithKind(k.ClassGVK.Kind+"List"))
+	}
+	k.Configurators = maps.Clone(k.Configurators)
+	if k.Configurators == nil {
+		k.Configurators = map[schema.GroupVersionKind]Configurator{}
+	}
+	maps.Copy(k.Configurators, r.meets[k.GVK])
+	r.claims[k.GVK] = &k
+}
+
+// constructor returns a function making empty objects of gvk's Go type, which must be
+// in the scheme and implement T.
+func constructor[T runtime.Object](s *runtime.Scheme, gvk schema.GroupVersionKind) func() T {
+	obj, err := s.New(gvk)
+	if err != nil {
+		panic(fmt.Sprintf("registry: %s is not in the scheme: %v", gvk, err))
+	}
+	if _, ok := obj.(T); !ok {
+		panic(fmt.Sprintf("registry: %s (%T) lacks methods of %s", gvk, obj, reflect.TypeFor[T]()))
+	}
+	return func() T {
+		obj, _ := s.New(gvk)
+		return obj.(T)
+	}
+}
 
 // TerraformKinds lists the managed kinds that the Terraform engine serves.
 func (r *Registry) TerraformKinds() []*ManagedKind {
@@ -144,6 +232,15 @@ func (r *Registry) TerraformKinds() []*ManagedKind {
 		if !k.Native {
 			out = append(out, k)
 		}
+	}
+	return out
+}
+
+// ManagedKinds lists every registered managed kind, native ones included.
+func (r *Registry) ManagedKinds() []*ManagedKind {
+	out := make([]*ManagedKind, 0, len(r.managed))
+	for _, k := range r.managed {
+		out = append(out, k)
 	}
 	return out
 }

@@ -25,3 +25,6 @@ func (r Recorder) Eventf(obj runtime.Object, eventType, reason, format string, a
 func (r Recorder) Event(obj runtime.Object, eventType, reason, message string) {
 	r.events.Eventf(obj, nil, eventType, reason, reason, "%s", message)
 }
+
+// RecorderFor wraps an event recorder (a fake one in unit tests).
+func RecorderFor(events recorder.EventRecorder) Recorder { return Recorder{events: events} }

@@ -87,3 +87,22 @@ func StateSuffix(mg interface{ GetUID() types.UID }) string {
 func StateSecretName(mg interface{ GetUID() types.UID }) string {
 	return "tfstate-default-" + StateSuffix(mg)
 }
+
+// PlanSecretName is the Secret that holds mg's saved plan while it awaits approval, and
+// the text of its latest plan afterwards.
+func PlanSecretName(mg interface{ GetUID() types.UID }) string {
+	return "tfplan-" + StateSuffix(mg)
+}
+
+// Keys and label of plan Secrets.
+const (
+	// PlanLabel marks plan Secrets (kept out of the controller's cache).
+	PlanLabel = "terraplane.io/plan"
+	// PlanFileKey holds the saved plan (every variable's value, secret ones too) until
+	// it is applied or replaced.
+	PlanFileKey = "tfplan"
+	// PlanTextKey holds the plan as terraform shows it, sensitive values masked.
+	PlanTextKey = "plan.txt"
+	// PlanMetaKey holds what the plan does and the inputs it was made from (JSON).
+	PlanMetaKey = "plan.json"
+)

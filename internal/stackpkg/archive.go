@@ -1,28 +1,19 @@
 package stackpkg
 
 import (
-	"archive/tar"
-	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
-	"path"
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"terraplane.io/terraplane/internal/archive"
 )
 
 // Limits cap what a package may hold.
-type Limits struct {
-	// MaxFiles is the most regular files a package may hold.
-	MaxFiles int
-	// MaxFileBytes is the largest single file.
-	MaxFileBytes int64
-	// MaxTotalBytes is the most bytes all files together may hold.
-	MaxTotalBytes int64
-}
+type Limits = archive.Limits
 
 // DefaultLimits are generous for metadata, CRDs and modules, and small for anything else.
 var DefaultLimits = Limits{MaxFiles: 512, MaxFileBytes: 4 << 20, MaxTotalBytes: 16 << 20}
@@ -31,7 +22,7 @@ var DefaultLimits = Limits{MaxFiles: 512, MaxFileBytes: 4 << 20, MaxTotalBytes: 
 const Root = ".registry"
 
 // ErrUnsafe marks a package refused for its shape (links, traversal, size) rather than its content.
-var ErrUnsafe = errors.New("unsafe package")
+var ErrUnsafe = archive.ErrUnsafe
 
 // Files maps slash-separated paths (each starting with .registry/) to contents.
 type Files map[string][]byte
@@ -46,88 +37,32 @@ func (f Files) Names() []string {
 	return out
 }
 
-// cleanPath accepts only relative paths under Root without traversal.
-func cleanPath(name string) (string, error) {
-	n := strings.TrimPrefix(name, "./")
-	if n == "" || strings.HasPrefix(n, "/") || strings.Contains(n, "\\") {
-		return "", fmt.Errorf("%w: path %q is not relative", ErrUnsafe, name)
+// underRoot refuses a path outside Root.
+func underRoot(name string) error {
+	if name != Root && !strings.HasPrefix(name, Root+"/") {
+		return fmt.Errorf("%w: path %q is outside %s/", ErrUnsafe, name, Root)
 	}
-	for _, part := range strings.Split(strings.TrimSuffix(n, "/"), "/") {
-		if part == ".." {
-			return "", fmt.Errorf("%w: path %q leaves the package", ErrUnsafe, name)
-		}
-	}
-	n = path.Clean(n)
-	if n != Root && !strings.HasPrefix(n, Root+"/") {
-		return "", fmt.Errorf("%w: path %q is outside %s/", ErrUnsafe, name, Root)
-	}
-	return n, nil
+	return nil
 }
 
-// ReadTar reads a package archive, refusing links, devices, traversal and anything over lim.
+// ReadTar reads a package archive with the rules of archive.Read (no links, devices,
+// traversal or anything over lim), every file under Root.
 func ReadTar(r io.Reader, lim Limits) (Files, error) {
-	files := Files{}
-	var total int64
-	tr := tar.NewReader(r)
-	for {
-		h, err := tr.Next()
-		if errors.Is(err, io.EOF) {
-			return files, nil
-		}
-		if err != nil {
-			return nil, fmt.Errorf("read archive: %w", err)
-		}
-		name, err := cleanPath(h.Name)
-		if err != nil {
+	files, err := archive.Read(r, lim)
+	if err != nil {
+		return nil, err
+	}
+	for name := range files {
+		if err := underRoot(name); err != nil {
 			return nil, err
 		}
-		switch h.Typeflag {
-		case tar.TypeDir:
-			continue
-		case tar.TypeReg:
-		default:
-			return nil, fmt.Errorf("%w: %q is a link or special file (type %q); packages hold only regular files", ErrUnsafe, h.Name, string(h.Typeflag))
-		}
-		if len(files) >= lim.MaxFiles {
-			return nil, fmt.Errorf("%w: more than %d files", ErrUnsafe, lim.MaxFiles)
-		}
-		if h.Size > lim.MaxFileBytes {
-			return nil, fmt.Errorf("%w: %q is %d bytes, over the %d byte limit", ErrUnsafe, name, h.Size, lim.MaxFileBytes)
-		}
-		if total += h.Size; total > lim.MaxTotalBytes {
-			return nil, fmt.Errorf("%w: over %d bytes in total", ErrUnsafe, lim.MaxTotalBytes)
-		}
-		if _, dup := files[name]; dup {
-			return nil, fmt.Errorf("%w: %q appears twice", ErrUnsafe, name)
-		}
-		b, err := io.ReadAll(io.LimitReader(tr, lim.MaxFileBytes+1))
-		if err != nil {
-			return nil, fmt.Errorf("read %s: %w", name, err)
-		}
-		if int64(len(b)) != h.Size {
-			return nil, fmt.Errorf("%w: %q is not %d bytes as its header says", ErrUnsafe, name, h.Size)
-		}
-		files[name] = b
 	}
+	return files, nil
 }
 
 // WriteTar writes files as a reproducible archive (sorted, zero times, mode 0644).
 func WriteTar(files Files) ([]byte, error) {
-	var buf bytes.Buffer
-	tw := tar.NewWriter(&buf)
-	for _, n := range files.Names() {
-		h := &tar.Header{Name: n, Mode: 0o644, Size: int64(len(files[n])), Typeflag: tar.TypeReg, Format: tar.FormatPAX}
-		if err := tw.WriteHeader(h); err != nil {
-			return nil, fmt.Errorf("write %s: %w", n, err)
-		}
-		if _, err := tw.Write(files[n]); err != nil {
-			return nil, fmt.Errorf("write %s: %w", n, err)
-		}
-	}
-	if err := tw.Close(); err != nil {
-		return nil, fmt.Errorf("close archive: %w", err)
-	}
-	return buf.Bytes(), nil
+	return archive.Write(files)
 }
 
 // ReadDir reads DIR/.registry, refusing symlinks and anything over lim.

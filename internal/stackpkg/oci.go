@@ -65,7 +65,8 @@ func Build(files Files) (v1.Image, *Package, error) {
 }
 
 // Ref makes a reference from a registry host and a package (repo:tag); a package that
-// already names a registry host keeps it. Loopback registries are spoken to over HTTP.
+// already names a registry host keeps it (ggcr's rules: a first element with a dot, a
+// port or "localhost" is a host). Loopback registries are spoken to over HTTP.
 //
 // A registry written as http://host[:port] is spoken to over plain HTTP wherever it is;
 // https:// (or no scheme) means HTTPS.
@@ -74,16 +75,20 @@ func Ref(registry, pkg string) (name.Reference, error) {
 	if host, ok := strings.CutPrefix(registry, "http://"); ok {
 		registry, opts = host, append(opts, name.Insecure)
 	}
-	registry = strings.TrimPrefix(registry, "https://")
+	registry = strings.TrimSuffix(strings.TrimPrefix(registry, "https://"), "/")
+	const none = "no-registry.invalid"
+	ref, err := name.ParseReference(pkg, name.WithDefaultRegistry(none))
+	if err != nil {
+		return nil, fmt.Errorf("parse package reference %q: %w", pkg, err)
+	}
 	full := pkg
-	if first, _, ok := strings.Cut(pkg, "/"); !ok || !(strings.ContainsAny(first, ".:") || first == "localhost") {
+	if ref.Context().RegistryStr() == none {
 		if registry == "" {
 			return nil, fmt.Errorf("%w: package %q names no registry host", ErrNoRegistry, pkg)
 		}
-		full = strings.TrimSuffix(registry, "/") + "/" + pkg
+		full = registry + "/" + pkg
 	}
-	ref, err := name.ParseReference(full, opts...)
-	if err != nil {
+	if ref, err = name.ParseReference(full, opts...); err != nil {
 		return nil, fmt.Errorf("parse package reference %q: %w", full, err)
 	}
 	return ref, nil
@@ -149,8 +154,7 @@ func readLayer(img v1.Image, lim Limits) (Files, error) {
 		return nil, err
 	}
 	defer rc.Close()
-	// The tar stream itself is capped too: headers and padding count against the limit.
-	return ReadTar(io.LimitReader(rc, lim.MaxTotalBytes+int64(lim.MaxFiles+1)*2048), lim)
+	return ReadTar(rc, lim)
 }
 
 // Describe is what `terraplane stack inspect` prints.

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"path/filepath"
 	"slices"
 	"sort"
 
@@ -36,15 +37,19 @@ type Renderer struct {
 	client  client.Client
 	kind    *registry.ManagedKind
 	bundled *module.Module
-	// StateKubeconfig is what terraform's kubernetes backend uses; empty means in-cluster.
+	// StateKubeconfig is what terraform's kubernetes backend reads: one path, or several
+	// joined as in $KUBECONFIG; empty means in-cluster configuration.
 	StateKubeconfig string
+	// StateContext is the kubeconfig context the backend uses; empty means the current one.
+	StateContext string
 	// LocalState renders without a backend, for a workspace handed back to plain terraform.
 	LocalState bool
 }
 
-// NewRenderer prepares a renderer for kind, loading its bundled module once.
-func NewRenderer(c client.Client, kind *registry.ManagedKind, stateKubeconfig string) (*Renderer, error) {
-	r := &Renderer{client: c, kind: kind, StateKubeconfig: stateKubeconfig}
+// NewRenderer prepares a renderer for kind, loading its bundled module once; state goes
+// to the cluster of stateKubeconfig at stateContext (both empty: in-cluster).
+func NewRenderer(c client.Client, kind *registry.ManagedKind, stateKubeconfig, stateContext string) (*Renderer, error) {
+	r := &Renderer{client: c, kind: kind, StateKubeconfig: stateKubeconfig, StateContext: stateContext}
 	if kind.LoadModule == nil {
 		var err error
 		if r.bundled, err = module.Load(kind.Modules, kind.ModuleDir); err != nil {
@@ -100,7 +105,7 @@ func (r *Renderer) Render(ctx context.Context, mg resource.Managed) (*Rendered, 
 	if ref := mg.GetManagedSpec().ProviderRef; ref != nil {
 		group += "/" + ref.Name
 	}
-	ws := &Rendered{Workspace: engine.Workspace{ID: string(mg.GetUID()), Group: group, Files: files.Files, Env: pc.Env, SecretVars: secretVars}, Provider: pc}
+	ws := &Rendered{Workspace: engine.Workspace{ID: string(mg.GetUID()), Kind: r.kind.GVK.GroupKind().String(), Name: mg.GetNamespace() + "/" + mg.GetName(), Group: group, Files: files.Files, Env: pc.Env, SecretVars: secretVars}, Provider: pc}
 	ws.Hash = hashWorkspace(ws.Workspace, vars.Sources)
 	return ws, nil
 }
@@ -139,10 +144,16 @@ func (r *Renderer) backend(mg resource.Managed) render.Backend {
 		return render.Backend{}
 	}
 	cfg := map[string]any{"secret_suffix": resource.StateSuffix(mg), "namespace": mg.GetNamespace()}
-	if r.StateKubeconfig != "" {
-		cfg["config_path"] = r.StateKubeconfig
-	} else {
+	switch paths := filepath.SplitList(r.StateKubeconfig); len(paths) {
+	case 0:
 		cfg["in_cluster_config"] = true
+	case 1:
+		cfg["config_path"] = paths[0]
+	default:
+		cfg["config_paths"] = paths
+	}
+	if r.StateContext != "" {
+		cfg["config_context"] = r.StateContext
 	}
 	return render.Backend{Type: "kubernetes", Config: cfg}
 }

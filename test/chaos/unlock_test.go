@@ -15,8 +15,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	terraformv1 "terraplane.io/terraplane/apis/terraform/v1alpha1"
-	"terraplane.io/terraplane/internal/engine"
 	"terraplane.io/terraplane/internal/resource"
+	"terraplane.io/terraplane/internal/statelock"
 )
 
 // TestUnlockCommand: `terraplane unlock KIND/NAME` releases a lock another host left,
@@ -34,9 +34,9 @@ func TestUnlockCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	key := client.ObjectKey{Namespace: unlockNS, Name: "lock-" + resource.StateSecretName(m)}
-	info, _ := json.Marshal(engine.LockInfo{ID: "lock-1", Who: "ci@elsewhere", Operation: "OperationTypeApply", Created: time.Now()})
+	info, _ := json.Marshal(statelock.LockInfo{ID: "lock-1", Who: "ci@elsewhere", Operation: "OperationTypeApply", Created: time.Now()})
 	lease := &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name,
-		Annotations: map[string]string{engine.LockInfoAnnotation: string(info)}}, Spec: coordinationv1.LeaseSpec{HolderIdentity: ptr.To("lock-1")}}
+		Annotations: map[string]string{statelock.LockInfoAnnotation: string(info)}}, Spec: coordinationv1.LeaseSpec{HolderIdentity: ptr.To("lock-1")}}
 	if err := env.Client.Create(ctx, lease); err != nil {
 		t.Fatal(err)
 	}
@@ -48,14 +48,14 @@ func TestUnlockCommand(t *testing.T) {
 	if out, err := run("Module/web", "-n", unlockNS, "--lock-id", "lock-0"); err == nil || !strings.Contains(out, "held by another run") {
 		t.Fatalf("a stale --lock-id: err %v, output %q; want a refusal", err, out)
 	}
-	if h, _ := engine.LockHolder(ctx, env.Client, key); h == nil {
+	if h, _ := statelock.LockHolder(ctx, env.Client, key); h == nil {
 		t.Fatal("the lock was released despite a different --lock-id")
 	}
 	out, err := run("module/web", "-n", unlockNS)
 	if err != nil || !strings.Contains(out, "released the Terraform state lock lock-1 (held by ci@elsewhere") {
 		t.Fatalf("unlock: err %v, output %q", err, out)
 	}
-	if h, _ := engine.LockHolder(ctx, env.Client, key); h != nil {
+	if h, _ := statelock.LockHolder(ctx, env.Client, key); h != nil {
 		t.Fatalf("still locked by %+v", h)
 	}
 	if out, err := run("Module/web", "-n", unlockNS); err != nil || !strings.Contains(out, "not locked") {

@@ -26,6 +26,7 @@ import (
 	"terraplane.io/terraplane/internal/app"
 	tfengine "terraplane.io/terraplane/internal/engine"
 	"terraplane.io/terraplane/internal/resource"
+	"terraplane.io/terraplane/internal/statelock"
 	"terraplane.io/terraplane/test/framework"
 )
 
@@ -81,9 +82,9 @@ func stateResources(g Gomega, ctx context.Context, ns, name string) int {
 // holdLock makes the state lock Lease of mg look held by a terraform run of who.
 func holdLock(g Gomega, ctx context.Context, mg resource.Managed, who string) client.ObjectKey {
 	key := client.ObjectKey{Namespace: mg.GetNamespace(), Name: "lock-" + resource.StateSecretName(mg)}
-	info, _ := json.Marshal(tfengine.LockInfo{ID: "dead-run-" + mg.GetName(), Operation: "OperationTypeApply", Who: who, Created: time.Now()})
+	info, _ := json.Marshal(statelock.LockInfo{ID: "dead-run-" + mg.GetName(), Operation: "OperationTypeApply", Who: who, Created: time.Now()})
 	lease := &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name,
-		Annotations: map[string]string{tfengine.LockInfoAnnotation: string(info)}},
+		Annotations: map[string]string{statelock.LockInfoAnnotation: string(info)}},
 		Spec: coordinationv1.LeaseSpec{HolderIdentity: ptr.To("dead-run-" + mg.GetName())}}
 	g.Expect(env.Client.Create(ctx, lease)).To(Succeed())
 	return key
@@ -129,10 +130,10 @@ func TestCrashRecovery(t *testing.T) {
 		g.Expect(ready.Status).To(Equal(metav1.ConditionTrue), "%v", stale.Status.Conditions)
 	}).WithTimeout(timeout).Should(Succeed())
 	t.Logf("FIGURE stale lock released and resource Ready %s after the controller started", time.Since(start).Round(time.Millisecond))
-	info, err := tfengine.LockHolder(ctx, env.Client, staleKey)
+	info, err := statelock.LockHolder(ctx, env.Client, staleKey)
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(info).To(BeNil(), "the stale lock is released")
-	g.Expect(mgr.Engine.StaleLocksCleared()).To(BeNumerically(">=", 1))
+	g.Expect(eventsWith(g, ctx, stale, "StateLockReleased")).NotTo(BeEmpty(), "releasing a stale lock is announced")
 
 	By(t, "a lock held by another host is left alone, with a one-line condition saying how to release it")
 	g.Eventually(func(g Gomega) {
@@ -141,10 +142,10 @@ func TestCrashRecovery(t *testing.T) {
 		g.Expect(synced.Message).To(And(ContainSubstring("ci@another-host"), ContainSubstring("terraplane unlock")))
 		g.Expect(synced.Message).NotTo(ContainSubstring("\n"))
 	}).WithTimeout(timeout).Should(Succeed())
-	info, err = tfengine.LockHolder(ctx, env.Client, foreignKey)
+	info, err = statelock.LockHolder(ctx, env.Client, foreignKey)
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(info).NotTo(BeNil(), "a lock of another host is never broken")
-	g.Expect(tfengine.Unlock(ctx, env.Client, foreignKey, info.ID)).To(Succeed())
+	g.Expect(statelock.Unlock(ctx, env.Client, foreignKey, info.ID)).To(Succeed())
 	g.Eventually(func(g Gomega) {
 		_, ready := moduleConditions(g, ctx, foreign)
 		g.Expect(ready.Status).To(Equal(metav1.ConditionTrue), "%v", foreign.Status.Conditions)
@@ -183,7 +184,7 @@ func TestCrashRecovery(t *testing.T) {
 	g.Expect(mgr.Stop()).To(Succeed())
 	g.Expect(creates(g, ledger, "slow")).To(Equal(0), "the interrupted provisioner never finished")
 	g.Expect(stateResources(g, ctx, ns, resource.StateSecretName(slow))).To(Equal(1), "terraform recorded the resource it made (tainted) before it exited")
-	info, err = tfengine.LockHolder(ctx, env.Client, client.ObjectKey{Namespace: ns, Name: "lock-" + resource.StateSecretName(slow)})
+	info, err = statelock.LockHolder(ctx, env.Client, client.ObjectKey{Namespace: ns, Name: "lock-" + resource.StateSecretName(slow)})
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(info).To(BeNil(), "terraform released its lock on the way out")
 

@@ -7,7 +7,6 @@ import (
 	"encoding/base64"
 	"io"
 	"log"
-	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
@@ -52,8 +51,8 @@ var (
 	cliErr  error
 )
 
-// terraplaneCLI runs the real terraplane binary, built once per test binary.
-func terraplaneCLI(t *testing.T, args ...string) string {
+// terraplaneBinary is the real terraplane binary, built once per test binary.
+func terraplaneBinary(t *testing.T) string {
 	t.Helper()
 	cliOnce.Do(func() {
 		// One fixed place, rebuilt (from the build cache) by every run, so runs leave no copies behind.
@@ -71,7 +70,13 @@ func terraplaneCLI(t *testing.T, args ...string) string {
 	if cliErr != nil {
 		t.Fatalf("build terraplane: %v", cliErr)
 	}
-	out, err := exec.Command(cliPath, args...).CombinedOutput()
+	return cliPath
+}
+
+// terraplaneCLI runs the real terraplane binary and returns its output.
+func terraplaneCLI(t *testing.T, args ...string) string {
+	t.Helper()
+	out, err := exec.Command(terraplaneBinary(t), args...).CombinedOutput()
 	if err != nil {
 		t.Fatalf("terraplane %s: %v\n%s", strings.Join(args, " "), err, out)
 	}
@@ -546,7 +551,7 @@ func TestStackSafety(t *testing.T) {
 		c := installCondition(g, ctx, collide, stack.TypeInstalled)
 		g.Expect(c.Reason).To(Equal(stack.ReasonConflict))
 		g.Expect(c.Message).To(ContainSubstring("CustomResourceDefinition collides.safety.example.org already exists and is owned by no stack"))
-		for n, want := range map[string]string{"traversal": "leaves the package", "symlink": "is a link or special file", "huge": "over the 4194304 byte limit"} {
+		for n, want := range map[string]string{"traversal": "leaves the archive", "symlink": "is a link or special file", "huge": "over the 4194304 byte limit"} {
 			c := installCondition(g, ctx, installs[n], stack.TypeUnpacked)
 			g.Expect(c.Reason).To(Equal(stack.ReasonUnsafePackage), n)
 			g.Expect(c.Message).To(ContainSubstring(want), n)
@@ -694,17 +699,7 @@ func TestStackPullSecret(t *testing.T) {
 	g := NewWithT(t)
 	ns := "e2e-stack-auth"
 	g.Expect(env.Namespace(ctx, ns)).To(Succeed())
-	reg := registry.New(registry.Logger(log.New(io.Discard, "", 0)))
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if u, p, ok := r.BasicAuth(); !ok || u != "stacker" || p != "s3cret" {
-			w.Header().Set("WWW-Authenticate", `Basic realm="stacks"`)
-			w.WriteHeader(http.StatusUnauthorized)
-			return
-		}
-		reg.ServeHTTP(w, r)
-	}))
-	t.Cleanup(srv.Close)
-	host := strings.TrimPrefix(srv.URL, "http://")
+	host := authRegistry(t, "stacker", "s3cret")
 	files, err := stackpkg.ReadDir("testdata/stacks/epsilon", stackpkg.DefaultLimits)
 	g.Expect(err).NotTo(HaveOccurred())
 	_, err = stackpkg.Publish(ctx, host, "stacks/epsilon:v1", files, remote.WithAuth(&authn.Basic{Username: "stacker", Password: "s3cret"}))
@@ -732,9 +727,7 @@ func TestStackPullSecret(t *testing.T) {
 	}).WithTimeout(stackTimeout).Should(Succeed())
 
 	By(t, "creating the dockerconfigjson pull secret makes the install succeed at once")
-	auth := base64.StdEncoding.EncodeToString([]byte("stacker:s3cret"))
-	g.Expect(env.Client.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "registry-creds"}, Type: corev1.SecretTypeDockerConfigJson,
-		Data: map[string][]byte{corev1.DockerConfigJsonKey: []byte(`{"auths": {"` + host + `": {"auth": "` + auth + `"}}}`)}})).To(Succeed())
+	g.Expect(env.Client.Create(ctx, dockerConfigSecret(ns, "registry-creds", host, "stacker", "s3cret"))).To(Succeed())
 	waitInstallReady(g, ctx, in)
 	g.Expect(env.Client.Delete(ctx, in)).To(Succeed())
 	waitGone(g, ctx, in, &apiextensionsv1.CustomResourceDefinition{ObjectMeta: metav1.ObjectMeta{Name: "notes.epsilon.example.org"}})

@@ -456,10 +456,10 @@ func TestKubernetesProviderConfig(t *testing.T) {
 	g.Expect(env.Client.Update(ctx, settings)).To(Succeed())
 	g.Eventually(remoteSecret).WithTimeout(timeout).Should(Equal("green"))
 	g.Eventually(func(g Gomega) {
-		res := getResource(g, ctx, ns, "stuck-config")
-		g.Expect(res.Status.State).To(Equal(workloadv1.ResourceStatePending))
-		g.Expect(framework.Condition(res.Status.Conditions, common.TypeReady).Reason).To(Equal(workload.ReasonUnreachable))
-		g.Expect(getApp(g, ctx, stuck).Status.State).To(Equal(workloadv1.ApplicationStateScheduled))
+		st := getApp(g, ctx, stuck).Status // never placed on a cluster that cannot be reached
+		g.Expect(st.State).To(Equal(workloadv1.ApplicationStatePending))
+		g.Expect(framework.Condition(st.Conditions, workloadv1.TypeScheduled).Message).To(
+			ContainSubstring("ClusterUnusable: ProviderConfig e2e-providerconfig/remote-fields cannot reach its cluster: " + workload.ReasonUnreachable))
 	}).WithTimeout(timeout).Should(Succeed())
 
 	By(t, "when the Secret is fixed the stuck application is submitted")

@@ -21,13 +21,15 @@ func CredentialsSecret(ns, name, accessKey, secretKey string) *corev1.Secret {
 	}
 }
 
-// S3Provider is an aws Provider for an S3-compatible endpoint such as MinIO.
+// S3Provider is an aws Provider for an S3-compatible endpoint such as MinIO, whose
+// keys bucket claims receive (MinIO has no IAM to make keys per bucket).
 func S3Provider(ns, name, secret, endpoint string) *awsv1.Provider {
 	return &awsv1.Provider{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
 		Spec: awsv1.ProviderSpec{
 			Region:                    "us-east-1",
 			CredentialsSecretRef:      &awsv1.CredentialsSecretReference{Name: secret},
+			ConnectionCredentials:     awsv1.ConnectionCredentialsProvider,
 			Endpoint:                  endpoint,
 			S3UsePathStyle:            true,
 			SkipCredentialsValidation: true,

@@ -2,6 +2,8 @@ package v1alpha1
 
 import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	common "terraplane.io/terraplane/apis/common/v1alpha1"
 )
 
 // Keys read from a Provider's credentials Secret.
@@ -34,6 +36,20 @@ const (
 	CredentialsSourceInjectedIdentity CredentialsSource = "InjectedIdentity"
 )
 
+// ConnectionCredentials says whether connection Secrets may carry a Provider's own keys.
+// +kubebuilder:validation:Enum=None;Provider
+type ConnectionCredentials string
+
+const (
+	// ConnectionCredentialsNone hands out no Provider credential: a connection Secret
+	// holds only what its resource's module outputs.
+	ConnectionCredentialsNone ConnectionCredentials = "None"
+	// ConnectionCredentialsProvider lets a kind that needs keys but made none (an
+	// S3Bucket without createAccessKey) hand out the Provider's own, for an S3-compatible
+	// server without IAM, such as MinIO in development.
+	ConnectionCredentialsProvider ConnectionCredentials = "Provider"
+)
+
 // EndpointURL is a service endpoint's http:// or https:// URL.
 // +kubebuilder:validation:Pattern=`^https?://`
 // +kubebuilder:validation:MaxLength=2048
@@ -50,6 +66,7 @@ type Credentials struct {
 
 // ProviderSpec configures the hashicorp/aws Terraform provider.
 // +kubebuilder:validation:XValidation:rule="(has(self.credentials) && self.credentials.source == 'InjectedIdentity') != has(self.credentialsSecretRef)",message="set credentialsSecretRef for credentials from a Secret, or credentials.source: InjectedIdentity without credentialsSecretRef"
+// +kubebuilder:validation:XValidation:rule="!has(self.connectionCredentials) || self.connectionCredentials != 'Provider' || has(self.credentialsSecretRef)",message="connectionCredentials: Provider hands out the keys in credentialsSecretRef; set it, or use connectionCredentials: None"
 type ProviderSpec struct {
 	// Region resources are made in.
 	// +kubebuilder:validation:MinLength=1
@@ -63,6 +80,14 @@ type ProviderSpec struct {
 	// credentials.source is InjectedIdentity.
 	// +optional
 	CredentialsSecretRef *CredentialsSecretReference `json:"credentialsSecretRef,omitempty"`
+	// ConnectionCredentials None (the default) keeps this Provider's keys out of every
+	// connection Secret. Provider lets kinds that need keys but make none (an S3Bucket
+	// without createAccessKey) hand out this Provider's keys to their claims: only for an
+	// S3-compatible server without IAM, such as MinIO in development, since every claim's
+	// namespace then holds the Provider's keys. No other kind ever hands them out.
+	// +kubebuilder:default=None
+	// +optional
+	ConnectionCredentials ConnectionCredentials `json:"connectionCredentials,omitempty"`
 	// Endpoint overrides the S3 endpoint, e.g. for an S3-compatible server such as MinIO.
 	// +optional
 	// +kubebuilder:validation:Pattern=`^https?://`
@@ -92,16 +117,22 @@ type ProviderSpec struct {
 
 // Provider configures access to AWS (or an S3-compatible endpoint) for managed resources in its namespace.
 // +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
 // +kubebuilder:resource:categories=terraplane;provider
 // +kubebuilder:printcolumn:name="REGION",type=string,JSONPath=`.spec.region`
 // +kubebuilder:printcolumn:name="ENDPOINT",type=string,JSONPath=`.spec.endpoint`
+// +kubebuilder:printcolumn:name="USERS",type=integer,JSONPath=`.status.users`
 // +kubebuilder:printcolumn:name="AGE",type=date,JSONPath=`.metadata.creationTimestamp`
 type Provider struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
-	Spec ProviderSpec `json:"spec"`
+	Spec   ProviderSpec          `json:"spec"`
+	Status common.ProviderStatus `json:"status,omitempty"`
 }
+
+// GetProviderStatus returns who uses the Provider.
+func (p *Provider) GetProviderStatus() *common.ProviderStatus { return &p.Status }
 
 // ProviderList is a list of Providers.
 // +kubebuilder:object:root=true

@@ -40,6 +40,9 @@ const (
 	// TypeReconciling is present (True) on a claim while its latest edit is being
 	// applied; kstatus, and so Flux and Argo CD, read it as in progress.
 	TypeReconciling = "Reconciling"
+	// TypeDrifted says whether the last periodic plan found the external resource
+	// differs from its spec and the difference is not yet corrected.
+	TypeDrifted = "Drifted"
 	// TypeStalled is present (True) on a claim whose latest edit cannot be applied
 	// without someone acting (bad input, a refused or unapproved plan); kstatus reads
 	// it as failed.
@@ -175,6 +178,8 @@ type ClassSpecTemplate struct {
 	// Secrets; defaults to the class's namespace.
 	// +optional
 	WriteConnectionSecretsToNamespace string `json:"writeConnectionSecretsToNamespace,omitempty"`
+	// ChangePolicy of new resources: approval, destructiveChanges and managementPolicies.
+	ChangePolicy `json:",inline"`
 }
 
 // ManagedSpec holds the fields every managed resource's spec shares.
@@ -202,6 +207,14 @@ type ManagedSpec struct {
 	// destroys or replaces nothing.
 	// +optional
 	Imports []ImportInstruction `json:"imports,omitempty"`
+	// ChangePolicy: approval, destructiveChanges and managementPolicies.
+	ChangePolicy `json:",inline"`
+	// ApprovedPlan is the id of a plan (status.terraform.plan.id) to apply: with
+	// approval Manual, or for a plan that destructiveChanges: Refuse holds back. An id
+	// that is not the pending plan's applies nothing.
+	// +optional
+	// +kubebuilder:validation:MaxLength=64
+	ApprovedPlan string `json:"approvedPlan,omitempty"`
 }
 
 // ImportInstruction names an existing object to import into the resource's Terraform state.
@@ -246,7 +259,14 @@ type TerraformStatus struct {
 	// LastApplyTime is when Terraform last changed the resource.
 	// +optional
 	LastApplyTime *metav1.Time `json:"lastApplyTime,omitempty"`
-	// Resources is the number of Terraform resources in state.
+	// Resources is the number of resource instances in the Terraform state.
 	// +optional
 	Resources int `json:"resources,omitempty"`
+	// Plan is the latest plan that had changes: pending (awaiting approval or refused)
+	// while lastApply names another id, applied once lastApply names it.
+	// +optional
+	Plan *PlanSummary `json:"plan,omitempty"`
+	// LastApply is the last plan Terraform applied.
+	// +optional
+	LastApply *ApplySummary `json:"lastApply,omitempty"`
 }

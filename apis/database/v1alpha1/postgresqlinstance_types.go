@@ -16,6 +16,8 @@ type PostgreSQLInstanceSpec struct {
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
 // +kubebuilder:resource:categories=terraplane;claim
+// +kubebuilder:validation:XValidation:rule="!(has(oldSelf.status) && has(oldSelf.status.bindingPhase) && oldSelf.status.bindingPhase == 'Bound') || (has(self.spec) && has(oldSelf.spec) && has(self.spec.resourceRef) == has(oldSelf.spec.resourceRef) && (!has(self.spec.resourceRef) || self.spec.resourceRef == oldSelf.spec.resourceRef))",message="spec.resourceRef is immutable once the claim is Bound; to use another resource, delete this claim (the reclaim policy decides what happens to the bound one) and create a new claim"
+// +kubebuilder:validation:XValidation:rule="!(has(oldSelf.status) && has(oldSelf.status.bindingPhase) && oldSelf.status.bindingPhase == 'Bound') || (has(self.spec) && has(oldSelf.spec) && has(self.spec.classRef) == has(oldSelf.spec.classRef) && (!has(self.spec.classRef) || self.spec.classRef == oldSelf.spec.classRef)) || (has(self.spec) && has(self.spec.classRef) && has(oldSelf.status.conditions) && oldSelf.status.conditions.exists(c, c.type == 'Synced' && c.reason == 'ClassNotFound'))",message="spec.classRef is immutable once the claim is Bound, because another class would reconfigure the bound resource (its reclaim policy, for one); it may name another class only while the claim reports ClassNotFound. To change class, create a new claim"
 // +kubebuilder:printcolumn:name="STATUS",type=string,JSONPath=`.status.bindingPhase`
 // +kubebuilder:printcolumn:name="CLASS",type=string,JSONPath=`.spec.classRef.name`
 // +kubebuilder:printcolumn:name="RESOURCE",type=string,JSONPath=`.spec.resourceRef.name`

@@ -46,6 +46,22 @@ type ObjectParameters struct {
 	ConnectionDetails []ConnectionDetail `json:"connectionDetails,omitempty"`
 }
 
+// AdoptionPolicy says whether an Object takes over a remote object it did not create.
+// +kubebuilder:validation:Enum=Never;Orphaned;Always
+type AdoptionPolicy string
+
+// Adoption policies.
+const (
+	// AdoptNever leaves every remote object the Object did not create alone, and reports
+	// the conflict.
+	AdoptNever AdoptionPolicy = "Never"
+	// AdoptOrphaned takes over a remote object left behind by a Terraplane object that no
+	// longer exists, such as an Object deleted with reclaimPolicy Retain.
+	AdoptOrphaned AdoptionPolicy = "Orphaned"
+	// AdoptAlways also takes over a remote object that Terraplane never managed.
+	AdoptAlways AdoptionPolicy = "Always"
+)
+
 // ObjectSpec is a Kubernetes object in a target cluster managed as an external resource.
 // spec.providerRef names the kubernetes.terraplane.io ProviderConfig (in the Object's
 // namespace) of the target cluster; the connection Secret is written only when
@@ -54,6 +70,15 @@ type ObjectSpec struct {
 	common.ManagedSpec `json:",inline"`
 	// ForProvider holds the manifest and the connection details.
 	ForProvider ObjectParameters `json:"forProvider"`
+	// AdoptionPolicy says whether this Object takes over a remote object of the
+	// manifest's kind and name that it did not create: Never (default) leaves it alone and
+	// reports the conflict; Orphaned takes over one left behind by a Terraplane object
+	// that no longer exists (an Object deleted with reclaimPolicy Retain, say); Always
+	// also takes over one that Terraplane never managed. A remote object whose Terraplane
+	// owner still exists is never taken over.
+	// +kubebuilder:default=Never
+	// +optional
+	AdoptionPolicy AdoptionPolicy `json:"adoptionPolicy,omitempty"`
 }
 
 // ObjectStatus is what the target cluster reports.

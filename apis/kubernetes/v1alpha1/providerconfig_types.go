@@ -16,16 +16,15 @@ type ProviderConfigSpec struct {
 	CredentialsSecretRef common.SecretReference `json:"credentialsSecretRef"`
 }
 
-// ProviderConfigStatus reports whether the target cluster is reachable.
+// ProviderConfigStatus reports whether the target cluster is reachable, and who uses it.
 type ProviderConfigStatus struct {
 	// Endpoint is the API server the credentials point at.
 	// +optional
 	Endpoint string `json:"endpoint,omitempty"`
-	// Conditions: Ready is True while the cluster answers with these credentials.
-	// +optional
-	// +listType=map
-	// +listMapKey=type
-	Conditions []metav1.Condition `json:"conditions,omitempty"`
+	// ProviderStatus holds users and the conditions: Ready is True while the cluster
+	// answers with these credentials; InUse names the Objects, Clusters and application
+	// resources that use it.
+	common.ProviderStatus `json:",inline"`
 }
 
 // ProviderConfig holds the credentials of one target Kubernetes cluster.
@@ -35,6 +34,7 @@ type ProviderConfigStatus struct {
 // +kubebuilder:printcolumn:name="SECRET",type=string,JSONPath=`.spec.credentialsSecretRef.name`
 // +kubebuilder:printcolumn:name="ENDPOINT",type=string,JSONPath=`.status.endpoint`
 // +kubebuilder:printcolumn:name="READY",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
+// +kubebuilder:printcolumn:name="USERS",type=integer,JSONPath=`.status.users`
 // +kubebuilder:printcolumn:name="AGE",type=date,JSONPath=`.metadata.creationTimestamp`
 type ProviderConfig struct {
 	metav1.TypeMeta   `json:",inline"`
@@ -51,3 +51,6 @@ type ProviderConfigList struct {
 	metav1.ListMeta `json:"metadata,omitempty"`
 	Items           []ProviderConfig `json:"items"`
 }
+
+// GetProviderStatus returns who uses the ProviderConfig.
+func (p *ProviderConfig) GetProviderStatus() *common.ProviderStatus { return &p.Status.ProviderStatus }

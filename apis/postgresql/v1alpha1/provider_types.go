@@ -2,6 +2,8 @@ package v1alpha1
 
 import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	common "terraplane.io/terraplane/apis/common/v1alpha1"
 )
 
 // Keys read from a Provider's credentials Secret.
@@ -43,16 +45,22 @@ type ProviderSpec struct {
 
 // Provider is an existing PostgreSQL server that managed databases are made on.
 // +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
 // +kubebuilder:resource:categories=terraplane;provider
 // +kubebuilder:printcolumn:name="HOST",type=string,JSONPath=`.spec.host`
 // +kubebuilder:printcolumn:name="PORT",type=integer,JSONPath=`.spec.port`
+// +kubebuilder:printcolumn:name="USERS",type=integer,JSONPath=`.status.users`
 // +kubebuilder:printcolumn:name="AGE",type=date,JSONPath=`.metadata.creationTimestamp`
 type Provider struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
-	Spec ProviderSpec `json:"spec"`
+	Spec   ProviderSpec          `json:"spec"`
+	Status common.ProviderStatus `json:"status,omitempty"`
 }
+
+// GetProviderStatus returns who uses the Provider.
+func (p *Provider) GetProviderStatus() *common.ProviderStatus { return &p.Status }
 
 // ProviderList is a list of Providers.
 // +kubebuilder:object:root=true

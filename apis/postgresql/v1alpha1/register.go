@@ -18,3 +18,6 @@ var AddToScheme = SchemeBuilder.AddToScheme
 func init() {
 	SchemeBuilder.Register(&Provider{}, &ProviderList{})
 }
+
+// ProviderGroupVersionKind is the Provider kind.
+var ProviderGroupVersionKind = GroupVersion.WithKind("Provider")

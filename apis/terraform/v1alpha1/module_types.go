@@ -23,32 +23,56 @@ type ModuleSource struct {
 
 // OCISource is a module shipped as an OCI artifact (one tar layer).
 type OCISource struct {
-	// Ref is the artifact, e.g. registry.example.com/modules/db@sha256:... (pin a digest or an immutable tag).
+	// Ref is the artifact, e.g. registry.example.com/modules/db@sha256:... A digest is
+	// pinned; a tag is looked up again every --module-source-refresh, so a tag pushed
+	// anew reaches the class and, at their next drift check, its Modules.
 	// +kubebuilder:validation:MinLength=1
 	Ref string `json:"ref"`
 	// Path of the module inside the artifact.
 	// +optional
 	Path string `json:"path,omitempty"`
+	// SecretRef names a pull secret in the same namespace: a Secret of type
+	// kubernetes.io/dockerconfigjson (kubectl create secret docker-registry) or
+	// kubernetes.io/dockercfg. Without one the artifact is pulled with the controller's
+	// own registry credentials, or anonymously.
+	// +optional
+	SecretRef *common.LocalReference `json:"secretRef,omitempty"`
 }
 
 // ConfigMapSource names a ConfigMap in the referrer's namespace.
 type ConfigMapSource struct {
-	// Name of the ConfigMap.
+	// Name of the ConfigMap. It holds the module's files, one key per file name (a flat
+	// module), or a single binaryData key module.tar.gz holding a gzipped tar of the
+	// module's directory, subdirectories included (as terraplane migrate writes it).
 	// +kubebuilder:validation:MinLength=1
 	Name string `json:"name"`
 }
 
-// GitSource is a module in a git repository.
+// GitSource is a module in a git repository, fetched in-process (no git binary needed).
+// +kubebuilder:validation:XValidation:rule="self.url.matches('^(https?|ssh|file)://') || self.url.matches('^[A-Za-z0-9._-]+@[A-Za-z0-9.-]+:')",message="url must start with https://, http://, ssh:// or file://, or be an scp-like address such as git@github.com:org/repo.git"
+// +kubebuilder:validation:XValidation:rule="!self.url.matches('^https?://[^/]*@')",message="put credentials in the Secret named by secretRef, not in the URL"
+// +kubebuilder:validation:XValidation:rule="!(has(self.secretRef) && self.url.startsWith('file://'))",message="file:// repositories take no secretRef"
 type GitSource struct {
-	// URL of the repository (file://, http(s)://, ssh://).
+	// URL of the repository: https://, http://, ssh://, git@host:path or file://.
 	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=2048
 	URL string `json:"url"`
-	// Ref is a tag, branch or commit; pin a tag or commit for repeatable results.
+	// Ref is a tag, a branch or a full commit hash. A commit hash is pinned; a tag or a
+	// branch is looked up again every --module-source-refresh, so a moved branch reaches
+	// the class and, at their next drift check, its Modules.
 	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=256
 	Ref string `json:"ref"`
 	// Path of the module inside the repository.
 	// +optional
 	Path string `json:"path,omitempty"`
+	// SecretRef names a Secret in the same namespace with the repository's credentials.
+	// Over HTTPS: username and password (basic auth; a personal access token goes in
+	// password), or bearerToken. Over SSH: identity (a private key, PEM or OpenSSH format),
+	// known_hosts (required: the server's host key is always checked), and password if
+	// the key is encrypted; the user is the URL's (git@...), else "git".
+	// +optional
+	SecretRef *common.LocalReference `json:"secretRef,omitempty"`
 }
 
 // InputMapping copies a claim field, or a label of the cluster the claim's first consumer
@@ -187,6 +211,10 @@ type ModuleClassStatus struct {
 	// Outputs of the module.
 	// +optional
 	Outputs []ModuleOutput `json:"outputs,omitempty"`
+	// Revision is what the module was read from: a git commit, an OCI digest, or a
+	// ConfigMap's resourceVersion.
+	// +optional
+	Revision string `json:"revision,omitempty"`
 	// Conditions: Ready says whether claims can bind to the class.
 	// +optional
 	// +listType=map
@@ -229,16 +257,6 @@ type ModuleSpec struct {
 	ForProvider *apiextensionsv1.JSON `json:"forProvider,omitempty"`
 }
 
-// ModuleStatus is the observed state of a Module.
-type ModuleStatus struct {
-	common.ManagedStatus `json:",inline"`
-	// AtProvider holds the module's non-sensitive outputs.
-	// +optional
-	// +kubebuilder:pruning:PreserveUnknownFields
-	// +kubebuilder:validation:Type=object
-	AtProvider *apiextensionsv1.JSON `json:"atProvider,omitempty"`
-}
-
 // Module is a Terraform module run as a managed resource.
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
@@ -253,8 +271,8 @@ type Module struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
-	Spec   ModuleSpec   `json:"spec"`
-	Status ModuleStatus `json:"status,omitempty"`
+	Spec   ModuleSpec            `json:"spec"`
+	Status common.ResourceStatus `json:"status,omitempty"`
 }
 
 // ModuleList is a list of Modules.
@@ -289,8 +307,4 @@ func (m *Module) SetForProvider(values map[string]any) error {
 }
 
 // SetAtProvider records the non-sensitive outputs.
-func (m *Module) SetAtProvider(outputs map[string]any) error {
-	v, err := common.FromValues(outputs)
-	m.Status.AtProvider = v
-	return err
-}
+func (m *Module) SetAtProvider(outputs map[string]any) error { return m.Status.SetAtProvider(outputs) }

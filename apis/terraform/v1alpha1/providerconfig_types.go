@@ -3,6 +3,8 @@ package v1alpha1
 import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	common "terraplane.io/terraplane/apis/common/v1alpha1"
 )
 
 // SecretKeySelector names one key of a Secret in the referrer's namespace.
@@ -17,9 +19,11 @@ type SecretKeySelector struct {
 
 // CredentialEnv delivers one Secret value to terraform as an environment variable.
 type CredentialEnv struct {
-	// Env is the environment variable, e.g. AWS_ACCESS_KEY_ID.
+	// Env is the environment variable, e.g. AWS_ACCESS_KEY_ID, or TF_TOKEN_<host> (dots
+	// as underscores, e.g. TF_TOKEN_app_terraform_io) for modules that a module calls from
+	// a private Terraform registry.
 	// +kubebuilder:validation:Pattern=`^[A-Za-z_][A-Za-z0-9_]*$`
-	// +kubebuilder:validation:XValidation:rule="!self.startsWith('TF_')",message="TF_* variables are reserved for terraform itself"
+	// +kubebuilder:validation:XValidation:rule="!self.startsWith('TF_') || (self.startsWith('TF_TOKEN_') && size(self) > 9)",message="TF_* variables are reserved for terraform itself; only TF_TOKEN_<host> (a private registry's token) is allowed"
 	Env string `json:"env"`
 	// SecretKeyRef is where the value is.
 	SecretKeyRef SecretKeySelector `json:"secretKeyRef"`
@@ -62,17 +66,23 @@ type ProviderConfigSpec struct {
 
 // ProviderConfig is one Terraform provider's configuration for Modules in its namespace.
 // +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
 // +kubebuilder:resource:categories=terraplane;provider
 // +kubebuilder:printcolumn:name="SOURCE",type=string,JSONPath=`.spec.source`
 // +kubebuilder:printcolumn:name="VERSION",type=string,JSONPath=`.spec.version`
 // +kubebuilder:printcolumn:name="ALIAS",type=string,JSONPath=`.spec.alias`
+// +kubebuilder:printcolumn:name="USERS",type=integer,JSONPath=`.status.users`
 // +kubebuilder:printcolumn:name="AGE",type=date,JSONPath=`.metadata.creationTimestamp`
 type ProviderConfig struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
-	Spec ProviderConfigSpec `json:"spec"`
+	Spec   ProviderConfigSpec    `json:"spec"`
+	Status common.ProviderStatus `json:"status,omitempty"`
 }
+
+// GetProviderStatus returns who uses the ProviderConfig.
+func (p *ProviderConfig) GetProviderStatus() *common.ProviderStatus { return &p.Status }
 
 // ProviderConfigList is a list of ProviderConfigs.
 // +kubebuilder:object:root=true

@@ -29,3 +29,9 @@ variable "port" {
   description = "Server port (for the port output)."
   type        = number
 }
+
+variable "ssl_mode" {
+  description = "libpq sslmode of the admin connection (filled in from the Provider); the server probe reads with disable where it is prefer or allow."
+  type        = string
+  default     = "prefer"
+}

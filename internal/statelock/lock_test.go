@@ -1,4 +1,4 @@
-package engine
+package statelock
 
 import (
 	"context"
@@ -29,11 +29,10 @@ func TestClearStaleLock(t *testing.T) {
 	_ = coordinationv1.AddToScheme(scheme)
 	c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(
 		heldLease("ours", "me@here"), heldLease("theirs", "ci@elsewhere"), heldLease("busy", "me@here")).Build()
-	e := &Engine{owner: "me@here"}
 	ctx := context.Background()
 	key := func(n string) client.ObjectKey { return client.ObjectKey{Namespace: "ns", Name: n} }
 
-	age, err := e.ClearStaleLock(ctx, c, key("ours"), "ws-ours")
+	age, err := ClearStale(ctx, c, key("ours"), "me@here", false)
 	if err != nil || age < time.Minute {
 		t.Fatalf("own dead lock: age %s, err %v; want released, about a minute old", age, err)
 	}
@@ -41,18 +40,13 @@ func TestClearStaleLock(t *testing.T) {
 		t.Fatalf("own dead lock still held by %+v", info)
 	}
 	var stale *StaleLockError
-	if _, err := e.ClearStaleLock(ctx, c, key("theirs"), "ws-theirs"); !errors.As(err, &stale) || stale.Lock.Who != "ci@elsewhere" {
+	if _, err := ClearStale(ctx, c, key("theirs"), "me@here", false); !errors.As(err, &stale) || stale.Lock.Who != "ci@elsewhere" {
 		t.Fatalf("another host's lock: err %v, want a StaleLockError naming it", err)
 	}
-	done := e.track("ws-busy")
-	if _, err := e.ClearStaleLock(ctx, c, key("busy"), "ws-busy"); !errors.As(err, &stale) {
+	if _, err := ClearStale(ctx, c, key("busy"), "me@here", true); !errors.As(err, &stale) {
 		t.Fatalf("lock of a run in flight: err %v, want it left alone", err)
 	}
-	done()
-	if age, err := e.ClearStaleLock(ctx, c, key("absent"), "ws-absent"); err != nil || age != 0 {
+	if age, err := ClearStale(ctx, c, key("absent"), "me@here", false); err != nil || age != 0 {
 		t.Fatalf("no lease: age %s, err %v", age, err)
-	}
-	if e.StaleLocksCleared() != 1 {
-		t.Fatalf("StaleLocksCleared = %d, want 1", e.StaleLocksCleared())
 	}
 }

@@ -1,6 +1,7 @@
 #!/bin/sh
-# Creates (or converges) the user and database; safe to run again. Names are validated by
-# the CRD ([a-z0-9_]) and the password is alphanumeric, so they are safe inside quotes.
+# Creates the user and database, or brings them back to what the module asks for; safe
+# to run again. Names are validated by the CRD ([a-z0-9_]) and the password is
+# alphanumeric, so they are safe inside quotes.
 set -eu
 command -v mysql >/dev/null 2>&1 || { echo "mysql not found on the controller's PATH: install the MySQL/MariaDB client (Debian: mariadb-client)" >&2; exit 1; }
 client() { mysql --protocol=TCP -h "$MYSQL_HOST" -P "$MYSQL_TCP_PORT" -u "$TP_ADMIN_USER" --batch --skip-column-names "$@"; }

@@ -1,11 +1,9 @@
-package engine
+package statelock
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
-	"os/user"
 	"time"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
@@ -68,16 +66,6 @@ func Unlock(ctx context.Context, c client.Client, key client.ObjectKey, id strin
 	return nil
 }
 
-// LockOwner is how terraform names the processes this host starts in a lock's Who: user@host.
-func LockOwner() string {
-	name := ""
-	if u, err := user.Current(); err == nil {
-		name = u.Username
-	}
-	host, _ := os.Hostname()
-	return name + "@" + host
-}
-
 // StaleLockError says a state lock is held by a run this engine cannot vouch for.
 type StaleLockError struct {
 	// Lock is the holder's details.
@@ -90,17 +78,17 @@ func (e *StaleLockError) Error() string {
 		e.Lock.Who, e.Lock.Operation, e.Lock.Created.UTC().Format(time.RFC3339), e.Lock.ID)
 }
 
-// ClearStaleLock releases the state lock of workspace id before a run when no live run
-// holds it: this engine runs nothing for id, and the lock was taken by a terraform this
-// host started (so by this process or an earlier, dead one; another replica's lock
-// names another host and is left alone with a *StaleLockError). It returns how old
-// the cleared lock was, or 0 when there was none.
-func (e *Engine) ClearStaleLock(ctx context.Context, c client.Client, key client.ObjectKey, id string) (time.Duration, error) {
+// ClearStale releases the state lock in Lease key when no live run holds it: busy is
+// false (no run of this controller is in flight for the workspace) and the lock was taken
+// by a terraform of owner, this host (so by this process or an earlier, dead one; another
+// replica's lock names another host and is left alone with a *StaleLockError). It
+// returns how old the cleared lock was, or 0 when there was none.
+func ClearStale(ctx context.Context, c client.Client, key client.ObjectKey, owner string, busy bool) (time.Duration, error) {
 	info, err := LockHolder(ctx, c, key)
 	if err != nil || info == nil {
 		return 0, err
 	}
-	if e.Busy(id) || info.Who != e.owner {
+	if busy || info.Who != owner {
 		return 0, &StaleLockError{Lock: *info}
 	}
 	if err := Unlock(ctx, c, key, info.ID); err != nil {
@@ -110,33 +98,5 @@ func (e *Engine) ClearStaleLock(ctx context.Context, c client.Client, key client
 	if !info.Created.IsZero() {
 		age = max(time.Since(info.Created), age)
 	}
-	e.staleLocks.Add(1)
 	return age, nil
-}
-
-// StaleLocksCleared is how many stale state locks ClearStaleLock released.
-func (e *Engine) StaleLocksCleared() int64 { return e.staleLocks.Load() }
-
-// Busy reports whether a verb of this engine is running for workspace id.
-func (e *Engine) Busy(id string) bool {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return e.inflight[id] > 0
-}
-
-// track counts a verb in flight for workspace id until the returned func is called.
-func (e *Engine) track(id string) func() {
-	e.mu.Lock()
-	if e.inflight == nil {
-		e.inflight = map[string]int{}
-	}
-	e.inflight[id]++
-	e.mu.Unlock()
-	return func() {
-		e.mu.Lock()
-		defer e.mu.Unlock()
-		if e.inflight[id]--; e.inflight[id] <= 0 {
-			delete(e.inflight, id)
-		}
-	}
 }

@@ -1,0 +1,159 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/minio/minio-go/v7"
+	"github.com/minio/minio-go/v7/pkg/credentials"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/clientcmd"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	awsstoragev1 "terraplane.io/terraplane/apis/aws/storage/v1alpha1"
+	awsv1 "terraplane.io/terraplane/apis/aws/v1alpha1"
+	common "terraplane.io/terraplane/apis/common/v1alpha1"
+	storagev1 "terraplane.io/terraplane/apis/storage/v1alpha1"
+	"terraplane.io/terraplane/internal/app"
+	"terraplane.io/terraplane/internal/devenv"
+	"terraplane.io/terraplane/internal/kinds"
+	"terraplane.io/terraplane/internal/resource"
+)
+
+// devPlane is one run of `terraplane dev` inside the test.
+type devPlane struct {
+	cancel context.CancelFunc
+	done   chan error
+}
+
+func startDev(o devOptions) *devPlane {
+	ctx, cancel := context.WithCancel(context.Background())
+	p := &devPlane{cancel: cancel, done: make(chan error, 1)}
+	go func() { p.done <- runDev(ctx, o) }()
+	return p
+}
+
+// stop stops the plane the way Ctrl-C does, and waits for it.
+func (p *devPlane) stop(g Gomega) {
+	p.cancel()
+	select {
+	case err := <-p.done:
+		g.Expect(err).NotTo(HaveOccurred())
+	case <-time.After(3 * time.Minute):
+		g.Expect(fmt.Errorf("terraplane dev did not stop")).NotTo(HaveOccurred())
+	}
+}
+
+// devClient reads the plane's kubeconfig once it is written.
+func devClient(g Gomega, kubeconfig string) client.Client {
+	var c client.Client
+	g.Eventually(func(g Gomega) {
+		cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+		g.Expect(err).NotTo(HaveOccurred())
+		c, err = client.New(cfg, client.Options{Scheme: kinds.NewScheme()})
+		g.Expect(err).NotTo(HaveOccurred())
+		g.Expect(c.List(context.Background(), &storagev1.BucketList{})).To(Succeed())
+	}).WithTimeout(2 * time.Minute).WithPolling(time.Second).Should(Succeed())
+	return c
+}
+
+// quickstartReady waits for the quickstart Bucket to be Bound and Ready and returns it
+// with its managed S3Bucket.
+func quickstartReady(g Gomega, c client.Client) (*storagev1.Bucket, *awsstoragev1.S3Bucket) {
+	ctx := context.Background()
+	b := &storagev1.Bucket{}
+	mg := &awsstoragev1.S3Bucket{}
+	g.Eventually(func(g Gomega) {
+		g.Expect(c.Get(ctx, client.ObjectKey{Namespace: "demo", Name: "quickstart"}, b)).To(Succeed())
+		g.Expect(b.Status.BindingPhase).To(Equal(common.BindingPhaseBound))
+		g.Expect(resource.IsReady(b.Status.Conditions)).To(BeTrue(), "%+v", b.Status.Conditions)
+		g.Expect(c.Get(ctx, client.ObjectKey{Namespace: b.Spec.ResourceRef.Namespace, Name: b.Spec.ResourceRef.Name}, mg)).To(Succeed())
+	}).WithTimeout(5 * time.Minute).WithPolling(time.Second).Should(Succeed())
+	return b, mg
+}
+
+// buckets lists the buckets of the quickstart's MinIO through the S3 API.
+func buckets(g Gomega, port int) []string {
+	mc, err := minio.New(fmt.Sprintf("127.0.0.1:%d", port), &minio.Options{Creds: credentials.NewStaticV4("terraplane", "terraplane-secret", "")})
+	g.Expect(err).NotTo(HaveOccurred())
+	list, err := mc.ListBuckets(context.Background())
+	g.Expect(err).NotTo(HaveOccurred())
+	var names []string
+	for _, b := range list {
+		names = append(names, b.Name)
+	}
+	return names
+}
+
+// TestDevKeepsItsData runs `terraplane dev --quickstart` on a non-default MinIO port, stops
+// it and starts it again on the same state directory: the quickstart Provider points at
+// that port, and the second run finds the claim, its resource and its Terraform state
+// where the first left them, plans against MinIO and makes no second bucket.
+func TestDevKeepsItsData(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a control plane, MinIO and terraform with the aws provider")
+	}
+	g := NewWithT(t)
+	port, err := devenv.FreePort()
+	g.Expect(err).NotTo(HaveOccurred())
+	state := t.TempDir()
+	o := devOptions{
+		Options: app.Options{
+			WorkDir: filepath.Join(state, "workspaces"), PluginMirror: devenv.PluginMirror(),
+			DriftInterval: 10 * time.Minute, UserErrorRetry: 2 * time.Second,
+		},
+		kubeconfigOut: filepath.Join(state, "kubeconfig"),
+		quickstart:    "../../examples/quickstart",
+		minioPort:     port,
+		stateDir:      state,
+	}
+	ctx := context.Background()
+
+	t.Log("first run: the quickstart Bucket on MinIO at the port given")
+	first := startDev(o)
+	c := devClient(g, o.kubeconfigOut)
+	claim, mg := quickstartReady(g, c)
+	provider := &awsv1.Provider{}
+	g.Expect(c.Get(ctx, client.ObjectKey{Namespace: "terraplane-system", Name: "minio"}, provider)).To(Succeed())
+	g.Expect(provider.Spec.Endpoint).To(Equal(fmt.Sprintf("http://127.0.0.1:%d", port)))
+	g.Expect(buckets(g, port)).To(ConsistOf(mg.Spec.ForProvider.BucketName))
+	applied := mg.Status.Terraform.LastApplyTime
+	g.Expect(applied).NotTo(BeNil())
+	first.stop(g)
+
+	t.Log("second run on the same state directory, planning soon after it starts")
+	o.DriftInterval = 5 * time.Second
+	if last := mg.Status.Terraform.LastPlanTime; last != nil {
+		time.Sleep(time.Until(last.Add(o.DriftInterval))) // so the first look after the restart plans
+	}
+	second := startDev(o)
+	defer second.stop(g)
+	c = devClient(g, o.kubeconfigOut)
+	again, mgAgain := quickstartReady(g, c)
+	g.Expect(again.UID).To(Equal(claim.UID), "the same claim, not a new one")
+	g.Expect(mgAgain.UID).To(Equal(mg.UID))
+	g.Expect(c.Get(ctx, client.ObjectKey{Namespace: mg.Namespace, Name: resource.StateSecretName(mg)}, &corev1.Secret{})).To(Succeed(), "the Terraform state is kept")
+	g.Eventually(func(g Gomega) {
+		g.Expect(c.Get(ctx, client.ObjectKeyFromObject(mgAgain), mgAgain)).To(Succeed())
+		g.Expect(mgAgain.Status.Terraform.LastPlanTime).NotTo(BeNil())
+		g.Expect(mgAgain.Status.Terraform.LastPlanTime.After(applied.Time)).To(BeTrue(), "a plan ran against MinIO after the restart")
+		g.Expect(syncedNow(mgAgain)).To(BeTrue())
+	}).WithTimeout(3 * time.Minute).WithPolling(time.Second).Should(Succeed())
+	g.Expect(mgAgain.Status.Terraform.LastApplyTime).To(Equal(applied), "nothing to apply")
+	g.Expect(buckets(g, port)).To(ConsistOf(mg.Spec.ForProvider.BucketName), "no second bucket")
+}
+
+// syncedNow reports whether mg is Synced for its current generation.
+func syncedNow(mg *awsstoragev1.S3Bucket) bool {
+	for _, c := range mg.Status.Conditions {
+		if c.Type == common.TypeSynced {
+			return c.Status == metav1.ConditionTrue && c.ObservedGeneration == mg.Generation
+		}
+	}
+	return false
+}

@@ -1,0 +1,77 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"runtime"
+	"runtime/debug"
+
+	"github.com/hashicorp/terraform-exec/tfexec"
+	"github.com/spf13/cobra"
+
+	"terraplane.io/terraplane/internal/engine"
+)
+
+// version is set at build time: go build -ldflags "-X main.version=v1.2.3".
+var version = ""
+
+// buildVersion is the version set at build time, else the module version Go recorded
+// (a tagged `go install`), else "devel", with the commit when Go recorded one.
+func buildVersion() string {
+	v, commit := version, ""
+	if info, ok := debug.ReadBuildInfo(); ok {
+		if v == "" && info.Main.Version != "" && info.Main.Version != "(devel)" {
+			v = info.Main.Version
+		}
+		for _, s := range info.Settings {
+			if s.Key == "vcs.revision" && len(s.Value) >= 12 {
+				commit = s.Value[:12]
+			}
+		}
+	}
+	if v == "" {
+		v = "devel"
+	}
+	if commit != "" {
+		v += " (" + commit + ")"
+	}
+	return v
+}
+
+func versionCommand() *cobra.Command {
+	var terraform string
+	cmd := &cobra.Command{
+		Use:   "version",
+		Short: "Print Terraplane's version and the terraform (or OpenTofu) it would run",
+		Example: `  terraplane version
+  terraplane version --terraform tofu`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			out := cmd.OutOrStdout()
+			fmt.Fprintf(out, "terraplane %s %s %s/%s\n", buildVersion(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
+			fmt.Fprintln(out, "terraform  "+terraformVersion(cmd.Context(), terraform))
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&terraform, "terraform", "", "terraform or OpenTofu binary, a path or a name on PATH such as tofu (default: terraform)")
+	return cmd
+}
+
+// terraformVersion is "<version> (<path>)" of the binary the engine would run, or why
+// there is none.
+func terraformVersion(ctx context.Context, name string) string {
+	path, err := engine.FindTerraform(name)
+	if err != nil {
+		return "not found: install terraform >= 1.5 or OpenTofu on PATH, or pass --terraform"
+	}
+	tf, err := tfexec.NewTerraform(os.TempDir(), path)
+	if err != nil {
+		return fmt.Sprintf("unusable (%s): %v", path, err)
+	}
+	v, _, err := tf.Version(ctx, true)
+	if err != nil {
+		return fmt.Sprintf("unusable (%s): %v", path, err)
+	}
+	return fmt.Sprintf("%s (%s)", v, path)
+}

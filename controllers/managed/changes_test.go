@@ -1,0 +1,127 @@
+package managed
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	common "terraplane.io/terraplane/apis/common/v1alpha1"
+	terraformv1 "terraplane.io/terraplane/apis/terraform/v1alpha1"
+	"terraplane.io/terraplane/internal/engine"
+	"terraplane.io/terraplane/internal/resource"
+)
+
+func module(edit func(*terraformv1.Module)) *terraformv1.Module {
+	m := &terraformv1.Module{}
+	m.Name, m.Namespace = "net", "platform"
+	m.SetGroupVersionKind(terraformv1.GroupVersion.WithKind("Module"))
+	m.Status.Terraform.InputsHash = "applied-before" // exists: not a create
+	if edit != nil {
+		edit(m)
+	}
+	return m
+}
+
+var (
+	update  = &engine.Plan{ID: "aaaa000000000001", Changes: []engine.Change{{Address: "terraform_data.a", Actions: []string{"update"}}}}
+	replace = &engine.Plan{ID: "aaaa000000000002", Changes: []engine.Change{{Address: "terraform_data.a", Actions: []string{"delete", "create"}}}}
+	create  = &engine.Plan{ID: "aaaa000000000003", Changes: []engine.Change{{Address: "terraform_data.a", Actions: []string{"create"}}}}
+	imports = &engine.Plan{ID: "aaaa000000000004", Changes: []engine.Change{{Address: "terraform_data.a", Actions: []string{"no-op"}, Importing: true}}}
+)
+
+func TestDecide(t *testing.T) {
+	creating := func(m *terraformv1.Module) { m.Status.Terraform.InputsHash = "" }
+	manual := func(m *terraformv1.Module) { m.Spec.Approval = common.ApprovalManual }
+	observe := func(m *terraformv1.Module) {
+		m.Spec.ManagementPolicies = []common.ManagementAction{common.ManagementObserve}
+	}
+	type want struct {
+		Verdict verdict
+		Reason  string
+		Warning bool
+		Event   string
+	}
+	for _, tc := range []struct {
+		name   string
+		mg     *terraformv1.Module
+		plan   *engine.Plan
+		reason common.PlanReason
+		want   want
+	}{
+		{"an update applies", module(nil), update, common.PlanUpdate, want{Verdict: applyPlan}},
+		{"a replacement is refused by default", module(nil), replace, common.PlanUpdate,
+			want{Verdict: holdPlan, Reason: ReasonDestructiveChangeRefused, Warning: true}},
+		{"drift that replaces is refused too", module(nil), replace, common.PlanDrift,
+			want{Verdict: holdPlan, Reason: ReasonDestructiveChangeRefused, Warning: true}},
+		{"the refused plan's id approves it", module(func(m *terraformv1.Module) { m.Spec.ApprovedPlan = replace.ID }), replace, common.PlanUpdate,
+			want{Verdict: applyPlan}},
+		{"another id does not", module(func(m *terraformv1.Module) { m.Spec.ApprovedPlan = update.ID }), replace, common.PlanUpdate,
+			want{Verdict: holdPlan, Reason: ReasonDestructiveChangeRefused, Warning: true}},
+		{"replacing a harmless address is not destructive", module(nil),
+			&engine.Plan{ID: "h", Changes: []engine.Change{{Address: "module.this.terraform_data.converge", Actions: []string{"delete", "create"}}}},
+			common.PlanDrift, want{Verdict: applyPlan}},
+		{"deleting it is", module(nil),
+			&engine.Plan{ID: "d", Changes: []engine.Change{{Address: "module.this.terraform_data.converge", Actions: []string{"delete"}}}},
+			common.PlanUpdate, want{Verdict: holdPlan, Reason: ReasonDestructiveChangeRefused, Warning: true}},
+		{"destructiveChanges Allow lets it through", module(func(m *terraformv1.Module) { m.Spec.DestructiveChanges = common.DestructiveAllow }),
+			replace, common.PlanUpdate, want{Verdict: applyPlan}},
+		{"the first create is never refused", module(creating), &engine.Plan{ID: "c", Changes: []engine.Change{{Address: "a", Actions: []string{"delete", "create"}}}},
+			common.PlanCreate, want{Verdict: applyPlan}},
+		{"manual approval holds a change", module(manual), update, common.PlanUpdate,
+			want{Verdict: holdPlan, Reason: ReasonAwaitingApproval, Event: EventPlanAwaitingApproval}},
+		{"manual approval holds a create", module(func(m *terraformv1.Module) { creating(m); manual(m) }), create, common.PlanCreate,
+			want{Verdict: holdPlan, Reason: ReasonAwaitingApproval, Event: EventPlanAwaitingApproval}},
+		{"an approved manual plan applies", module(func(m *terraformv1.Module) { manual(m); m.Spec.ApprovedPlan = update.ID }), update, common.PlanUpdate,
+			want{Verdict: applyPlan}},
+		{"observe-only leaves drift alone", module(observe), update, common.PlanDrift, want{Verdict: observeOnly}},
+		{"observe-only leaves an update alone, approved or not", module(func(m *terraformv1.Module) { observe(m); m.Spec.ApprovedPlan = update.ID }),
+			update, common.PlanUpdate, want{Verdict: observeOnly}},
+		{"observe-only creates nothing", module(func(m *terraformv1.Module) { creating(m); observe(m) }), create, common.PlanCreate,
+			want{Verdict: holdPlan, Reason: ReasonCreateNotAllowed}},
+		{"observe-only may import", module(func(m *terraformv1.Module) { creating(m); observe(m) }), imports, common.PlanCreate,
+			want{Verdict: applyPlan}},
+		{"adopting by imports may not destroy", module(func(m *terraformv1.Module) {
+			creating(m)
+			m.Spec.Imports = []common.ImportInstruction{{Address: "terraform_data.a", ID: "x"}}
+		}), replace, common.PlanCreate, want{Verdict: holdPlan, Reason: ReasonAdoptionRefused, Warning: true}},
+		{"adopting migrated state may not change anything", module(func(m *terraformv1.Module) {
+			creating(m)
+			m.Annotations = map[string]string{resource.AdoptedAnnotation: "true"}
+		}), update, common.PlanCreate, want{Verdict: holdPlan, Reason: ReasonAdoptionRefused, Warning: true}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			v, err := decide(tc.mg, tc.plan, tc.reason, []string{"terraform_data.converge"})
+			got := want{Verdict: v}
+			if h, ok := err.(*resource.Held); ok {
+				got.Reason, got.Warning, got.Event = h.Reason, h.Warning, h.Event
+				if !strings.Contains(h.Message, tc.plan.ID) {
+					t.Errorf("message %q does not name plan %s", h.Message, tc.plan.ID)
+				}
+			} else if err != nil {
+				t.Fatalf("decide: %v", err)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("decide (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestApprovalOfAnOlderPlanSaysSo(t *testing.T) {
+	mg := module(func(m *terraformv1.Module) {
+		m.Spec.Approval = common.ApprovalManual
+		m.Spec.ApprovedPlan = "0000000000000000"
+	})
+	_, err := decide(mg, update, common.PlanUpdate, nil)
+	if err == nil || !strings.Contains(err.Error(), "spec.approvedPlan 0000000000000000 is not the pending plan, so nothing was applied") {
+		t.Errorf("err = %v", err)
+	}
+}
+
+func TestRefusalListsAddresses(t *testing.T) {
+	_, err := decide(module(nil), replace, common.PlanUpdate, nil)
+	if err == nil || !strings.Contains(err.Error(), "\n  terraform_data.a: delete, create\n") || !strings.Contains(err.Error(), "terraplane approve module/net -n platform") {
+		t.Errorf("err = %v", err)
+	}
+}

@@ -1,0 +1,305 @@
+package managed
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/events"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+
+	common "terraplane.io/terraplane/apis/common/v1alpha1"
+	terraformv1 "terraplane.io/terraplane/apis/terraform/v1alpha1"
+	"terraplane.io/terraplane/internal/engine"
+	"terraplane.io/terraplane/internal/kinds"
+	"terraplane.io/terraplane/internal/registry"
+	"terraplane.io/terraplane/internal/resource"
+	"terraplane.io/terraplane/internal/workspace"
+)
+
+// fakeRunner plays terraform: it answers Plan with the next planned plan and records
+// every call.
+type fakeRunner struct {
+	plans   []*engine.Plan // answered in turn by Plan
+	stale   int            // ApplyPlan calls that fail as stale before one succeeds
+	calls   []string
+	applied []*engine.Plan
+}
+
+func (f *fakeRunner) Create(context.Context, engine.Workspace) (engine.Result, error) {
+	f.calls = append(f.calls, "create")
+	return engine.Result{Changes: []engine.Change{{Address: "terraform_data.a", Actions: []string{"create"}}}, Resources: 1,
+		Outputs: map[string]engine.Output{"id": {Value: []byte(`"a"`)}}}, nil
+}
+
+func (f *fakeRunner) Plan(context.Context, engine.Workspace, engine.PlanOptions) (*engine.Plan, error) {
+	f.calls = append(f.calls, "plan")
+	if len(f.plans) == 0 {
+		return &engine.Plan{Resources: -1}, nil
+	}
+	p := f.plans[0]
+	f.plans = f.plans[1:]
+	return p, nil
+}
+
+func (f *fakeRunner) ApplyPlan(_ context.Context, _ engine.Workspace, p *engine.Plan) (engine.Result, error) {
+	f.calls = append(f.calls, "apply")
+	if f.stale > 0 {
+		f.stale--
+		return engine.Result{}, &engine.StalePlanError{}
+	}
+	f.applied = append(f.applied, p)
+	return engine.Result{Changes: p.Changes, Resources: p.Resources, Outputs: map[string]engine.Output{}}, nil
+}
+
+func (f *fakeRunner) Outputs(context.Context, engine.Workspace) (map[string]engine.Output, error) {
+	return nil, nil
+}
+func (f *fakeRunner) Destroy(context.Context, engine.Workspace) error { return nil }
+func (f *fakeRunner) PullState(context.Context, engine.Workspace) (string, error) {
+	return "", nil
+}
+func (f *fakeRunner) Busy(string) bool    { return false }
+func (f *fakeRunner) Remove(string) error { return nil }
+
+// fakeRenderer renders every resource to a workspace whose inputs hash is hash.
+type fakeRenderer struct{ hash string }
+
+func (f *fakeRenderer) Render(_ context.Context, mg resource.Managed) (*workspace.Rendered, error) {
+	return &workspace.Rendered{Workspace: engine.Workspace{ID: string(mg.GetUID())}, Hash: f.hash, Provider: &registry.ProviderConfig{}}, nil
+}
+
+// harness is a managed reconciler of Modules over a fake client, runner and renderer.
+type harness struct {
+	t      *testing.T
+	r      *Reconciler
+	c      client.Client
+	runner *fakeRunner
+	render *fakeRenderer
+	events *events.FakeRecorder
+}
+
+func newHarness(t *testing.T, edit func(*terraformv1.Module)) *harness {
+	t.Helper()
+	scheme := kinds.NewScheme()
+	mg := &terraformv1.Module{ObjectMeta: metav1.ObjectMeta{Name: "net", Namespace: "platform", UID: "u-1", Generation: 1,
+		Finalizers: []string{resource.Finalizer}}}
+	if edit != nil {
+		edit(mg)
+	}
+	c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(mg).WithStatusSubresource(mg).Build()
+	kind, _ := kinds.NewRegistry(nil).Managed(terraformv1.GroupVersion.WithKind("Module"))
+	h := &harness{t: t, c: c, runner: &fakeRunner{}, render: &fakeRenderer{hash: "h1"}, events: events.NewFakeRecorder(100)}
+	h.r = &Reconciler{client: c, kind: kind, render: h.render, runner: h.runner, plans: &planStore{client: c, reader: c},
+		opts: Options{DriftInterval: time.Hour, UserErrorRetry: time.Minute}, recorder: resource.RecorderFor(h.events)}
+	return h
+}
+
+// reconcile runs one reconcile and returns the module as it is afterwards.
+func (h *harness) reconcile() *terraformv1.Module {
+	h.t.Helper()
+	if _, err := h.r.Reconcile(context.Background(), ctrl.Request{NamespacedName: client.ObjectKey{Namespace: "platform", Name: "net"}}); err != nil {
+		h.t.Fatalf("reconcile: %v", err)
+	}
+	return h.get()
+}
+
+func (h *harness) get() *terraformv1.Module {
+	h.t.Helper()
+	mg := &terraformv1.Module{}
+	if err := h.c.Get(context.Background(), client.ObjectKey{Namespace: "platform", Name: "net"}, mg); err != nil {
+		h.t.Fatal(err)
+	}
+	return mg
+}
+
+// edit changes the module's spec as a user would, bumping its generation.
+func (h *harness) edit(fn func(*terraformv1.Module)) {
+	h.t.Helper()
+	mg := h.get()
+	fn(mg)
+	mg.Generation++
+	if err := h.c.Update(context.Background(), mg); err != nil {
+		h.t.Fatal(err)
+	}
+}
+
+// drain returns the events sent so far.
+func (h *harness) drain() []string {
+	var out []string
+	for {
+		select {
+		case e := <-h.events.Events:
+			out = append(out, e)
+		default:
+			return out
+		}
+	}
+}
+
+func (h *harness) calls() string {
+	s := strings.Join(h.runner.calls, " ")
+	h.runner.calls = nil
+	return s
+}
+
+func synced(mg resource.Managed) metav1.Condition {
+	if c := meta.FindStatusCondition(mg.GetManagedStatus().Conditions, common.TypeSynced); c != nil {
+		return *c
+	}
+	return metav1.Condition{}
+}
+
+func hasEvent(evs []string, prefix string) bool {
+	for _, e := range evs {
+		if strings.HasPrefix(e, prefix) {
+			return true
+		}
+	}
+	return false
+}
+
+// TestReplacementRefusedThenApproved walks a resource through a create, a refused
+// replacement (kept, not re-planned while nothing changes) and its approval, which
+// applies the saved plan itself.
+func TestReplacementRefusedThenApproved(t *testing.T) {
+	h := newHarness(t, nil)
+	mg := h.reconcile()
+	if got := h.calls(); got != "create" {
+		t.Fatalf("first reconcile ran %q, want one combined create", got)
+	}
+	tf := mg.Status.Terraform
+	if tf.LastApply == nil || tf.Plan == nil || tf.LastApply.ID != tf.Plan.ID || tf.LastApply.Add != 1 || tf.Resources != 1 || tf.Plan.Reason != common.PlanCreate {
+		t.Fatalf("after create: %+v", tf)
+	}
+	if !hasEvent(h.drain(), "Normal Applied applied plan "+tf.Plan.ID+" (+1 ~0 -0") {
+		t.Error("no Applied event for the create")
+	}
+	if h.reconcile(); h.calls() != "" {
+		t.Fatal("a settled resource ran terraform again before the drift interval")
+	}
+
+	h.render.hash = "h2"
+	h.runner.plans = []*engine.Plan{replace}
+	replace.File, replace.Text = []byte("saved-plan"), "the plan text"
+	mg = h.reconcile()
+	if got := h.calls(); got != "plan" {
+		t.Fatalf("an edit ran %q, want a plan only", got)
+	}
+	if s := synced(mg); s.Reason != ReasonDestructiveChangeRefused || !strings.Contains(s.Message, "terraform_data.a: delete, create") {
+		t.Fatalf("Synced = %+v", s)
+	}
+	if p := mg.Status.Terraform.Plan; p.ID != replace.ID || p.Replace != 1 || p.Reason != common.PlanUpdate || p.InputsHash != "h2" {
+		t.Errorf("status plan = %+v", p)
+	}
+	if evs := h.drain(); len(evs) != 1 || !strings.HasPrefix(evs[0], "Warning DestructiveChangeRefused") {
+		t.Errorf("events = %v, want one Warning", evs)
+	}
+	sec := &corev1.Secret{}
+	if err := h.c.Get(context.Background(), client.ObjectKey{Namespace: "platform", Name: resource.PlanSecretName(mg)}, sec); err != nil ||
+		string(sec.Data[resource.PlanFileKey]) != "saved-plan" {
+		t.Fatalf("the refused plan was not kept: %v %v", err, sec.Data)
+	}
+	if h.reconcile(); h.calls() != "" {
+		t.Fatal("a held plan was planned again with nothing changed")
+	}
+
+	h.edit(func(m *terraformv1.Module) { m.Spec.ApprovedPlan = replace.ID })
+	mg = h.reconcile()
+	if got := h.calls(); got != "apply" || len(h.runner.applied) != 1 || string(h.runner.applied[0].File) != "saved-plan" {
+		t.Fatalf("approval ran %q and applied %v, want the saved plan applied without a new plan", got, h.runner.applied)
+	}
+	if s := synced(mg); s.Status != metav1.ConditionTrue || mg.Status.Terraform.LastApply.ID != replace.ID || mg.Status.Terraform.InputsHash != "h2" {
+		t.Errorf("after approval: Synced %+v, lastApply %+v", s, mg.Status.Terraform.LastApply)
+	}
+	if err := h.c.Get(context.Background(), client.ObjectKey{Namespace: "platform", Name: resource.PlanSecretName(mg)}, sec); err != nil ||
+		len(sec.Data[resource.PlanFileKey]) != 0 || string(sec.Data[resource.PlanTextKey]) != "the plan text" {
+		t.Errorf("after the apply the saved plan must go and its text stay: %v", sec.Data)
+	}
+}
+
+// TestManualApprovalOfAStalePlan: an approved plan that went stale is planned again, and
+// applied when the new plan is the same.
+func TestManualApprovalOfAStalePlan(t *testing.T) {
+	h := newHarness(t, func(m *terraformv1.Module) {
+		m.Spec.Approval = common.ApprovalManual
+	})
+	create.File = []byte("saved-create")
+	h.runner.plans = []*engine.Plan{create}
+	mg := h.reconcile()
+	if s := synced(mg); s.Reason != ReasonAwaitingApproval || h.calls() != "plan" || !hasEvent(h.drain(), "Normal PlanAwaitingApproval") {
+		t.Fatalf("a manual create must wait: %+v", s)
+	}
+	if mg.Annotations[CreatePendingAnnotation] != "" {
+		t.Error("a create that waits for approval is not in flight")
+	}
+	h.edit(func(m *terraformv1.Module) { m.Spec.ApprovedPlan = create.ID })
+	h.runner.stale, h.runner.plans = 1, []*engine.Plan{create}
+	mg = h.reconcile()
+	if got := h.calls(); got != "apply plan apply" {
+		t.Fatalf("ran %q, want the stale plan planned again and applied", got)
+	}
+	if mg.Status.Terraform.LastApply == nil || mg.Status.Terraform.LastApply.ID != create.ID || !resource.IsReady(mg.Status.Conditions) {
+		t.Errorf("after approval: %+v", mg.Status)
+	}
+}
+
+// TestObserveOnlyReportsDrift: the periodic plan's drift is reported, once, and never applied.
+func TestObserveOnlyReportsDrift(t *testing.T) {
+	h := newHarness(t, func(m *terraformv1.Module) {
+		m.Spec.ManagementPolicies = []common.ManagementAction{common.ManagementObserve}
+		now := metav1.NewTime(time.Now().Add(-2 * time.Hour))
+		m.Status.Terraform = common.TerraformStatus{InputsHash: "h1", LastPlanTime: &now, LastApplyTime: &now}
+		m.Status.Conditions = []metav1.Condition{
+			{Type: common.TypeReady, Status: metav1.ConditionTrue, Reason: ReasonAvailable, LastTransitionTime: now, ObservedGeneration: 1},
+			{Type: common.TypeSynced, Status: metav1.ConditionTrue, Reason: resource.ReasonSucceeded, LastTransitionTime: now, ObservedGeneration: 1}}
+	})
+	h.runner.plans = []*engine.Plan{update}
+	mg := h.reconcile()
+	if got := h.calls(); got != "plan" {
+		t.Fatalf("ran %q, want a plan only", got)
+	}
+	drifted := meta.FindStatusCondition(mg.Status.Conditions, common.TypeDrifted)
+	if drifted == nil || drifted.Status != metav1.ConditionTrue || synced(mg).Status != metav1.ConditionTrue {
+		t.Fatalf("Drifted = %+v, Synced = %+v", drifted, synced(mg))
+	}
+	if evs := h.drain(); len(evs) != 1 || !strings.HasPrefix(evs[0], "Normal DriftDetected") {
+		t.Errorf("events = %v, want one DriftDetected", evs)
+	}
+	if h.reconcile(); h.calls() != "" {
+		t.Error("observed drift was planned again before the drift interval")
+	}
+}
+
+// TestFailedUpdateKeepsReady: a failed update leaves Ready as it was and says why in Synced.
+func TestFailedUpdateKeepsReady(t *testing.T) {
+	h := newHarness(t, nil)
+	h.reconcile()
+	h.render.hash = "h2"
+	h.runner.plans = []*engine.Plan{update}
+	h.r.runner = &failingApply{fakeRunner: h.runner}
+	_, err := h.r.Reconcile(context.Background(), ctrl.Request{NamespacedName: client.ObjectKey{Namespace: "platform", Name: "net"}})
+	if err == nil {
+		t.Fatal("a failed apply must be retried with backoff")
+	}
+	mg := h.get()
+	if s := synced(mg); s.Status != metav1.ConditionFalse || s.Reason != resource.ReasonReconcileError || s.Message != "boom: it broke" {
+		t.Errorf("Synced = %+v", s)
+	}
+	if !resource.IsReady(mg.Status.Conditions) || mg.Status.Terraform.InputsHash != "h1" {
+		t.Errorf("a failed update must keep Ready and the last applied inputs: %+v", mg.Status)
+	}
+}
+
+type failingApply struct{ *fakeRunner }
+
+func (f *failingApply) ApplyPlan(context.Context, engine.Workspace, *engine.Plan) (engine.Result, error) {
+	return engine.Result{}, errors.New("Error: boom\n\nit broke")
+}

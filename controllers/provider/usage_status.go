@@ -1,0 +1,95 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	common "terraplane.io/terraplane/apis/common/v1alpha1"
+	"terraplane.io/terraplane/internal/resource"
+)
+
+// Reasons of the InUse condition.
+const (
+	// ReasonInUse: objects use the provider.
+	ReasonInUse = "InUse"
+	// ReasonUnused: nothing uses the provider.
+	ReasonUnused = "Unused"
+	// ReasonDeletionBlocked: the provider was deleted, and waits until nothing uses it.
+	ReasonDeletionBlocked = "DeletionBlocked"
+)
+
+// maxNamedUsers caps how many users the InUse message names.
+const maxNamedUsers = 10
+
+// recountEvery spaces out status writes that only recount a provider's users: every
+// write is an event for whatever watches providers, and a burst of new resources would
+// otherwise write once per resource.
+const recountEvery = 10 * time.Second
+
+// report writes the users count and the InUse condition, and one event when a deletion
+// starts to wait. A write that changes only the count and names waits until recountEvery
+// has passed since the last one; wait says how long.
+func (r *Reconciler) report(ctx context.Context, p Provider, users []user) (wait time.Duration, err error) {
+	orig := p.DeepCopyObject().(Provider)
+	st := p.GetProviderStatus()
+	st.Users = len(users)
+	status, reason, msg := inUse(r.gvk.Kind, users, !p.GetDeletionTimestamp().IsZero())
+	before := meta.FindStatusCondition(orig.GetProviderStatus().Conditions, common.TypeInUse)
+	changed := resource.SetCondition(&st.Conditions, p.GetGeneration(), common.TypeInUse, status, reason, msg)
+	if !changed && orig.GetProviderStatus().Users == st.Users {
+		return 0, nil
+	}
+	key := client.ObjectKeyFromObject(p)
+	if before != nil && before.Status == status && before.Reason == reason {
+		if last, ok := r.reported.Load(key); ok {
+			if wait := recountEvery - time.Since(last.(time.Time)); wait > 0 {
+				return wait, nil
+			}
+		}
+	}
+	if changed && reason == ReasonDeletionBlocked {
+		r.recorder.Event(p, corev1.EventTypeWarning, reason, msg)
+	}
+	// Another controller writes conditions of some provider kinds (Ready of a Kubernetes
+	// ProviderConfig): the lock keeps either from undoing the other's.
+	err = r.client.Status().Patch(ctx, p, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{}))
+	switch {
+	case apierrors.IsNotFound(err):
+		return 0, nil
+	case apierrors.IsConflict(err): // the cache was behind a write; its event brings the provider back
+		return time.Second, nil
+	case err != nil:
+		return 0, fmt.Errorf("update status: %w", err)
+	}
+	r.reported.Store(key, time.Now())
+	return 0, nil
+}
+
+// inUse derives the InUse condition: who uses the provider, and what a deletion waits for.
+func inUse(kind string, users []user, deleting bool) (metav1.ConditionStatus, string, string) {
+	if len(users) == 0 {
+		return metav1.ConditionFalse, ReasonUnused, "nothing uses this " + kind
+	}
+	names := make([]string, 0, maxNamedUsers)
+	for i, u := range users {
+		if i == maxNamedUsers {
+			names = append(names, fmt.Sprintf("and %d more", len(users)-maxNamedUsers))
+			break
+		}
+		names = append(names, u.String())
+	}
+	used := fmt.Sprintf("used by %d: %s", len(users), strings.Join(names, ", "))
+	if !deleting {
+		return metav1.ConditionTrue, ReasonInUse, used
+	}
+	return metav1.ConditionTrue, ReasonDeletionBlocked, fmt.Sprintf(
+		"deletion waits until nothing uses this %s; %s. Delete them (or their claims) first, or point them at another %s", kind, used, kind)
+}

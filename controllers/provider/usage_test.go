@@ -1,0 +1,81 @@
+package provider
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	awsstoragev1 "terraplane.io/terraplane/apis/aws/storage/v1alpha1"
+	common "terraplane.io/terraplane/apis/common/v1alpha1"
+	terraformv1 "terraplane.io/terraplane/apis/terraform/v1alpha1"
+	workloadv1 "terraplane.io/terraplane/apis/workload/v1alpha1"
+)
+
+func TestNames(t *testing.T) {
+	module := &terraformv1.Module{ObjectMeta: metav1.ObjectMeta{Namespace: "admin", Name: "m"}}
+	module.Spec.ProviderRef = &common.LocalReference{Name: "main"}
+	module.Spec.ProviderConfigRefs = []common.LocalReference{{Name: "east"}, {Name: "west"}}
+	bucket := &awsstoragev1.S3Bucket{ObjectMeta: metav1.ObjectMeta{Namespace: "admin", Name: "b"}}
+	bucket.Spec.ProviderRef = &common.LocalReference{Name: "minio"}
+	static := &awsstoragev1.S3Bucket{ObjectMeta: metav1.ObjectMeta{Namespace: "admin", Name: "none"}}
+	placed := &workloadv1.KubernetesApplicationResource{ObjectMeta: metav1.ObjectMeta{Namespace: "apps", Name: "web"}}
+	placed.Spec.TargetRef = &workloadv1.ClusterReference{Kind: workloadv1.ClusterKindProviderConfig, Name: "edge"}
+	elsewhere := placed.DeepCopy()
+	elsewhere.Spec.TargetRef = &workloadv1.ClusterReference{Kind: workloadv1.ClusterKindProviderConfig, Name: "edge", Namespace: "clusters"}
+	onClaim := placed.DeepCopy()
+	onClaim.Spec.TargetRef = &workloadv1.ClusterReference{Kind: workloadv1.ClusterKindClaim, Name: "edge"}
+	for _, tc := range []struct {
+		name  string
+		names func(client.Object) []types.NamespacedName
+		obj   client.Object
+		want  []types.NamespacedName
+	}{
+		{"providerRef and providerConfigRefs", managedProviders, module, []types.NamespacedName{{Namespace: "admin", Name: "main"}, {Namespace: "admin", Name: "east"}, {Namespace: "admin", Name: "west"}}},
+		{"providerRef", managedProviders, bucket, []types.NamespacedName{{Namespace: "admin", Name: "minio"}}},
+		{"no provider", managedProviders, static, nil},
+		{"placed on a ProviderConfig", targetProviderConfig, placed, []types.NamespacedName{{Namespace: "apps", Name: "edge"}}},
+		{"placed on a ProviderConfig elsewhere", targetProviderConfig, elsewhere, []types.NamespacedName{{Namespace: "clusters", Name: "edge"}}},
+		{"placed on a claim", targetProviderConfig, onClaim, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, tc.names(tc.obj)); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestInUse(t *testing.T) {
+	two := []user{{"S3Bucket", "admin", "a"}, {"S3Bucket", "admin", "b"}}
+	var many []user
+	for i := range 12 {
+		many = append(many, user{"Module", "admin", fmt.Sprintf("m%02d", i)})
+	}
+	for _, tc := range []struct {
+		name     string
+		users    []user
+		deleting bool
+		status   metav1.ConditionStatus
+		reason   string
+		message  string
+	}{
+		{"unused", nil, false, metav1.ConditionFalse, ReasonUnused, "nothing uses this Provider"},
+		{"unused and deleting", nil, true, metav1.ConditionFalse, ReasonUnused, "nothing uses this Provider"},
+		{"in use", two, false, metav1.ConditionTrue, ReasonInUse, "used by 2: S3Bucket admin/a, S3Bucket admin/b"},
+		{"deletion waits", two, true, metav1.ConditionTrue, ReasonDeletionBlocked,
+			"deletion waits until nothing uses this Provider; used by 2: S3Bucket admin/a, S3Bucket admin/b. Delete them (or their claims) first, or point them at another Provider"},
+		{"at most ten named", many, false, metav1.ConditionTrue, ReasonInUse,
+			"used by 12: Module admin/m00, Module admin/m01, Module admin/m02, Module admin/m03, Module admin/m04, Module admin/m05, Module admin/m06, Module admin/m07, Module admin/m08, Module admin/m09, and 2 more"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			status, reason, message := inUse("Provider", tc.users, tc.deleting)
+			if diff := cmp.Diff([]string{string(tc.status), tc.reason, tc.message}, []string{string(status), reason, message}); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}

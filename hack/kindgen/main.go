@@ -1,0 +1,66 @@
+// Command kindgen writes the boilerplate of Terraform managed kinds, the way crossplane's
+// angryjet writes accessors: for every parameters struct marked
+//
+//	// +terraplane:managed:kind=RDSInstance,noun="an RDS database instance"
+//	type RDSInstanceParameters struct { ... }
+//
+// it writes, into the package's zz_generated.managed.go, the class (RDSInstanceClass,
+// its specTemplate and list), the managed kind (RDSInstance, its spec and list, status
+// common.ResourceStatus), the accessors the registry uses, the GroupVersionKinds and the
+// scheme registration; and, when the package declares no GroupVersion, the group's
+// GroupVersion, SchemeBuilder and AddToScheme from its +groupName marker. A field marked
+//
+//	// +terraplane:immutable="a new name replaces the instance"
+//
+// becomes a CEL rule on spec.forProvider refusing a change once set. controller-gen then
+// writes the deepcopy functions and CRDs of the generated types. `make generate` runs:
+//
+//	go run ./hack/kindgen apis
+package main
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// output is the file kindgen writes in every package with managed kinds.
+const output = "zz_generated.managed.go"
+
+func main() {
+	if len(os.Args) != 2 {
+		fmt.Fprintln(os.Stderr, "usage: kindgen DIR (e.g. kindgen apis)")
+		os.Exit(2)
+	}
+	if err := run(os.Args[1]); err != nil {
+		fmt.Fprintln(os.Stderr, "kindgen:", err)
+		os.Exit(1)
+	}
+}
+
+// run generates every package below root, and removes generated files of packages that
+// no longer have managed kinds.
+func run(root string) error {
+	return filepath.WalkDir(root, func(dir string, d fs.DirEntry, err error) error {
+		if err != nil || !d.IsDir() {
+			return err
+		}
+		pkg, err := parsePackage(dir)
+		if err != nil {
+			return err
+		}
+		target := filepath.Join(dir, output)
+		if pkg == nil || len(pkg.Kinds) == 0 {
+			if err := os.Remove(target); err != nil && !os.IsNotExist(err) {
+				return err
+			}
+			return nil
+		}
+		src, err := generate(pkg)
+		if err != nil {
+			return fmt.Errorf("%s: %w", dir, err)
+		}
+		return os.WriteFile(target, src, 0o644)
+	})
+}

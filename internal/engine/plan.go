@@ -1,0 +1,444 @@
+package engine
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/hashicorp/terraform-exec/tfexec"
+	tfjson "github.com/hashicorp/terraform-json"
+)
+
+// Change is what a plan does to one resource instance.
+type Change struct {
+	// Address of the resource instance.
+	Address string
+	// Actions are terraform's: create, update, delete (delete and create is a
+	// replacement), or no-op for a pure import.
+	Actions []string
+	// Importing is true when the change imports an existing object.
+	Importing bool
+}
+
+// Replaces reports whether the change deletes the object and creates it again.
+func (c Change) Replaces() bool { return has(c.Actions, "delete") && has(c.Actions, "create") }
+
+// Destroys reports whether the change deletes or replaces an existing object.
+func (c Change) Destroys() bool { return has(c.Actions, "delete") }
+
+func has(actions []string, a string) bool {
+	for _, x := range actions {
+		if x == a {
+			return true
+		}
+	}
+	return false
+}
+
+// Counts are a plan's or an apply's changes by kind; a replacement counts only as Replace.
+type Counts struct {
+	Add, Change, Destroy, Replace, Import int
+}
+
+// CountChanges counts changes by kind.
+func CountChanges(changes []Change) Counts {
+	var c Counts
+	for _, ch := range changes {
+		switch {
+		case ch.Replaces():
+			c.Replace++
+		case has(ch.Actions, "create"):
+			c.Add++
+		case has(ch.Actions, "delete"):
+			c.Destroy++
+		case has(ch.Actions, "update"):
+			c.Change++
+		}
+		if ch.Importing {
+			c.Import++
+		}
+	}
+	return c
+}
+
+// String is the changes as "+add ~change -destroy", with "-/+replace" and "<=import" when
+// there are any.
+func (c Counts) String() string {
+	s := fmt.Sprintf("+%d ~%d -%d", c.Add, c.Change, c.Destroy)
+	if c.Replace > 0 {
+		s += fmt.Sprintf(" -/+%d", c.Replace)
+	}
+	if c.Import > 0 {
+		s += fmt.Sprintf(" <=%d", c.Import)
+	}
+	return s
+}
+
+// Plan is a saved terraform plan and what it does.
+type Plan struct {
+	// ID is a stable hash of the plan's JSON form: the same changes to the same values
+	// give the same ID. Sensitive values enter it only keyed (HMAC), so it reveals none.
+	// Empty when the plan has no changes.
+	ID string
+	// Changes are the planned resource changes (reads and no-ops left out).
+	Changes []Change
+	// OutputsChange is true when outputs change.
+	OutputsChange bool
+	// File is the saved plan. It holds every variable's value, secret ones too: keep it
+	// only where secrets may be kept, and only until it is applied.
+	File []byte
+	// Text shows the plan as terraform does, sensitive values masked and secret values
+	// of the workspace redacted.
+	Text string
+	// Resources is the number of resource instances the state holds once the plan is
+	// applied; -1 when the plan has no changes (the count is then unchanged).
+	Resources int
+	// Outputs are read after a plan with no changes when PlanOptions.Outputs asks.
+	Outputs map[string]Output
+}
+
+// HasChanges reports whether applying the plan would change anything.
+func (p *Plan) HasChanges() bool { return len(p.Changes) > 0 || p.OutputsChange }
+
+// Destructive lists the changes that delete or replace something.
+func (p *Plan) Destructive() []Change {
+	var out []Change
+	for _, c := range p.Changes {
+		if c.Destroys() {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// PlanOptions tune Plan.
+type PlanOptions struct {
+	// SkipRefresh plans without refreshing remote objects.
+	SkipRefresh bool
+	// Outputs reads the outputs when the plan has no changes.
+	Outputs bool
+	// Key keys the hash of sensitive values in the plan ID; it must stay secret and
+	// stable, or the same plan gets another ID.
+	Key []byte
+}
+
+// StalePlanError says a saved plan no longer applies: the state changed since it was made.
+type StalePlanError struct{ cause error }
+
+// Error says the plan is stale.
+func (e *StalePlanError) Error() string {
+	return "the saved plan is stale: the state changed since it was made"
+}
+
+// Unwrap returns terraform's error.
+func (e *StalePlanError) Unwrap() error { return e.cause }
+
+// Plan makes and saves a plan of the workspace and describes it.
+func (e *Engine) Plan(ctx context.Context, ws Workspace, opts PlanOptions) (*Plan, error) {
+	tf, done, err := e.prepare(ctx, ws)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
+	path := filepath.Join(e.Dir(ws.ID), planFile)
+	defer os.Remove(path) // a saved plan holds every variable's value, secret ones too
+	var changed bool
+	err = e.run(ctx, ws, "plan", func(ctx context.Context) (err error) {
+		changed, err = tf.Plan(ctx, tfexec.Out(path), tfexec.Refresh(!opts.SkipRefresh))
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("terraform plan: %w", err)
+	}
+	if !changed {
+		p := &Plan{Resources: -1}
+		if opts.Outputs {
+			p.Outputs, err = e.outputs(ctx, ws, tf)
+		}
+		return p, err
+	}
+	var js *tfjson.Plan
+	err = e.run(ctx, ws, "show", func(ctx context.Context) (err error) {
+		js, err = tf.ShowPlanFile(ctx, path)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("terraform show: %w", err)
+	}
+	file, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read saved plan: %w", err)
+	}
+	p := describePlan(js, opts.Key)
+	p.File = file
+	p.Text = RedactString(RenderPlan(js), ws.secrets())
+	return p, nil
+}
+
+// describePlan reads the changes, ID and resulting resource count from a plan's JSON.
+func describePlan(js *tfjson.Plan, key []byte) *Plan {
+	spreadSensitivity(js)
+	p := &Plan{Resources: countInstances(js.PlannedValues)}
+	for _, rc := range js.ResourceChanges {
+		if rc.Change == nil || rc.Mode == tfjson.DataResourceMode {
+			continue
+		}
+		importing := rc.Change.Importing != nil
+		if rc.Change.Actions.NoOp() && !importing || rc.Change.Actions.Read() {
+			continue
+		}
+		acts := make([]string, 0, len(rc.Change.Actions))
+		for _, a := range rc.Change.Actions {
+			acts = append(acts, string(a))
+		}
+		p.Changes = append(p.Changes, Change{Address: rc.Address, Actions: acts, Importing: importing})
+	}
+	for _, oc := range js.OutputChanges {
+		if oc != nil && !oc.Actions.NoOp() {
+			p.OutputsChange = true
+		}
+	}
+	p.ID = planID(js, key)
+	return p
+}
+
+// countInstances counts the managed resource instances in a module tree of values.
+func countInstances(v *tfjson.StateValues) int {
+	if v == nil || v.RootModule == nil {
+		return 0
+	}
+	var walk func(m *tfjson.StateModule) int
+	walk = func(m *tfjson.StateModule) int {
+		n := 0
+		for _, r := range m.Resources {
+			if r.Mode == tfjson.ManagedResourceMode {
+				n++
+			}
+		}
+		for _, c := range m.ChildModules {
+			n += walk(c)
+		}
+		return n
+	}
+	return walk(v.RootModule)
+}
+
+// planID hashes what the plan does: every resource change and output change, with each
+// sensitive value replaced by a keyed hash of it, so that the ID changes with a secret
+// value yet reveals nothing about it.
+func planID(js *tfjson.Plan, key []byte) string {
+	type changeDoc struct {
+		Address      string `json:"address"`
+		Actions      []string
+		Before       any `json:"before"`
+		After        any `json:"after"`
+		AfterUnknown any `json:"after_unknown"`
+		ReplacePaths any `json:"replace_paths"`
+		ImportID     string
+	}
+	doc := struct {
+		Resources []changeDoc
+		Outputs   map[string]changeDoc
+	}{Outputs: map[string]changeDoc{}}
+	mk := func(addr string, c *tfjson.Change) changeDoc {
+		sens := unionMask(c.BeforeSensitive, c.AfterSensitive) // as RenderPlan masks them
+		d := changeDoc{Address: addr, Before: maskSensitive(c.Before, sens, key),
+			After: maskSensitive(c.After, sens, key), AfterUnknown: c.AfterUnknown, ReplacePaths: c.ReplacePaths}
+		for _, a := range c.Actions {
+			d.Actions = append(d.Actions, string(a))
+		}
+		if c.Importing != nil {
+			d.ImportID = c.Importing.ID
+		}
+		return d
+	}
+	for _, rc := range js.ResourceChanges {
+		if rc.Change != nil && !rc.Change.Actions.Read() {
+			doc.Resources = append(doc.Resources, mk(rc.Address, rc.Change))
+		}
+	}
+	for name, oc := range js.OutputChanges {
+		if oc != nil {
+			doc.Outputs[name] = mk(name, oc)
+		}
+	}
+	b, _ := json.Marshal(doc) // maps marshal with sorted keys: the same plan, the same bytes
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])[:16]
+}
+
+// maskSensitive returns v with every value that mask marks sensitive (true) replaced by
+// an HMAC of it under key.
+func maskSensitive(v, mask any, key []byte) any {
+	switch m := mask.(type) {
+	case bool:
+		if !m {
+			return v
+		}
+		b, _ := json.Marshal(v)
+		h := hmac.New(sha256.New, key)
+		h.Write(b)
+		return "(sensitive " + hex.EncodeToString(h.Sum(nil))[:16] + ")"
+	case map[string]any:
+		obj, ok := v.(map[string]any)
+		if !ok {
+			return v
+		}
+		out := make(map[string]any, len(obj))
+		for k, x := range obj {
+			out[k] = maskSensitive(x, m[k], key)
+		}
+		return out
+	case []any:
+		list, ok := v.([]any)
+		if !ok {
+			return v
+		}
+		out := make([]any, len(list))
+		for i, x := range list {
+			var sub any
+			if i < len(m) {
+				sub = m[i]
+			}
+			out[i] = maskSensitive(x, sub, key)
+		}
+		return out
+	}
+	return v
+}
+
+// ApplyPlan applies a saved plan exactly: it fails with a *StalePlanError when the state
+// changed since the plan was made.
+func (e *Engine) ApplyPlan(ctx context.Context, ws Workspace, plan *Plan) (Result, error) {
+	tf, done, err := e.prepare(ctx, ws)
+	if err != nil {
+		return Result{}, err
+	}
+	defer done()
+	path := filepath.Join(e.Dir(ws.ID), planFile)
+	if err := os.WriteFile(path, plan.File, 0o600); err != nil {
+		return Result{}, fmt.Errorf("write saved plan: %w", err)
+	}
+	defer os.Remove(path)
+	stream, err := e.applyJSON(ctx, ws, tf, tfexec.DirOrPlan(path))
+	if err != nil {
+		if isStale(err) {
+			return Result{}, &StalePlanError{cause: err}
+		}
+		return Result{}, fmt.Errorf("terraform apply: %w", err)
+	}
+	res := Result{Changes: plan.Changes, Resources: plan.Resources}
+	if res.Outputs = stream.outputs; !stream.complete {
+		if res.Outputs, err = e.outputs(ctx, ws, tf); err != nil {
+			return Result{}, err
+		}
+	}
+	return res, nil
+}
+
+// isStale reports whether terraform refused a saved plan because the state moved on.
+func isStale(err error) bool { return strings.Contains(err.Error(), "Saved plan is stale") }
+
+// ChangesID identifies an apply made without a saved plan (a create) by its changes.
+func ChangesID(changes []Change) string {
+	b, _ := json.Marshal(changes)
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])[:16]
+}
+
+// spreadSensitivity marks as sensitive, in every change's masks, each text value that is
+// sensitive anywhere in the plan: terraform does not always carry sensitivity over to a
+// value derived from a sensitive one (terraform_data's output of a sensitive input keeps
+// the old value unmarked). Texts shorter than four characters are left alone.
+func spreadSensitivity(js *tfjson.Plan) {
+	secret := map[string]bool{}
+	changes := make([]*tfjson.Change, 0, len(js.ResourceChanges)+len(js.OutputChanges))
+	for _, rc := range js.ResourceChanges {
+		if rc.Change != nil {
+			changes = append(changes, rc.Change)
+		}
+	}
+	for _, oc := range js.OutputChanges {
+		if oc != nil {
+			changes = append(changes, oc)
+		}
+	}
+	for _, c := range changes {
+		collectSecrets(c.Before, c.BeforeSensitive, false, secret)
+		collectSecrets(c.After, c.AfterSensitive, false, secret)
+	}
+	if len(secret) == 0 {
+		return
+	}
+	for _, c := range changes {
+		c.BeforeSensitive = markSecrets(c.Before, c.BeforeSensitive, secret)
+		c.AfterSensitive = markSecrets(c.After, c.AfterSensitive, secret)
+	}
+}
+
+// collectSecrets adds the text leaves of v that mask (or an enclosing mask, under) marks.
+func collectSecrets(v, mask any, under bool, secret map[string]bool) {
+	under = under || mask == true
+	switch x := v.(type) {
+	case string:
+		if under && len(x) >= 4 {
+			secret[x] = true
+		}
+	case map[string]any:
+		m, _ := mask.(map[string]any)
+		for k, sub := range x {
+			collectSecrets(sub, m[k], under, secret)
+		}
+	case []any:
+		m, _ := mask.([]any)
+		for i, sub := range x {
+			var sm any
+			if i < len(m) {
+				sm = m[i]
+			}
+			collectSecrets(sub, sm, under, secret)
+		}
+	}
+}
+
+// markSecrets returns mask with every text leaf of v that is a known secret marked.
+func markSecrets(v, mask any, secret map[string]bool) any {
+	if mask == true {
+		return true
+	}
+	switch x := v.(type) {
+	case string:
+		if secret[x] {
+			return true
+		}
+	case map[string]any:
+		m, _ := mask.(map[string]any)
+		out := make(map[string]any, len(x))
+		for k, sub := range x {
+			if sm := markSecrets(sub, m[k], secret); sm != nil && sm != false {
+				out[k] = sm
+			}
+		}
+		return out
+	case []any:
+		m, _ := mask.([]any)
+		out := make([]any, len(x))
+		for i, sub := range x {
+			var sm any
+			if i < len(m) {
+				sm = m[i]
+			}
+			if out[i] = markSecrets(sub, sm, secret); out[i] == nil {
+				out[i] = false
+			}
+		}
+		return out
+	}
+	return mask
+}
