@@ -18,8 +18,8 @@ import (
 const (
 	ReasonBound          = "Bound"
 	ReasonWaiting        = "WaitingForResource"
-	ReasonReconcileError = "ReconcileError"
-	ReasonSucceeded      = "ReconcileSuccess"
+	ReasonReconcileError = resource.ReasonReconcileError
+	ReasonSucceeded      = resource.ReasonSucceeded
 	// ReasonWaitingForFirstConsumer: the class binds on first consumer and none is scheduled.
 	ReasonWaitingForFirstConsumer = "WaitingForFirstConsumer"
 	// ReasonApplying: the claim's latest edit is on its way to the resource.
@@ -52,47 +52,28 @@ func firstStatusWait(mg resource.Managed) time.Duration {
 }
 
 // finish derives the claim's status from its bound resource and the reconcile's error,
-// emits one event per new problem, and maps the error to a result.
+// emits one event per new problem and maps the error to a result (resource.Classify).
 func (r *Reconciler) finish(ctx context.Context, claim resource.Claim, mg resource.Managed, err error) (ctrl.Result, error) {
 	if claim.GetDeletionTimestamp() != nil && err == nil {
 		return ctrl.Result{}, nil // finalizer removed; the claim is gone
 	}
 	orig := claim.DeepCopyObject().(resource.Claim)
 	st := claim.GetClaimStatus()
-	gen := claim.GetGeneration()
 	applied := appliedBy(mg) && err == nil // an edit that could not reach mg is not applied
 	r.mirrorResource(claim, mg, applied)
-	result, retErr := ctrl.Result{}, error(nil)
-	switch u, user := resource.AsUserError(err); {
+	o := resource.Classify(err, resource.Retries{UserError: r.opts.UserErrorRetry, Waiting: waitRetry})
+	switch w, waiting := resource.AsWaiting(err); {
 	case err == nil:
-		r.mirrorSynced(claim, mg)
+		o = mirrorSynced(mg, o)
 		if !resource.IsReady(st.Conditions) {
-			result.RequeueAfter = r.opts.UserErrorRetry
+			o.Requeue = r.opts.UserErrorRetry
 		}
-	case user:
-		if resource.SetCondition(&st.Conditions, gen, common.TypeSynced, metav1.ConditionFalse, u.Reason, u.Message) {
-			r.recorder.Event(claim, corev1.EventTypeWarning, u.Reason, u.Message)
-		}
-		result.RequeueAfter = r.opts.UserErrorRetry
-	default:
-		if w, waiting := resource.AsWaiting(err); waiting {
-			resource.SetCondition(&st.Conditions, gen, common.TypeSynced, metav1.ConditionTrue, w.Reason, w.Message)
-			result.RequeueAfter = waitRetry
-			if w.Reason == ReasonWaitingForFirstConsumer {
-				result.RequeueAfter = r.opts.UserErrorRetry // the application watch acts first
-			}
-			break
-		}
-		if resource.SetCondition(&st.Conditions, gen, common.TypeSynced, metav1.ConditionFalse, ReasonReconcileError, err.Error()) {
-			r.recorder.Event(claim, corev1.EventTypeWarning, ReasonReconcileError, err.Error())
-		}
-		retErr = err
+	case waiting && w.Reason == ReasonWaitingForFirstConsumer:
+		o.Requeue = r.opts.UserErrorRetry // the application watch acts first
 	}
+	notes := o.SetSynced(&st.Conditions, claim.GetGeneration())
 	setProgress(claim, applied)
-	if uerr := resource.PatchStatus(ctx, r.client, claim, orig); uerr != nil {
-		return ctrl.Result{}, fmt.Errorf("update status: %w", uerr)
-	}
-	return result, retErr
+	return resource.Finisher{Client: r.client, Recorder: r.recorder}.Finish(ctx, claim, orig, o, notes)
 }
 
 // appliedBy says whether mg has applied its current spec: Synced and Ready, both said
@@ -108,18 +89,17 @@ func appliedBy(mg resource.Managed) bool {
 
 // mirrorSynced makes the claim's Synced say what its resource's does: a failed update, a
 // plan awaiting approval or a refused change is the claim's problem too.
-func (r *Reconciler) mirrorSynced(claim resource.Claim, mg resource.Managed) {
-	st := claim.GetClaimStatus()
-	if mg != nil {
-		if synced := meta.FindStatusCondition(mg.GetManagedStatus().Conditions, common.TypeSynced); synced != nil && synced.Status == metav1.ConditionFalse {
-			msg := fmt.Sprintf("%s %s/%s: %s", mg.GetObjectKind().GroupVersionKind().Kind, mg.GetNamespace(), mg.GetName(), synced.Message)
-			if resource.SetCondition(&st.Conditions, claim.GetGeneration(), common.TypeSynced, metav1.ConditionFalse, synced.Reason, msg) {
-				r.recorder.Event(claim, corev1.EventTypeWarning, synced.Reason, msg)
-			}
-			return
-		}
+func mirrorSynced(mg resource.Managed, o resource.Outcome) resource.Outcome {
+	if mg == nil {
+		return o
 	}
-	resource.SetCondition(&st.Conditions, claim.GetGeneration(), common.TypeSynced, metav1.ConditionTrue, ReasonSucceeded, "")
+	synced := meta.FindStatusCondition(mg.GetManagedStatus().Conditions, common.TypeSynced)
+	if synced == nil || synced.Status != metav1.ConditionFalse {
+		return o
+	}
+	o.Synced, o.Reason, o.EventType = metav1.ConditionFalse, synced.Reason, corev1.EventTypeWarning
+	o.Message = fmt.Sprintf("%s %s/%s: %s", mg.GetObjectKind().GroupVersionKind().Kind, mg.GetNamespace(), mg.GetName(), synced.Message)
+	return o
 }
 
 // setProgress records how far the claim's latest generation got, the way kstatus (and so

@@ -49,7 +49,7 @@ func (r *Reconciler) finish(ctx context.Context, orig, mg resource.Managed, out 
 		log.FromContext(ctx).V(1).Info("terraform failed", "detail", err.Error()) // redacted by the engine
 	}
 	r.recordRun(mg, out, gen, o.Succeeded())
-	o.Record(r.recorder, mg, &st.Conditions, gen)
+	notes := o.SetSynced(&st.Conditions, gen)
 	switch {
 	case o.Succeeded():
 		st.ObservedGeneration = gen
@@ -57,13 +57,10 @@ func (r *Reconciler) finish(ctx context.Context, orig, mg resource.Managed, out 
 	case !resource.IsReady(st.Conditions):
 		resource.SetCondition(&st.Conditions, gen, common.TypeReady, metav1.ConditionFalse, ReasonCreating, "waiting for a successful apply")
 	}
-	if uerr := resource.PatchStatus(ctx, r.client, mg, orig); uerr != nil {
-		return ctrl.Result{}, fmt.Errorf("update status: %w", uerr)
+	result, rerr := r.finisher().Finish(ctx, mg, orig, o, notes)
+	if rerr != nil {
+		log.FromContext(ctx).Info("reconcile failed; retrying with backoff", "error", rerr.Error())
 	}
-	if o.Err != nil {
-		log.FromContext(ctx).Info("reconcile failed; retrying with backoff", "error", o.Err.Error())
-	}
-	result, rerr := o.Result()
 	if o.Succeeded() || o.Reason == ReasonAwaitingApproval {
 		result.Priority = ptr.To(handler.LowPriority) // drift checks wait behind user changes
 	}
@@ -164,8 +161,8 @@ func (r *Reconciler) observe(ctx context.Context, orig, mg resource.Managed, res
 	for i := range st.Conditions {
 		st.Conditions[i].ObservedGeneration = gen
 	}
-	if err := resource.PatchStatus(ctx, r.client, mg, orig); err != nil {
-		return ctrl.Result{}, fmt.Errorf("update status: %w", err)
+	if err := resource.PatchStatus(ctx, r.client, mg, orig, false); err != nil {
+		return ctrl.Result{}, err
 	}
 	return result, nil
 }
@@ -182,10 +179,14 @@ func (r *Reconciler) finishDelete(ctx context.Context, mg resource.Managed, err 
 	if o.Err != nil {
 		o.Err = errors.New(o.Message)
 	}
-	o.Record(r.recorder, mg, &mg.GetManagedStatus().Conditions, gen)
-	resource.SetCondition(&mg.GetManagedStatus().Conditions, gen, common.TypeReady, metav1.ConditionFalse, ReasonDeleting, "")
-	if uerr := resource.PatchStatus(ctx, r.client, mg, orig); uerr != nil {
-		return ctrl.Result{}, fmt.Errorf("update status: %w", uerr)
-	}
-	return o.Result()
+	conds := &mg.GetManagedStatus().Conditions
+	notes := o.SetSynced(conds, gen)
+	resource.SetCondition(conds, gen, common.TypeReady, metav1.ConditionFalse, ReasonDeleting, "")
+	return r.finisher().Finish(ctx, mg, orig, o, notes)
+}
+
+// finisher writes managed resources' status, unguarded: only this reconciler writes
+// their conditions (the claim reconciler writes bindingPhase alone).
+func (r *Reconciler) finisher() resource.Finisher {
+	return resource.Finisher{Client: r.client, Recorder: r.recorder}
 }

@@ -2,13 +2,11 @@ package moduleclass
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	common "terraplane.io/terraplane/apis/common/v1alpha1"
 	"terraplane.io/terraplane/internal/resource"
@@ -25,42 +23,39 @@ const (
 // registry, a provider mirror) is looked at again.
 const retryProblem = time.Minute
 
-// finish derives the conditions from the phase that failed: Synced says whether the
-// module could be read from its source, Ready whether claims can bind to the class. It
-// emits one event per new problem, writes the status, and asks to run again when the
-// source moves (a branch or a tag) or a problem may clear by itself.
+// finish derives the conditions from the phase that failed and the error (mapped by
+// resource.Classify): Synced says whether the module could be read from its source,
+// Ready whether claims can bind to the class. It emits one event per new problem, writes
+// the status, and asks to run again when the source moves (a branch or a tag) or a
+// problem may clear by itself.
 func (r *Reconciler) finish(ctx context.Context, c *check) (ctrl.Result, error) {
-	u, user := resource.AsUserError(c.err)
-	if c.err != nil && !user {
-		return ctrl.Result{}, c.err
+	o := resource.Classify(c.err, resource.Retries{UserError: retryProblem})
+	if o.Stale() {
+		return o.Result()
 	}
 	st, gen := &c.class.Status, c.class.Generation
-	var result ctrl.Result
+	var notes []resource.Note
 	switch {
 	case c.err == nil:
 		resource.SetCondition(&st.Conditions, gen, common.TypeSynced, metav1.ConditionTrue, ReasonRead, "")
 		resource.SetCondition(&st.Conditions, gen, common.TypeReady, metav1.ConditionTrue, ReasonValid, "")
-	case c.failed == phaseLoad:
-		st.Variables, st.Outputs, st.Revision = nil, nil, ""
-		resource.SetCondition(&st.Conditions, gen, common.TypeSynced, metav1.ConditionFalse, u.Reason, u.Message)
-		if resource.SetCondition(&st.Conditions, gen, common.TypeReady, metav1.ConditionFalse, u.Reason, u.Message) {
-			r.events.Event(c.class, corev1.EventTypeWarning, u.Reason, u.Message)
+	case c.failed == phaseLoad || o.Err != nil: // the module could not be read
+		if c.failed == phaseLoad {
+			st.Variables, st.Outputs, st.Revision = nil, nil, ""
 		}
-		result.RequeueAfter = retryProblem
-	default:
+		notes = o.SetSynced(&st.Conditions, gen)
+		resource.SetCondition(&st.Conditions, gen, common.TypeReady, metav1.ConditionFalse, o.Reason, o.Message)
+	default: // read, but claims cannot use it
 		resource.SetCondition(&st.Conditions, gen, common.TypeSynced, metav1.ConditionTrue, ReasonRead, "")
-		if resource.SetCondition(&st.Conditions, gen, common.TypeReady, metav1.ConditionFalse, u.Reason, u.Message) {
-			r.events.Event(c.class, corev1.EventTypeWarning, u.Reason, u.Message)
+		if resource.SetCondition(&st.Conditions, gen, common.TypeReady, metav1.ConditionFalse, o.Reason, o.Message) {
+			notes = []resource.Note{{Type: corev1.EventTypeWarning, Reason: o.Reason, Message: o.Message}}
 		}
-		if c.failed == phaseProviders {
-			result.RequeueAfter = retryProblem // no watch sees a mirror fill up
+		if c.failed != phaseProviders {
+			o.Requeue = 0 // the class's own edit fixes it; no watch sees a mirror fill up
 		}
 	}
-	if c.loaded != nil && c.loaded.Moving && (result.RequeueAfter == 0 || r.loader.RefreshPeriod() < result.RequeueAfter) {
-		result.RequeueAfter = r.loader.RefreshPeriod()
+	if c.loaded != nil && c.loaded.Moving && (o.Requeue == 0 || r.loader.RefreshPeriod() < o.Requeue) {
+		o.Requeue = r.loader.RefreshPeriod()
 	}
-	if err := r.client.Status().Patch(ctx, c.class, client.MergeFrom(c.orig)); client.IgnoreNotFound(err) != nil {
-		return ctrl.Result{}, fmt.Errorf("update status: %w", err)
-	}
-	return result, nil
+	return resource.Finisher{Client: r.client, Recorder: r.events}.Finish(ctx, c.class, c.orig, o, notes)
 }

@@ -60,14 +60,12 @@ func (r *Reconciler) report(ctx context.Context, p Provider, users []user) (wait
 	}
 	// Another controller writes conditions of some provider kinds (Ready of a Kubernetes
 	// ProviderConfig): the lock keeps either from undoing the other's.
-	err = r.client.Status().Patch(ctx, p, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{}))
+	err = resource.PatchStatus(ctx, r.client, p, orig, true)
 	switch {
-	case apierrors.IsNotFound(err):
-		return 0, nil
 	case apierrors.IsConflict(err): // the cache was behind a write; its event brings the provider back
 		return time.Second, nil
 	case err != nil:
-		return 0, fmt.Errorf("update status: %w", err)
+		return 0, err
 	}
 	r.reported.Store(key, time.Now())
 	return 0, nil

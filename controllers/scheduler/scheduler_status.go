@@ -3,14 +3,10 @@ package scheduler
 import (
 	"context"
 	"errors"
-	"fmt"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	workloadv1 "terraplane.io/terraplane/apis/workload/v1alpha1"
 	"terraplane.io/terraplane/internal/resource"
@@ -31,14 +27,8 @@ func (r *Reconciler) scheduled(ctx context.Context, app, orig *workloadv1.Kubern
 	st := &app.Status
 	st.ClusterRef, st.State = ref, workloadv1.ApplicationStateScheduled
 	resource.SetCondition(&st.Conditions, app.Generation, workloadv1.TypeScheduled, metav1.ConditionTrue, ReasonScheduled, why)
-	if perr := r.client.Status().Patch(ctx, app, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})); perr != nil {
-		if apierrors.IsConflict(perr) || apierrors.IsNotFound(perr) {
-			return ctrl.Result{RequeueAfter: time.Second}, nil
-		}
-		return ctrl.Result{}, fmt.Errorf("update status: %w", perr)
-	}
-	r.recorder.Event(app, corev1.EventTypeNormal, ReasonScheduled, why)
-	return ctrl.Result{}, nil
+	notes := []resource.Note{{Type: corev1.EventTypeNormal, Reason: ReasonScheduled, Message: why}}
+	return r.finisher().Finish(ctx, app, orig, resource.Outcome{}, notes)
 }
 
 // unschedulable records why the application has no cluster (a patch from orig, the
@@ -46,16 +36,17 @@ func (r *Reconciler) scheduled(ctx context.Context, app, orig *workloadv1.Kubern
 func (r *Reconciler) unschedulable(ctx context.Context, app, orig *workloadv1.KubernetesApplication, u *Unschedulable) (ctrl.Result, error) {
 	st := &app.Status
 	st.State = workloadv1.ApplicationStatePending
+	var notes []resource.Note
 	if resource.SetCondition(&st.Conditions, app.Generation, workloadv1.TypeScheduled, metav1.ConditionFalse, ReasonUnschedulable, u.Reason+": "+u.Message) {
-		r.recorder.Event(app, corev1.EventTypeWarning, ReasonUnschedulable, u.Message)
+		notes = []resource.Note{{Type: corev1.EventTypeWarning, Reason: ReasonUnschedulable, Message: u.Message}}
 	}
-	if perr := r.client.Status().Patch(ctx, app, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})); perr != nil {
-		if apierrors.IsConflict(perr) || apierrors.IsNotFound(perr) {
-			return ctrl.Result{RequeueAfter: time.Second}, nil
-		}
-		return ctrl.Result{}, fmt.Errorf("update status: %w", perr)
-	}
-	return ctrl.Result{RequeueAfter: r.opts.Retry}, nil
+	return r.finisher().Finish(ctx, app, orig, resource.Outcome{Requeue: r.opts.Retry}, notes)
+}
+
+// finisher writes applications' status with an optimistic lock: the application
+// controller writes it too.
+func (r *Reconciler) finisher() resource.Finisher {
+	return resource.Finisher{Client: r.client, Recorder: r.recorder, Guarded: true}
 }
 
 // asUnschedulable reports whether err is (or wraps) an Unschedulable.

@@ -3,7 +3,6 @@ package stack
 import (
 	"context"
 
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 
@@ -25,7 +24,10 @@ func (r *StackReconciler) finish(ctx context.Context, s, orig *stacksv1.Stack, e
 	if !s.DeletionTimestamp.IsZero() && err == nil {
 		return ctrl.Result{}, nil
 	}
-	o := classify(err, r.opts.UserErrorRetry)
+	o := resource.Classify(err, resource.Retries{UserError: r.opts.UserErrorRetry, Waiting: waitRetry})
+	if o.Stale() {
+		return o.Result()
+	}
 	st, gen := &s.Status, s.Generation
 	if err == nil {
 		reason := ReasonControllerDeployed
@@ -34,18 +36,8 @@ func (r *StackReconciler) finish(ctx context.Context, s, orig *stacksv1.Stack, e
 		}
 		resource.SetCondition(&st.Conditions, gen, common.TypeReady, metav1.ConditionTrue, reason, "")
 	} else {
-		resource.SetCondition(&st.Conditions, gen, common.TypeReady, metav1.ConditionFalse, o.reason, o.message)
+		resource.SetCondition(&st.Conditions, gen, common.TypeReady, metav1.ConditionFalse, o.Reason, o.Message)
 	}
-	synced := metav1.ConditionTrue
-	if o.status == metav1.ConditionFalse {
-		synced = metav1.ConditionFalse
-	}
-	emit := resource.SetCondition(&st.Conditions, gen, common.TypeSynced, synced, o.reason, o.message) && o.event
-	if res, err := patchStatus(ctx, r.client, s, orig); err != nil || !res.IsZero() {
-		return res, err
-	}
-	if emit {
-		r.recorder.Event(s, corev1.EventTypeWarning, o.reason, o.message)
-	}
-	return o.result, o.err
+	notes := o.SetSynced(&st.Conditions, gen)
+	return resource.Finisher{Client: r.client, Recorder: r.recorder, Guarded: true}.Finish(ctx, s, orig, o, notes)
 }

@@ -3,13 +3,9 @@ package workload
 import (
 	"context"
 	"fmt"
-	"time"
 
-	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	common "terraplane.io/terraplane/apis/common/v1alpha1"
 	workloadv1 "terraplane.io/terraplane/apis/workload/v1alpha1"
@@ -25,7 +21,10 @@ func (r *ApplicationReconciler) finish(ctx context.Context, app *workloadv1.Kube
 	}
 	orig := app.DeepCopy()
 	st := &app.Status
-	o := classify(err, r.opts)
+	o := resource.Classify(err, r.opts.retries())
+	if o.Stale() {
+		return o.Result()
+	}
 	if owned != nil {
 		st.State, st.DesiredResources, st.SubmittedResources = applicationState(app, owned)
 	}
@@ -37,20 +36,12 @@ func (r *ApplicationReconciler) finish(ctx context.Context, app *workloadv1.Kube
 		ready = metav1.ConditionTrue
 	}
 	resource.SetCondition(&st.Conditions, app.Generation, common.TypeReady, ready, reason, msg)
-	if resource.SetCondition(&st.Conditions, app.Generation, common.TypeSynced, o.synced, o.reason, o.message) && o.event {
-		r.recorder.Event(app, corev1.EventTypeWarning, o.reason, o.message)
+	notes := o.SetSynced(&st.Conditions, app.Generation)
+	if o.Succeeded() {
+		o.Requeue = 0 // resources report back through the Owns watch
 	}
-	patch := client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})
-	if perr := r.client.Status().Patch(ctx, app, patch); perr != nil {
-		if apierrors.IsConflict(perr) || apierrors.IsNotFound(perr) {
-			return ctrl.Result{RequeueAfter: time.Second}, nil
-		}
-		return ctrl.Result{}, fmt.Errorf("update status: %w", perr)
-	}
-	if o.succeeded {
-		o.requeue = 0 // resources report back through the Owns watch
-	}
-	return ctrl.Result{RequeueAfter: o.requeue}, o.retErr
+	// The scheduler writes status too: the lock keeps either write from undoing the other's.
+	return resource.Finisher{Client: r.client, Recorder: r.recorder, Guarded: true}.Finish(ctx, app, orig, o, notes)
 }
 
 // applicationState counts desired and submitted resources and names the state.

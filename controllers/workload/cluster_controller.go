@@ -45,16 +45,17 @@ func (r *ClusterReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 	ctx, cancel := context.WithTimeout(ctx, r.opts.RemoteTimeout)
 	defer cancel()
 	if !c.DeletionTimestamp.IsZero() {
+		orig := c.DeepCopy()
 		err := resource.DeleteConnectionSecret(ctx, r.client, c)
 		if err == nil {
 			err = resource.RemoveFinalizer(ctx, r.client, c)
 		}
-		return r.finish(ctx, c, err)
+		return r.finish(ctx, orig, c, err)
 	}
 	if err := resource.AddFinalizer(ctx, r.client, c); err != nil {
 		return ctrl.Result{}, err
 	}
-	return r.finish(ctx, c, r.observe(ctx, c))
+	return r.finish(ctx, c.DeepCopy(), c, r.observe(ctx, c))
 }
 
 // observe reaches the cluster and passes its credentials on.

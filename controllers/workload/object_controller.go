@@ -40,12 +40,12 @@ func (r *ObjectReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctr
 	ctx, cancel := context.WithTimeout(ctx, r.opts.RemoteTimeout)
 	defer cancel()
 	if !o.DeletionTimestamp.IsZero() {
-		return r.finish(ctx, o, r.deleteObject(ctx, o))
+		return r.finish(ctx, o.DeepCopy(), o, r.deleteObject(ctx, o))
 	}
 	if err := resource.AddFinalizer(ctx, r.client, o); err != nil {
 		return ctrl.Result{}, err
 	}
-	return r.finish(ctx, o, r.observe(ctx, o))
+	return r.finish(ctx, o.DeepCopy(), o, r.observe(ctx, o))
 }
 
 // deleteObject removes the remote object unless the policy retains it, then the finalizer.

@@ -2,11 +2,9 @@ package workload
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
@@ -53,32 +51,29 @@ func (r *ProviderConfigReconciler) Reconcile(ctx context.Context, req ctrl.Reque
 	orig := pc.DeepCopy()
 	ctx, cancel := context.WithTimeout(ctx, r.opts.RemoteTimeout)
 	defer cancel()
-	status, reason, msg, retry := metav1.ConditionTrue, ReasonReachable, "", providerConfigResync
 	cluster, err := r.targets.Cache.Cluster(ctx, ProviderConfigSecret(pc))
 	var version string
 	if err == nil {
 		pc.Status.Endpoint = cluster.Host
 		version, err = cluster.Ping()
-		msg = "Kubernetes " + version
 	}
-	if err != nil {
-		o := classify(err, r.opts)
-		status, reason, msg, retry = metav1.ConditionFalse, o.reason, o.message, o.requeue
-		if o.retErr != nil {
-			retry = r.opts.UnreachableRetry
-		}
+	retries := r.opts.retries()
+	retries.Success = providerConfigResync
+	o := resource.Classify(err, retries)
+	if o.Stale() {
+		return o.Result()
+	}
+	status, reason, msg := metav1.ConditionFalse, o.Reason, o.Message
+	switch {
+	case err == nil:
+		status, reason, msg = metav1.ConditionTrue, ReasonReachable, "Kubernetes "+version
+	case o.Err != nil: // a health check: any failure is retried like an unreachable cluster
+		o.Requeue, o.Err = r.opts.UnreachableRetry, nil
 	}
 	resource.SetCondition(&pc.Status.Conditions, pc.Generation, common.TypeReady, status, reason, msg)
 	// The usage controller writes InUse into the same conditions: the lock keeps either
 	// write from undoing the other.
-	perr := r.client.Status().Patch(ctx, pc, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{}))
-	if apierrors.IsConflict(perr) {
-		return ctrl.Result{RequeueAfter: time.Second}, nil
-	}
-	if perr != nil && !apierrors.IsNotFound(perr) {
-		return ctrl.Result{}, fmt.Errorf("update status: %w", perr)
-	}
-	return ctrl.Result{RequeueAfter: retry}, nil
+	return resource.Finisher{Client: r.client, Guarded: true}.Finish(ctx, pc, orig, o, nil)
 }
 
 // forSecret maps a Secret to the ProviderConfigs whose credentials it holds.

@@ -177,6 +177,12 @@ func (u *Unreachable) Error() string {
 // Unwrap returns the network failure.
 func (u *Unreachable) Unwrap() error { return u.err }
 
+// ReasonUnreachable is the condition reason of a target cluster that does not answer.
+const ReasonUnreachable = "ClusterUnreachable"
+
+// UnavailableReason makes an Unreachable a resource.Unavailable.
+func (u *Unreachable) UnavailableReason() string { return ReasonUnreachable }
+
 // Classify marks network failures and timeouts talking to host as Unreachable.
 func Classify(host string, err error) error {
 	var ne net.Error

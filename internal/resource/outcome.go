@@ -8,7 +8,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	common "terraplane.io/terraplane/apis/common/v1alpha1"
@@ -49,6 +48,15 @@ func Refusef(reason, format string, args ...any) error {
 	return &Held{Reason: reason, Message: fmt.Sprintf(format, args...), Warning: true}
 }
 
+// Unavailable is an error about something the reconcile depends on that does not
+// answer (a target cluster, a registry): Synced=False with its reason, one event, and a
+// retry at Retries.Unavailable. Other packages' error types plug into Classify through it.
+type Unavailable interface {
+	error
+	// UnavailableReason is the CamelCase condition reason.
+	UnavailableReason() string
+}
+
 // Retries says how soon each kind of outcome is looked at again; zero means not on a timer.
 type Retries struct {
 	// Success is the periodic re-check of a reconciled object.
@@ -59,6 +67,8 @@ type Retries struct {
 	Waiting time.Duration
 	// Held is the re-check of a held change.
 	Held time.Duration
+	// Unavailable is the retry of a dependency that does not answer.
+	Unavailable time.Duration
 }
 
 // Outcome is what one reconcile's error means: the Synced condition, at most one event,
@@ -89,6 +99,7 @@ func Classify(err error, retries Retries) Outcome {
 		user    *UserError
 		waiting *Waiting
 		held    *Held
+		down    Unavailable
 	)
 	switch {
 	case err == nil:
@@ -104,6 +115,8 @@ func Classify(err error, retries Retries) Outcome {
 		return o
 	case errors.As(err, &user):
 		return Outcome{Synced: metav1.ConditionFalse, Reason: user.Reason, Message: user.Message, EventType: corev1.EventTypeWarning, Requeue: retries.UserError}
+	case errors.As(err, &down):
+		return Outcome{Synced: metav1.ConditionFalse, Reason: down.UnavailableReason(), Message: down.Error(), EventType: corev1.EventTypeWarning, Requeue: retries.Unavailable}
 	case apierrors.IsConflict(err) || apierrors.IsAlreadyExists(err):
 		// The cache has not caught up with a write yet: look again shortly, quietly.
 		return Outcome{Requeue: time.Second}
@@ -111,20 +124,32 @@ func Classify(err error, retries Retries) Outcome {
 	return Outcome{Synced: metav1.ConditionFalse, Reason: ReasonReconcileError, Message: err.Error(), EventType: corev1.EventTypeWarning, Err: err}
 }
 
-// Record sets the Synced condition of conds for generation gen and, when its reason or
-// message changed, sends the outcome's event about obj.
-func (o Outcome) Record(rec Recorder, obj runtime.Object, conds *[]metav1.Condition, gen int64) {
-	if o.Synced == "" {
-		return
-	}
-	if SetCondition(conds, gen, common.TypeSynced, o.Synced, o.Reason, o.Message) && o.EventType != "" {
-		reason := o.EventReason
-		if reason == "" {
-			reason = o.Reason
-		}
-		rec.Event(obj, o.EventType, reason, o.Message)
-	}
+// Note is an event to send once the status write that records it has landed.
+type Note struct {
+	// Type is Normal or Warning.
+	Type string
+	// Reason is the event's CamelCase reason.
+	Reason string
+	// Message is the event's message.
+	Message string
 }
+
+// SetSynced sets the Synced condition of conds for generation gen and returns the
+// outcome's event when its reason or message changed (none otherwise).
+func (o Outcome) SetSynced(conds *[]metav1.Condition, gen int64) []Note {
+	if o.Synced == "" || !SetCondition(conds, gen, common.TypeSynced, o.Synced, o.Reason, o.Message) || o.EventType == "" {
+		return nil
+	}
+	reason := o.EventReason
+	if reason == "" {
+		reason = o.Reason
+	}
+	return []Note{{Type: o.EventType, Reason: reason, Message: o.Message}}
+}
+
+// Stale reports whether the outcome is only that the cache was behind a write: there is
+// nothing to record, and the reconcile runs again shortly.
+func (o Outcome) Stale() bool { return o.Synced == "" }
 
 // Result is the controller result of the outcome.
 func (o Outcome) Result() (ctrl.Result, error) {
