@@ -13,7 +13,6 @@ import (
 	"text/template"
 	"time"
 
-	"github.com/hashicorp/go-version"
 	install "github.com/hashicorp/hc-install"
 	"github.com/hashicorp/hc-install/fs"
 	"github.com/hashicorp/hc-install/product"
@@ -58,7 +57,6 @@ const DefaultGracePeriod = 30 * time.Second
 type Engine struct {
 	opts      Options
 	execPath  string
-	version   *version.Version
 	cliConfig string
 	slots     chan struct{}
 	processes atomic.Int64
@@ -67,6 +65,7 @@ type Engine struct {
 	groups map[string]chan struct{}
 
 	inflight map[string]int // verbs running per workspace
+	handles  handlePool
 }
 
 // New finds terraform and prepares the work directory and CLI configuration.
@@ -96,7 +95,7 @@ func New(ctx context.Context, opts Options) (*Engine, error) {
 		_ = os.Remove(f)
 	}
 	e := &Engine{opts: opts, execPath: execPath, slots: make(chan struct{}, opts.MaxConcurrent)}
-	if e.version, err = terraformVersion(ctx, execPath, opts.WorkDir); err != nil {
+	if _, err = terraformVersion(ctx, execPath, opts.WorkDir); err != nil { // a broken binary fails here, not in every reconcile
 		return nil, err
 	}
 	if e.cliConfig, err = e.writeCLIConfig(); err != nil {

@@ -3,8 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
-	"reflect"
-	"unsafe"
+	"sync"
 
 	"github.com/hashicorp/go-version"
 	"github.com/hashicorp/terraform-exec/tfexec"
@@ -23,19 +22,47 @@ func terraformVersion(ctx context.Context, execPath, dir string) (*version.Versi
 	return v, nil
 }
 
-// seedVersion hands a new terraform-exec handle the version the engine already knows.
-// Without it the handle runs `terraform version -json` before its first -json command (one
-// extra process per reconcile). terraform-exec has no setter, so the cached field is set
-// directly; if its layout ever changes, seedVersion reports false and the handle asks the
-// binary as before.
-func seedVersion(tf *tfexec.Terraform, v *version.Version) bool {
-	if tf == nil || v == nil {
-		return false
+// handlePool keeps each workspace's terraform-exec handle between verbs. A handle asks
+// the binary for its version before its first -json command and remembers it, so a
+// workspace pays for `terraform version` once per controller run, not once per
+// reconcile. A verb takes the handle and puts it back, so two verbs never share one.
+type handlePool struct {
+	mu   sync.Mutex
+	free map[string]*tfexec.Terraform
+}
+
+// take returns workspace id's idle handle, or a new one for dir.
+func (p *handlePool) take(id, dir, execPath string) (*tfexec.Terraform, error) {
+	p.mu.Lock()
+	tf, ok := p.free[id]
+	delete(p.free, id)
+	p.mu.Unlock()
+	if ok {
+		return tf, nil
 	}
-	f := reflect.ValueOf(tf).Elem().FieldByName("execVersion")
-	if !f.IsValid() || f.Type() != reflect.TypeOf(v) {
-		return false
+	tf, err := tfexec.NewTerraform(dir, execPath)
+	if err != nil {
+		return nil, fmt.Errorf("terraform: %w", err)
 	}
-	reflect.NewAt(f.Type(), unsafe.Pointer(f.UnsafeAddr())).Elem().Set(reflect.ValueOf(v))
-	return true
+	return tf, nil
+}
+
+// put keeps tf as workspace id's idle handle.
+func (p *handlePool) put(id string, tf *tfexec.Terraform) {
+	if tf == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.free == nil {
+		p.free = map[string]*tfexec.Terraform{}
+	}
+	p.free[id] = tf
+}
+
+// forget drops workspace id's handle.
+func (p *handlePool) forget(id string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	delete(p.free, id)
 }

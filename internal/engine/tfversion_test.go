@@ -1,29 +1,30 @@
 package engine
 
 import (
-	"context"
 	"testing"
-
-	"github.com/hashicorp/go-version"
-	"github.com/hashicorp/terraform-exec/tfexec"
 )
 
-// TestSeedVersion: a seeded handle knows its version without running the binary (here a
-// path that does not exist), so a terraform-exec upgrade that moves the field fails here.
-func TestSeedVersion(t *testing.T) {
-	tf, err := tfexec.NewTerraform(t.TempDir(), "/nonexistent/terraform")
+// TestHandlePool: a workspace gets its idle handle back (so terraform-exec's remembered
+// version is reused), two verbs at once never share one, and a removed workspace starts
+// afresh.
+func TestHandlePool(t *testing.T) {
+	var p handlePool
+	dir := t.TempDir()
+	first, err := p.take("ws", dir, "/bin/true")
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := version.Must(version.NewVersion("1.11.4"))
-	if !seedVersion(tf, want) {
-		t.Fatal("seedVersion found no version field in terraform-exec's handle")
+	concurrent, err := p.take("ws", dir, "/bin/true")
+	if err != nil || concurrent == first {
+		t.Fatalf("a second verb at once got the same handle (err %v)", err)
 	}
-	got, _, err := tf.Version(context.Background(), false)
-	if err != nil {
-		t.Fatalf("the seeded handle ran the binary: %v", err)
+	p.put("ws", first)
+	if again, _ := p.take("ws", dir, "/bin/true"); again != first {
+		t.Error("the idle handle was not reused")
 	}
-	if !got.Equal(want) {
-		t.Errorf("version = %s, want %s", got, want)
+	p.put("ws", first)
+	p.forget("ws")
+	if fresh, _ := p.take("ws", dir, "/bin/true"); fresh == first {
+		t.Error("a forgotten workspace got its old handle")
 	}
 }

@@ -83,6 +83,7 @@ func (e *Engine) Remove(id string) error {
 	if id == "" || strings.ContainsAny(id, `/\`) {
 		return fmt.Errorf("invalid workspace id %q", id)
 	}
+	e.handles.forget(id)
 	return os.RemoveAll(e.Dir(id))
 }
 
@@ -101,10 +102,10 @@ func (e *Engine) prepare(ctx context.Context, ws Workspace) (tf *tfexec.Terrafor
 		untrack()
 		return nil, nil, err
 	}
-	release := func() { slot(); untrack() }
 	if tf, err = e.handle(ws); err == nil {
 		err = e.ensureInit(ctx, ws, tf)
 	}
+	release := func() { e.handles.put(ws.ID, tf); slot(); untrack() }
 	if err != nil {
 		release()
 		return nil, nil, err
@@ -118,11 +119,10 @@ func (e *Engine) handle(ws Workspace) (*tfexec.Terraform, error) {
 	if err := syncFiles(dir, ws.Files); err != nil {
 		return nil, err
 	}
-	tf, err := tfexec.NewTerraform(dir, e.execPath)
+	tf, err := e.handles.take(ws.ID, dir, e.execPath)
 	if err != nil {
-		return nil, fmt.Errorf("terraform: %w", err)
+		return nil, err
 	}
-	seedVersion(tf, e.version)
 	if err := tf.SetEnv(e.env(ws)); err != nil {
 		return nil, fmt.Errorf("terraform environment: %w", err)
 	}
