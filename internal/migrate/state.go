@@ -6,10 +6,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/hashicorp/terraform-exec/tfexec"
 
 	"terraplane.io/terraplane/internal/render"
@@ -78,16 +79,21 @@ func stateAddresses(state []byte) ([]string, error) {
 	return out, nil
 }
 
-// moduleStep is one module.NAME or module.NAME[KEY] step of a module path.
-var moduleStep = regexp.MustCompile(`^module\.[A-Za-z0-9_-]+(\[("([^"\\]|\\.)*"|[0-9]+)\])?`)
-
 // firstModuleInstance is the root-level module instance of a module path, e.g.
-// module.vpc["a"] of module.vpc["a"].module.subnets.
+// module.vpc["a"] of module.vpc["a"].module.subnets, read with HCL's traversal parser so
+// that any for_each key terraform writes is understood.
 func firstModuleInstance(path string) string {
-	if m := moduleStep.FindString(path); m != "" {
-		return m
+	trav, diags := hclsyntax.ParseTraversalAbs([]byte(path), "", hcl.InitialPos)
+	if diags.HasErrors() || len(trav) < 2 || trav.RootName() != "module" {
+		return path
 	}
-	return path
+	end := trav[1].SourceRange().End.Byte
+	if len(trav) > 2 {
+		if _, indexed := trav[2].(hcl.TraverseIndex); indexed {
+			end = trav[2].SourceRange().End.Byte
+		}
+	}
+	return path[:end]
 }
 
 // moveUnderModule moves every root-level address of state under the call of the module

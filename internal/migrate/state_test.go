@@ -28,3 +28,20 @@ func TestStateAddresses(t *testing.T) {
 		t.Error("an old state format must be refused")
 	}
 }
+
+// TestFirstModuleInstance: the root-level module instance of a module path, for_each
+// keys of any shape included.
+func TestFirstModuleInstance(t *testing.T) {
+	for path, want := range map[string]string{
+		`module.vpc`:                             `module.vpc`,
+		`module.vpc[0].module.subnets`:           `module.vpc[0]`,
+		`module.vpc["eu-west-1/a b"].module.sub`: `module.vpc["eu-west-1/a b"]`,
+		`module.vpc["a\"b"]`:                     `module.vpc["a\"b"]`,
+		`module.vpc.module.subnets["x"]`:         `module.vpc`,
+		`aws_s3_bucket.b`:                        `aws_s3_bucket.b`,
+	} {
+		if got := firstModuleInstance(path); got != want {
+			t.Errorf("firstModuleInstance(%s) = %s, want %s", path, got, want)
+		}
+	}
+}
