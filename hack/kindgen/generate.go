@@ -53,10 +53,100 @@ var SchemeBuilder = common.NewSchemeBuilder(GroupVersion)
 var AddToScheme = SchemeBuilder.AddToScheme
 {{end}}
 func init() {
+{{- range .Claims}}
+	SchemeBuilder.Register(&{{.Name}}{}, &{{.Name}}List{}, &{{.Class}}{}, &{{.Class}}List{})
+{{- end}}
 {{- range .Kinds}}
 	SchemeBuilder.Register(&{{.Name}}{}, &{{.Name}}List{}, &{{.Class}}{}, &{{.Class}}List{})
 {{- end}}
 }
+{{range .Claims}}
+var (
+	// {{.Name}}GroupVersionKind is the {{.Name}} claim kind.
+	{{.Name}}GroupVersionKind = GroupVersion.WithKind("{{.Name}}")
+	// {{.Class}}GroupVersionKind is the {{.Class}} kind.
+	{{.Class}}GroupVersionKind = GroupVersion.WithKind("{{.Class}}")
+)
+
+// {{.Name}}Spec is what an application asks of {{.Noun}}.
+type {{.Name}}Spec struct {
+	common.ClaimSpec ` + "`" + ` json:",inline"` + "`" + `
+	{{.Params}} ` + "`" + ` json:",inline"` + "`" + `
+}
+
+// {{.Name}} is a claim for {{.Noun}}.
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:categories=terraplane;claim
+// +kubebuilder:validation:XValidation:rule="!(has(oldSelf.status) && has(oldSelf.status.bindingPhase) && oldSelf.status.bindingPhase == 'Bound') || (has(self.spec) && has(oldSelf.spec) && has(self.spec.resourceRef) == has(oldSelf.spec.resourceRef) && (!has(self.spec.resourceRef) || self.spec.resourceRef == oldSelf.spec.resourceRef))",message="spec.resourceRef is immutable once the claim is Bound; to use another resource, delete this claim (the reclaim policy decides what happens to the bound one) and create a new claim"
+// +kubebuilder:validation:XValidation:rule="!(has(oldSelf.status) && has(oldSelf.status.bindingPhase) && oldSelf.status.bindingPhase == 'Bound') || (has(self.spec) && has(oldSelf.spec) && has(self.spec.classRef) == has(oldSelf.spec.classRef) && (!has(self.spec.classRef) || self.spec.classRef == oldSelf.spec.classRef)) || (has(self.spec) && has(self.spec.classRef) && has(oldSelf.status.conditions) && oldSelf.status.conditions.exists(c, c.type == 'Synced' && c.reason == 'ClassNotFound'))",message="spec.classRef is immutable once the claim is Bound, because another class would reconfigure the bound resource (its reclaim policy, for one); it may name another class only while the claim reports ClassNotFound. To change class, create a new claim"
+// +kubebuilder:printcolumn:name="STATUS",type=string,JSONPath=` + "`" + `.status.bindingPhase` + "`" + `
+// +kubebuilder:printcolumn:name="CLASS",type=string,JSONPath=` + "`" + `.spec.classRef.name` + "`" + `
+// +kubebuilder:printcolumn:name="RESOURCE",type=string,JSONPath=` + "`" + `.spec.resourceRef.name` + "`" + `
+// +kubebuilder:printcolumn:name="READY",type=string,JSONPath=` + "`" + `.status.conditions[?(@.type=="Ready")].status` + "`" + `
+// +kubebuilder:printcolumn:name="SYNCED",type=string,JSONPath=` + "`" + `.status.conditions[?(@.type=="Synced")].status` + "`" + `
+// +kubebuilder:printcolumn:name="AGE",type=date,JSONPath=` + "`" + `.metadata.creationTimestamp` + "`" + `
+type {{.Name}} struct {
+	metav1.TypeMeta   ` + "`" + ` json:",inline"` + "`" + `
+	metav1.ObjectMeta ` + "`" + ` json:"metadata,omitempty"` + "`" + `
+
+	Spec   {{.Name}}Spec      ` + "`" + ` json:"spec,omitempty"` + "`" + `
+	Status common.ClaimStatus ` + "`" + ` json:"status,omitempty"` + "`" + `
+}
+
+// {{.Name}}List is a list of {{.Name}}s.
+// +kubebuilder:object:root=true
+type {{.Name}}List struct {
+	metav1.TypeMeta ` + "`" + ` json:",inline"` + "`" + `
+	metav1.ListMeta ` + "`" + ` json:"metadata,omitempty"` + "`" + `
+	Items           []{{.Name}} ` + "`" + ` json:"items"` + "`" + `
+}
+
+// {{.Class}} is a portable class of service for {{.Name}}s.
+// +kubebuilder:object:root=true
+// +kubebuilder:resource:categories=terraplane;class
+// +kubebuilder:validation:XValidation:rule="!has(oldSelf.bindingMode) || (has(self.bindingMode) && self.bindingMode == oldSelf.bindingMode)",message="bindingMode is immutable; create a new class"
+{{- if .ImmediateOnly}}
+// +kubebuilder:validation:XValidation:rule="!has(self.bindingMode) || self.bindingMode == 'Immediate'",message="{{.ImmediateOnly}}, so bindingMode WaitForFirstConsumer does not apply"
+{{- end}}
+// +kubebuilder:printcolumn:name="CLASS-KIND",type=string,JSONPath=` + "`" + `.classRef.kind` + "`" + `
+// +kubebuilder:printcolumn:name="CLASS-NAME",type=string,JSONPath=` + "`" + `.classRef.name` + "`" + `
+// +kubebuilder:printcolumn:name="BINDING-MODE",type=string,JSONPath=` + "`" + `.bindingMode` + "`" + `
+// +kubebuilder:printcolumn:name="DEFAULT",type=string,JSONPath=` + "`" + `.metadata.labels.terraplane\.io/default` + "`" + `
+// +kubebuilder:printcolumn:name="AGE",type=date,JSONPath=` + "`" + `.metadata.creationTimestamp` + "`" + `
+type {{.Class}} struct {
+	metav1.TypeMeta   ` + "`" + ` json:",inline"` + "`" + `
+	metav1.ObjectMeta ` + "`" + ` json:"metadata,omitempty"` + "`" + `
+
+	// ClassRef names the non-portable class that satisfies {{.Name}}s of this class.
+	ClassRef common.ClassReference ` + "`" + ` json:"classRef"` + "`" + `
+	// BindingMode Immediate (default) provisions claims at once; WaitForFirstConsumer
+	// waits until an application using the claim's connection Secret is scheduled.
+	// +kubebuilder:default=Immediate
+	// +optional
+	BindingMode common.BindingMode ` + "`" + ` json:"bindingMode,omitempty"` + "`" + `
+}
+
+// {{.Class}}List is a list of {{.Class}}es.
+// +kubebuilder:object:root=true
+type {{.Class}}List struct {
+	metav1.TypeMeta ` + "`" + ` json:",inline"` + "`" + `
+	metav1.ListMeta ` + "`" + ` json:"metadata,omitempty"` + "`" + `
+	Items           []{{.Class}} ` + "`" + ` json:"items"` + "`" + `
+}
+
+// GetClaimSpec returns the shared claim spec.
+func (c *{{.Name}}) GetClaimSpec() *common.ClaimSpec { return &c.Spec.ClaimSpec }
+
+// GetClaimStatus returns the shared claim status.
+func (c *{{.Name}}) GetClaimStatus() *common.ClaimStatus { return &c.Status }
+
+// GetClassRef returns the non-portable class this class points at.
+func (c *{{.Class}}) GetClassRef() common.ClassReference { return c.ClassRef }
+
+// GetBindingMode returns when claims of this class are provisioned.
+func (c *{{.Class}}) GetBindingMode() common.BindingMode { return c.BindingMode }
+{{end}}
 {{range .Kinds}}
 var (
 	// {{.Name}}GroupVersionKind is the {{.Name}} kind.

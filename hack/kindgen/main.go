@@ -12,7 +12,13 @@
 //
 //	// +terraplane:immutable="a new name replaces the instance"
 //
-// becomes a CEL rule on spec.forProvider refusing a change once set. controller-gen then
+// becomes a CEL rule on spec.forProvider refusing a change once set. For every portable
+// parameters struct marked
+//
+//	// +terraplane:claim:kind=RedisCluster,noun="a Redis cluster"
+//
+// it writes the claim kind (its spec inlines the parameters), the portable class, their
+// lists and accessors; immediateOnly="why" refuses WaitForFirstConsumer classes. controller-gen then
 // writes the deepcopy functions and CRDs of the generated types. `make generate` runs:
 //
 //	go run ./hack/kindgen apis
@@ -51,7 +57,7 @@ func run(root string) error {
 			return err
 		}
 		target := filepath.Join(dir, output)
-		if pkg == nil || len(pkg.Kinds) == 0 {
+		if pkg == nil || pkg.empty() {
 			if err := os.Remove(target); err != nil && !os.IsNotExist(err) {
 				return err
 			}

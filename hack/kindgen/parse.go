@@ -14,6 +14,7 @@ import (
 )
 
 const (
+	claimMarker     = "+terraplane:claim:"
 	managedMarker   = "+terraplane:managed:"
 	immutableMarker = "+terraplane:immutable="
 	groupMarker     = "+groupName="
@@ -29,6 +30,20 @@ type Package struct {
 	DeclaresGroupVersion bool
 	// Kinds are the managed kinds, sorted by name.
 	Kinds []Kind
+	// Claims are the portable claim kinds, sorted by name.
+	Claims []Claim
+}
+
+// Claim is one portable claim kind and its portable class.
+type Claim struct {
+	// Name of the claim kind, e.g. RedisCluster; Class of its class, e.g. RedisClusterClass.
+	Name, Class string
+	// Params is the parameters struct the claim's spec inlines.
+	Params string
+	// Noun describes one claimed thing in documentation, e.g. "a Redis cluster".
+	Noun string
+	// ImmediateOnly, when set, says why the kind's classes cannot wait for a first consumer.
+	ImmediateOnly string
 }
 
 // Kind is one managed kind and its class.
@@ -73,11 +88,12 @@ func parsePackage(dir string) (*Package, error) {
 			return nil, fmt.Errorf("%s: %w", filepath.Join(dir, name), err)
 		}
 	}
-	if pkg != nil && len(pkg.Kinds) > 0 && pkg.Group == "" && !pkg.DeclaresGroupVersion {
-		return nil, fmt.Errorf("%s: managed kinds need a %s marker in the package comment", dir, groupMarker)
+	if pkg != nil && !pkg.empty() && pkg.Group == "" && !pkg.DeclaresGroupVersion {
+		return nil, fmt.Errorf("%s: generated kinds need a %s marker in the package comment", dir, groupMarker)
 	}
 	if pkg != nil {
 		sort.Slice(pkg.Kinds, func(i, j int) bool { return pkg.Kinds[i].Name < pkg.Kinds[j].Name })
+		sort.Slice(pkg.Claims, func(i, j int) bool { return pkg.Claims[i].Name < pkg.Claims[j].Name })
 	}
 	return pkg, nil
 }
@@ -114,6 +130,11 @@ func (p *Package) read(f *ast.File) error {
 				if k != nil {
 					p.Kinds = append(p.Kinds, *k)
 				}
+				claims, err := readClaims(s, doc)
+				if err != nil {
+					return fmt.Errorf("type %s: %w", s.Name.Name, err)
+				}
+				p.Claims = append(p.Claims, claims...)
 			}
 		}
 	}
@@ -156,6 +177,34 @@ func readKind(s *ast.TypeSpec, doc *ast.CommentGroup) (*Kind, error) {
 	}
 	return k, nil
 }
+
+// readClaims returns the claim kinds a parameters struct's markers declare (one struct
+// may serve several, as database parameters serve PostgreSQL and MySQL claims).
+func readClaims(s *ast.TypeSpec, doc *ast.CommentGroup) ([]Claim, error) {
+	var claims []Claim
+	for _, c := range commentList(doc) {
+		rest, ok := strings.CutPrefix(commentText(c), claimMarker)
+		if !ok {
+			continue
+		}
+		args, err := markerArgs(rest)
+		if err != nil {
+			return nil, err
+		}
+		if _, ok := s.Type.(*ast.StructType); !ok {
+			return nil, fmt.Errorf("%s marks a struct type", claimMarker)
+		}
+		cl := Claim{Name: args["kind"], Class: args["kind"] + "Class", Params: s.Name.Name, Noun: args["noun"], ImmediateOnly: args["immediateOnly"]}
+		if cl.Name == "" || cl.Noun == "" {
+			return nil, fmt.Errorf("%s needs kind= and noun=", claimMarker)
+		}
+		claims = append(claims, cl)
+	}
+	return claims, nil
+}
+
+// empty reports whether the package declares no generated kind.
+func (p *Package) empty() bool { return len(p.Kinds) == 0 && len(p.Claims) == 0 }
 
 // readImmutable returns the field's immutability rule, or nil when it has none.
 func readImmutable(field *ast.Field) (*Immutable, error) {

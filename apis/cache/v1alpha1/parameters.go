@@ -1,6 +1,7 @@
 package v1alpha1
 
 // RedisClusterParameters are the portable fields of a Redis cluster claim.
+// +terraplane:claim:kind=RedisCluster,noun="a Redis cluster"
 type RedisClusterParameters struct {
 	// EngineVersion of Redis, e.g. "7.2".
 	// +optional

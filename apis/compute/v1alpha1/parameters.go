@@ -1,6 +1,7 @@
 package v1alpha1
 
 // KubernetesClusterParameters are the portable fields of a Kubernetes cluster claim.
+// +terraplane:claim:kind=KubernetesCluster,noun="a Kubernetes cluster",immediateOnly="applications are scheduled onto KubernetesClusters rather than consuming their Secret"
 type KubernetesClusterParameters struct {
 	// Version of Kubernetes, e.g. "1.36".
 	// +optional

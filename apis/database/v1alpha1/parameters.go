@@ -1,6 +1,8 @@
 package v1alpha1
 
 // DatabaseParameters are the portable fields of a database claim.
+// +terraplane:claim:kind=PostgreSQLInstance,noun="a PostgreSQL database"
+// +terraplane:claim:kind=MySQLInstance,noun="a MySQL database"
 // +kubebuilder:validation:XValidation:rule="!has(self.highAvailability) || !self.highAvailability || !has(self.storageGB) || self.storageGB >= 10",message="highAvailability needs storageGB >= 10"
 type DatabaseParameters struct {
 	// EngineVersion is the major (or major.minor) server version, e.g. "15" or "10.11".
