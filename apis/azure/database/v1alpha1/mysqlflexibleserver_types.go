@@ -16,10 +16,10 @@ type MySQLFlexibleServerParameters struct {
 	// +optional
 	// +terraplane:immutable="another resource group replaces the server"
 	ResourceGroupName string `json:"resourceGroupName,omitempty"`
-	// Version of MySQL, e.g. "8.0.21"; empty takes the module's default (MySQL 8.0.21).
+	// EngineVersion of MySQL, e.g. "8.0.21"; empty takes the module's default (MySQL 8.0.21).
 	// +optional
 	// +kubebuilder:validation:Pattern=`^[0-9]+\.[0-9]+(\.[0-9]+)?$`
-	Version string `json:"version,omitempty"`
+	EngineVersion string `json:"engineVersion,omitempty"`
 	// SkuName is the compute size, e.g. B_Standard_B1ms (the default, Burstable) or
 	// GP_Standard_D2ds_v5. Burstable sizes cannot have high availability.
 	// +optional

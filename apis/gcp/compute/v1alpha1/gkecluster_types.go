@@ -14,11 +14,11 @@ type GKEClusterParameters struct {
 	// +optional
 	// +terraplane:immutable="a new location replaces the cluster"
 	Location string `json:"location,omitempty"`
-	// Version is the minimum Kubernetes version of the control plane, e.g. "1.33"; empty
-	// takes the release channel's default.
+	// KubernetesVersion is the control plane's minimum Kubernetes version, e.g.
+	// "1.33"; empty takes the release channel's default.
 	// +optional
 	// +kubebuilder:validation:Pattern=`^1\.[0-9]+(\.[0-9]+.*)?$`
-	Version string `json:"version,omitempty"`
+	KubernetesVersion string `json:"kubernetesVersion,omitempty"`
 	// NodeCount is the number of nodes in each of the node pool's zones; 1 when unset.
 	// +optional
 	// +kubebuilder:validation:Minimum=1
