@@ -8,11 +8,13 @@ GO ?= go
 TEST_TIMEOUT ?= 40m
 # The end-to-end tests that run a second time with OpenTofu in place of terraform.
 TOFU_TESTS := TestBucketLifecycle|TestModuleAsClass|TestMigrateAndExport|TestPostgreSQLLifecycle|TestMySQLLifecycle
+# The providers whose kinds make test-cloud-plan plans (google, azurerm or both, | between).
+CLOUD_PLAN ?= google|azurerm
 
 IMAGE_TAG ?= dev
 TERRAFORM ?= terraform
 
-.PHONY: image image-push all build generate manifests tools tools-test run test test-tofu unit lint integration e2e bench chaos fmt vet clean
+.PHONY: image image-push all build generate manifests tools tools-test run test test-tofu test-cloud-plan unit lint integration e2e bench chaos fmt vet clean
 
 all: build
 
@@ -58,10 +60,15 @@ run: tools build
 	bin/terraplane dev --kubeconfig-out .terraplane/kubeconfig --quickstart examples/quickstart
 
 ## test: hygiene checks, then unit, integration (envtest) and end-to-end tests, then the
-## end-to-end subset again with OpenTofu
+## end-to-end subset again with OpenTofu, and the GCP and Azure plans where the mirror
+## holds their providers (it says so when it does not)
 test: tools-test lint
 	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) ./...
 	$(MAKE) test-tofu
+	@present=$$(for p in google azurerm; do [ -d $(CACHE)/providers/registry.terraform.io/hashicorp/$$p ] && echo $$p; done | paste -sd'|'); \
+	if [ -n "$$present" ]; then $(MAKE) test-cloud-plan CLOUD_PLAN="$$present" || exit 1; fi; \
+	for p in google azurerm; do [ -d $(CACHE)/providers/registry.terraform.io/hashicorp/$$p ] || \
+		echo "NOT RUN: the plan-level tests of the $$p kinds: hashicorp/$$p is not in $(CACHE)/providers (make test-cloud-plan CLOUD_PLAN=$$p runs them, and fails while it is missing)"; done
 
 ## test-tofu: the quickstart bucket, a ModuleClass claim, migrate/export and the database
 ## modules with OpenTofu (built by tools-test) in place of terraform
@@ -69,12 +76,19 @@ test-tofu:
 	@test -x $(TOOLS)/tofu || { echo "OpenTofu is missing: run make tools-test" >&2; exit 1; }
 	TERRAPLANE_TERRAFORM=$(TOOLS)/tofu $(GO) test -count=1 -timeout 20m -run '^($(TOFU_TESTS))$$' ./test/e2e/
 
+## test-cloud-plan: plan every GCP and Azure kind with the real google and azurerm
+## providers from $(CACHE)/providers; fails naming the mirror while they are not there
+## (azurerm also needs ARM_SUBSCRIPTION_ID, ARM_TENANT_ID, ARM_CLIENT_ID, ARM_CLIENT_SECRET)
+test-cloud-plan:
+	$(GO) test -count=1 -timeout 30m -tags cloudplan -run '^TestCloudModulesPlan$$/^($(CLOUD_PLAN))$$' -v ./internal/kinds/
+
 ## lint: gofmt, go mod tidy, go vet and staticcheck (pinned in hack/tools/staticcheck)
 lint:
 	hack/install-tools.sh staticcheck
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$unformatted" ]; then echo "gofmt would change: $$unformatted (run make fmt)" >&2; exit 1; fi
 	$(GO) mod tidy -diff
 	$(GO) vet ./...
+	$(GO) vet -tags cloudplan ./internal/kinds/
 	$(TOOLS)/staticcheck ./...
 
 ## unit: only the tests that need no tools

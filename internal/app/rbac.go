@@ -6,6 +6,8 @@ package app
 // +kubebuilder:rbac:groups=storage.terraplane.io;database.terraplane.io;cache.terraplane.io;compute.terraplane.io,resources=*/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups=aws.terraplane.io;storage.aws.terraplane.io;postgresql.terraplane.io;database.postgresql.terraplane.io;mysql.terraplane.io;database.mysql.terraplane.io;terraform.terraplane.io,resources=*,verbs=get;list;watch;create;update;patch;delete
 // +kubebuilder:rbac:groups=aws.terraplane.io;storage.aws.terraplane.io;postgresql.terraplane.io;database.postgresql.terraplane.io;mysql.terraplane.io;database.mysql.terraplane.io;terraform.terraplane.io,resources=*/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=gcp.terraplane.io;database.gcp.terraplane.io;storage.gcp.terraplane.io;cache.gcp.terraplane.io;compute.gcp.terraplane.io;azure.terraplane.io;database.azure.terraplane.io;storage.azure.terraplane.io;cache.azure.terraplane.io;compute.azure.terraplane.io,resources=*,verbs=get;list;watch;create;update;patch;delete
+// +kubebuilder:rbac:groups=gcp.terraplane.io;database.gcp.terraplane.io;storage.gcp.terraplane.io;cache.gcp.terraplane.io;compute.gcp.terraplane.io;azure.terraplane.io;database.azure.terraplane.io;storage.azure.terraplane.io;cache.azure.terraplane.io;compute.azure.terraplane.io,resources=*/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups=kubernetes.terraplane.io;workload.terraplane.io,resources=*,verbs=get;list;watch;create;update;patch;delete
 // +kubebuilder:rbac:groups=kubernetes.terraplane.io;workload.terraplane.io,resources=*/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups=stacks.terraplane.io,resources=*,verbs=get;list;watch;create;update;patch;delete

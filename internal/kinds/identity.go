@@ -53,3 +53,30 @@ func providerConfigIdentity(providerConfig string, names []string) (map[string]s
 	}
 	return env, nil
 }
+
+// gcpIdentityEnv are the variables that point Google's application default credentials
+// at an injected identity: a credential configuration file (workload identity
+// federation) and a service account to impersonate. Without them, GKE Workload Identity
+// answers through the metadata server, which needs no variable at all.
+var gcpIdentityEnv = []string{"GOOGLE_APPLICATION_CREDENTIALS", "GOOGLE_IMPERSONATE_SERVICE_ACCOUNT"}
+
+// azureIdentityEnv are the variables AKS workload identity injects into a pod.
+var azureIdentityEnv = []string{"AZURE_CLIENT_ID", "AZURE_TENANT_ID", "AZURE_FEDERATED_TOKEN_FILE", "AZURE_AUTHORITY_HOST"}
+
+// azureInjectedIdentity is the injected Azure identity of the controller's pod: AKS
+// workload identity when a federated token file is injected, else the managed identity
+// of the node (a user-assigned one when AZURE_CLIENT_ID names it). It returns the
+// environment and the azurerm provider settings that select it.
+func azureInjectedIdentity() (map[string]string, map[string]any) {
+	env, _ := injectedIdentity(azureIdentityEnv)
+	cfg := map[string]any{}
+	if _, ok := env["AZURE_FEDERATED_TOKEN_FILE"]; ok {
+		cfg["use_aks_workload_identity"] = true
+		return env, cfg
+	}
+	cfg["use_msi"] = true
+	if id, ok := env["AZURE_CLIENT_ID"]; ok {
+		cfg["client_id"] = id
+	}
+	return map[string]string{}, cfg
+}

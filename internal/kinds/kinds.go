@@ -8,9 +8,19 @@ import (
 
 	awsstoragev1 "terraplane.io/terraplane/apis/aws/storage/v1alpha1"
 	awsv1 "terraplane.io/terraplane/apis/aws/v1alpha1"
+	azurecachev1 "terraplane.io/terraplane/apis/azure/cache/v1alpha1"
+	azurecomputev1 "terraplane.io/terraplane/apis/azure/compute/v1alpha1"
+	azuredbv1 "terraplane.io/terraplane/apis/azure/database/v1alpha1"
+	azurestoragev1 "terraplane.io/terraplane/apis/azure/storage/v1alpha1"
+	azurev1 "terraplane.io/terraplane/apis/azure/v1alpha1"
 	cachev1 "terraplane.io/terraplane/apis/cache/v1alpha1"
 	computev1 "terraplane.io/terraplane/apis/compute/v1alpha1"
 	databasev1 "terraplane.io/terraplane/apis/database/v1alpha1"
+	gcpcachev1 "terraplane.io/terraplane/apis/gcp/cache/v1alpha1"
+	gcpcomputev1 "terraplane.io/terraplane/apis/gcp/compute/v1alpha1"
+	gcpdbv1 "terraplane.io/terraplane/apis/gcp/database/v1alpha1"
+	gcpstoragev1 "terraplane.io/terraplane/apis/gcp/storage/v1alpha1"
+	gcpv1 "terraplane.io/terraplane/apis/gcp/v1alpha1"
 	kubernetesv1 "terraplane.io/terraplane/apis/kubernetes/v1alpha1"
 	mysqldbv1 "terraplane.io/terraplane/apis/mysql/database/v1alpha1"
 	mysqlv1 "terraplane.io/terraplane/apis/mysql/v1alpha1"
@@ -43,6 +53,12 @@ func NewScheme() *runtime.Scheme {
 	utilruntime.Must(workloadv1.AddToScheme(s))
 	utilruntime.Must(stacksv1.AddToScheme(s))
 	utilruntime.Must(apiextensionsv1.AddToScheme(s))
+	for _, add := range []func(*runtime.Scheme) error{ // GCP and Azure
+		gcpv1.AddToScheme, gcpdbv1.AddToScheme, gcpstoragev1.AddToScheme, gcpcachev1.AddToScheme, gcpcomputev1.AddToScheme,
+		azurev1.AddToScheme, azuredbv1.AddToScheme, azurestoragev1.AddToScheme, azurecachev1.AddToScheme, azurecomputev1.AddToScheme,
+	} {
+		utilruntime.Must(add(s))
+	}
 	return s
 }
 
@@ -56,6 +72,12 @@ func NewRegistry(loader *modsource.Loader) *registry.Registry {
 	r.AddManaged(mysqlDatabase())
 	r.AddManaged(object())
 	r.AddManaged(cluster())
+	for _, k := range []registry.ManagedKind{ // GCP and Azure
+		cloudSQLInstance(), cloudStorageBucket(), gcpRedisInstance(), gkeCluster(),
+		postgreSQLFlexibleServer(), mySQLFlexibleServer(), storageAccount(), redisCache(), aksCluster(),
+	} {
+		r.AddManaged(k)
+	}
 	r.AddClaim(bucket())
 	r.AddClaim(postgreSQLInstance())
 	r.AddClaim(mySQLInstance())

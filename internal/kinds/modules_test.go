@@ -18,6 +18,8 @@ var providerInputs = map[string][]string{
 	"aws.terraplane.io":        {"endpoint_url", "region"},
 	"postgresql.terraplane.io": {"host", "port"},
 	"mysql.terraplane.io":      {"host", "port"},
+	"gcp.terraplane.io":        {"project", "region"},
+	"azure.terraplane.io":      {"location"},
 }
 
 // TestBundledModulesMatchRegistrations inspects every bundled module against its

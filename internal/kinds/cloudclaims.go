@@ -1,0 +1,106 @@
+package kinds
+
+import (
+	"regexp"
+	"strings"
+
+	databasev1 "terraplane.io/terraplane/apis/database/v1alpha1"
+	"terraplane.io/terraplane/internal/resource"
+)
+
+// fillCloudDatabase maps a database claim's portable fields onto a kind that makes a
+// server of its own: the claim's engineVersion where the class leaves it open (refused
+// where the class fixes another), at least the claim's storage (never below minGB), and
+// high availability when asked for. Every cloud here encrypts storage at rest, so
+// encryption needs nothing.
+func fillCloudDatabase(engine, class string, want databasev1.DatabaseParameters, version *string, storageGB *int32, minGB int32, ha *bool) error {
+	if want.EngineVersion != "" {
+		if *version != "" && !versionMatches(want.EngineVersion, *version) {
+			return resource.UserErrorf("ClassCannotSatisfy", "class %s offers %s %s, but the claim asks for engineVersion %s; pick another class or version",
+				class, engine, *version, want.EngineVersion)
+		}
+		if *version == "" {
+			*version = want.EngineVersion
+		}
+	}
+	if want.StorageGB > *storageGB {
+		*storageGB = max(want.StorageGB, minGB)
+	}
+	*ha = *ha || want.HighAvailability
+	return nil
+}
+
+// fillVersion takes the claim's version where the class leaves it open, and refuses a
+// claim whose version the class's does not match.
+func fillVersion(what, class, want string, offered *string) error {
+	if want == "" {
+		return nil
+	}
+	if *offered != "" && !versionMatches(want, *offered) {
+		return resource.UserErrorf("ClassCannotSatisfy", "class %s offers %s %s, but the claim asks for %s; pick another class or version", class, what, *offered, want)
+	}
+	if *offered == "" {
+		*offered = want
+	}
+	return nil
+}
+
+var notNameChars = regexp.MustCompile(`[^a-z0-9-]+`)
+
+// DNSName derives a unique name of at most max lowercase letters, digits and hyphens,
+// starting with a letter, from a claim: what most cloud resources take as a name.
+func DNSName(namespace, name, uid string, max int) string {
+	base := strings.Trim(notNameChars.ReplaceAllString(strings.ToLower(namespace+"-"+name), "-"), "-")
+	if base == "" || base[0] < 'a' || base[0] > 'z' {
+		base = "tp-" + base
+	}
+	suffix := uidSuffix(uid)
+	if m := max - len(suffix) - 1; len(base) > m {
+		base = base[:m]
+	}
+	return strings.TrimRight(base, "-") + "-" + suffix
+}
+
+var notAlphanumeric = regexp.MustCompile(`[^a-z0-9]+`)
+
+// CompactName derives a unique name of at most max lowercase letters and digits from a
+// claim, such as an Azure storage account's.
+func CompactName(namespace, name, uid string, max int) string {
+	base := notAlphanumeric.ReplaceAllString(strings.ToLower(namespace+name), "")
+	suffix := uidSuffix(uid)
+	if m := max - len(suffix); len(base) > m {
+		base = base[:m]
+	}
+	return base + suffix
+}
+
+// uidSuffix is the first 8 hex digits of a UID: what keeps derived names unique.
+func uidSuffix(uid string) string {
+	s := strings.ReplaceAll(uid, "-", "")
+	return s[:min(len(s), 8)]
+}
+
+var notLabelChars = regexp.MustCompile(`[^a-z0-9_-]+`)
+
+// gcpLabels merges a claim's tags into labels as Google Cloud takes them: lowercase
+// letters, digits, _ and -, keys starting with a letter, at most 63 characters each.
+func gcpLabels(labels, tags map[string]string) map[string]string {
+	if len(tags) == 0 {
+		return labels
+	}
+	if labels == nil {
+		labels = map[string]string{}
+	}
+	clean := func(s string) string {
+		s = notLabelChars.ReplaceAllString(strings.ToLower(s), "_")
+		return s[:min(len(s), 63)]
+	}
+	for k, v := range tags {
+		key := clean(k)
+		if key == "" || key[0] < 'a' || key[0] > 'z' {
+			key = clean("t_" + key)
+		}
+		labels[key] = clean(v)
+	}
+	return labels
+}
