@@ -7,6 +7,8 @@ import (
 
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
+	awscachev1 "terraplane.io/terraplane/apis/aws/cache/v1alpha1"
+	awsdbv1 "terraplane.io/terraplane/apis/aws/database/v1alpha1"
 	azurestoragev1 "terraplane.io/terraplane/apis/azure/storage/v1alpha1"
 	azurev1 "terraplane.io/terraplane/apis/azure/v1alpha1"
 	common "terraplane.io/terraplane/apis/common/v1alpha1"
@@ -30,6 +32,11 @@ func TestCloudKindsRefuse(t *testing.T) {
 		{"azure redis 7", gvk("cache.azure", "RedisCache"), RedisClusterGVK, map[string]any{"engineVersion": "7.2"}, map[string]any{}},
 		{"azure redis nodes without premium", gvk("cache.azure", "RedisCache"), RedisClusterGVK, map[string]any{"nodes": int64(3)}, map[string]any{"skuName": "Standard"}},
 		{"gke version", gvk("compute.gcp", "GKECluster"), KubernetesClusterGVK, map[string]any{"version": "1.32"}, map[string]any{"kubernetesVersion": "1.33"}},
+		{"rds mysql class for a postgres claim", gvk("database.aws", "RDSInstance"), PostgreSQLInstanceGVK, map[string]any{}, map[string]any{"engine": "mysql"}},
+		{"rds version mismatch", gvk("database.aws", "RDSInstance"), MySQLInstanceGVK, map[string]any{"engineVersion": "5.7"}, map[string]any{"engineVersion": "8.0"}},
+		{"elasticache nodes", gvk("cache.aws", "ReplicationGroup"), RedisClusterGVK, map[string]any{"nodes": int64(7)}, map[string]any{}},
+		{"elasticache version", gvk("cache.aws", "ReplicationGroup"), RedisClusterGVK, map[string]any{"engineVersion": "6.2"}, map[string]any{"engineVersion": "7.1"}},
+		{"eks version", gvk("compute.aws", "EKSCluster"), KubernetesClusterGVK, map[string]any{"version": "1.32"}, map[string]any{"kubernetesVersion": "1.33"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -63,6 +70,16 @@ func TestCloudKindsFill(t *testing.T) {
 		if got := cloudSQLVersion(c.engine, c.in); got != c.want {
 			t.Errorf("cloudSQLVersion(%s, %q) = %q, want %q", c.engine, c.in, got, c.want)
 		}
+	}
+	k, _ = reg.Managed(gvk("cache.aws", "ReplicationGroup"))
+	mg = provision(t, reg, k, cloudCase{"ha redis", k.GVK, RedisClusterGVK, map[string]any{"highAvailability": true}, map[string]any{}})
+	if rg := mg.(*awscachev1.ReplicationGroup).Spec.ForProvider; rg.Nodes != 2 || !rg.HighAvailability {
+		t.Errorf("a highly available Redis claim gives %+v, want 2 nodes with failover", rg)
+	}
+	k, _ = reg.Managed(gvk("database.aws", "RDSInstance"))
+	mg = provision(t, reg, k, cloudCase{"small rds", k.GVK, MySQLInstanceGVK, map[string]any{"storageGB": int64(5), "encryption": true}, map[string]any{}})
+	if db := mg.(*awsdbv1.RDSInstance).Spec.ForProvider; db.StorageGB != 20 || !db.Encryption || db.Engine != "mysql" || len(db.Username) > 16 {
+		t.Errorf("a 5 GB encrypted MySQL claim gives %+v, want 20 GB (RDS's least), encrypted, mysql, a username of at most 16 characters", db)
 	}
 	if got := DNSName("9ns", strings.Repeat("x", 80), "abcdef12-34", 40); len(got) > 40 || !strings.HasPrefix(got, "tp-9ns-") || !strings.HasSuffix(got, "-abcdef12") {
 		t.Errorf("DNSName = %q", got)

@@ -3,8 +3,10 @@ package kinds
 import (
 	"context"
 	"flag"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -32,9 +34,10 @@ const (
 	testAzureSecret  = "azure-client-secret-value"
 	testSubscription = "55555555-6666-7777-8888-999999999999"
 	testTenant       = "aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee"
+	testAWSSecret    = "aws-secret-access-key-value"
 )
 
-// cloudCase is one claim met by one GCP or Azure kind through a class.
+// cloudCase is one claim met by one AWS, GCP or Azure kind through a class.
 type cloudCase struct {
 	name        string
 	managed     schema.GroupVersionKind
@@ -44,6 +47,15 @@ type cloudCase struct {
 }
 
 var cloudCases = []cloudCase{
+	{"rds-postgres", gvk("database.aws", "RDSInstance"), PostgreSQLInstanceGVK,
+		map[string]any{"engineVersion": "16", "storageGB": int64(50), "highAvailability": true, "encryption": true},
+		map[string]any{"instanceClass": "db.t3.small", "parameters": map[string]any{"max_connections": "200"}}},
+	{"rds-mysql", gvk("database.aws", "RDSInstance"), MySQLInstanceGVK,
+		map[string]any{"engineVersion": "8.0"}, map[string]any{"dbSubnetGroupName": "private", "vpcSecurityGroupIDs": []any{"sg-0123"}}},
+	{"replicationgroup", gvk("cache.aws", "ReplicationGroup"), RedisClusterGVK,
+		map[string]any{"nodes": int64(2), "highAvailability": true}, map[string]any{"authToken": true}},
+	{"ekscluster", gvk("compute.aws", "EKSCluster"), KubernetesClusterGVK,
+		map[string]any{"version": "1.33", "nodeCount": int64(3)}, map[string]any{"instanceTypes": []any{"m5.large"}}},
 	{"cloudsql-postgres", gvk("database.gcp", "CloudSQLInstance"), PostgreSQLInstanceGVK,
 		map[string]any{"engineVersion": "16", "storageGB": int64(20), "highAvailability": true}, map[string]any{"tier": "db-custom-2-7680"}},
 	{"cloudsql-mysql", gvk("database.gcp", "CloudSQLInstance"), MySQLInstanceGVK,
@@ -70,7 +82,7 @@ func gvk(group, kind string) schema.GroupVersionKind {
 	return schema.GroupVersionKind{Group: group + ".terraplane.io", Version: "v1alpha1", Kind: kind}
 }
 
-// TestCloudKindsRenderGolden provisions each GCP and Azure kind from a claim and a class,
+// TestCloudKindsRenderGolden provisions each AWS, GCP and Azure kind from a claim and a class,
 // renders it with the renderer the managed reconciler uses and compares the root module
 // and its inputs with testdata/render (go test -run TestCloudKindsRenderGolden -update
 // rewrites them). Provider credentials must reach only terraform's environment.
@@ -96,7 +108,7 @@ func TestCloudKindsRenderGolden(t *testing.T) {
 				compareGolden(t, filepath.Join("testdata", "render", tc.name, name), ws.Files[name])
 			}
 			for file, content := range ws.Files {
-				for _, secret := range []string{"TESTKEY", testAzureSecret} {
+				for _, secret := range []string{"TESTKEY", testAzureSecret, testAWSSecret} {
 					if strings.Contains(string(content), secret) {
 						t.Errorf("%s holds a Provider credential", file)
 					}
@@ -105,8 +117,8 @@ func TestCloudKindsRenderGolden(t *testing.T) {
 			if len(ws.Env) == 0 {
 				t.Error("no credentials in terraform's environment")
 			}
-			if len(ws.Provider.Connection) != 0 || len(k.ProviderConnectionKeys) != 0 {
-				t.Errorf("the Provider offers connection details %v, kind takes %v: want none", ws.Provider.Connection, k.ProviderConnectionKeys)
+			if taken := k.ProviderConnection(ws.Provider); len(taken) != 0 || len(k.ProviderConnectionKeys) != 0 {
+				t.Errorf("the kind takes the Provider's connection details %v: want none", slices.Collect(maps.Keys(taken)))
 			}
 		})
 	}
@@ -155,7 +167,9 @@ func fromMap(t *testing.T, m map[string]any, obj any) {
 	}
 }
 
-// testCloudProviders are a gcp and an azure Provider named default, with their Secrets.
+// testCloudProviders are a gcp, an azure and an aws Provider named default, with their
+// Secrets (the aws one last). The aws Provider would hand out its keys to kinds that take
+// them (connectionCredentials: Provider), so no cloud kind may take them.
 func testCloudProviders(t *testing.T, scheme *runtime.Scheme) []client.Object {
 	t.Helper()
 	meta := map[string]any{"namespace": "terraplane-system", "name": "default"}
@@ -166,6 +180,8 @@ func testCloudProviders(t *testing.T, scheme *runtime.Scheme) []client.Object {
 	for g, spec := range map[string]map[string]any{
 		"gcp.terraplane.io":   {"project": "acme-prod", "region": "europe-west1", "credentialsSecretRef": map[string]any{"name": "gcp-key"}},
 		"azure.terraplane.io": {"subscriptionID": testSubscription, "tenantID": testTenant, "location": "westeurope", "credentialsSecretRef": map[string]any{"name": "azure-sp"}},
+		"aws.terraplane.io": {"region": "eu-west-1", "credentialsSecretRef": map[string]any{"name": "aws-keys"}, "connectionCredentials": "Provider",
+			"skipCredentialsValidation": true, "skipRequestingAccountID": true, "skipMetadataAPICheck": true},
 	} {
 		obj, err := scheme.New(schema.GroupVersionKind{Group: g, Version: "v1alpha1", Kind: "Provider"})
 		if err != nil {
@@ -174,7 +190,8 @@ func testCloudProviders(t *testing.T, scheme *runtime.Scheme) []client.Object {
 		fromMap(t, map[string]any{"metadata": meta, "spec": spec}, obj)
 		objs = append(objs, obj.(client.Object))
 	}
-	return objs
+	return append(objs, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "terraplane-system", Name: "aws-keys"},
+		Data: map[string][]byte{"accessKeyID": []byte("AKIATEST"), "secretAccessKey": []byte(testAWSSecret)}})
 }
 
 func compareGolden(t *testing.T, path string, got []byte) {

@@ -6,6 +6,9 @@ import (
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 
+	awscachev1 "terraplane.io/terraplane/apis/aws/cache/v1alpha1"
+	awscomputev1 "terraplane.io/terraplane/apis/aws/compute/v1alpha1"
+	awsdbv1 "terraplane.io/terraplane/apis/aws/database/v1alpha1"
 	awsstoragev1 "terraplane.io/terraplane/apis/aws/storage/v1alpha1"
 	awsv1 "terraplane.io/terraplane/apis/aws/v1alpha1"
 	azurecachev1 "terraplane.io/terraplane/apis/azure/cache/v1alpha1"
@@ -53,7 +56,8 @@ func NewScheme() *runtime.Scheme {
 	utilruntime.Must(workloadv1.AddToScheme(s))
 	utilruntime.Must(stacksv1.AddToScheme(s))
 	utilruntime.Must(apiextensionsv1.AddToScheme(s))
-	for _, add := range []func(*runtime.Scheme) error{ // GCP and Azure
+	for _, add := range []func(*runtime.Scheme) error{ // AWS, GCP and Azure
+		awsdbv1.AddToScheme, awscachev1.AddToScheme, awscomputev1.AddToScheme,
 		gcpv1.AddToScheme, gcpdbv1.AddToScheme, gcpstoragev1.AddToScheme, gcpcachev1.AddToScheme, gcpcomputev1.AddToScheme,
 		azurev1.AddToScheme, azuredbv1.AddToScheme, azurestoragev1.AddToScheme, azurecachev1.AddToScheme, azurecomputev1.AddToScheme,
 	} {
@@ -72,7 +76,8 @@ func NewRegistry(loader *modsource.Loader) *registry.Registry {
 	r.AddManaged(mysqlDatabase())
 	r.AddManaged(object())
 	r.AddManaged(cluster())
-	for _, k := range []registry.ManagedKind{ // GCP and Azure
+	for _, k := range []registry.ManagedKind{ // AWS, GCP and Azure
+		rdsInstance(), replicationGroup(), eksCluster(),
 		cloudSQLInstance(), cloudStorageBucket(), gcpRedisInstance(), gkeCluster(),
 		postgreSQLFlexibleServer(), mySQLFlexibleServer(), storageAccount(), redisCache(), aksCluster(),
 	} {

@@ -43,7 +43,8 @@ func TestBundledModulesMatchRegistrations(t *testing.T) {
 				}
 			}
 			for _, v := range m.Variables {
-				supplied := slices.Contains(fields, render.Camel(v.Name)) || slices.Contains(providerInputs[k.ProviderGVK.Group], v.Name)
+				fromField := slices.ContainsFunc(fields, func(f string) bool { return render.Snake(f) == v.Name })
+				supplied := fromField || slices.Contains(providerInputs[k.ProviderGVK.Group], v.Name)
 				if v.Required && !supplied {
 					t.Errorf("variable %s of %s is required, but neither forProvider nor the Provider supplies it", v.Name, k.ModuleDir)
 				}

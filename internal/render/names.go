@@ -16,14 +16,16 @@ func SnakeKeys(values map[string]any) map[string]any {
 	return out
 }
 
-// Snake turns camelCase into snake_case; runs of capitals count as one word (accessKeyID → access_key_id).
+// Snake turns camelCase into snake_case; runs of capitals count as one word, with a
+// plural s (accessKeyID → access_key_id, subnetIDs → subnet_ids).
 func Snake(s string) string {
 	var b strings.Builder
 	runes := []rune(s)
+	plural := func(i int) bool { return runes[i] == 's' && (i+1 == len(runes) || unicode.IsUpper(runes[i+1])) }
 	for i, r := range runes {
 		if unicode.IsUpper(r) {
 			prevLower := i > 0 && !unicode.IsUpper(runes[i-1])
-			nextLower := i > 0 && i+1 < len(runes) && unicode.IsLower(runes[i+1]) && unicode.IsUpper(runes[i-1])
+			nextLower := i > 0 && i+1 < len(runes) && unicode.IsLower(runes[i+1]) && unicode.IsUpper(runes[i-1]) && !plural(i+1)
 			if prevLower || nextLower {
 				b.WriteByte('_')
 			}

@@ -100,6 +100,8 @@ func TestNames(t *testing.T) {
 	for in, want := range map[string]string{
 		"bucketName": "bucket_name", "accessKeyID": "access_key_id", "forceDestroy": "force_destroy",
 		"s3UsePathStyle": "s3_use_path_style", "region": "region", "createAccessKey": "create_access_key",
+		"subnetIDs": "subnet_ids", "vpcSecurityGroupIDs": "vpc_security_group_ids", "kmsKeyID": "kms_key_id",
+		"vpcCIDR": "vpc_cidr", "installedCRDs": "installed_crds", "IDsByName": "ids_by_name", "HTTPServer": "http_server",
 	} {
 		if got := Snake(in); got != want {
 			t.Errorf("Snake(%q) = %q, want %q", in, got, want)
