@@ -173,7 +173,8 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manager, *en
 	if err := provider.Setup(mgr, reg); err != nil {
 		return nil, nil, fmt.Errorf("set up provider usage controllers: %w", err)
 	}
-	sources := module.ProviderSources{Mirror: opts.PluginMirror, NetworkMirror: opts.ProviderMirrorURL, Direct: opts.ProviderDownload}
+	sources := module.ProviderSources{Mirror: opts.PluginMirror, NetworkMirror: opts.ProviderMirrorURL, Direct: opts.ProviderDownload,
+		Host: module.RegistryHost(opts.TerraformPath)}
 	if err := moduleclass.Setup(mgr, loader, moduleclass.WithProviderSources(sources)); err != nil {
 		return nil, nil, fmt.Errorf("set up ModuleClass controller: %w", err)
 	}

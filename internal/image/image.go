@@ -14,6 +14,8 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/mutate"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 	"github.com/google/go-containerregistry/pkg/v1/tarball"
+
+	"terraplane.io/terraplane/internal/module"
 )
 
 // Paths and identity inside the image.
@@ -58,7 +60,7 @@ func Build(o Options) (v1.Image, error) {
 	}
 	layers := []v1.Layer{base, tf}
 	if len(o.Providers) > 0 {
-		entries, err := providerEntries(o.ProviderMirror, registryHost(tfName), o.Providers)
+		entries, err := providerEntries(o.ProviderMirror, module.RegistryHost(tfName), o.Providers)
 		if err != nil {
 			return nil, err
 		}
@@ -116,15 +118,6 @@ func baseEntries(caCerts string) []entry {
 		{Path: "/tmp", Mode: 0o1777, Dir: true},
 		{Path: Mirror, Mode: 0o755, Dir: true},
 	}
-}
-
-// registryHost is the registry that provider addresses without a host mean to the binary:
-// registry.opentofu.org for tofu, registry.terraform.io for terraform.
-func registryHost(binary string) string {
-	if strings.HasPrefix(binary, "tofu") {
-		return "registry.opentofu.org"
-	}
-	return "registry.terraform.io"
 }
 
 // providerEntries lists the mirror's packages of the named provider types from host's

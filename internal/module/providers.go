@@ -18,6 +18,16 @@ import (
 // DefaultRegistry is the registry host of provider sources that name none.
 const DefaultRegistry = "registry.terraform.io"
 
+// RegistryHost is the registry that provider sources without a host mean to a terraform
+// binary (a path or a name): registry.opentofu.org for tofu, registry.terraform.io for
+// terraform. A provider mirror serves each binary under its host.
+func RegistryHost(binary string) string {
+	if strings.HasPrefix(filepath.Base(binary), "tofu") {
+		return "registry.opentofu.org"
+	}
+	return DefaultRegistry
+}
+
 // ProviderRequirement is one provider a module needs.
 type ProviderRequirement struct {
 	// Name is the module's local name for the provider.
@@ -62,6 +72,9 @@ type ProviderSources struct {
 	NetworkMirror string
 	// Direct means registry downloads are allowed: any provider may be available.
 	Direct bool
+	// Host is the registry sources without a host mean to the controller's binary
+	// (RegistryHost); empty means DefaultRegistry. Mirrors are read under it.
+	Host string
 	// Client fetches the network mirror's indexes; nil means a client with a 10 s timeout.
 	Client *http.Client
 }
@@ -100,7 +113,12 @@ func missing(r ProviderRequirement, versions []string) string {
 }
 
 // versions lists the versions of source (host/namespace/type) that the mirrors hold.
+// RequiredProviders writes sources without a host under DefaultRegistry; OpenTofu reads
+// them, and so its mirror holds them, under its own registry.
 func (s ProviderSources) versions(ctx context.Context, source string) ([]string, error) {
+	if rest, ok := strings.CutPrefix(source, DefaultRegistry+"/"); ok && s.Host != "" {
+		source = s.Host + "/" + rest
+	}
 	seen := map[string]bool{}
 	if s.Mirror != "" {
 		for _, v := range mirrorVersions(s.Mirror, source) {

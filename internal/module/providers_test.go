@@ -90,3 +90,23 @@ func TestUnavailable(t *testing.T) {
 		t.Errorf("an unreachable mirror: %v", got)
 	}
 }
+
+// TestUnavailableWithOpenTofu checks that a tofu controller reads its mirror under
+// registry.opentofu.org, where an image built for tofu holds the providers.
+func TestUnavailableWithOpenTofu(t *testing.T) {
+	mirror := t.TempDir()
+	full := filepath.Join(mirror, "registry.opentofu.org/hashicorp/aws/5.100.0/linux_amd64/terraform-provider-aws_v5.100.0_x5")
+	if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(full, nil, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	reqs := []ProviderRequirement{{Name: "aws", Source: DefaultRegistry + "/hashicorp/aws", Constraints: "~> 5.0"}}
+	if got := (ProviderSources{Mirror: mirror, Host: RegistryHost("/usr/local/bin/tofu")}).Unavailable(context.Background(), reqs); len(got) != 0 {
+		t.Errorf("tofu: %v, want the provider available", got)
+	}
+	if got := (ProviderSources{Mirror: mirror, Host: RegistryHost("terraform")}).Unavailable(context.Background(), reqs); len(got) != 1 {
+		t.Errorf("terraform: %v, want the provider missing (its registry's tree is empty)", got)
+	}
+}
