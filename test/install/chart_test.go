@@ -83,6 +83,8 @@ func TestKustomize(t *testing.T) {
 	pc, kc := chart.Spec.Template.Spec, kust.Spec.Template.Spec
 	g.Expect(kc.SecurityContext).To(Equal(pc.SecurityContext))
 	g.Expect(kc.TerminationGracePeriodSeconds).To(Equal(pc.TerminationGracePeriodSeconds))
+	g.Expect(pc.Hostname).To(Equal("terraplane-controller"), "a fixed host name lets a replacement pod release its predecessor's state locks")
+	g.Expect(kc.Hostname).To(Equal(pc.Hostname))
 	g.Expect(kc.Volumes).To(Equal(pc.Volumes))
 	c, k := pc.Containers[0], kc.Containers[0]
 	g.Expect(k.Args).To(ConsistOf(c.Args))
