@@ -14,7 +14,7 @@ CLOUD_PLAN ?= google|azurerm
 IMAGE_TAG ?= dev
 TERRAFORM ?= terraform
 
-.PHONY: image image-push all build generate manifests tools tools-test run test test-tofu test-cloud-plan unit lint integration e2e bench chaos fmt vet clean
+.PHONY: image image-push all build generate manifests tools tools-test run test test-tofu test-cloud-plan unit lint integration e2e bench chaos fuzz fmt vet clean
 
 all: build
 
@@ -98,6 +98,10 @@ unit:
 ## bench: side-by-side benchmark against raw terraform (not part of make test)
 bench: tools build
 	$(GO) run ./bench $(if $(N),-n $(N))
+
+## fuzz: fuzz the workspace renderer (make test runs its seed corpus): make fuzz [FUZZTIME=5m]
+fuzz:
+	$(GO) test -run '^$$' -fuzz '^FuzzRender$$' -fuzztime $(or $(FUZZTIME),2m) ./internal/render/
 
 ## chaos: the fault-injection test at length (make test runs it with 30 kills): make chaos N=200 [SEED=42]
 chaos: tools
