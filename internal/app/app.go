@@ -70,6 +70,10 @@ type Options struct {
 	HealthAddr string
 	// ModuleSourceAllow lists the URL prefixes git module sources may use; empty allows any.
 	ModuleSourceAllow []string
+	// DisableStackManager leaves out the stack manager (StackInstall, ClusterStackInstall,
+	// Stack), which needs the permissions of controllers/stack/rbac.go on top of the
+	// controller's own.
+	DisableStackManager bool
 	// LeaderElection makes only one replica reconcile.
 	LeaderElection bool
 	// LeaderElectionNamespace holds the election Lease.
@@ -178,9 +182,11 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manager, *en
 	if err := moduleclass.Setup(mgr, loader, moduleclass.WithProviderSources(sources)); err != nil {
 		return nil, nil, fmt.Errorf("set up ModuleClass controller: %w", err)
 	}
-	if err := stack.Setup(mgr, stack.Options{DefaultRegistry: opts.StackRegistry, UserErrorRetry: opts.UserErrorRetry,
-		TagRefresh: opts.StackTagRefresh}); err != nil {
-		return nil, nil, fmt.Errorf("set up stack manager: %w", err)
+	if !opts.DisableStackManager {
+		if err := stack.Setup(mgr, stack.Options{DefaultRegistry: opts.StackRegistry, UserErrorRetry: opts.UserErrorRetry,
+			TagRefresh: opts.StackTagRefresh}); err != nil {
+			return nil, nil, fmt.Errorf("set up stack manager: %w", err)
+		}
 	}
 	targets := &workload.Targets{Local: mgr.GetClient(), Cache: remote.NewCache(mgr.GetClient(), cfg, reg.Scheme())}
 	err = workload.Setup(mgr, targets, workload.Options{UserErrorRetry: opts.UserErrorRetry, UnreachableRetry: opts.UserErrorRetry,

@@ -1,6 +1,7 @@
 package app
 
 // The manager's permissions; `make generate` turns these markers into config/rbac/role.yaml.
+// The stack manager's own (CRDs, RBAC, Deployments of stacks) are in controllers/stack.
 //
 // +kubebuilder:rbac:groups=storage.terraplane.io;database.terraplane.io;cache.terraplane.io;compute.terraplane.io,resources=*,verbs=get;list;watch;create;update;patch;delete
 // +kubebuilder:rbac:groups=storage.terraplane.io;database.terraplane.io;cache.terraplane.io;compute.terraplane.io,resources=*/status,verbs=get;update;patch
@@ -10,13 +11,6 @@ package app
 // +kubebuilder:rbac:groups=database.aws.terraplane.io;cache.aws.terraplane.io;compute.aws.terraplane.io;gcp.terraplane.io;database.gcp.terraplane.io;storage.gcp.terraplane.io;cache.gcp.terraplane.io;compute.gcp.terraplane.io;azure.terraplane.io;database.azure.terraplane.io;storage.azure.terraplane.io;cache.azure.terraplane.io;compute.azure.terraplane.io,resources=*/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups=kubernetes.terraplane.io;workload.terraplane.io,resources=*,verbs=get;list;watch;create;update;patch;delete
 // +kubebuilder:rbac:groups=kubernetes.terraplane.io;workload.terraplane.io,resources=*/status,verbs=get;update;patch
-// +kubebuilder:rbac:groups=stacks.terraplane.io,resources=*,verbs=get;list;watch;create;update;patch;delete
-// +kubebuilder:rbac:groups=stacks.terraplane.io,resources=*/status,verbs=get;update;patch
-// +kubebuilder:rbac:groups=apiextensions.k8s.io,resources=customresourcedefinitions,verbs=get;list;watch;create;update;patch;delete
-// +kubebuilder:rbac:groups=rbac.authorization.k8s.io,resources=roles;rolebindings;clusterroles;clusterrolebindings,verbs=get;list;watch;create;update;patch;delete;escalate;bind
-// +kubebuilder:rbac:groups=apps,resources=deployments,verbs=get;list;watch;create;update;patch;delete
-// +kubebuilder:rbac:groups="",resources=configmaps;serviceaccounts,verbs=get;list;watch;create;update;patch;delete
-// +kubebuilder:rbac:groups=*,resources=*,verbs=list
 // +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch;create;update;patch;delete
 // +kubebuilder:rbac:groups="",resources=events,verbs=create;patch
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch

@@ -18,6 +18,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
@@ -105,6 +106,12 @@ type Manager struct {
 
 // StartManager runs the Terraplane controllers with workspaces in workDir.
 func (e *Env) StartManager(workDir string, opts app.Options) (*Manager, error) {
+	return e.StartManagerAs(e.ControlPlane.Config, workDir, opts)
+}
+
+// StartManagerAs runs the controllers talking to the API server with cfg, e.g. as an
+// impersonated ServiceAccount; terraform's state backend still uses the admin kubeconfig.
+func (e *Env) StartManagerAs(cfg *rest.Config, workDir string, opts app.Options) (*Manager, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	opts.WorkDir = workDir
 	opts.StateKubeconfig = e.ControlPlane.Kubeconfig
@@ -117,7 +124,7 @@ func (e *Env) StartManager(workDir string, opts app.Options) (*Manager, error) {
 	if opts.UserErrorRetry == 0 {
 		opts.UserErrorRetry = 2 * time.Second
 	}
-	mgr, eng, err := app.New(ctx, e.ControlPlane.Config, opts)
+	mgr, eng, err := app.New(ctx, cfg, opts)
 	if err != nil {
 		cancel()
 		return nil, err

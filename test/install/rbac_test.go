@@ -1,0 +1,85 @@
+package install
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"testing"
+	"time"
+
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	common "terraplane.io/terraplane/apis/common/v1alpha1"
+	terraformv1 "terraplane.io/terraplane/apis/terraform/v1alpha1"
+	"terraplane.io/terraplane/internal/app"
+	"terraplane.io/terraplane/internal/devenv"
+	"terraplane.io/terraplane/test/framework"
+)
+
+// TestControllerRunsWithTheChartsRBAC runs the controller as the chart's ServiceAccount,
+// holding only the ClusterRoles the chart grants it: without the stack manager (the
+// manager role alone) and with it (and the stacks role). Each time the controller becomes
+// ready, which needs every informer synced and so every list and watch allowed, and makes
+// a Module Ready. Without the stack manager it cannot create a CRD or grant RBAC.
+func TestControllerRunsWithTheChartsRBAC(t *testing.T) {
+	helm := tool(t, "helm", "make tools-test")
+	for _, stacks := range []bool{false, true} {
+		t.Run(fmt.Sprintf("stackManager=%v", stacks), func(t *testing.T) {
+			g := NewWithT(t)
+			ctx := context.Background()
+			ns := fmt.Sprintf("rbac-stacks-%v", stacks)
+			g.Expect(env.Namespace(ctx, ns)).To(Succeed())
+			manifests := runTool(g, helm, "template", ns, chartDir, "-n", ns, fmt.Sprintf("--set=stackManager.enabled=%v", stacks))
+			applyManifests(g, manifests)
+			sa := deployment(g, manifests).Spec.Template.Spec.ServiceAccountName
+			cfg := rest.CopyConfig(env.ControlPlane.Config)
+			cfg.Impersonate = rest.ImpersonationConfig{UserName: "system:serviceaccount:" + ns + ":" + sa}
+
+			as, err := client.New(cfg, client.Options{Scheme: env.Client.Scheme()})
+			g.Expect(err).NotTo(HaveOccurred())
+			crd := &apiextensionsv1.CustomResourceDefinition{ObjectMeta: metav1.ObjectMeta{Name: "widgets.example.org"},
+				Spec: apiextensionsv1.CustomResourceDefinitionSpec{Group: "example.org", Scope: apiextensionsv1.NamespaceScoped,
+					Names: apiextensionsv1.CustomResourceDefinitionNames{Plural: "widgets", Kind: "Widget"},
+					Versions: []apiextensionsv1.CustomResourceDefinitionVersion{{Name: "v1", Served: true, Storage: true,
+						Schema: &apiextensionsv1.CustomResourceValidation{OpenAPIV3Schema: &apiextensionsv1.JSONSchemaProps{Type: "object"}}}}}}
+			err = as.Create(ctx, crd, client.DryRunAll)
+			if stacks {
+				g.Expect(err).NotTo(HaveOccurred(), "the stack manager installs CRDs")
+			} else {
+				g.Expect(apierrors.IsForbidden(err)).To(BeTrue(), "without the stack manager the controller cannot create CRDs: %v", err)
+			}
+
+			healthPort, err := devenv.FreePort()
+			g.Expect(err).NotTo(HaveOccurred())
+			mgr, err := env.StartManagerAs(cfg, t.TempDir(), app.Options{DisableStackManager: !stacks, MetricsAddr: "0",
+				HealthAddr: fmt.Sprintf("127.0.0.1:%d", healthPort)})
+			g.Expect(err).NotTo(HaveOccurred())
+			defer func() { _ = mgr.Stop() }()
+			readyz := fmt.Sprintf("http://127.0.0.1:%d/readyz", healthPort)
+			g.Eventually(func() (int, error) { code, _, err := get(readyz, ""); return code, err }).
+				WithTimeout(time.Minute).WithPolling(500*time.Millisecond).Should(Equal(http.StatusOK), "every cache synced under the chart's RBAC")
+
+			cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "hello"},
+				Data: map[string]string{"main.tf": `resource "terraform_data" "hello" { input = "hi" }` + "\n" + `output "said" { value = terraform_data.hello.output }`}}
+			m := &terraformv1.Module{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "hello"}}
+			m.Spec.Source = terraformv1.ModuleSource{ConfigMap: &terraformv1.ConfigMapSource{Name: cm.Name}}
+			m.Spec.ReclaimPolicy = common.ReclaimDelete
+			g.Expect(env.Client.Create(ctx, cm)).To(Succeed())
+			g.Expect(env.Client.Create(ctx, m)).To(Succeed())
+			g.Eventually(func(g Gomega) {
+				g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(m), m)).To(Succeed())
+				ready := framework.Condition(m.Status.Conditions, common.TypeReady)
+				g.Expect(ready.Status).To(Equal(metav1.ConditionTrue), "%v", m.Status.Conditions)
+			}).WithTimeout(2 * time.Minute).Should(Succeed())
+			g.Expect(env.Client.Delete(ctx, m)).To(Succeed())
+			g.Eventually(func() bool { return apierrors.IsNotFound(env.Client.Get(ctx, client.ObjectKeyFromObject(m), m)) }).
+				WithTimeout(2 * time.Minute).Should(BeTrue(), "destroyed and gone")
+		})
+	}
+}
