@@ -90,7 +90,7 @@ func Setup(mgr ctrl.Manager, reg *registry.Registry, opts Options) error {
 			Watches(provider.(client.Object), handler.EnqueueRequestsFromMapFunc(r.forProvider), builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 			Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.forSecret)).
 			WithOptions(controller.Options{MaxConcurrentReconciles: opts.MaxConcurrentReconciles})
-		if kind.VariableObjects != nil {
+		if kind.WatchedObjects != nil {
 			b = b.Watches(&corev1.ConfigMap{}, handler.EnqueueRequestsFromMapFunc(r.forVariableObject("ConfigMap")))
 		}
 		err = b.Complete(r)
@@ -142,7 +142,7 @@ func (r *Reconciler) forVariableObject(kind string) handler.MapFunc {
 		}
 		var reqs []reconcile.Request
 		_ = forEach(list, func(mg resource.Managed) {
-			if slices.Contains(r.kind.VariableObjects(mg), kind+"/"+obj.GetName()) {
+			if slices.Contains(r.kind.WatchedObjects(mg), kind+"/"+obj.GetName()) {
 				reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(mg)})
 			}
 		})
@@ -162,7 +162,7 @@ func (r *Reconciler) forSecret(ctx context.Context, obj client.Object) []reconci
 	_ = forEach(list, func(mg resource.Managed) {
 		synced := meta.FindStatusCondition(mg.GetManagedStatus().Conditions, common.TypeSynced)
 		waiting := synced != nil && synced.Status == metav1.ConditionFalse && strings.Contains(synced.Reason, "Secret")
-		uses := r.kind.VariableObjects != nil && slices.Contains(r.kind.VariableObjects(mg), "Secret/"+obj.GetName())
+		uses := r.kind.WatchedObjects != nil && slices.Contains(r.kind.WatchedObjects(mg), "Secret/"+obj.GetName())
 		if waiting || uses {
 			reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(mg)})
 		}

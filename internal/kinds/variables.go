@@ -36,9 +36,18 @@ func resolveModuleVariables(ctx context.Context, c client.Client, mg resource.Ma
 	return vars, nil
 }
 
-// moduleVariableObjects names the Secrets and ConfigMaps a Module's variablesFrom reads.
-func moduleVariableObjects(mg resource.Managed) []string {
+// moduleWatchedObjects names the Secrets and ConfigMaps a Module reads: its
+// variablesFrom, a ConfigMap holding its module, and a git or OCI source's credentials.
+func moduleWatchedObjects(mg resource.Managed) []string {
 	var names []string
+	switch src := mg.(*terraformv1.Module).Spec.Source; {
+	case src.ConfigMap != nil:
+		names = append(names, "ConfigMap/"+src.ConfigMap.Name)
+	case src.Git != nil && src.Git.SecretRef != nil:
+		names = append(names, "Secret/"+src.Git.SecretRef.Name)
+	case src.OCI != nil && src.OCI.SecretRef != nil:
+		names = append(names, "Secret/"+src.OCI.SecretRef.Name)
+	}
 	for _, v := range mg.(*terraformv1.Module).Spec.VariablesFrom {
 		switch from := v.ValueFrom; {
 		case from.SecretKeyRef != nil:

@@ -86,11 +86,12 @@ type ManagedKind struct {
 	// no imports). ok false means the identity is not fixed and the user must decide.
 	RecoverCreate func(mg resource.Managed) (imports []common.ImportInstruction, ok bool)
 	// ResolveVariables, when set, reads the module variables a resource takes from
-	// Secrets and ConfigMaps; VariableObjects names those objects ("Secret/name",
-	// "ConfigMap/name") without reading them, so a change to one reaches its users at once.
+	// Secrets and ConfigMaps.
 	ResolveVariables VariableResolver
-	// VariableObjects names the Secrets and ConfigMaps ResolveVariables reads.
-	VariableObjects func(mg resource.Managed) []string
+	// WatchedObjects, when set, names the Secrets and ConfigMaps in its namespace a
+	// resource reads ("Secret/name", "ConfigMap/name": its variables, its module source
+	// and the source's credentials), so that a change to one reaches it at once.
+	WatchedObjects func(mg resource.Managed) []string
 	// Native kinds are served by their own (non-Terraform) controller; the claim
 	// reconciler binds them like any other kind, the Terraform reconciler leaves them
 	// alone, and only GVK, New, NewList, ClassGVK, NewClass and ProviderGVK are used.

@@ -46,6 +46,12 @@ func run(m *testing.M) int {
 		return 1
 	}
 	defer env.Stop()
+	// The admin namespace every test shares (stack installs default into it too), so
+	// that any test runs on its own.
+	if err := env.Namespace(context.Background(), adminNS); err != nil {
+		fmt.Fprintln(os.Stderr, "e2e:", err)
+		return 1
+	}
 	dir, err := os.MkdirTemp("", "terraplane-e2e-minio-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "e2e:", err)

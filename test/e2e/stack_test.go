@@ -97,6 +97,12 @@ func pushStacks(t *testing.T, host string, pkgs map[string]string) {
 		if !strings.Contains(out, "pushed "+host+"/"+strings.Split(ref, ":")[0]+"@sha256:") {
 			t.Fatalf("unexpected push output: %s", out)
 		}
+		// Progress comes before the result, so a slow push is not silent.
+		for _, step := range []string{"reading the package in ", "building and pushing " + host + "/" + ref} {
+			if i := strings.Index(out, step); i < 0 || i > strings.Index(out, "pushed ") {
+				t.Fatalf("push output has no %q before its result: %s", step, out)
+			}
+		}
 	}
 }
 

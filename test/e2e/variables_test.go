@@ -16,6 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	common "terraplane.io/terraplane/apis/common/v1alpha1"
+	databasev1 "terraplane.io/terraplane/apis/database/v1alpha1"
 	terraformv1 "terraplane.io/terraplane/apis/terraform/v1alpha1"
 	"terraplane.io/terraplane/internal/app"
 	"terraplane.io/terraplane/test/framework"
@@ -123,11 +124,54 @@ func TestVariablesFromSecretsAndConfigMaps(t *testing.T) {
 		g.Expect(string(conn.Data["password"])).To(Equal(rotated))
 	}).WithTimeout(timeout).Should(Succeed())
 
+	By(t, "a changed ConfigMap key is applied at once too")
+	g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(sizing), sizing)).To(Succeed())
+	sizing.Data["size"] = "30"
+	g.Expect(env.Client.Update(ctx, sizing)).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(mod), mod)).To(Succeed())
+		g.Expect(string(mod.Status.AtProvider.Raw)).To(ContainSubstring(`"summary":"60-blue"`))
+	}).WithTimeout(timeout).Should(Succeed())
+
+	By(t, "a ModuleClass's variablesFrom reaches the resources of the claims it meets")
+	appNS := "e2e-variables-app"
+	g.Expect(env.Namespace(ctx, appNS)).To(Succeed())
+	class := &terraformv1.ModuleClass{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "typed"}}
+	class.SpecTemplate.ReclaimPolicy = common.ReclaimDelete
+	class.SpecTemplate.Source = mod.Spec.Source
+	class.SpecTemplate.VariablesFrom = mod.Spec.VariablesFrom
+	class.SpecTemplate.Connection = []terraformv1.ConnectionMapping{{FromOutput: "summary", ToKey: "endpoint"}, {FromOutput: "password", ToKey: "password"}}
+	portable := &databasev1.PostgreSQLInstanceClass{ObjectMeta: metav1.ObjectMeta{Namespace: appNS, Name: "typed"},
+		ClassRef: common.ClassReference{APIVersion: terraformv1.GroupVersion.String(), Kind: "ModuleClass", Name: class.Name, Namespace: ns}}
+	claim := &databasev1.PostgreSQLInstance{ObjectMeta: metav1.ObjectMeta{Namespace: appNS, Name: "typed"}}
+	claim.Spec.ClassRef = &common.LocalReference{Name: portable.Name}
+	claim.Spec.WriteConnectionSecretToRef = &common.LocalReference{Name: "typed-conn"}
+	for _, o := range []client.Object{class, portable, claim} {
+		g.Expect(env.Client.Create(ctx, o)).To(Succeed())
+	}
+	waitClaimReady(g, ctx, claim)
+	claimConn := &corev1.Secret{}
+	g.Eventually(func(g Gomega) {
+		g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: appNS, Name: "typed-conn"}, claimConn)).To(Succeed())
+		g.Expect(string(claimConn.Data["endpoint"])).To(Equal("60-blue"))
+		g.Expect(string(claimConn.Data["password"])).To(Equal(rotated))
+	}).WithTimeout(timeout).Should(Succeed())
+	g.Expect(env.Client.Delete(ctx, claim)).To(Succeed())
+
 	By(t, "a variable whose Secret does not exist says which")
 	g.Eventually(func(g Gomega) {
 		g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(missing), missing)).To(Succeed())
 		synced := framework.Condition(missing.Status.Conditions, common.TypeSynced)
 		g.Expect(synced.Reason).To(Equal("VariableSourceNotFound"))
 		g.Expect(synced.Message).To(ContainSubstring("Secret " + ns + "/no-such-secret"))
+	}).WithTimeout(timeout).Should(Succeed())
+
+	By(t, "an edit of the ConfigMap holding the module is applied at once, long before the drift interval")
+	g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(cm), cm)).To(Succeed())
+	cm.Data["main.tf"] = strings.Replace(cm.Data["main.tf"], "var.size * 2", "var.size * 3", 1)
+	g.Expect(env.Client.Update(ctx, cm)).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(mod), mod)).To(Succeed())
+		g.Expect(string(mod.Status.AtProvider.Raw)).To(ContainSubstring(`"summary":"90-blue"`))
 	}).WithTimeout(timeout).Should(Succeed())
 }
