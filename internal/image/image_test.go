@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-containerregistry/pkg/name"
+	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/mutate"
 	"github.com/google/go-containerregistry/pkg/v1/tarball"
 )
@@ -40,20 +41,7 @@ func TestBuildLayout(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	files := map[string]int64{}
-	tr := tar.NewReader(mutate.Extract(img))
-	for {
-		hdr, err := tr.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		if hdr.Typeflag == tar.TypeReg {
-			files["/"+hdr.Name] = hdr.Mode
-		}
-	}
+	files := imageFiles(t, img)
 	want := map[string]int64{
 		"/etc/passwd": 0o644, "/etc/group": 0o644, "/etc/ssl/certs/ca-certificates.crt": 0o644,
 		"/usr/local/bin/terraform": 0o755, "/usr/local/bin/terraplane": 0o755,
@@ -98,5 +86,56 @@ func TestBuildLayout(t *testing.T) {
 	if _, err := Build(Options{Terraplane: filepath.Join(dir, "terraplane"), Terraform: filepath.Join(dir, "bin/terraform"),
 		CACerts: filepath.Join(dir, "ca.crt"), ProviderMirror: mirror, Providers: []string{"aws"}, Scratch: scratch}); err == nil {
 		t.Error("a provider missing from the mirror built an image")
+	}
+}
+
+// TestBuildForOpenTofu builds the image with tofu: the binary keeps its name, and the
+// providers come from, and go to, the registry.opentofu.org tree tofu reads.
+func TestBuildForOpenTofu(t *testing.T) {
+	dir := t.TempDir()
+	for rel, content := range map[string]string{
+		"mirror/registry.opentofu.org/hashicorp/random/3.9.0/linux_amd64/terraform-provider-random_v3.9.0_x5": "random",
+		"bin/tofu": "tofu", "terraplane": "tp", "ca.crt": "pem",
+	} {
+		p := filepath.Join(dir, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	img, err := Build(Options{Terraplane: filepath.Join(dir, "terraplane"), Terraform: filepath.Join(dir, "bin/tofu"), CACerts: filepath.Join(dir, "ca.crt"),
+		ProviderMirror: filepath.Join(dir, "mirror"), Providers: []string{"random"}, Scratch: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := imageFiles(t, img)
+	for _, want := range []string{"/usr/local/bin/tofu", "/opt/terraplane/providers/registry.opentofu.org/hashicorp/random/3.9.0/linux_amd64/terraform-provider-random_v3.9.0_x5"} {
+		if _, ok := files[want]; !ok {
+			t.Errorf("the tofu image has no %s: %v", want, files)
+		}
+	}
+	if _, ok := files["/usr/local/bin/terraform"]; ok {
+		t.Error("the tofu image has a terraform binary")
+	}
+}
+
+// imageFiles lists the regular files of an image's flattened file system and their modes.
+func imageFiles(t *testing.T, img v1.Image) map[string]int64 {
+	t.Helper()
+	files := map[string]int64{}
+	tr := tar.NewReader(mutate.Extract(img))
+	for {
+		hdr, err := tr.Next()
+		if errors.Is(err, io.EOF) {
+			return files
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if hdr.Typeflag == tar.TypeReg {
+			files["/"+hdr.Name] = hdr.Mode
+		}
 	}
 }
