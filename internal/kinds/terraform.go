@@ -31,7 +31,7 @@ func moduleKind(loader *modsource.Loader) registry.ManagedKind {
 		ProviderGVK:        terraformv1.GroupVersion.WithKind("ProviderConfig"),
 		ResolveProvider:    resolveProviderConfigs,
 		ResolveVariables:   resolveModuleVariables,
-		WatchedObjects:    moduleWatchedObjects,
+		WatchedObjects:     moduleWatchedObjects,
 		InputsAreVariables: true,
 		LoadModule: func(ctx context.Context, c client.Client, mg resource.Managed) (*module.Module, error) {
 			return loader.Load(ctx, c, mg.GetNamespace(), mg.(*terraformv1.Module).Spec.Source)

@@ -79,7 +79,7 @@ func TestControllerRunsWithTheChartsRBAC(t *testing.T) {
 			}).WithTimeout(2 * time.Minute).Should(Succeed())
 			g.Expect(env.Client.Delete(ctx, m)).To(Succeed())
 			g.Eventually(func() bool { return apierrors.IsNotFound(env.Client.Get(ctx, client.ObjectKeyFromObject(m), m)) }).
-				WithTimeout(2 * time.Minute).Should(BeTrue(), "destroyed and gone")
+				WithTimeout(2*time.Minute).Should(BeTrue(), "destroyed and gone")
 		})
 	}
 }
