@@ -44,9 +44,12 @@ func TestBucketDrift(t *testing.T) {
 	claim := framework.Bucket(ns, "logs", "", "logs-s3")
 	claim.Spec.Tags = map[string]string{"team": "a"}
 	g.Expect(env.Client.Create(ctx, claim)).To(Succeed())
+	kept := framework.Bucket(ns, "kept", "", "")
+	g.Expect(env.Client.Create(ctx, kept)).To(Succeed())
 	waitBound(g, ctx, claim)
-	mg := managedOf(g, ctx, claim)
-	bucket := mg.Spec.ForProvider.BucketName
+	waitBound(g, ctx, kept)
+	mg, keptMG := managedOf(g, ctx, claim), managedOf(g, ctx, kept)
+	bucket, keptBucket := mg.Spec.ForProvider.BucketName, keptMG.Spec.ForProvider.BucketName
 	mc := adminS3(g)
 
 	By(t, "drift is detected and corrected")
@@ -84,6 +87,21 @@ func TestBucketDrift(t *testing.T) {
 	}).WithTimeout(timeout).WithPolling(2*time.Second).Should(Succeed(), "the drift interval passes with another plan")
 	g.Expect(bucketTeam(g, ctx, bucket)).To(Equal("c"), "observe-only must not correct drift")
 	g.Expect(eventsWith(g, ctx, mg, "DriftCorrected")).To(HaveLen(1))
+	g.Expect(len(eventsWith(g, ctx, mg, "DriftDetected"))).To(BeNumerically(">", len(detected)), "observe-only drift is an event too")
+
+	By(t, "deleting a claim whose resource only observes leaves its bucket")
+	g.Eventually(func(g Gomega) {
+		g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(keptMG), keptMG)).To(Succeed())
+		g.Expect(keptMG.Spec.ManagementPolicies).To(Equal([]common.ManagementAction{common.ManagementObserve}))
+	}).WithTimeout(timeout).Should(Succeed())
+	g.Expect(env.Client.Delete(ctx, kept)).To(Succeed())
+	g.Eventually(func() bool {
+		return apierrors.IsNotFound(env.Client.Get(ctx, client.ObjectKeyFromObject(keptMG), keptMG))
+	}).WithTimeout(timeout).Should(BeTrue(), "the S3Bucket goes")
+	exists, err := mc.BucketExists(ctx, keptBucket)
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(exists).To(BeTrue(), "an observe-only resource never destroys")
+	g.Expect(mc.RemoveBucket(ctx, keptBucket)).To(Succeed())
 
 	By(t, "back to [*], the claim deletes the bucket")
 	g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(class), class)).To(Succeed())
@@ -97,7 +115,8 @@ func TestBucketDrift(t *testing.T) {
 	g.Eventually(func() bool {
 		return apierrors.IsNotFound(env.Client.Get(ctx, client.ObjectKeyFromObject(mg), mg))
 	}).WithTimeout(timeout).Should(BeTrue(), "the S3Bucket is destroyed and gone")
-	exists, err := mc.BucketExists(ctx, bucket)
+	g.Expect(eventsWith(g, ctx, mg, "Destroyed")).To(HaveLen(1))
+	exists, err = mc.BucketExists(ctx, bucket)
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(exists).To(BeFalse())
 }
