@@ -57,6 +57,7 @@ func mysqlDatabase() registry.ManagedKind {
 		Modules:         tfmodules.FS,
 		ModuleDir:       "mysql/database",
 		ResolveProvider: resolveMySQLProvider,
+		ObserveInputs:   observeMySQL,
 		ConnectionKeys:  databaseConnectionKeys,
 		RecoverCreate:   rerunCreate,
 		// converge re-runs the idempotent SQL that makes the database match its inputs.

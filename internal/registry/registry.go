@@ -85,6 +85,10 @@ type ManagedKind struct {
 	// advance (ok, with imports), or run again because the module's create converges (ok,
 	// no imports). ok false means the identity is not fixed and the user must decide.
 	RecoverCreate func(mg resource.Managed) (imports []common.ImportInstruction, ok bool)
+	// ObserveInputs, when set, reads before each plan what the external resource is now,
+	// as module inputs, for modules that cannot read it themselves: terraform then sees
+	// drift by comparing them with the resource's inputs. An error stops the run.
+	ObserveInputs func(ctx context.Context, mg resource.Managed, pc *ProviderConfig) (map[string]any, error)
 	// ResolveVariables, when set, reads the module variables a resource takes from
 	// Secrets and ConfigMaps.
 	ResolveVariables VariableResolver

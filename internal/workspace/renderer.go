@@ -76,9 +76,15 @@ func (r *Renderer) Render(ctx context.Context, mg resource.Managed) (*Rendered, 
 	if !r.kind.InputsAreVariables {
 		values = render.SnakeKeys(values)
 	}
-	for k, v := range pc.Inputs {
-		if _, declared := mod.Variable(k); declared {
-			values[k] = v
+	observed, err := r.observe(ctx, mg, pc)
+	if err != nil {
+		return nil, err
+	}
+	for _, inputs := range []map[string]any{pc.Inputs, observed} {
+		for k, v := range inputs {
+			if _, declared := mod.Variable(k); declared {
+				values[k] = v
+			}
 		}
 	}
 	var imports []render.Import
@@ -120,6 +126,14 @@ func variableValue(mod *module.Module, name, raw string) any {
 		}
 	}
 	return raw
+}
+
+// observe reads what mg's external resource is now, for kinds whose module cannot.
+func (r *Renderer) observe(ctx context.Context, mg resource.Managed, pc *registry.ProviderConfig) (map[string]any, error) {
+	if r.kind.ObserveInputs == nil {
+		return nil, nil
+	}
+	return r.kind.ObserveInputs(ctx, mg, pc)
 }
 
 // variables reads the variables mg takes from Secrets and ConfigMaps, if its kind has any.

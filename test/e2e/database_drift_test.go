@@ -114,8 +114,10 @@ func TestPostgreSQLConverges(t *testing.T) {
 	g.Expect(admin("SELECT count(*) FROM pg_database WHERE datname = 'drift_db'")).To(Equal("0"))
 }
 
-// TestMySQLConverges: a connection limit changed on the Database reaches the server.
-// (Nothing can read a MySQL server during a plan: drift there is not seen; see the module's README.)
+// TestMySQLConverges: a connection limit changed on the Database reaches the server, one
+// changed by hand is put back, a database or user dropped behind Terraplane's back is
+// there again after a drift check (the controller reads the server before each plan), and
+// an Observe-only Database reports such drift without repairing it.
 func TestMySQLConverges(t *testing.T) {
 	ctx := context.Background()
 	g := NewWithT(t)
@@ -125,15 +127,17 @@ func TestMySQLConverges(t *testing.T) {
 	g.Expect(env.Client.Create(ctx, adminSecret(ns, "mariadb-admin", server))).To(Succeed())
 	g.Expect(env.Client.Create(ctx, &mysqlv1.Provider{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "mariadb"},
 		Spec: mysqlv1.ProviderSpec{Host: server.Host, Port: int32(server.Port), CredentialsSecretRef: mysqlv1.CredentialsSecretReference{Name: "mariadb-admin"}}})).To(Succeed())
-	mgr, err := env.StartManager(t.TempDir(), app.Options{})
+	mgr, err := env.StartManager(t.TempDir(), app.Options{DriftInterval: driftInterval})
 	g.Expect(err).NotTo(HaveOccurred())
 	defer func() { _ = mgr.Stop() }()
-	limit := func() string {
+	admin := func(sql string) string {
 		out, err := runClient(map[string]string{"MYSQL_PWD": server.AdminPassword}, "mariadb", "--no-defaults", "--protocol=TCP", "-N", "-B",
-			"-h", server.Host, "-P", fmt.Sprint(server.Port), "-u", server.AdminUser, "-e", "SELECT max_user_connections FROM mysql.user WHERE user = 'drift_user'")
+			"-h", server.Host, "-P", fmt.Sprint(server.Port), "-u", server.AdminUser, "-e", sql)
 		g.Expect(err).NotTo(HaveOccurred(), out)
 		return out
 	}
+	limit := func() string { return admin("SELECT max_user_connections FROM mysql.user WHERE user = 'drift_user'") }
+	databases := func() string { return admin("SELECT count(*) FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = 'drift_db'") }
 
 	db := &mysqldbv1.Database{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "drift"}}
 	db.Spec.ProviderRef = &common.LocalReference{Name: "mariadb"}
@@ -147,6 +151,41 @@ func TestMySQLConverges(t *testing.T) {
 	waitManagedReady(g, ctx, db)
 	g.Expect(limit()).To(Equal("9"))
 
+	By(t, "a limit changed by hand is put back at a drift check")
+	admin("ALTER USER 'drift_user'@'%' WITH MAX_USER_CONNECTIONS 100")
+	g.Eventually(limit).WithTimeout(timeout).WithPolling(time.Second).Should(Equal("9"))
+
+	By(t, "a database and a user dropped behind Terraplane's back are there again after a drift check")
+	admin("DROP DATABASE drift_db; DROP USER 'drift_user'@'%'")
+	start := time.Now()
+	g.Eventually(databases).WithTimeout(timeout).WithPolling(time.Second).Should(Equal("1"))
+	g.Eventually(limit).WithTimeout(timeout).WithPolling(time.Second).Should(Equal("9"))
+	t.Logf("dropped database and user recreated after %s (drift interval %s)", time.Since(start).Round(time.Second), driftInterval)
+
+	By(t, "in step again, a drift check changes nothing")
+	waitManagedReady(g, ctx, db)
+	g.Eventually(func(g Gomega) { // the plan after the repair reads the new mark back
+		g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(db), db)).To(Succeed())
+		g.Expect(db.Status.Terraform.LastPlanTime.After(db.Status.Terraform.LastApplyTime.Time)).To(BeTrue())
+	}).WithTimeout(timeout).Should(Succeed())
+	applied := db.Status.Terraform.LastApplyTime
+	time.Sleep(3 * driftInterval)
+	g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(db), db)).To(Succeed())
+	g.Expect(db.Status.Terraform.LastApplyTime).To(Equal(applied), "no apply while the server is in step")
+
+	By(t, "observe-only, a dropped database is reported and not recreated")
+	g.Expect(updateLatest(ctx, db, func() { db.Spec.ManagementPolicies = []common.ManagementAction{common.ManagementObserve} })).To(Succeed())
+	admin("DROP DATABASE drift_db")
+	g.Eventually(func(g Gomega) {
+		g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(db), db)).To(Succeed())
+		drifted := framework.Condition(db.Status.Conditions, common.TypeDrifted)
+		g.Expect(drifted.Status).To(Equal(metav1.ConditionTrue), "%v", db.Status.Conditions)
+		g.Expect(drifted.Message).To(ContainSubstring("terraform_data.converge"))
+	}).WithTimeout(timeout).WithPolling(time.Second).Should(Succeed())
+	g.Expect(databases()).To(Equal("0"))
+
+	g.Expect(updateLatest(ctx, db, func() { db.Spec.ManagementPolicies = nil })).To(Succeed())
 	g.Expect(env.Client.Delete(ctx, db)).To(Succeed())
 	g.Eventually(func() bool { return apierrors.IsNotFound(env.Client.Get(ctx, client.ObjectKeyFromObject(db), db)) }).WithTimeout(timeout).Should(BeTrue())
+	g.Expect(limit()).To(BeEmpty(), "the user is dropped with the Database")
 }

@@ -2,8 +2,8 @@
 # kept in step by the mysql client in local-exec provisioners. The admin connection comes
 # from the MYSQL_* environment the controller gives terraform; the new password reaches
 # the client on standard input, never on a command line. Nothing available to terraform
-# can read a MySQL server during a plan, so a database or user dropped by hand is not seen
-# (see README.md).
+# can read a MySQL server during a plan, so the controller reads it before each plan and
+# passes what it found as var.observed (see README.md, "How drift is seen").
 
 resource "random_password" "this" {
   length  = 32
@@ -28,10 +28,25 @@ resource "terraform_data" "this" {
   }
 }
 
-# Creates the user and database, or brings them back in step: replaced (re-run) whenever
-# an input changes. Replacing it destroys nothing.
+locals {
+  observed = var.observed
+  # How the server differs from what this module asks for; empty when it does not.
+  drift = local.observed == null ? [] : concat(
+    local.observed.database ? [] : ["database ${var.database_name} is missing"],
+    local.observed.user ? [] : ["user ${var.role_name} is missing"],
+    local.observed.user && local.observed.connection_limit != max(var.connection_limit, 0) ? ["connection limit is ${local.observed.connection_limit}"] : [],
+    local.observed.database && local.observed.mark == "" ? ["database is not marked by a converge"] : [],
+  )
+  # The mark of the last converge: converge.sh stores it in terraplane.marks, so it reads
+  # back unchanged while the server is in step, and is new when anything drifted.
+  mark = local.observed == null ? "" : (length(local.drift) == 0 ? local.observed.mark : "converged ${plantimestamp()}")
+}
+
+# Creates the user and database, or brings them back in step: replaced (re-run) when an
+# input changes or the server drifted. Replacing it destroys nothing.
 resource "terraform_data" "converge" {
   triggers_replace = {
+    mark             = local.mark
     connection_limit = var.connection_limit
     engine_version   = var.engine_version
   }
@@ -44,6 +59,7 @@ resource "terraform_data" "converge" {
       TP_PASSWORD         = random_password.this.result
       TP_ENGINE_VERSION   = var.engine_version
       TP_CONNECTION_LIMIT = tostring(var.connection_limit)
+      TP_MARK             = local.mark
     }
   }
 }

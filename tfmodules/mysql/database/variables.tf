@@ -29,3 +29,14 @@ variable "port" {
   description = "Server port (for the port output)."
   type        = number
 }
+
+variable "observed" {
+  description = "What the server has now, read by the controller before each plan (terraform cannot read a MySQL server): whether the database and user exist, the user's connection limit, and the mark of the last converge. Null: not read, no drift seen."
+  type = object({
+    database         = bool
+    user             = bool
+    connection_limit = number
+    mark             = string
+  })
+  default = null
+}
