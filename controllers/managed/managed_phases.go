@@ -115,7 +115,7 @@ func (r *Reconciler) decideAndApply(ctx context.Context, mg resource.Managed, ws
 	switch verdict, err := decide(mg, plan, out.reason, r.kind.HarmlessReplacements); verdict {
 	case observeOnly:
 		out.drift = true
-		return out, nil
+		return out, r.plans.keepText(ctx, mg, plan.Text)
 	case holdPlan:
 		if serr := r.plans.save(ctx, mg, plan, ws.Hash); serr != nil {
 			return out, serr
@@ -138,7 +138,7 @@ func (r *Reconciler) decideAndApply(ctx context.Context, mg resource.Managed, ws
 		return out, err
 	}
 	out.applied, out.outputs = &res, res.Outputs
-	return out, r.plans.applied(ctx, mg, plan.Text)
+	return out, r.plans.keepText(ctx, mg, plan.Text)
 }
 
 // planFor returns the saved plan that spec.approvedPlan approves, when it was made from

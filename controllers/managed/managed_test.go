@@ -7,7 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/events"
@@ -129,6 +131,32 @@ func (h *harness) edit(fn func(*terraformv1.Module)) {
 	if err := h.c.Update(context.Background(), mg); err != nil {
 		h.t.Fatal(err)
 	}
+}
+
+// keepPlanText makes the plan Secret hold text, as after an apply.
+func (h *harness) keepPlanText(text string) {
+	h.t.Helper()
+	if err := h.r.plans.keepText(context.Background(), h.get(), text); err != nil {
+		h.t.Fatal(err)
+	}
+}
+
+// planSecret returns the plan Secret's data as strings; nil when there is no Secret.
+func (h *harness) planSecret() map[string]string {
+	h.t.Helper()
+	sec := &corev1.Secret{}
+	err := h.c.Get(context.Background(), client.ObjectKey{Namespace: "platform", Name: resource.PlanSecretName(h.get())}, sec)
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	out := map[string]string{}
+	for k, v := range sec.Data {
+		out[k] = string(v)
+	}
+	return out
 }
 
 // drain returns the events sent so far.
@@ -261,10 +289,16 @@ func TestObserveOnlyReportsDrift(t *testing.T) {
 			{Type: common.TypeReady, Status: metav1.ConditionTrue, Reason: ReasonAvailable, LastTransitionTime: now, ObservedGeneration: 1},
 			{Type: common.TypeSynced, Status: metav1.ConditionTrue, Reason: resource.ReasonSucceeded, LastTransitionTime: now, ObservedGeneration: 1}}
 	})
-	h.runner.plans = []*engine.Plan{update}
+	h.keepPlanText("the last applied plan")
+	drift := *update
+	drift.Text = "the drift plan"
+	h.runner.plans = []*engine.Plan{&drift}
 	mg := h.reconcile()
 	if got := h.calls(); got != "plan" {
 		t.Fatalf("ran %q, want a plan only", got)
+	}
+	if diff := cmp.Diff(map[string]string{resource.PlanTextKey: "the drift plan"}, h.planSecret()); diff != "" {
+		t.Errorf("plan show must print the drift plan's text (-want +got):\n%s", diff)
 	}
 	drifted := meta.FindStatusCondition(mg.Status.Conditions, common.TypeDrifted)
 	if drifted == nil || drifted.Status != metav1.ConditionTrue || synced(mg).Status != metav1.ConditionTrue {

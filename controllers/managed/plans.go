@@ -1,10 +1,12 @@
 package managed
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"sync"
 
 	corev1 "k8s.io/api/core/v1"
@@ -64,9 +66,10 @@ func (s *planStore) load(ctx context.Context, mg resource.Managed) (*engine.Plan
 		File: sec.Data[resource.PlanFileKey], Text: string(sec.Data[resource.PlanTextKey])}, meta.InputsHash, nil
 }
 
-// applied drops the saved plan file and keeps text, the applied plan as shown to users
-// (none for a create without a saved plan).
-func (s *planStore) applied(ctx context.Context, mg resource.Managed, text string) error {
+// keepText drops the saved plan file and keeps text, the plan as shown to users: the
+// plan just applied (none for a create without a saved plan), or drift that the
+// management policies leave uncorrected. The engine has already redacted text.
+func (s *planStore) keepText(ctx context.Context, mg resource.Managed, text string) error {
 	return s.write(ctx, mg, map[string][]byte{resource.PlanTextKey: []byte(text)})
 }
 
@@ -88,6 +91,9 @@ func (s *planStore) write(ctx context.Context, mg resource.Managed, data map[str
 	}
 	if err != nil {
 		return fmt.Errorf("keep plan: %w", err)
+	}
+	if maps.EqualFunc(sec.Data, data, bytes.Equal) {
+		return nil // unchanged: an observed resource finds the same drift every interval
 	}
 	sec.Data = data
 	if err := s.client.Update(ctx, sec); err != nil {
