@@ -279,6 +279,52 @@ func TestManualApprovalOfAStalePlan(t *testing.T) {
 	}
 }
 
+// TestManualApprovalOfAStalePlanThatChanged: an approved plan that went stale and plans
+// again differently applies nothing; the new plan gets its own id and waits for approval.
+func TestManualApprovalOfAStalePlanThatChanged(t *testing.T) {
+	h := newHarness(t, func(m *terraformv1.Module) { m.Spec.Approval = common.ApprovalManual })
+	first := *create
+	first.File = []byte("saved-first")
+	h.runner.plans = []*engine.Plan{&first}
+	h.reconcile()
+	h.calls()
+	h.drain()
+
+	h.edit(func(m *terraformv1.Module) { m.Spec.ApprovedPlan = first.ID })
+	second := &engine.Plan{ID: "aaaa000000000009", File: []byte("saved-second"), Text: "the second plan",
+		Changes: []engine.Change{{Address: "terraform_data.b", Actions: []string{"create"}}}}
+	h.runner.stale, h.runner.plans = 1, []*engine.Plan{second}
+	mg := h.reconcile()
+	if got := h.calls(); got != "apply plan" || len(h.runner.applied) != 0 {
+		t.Fatalf("ran %q and applied %v, want the stale plan planned again and nothing applied", got, h.runner.applied)
+	}
+	s := synced(mg)
+	if s.Reason != ReasonAwaitingApproval || !strings.Contains(s.Message, "spec.approvedPlan "+first.ID+" is not the pending plan, so nothing was applied") {
+		t.Errorf("Synced = %+v, want the new plan awaiting approval and the old approval named", s)
+	}
+	if p := mg.Status.Terraform.Plan; p == nil || p.ID != second.ID || mg.Status.Terraform.LastApply != nil {
+		t.Errorf("status.terraform = %+v, want plan %s pending and nothing applied", mg.Status.Terraform, second.ID)
+	}
+	if !hasEvent(h.drain(), "Normal PlanAwaitingApproval") {
+		t.Error("the new plan was not announced")
+	}
+	if diff := cmp.Diff("saved-second", h.planSecret()[resource.PlanFileKey]); diff != "" {
+		t.Errorf("saved plan (-want +got):\n%s", diff)
+	}
+	if h.reconcile(); h.calls() != "" {
+		t.Fatal("the new plan was planned again with nothing changed")
+	}
+
+	h.edit(func(m *terraformv1.Module) { m.Spec.ApprovedPlan = second.ID })
+	mg = h.reconcile()
+	if got := h.calls(); got != "apply" || len(h.runner.applied) != 1 || string(h.runner.applied[0].File) != "saved-second" {
+		t.Fatalf("approving the new id ran %q and applied %v, want the saved second plan", got, h.runner.applied)
+	}
+	if a := mg.Status.Terraform.LastApply; a == nil || a.ID != second.ID {
+		t.Errorf("lastApply = %+v", a)
+	}
+}
+
 // TestObserveOnlyReportsDrift: the periodic plan's drift is reported, once, and never applied.
 func TestObserveOnlyReportsDrift(t *testing.T) {
 	h := newHarness(t, func(m *terraformv1.Module) {
