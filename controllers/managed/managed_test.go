@@ -64,7 +64,10 @@ func (f *fakeRunner) ApplyPlan(_ context.Context, _ engine.Workspace, p *engine.
 func (f *fakeRunner) Outputs(context.Context, engine.Workspace) (map[string]engine.Output, error) {
 	return nil, nil
 }
-func (f *fakeRunner) Destroy(context.Context, engine.Workspace) error { return nil }
+func (f *fakeRunner) Destroy(context.Context, engine.Workspace) error {
+	f.calls = append(f.calls, "destroy")
+	return nil
+}
 func (f *fakeRunner) PullState(context.Context, engine.Workspace) (string, error) {
 	return "", nil
 }
@@ -145,7 +148,7 @@ func (h *harness) keepPlanText(text string) {
 func (h *harness) planSecret() map[string]string {
 	h.t.Helper()
 	sec := &corev1.Secret{}
-	err := h.c.Get(context.Background(), client.ObjectKey{Namespace: "platform", Name: resource.PlanSecretName(h.get())}, sec)
+	err := h.c.Get(context.Background(), client.ObjectKey{Namespace: "platform", Name: resource.PlanSecretName(&metav1.ObjectMeta{UID: "u-1"})}, sec)
 	if apierrors.IsNotFound(err) {
 		return nil
 	}
@@ -250,6 +253,78 @@ func TestReplacementRefusedThenApproved(t *testing.T) {
 	if err := h.c.Get(context.Background(), client.ObjectKey{Namespace: "platform", Name: resource.PlanSecretName(mg)}, sec); err != nil ||
 		len(sec.Data[resource.PlanFileKey]) != 0 || string(sec.Data[resource.PlanTextKey]) != "the plan text" {
 		t.Errorf("after the apply the saved plan must go and its text stay: %v", sec.Data)
+	}
+}
+
+// TestRevertedEditDropsTheSavedPlan: a refused plan's saved file, which holds secret
+// values, goes when a later plan has no changes; its text stays for plan show.
+func TestRevertedEditDropsTheSavedPlan(t *testing.T) {
+	h := newHarness(t, nil)
+	h.reconcile()
+	h.render.hash = "h2"
+	held := *replace
+	held.File, held.Text = []byte("saved-plan"), "the refused plan"
+	h.runner.plans = []*engine.Plan{&held}
+	if s := synced(h.reconcile()); s.Reason != ReasonDestructiveChangeRefused {
+		t.Fatalf("Synced = %+v", s)
+	}
+	h.calls()
+
+	h.render.hash = "h1" // the edit is reverted: the next plan has no changes
+	mg := h.reconcile()
+	if got := h.calls(); got != "plan" {
+		t.Fatalf("ran %q, want a plan only", got)
+	}
+	if s := synced(mg); s.Status != metav1.ConditionTrue {
+		t.Errorf("Synced = %+v", s)
+	}
+	if diff := cmp.Diff(map[string]string{resource.PlanTextKey: "the refused plan"}, h.planSecret()); diff != "" {
+		t.Errorf("plan Secret (-want +got):\n%s", diff)
+	}
+}
+
+// TestDeleteRemovesTheSavedPlan: deleting a resource deletes its plan Secret whether or
+// not the external resource is destroyed; its state stays unless it is.
+func TestDeleteRemovesTheSavedPlan(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		edit      func(*terraformv1.Module)
+		wantCalls string
+		wantState bool
+	}{
+		{"Delete destroys", func(*terraformv1.Module) {}, "destroy", false},
+		{"Retain keeps the state", func(m *terraformv1.Module) { m.Spec.ReclaimPolicy = common.ReclaimRetain }, "", true},
+		{"managementPolicies without Delete keep the state", func(m *terraformv1.Module) {
+			m.Spec.ManagementPolicies = []common.ManagementAction{common.ManagementObserve, common.ManagementCreate, common.ManagementUpdate}
+		}, "", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t, tc.edit)
+			h.reconcile()
+			h.keepPlanText("the plan")
+			ctx := context.Background()
+			state := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: resource.StateSecretName(h.get()), Namespace: "platform"}}
+			if err := h.c.Create(ctx, state); err != nil {
+				t.Fatal(err)
+			}
+			h.calls()
+			if err := h.c.Delete(ctx, h.get()); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := h.r.Reconcile(ctx, ctrl.Request{NamespacedName: client.ObjectKey{Namespace: "platform", Name: "net"}}); err != nil {
+				t.Fatalf("reconcile: %v", err)
+			}
+			if got := h.calls(); got != tc.wantCalls {
+				t.Errorf("deletion ran %q, want %q", got, tc.wantCalls)
+			}
+			if sec := h.planSecret(); sec != nil {
+				t.Errorf("the plan Secret is still there: %v", sec)
+			}
+			err := h.c.Get(ctx, client.ObjectKeyFromObject(state), &corev1.Secret{})
+			if diff := cmp.Diff(tc.wantState, err == nil); diff != "" {
+				t.Errorf("state kept (-want +got):\n%s\nget: %v", diff, err)
+			}
+		})
 	}
 }
 

@@ -73,6 +73,36 @@ func (s *planStore) keepText(ctx context.Context, mg resource.Managed, text stri
 	return s.write(ctx, mg, map[string][]byte{resource.PlanTextKey: []byte(text)})
 }
 
+// discard drops a saved plan that will never be applied, because a later plan has no
+// changes (the edit was reverted, say), and keeps its text.
+func (s *planStore) discard(ctx context.Context, mg resource.Managed) error {
+	sec := &corev1.Secret{}
+	err := s.reader.Get(ctx, client.ObjectKey{Namespace: mg.GetNamespace(), Name: resource.PlanSecretName(mg)}, sec)
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("drop saved plan: %w", err)
+	}
+	if _, saved := sec.Data[resource.PlanFileKey]; !saved {
+		return nil
+	}
+	sec.Data = map[string][]byte{resource.PlanTextKey: sec.Data[resource.PlanTextKey]}
+	if err := s.client.Update(ctx, sec); err != nil {
+		return fmt.Errorf("drop saved plan: %w", err)
+	}
+	return nil
+}
+
+// remove deletes mg's plan Secret, saved plan and text.
+func (s *planStore) remove(ctx context.Context, mg resource.Managed) error {
+	sec := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: resource.PlanSecretName(mg), Namespace: mg.GetNamespace()}}
+	if err := s.client.Delete(ctx, sec); err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("delete saved plan: %w", err)
+	}
+	return nil
+}
+
 // write makes the plan Secret hold exactly data.
 func (s *planStore) write(ctx context.Context, mg resource.Managed, data map[string][]byte) error {
 	sec := &corev1.Secret{}
