@@ -400,6 +400,39 @@ func TestManualApprovalOfAStalePlanThatChanged(t *testing.T) {
 	}
 }
 
+// TestApprovedReplacementGoneStaleIsRefusedAgain: an approved destructive plan that went
+// stale and plans again differently is refused under its new id, naming the old approval.
+func TestApprovedReplacementGoneStaleIsRefusedAgain(t *testing.T) {
+	h := newHarness(t, nil)
+	h.reconcile()
+	h.render.hash = "h2"
+	first := *replace
+	first.File = []byte("saved-first")
+	h.runner.plans = []*engine.Plan{&first}
+	h.reconcile()
+	h.calls()
+	h.drain()
+
+	h.edit(func(m *terraformv1.Module) { m.Spec.ApprovedPlan = first.ID })
+	second := &engine.Plan{ID: "aaaa00000000000a", File: []byte("saved-second"),
+		Changes: []engine.Change{{Address: "terraform_data.a", Actions: []string{"delete"}}}}
+	h.runner.stale, h.runner.plans = 1, []*engine.Plan{second}
+	mg := h.reconcile()
+	if got := h.calls(); got != "apply plan" || len(h.runner.applied) != 0 {
+		t.Fatalf("ran %q and applied %v, want the stale plan planned again and nothing applied", got, h.runner.applied)
+	}
+	s := synced(mg)
+	if s.Reason != ReasonDestructiveChangeRefused || !strings.HasPrefix(s.Message, "spec.approvedPlan "+first.ID+" is not the pending plan, so nothing was applied. plan "+second.ID) {
+		t.Errorf("Synced = %+v, want the new plan refused and the old approval named", s)
+	}
+	if p := mg.Status.Terraform.Plan; p == nil || p.ID != second.ID {
+		t.Errorf("status plan = %+v, want %s", p, second.ID)
+	}
+	if evs := h.drain(); len(evs) != 1 || !strings.HasPrefix(evs[0], "Warning DestructiveChangeRefused") {
+		t.Errorf("events = %v, want one Warning for the new plan", evs)
+	}
+}
+
 // TestObserveOnlyReportsDrift: the periodic plan's drift is reported, once, and never applied.
 func TestObserveOnlyReportsDrift(t *testing.T) {
 	h := newHarness(t, func(m *terraformv1.Module) {
