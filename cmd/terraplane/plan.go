@@ -124,9 +124,8 @@ func waitApplied(ctx context.Context, out io.Writer, c client.Client, mg resourc
 			fmt.Fprintf(out, "applied plan %s (+%d ~%d -%d -/+%d)\n", id, tf.LastApply.Add, tf.LastApply.Change, tf.LastApply.Destroy, tf.LastApply.Replace)
 			return nil
 		}
-		synced := meta.FindStatusCondition(mg.GetManagedStatus().Conditions, common.TypeSynced)
-		if synced != nil && synced.Status == "False" && synced.ObservedGeneration == mg.GetGeneration() && !strings.Contains(synced.Message, id) {
-			return fmt.Errorf("plan %s was not applied: %s: %s", id, synced.Reason, synced.Message)
+		if err := notApplied(mg, id); err != nil {
+			return err
 		}
 		select {
 		case <-ctx.Done():
@@ -134,6 +133,20 @@ func waitApplied(ctx context.Context, out io.Writer, c client.Client, mg resourc
 		case <-time.After(time.Second):
 		}
 	}
+}
+
+// notApplied says why plan id will not be applied, once mg's Synced condition speaks for
+// its current generation and is False without id pending: the apply failed, or the plan
+// went stale and a new one holds (its message may name id as the older approval).
+func notApplied(mg resource.Managed, id string) error {
+	synced := meta.FindStatusCondition(mg.GetManagedStatus().Conditions, common.TypeSynced)
+	if synced == nil || synced.Status != "False" || synced.ObservedGeneration != mg.GetGeneration() {
+		return nil
+	}
+	if pending := pendingPlanOf(mg); pending != nil && pending.ID == id {
+		return nil
+	}
+	return fmt.Errorf("plan %s was not applied: %s: %s", id, synced.Reason, synced.Message)
 }
 
 // printPlan prints mg's pending or last plan: its summary from status, then its text.

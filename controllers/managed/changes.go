@@ -63,9 +63,7 @@ func decide(mg resource.Managed, plan *engine.Plan, reason common.PlanReason, ha
 		}
 	}
 	if destructive := destructiveChanges(plan, harmless); len(destructive) > 0 && !first && !policy.AllowsDestructive() {
-		return holdPlan, resource.Refusef(ReasonDestructiveChangeRefused,
-			"plan %s would destroy or replace what exists, so nothing was applied:\n%s\nApprove this exact plan with spec.approvedPlan: %s (terraplane approve %s), or set spec.destructiveChanges: Allow",
-			plan.ID, changeLines(destructive), plan.ID, approveTarget(mg))
+		return holdPlan, destructiveRefusal(mg, plan, destructive)
 	}
 	if policy.ApprovalOf() == common.ApprovalManual {
 		return holdPlan, awaitingApproval(mg, plan)
@@ -103,15 +101,29 @@ func adoptionRefusal(mg resource.Managed, plan *engine.Plan) error {
 		plan.ID, what, changeLines(changes), plan.ID)
 }
 
+// destructiveRefusal refuses a plan that destroys or replaces what exists, and says
+// whether spec.approvedPlan names an older plan.
+func destructiveRefusal(mg resource.Managed, plan *engine.Plan, destructive []engine.Change) error {
+	return resource.Refusef(ReasonDestructiveChangeRefused,
+		"%splan %s would destroy or replace what exists, so nothing was applied:\n%s\nApprove this exact plan with spec.approvedPlan: %s (terraplane approve %s), or set spec.destructiveChanges: Allow",
+		olderApproval(mg), plan.ID, changeLines(destructive), plan.ID, approveTarget(mg))
+}
+
 // awaitingApproval says the plan waits, and whether spec.approvedPlan names an older one.
 func awaitingApproval(mg resource.Managed, plan *engine.Plan) error {
-	stale := ""
-	if approved := mg.GetManagedSpec().ApprovedPlan; approved != "" {
-		stale = fmt.Sprintf("spec.approvedPlan %s is not the pending plan, so nothing was applied. ", approved)
-	}
 	return &resource.Held{Reason: ReasonAwaitingApproval, Event: EventPlanAwaitingApproval,
 		Message: fmt.Sprintf("%splan %s (%s) awaits approval: %s; approve it with spec.approvedPlan: %s (terraplane approve %s)",
-			stale, plan.ID, engine.CountChanges(plan.Changes), listChanges(plan, 5), plan.ID, approveTarget(mg))}
+			olderApproval(mg), plan.ID, engine.CountChanges(plan.Changes), listChanges(plan, 5), plan.ID, approveTarget(mg))}
+}
+
+// olderApproval says that spec.approvedPlan names a plan other than the one decided on
+// (decide only asks when it does); empty when it names none.
+func olderApproval(mg resource.Managed) string {
+	approved := mg.GetManagedSpec().ApprovedPlan
+	if approved == "" {
+		return ""
+	}
+	return fmt.Sprintf("spec.approvedPlan %s is not the pending plan, so nothing was applied. ", approved)
 }
 
 // onlyImports reports whether a plan only imports existing objects.

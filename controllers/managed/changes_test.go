@@ -119,6 +119,30 @@ func TestApprovalOfAnOlderPlanSaysSo(t *testing.T) {
 	}
 }
 
+func TestRefusalOfADestructivePlanNamesAnOlderApproval(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		approved string
+		want     bool
+	}{
+		{"no approval", "", false},
+		{"an older plan approved", update.ID, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			mg := module(func(m *terraformv1.Module) { m.Spec.ApprovedPlan = tc.approved })
+			_, err := decide(mg, replace, common.PlanUpdate, nil)
+			h, ok := err.(*resource.Held)
+			if !ok || h.Reason != ReasonDestructiveChangeRefused {
+				t.Fatalf("err = %v, want a DestructiveChangeRefused hold", err)
+			}
+			says := strings.HasPrefix(h.Message, "spec.approvedPlan "+update.ID+" is not the pending plan, so nothing was applied. plan "+replace.ID)
+			if diff := cmp.Diff(tc.want, says); diff != "" {
+				t.Errorf("message names the older approval (-want +got):\n%s\nmessage: %s", diff, h.Message)
+			}
+		})
+	}
+}
+
 func TestRefusalListsAddresses(t *testing.T) {
 	_, err := decide(module(nil), replace, common.PlanUpdate, nil)
 	if err == nil || !strings.Contains(err.Error(), "\n  terraform_data.a: delete, create\n") || !strings.Contains(err.Error(), "terraplane approve module/net -n platform") {

@@ -103,9 +103,22 @@ func (r *Reconciler) sync(ctx context.Context, mg resource.Managed, ws *workspac
 		if plan != nil {
 			out.outputs = plan.Outputs
 		}
+		if err == nil {
+			err = r.discardUnapplied(ctx, mg)
+		}
 		return out, err
 	}
 	return r.decideAndApply(ctx, mg, ws, out, plan, true)
+}
+
+// discardUnapplied drops the saved plan of mg's latest plan with changes when it was
+// never applied: a plan without changes replaces it.
+func (r *Reconciler) discardUnapplied(ctx context.Context, mg resource.Managed) error {
+	tf := mg.GetManagedStatus().Terraform
+	if tf.Plan == nil || tf.LastApply != nil && tf.LastApply.ID == tf.Plan.ID {
+		return nil
+	}
+	return r.plans.discard(ctx, mg)
 }
 
 // decideAndApply lets change control decide on plan and applies it when allowed; a
@@ -115,7 +128,7 @@ func (r *Reconciler) decideAndApply(ctx context.Context, mg resource.Managed, ws
 	switch verdict, err := decide(mg, plan, out.reason, r.kind.HarmlessReplacements); verdict {
 	case observeOnly:
 		out.drift = true
-		return out, nil
+		return out, r.plans.keepText(ctx, mg, plan.Text)
 	case holdPlan:
 		if serr := r.plans.save(ctx, mg, plan, ws.Hash); serr != nil {
 			return out, serr
@@ -130,6 +143,9 @@ func (r *Reconciler) decideAndApply(ctx context.Context, mg resource.Managed, ws
 	if errors.As(err, &stale) && retryStale {
 		if plan, err = r.newPlan(ctx, mg, ws); err != nil || !plan.HasChanges() {
 			out.plan = plan
+			if err == nil {
+				err = r.plans.discard(ctx, mg)
+			}
 			return out, err
 		}
 		return r.decideAndApply(ctx, mg, ws, out, plan, false)
@@ -138,7 +154,7 @@ func (r *Reconciler) decideAndApply(ctx context.Context, mg resource.Managed, ws
 		return out, err
 	}
 	out.applied, out.outputs = &res, res.Outputs
-	return out, r.plans.applied(ctx, mg, plan.Text)
+	return out, r.plans.keepText(ctx, mg, plan.Text)
 }
 
 // planFor returns the saved plan that spec.approvedPlan approves, when it was made from
@@ -228,7 +244,8 @@ func secretValue(v any) string {
 }
 
 // delete destroys the external resource when the reclaim and management policies say
-// so, then lets the object go.
+// so, then lets the object go. The saved plan goes in any case: it holds secret values
+// and nothing will apply it.
 func (r *Reconciler) delete(ctx context.Context, mg resource.Managed) error {
 	if !controllerutil.ContainsFinalizer(mg, resource.Finalizer) {
 		return nil
@@ -238,6 +255,9 @@ func (r *Reconciler) delete(ctx context.Context, mg resource.Managed) error {
 		if err := r.destroy(ctx, mg); err != nil {
 			return err
 		}
+	}
+	if err := r.plans.remove(ctx, mg); err != nil {
+		return err
 	}
 	if err := r.runner.Remove(string(mg.GetUID())); err != nil {
 		return fmt.Errorf("remove workspace: %w", err)

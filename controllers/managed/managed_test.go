@@ -7,7 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/events"
@@ -62,7 +64,10 @@ func (f *fakeRunner) ApplyPlan(_ context.Context, _ engine.Workspace, p *engine.
 func (f *fakeRunner) Outputs(context.Context, engine.Workspace) (map[string]engine.Output, error) {
 	return nil, nil
 }
-func (f *fakeRunner) Destroy(context.Context, engine.Workspace) error { return nil }
+func (f *fakeRunner) Destroy(context.Context, engine.Workspace) error {
+	f.calls = append(f.calls, "destroy")
+	return nil
+}
 func (f *fakeRunner) PullState(context.Context, engine.Workspace) (string, error) {
 	return "", nil
 }
@@ -129,6 +134,32 @@ func (h *harness) edit(fn func(*terraformv1.Module)) {
 	if err := h.c.Update(context.Background(), mg); err != nil {
 		h.t.Fatal(err)
 	}
+}
+
+// keepPlanText makes the plan Secret hold text, as after an apply.
+func (h *harness) keepPlanText(text string) {
+	h.t.Helper()
+	if err := h.r.plans.keepText(context.Background(), h.get(), text); err != nil {
+		h.t.Fatal(err)
+	}
+}
+
+// planSecret returns the plan Secret's data as strings; nil when there is no Secret.
+func (h *harness) planSecret() map[string]string {
+	h.t.Helper()
+	sec := &corev1.Secret{}
+	err := h.c.Get(context.Background(), client.ObjectKey{Namespace: "platform", Name: resource.PlanSecretName(&metav1.ObjectMeta{UID: "u-1"})}, sec)
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	out := map[string]string{}
+	for k, v := range sec.Data {
+		out[k] = string(v)
+	}
+	return out
 }
 
 // drain returns the events sent so far.
@@ -225,6 +256,78 @@ func TestReplacementRefusedThenApproved(t *testing.T) {
 	}
 }
 
+// TestRevertedEditDropsTheSavedPlan: a refused plan's saved file, which holds secret
+// values, goes when a later plan has no changes; its text stays for plan show.
+func TestRevertedEditDropsTheSavedPlan(t *testing.T) {
+	h := newHarness(t, nil)
+	h.reconcile()
+	h.render.hash = "h2"
+	held := *replace
+	held.File, held.Text = []byte("saved-plan"), "the refused plan"
+	h.runner.plans = []*engine.Plan{&held}
+	if s := synced(h.reconcile()); s.Reason != ReasonDestructiveChangeRefused {
+		t.Fatalf("Synced = %+v", s)
+	}
+	h.calls()
+
+	h.render.hash = "h1" // the edit is reverted: the next plan has no changes
+	mg := h.reconcile()
+	if got := h.calls(); got != "plan" {
+		t.Fatalf("ran %q, want a plan only", got)
+	}
+	if s := synced(mg); s.Status != metav1.ConditionTrue {
+		t.Errorf("Synced = %+v", s)
+	}
+	if diff := cmp.Diff(map[string]string{resource.PlanTextKey: "the refused plan"}, h.planSecret()); diff != "" {
+		t.Errorf("plan Secret (-want +got):\n%s", diff)
+	}
+}
+
+// TestDeleteRemovesTheSavedPlan: deleting a resource deletes its plan Secret whether or
+// not the external resource is destroyed; its state stays unless it is.
+func TestDeleteRemovesTheSavedPlan(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		edit      func(*terraformv1.Module)
+		wantCalls string
+		wantState bool
+	}{
+		{"Delete destroys", func(*terraformv1.Module) {}, "destroy", false},
+		{"Retain keeps the state", func(m *terraformv1.Module) { m.Spec.ReclaimPolicy = common.ReclaimRetain }, "", true},
+		{"managementPolicies without Delete keep the state", func(m *terraformv1.Module) {
+			m.Spec.ManagementPolicies = []common.ManagementAction{common.ManagementObserve, common.ManagementCreate, common.ManagementUpdate}
+		}, "", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t, tc.edit)
+			h.reconcile()
+			h.keepPlanText("the plan")
+			ctx := context.Background()
+			state := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: resource.StateSecretName(h.get()), Namespace: "platform"}}
+			if err := h.c.Create(ctx, state); err != nil {
+				t.Fatal(err)
+			}
+			h.calls()
+			if err := h.c.Delete(ctx, h.get()); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := h.r.Reconcile(ctx, ctrl.Request{NamespacedName: client.ObjectKey{Namespace: "platform", Name: "net"}}); err != nil {
+				t.Fatalf("reconcile: %v", err)
+			}
+			if got := h.calls(); got != tc.wantCalls {
+				t.Errorf("deletion ran %q, want %q", got, tc.wantCalls)
+			}
+			if sec := h.planSecret(); sec != nil {
+				t.Errorf("the plan Secret is still there: %v", sec)
+			}
+			err := h.c.Get(ctx, client.ObjectKeyFromObject(state), &corev1.Secret{})
+			if diff := cmp.Diff(tc.wantState, err == nil); diff != "" {
+				t.Errorf("state kept (-want +got):\n%s\nget: %v", diff, err)
+			}
+		})
+	}
+}
+
 // TestManualApprovalOfAStalePlan: an approved plan that went stale is planned again, and
 // applied when the new plan is the same.
 func TestManualApprovalOfAStalePlan(t *testing.T) {
@@ -251,6 +354,85 @@ func TestManualApprovalOfAStalePlan(t *testing.T) {
 	}
 }
 
+// TestManualApprovalOfAStalePlanThatChanged: an approved plan that went stale and plans
+// again differently applies nothing; the new plan gets its own id and waits for approval.
+func TestManualApprovalOfAStalePlanThatChanged(t *testing.T) {
+	h := newHarness(t, func(m *terraformv1.Module) { m.Spec.Approval = common.ApprovalManual })
+	first := *create
+	first.File = []byte("saved-first")
+	h.runner.plans = []*engine.Plan{&first}
+	h.reconcile()
+	h.calls()
+	h.drain()
+
+	h.edit(func(m *terraformv1.Module) { m.Spec.ApprovedPlan = first.ID })
+	second := &engine.Plan{ID: "aaaa000000000009", File: []byte("saved-second"), Text: "the second plan",
+		Changes: []engine.Change{{Address: "terraform_data.b", Actions: []string{"create"}}}}
+	h.runner.stale, h.runner.plans = 1, []*engine.Plan{second}
+	mg := h.reconcile()
+	if got := h.calls(); got != "apply plan" || len(h.runner.applied) != 0 {
+		t.Fatalf("ran %q and applied %v, want the stale plan planned again and nothing applied", got, h.runner.applied)
+	}
+	s := synced(mg)
+	if s.Reason != ReasonAwaitingApproval || !strings.Contains(s.Message, "spec.approvedPlan "+first.ID+" is not the pending plan, so nothing was applied") {
+		t.Errorf("Synced = %+v, want the new plan awaiting approval and the old approval named", s)
+	}
+	if p := mg.Status.Terraform.Plan; p == nil || p.ID != second.ID || mg.Status.Terraform.LastApply != nil {
+		t.Errorf("status.terraform = %+v, want plan %s pending and nothing applied", mg.Status.Terraform, second.ID)
+	}
+	if !hasEvent(h.drain(), "Normal PlanAwaitingApproval") {
+		t.Error("the new plan was not announced")
+	}
+	if diff := cmp.Diff("saved-second", h.planSecret()[resource.PlanFileKey]); diff != "" {
+		t.Errorf("saved plan (-want +got):\n%s", diff)
+	}
+	if h.reconcile(); h.calls() != "" {
+		t.Fatal("the new plan was planned again with nothing changed")
+	}
+
+	h.edit(func(m *terraformv1.Module) { m.Spec.ApprovedPlan = second.ID })
+	mg = h.reconcile()
+	if got := h.calls(); got != "apply" || len(h.runner.applied) != 1 || string(h.runner.applied[0].File) != "saved-second" {
+		t.Fatalf("approving the new id ran %q and applied %v, want the saved second plan", got, h.runner.applied)
+	}
+	if a := mg.Status.Terraform.LastApply; a == nil || a.ID != second.ID {
+		t.Errorf("lastApply = %+v", a)
+	}
+}
+
+// TestApprovedReplacementGoneStaleIsRefusedAgain: an approved destructive plan that went
+// stale and plans again differently is refused under its new id, naming the old approval.
+func TestApprovedReplacementGoneStaleIsRefusedAgain(t *testing.T) {
+	h := newHarness(t, nil)
+	h.reconcile()
+	h.render.hash = "h2"
+	first := *replace
+	first.File = []byte("saved-first")
+	h.runner.plans = []*engine.Plan{&first}
+	h.reconcile()
+	h.calls()
+	h.drain()
+
+	h.edit(func(m *terraformv1.Module) { m.Spec.ApprovedPlan = first.ID })
+	second := &engine.Plan{ID: "aaaa00000000000a", File: []byte("saved-second"),
+		Changes: []engine.Change{{Address: "terraform_data.a", Actions: []string{"delete"}}}}
+	h.runner.stale, h.runner.plans = 1, []*engine.Plan{second}
+	mg := h.reconcile()
+	if got := h.calls(); got != "apply plan" || len(h.runner.applied) != 0 {
+		t.Fatalf("ran %q and applied %v, want the stale plan planned again and nothing applied", got, h.runner.applied)
+	}
+	s := synced(mg)
+	if s.Reason != ReasonDestructiveChangeRefused || !strings.HasPrefix(s.Message, "spec.approvedPlan "+first.ID+" is not the pending plan, so nothing was applied. plan "+second.ID) {
+		t.Errorf("Synced = %+v, want the new plan refused and the old approval named", s)
+	}
+	if p := mg.Status.Terraform.Plan; p == nil || p.ID != second.ID {
+		t.Errorf("status plan = %+v, want %s", p, second.ID)
+	}
+	if evs := h.drain(); len(evs) != 1 || !strings.HasPrefix(evs[0], "Warning DestructiveChangeRefused") {
+		t.Errorf("events = %v, want one Warning for the new plan", evs)
+	}
+}
+
 // TestObserveOnlyReportsDrift: the periodic plan's drift is reported, once, and never applied.
 func TestObserveOnlyReportsDrift(t *testing.T) {
 	h := newHarness(t, func(m *terraformv1.Module) {
@@ -261,10 +443,16 @@ func TestObserveOnlyReportsDrift(t *testing.T) {
 			{Type: common.TypeReady, Status: metav1.ConditionTrue, Reason: ReasonAvailable, LastTransitionTime: now, ObservedGeneration: 1},
 			{Type: common.TypeSynced, Status: metav1.ConditionTrue, Reason: resource.ReasonSucceeded, LastTransitionTime: now, ObservedGeneration: 1}}
 	})
-	h.runner.plans = []*engine.Plan{update}
+	h.keepPlanText("the last applied plan")
+	drift := *update
+	drift.Text = "the drift plan"
+	h.runner.plans = []*engine.Plan{&drift}
 	mg := h.reconcile()
 	if got := h.calls(); got != "plan" {
 		t.Fatalf("ran %q, want a plan only", got)
+	}
+	if diff := cmp.Diff(map[string]string{resource.PlanTextKey: "the drift plan"}, h.planSecret()); diff != "" {
+		t.Errorf("plan show must print the drift plan's text (-want +got):\n%s", diff)
 	}
 	drifted := meta.FindStatusCondition(mg.Status.Conditions, common.TypeDrifted)
 	if drifted == nil || drifted.Status != metav1.ConditionTrue || synced(mg).Status != metav1.ConditionTrue {

@@ -1,10 +1,12 @@
 package managed
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"sync"
 
 	corev1 "k8s.io/api/core/v1"
@@ -64,10 +66,41 @@ func (s *planStore) load(ctx context.Context, mg resource.Managed) (*engine.Plan
 		File: sec.Data[resource.PlanFileKey], Text: string(sec.Data[resource.PlanTextKey])}, meta.InputsHash, nil
 }
 
-// applied drops the saved plan file and keeps text, the applied plan as shown to users
-// (none for a create without a saved plan).
-func (s *planStore) applied(ctx context.Context, mg resource.Managed, text string) error {
+// keepText drops the saved plan file and keeps text, the plan as shown to users: the
+// plan just applied (none for a create without a saved plan), or drift that the
+// management policies leave uncorrected. The engine has already redacted text.
+func (s *planStore) keepText(ctx context.Context, mg resource.Managed, text string) error {
 	return s.write(ctx, mg, map[string][]byte{resource.PlanTextKey: []byte(text)})
+}
+
+// discard drops a saved plan that will never be applied, because a later plan has no
+// changes (the edit was reverted, say), and keeps its text.
+func (s *planStore) discard(ctx context.Context, mg resource.Managed) error {
+	sec := &corev1.Secret{}
+	err := s.reader.Get(ctx, client.ObjectKey{Namespace: mg.GetNamespace(), Name: resource.PlanSecretName(mg)}, sec)
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("drop saved plan: %w", err)
+	}
+	if _, saved := sec.Data[resource.PlanFileKey]; !saved {
+		return nil
+	}
+	sec.Data = map[string][]byte{resource.PlanTextKey: sec.Data[resource.PlanTextKey]}
+	if err := s.client.Update(ctx, sec); err != nil {
+		return fmt.Errorf("drop saved plan: %w", err)
+	}
+	return nil
+}
+
+// remove deletes mg's plan Secret, saved plan and text.
+func (s *planStore) remove(ctx context.Context, mg resource.Managed) error {
+	sec := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: resource.PlanSecretName(mg), Namespace: mg.GetNamespace()}}
+	if err := s.client.Delete(ctx, sec); err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("delete saved plan: %w", err)
+	}
+	return nil
 }
 
 // write makes the plan Secret hold exactly data.
@@ -88,6 +121,9 @@ func (s *planStore) write(ctx context.Context, mg resource.Managed, data map[str
 	}
 	if err != nil {
 		return fmt.Errorf("keep plan: %w", err)
+	}
+	if maps.EqualFunc(sec.Data, data, bytes.Equal) {
+		return nil // unchanged: an observed resource finds the same drift every interval
 	}
 	sec.Data = data
 	if err := s.client.Update(ctx, sec); err != nil {

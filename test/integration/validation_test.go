@@ -91,6 +91,47 @@ func TestClassValidation(t *testing.T) {
 	g.Expect(err.Error()).To(ContainSubstring("set exactly one of fromFieldPath and fromClusterLabel"))
 }
 
+// TestNativeKindsRefuseChangeControl checks that Objects, Clusters and ObjectClasses,
+// which no Terraform plan backs, refuse the change-control fields.
+func TestNativeKindsRefuseChangeControl(t *testing.T) {
+	ctx := context.Background()
+	g := NewWithT(t)
+	ns := "int-native-change-control"
+	g.Expect(env.Namespace(ctx, ns)).To(Succeed())
+	const want = "apply to Terraform-backed kinds only"
+	for name, edit := range map[string]func(*common.ManagedSpec){
+		"approval":           func(s *common.ManagedSpec) { s.Approval = common.ApprovalManual },
+		"destructiveChanges": func(s *common.ManagedSpec) { s.DestructiveChanges = common.DestructiveAllow },
+		"managementPolicies": func(s *common.ManagedSpec) {
+			s.ManagementPolicies = []common.ManagementAction{common.ManagementObserve}
+		},
+		"approvedPlan": func(s *common.ManagedSpec) { s.ApprovedPlan = "3f9a6c1e2b7d4a50" },
+	} {
+		obj := &kubernetesv1.Object{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "obj"}}
+		obj.Spec.ProviderRef = &common.LocalReference{Name: "pc"}
+		obj.Spec.ForProvider.Manifest = configMapTemplate()
+		edit(&obj.Spec.ManagedSpec)
+		err := env.Client.Create(ctx, obj)
+		g.Expect(err).To(MatchError(ContainSubstring(want)), "Object "+name)
+
+		cl := &kubernetesv1.Cluster{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "cl"}}
+		cl.Spec.ProviderRef = &common.LocalReference{Name: "pc"}
+		edit(&cl.Spec.ManagedSpec)
+		err = env.Client.Create(ctx, cl)
+		g.Expect(err).To(MatchError(ContainSubstring(want)), "Cluster "+name)
+	}
+	oc := &kubernetesv1.ObjectClass{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "oc"}}
+	oc.SpecTemplate.ProviderRef = &common.LocalReference{Name: "pc"}
+	oc.SpecTemplate.ForProvider.Manifest = configMapTemplate()
+	oc.SpecTemplate.Approval = common.ApprovalManual
+	g.Expect(env.Client.Create(ctx, oc)).To(MatchError(ContainSubstring(want)))
+
+	obj := &kubernetesv1.Object{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "plain"}}
+	obj.Spec.ProviderRef = &common.LocalReference{Name: "pc"}
+	obj.Spec.ForProvider.Manifest = configMapTemplate()
+	g.Expect(env.Client.Create(ctx, obj)).To(Succeed(), "an Object without them is accepted")
+}
+
 func configMapTemplate() workloadv1.Template {
 	u := &unstructured.Unstructured{Object: map[string]any{}}
 	u.SetAPIVersion("v1")

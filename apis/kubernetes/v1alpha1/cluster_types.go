@@ -10,6 +10,7 @@ import (
 // kubernetes.terraplane.io ProviderConfig whose credentials Secret reaches it. The
 // credentials are written to spec.writeConnectionSecretToRef, from where a bound
 // KubernetesCluster claim passes them on.
+// +kubebuilder:validation:XValidation:rule="!has(self.approval) && !has(self.destructiveChanges) && !has(self.managementPolicies) && !has(self.approvedPlan)",message="approval, destructiveChanges, managementPolicies and approvedPlan apply to Terraform-backed kinds only: a Cluster has no plans to approve, and changes nothing in the cluster"
 type ClusterSpec struct {
 	common.ManagedSpec `json:",inline"`
 }

@@ -1,0 +1,73 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+
+	common "terraplane.io/terraplane/apis/common/v1alpha1"
+	terraformv1 "terraplane.io/terraplane/apis/terraform/v1alpha1"
+	"terraplane.io/terraplane/internal/kinds"
+	"terraplane.io/terraplane/internal/resource"
+)
+
+// heldModule is a Module at generation 2 whose status holds plan id with Synced as given.
+func heldModule(id string, synced metav1.Condition) *terraformv1.Module {
+	m := &terraformv1.Module{ObjectMeta: metav1.ObjectMeta{Name: "net", Namespace: "platform", UID: "u-1", Generation: 2}}
+	m.Status.Terraform.Plan = &common.PlanSummary{ID: id, Reason: common.PlanUpdate}
+	m.Status.Terraform.LastApply = &common.ApplySummary{ID: "0000000000000000"}
+	m.Status.Conditions = []metav1.Condition{synced}
+	return m
+}
+
+func TestNotApplied(t *testing.T) {
+	const approved, newer = "aaaa000000000001", "aaaa000000000002"
+	cond := func(reason string, gen int64, msg string) metav1.Condition {
+		return metav1.Condition{Type: common.TypeSynced, Status: metav1.ConditionFalse, Reason: reason, ObservedGeneration: gen, Message: msg}
+	}
+	stale := "spec.approvedPlan " + approved + " is not the pending plan, so nothing was applied. plan " + newer + " ..."
+	for _, tc := range []struct {
+		name string
+		mg   *terraformv1.Module
+		want bool // true: give up waiting
+	}{
+		{"the approval is not seen yet", heldModule(approved, cond(common.ReasonAwaitingApproval, 1, "plan "+approved+" awaits approval")), false},
+		{"a stale plan planned again differently waits", heldModule(newer, cond(common.ReasonAwaitingApproval, 2, stale)), true},
+		{"and so does a refused one", heldModule(newer, cond(common.ReasonDestructiveChangeRefused, 2, stale)), true},
+		{"the apply failed", heldModule(approved, cond(resource.ReasonReconcileError, 2, "Error: boom")), true},
+		{"still syncing", heldModule(approved, metav1.Condition{Type: common.TypeSynced, Status: metav1.ConditionTrue, ObservedGeneration: 2}), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := notApplied(tc.mg, approved)
+			if diff := cmp.Diff(tc.want, err != nil); diff != "" {
+				t.Errorf("gives up (-want +got):\n%s\nerr: %v", diff, err)
+			}
+		})
+	}
+}
+
+// TestPrintPlanOfObservedDrift: plan show prints the drift plan that an observe-only
+// resource holds, with the text the controller kept for it.
+func TestPrintPlanOfObservedDrift(t *testing.T) {
+	mg := heldModule("aaaa000000000003", metav1.Condition{Type: common.TypeSynced, Status: metav1.ConditionTrue, Reason: resource.ReasonSucceeded, ObservedGeneration: 2})
+	mg.Status.Terraform.Plan.Reason = common.PlanDrift
+	mg.Status.Conditions = append(mg.Status.Conditions, metav1.Condition{Type: common.TypeDrifted, Status: metav1.ConditionTrue, Reason: "DriftDetected"})
+	sec := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: resource.PlanSecretName(mg), Namespace: "platform"},
+		Data: map[string][]byte{resource.PlanTextKey: []byte("the drift plan\n")}}
+	c := fake.NewClientBuilder().WithScheme(kinds.NewScheme()).WithObjects(sec).Build()
+	var out bytes.Buffer
+	if err := printPlan(context.Background(), &out, c, mg); err != nil {
+		t.Fatal(err)
+	}
+	got := out.String()
+	if !strings.HasPrefix(got, "Plan aaaa000000000003 (Drift, ") || !strings.Contains(got, "pending: drift not corrected (managementPolicies)") ||
+		!strings.HasSuffix(got, "\nthe drift plan\n") {
+		t.Errorf("plan show printed:\n%s", got)
+	}
+}
