@@ -110,4 +110,3 @@ func (r *InstallReconciler) followsTag(in *install) bool {
 	_, tag := in.ref.(name.Tag)
 	return tag && in.obj.GetInstallSpec().CRD == "" && r.opts.TagRefresh > 0
 }
-

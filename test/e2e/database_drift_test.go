@@ -137,7 +137,9 @@ func TestMySQLConverges(t *testing.T) {
 		return out
 	}
 	limit := func() string { return admin("SELECT max_user_connections FROM mysql.user WHERE user = 'drift_user'") }
-	databases := func() string { return admin("SELECT count(*) FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = 'drift_db'") }
+	databases := func() string {
+		return admin("SELECT count(*) FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = 'drift_db'")
+	}
 
 	db := &mysqldbv1.Database{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "drift"}}
 	db.Spec.ProviderRef = &common.LocalReference{Name: "mariadb"}
