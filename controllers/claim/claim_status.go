@@ -146,7 +146,7 @@ func (r *Reconciler) mirrorResource(claim resource.Claim, mg resource.Managed, a
 	st.BindingPhase = common.BindingPhaseBound
 	readyGen := gen
 	if !applied {
-		readyGen = st.ObservedGeneration
+		readyGen = lastApplied(st)
 	}
 	ready := meta.FindStatusCondition(mg.GetManagedStatus().Conditions, common.TypeReady)
 	if ready == nil {
@@ -161,4 +161,14 @@ func (r *Reconciler) mirrorResource(claim resource.Claim, mg resource.Managed, a
 		return
 	}
 	resource.SetCondition(&st.Conditions, readyGen, common.TypeReady, ready.Status, ready.Reason, ready.Message)
+}
+
+// lastApplied is the claim generation its resource last applied: what Ready speaks for.
+// status.observedGeneration is not it, since a stalled claim (say, one awaiting approval)
+// has observed its latest generation without applying it.
+func lastApplied(st *common.ClaimStatus) int64 {
+	if ready := meta.FindStatusCondition(st.Conditions, common.TypeReady); ready != nil {
+		return ready.ObservedGeneration
+	}
+	return st.ObservedGeneration
 }

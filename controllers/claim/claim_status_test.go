@@ -86,3 +86,29 @@ func TestAppliedBy(t *testing.T) {
 		t.Error("Synced and Ready about generation 2: applied")
 	}
 }
+
+// TestReadyWaitsForTheApplyWhileStalled: a claim stalled on an edit (its resource awaits
+// approval) has observed the edit, but its Ready keeps speaking for the generation last
+// applied, however often it is reconciled, so kubectl wait keeps waiting.
+func TestReadyWaitsForTheApplyWhileStalled(t *testing.T) {
+	claim := &databasev1.PostgreSQLInstance{ObjectMeta: metav1.ObjectMeta{Generation: 4}}
+	claim.Status.Conditions = []metav1.Condition{{Type: common.TypeReady, Status: metav1.ConditionTrue, ObservedGeneration: 3}}
+	m := &terraformv1.Module{ObjectMeta: metav1.ObjectMeta{Generation: 5}}
+	m.Status.Conditions = []metav1.Condition{
+		{Type: common.TypeReady, Status: metav1.ConditionTrue, ObservedGeneration: 5},
+		{Type: common.TypeSynced, Status: metav1.ConditionFalse, ObservedGeneration: 5, Reason: common.ReasonAwaitingApproval},
+	}
+	r := &Reconciler{}
+	for round := range 2 {
+		r.mirrorResource(claim, m, appliedBy(m))
+		claim.Status.Conditions = append(claim.Status.Conditions, metav1.Condition{Type: common.TypeSynced, Status: metav1.ConditionFalse, Reason: common.ReasonAwaitingApproval})
+		setProgress(claim, appliedBy(m))
+		if got := meta.FindStatusCondition(claim.Status.Conditions, common.TypeReady).ObservedGeneration; got != 3 {
+			t.Fatalf("round %d: Ready speaks for generation %d, want 3 (the one applied)", round, got)
+		}
+		if claim.Status.ObservedGeneration != 4 {
+			t.Fatalf("round %d: status.observedGeneration %d, want 4 (observed, stalled)", round, claim.Status.ObservedGeneration)
+		}
+		meta.RemoveStatusCondition(&claim.Status.Conditions, common.TypeSynced)
+	}
+}

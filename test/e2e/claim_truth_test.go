@@ -99,6 +99,34 @@ func TestClaimsTellTheTruth(t *testing.T) {
 	out, err := exec.Command(kubectlBin(g), "--kubeconfig", env.ControlPlane.Kubeconfig, "wait", "--for=condition=Ready", "--timeout=3s",
 		"-n", appNS, "postgresqlinstance/orders").CombinedOutput()
 	g.Expect(err).To(HaveOccurred(), "kubectl wait must not report Ready for an update that failed: %s", out)
+
+	By(t, "through a class that wants approval, the claim is Synced=False AwaitingApproval until the plan is approved")
+	g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(class), class)).To(Succeed())
+	class.SpecTemplate.Approval = common.ApprovalManual
+	g.Expect(env.Client.Update(ctx, class)).To(Succeed())
+	g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(claim), claim)).To(Succeed())
+	claim.Spec.StorageGB = 3
+	g.Expect(env.Client.Update(ctx, claim)).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(claim), claim)).To(Succeed())
+		synced := framework.Condition(claim.Status.Conditions, common.TypeSynced)
+		g.Expect(synced.Status).To(Equal(metav1.ConditionFalse))
+		g.Expect(synced.Reason).To(Equal(common.ReasonAwaitingApproval))
+		g.Expect(synced.Message).To(HavePrefix("Module " + mod.Namespace + "/" + mod.Name + ": "))
+		g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(mod), mod)).To(Succeed())
+		g.Expect(mod.Status.Terraform.Plan).NotTo(BeNil())
+		g.Expect(mod.Status.Terraform.Plan.ID).NotTo(BeEmpty())
+	}).WithTimeout(timeout).Should(Succeed())
+	g.Expect(string(mod.Status.AtProvider.Raw)).To(ContainSubstring(`"instances":2`), "nothing is applied before the approval")
+	out, err = exec.Command(kubectlBin(g), "--kubeconfig", env.ControlPlane.Kubeconfig, "wait", "--for=condition=Ready", "--timeout=3s",
+		"-n", appNS, "postgresqlinstance/orders").CombinedOutput()
+	g.Expect(err).To(HaveOccurred(), "kubectl wait must not report Ready for an edit awaiting approval: %s", out)
+	orig := mod.DeepCopy()
+	mod.Spec.ApprovedPlan = mod.Status.Terraform.Plan.ID
+	g.Expect(env.Client.Patch(ctx, mod, client.MergeFrom(orig))).To(Succeed())
+	kubectlWait(g, appNS, "postgresqlinstance/orders")
+	g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(mod), mod)).To(Succeed())
+	g.Expect(string(mod.Status.AtProvider.Raw)).To(ContainSubstring(`"instances":3`), "kubectl wait returned before the approved plan was applied")
 }
 
 func meta(conds []metav1.Condition, typ string) *metav1.Condition {
