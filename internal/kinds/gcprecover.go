@@ -53,7 +53,8 @@ func recoverCloudSQLInstance(mg resource.Managed, pc *registry.ProviderConfig) (
 // and its service account by the name the module derives from the bucket's. The IAM
 // members are set again (setting one that exists changes nothing). An HMAC key has an
 // ID only Google picks, so a new one is made; one the interrupted create may have made
-// was never handed out, and goes with the service account.
+// was never handed out, reaches only this bucket, and is unusable once the service
+// account is deleted with the resource.
 func recoverCloudStorageBucket(mg resource.Managed, pc *registry.ProviderConfig) ([]common.ImportInstruction, bool) {
 	b, ok := mg.(*gcpstoragev1.CloudStorageBucket)
 	project := gcpInput(pc, "project")
