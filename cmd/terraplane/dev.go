@@ -26,8 +26,10 @@ type devOptions struct {
 	ephemeral     bool
 }
 
-func devCommand() *cobra.Command {
-	var o devOptions
+func devCommand() *cobra.Command { return newDevCommand(&devOptions{}) }
+
+// newDevCommand is `terraplane dev` with its flags bound to o.
+func newDevCommand(o *devOptions) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "dev",
 		Short: "Start a local control plane with the controllers in-process (and optionally the quickstart)",
@@ -48,7 +50,7 @@ instead. Its data is kept under --state-dir, so stopping and starting again resu
 			if !cmd.Flags().Changed("workdir") {
 				o.WorkDir = filepath.Join(o.stateDir, "workspaces")
 			}
-			return runDev(ctrl.SetupSignalHandler(), o)
+			return runDev(ctrl.SetupSignalHandler(), *o)
 		},
 	}
 	addManagerFlags(cmd.Flags(), &o.Options)

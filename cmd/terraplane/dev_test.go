@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/minio/minio-go/v7"
 	"github.com/minio/minio-go/v7/pkg/credentials"
 	. "github.com/onsi/gomega"
@@ -156,4 +157,41 @@ func syncedNow(mg *awsstoragev1.S3Bucket) bool {
 		}
 	}
 	return false
+}
+
+// TestDevEphemeral checks where `terraplane dev` keeps etcd's data for its flags: under
+// --state-dir by default, nowhere that outlives the run with --ephemeral (the control
+// plane then uses a directory it removes on stop: devenv's
+// TestEphemeralControlPlaneKeepsNothing).
+func TestDevEphemeral(t *testing.T) {
+	for _, tc := range []struct {
+		name          string
+		args          []string
+		wantEtcd      string
+		wantEphemeral bool
+	}{
+		{"default", nil, filepath.Join(".terraplane", "etcd"), false},
+		{"state dir", []string{"--state-dir", "/var/tp"}, "/var/tp/etcd", false},
+		{"ephemeral", []string{"--ephemeral"}, "", true},
+		{"ephemeral ignores the state dir", []string{"--ephemeral", "--state-dir", "/var/tp"}, "", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o := &devOptions{}
+			cmd := newDevCommand(o)
+			if err := cmd.ParseFlags(tc.args); err != nil {
+				t.Fatal(err)
+			}
+			got := struct {
+				Etcd      string
+				Ephemeral bool
+			}{o.etcdDir(), o.ephemeral}
+			want := struct {
+				Etcd      string
+				Ephemeral bool
+			}{tc.wantEtcd, tc.wantEphemeral}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("dev %v (-want +got):\n%s", tc.args, diff)
+			}
+		})
+	}
 }

@@ -106,7 +106,7 @@ func (r *Reconciler) recoverCreate(ctx context.Context, mg resource.Managed, ws 
 		return ws, nil
 	}
 	if r.kind.RecoverCreate != nil {
-		if imports, ok := r.kind.RecoverCreate(mg); ok {
+		if imports, ok := r.kind.RecoverCreate(mg, ws.Provider); ok {
 			log.FromContext(ctx).Info("recovering an interrupted create", "imports", len(imports))
 			return r.withImports(ctx, mg, ws, imports)
 		}

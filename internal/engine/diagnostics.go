@@ -29,7 +29,7 @@ func summarize(text string) string {
 	lines := strings.Split(ansi.ReplaceAllString(text, ""), "\n")
 	for i, l := range lines {
 		l = boxPrefix.ReplaceAllString(l, "")
-		summary, ok := strings.CutPrefix(l, "Error: ")
+		_, summary, ok := strings.Cut(l, "Error: ") // after the context an error is wrapped in
 		if !ok {
 			continue
 		}

@@ -1,9 +1,13 @@
 package engine
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // lockBanner is what terraform prints on stderr when the state lock is held.
@@ -29,20 +33,26 @@ flag, but this is not recommended.
 
 func TestSummaryOneLine(t *testing.T) {
 	framed := "exit status 1\n\n╷\n│ Error: Invalid value for variable\n│ \n│   on variables.tf line 3:\n│ \n│ bucket_name must be lower case\n╵\n"
-	json := parseApplyStream([]byte(`{"type":"diagnostic","diagnostic":{"severity":"error","summary":"Error acquiring the state lock","detail":"Error message: the state is already locked by another terraform client\nLock Info:\n  ID: abc"}}`)).
+	json := parseUIStream([]byte(`{"type":"diagnostic","diagnostic":{"severity":"error","summary":"Error acquiring the state lock","detail":"Error message: the state is already locked by another terraform client\nLock Info:\n  ID: abc"}}`)).
+		withDiagnostics(errors.New("exit status 1"))
+	precondition := parseUIStream([]byte(`{"type":"version","terraform":"1.11.4"}
+{"type":"diagnostic","diagnostic":{"severity":"warning","summary":"Deprecated attribute","detail":"use another"}}
+{"type":"diagnostic","diagnostic":{"severity":"error","summary":"Resource precondition failed","detail":"Set location, or region (the Provider's region).","address":"module.this.google_storage_bucket.this","snippet":{"context":"resource \"google_storage_bucket\" \"this\"","code":"      condition     = local.location != \"\""}}}`)).
 		withDiagnostics(errors.New("exit status 1"))
 	for name, c := range map[string]struct {
 		err  error
 		want string
 	}{
-		"banner": {errors.New(lockBanner), "Error acquiring the state lock: Error message: the state is already locked by another terraform client"},
-		"framed": {errors.New(framed), "Invalid value for variable: on variables.tf line 3:"},
-		"json":   {json, "Error acquiring the state lock: Error message: the state is already locked by another terraform client"},
-		"plain":  {errors.New("read state lock x: forbidden\nmore"), "read state lock x: forbidden"},
+		"banner":            {errors.New(lockBanner), "Error acquiring the state lock: Error message: the state is already locked by another terraform client"},
+		"framed":            {errors.New(framed), "Invalid value for variable: on variables.tf line 3:"},
+		"json":              {json, "Error acquiring the state lock: Error message: the state is already locked by another terraform client"},
+		"wrapped json":      {fmt.Errorf("terraform apply: %w", json), "Error acquiring the state lock: Error message: the state is already locked by another terraform client"},
+		"json precondition": {precondition, "Resource precondition failed: Set location, or region (the Provider's region)."},
+		"plain":             {errors.New("read state lock x: forbidden\nmore"), "read state lock x: forbidden"},
 	} {
 		got := Summary(c.err)
-		if got != c.want {
-			t.Errorf("%s: Summary = %q, want %q", name, got, c.want)
+		if diff := cmp.Diff(c.want, got); diff != "" {
+			t.Errorf("%s: Summary (-want +got):\n%s", name, diff)
 		}
 		if strings.Contains(got, "\n") {
 			t.Errorf("%s: summary has a line break", name)
@@ -50,5 +60,62 @@ func TestSummaryOneLine(t *testing.T) {
 	}
 	if long := Summary(errors.New(strings.Repeat("x", 1000))); len(long) != maxSummary {
 		t.Errorf("long summary is %d bytes, want %d", len(long), maxSummary)
+	}
+}
+
+// TestPlanAndDestroyErrorsFromDiagnostics runs the real terraform: a failed plan or
+// destroy is summarised from its -json diagnostic, so that the condition shows a
+// precondition's error_message or a provisioner's error (where the banner shows the
+// source first), with the workspace's secret values redacted.
+func TestPlanAndDestroyErrorsFromDiagnostics(t *testing.T) {
+	e := newEngine(t)
+	ctx := context.Background()
+	env := map[string]string{"TERRAPLANE_TEST_VALUE": "s3cr3t-value"}
+	for _, tc := range []struct {
+		name, main string
+		run        func(Workspace) error
+		want       string
+	}{
+		{"plan precondition", `variable "location" {
+  type    = string
+  default = ""
+}
+
+resource "terraform_data" "x" {
+  lifecycle {
+    precondition {
+      condition     = var.location != ""
+      error_message = "Set location, or region (the Provider's region); not s3cr3t-value."
+    }
+  }
+}
+`, func(ws Workspace) error { _, err := e.Plan(ctx, ws, PlanOptions{}); return err },
+			"Resource precondition failed: Set location, or region (the Provider's region); not (redacted)."},
+		{"destroy provisioner", `resource "terraform_data" "x" {
+  provisioner "local-exec" {
+    when    = destroy
+    command = "exit 3"
+  }
+}
+`, func(ws Workspace) error {
+			if _, err := e.Create(ctx, ws); err != nil {
+				t.Fatal(err)
+			}
+			return e.Destroy(ctx, ws)
+		}, "local-exec provisioner error: Error running command 'exit 3': exit status 3. Output:"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ws := Workspace{ID: strings.ReplaceAll(tc.name, " ", "-"), Files: map[string][]byte{"main.tf": []byte(tc.main)}, Env: env}
+			err := tc.run(ws)
+			if err == nil {
+				t.Fatal("want an error")
+			}
+			if diff := cmp.Diff(tc.want, Summary(err)); diff != "" {
+				t.Errorf("summary (-want +got):\n%s", diff)
+			}
+			if strings.Contains(err.Error(), "s3cr3t-value") {
+				t.Errorf("error leaks the secret: %v", err)
+			}
+		})
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -149,8 +150,8 @@ func (e *Engine) Plan(ctx context.Context, ws Workspace, opts PlanOptions) (*Pla
 	path := filepath.Join(e.Dir(ws.ID), planFile)
 	defer os.Remove(path) // a saved plan holds every variable's value, secret ones too
 	var changed bool
-	err = e.run(ctx, ws, "plan", func(ctx context.Context) (err error) {
-		changed, err = tf.Plan(ctx, tfexec.Out(path), tfexec.Refresh(!opts.SkipRefresh))
+	_, err = e.runJSON(ctx, ws, "plan", func(ctx context.Context, w io.Writer) (err error) {
+		changed, err = tf.PlanJSON(ctx, w, tfexec.Out(path), tfexec.Refresh(!opts.SkipRefresh))
 		return err
 	})
 	if err != nil {

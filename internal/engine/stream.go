@@ -47,8 +47,8 @@ var streamActions = map[string][]string{
 	"noop": {"no-op"},
 }
 
-// applyStream is what an `apply -json` run reported.
-type applyStream struct {
+// uiStream is what a run with -json (apply, plan, destroy) reported.
+type uiStream struct {
 	outputs   map[string]Output
 	complete  bool // every output came with its value (none sensitive)
 	changes   []Change
@@ -56,9 +56,9 @@ type applyStream struct {
 	errorText []string
 }
 
-// parseApplyStream reads the outputs and error diagnostics from apply's JSON lines.
-func parseApplyStream(raw []byte) applyStream {
-	s := applyStream{}
+// parseUIStream reads the changes, outputs and error diagnostics from a -json run's lines.
+func parseUIStream(raw []byte) uiStream {
+	s := uiStream{}
 	sc := bufio.NewScanner(bytes.NewReader(raw))
 	sc.Buffer(make([]byte, 64<<10), 16<<20)
 	for sc.Scan() {
@@ -91,7 +91,7 @@ func parseApplyStream(raw []byte) applyStream {
 }
 
 // withDiagnostics puts terraform's error diagnostics (which -json sends to stdout) into err.
-func (s applyStream) withDiagnostics(err error) error {
+func (s uiStream) withDiagnostics(err error) error {
 	if err == nil || len(s.errorText) == 0 {
 		return err
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 
 	"github.com/hashicorp/terraform-exec/tfexec"
 )
@@ -44,14 +45,22 @@ func (e *Engine) Create(ctx context.Context, ws Workspace) (Result, error) {
 }
 
 // applyJSON runs apply with -json and reads its changes, outputs and error diagnostics.
-func (e *Engine) applyJSON(ctx context.Context, ws Workspace, tf *tfexec.Terraform, opts ...tfexec.ApplyOption) (applyStream, error) {
+func (e *Engine) applyJSON(ctx context.Context, ws Workspace, tf *tfexec.Terraform, opts ...tfexec.ApplyOption) (uiStream, error) {
+	return e.runJSON(ctx, ws, "apply", func(ctx context.Context, w io.Writer) error { return tf.ApplyJSON(ctx, w, opts...) })
+}
+
+// runJSON runs a verb whose machine-readable UI (-json) cmd writes to w, and reads what
+// it reported. Its error carries terraform's error diagnostics from that UI (a
+// precondition's error_message among them), so that a summary never depends on the
+// banner terraform prints for people.
+func (e *Engine) runJSON(ctx context.Context, ws Workspace, verb string, cmd func(ctx context.Context, w io.Writer) error) (uiStream, error) {
 	var out bytes.Buffer
-	err := e.run(ctx, ws, "apply", func(ctx context.Context) error {
+	err := e.run(ctx, ws, verb, func(ctx context.Context) error {
 		out.Reset()
-		err := tf.ApplyJSON(ctx, &out, opts...)
-		return parseApplyStream(out.Bytes()).withDiagnostics(err)
+		err := cmd(ctx, &out)
+		return parseUIStream(out.Bytes()).withDiagnostics(err)
 	})
-	return parseApplyStream(out.Bytes()), err
+	return parseUIStream(out.Bytes()), err
 }
 
 // Outputs reads the workspace's root module outputs.
@@ -87,7 +96,8 @@ func (e *Engine) Destroy(ctx context.Context, ws Workspace) error {
 		return err
 	}
 	defer done()
-	if err := e.run(ctx, ws, "destroy", func(ctx context.Context) error { return tf.Destroy(ctx) }); err != nil {
+	_, err = e.runJSON(ctx, ws, "destroy", func(ctx context.Context, w io.Writer) error { return tf.DestroyJSON(ctx, w) })
+	if err != nil {
 		return fmt.Errorf("terraform destroy: %w", err)
 	}
 	return nil

@@ -18,7 +18,7 @@ import (
 
 // awsKind is the registration the AWS kinds other than S3Bucket share: their bundled
 // module and Provider, and no Provider credential in any connection Secret.
-func awsKind(gvk, class schema.GroupVersionKind, dir string, keys map[string]string, recover func(resource.Managed) ([]common.ImportInstruction, bool), meets map[schema.GroupVersionKind]registry.Configurator) registry.ManagedKind {
+func awsKind(gvk, class schema.GroupVersionKind, dir string, keys map[string]string, recover recoverFunc, meets map[schema.GroupVersionKind]registry.Configurator) registry.ManagedKind {
 	return registry.ManagedKind{
 		GVK: gvk, ClassGVK: class, ProviderGVK: awsv1.ProviderGroupVersionKind,
 		Modules: tfmodules.FS, ModuleDir: dir, ResolveProvider: resolveAWSProvider,
@@ -66,7 +66,7 @@ func fillRDS(engine, namespace, name, uid string, want databasev1.DatabaseParame
 
 // recoverRDSInstance adopts an instance whose create was interrupted by its identifier;
 // the password is generated again and set on the instance by the next apply.
-func recoverRDSInstance(mg resource.Managed) ([]common.ImportInstruction, bool) {
+func recoverRDSInstance(mg resource.Managed, _ *registry.ProviderConfig) ([]common.ImportInstruction, bool) {
 	db, ok := mg.(*awsdbv1.RDSInstance)
 	if !ok || db.Spec.ForProvider.Identifier == "" {
 		return nil, false
@@ -107,7 +107,7 @@ func replicationGroup() registry.ManagedKind {
 
 // recoverReplicationGroup adopts a cache whose create was interrupted by its ID, as the
 // resource the module makes for its node count.
-func recoverReplicationGroup(mg resource.Managed) ([]common.ImportInstruction, bool) {
+func recoverReplicationGroup(mg resource.Managed, _ *registry.ProviderConfig) ([]common.ImportInstruction, bool) {
 	r, ok := mg.(*awscachev1.ReplicationGroup)
 	if !ok || r.Spec.ForProvider.ReplicationGroupID == "" {
 		return nil, false
@@ -143,7 +143,7 @@ func eksCluster() registry.ManagedKind {
 // recoverEKSCluster adopts a cluster in given subnets whose create was interrupted: its
 // roles, cluster and node group have names derived from the cluster's. A VPC the module
 // makes has no name AWS knows it by, so there the user decides.
-func recoverEKSCluster(mg resource.Managed) ([]common.ImportInstruction, bool) {
+func recoverEKSCluster(mg resource.Managed, _ *registry.ProviderConfig) ([]common.ImportInstruction, bool) {
 	k, ok := mg.(*awscomputev1.EKSCluster)
 	if !ok || k.Spec.ForProvider.ClusterName == "" || len(k.Spec.ForProvider.SubnetIDs) == 0 {
 		return nil, false

@@ -43,15 +43,15 @@ func TestAWSRecoverCreate(t *testing.T) {
 		want    []string
 		wantOK  bool
 	}{
-		{"rds", func() ([]common.ImportInstruction, bool) { return recoverRDSInstance(rds) },
+		{"rds", func() ([]common.ImportInstruction, bool) { return recoverRDSInstance(rds, nil) },
 			[]string{"aws_db_instance.this=orders", "aws_db_parameter_group.this[0]=orders"}, true},
-		{"single-node cache", func() ([]common.ImportInstruction, bool) { return recoverReplicationGroup(single) },
+		{"single-node cache", func() ([]common.ImportInstruction, bool) { return recoverReplicationGroup(single, nil) },
 			[]string{"aws_elasticache_cluster.this[0]=cache"}, true},
-		{"replication group", func() ([]common.ImportInstruction, bool) { return recoverReplicationGroup(group) },
+		{"replication group", func() ([]common.ImportInstruction, bool) { return recoverReplicationGroup(group, nil) },
 			[]string{"aws_elasticache_replication_group.this[0]=cache"}, true},
-		{"eks in subnets", func() ([]common.ImportInstruction, bool) { return recoverEKSCluster(inSubnets) },
+		{"eks in subnets", func() ([]common.ImportInstruction, bool) { return recoverEKSCluster(inSubnets, nil) },
 			[]string{`aws_iam_role.this["cluster"]=k-cluster`, `aws_iam_role.this["node"]=k-node`, "aws_eks_cluster.this=k", "aws_eks_node_group.this=k:default"}, true},
-		{"eks with its own vpc", func() ([]common.ImportInstruction, bool) { return recoverEKSCluster(ownVPC) }, nil, false},
+		{"eks with its own vpc", func() ([]common.ImportInstruction, bool) { return recoverEKSCluster(ownVPC, nil) }, nil, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			imports, ok := tc.recover()

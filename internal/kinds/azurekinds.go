@@ -21,19 +21,20 @@ import (
 )
 
 // azureKind is the registration every Azure kind shares: its bundled module and
-// Provider, and no Provider credential in any connection Secret.
-func azureKind(gvk, class schema.GroupVersionKind, dir string, keys map[string]string, meets map[schema.GroupVersionKind]registry.Configurator) registry.ManagedKind {
+// Provider, recovery of an interrupted create by the names the resource fixes, and no
+// Provider credential in any connection Secret.
+func azureKind(gvk, class schema.GroupVersionKind, dir string, keys map[string]string, recover recoverFunc, meets map[schema.GroupVersionKind]registry.Configurator) registry.ManagedKind {
 	return registry.ManagedKind{
 		GVK: gvk, ClassGVK: class, ProviderGVK: azurev1.ProviderGroupVersionKind,
 		Modules: tfmodules.FS, ModuleDir: dir, ResolveProvider: resolveAzureProvider,
-		ConnectionKeys: keys, Meets: meets,
+		ConnectionKeys: keys, RecoverCreate: recover, Meets: meets,
 	}
 }
 
 // postgreSQLFlexibleServer is an Azure Database for PostgreSQL flexible server with one
 // database, meeting PostgreSQLInstance claims.
 func postgreSQLFlexibleServer() registry.ManagedKind {
-	return azureKind(azuredbv1.PostgreSQLFlexibleServerGroupVersionKind, azuredbv1.PostgreSQLFlexibleServerClassGroupVersionKind, "azure/postgresqlflexible", databaseConnectionKeys,
+	return azureKind(azuredbv1.PostgreSQLFlexibleServerGroupVersionKind, azuredbv1.PostgreSQLFlexibleServerClassGroupVersionKind, "azure/postgresqlflexible", databaseConnectionKeys, recoverPostgreSQLFlexibleServer,
 		map[schema.GroupVersionKind]registry.Configurator{PostgreSQLInstanceGVK: configurator(
 			func(claim *databasev1.PostgreSQLInstance, class *azuredbv1.PostgreSQLFlexibleServerClass, s *azuredbv1.PostgreSQLFlexibleServer) error {
 				p := &s.Spec.ForProvider
@@ -53,7 +54,7 @@ func postgreSQLFlexibleServer() registry.ManagedKind {
 // mySQLFlexibleServer is an Azure Database for MySQL flexible server with one database,
 // meeting MySQLInstance claims.
 func mySQLFlexibleServer() registry.ManagedKind {
-	return azureKind(azuredbv1.MySQLFlexibleServerGroupVersionKind, azuredbv1.MySQLFlexibleServerClassGroupVersionKind, "azure/mysqlflexible", databaseConnectionKeys,
+	return azureKind(azuredbv1.MySQLFlexibleServerGroupVersionKind, azuredbv1.MySQLFlexibleServerClassGroupVersionKind, "azure/mysqlflexible", databaseConnectionKeys, recoverMySQLFlexibleServer,
 		map[schema.GroupVersionKind]registry.Configurator{MySQLInstanceGVK: configurator(
 			func(claim *databasev1.MySQLInstance, class *azuredbv1.MySQLFlexibleServerClass, s *azuredbv1.MySQLFlexibleServer) error {
 				p := &s.Spec.ForProvider
@@ -89,7 +90,7 @@ func storageAccount() registry.ManagedKind {
 		map[string]string{
 			"endpoint": "endpoint", "bucket": "bucket", "region": "region",
 			"account_name": "accountName", "account_key": "accountKey",
-		},
+		}, recoverStorageAccount,
 		map[schema.GroupVersionKind]registry.Configurator{BucketGVK: configurator(
 			func(claim *storagev1.Bucket, _ *azurestoragev1.StorageAccountClass, a *azurestoragev1.StorageAccount) error {
 				p := &a.Spec.ForProvider
@@ -104,7 +105,7 @@ func storageAccount() registry.ManagedKind {
 // Standard a primary and a replica, Premium a primary and up to 3 replicas.
 func redisCache() registry.ManagedKind {
 	return azureKind(azurecachev1.RedisCacheGroupVersionKind, azurecachev1.RedisCacheClassGroupVersionKind, "azure/rediscache",
-		map[string]string{"endpoint": "endpoint", "port": "port", "password": "password"},
+		map[string]string{"endpoint": "endpoint", "port": "port", "password": "password"}, recoverRedisCache,
 		map[schema.GroupVersionKind]registry.Configurator{RedisClusterGVK: configurator(
 			func(claim *cachev1.RedisCluster, class *azurecachev1.RedisCacheClass, r *azurecachev1.RedisCache) error {
 				p, want := &r.Spec.ForProvider, claim.Spec.RedisClusterParameters
@@ -134,7 +135,7 @@ func aksCluster() registry.ManagedKind {
 		map[string]string{
 			"endpoint": "endpoint", "cluster_ca": "clusterCA", "client_cert": "clientCert",
 			"client_key": "clientKey", "kubeconfig": "kubeconfig",
-		},
+		}, recoverAKSCluster,
 		map[schema.GroupVersionKind]registry.Configurator{KubernetesClusterGVK: configurator(
 			func(claim *computev1.KubernetesCluster, class *azurecomputev1.AKSClusterClass, k *azurecomputev1.AKSCluster) error {
 				p, want := &k.Spec.ForProvider, claim.Spec.KubernetesClusterParameters

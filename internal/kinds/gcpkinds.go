@@ -21,19 +21,20 @@ import (
 )
 
 // gcpKind is the registration every GCP kind shares: its bundled module and Provider,
-// and no Provider credential in any connection Secret.
-func gcpKind(gvk, class schema.GroupVersionKind, dir string, keys map[string]string, meets map[schema.GroupVersionKind]registry.Configurator) registry.ManagedKind {
+// recovery of an interrupted create by the names the resource fixes, and no Provider
+// credential in any connection Secret.
+func gcpKind(gvk, class schema.GroupVersionKind, dir string, keys map[string]string, recover recoverFunc, meets map[schema.GroupVersionKind]registry.Configurator) registry.ManagedKind {
 	return registry.ManagedKind{
 		GVK: gvk, ClassGVK: class, ProviderGVK: gcpv1.ProviderGroupVersionKind,
 		Modules: tfmodules.FS, ModuleDir: dir, ResolveProvider: resolveGCPProvider,
-		ConnectionKeys: keys, Meets: meets,
+		ConnectionKeys: keys, RecoverCreate: recover, Meets: meets,
 	}
 }
 
 // cloudSQLInstance is a Cloud SQL instance with one database and its owner, meeting
 // PostgreSQLInstance and MySQLInstance claims (the engine comes from the claim's kind).
 func cloudSQLInstance() registry.ManagedKind {
-	return gcpKind(gcpdbv1.CloudSQLInstanceGroupVersionKind, gcpdbv1.CloudSQLInstanceClassGroupVersionKind, "gcp/cloudsql", databaseConnectionKeys,
+	return gcpKind(gcpdbv1.CloudSQLInstanceGroupVersionKind, gcpdbv1.CloudSQLInstanceClassGroupVersionKind, "gcp/cloudsql", databaseConnectionKeys, recoverCloudSQLInstance,
 		map[schema.GroupVersionKind]registry.Configurator{
 			PostgreSQLInstanceGVK: configurator(func(claim *databasev1.PostgreSQLInstance, class *gcpdbv1.CloudSQLInstanceClass, db *gcpdbv1.CloudSQLInstance) error {
 				return fillCloudSQL("POSTGRES", claim, claim.Spec.DatabaseParameters, class.Name, db)
@@ -94,7 +95,7 @@ func cloudStorageBucket() registry.ManagedKind {
 		map[string]string{
 			"endpoint": "endpoint", "bucket": "bucket", "region": "region",
 			"access_key_id": "accessKeyID", "secret_access_key": "secretAccessKey",
-		},
+		}, recoverCloudStorageBucket,
 		map[schema.GroupVersionKind]registry.Configurator{BucketGVK: configurator(
 			func(claim *storagev1.Bucket, _ *gcpstoragev1.CloudStorageBucketClass, b *gcpstoragev1.CloudStorageBucket) error {
 				p := &b.Spec.ForProvider
@@ -111,7 +112,7 @@ func cloudStorageBucket() registry.ManagedKind {
 // primary, with highAvailability a failover replica, and with more nodes read replicas.
 func gcpRedisInstance() registry.ManagedKind {
 	return gcpKind(gcpcachev1.RedisInstanceGroupVersionKind, gcpcachev1.RedisInstanceClassGroupVersionKind, "gcp/redis",
-		map[string]string{"endpoint": "endpoint", "port": "port", "password": "password"},
+		map[string]string{"endpoint": "endpoint", "port": "port", "password": "password"}, recoverRedisInstance,
 		map[schema.GroupVersionKind]registry.Configurator{RedisClusterGVK: configurator(
 			func(claim *cachev1.RedisCluster, class *gcpcachev1.RedisInstanceClass, r *gcpcachev1.RedisInstance) error {
 				p, want := &r.Spec.ForProvider, claim.Spec.RedisClusterParameters
@@ -136,7 +137,7 @@ func gcpRedisInstance() registry.ManagedKind {
 // kubeconfig authenticates with gke-gcloud-auth-plugin and holds no credential.
 func gkeCluster() registry.ManagedKind {
 	return gcpKind(gcpcomputev1.GKEClusterGroupVersionKind, gcpcomputev1.GKEClusterClassGroupVersionKind, "gcp/gke",
-		map[string]string{"endpoint": "endpoint", "cluster_ca": "clusterCA", "kubeconfig": "kubeconfig"},
+		map[string]string{"endpoint": "endpoint", "cluster_ca": "clusterCA", "kubeconfig": "kubeconfig"}, recoverGKECluster,
 		map[schema.GroupVersionKind]registry.Configurator{KubernetesClusterGVK: configurator(
 			func(claim *computev1.KubernetesCluster, class *gcpcomputev1.GKEClusterClass, k *gcpcomputev1.GKECluster) error {
 				p, want := &k.Spec.ForProvider, claim.Spec.KubernetesClusterParameters

@@ -83,8 +83,10 @@ type ManagedKind struct {
 	// RecoverCreate, when set, says how to carry on after a create was interrupted and
 	// left no state: import what it may have made by the identity the resource fixes in
 	// advance (ok, with imports), or run again because the module's create converges (ok,
-	// no imports). ok false means the identity is not fixed and the user must decide.
-	RecoverCreate func(mg resource.Managed) (imports []common.ImportInstruction, ok bool)
+	// no imports). ok false means the identity is not fixed and the user must decide. pc
+	// is what the resource's Provider contributed (say, the project or subscription an
+	// import ID names); it may be nil.
+	RecoverCreate func(mg resource.Managed, pc *ProviderConfig) (imports []common.ImportInstruction, ok bool)
 	// ObserveInputs, when set, reads before each plan what the external resource is now,
 	// as module inputs, for modules that cannot read it themselves: terraform then sees
 	// drift by comparing them with the resource's inputs. An error stops the run.

@@ -1,0 +1,30 @@
+package devenv
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestEphemeralControlPlaneKeepsNothing starts a control plane as `terraplane dev
+// --ephemeral` does, with no data directory: etcd keeps its data in a directory of its
+// own, which Stop removes, so nothing outlives the run. (A data directory given is kept:
+// TestDevKeepsItsData in cmd/terraplane restarts from one.)
+func TestEphemeralControlPlaneKeepsNothing(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts etcd and kube-apiserver")
+	}
+	cp, err := StartControlPlaneWith(ControlPlaneOptions{Kubeconfig: filepath.Join(t.TempDir(), "kubeconfig")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := cp.env.ControlPlane.Etcd.DataDir // envtest's own; Stop forgets it
+	cp.Stop()
+	_, statErr := os.Stat(dir)
+	type dataDir struct{ Made, Kept bool }
+	if diff := cmp.Diff(dataDir{Made: true}, dataDir{Made: dir != "", Kept: statErr == nil}); diff != "" {
+		t.Errorf("etcd's data directory %q (-want +got):\n%s", dir, diff)
+	}
+}
