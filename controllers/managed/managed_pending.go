@@ -5,6 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -53,16 +56,45 @@ func (r *Reconciler) guardedSync(ctx context.Context, mg resource.Managed, ws *w
 		out, err := r.sync(ctx, mg, ws)
 		return out, r.settle(ctx, mg, err)
 	}
-	run, err := r.recoverCreate(ctx, mg, ws)
+	imports, err := r.recoverCreate(ctx, mg, ws)
+	if err != nil {
+		return outcome{}, err
+	}
+	run, err := r.withImports(ctx, mg, ws, imports)
 	if err != nil {
 		return outcome{}, err
 	}
 	out, err := r.sync(ctx, mg, run)
-	if err != nil && strings.Contains(err.Error(), nonExistentImport) {
-		// the interrupted create never made it that far: nothing to adopt, create it
-		out, err = r.sync(ctx, mg, ws)
+	for missing := missingImports(err); len(missing) > 0 && len(imports) > 0; missing = missingImports(err) {
+		// the interrupted create made some objects and not others: adopt those that
+		// exist, create the rest
+		imports = slices.DeleteFunc(imports, func(im common.ImportInstruction) bool { return slices.Contains(missing, im.Address) })
+		if run, err = r.withImports(ctx, mg, ws, imports); err != nil {
+			return outcome{}, err
+		}
+		out, err = r.sync(ctx, mg, run)
 	}
 	return out, r.settle(ctx, mg, err)
+}
+
+// missingImportAddress finds, in terraform's "Cannot import non-existent remote object"
+// diagnostic, the address whose object does not exist.
+// It quotes the address Go-style, so a for_each key's quotes come escaped.
+var missingImportAddress = regexp.MustCompile(`import an existing object to ("(?:[^"\\]|\\.)+")`)
+
+// missingImports lists the addresses a run could not import because nothing exists
+// there; terraform reports them all at once, in one diagnostic each.
+func missingImports(err error) []string {
+	if err == nil || !strings.Contains(err.Error(), nonExistentImport) {
+		return nil
+	}
+	var addrs []string
+	for _, m := range missingImportAddress.FindAllStringSubmatch(err.Error(), -1) {
+		if addr, uerr := strconv.Unquote(m[1]); uerr == nil {
+			addrs = append(addrs, strings.TrimPrefix(addr, "module.this."))
+		}
+	}
+	return addrs
 }
 
 // settle clears the create-pending record once a run's outcome is known; a run
@@ -97,19 +129,25 @@ func (r *Reconciler) markCreating(ctx context.Context, mg resource.Managed) erro
 // terraform wrote, by the kind's recovery (imports by a fixed identity, or a converging
 // re-run), by the user's spec.imports or create-again annotation, or not at all
 // (CreateInterrupted).
-func (r *Reconciler) recoverCreate(ctx context.Context, mg resource.Managed, ws *workspace.Rendered) (*workspace.Rendered, error) {
-	n, err := r.stateResources(ctx, ws)
-	if err != nil || n > 0 {
-		return ws, err // terraform recorded what it made: a normal run carries on
+func (r *Reconciler) recoverCreate(ctx context.Context, mg resource.Managed, ws *workspace.Rendered) ([]common.ImportInstruction, error) {
+	inState, err := r.stateAddresses(ctx, ws)
+	if err != nil {
+		return nil, err
 	}
 	if len(mg.GetManagedSpec().Imports) > 0 || mg.GetAnnotations()[CreateAgainAnnotation] == "true" {
-		return ws, nil
+		return nil, nil
 	}
 	if r.kind.RecoverCreate != nil {
 		if imports, ok := r.kind.RecoverCreate(mg, ws.Provider); ok {
-			log.FromContext(ctx).Info("recovering an interrupted create", "imports", len(imports))
-			return r.withImports(ctx, mg, ws, imports)
+			// terraform saves its state as each object is made: import only what the
+			// interrupted run may have made after that
+			imports = slices.DeleteFunc(imports, func(im common.ImportInstruction) bool { return slices.Contains(inState, im.Address) })
+			log.FromContext(ctx).Info("recovering an interrupted create", "imports", len(imports), "alreadyInState", len(inState))
+			return imports, nil
 		}
+	}
+	if len(inState) > 0 {
+		return nil, nil // terraform recorded what it made: a normal run carries on
 	}
 	if c := meta.FindStatusCondition(mg.GetManagedStatus().Conditions, common.TypeSynced); c != nil &&
 		c.Reason == ReasonCreateInterrupted && c.ObservedGeneration == mg.GetGeneration() {
@@ -152,22 +190,48 @@ func (r *Reconciler) interrupted(ctx context.Context, mg resource.Managed, ws *w
 		strings.Join(addrs, ", "), CreateAgainAnnotation)
 }
 
-// stateResources counts the resources in the workspace's state.
-func (r *Reconciler) stateResources(ctx context.Context, ws *workspace.Rendered) (int, error) {
+// stateAddresses lists the resource instances in the workspace's state, by their
+// address inside the module (module.this. left out), as recovery imports name them.
+func (r *Reconciler) stateAddresses(ctx context.Context, ws *workspace.Rendered) ([]string, error) {
 	raw, err := r.runner.PullState(ctx, ws.Workspace)
-	if err != nil {
-		return 0, err
+	if err != nil || strings.TrimSpace(raw) == "" {
+		return nil, err
 	}
 	var st struct {
-		Resources []json.RawMessage `json:"resources"`
-	}
-	if strings.TrimSpace(raw) == "" {
-		return 0, nil
+		Resources []struct {
+			Module    string `json:"module"`
+			Mode      string `json:"mode"`
+			Type      string `json:"type"`
+			Name      string `json:"name"`
+			Instances []struct {
+				IndexKey json.RawMessage `json:"index_key"`
+			} `json:"instances"`
+		} `json:"resources"`
 	}
 	if err := json.Unmarshal([]byte(raw), &st); err != nil {
-		return 0, fmt.Errorf("read state: %w", err)
+		return nil, fmt.Errorf("read state: %w", err)
 	}
-	return len(st.Resources), nil
+	var addrs []string
+	for _, res := range st.Resources {
+		base := res.Type + "." + res.Name
+		if res.Mode == "data" {
+			base = "data." + base
+		}
+		if m := strings.TrimPrefix(res.Module, "module.this"); m != "" {
+			base = strings.TrimPrefix(m, ".") + "." + base
+		}
+		for _, in := range res.Instances {
+			if len(in.IndexKey) == 0 {
+				addrs = append(addrs, base)
+			} else {
+				addrs = append(addrs, base+"["+string(in.IndexKey)+"]")
+			}
+		}
+		if len(res.Instances) == 0 {
+			addrs = append(addrs, base)
+		}
+	}
+	return addrs, nil
 }
 
 // setPending records (on) or clears (off) the create-pending annotation, and with it

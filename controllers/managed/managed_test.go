@@ -33,6 +33,7 @@ type fakeRunner struct {
 	stale   int            // ApplyPlan calls that fail as stale before one succeeds
 	calls   []string
 	applied []*engine.Plan
+	state   string // answered by PullState
 }
 
 func (f *fakeRunner) Create(context.Context, engine.Workspace) (engine.Result, error) {
@@ -69,7 +70,7 @@ func (f *fakeRunner) Destroy(context.Context, engine.Workspace) error {
 	return nil
 }
 func (f *fakeRunner) PullState(context.Context, engine.Workspace) (string, error) {
-	return "", nil
+	return f.state, nil
 }
 func (f *fakeRunner) Busy(string) bool    { return false }
 func (f *fakeRunner) Remove(string) error { return nil }

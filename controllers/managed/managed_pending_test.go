@@ -1,0 +1,50 @@
+package managed
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"terraplane.io/terraplane/internal/workspace"
+)
+
+// TestStateAddresses: the instances of a partial state, named as recovery imports name
+// them (inside the module), so that only what is not in state is imported.
+func TestStateAddresses(t *testing.T) {
+	r := &Reconciler{runner: &fakeRunner{state: `{"version": 4, "resources": [
+		{"module": "module.this", "mode": "managed", "type": "aws_iam_role", "name": "this",
+		 "instances": [{"index_key": "cluster"}, {"index_key": "node"}]},
+		{"module": "module.this", "mode": "managed", "type": "aws_subnet", "name": "this", "instances": [{"index_key": 0}]},
+		{"module": "module.this", "mode": "data", "type": "aws_region", "name": "current", "instances": [{}]},
+		{"mode": "managed", "type": "terraform_data", "name": "root", "instances": [{}]}]}`}}
+	got, err := r.stateAddresses(context.Background(), &workspace.Rendered{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{`aws_iam_role.this["cluster"]`, `aws_iam_role.this["node"]`, "aws_subnet.this[0]", "data.aws_region.current", "terraform_data.root"}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("addresses (-want +got):\n%s", d)
+	}
+	if got, err := (&Reconciler{runner: &fakeRunner{}}).stateAddresses(context.Background(), &workspace.Rendered{}); err != nil || got != nil {
+		t.Errorf("no state: %v, %v", got, err)
+	}
+}
+
+// TestMissingImports reads which imports found nothing from terraform's diagnostics.
+func TestMissingImports(t *testing.T) {
+	err := errors.New(`terraform apply: Error: Cannot import non-existent remote object
+
+While attempting to import an existing object to "module.this.aws_iam_role.this[\"node\"]", the provider detected that no object exists with the given id.
+
+Error: Cannot import non-existent remote object
+
+While attempting to import an existing object to "module.this.aws_eks_cluster.this", the provider detected that no object exists with the given id.`)
+	if d := cmp.Diff([]string{`aws_iam_role.this["node"]`, "aws_eks_cluster.this"}, missingImports(err)); d != "" {
+		t.Errorf("missing imports (-want +got):\n%s", d)
+	}
+	if missingImports(errors.New("Error: something else")) != nil || missingImports(nil) != nil {
+		t.Error("other errors name no missing import")
+	}
+}
