@@ -151,17 +151,21 @@ func (r *Reconciler) forVariableObject(kind string) handler.MapFunc {
 }
 
 // forSecret maps a Secret to the resources of this kind whose variables it holds, and to
-// those in its namespace stopped by a missing or incomplete Secret (a Provider's
-// credentials, say), so that creating or fixing it takes effect at once.
+// those in its namespace that are failing (on missing or wrong credentials, say), so that
+// creating or fixing a Provider's Secret takes effect at once. Secrets Terraplane writes
+// itself (connection details, saved plans) retry nothing.
 func (r *Reconciler) forSecret(ctx context.Context, obj client.Object) []reconcile.Request {
 	list := r.kind.NewList()
 	if err := r.client.List(ctx, list, client.InNamespace(obj.GetNamespace())); err != nil {
 		return nil
 	}
+	ours := obj.GetLabels()[resource.ManagedLabel] != "" || obj.GetLabels()[resource.PlanLabel] != ""
 	var reqs []reconcile.Request
 	_ = forEach(list, func(mg resource.Managed) {
 		synced := meta.FindStatusCondition(mg.GetManagedStatus().Conditions, common.TypeSynced)
-		waiting := synced != nil && synced.Status == metav1.ConditionFalse && strings.Contains(synced.Reason, "Secret")
+		failing := synced != nil && synced.Status == metav1.ConditionFalse && !common.IsHoldReason(synced.Reason) &&
+			synced.Reason != ReasonCreateInterrupted
+		waiting := failing && (!ours || strings.Contains(synced.Reason, "Secret"))
 		uses := r.kind.WatchedObjects != nil && slices.Contains(r.kind.WatchedObjects(mg), "Secret/"+obj.GetName())
 		if waiting || uses {
 			reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(mg)})

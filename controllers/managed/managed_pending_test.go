@@ -6,7 +6,12 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	common "terraplane.io/terraplane/apis/common/v1alpha1"
+	terraformv1 "terraplane.io/terraplane/apis/terraform/v1alpha1"
+	"terraplane.io/terraplane/internal/resource"
 	"terraplane.io/terraplane/internal/workspace"
 )
 
@@ -46,5 +51,34 @@ While attempting to import an existing object to "module.this.aws_eks_cluster.th
 	}
 	if missingImports(errors.New("Error: something else")) != nil || missingImports(nil) != nil {
 		t.Error("other errors name no missing import")
+	}
+}
+
+// TestForSecretRetriesWhatFails: a changed Secret someone wrote (a Provider's credentials,
+// say) retries the failing resources of its namespace at once, not the healthy ones nor
+// those holding a plan; a Secret Terraplane wrote retries nothing.
+func TestForSecretRetriesWhatFails(t *testing.T) {
+	synced := func(status metav1.ConditionStatus, reason string) func(*terraformv1.Module) {
+		return func(m *terraformv1.Module) {
+			m.Status.Conditions = []metav1.Condition{{Type: common.TypeSynced, Status: status, Reason: reason}}
+		}
+	}
+	h := newHarness(t, synced(metav1.ConditionFalse, resource.ReasonReconcileError))
+	for name, edit := range map[string]func(*terraformv1.Module){
+		"fine": synced(metav1.ConditionTrue, resource.ReasonSucceeded), "held": synced(metav1.ConditionFalse, common.ReasonAwaitingApproval),
+	} {
+		m := &terraformv1.Module{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "platform"}}
+		edit(m)
+		if err := h.c.Create(context.Background(), m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	creds := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "aws-creds", Namespace: "platform"}}
+	if got := h.r.forSecret(context.Background(), creds); len(got) != 1 || got[0].Name != "net" {
+		t.Errorf("a credentials Secret retries %v, want the failing Module only", got)
+	}
+	conn := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "conn", Namespace: "platform", Labels: map[string]string{resource.ManagedLabel: "u-2"}}}
+	if got := h.r.forSecret(context.Background(), conn); len(got) != 0 {
+		t.Errorf("a connection Secret retries %v, want nothing", got)
 	}
 }
