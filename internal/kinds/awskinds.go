@@ -6,30 +6,18 @@ import (
 	awscachev1 "terraplane.io/terraplane/apis/aws/cache/v1alpha1"
 	awscomputev1 "terraplane.io/terraplane/apis/aws/compute/v1alpha1"
 	awsdbv1 "terraplane.io/terraplane/apis/aws/database/v1alpha1"
-	awsv1 "terraplane.io/terraplane/apis/aws/v1alpha1"
 	cachev1 "terraplane.io/terraplane/apis/cache/v1alpha1"
 	common "terraplane.io/terraplane/apis/common/v1alpha1"
 	computev1 "terraplane.io/terraplane/apis/compute/v1alpha1"
 	databasev1 "terraplane.io/terraplane/apis/database/v1alpha1"
 	"terraplane.io/terraplane/internal/registry"
 	"terraplane.io/terraplane/internal/resource"
-	"terraplane.io/terraplane/tfmodules"
 )
-
-// awsKind is the registration the AWS kinds other than S3Bucket share: their bundled
-// module and Provider, and no Provider credential in any connection Secret.
-func awsKind(gvk, class schema.GroupVersionKind, dir string, keys map[string]string, recover recoverFunc, meets map[schema.GroupVersionKind]registry.Configurator) registry.ManagedKind {
-	return registry.ManagedKind{
-		GVK: gvk, ClassGVK: class, ProviderGVK: awsv1.ProviderGroupVersionKind,
-		Modules: tfmodules.FS, ModuleDir: dir, ResolveProvider: resolveAWSProvider,
-		ConnectionKeys: keys, RecoverCreate: recover, Meets: meets,
-	}
-}
 
 // rdsInstance is an RDS DB instance with one database, meeting PostgreSQLInstance and
 // MySQLInstance claims (the engine comes from the claim's kind).
 func rdsInstance() registry.ManagedKind {
-	return awsKind(awsdbv1.RDSInstanceGroupVersionKind, awsdbv1.RDSInstanceClassGroupVersionKind, "aws/rds", databaseConnectionKeys, recoverRDSInstance,
+	return awsCloud.kind(awsdbv1.RDSInstanceGroupVersionKind, awsdbv1.RDSInstanceClassGroupVersionKind, "aws/rds", databaseConnectionKeys, recoverRDSInstance,
 		map[schema.GroupVersionKind]registry.Configurator{
 			PostgreSQLInstanceGVK: configurator(func(claim *databasev1.PostgreSQLInstance, class *awsdbv1.RDSInstanceClass, db *awsdbv1.RDSInstance) error {
 				return fillRDS("postgres", claim.Namespace, claim.Name, string(claim.UID), claim.Spec.DatabaseParameters, class.Name, db)
@@ -82,7 +70,7 @@ func recoverRDSInstance(mg resource.Managed, _ *registry.ProviderConfig) ([]comm
 // replicationGroup is ElastiCache for Redis meeting RedisCluster claims: a single-node
 // cache cluster for one node, a replication group with replicas otherwise.
 func replicationGroup() registry.ManagedKind {
-	return awsKind(awscachev1.ReplicationGroupGroupVersionKind, awscachev1.ReplicationGroupClassGroupVersionKind, "aws/elasticache",
+	return awsCloud.kind(awscachev1.ReplicationGroupGroupVersionKind, awscachev1.ReplicationGroupClassGroupVersionKind, "aws/elasticache",
 		map[string]string{"endpoint": "endpoint", "port": "port", "password": "password"}, recoverReplicationGroup,
 		map[schema.GroupVersionKind]registry.Configurator{RedisClusterGVK: configurator(
 			func(claim *cachev1.RedisCluster, class *awscachev1.ReplicationGroupClass, r *awscachev1.ReplicationGroup) error {
@@ -122,7 +110,7 @@ func recoverReplicationGroup(mg resource.Managed, _ *registry.ProviderConfig) ([
 // eksCluster is an EKS cluster with a managed node group meeting KubernetesCluster
 // claims. Its kubeconfig authenticates with the AWS CLI and holds no credential.
 func eksCluster() registry.ManagedKind {
-	return awsKind(awscomputev1.EKSClusterGroupVersionKind, awscomputev1.EKSClusterClassGroupVersionKind, "aws/eks",
+	return awsCloud.kind(awscomputev1.EKSClusterGroupVersionKind, awscomputev1.EKSClusterClassGroupVersionKind, "aws/eks",
 		map[string]string{"endpoint": "endpoint", "cluster_ca": "clusterCA", "kubeconfig": "kubeconfig"}, recoverEKSCluster,
 		map[schema.GroupVersionKind]registry.Configurator{KubernetesClusterGVK: configurator(
 			func(claim *computev1.KubernetesCluster, class *awscomputev1.EKSClusterClass, k *awscomputev1.EKSCluster) error {

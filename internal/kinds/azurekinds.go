@@ -10,31 +10,18 @@ import (
 	azurecomputev1 "terraplane.io/terraplane/apis/azure/compute/v1alpha1"
 	azuredbv1 "terraplane.io/terraplane/apis/azure/database/v1alpha1"
 	azurestoragev1 "terraplane.io/terraplane/apis/azure/storage/v1alpha1"
-	azurev1 "terraplane.io/terraplane/apis/azure/v1alpha1"
 	cachev1 "terraplane.io/terraplane/apis/cache/v1alpha1"
 	computev1 "terraplane.io/terraplane/apis/compute/v1alpha1"
 	databasev1 "terraplane.io/terraplane/apis/database/v1alpha1"
 	storagev1 "terraplane.io/terraplane/apis/storage/v1alpha1"
 	"terraplane.io/terraplane/internal/registry"
 	"terraplane.io/terraplane/internal/resource"
-	"terraplane.io/terraplane/tfmodules"
 )
-
-// azureKind is the registration every Azure kind shares: its bundled module and
-// Provider, recovery of an interrupted create by the names the resource fixes, and no
-// Provider credential in any connection Secret.
-func azureKind(gvk, class schema.GroupVersionKind, dir string, keys map[string]string, recover recoverFunc, meets map[schema.GroupVersionKind]registry.Configurator) registry.ManagedKind {
-	return registry.ManagedKind{
-		GVK: gvk, ClassGVK: class, ProviderGVK: azurev1.ProviderGroupVersionKind,
-		Modules: tfmodules.FS, ModuleDir: dir, ResolveProvider: resolveAzureProvider,
-		ConnectionKeys: keys, RecoverCreate: recover, Meets: meets,
-	}
-}
 
 // postgreSQLFlexibleServer is an Azure Database for PostgreSQL flexible server with one
 // database, meeting PostgreSQLInstance claims.
 func postgreSQLFlexibleServer() registry.ManagedKind {
-	return azureKind(azuredbv1.PostgreSQLFlexibleServerGroupVersionKind, azuredbv1.PostgreSQLFlexibleServerClassGroupVersionKind, "azure/postgresqlflexible", databaseConnectionKeys, recoverPostgreSQLFlexibleServer,
+	return azureCloud.kind(azuredbv1.PostgreSQLFlexibleServerGroupVersionKind, azuredbv1.PostgreSQLFlexibleServerClassGroupVersionKind, "azure/postgresqlflexible", databaseConnectionKeys, recoverPostgreSQLFlexibleServer,
 		map[schema.GroupVersionKind]registry.Configurator{PostgreSQLInstanceGVK: configurator(
 			func(claim *databasev1.PostgreSQLInstance, class *azuredbv1.PostgreSQLFlexibleServerClass, s *azuredbv1.PostgreSQLFlexibleServer) error {
 				p := &s.Spec.ForProvider
@@ -54,7 +41,7 @@ func postgreSQLFlexibleServer() registry.ManagedKind {
 // mySQLFlexibleServer is an Azure Database for MySQL flexible server with one database,
 // meeting MySQLInstance claims.
 func mySQLFlexibleServer() registry.ManagedKind {
-	return azureKind(azuredbv1.MySQLFlexibleServerGroupVersionKind, azuredbv1.MySQLFlexibleServerClassGroupVersionKind, "azure/mysqlflexible", databaseConnectionKeys, recoverMySQLFlexibleServer,
+	return azureCloud.kind(azuredbv1.MySQLFlexibleServerGroupVersionKind, azuredbv1.MySQLFlexibleServerClassGroupVersionKind, "azure/mysqlflexible", databaseConnectionKeys, recoverMySQLFlexibleServer,
 		map[schema.GroupVersionKind]registry.Configurator{MySQLInstanceGVK: configurator(
 			func(claim *databasev1.MySQLInstance, class *azuredbv1.MySQLFlexibleServerClass, s *azuredbv1.MySQLFlexibleServer) error {
 				p := &s.Spec.ForProvider
@@ -86,7 +73,7 @@ func checkFlexibleSku(class, sku string, ha bool) error {
 // claims; with createAccessKey its Secret carries the account's key, which reaches only
 // this account.
 func storageAccount() registry.ManagedKind {
-	return azureKind(azurestoragev1.StorageAccountGroupVersionKind, azurestoragev1.StorageAccountClassGroupVersionKind, "azure/storageaccount",
+	return azureCloud.kind(azurestoragev1.StorageAccountGroupVersionKind, azurestoragev1.StorageAccountClassGroupVersionKind, "azure/storageaccount",
 		map[string]string{
 			"endpoint": "endpoint", "bucket": "bucket", "region": "region",
 			"account_name": "accountName", "account_key": "accountKey",
@@ -104,7 +91,7 @@ func storageAccount() registry.ManagedKind {
 // redisCache is an Azure Cache for Redis meeting RedisCluster claims: Basic is one node,
 // Standard a primary and a replica, Premium a primary and up to 3 replicas.
 func redisCache() registry.ManagedKind {
-	return azureKind(azurecachev1.RedisCacheGroupVersionKind, azurecachev1.RedisCacheClassGroupVersionKind, "azure/rediscache",
+	return azureCloud.kind(azurecachev1.RedisCacheGroupVersionKind, azurecachev1.RedisCacheClassGroupVersionKind, "azure/rediscache",
 		map[string]string{"endpoint": "endpoint", "port": "port", "password": "password"}, recoverRedisCache,
 		map[schema.GroupVersionKind]registry.Configurator{RedisClusterGVK: configurator(
 			func(claim *cachev1.RedisCluster, class *azurecachev1.RedisCacheClass, r *azurecachev1.RedisCache) error {
@@ -131,7 +118,7 @@ func redisCache() registry.ManagedKind {
 // aksCluster is an AKS cluster with one node pool meeting KubernetesCluster claims. Its
 // connection Secret carries the cluster user's client certificate and kubeconfig.
 func aksCluster() registry.ManagedKind {
-	return azureKind(azurecomputev1.AKSClusterGroupVersionKind, azurecomputev1.AKSClusterClassGroupVersionKind, "azure/aks",
+	return azureCloud.kind(azurecomputev1.AKSClusterGroupVersionKind, azurecomputev1.AKSClusterClassGroupVersionKind, "azure/aks",
 		map[string]string{
 			"endpoint": "endpoint", "cluster_ca": "clusterCA", "client_cert": "clientCert",
 			"client_key": "clientKey", "kubeconfig": "kubeconfig",

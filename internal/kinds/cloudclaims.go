@@ -4,9 +4,42 @@ import (
 	"regexp"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	awsv1 "terraplane.io/terraplane/apis/aws/v1alpha1"
+	azurev1 "terraplane.io/terraplane/apis/azure/v1alpha1"
+	gcpv1 "terraplane.io/terraplane/apis/gcp/v1alpha1"
+	"terraplane.io/terraplane/internal/registry"
+	"terraplane.io/terraplane/tfmodules"
+
 	databasev1 "terraplane.io/terraplane/apis/database/v1alpha1"
 	"terraplane.io/terraplane/internal/resource"
 )
+
+// cloud is what the bundled kinds of one cloud share: its Provider kind and how that
+// Provider becomes a provider block and environment.
+type cloud struct {
+	provider schema.GroupVersionKind
+	resolve  registry.ProviderResolver
+}
+
+// The clouds of the bundled kinds (S3Bucket, the first AWS kind, is registered on its own).
+var (
+	awsCloud   = cloud{awsv1.ProviderGroupVersionKind, resolveAWSProvider}
+	gcpCloud   = cloud{gcpv1.ProviderGroupVersionKind, resolveGCPProvider}
+	azureCloud = cloud{azurev1.ProviderGroupVersionKind, resolveAzureProvider}
+)
+
+// kind is the registration of a bundled cloud kind: its module, the cloud's Provider,
+// recovery of an interrupted create by the names the resource fixes, and no Provider
+// credential in any connection Secret.
+func (c cloud) kind(gvk, class schema.GroupVersionKind, dir string, keys map[string]string, recover recoverFunc, meets map[schema.GroupVersionKind]registry.Configurator) registry.ManagedKind {
+	return registry.ManagedKind{
+		GVK: gvk, ClassGVK: class, ProviderGVK: c.provider,
+		Modules: tfmodules.FS, ModuleDir: dir, ResolveProvider: c.resolve,
+		ConnectionKeys: keys, RecoverCreate: recover, Meets: meets,
+	}
+}
 
 // fillCloudDatabase maps a database claim's portable fields onto a kind that makes a
 // server of its own: the claim's engineVersion where the class leaves it open (refused

@@ -13,28 +13,15 @@ import (
 	gcpcomputev1 "terraplane.io/terraplane/apis/gcp/compute/v1alpha1"
 	gcpdbv1 "terraplane.io/terraplane/apis/gcp/database/v1alpha1"
 	gcpstoragev1 "terraplane.io/terraplane/apis/gcp/storage/v1alpha1"
-	gcpv1 "terraplane.io/terraplane/apis/gcp/v1alpha1"
 	storagev1 "terraplane.io/terraplane/apis/storage/v1alpha1"
 	"terraplane.io/terraplane/internal/registry"
 	"terraplane.io/terraplane/internal/resource"
-	"terraplane.io/terraplane/tfmodules"
 )
-
-// gcpKind is the registration every GCP kind shares: its bundled module and Provider,
-// recovery of an interrupted create by the names the resource fixes, and no Provider
-// credential in any connection Secret.
-func gcpKind(gvk, class schema.GroupVersionKind, dir string, keys map[string]string, recover recoverFunc, meets map[schema.GroupVersionKind]registry.Configurator) registry.ManagedKind {
-	return registry.ManagedKind{
-		GVK: gvk, ClassGVK: class, ProviderGVK: gcpv1.ProviderGroupVersionKind,
-		Modules: tfmodules.FS, ModuleDir: dir, ResolveProvider: resolveGCPProvider,
-		ConnectionKeys: keys, RecoverCreate: recover, Meets: meets,
-	}
-}
 
 // cloudSQLInstance is a Cloud SQL instance with one database and its owner, meeting
 // PostgreSQLInstance and MySQLInstance claims (the engine comes from the claim's kind).
 func cloudSQLInstance() registry.ManagedKind {
-	return gcpKind(gcpdbv1.CloudSQLInstanceGroupVersionKind, gcpdbv1.CloudSQLInstanceClassGroupVersionKind, "gcp/cloudsql", databaseConnectionKeys, recoverCloudSQLInstance,
+	return gcpCloud.kind(gcpdbv1.CloudSQLInstanceGroupVersionKind, gcpdbv1.CloudSQLInstanceClassGroupVersionKind, "gcp/cloudsql", databaseConnectionKeys, recoverCloudSQLInstance,
 		map[schema.GroupVersionKind]registry.Configurator{
 			PostgreSQLInstanceGVK: configurator(func(claim *databasev1.PostgreSQLInstance, class *gcpdbv1.CloudSQLInstanceClass, db *gcpdbv1.CloudSQLInstance) error {
 				return fillCloudSQL("POSTGRES", claim, claim.Spec.DatabaseParameters, class.Name, db)
@@ -91,7 +78,7 @@ func cloudSQLVersion(engine, v string) string {
 // cloudStorageBucket is a Cloud Storage bucket meeting Bucket claims; with
 // createAccessKey its Secret carries the HMAC key of a service account limited to it.
 func cloudStorageBucket() registry.ManagedKind {
-	return gcpKind(gcpstoragev1.CloudStorageBucketGroupVersionKind, gcpstoragev1.CloudStorageBucketClassGroupVersionKind, "gcp/storagebucket",
+	return gcpCloud.kind(gcpstoragev1.CloudStorageBucketGroupVersionKind, gcpstoragev1.CloudStorageBucketClassGroupVersionKind, "gcp/storagebucket",
 		map[string]string{
 			"endpoint": "endpoint", "bucket": "bucket", "region": "region",
 			"access_key_id": "accessKeyID", "secret_access_key": "secretAccessKey",
@@ -111,7 +98,7 @@ func cloudStorageBucket() registry.ManagedKind {
 // gcpRedisInstance is a Memorystore for Redis instance meeting RedisCluster claims: a
 // primary, with highAvailability a failover replica, and with more nodes read replicas.
 func gcpRedisInstance() registry.ManagedKind {
-	return gcpKind(gcpcachev1.RedisInstanceGroupVersionKind, gcpcachev1.RedisInstanceClassGroupVersionKind, "gcp/redis",
+	return gcpCloud.kind(gcpcachev1.RedisInstanceGroupVersionKind, gcpcachev1.RedisInstanceClassGroupVersionKind, "gcp/redis",
 		map[string]string{"endpoint": "endpoint", "port": "port", "password": "password"}, recoverRedisInstance,
 		map[schema.GroupVersionKind]registry.Configurator{RedisClusterGVK: configurator(
 			func(claim *cachev1.RedisCluster, class *gcpcachev1.RedisInstanceClass, r *gcpcachev1.RedisInstance) error {
@@ -136,7 +123,7 @@ func gcpRedisInstance() registry.ManagedKind {
 // gkeCluster is a GKE cluster with one node pool meeting KubernetesCluster claims. Its
 // kubeconfig authenticates with gke-gcloud-auth-plugin and holds no credential.
 func gkeCluster() registry.ManagedKind {
-	return gcpKind(gcpcomputev1.GKEClusterGroupVersionKind, gcpcomputev1.GKEClusterClassGroupVersionKind, "gcp/gke",
+	return gcpCloud.kind(gcpcomputev1.GKEClusterGroupVersionKind, gcpcomputev1.GKEClusterClassGroupVersionKind, "gcp/gke",
 		map[string]string{"endpoint": "endpoint", "cluster_ca": "clusterCA", "kubeconfig": "kubeconfig"}, recoverGKECluster,
 		map[schema.GroupVersionKind]registry.Configurator{KubernetesClusterGVK: configurator(
 			func(claim *computev1.KubernetesCluster, class *gcpcomputev1.GKEClusterClass, k *gcpcomputev1.GKECluster) error {
