@@ -10,6 +10,8 @@ package app
 // +kubebuilder:rbac:groups=gcp.terraplane.io;database.gcp.terraplane.io;storage.gcp.terraplane.io;cache.gcp.terraplane.io;compute.gcp.terraplane.io;azure.terraplane.io;database.azure.terraplane.io;storage.azure.terraplane.io;cache.azure.terraplane.io;compute.azure.terraplane.io,resources=*/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups=kubernetes.terraplane.io;workload.terraplane.io,resources=*,verbs=get;list;watch;create;update;patch;delete
 // +kubebuilder:rbac:groups=kubernetes.terraplane.io;workload.terraplane.io,resources=*/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=apiextensions.terraplane.io,resources=*,verbs=get;list;watch;create;update;patch;delete
+// +kubebuilder:rbac:groups=apiextensions.terraplane.io,resources=*/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups=stacks.terraplane.io,resources=*,verbs=get;list;watch;create;update;patch;delete
 // +kubebuilder:rbac:groups=stacks.terraplane.io,resources=*/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups=apiextensions.k8s.io,resources=customresourcedefinitions,verbs=get;list;watch;create;update;patch;delete

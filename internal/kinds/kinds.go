@@ -6,6 +6,7 @@ import (
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 
+	apiextv1 "terraplane.io/terraplane/apis/apiextensions/v1alpha1"
 	awsstoragev1 "terraplane.io/terraplane/apis/aws/storage/v1alpha1"
 	awsv1 "terraplane.io/terraplane/apis/aws/v1alpha1"
 	azurecachev1 "terraplane.io/terraplane/apis/azure/cache/v1alpha1"
@@ -53,6 +54,7 @@ func NewScheme() *runtime.Scheme {
 	utilruntime.Must(workloadv1.AddToScheme(s))
 	utilruntime.Must(stacksv1.AddToScheme(s))
 	utilruntime.Must(apiextensionsv1.AddToScheme(s))
+	utilruntime.Must(apiextv1.AddToScheme(s))
 	for _, add := range []func(*runtime.Scheme) error{ // GCP and Azure
 		gcpv1.AddToScheme, gcpdbv1.AddToScheme, gcpstoragev1.AddToScheme, gcpcachev1.AddToScheme, gcpcomputev1.AddToScheme,
 		azurev1.AddToScheme, azuredbv1.AddToScheme, azurestoragev1.AddToScheme, azurecachev1.AddToScheme, azurecomputev1.AddToScheme,
