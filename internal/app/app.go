@@ -166,7 +166,7 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manager, *en
 	if err != nil {
 		return nil, nil, err
 	}
-	err = claim.Setup(mgr, reg, claim.Options{UserErrorRetry: opts.UserErrorRetry, MaxConcurrentReconciles: opts.MaxConcurrentReconciles})
+	_, err = claim.Setup(mgr, reg, claim.Options{UserErrorRetry: opts.UserErrorRetry, MaxConcurrentReconciles: opts.MaxConcurrentReconciles})
 	if err != nil {
 		return nil, nil, err
 	}
