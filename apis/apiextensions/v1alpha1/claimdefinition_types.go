@@ -50,7 +50,7 @@ type FromModule struct {
 
 // ClaimDefinitionSpec defines a claim kind and its portable class kind.
 // +kubebuilder:validation:XValidation:rule="has(self.fromModule) != has(self.schema)",message="set exactly one of fromModule and schema"
-// +kubebuilder:validation:XValidation:rule="self.group == oldSelf.group && self.names.kind == oldSelf.names.kind && self.names.plural == oldSelf.names.plural",message="group, names.kind and names.plural are immutable; create a new ClaimDefinition"
+// +kubebuilder:validation:XValidation:rule="self.group == oldSelf.group && self.names.kind == oldSelf.names.kind && self.names.plural == oldSelf.names.plural && has(self.classKind) == has(oldSelf.classKind) && (!has(self.classKind) || self.classKind == oldSelf.classKind)",message="group, names.kind, names.plural and classKind are immutable; create a new ClaimDefinition"
 type ClaimDefinitionSpec struct {
 	// Group of the claim and class kinds, e.g. platform.example.org. Their version is v1alpha1.
 	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)+$`
