@@ -111,7 +111,8 @@ func TestClaimDefinition(t *testing.T) {
 			FromModule: &apiextv1.FromModule{ModuleClassRef: apiextv1.ModuleClassReference{Name: "network", Namespace: adminNS}}}}
 	g.Expect(env.Client.Create(ctx, def)).To(Succeed())
 	g.Eventually(func(g Gomega) {
-		g.Expect(definitionReady(g, ctx, def.Name)).To(HaveField("Status", metav1.ConditionTrue))
+		ready := definitionReady(g, ctx, def.Name)
+		g.Expect(ready.Status).To(Equal(metav1.ConditionTrue), ready.Reason+": "+ready.Message)
 	}).WithTimeout(timeout).Should(Succeed())
 	g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(def), def)).To(Succeed())
 	g.Expect(def.Status.Untranslated).To(ConsistOf(HaveField("Condition", "floor(var.size) == var.size")))
@@ -196,7 +197,8 @@ func TestClaimDefinition(t *testing.T) {
 	updateModule(g, ctx, cm, files)
 	g.Eventually(func(g Gomega) {
 		g.Expect(claimParameters(g, ctx).Properties).To(HaveKey("zone"))
-		g.Expect(definitionReady(g, ctx, def.Name)).To(HaveField("Status", metav1.ConditionTrue))
+		ready := definitionReady(g, ctx, def.Name)
+		g.Expect(ready.Status).To(Equal(metav1.ConditionTrue), ready.Reason+": "+ready.Message)
 	}).WithTimeout(timeout).Should(Succeed())
 
 	By(t, "a breaking change (removing tags, which net-a sets) is refused; the old schema keeps serving")
