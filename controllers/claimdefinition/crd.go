@@ -39,9 +39,10 @@ func ClaimCRD(def *apiextv1.ClaimDefinition, params apiextensionsv1.JSONSchemaPr
 		"writeConnectionSecretToRef": ref("WriteConnectionSecretToRef names the Secret in the claim's namespace that receives the connection details.", "name"),
 		"parameters":                 params,
 	})
-	spec.Default = &apiextensionsv1.JSON{Raw: []byte("{}")}
 	if len(params.Required) > 0 {
 		spec.Required = []string{"parameters"}
+	} else {
+		spec.Default = &apiextensionsv1.JSON{Raw: []byte("{}")}
 	}
 	root := object(n.Kind+" is a claim defined by ClaimDefinition "+def.Name+".", map[string]apiextensionsv1.JSONSchemaProps{
 		"apiVersion": {Type: "string"}, "kind": {Type: "string"}, "metadata": {Type: "object"},
