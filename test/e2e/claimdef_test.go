@@ -98,7 +98,7 @@ func TestClaimDefinition(t *testing.T) {
 	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: adminNS, Name: "network-module"}, Data: files}
 	g.Expect(env.Client.Create(ctx, cm)).To(Succeed())
 	src := terraformv1.ModuleSource{ConfigMap: &terraformv1.ConfigMapSource{Name: cm.Name}}
-	for name, policy := range map[string]common.ReclaimPolicy{"network": common.ReclaimDelete, "network-retain": common.ReclaimRetain} {
+	for name, policy := range map[string]common.ReclaimPolicy{"network": common.ReclaimDelete} {
 		mc := &terraformv1.ModuleClass{ObjectMeta: metav1.ObjectMeta{Namespace: adminNS, Name: name}}
 		mc.SpecTemplate.ReclaimPolicy = policy
 		mc.SpecTemplate.Source = src
@@ -125,15 +125,13 @@ func TestClaimDefinition(t *testing.T) {
 	class := defined(g, networkClassGVK, appNS, "standard", `{"metadata":{"labels":{"terraplane.io/default":"true"}},
 		"classRef":{"apiVersion":"terraform.terraplane.io/v1alpha1","kind":"ModuleClass","name":"network","namespace":"`+adminNS+`"}}`)
 	g.Expect(env.Client.Create(ctx, class)).To(Succeed())
-	retained := defined(g, networkClassGVK, appNS, "retained", `{"classRef":{"apiVersion":"terraform.terraplane.io/v1alpha1","kind":"ModuleClass","name":"network-retain","namespace":"`+adminNS+`"}}`)
-	g.Expect(env.Client.Create(ctx, retained)).To(Succeed())
 
 	By(t, "the API server refuses invalid claims with readable messages")
 	for body, want := range map[string]string{
-		`{"spec":{"parameters":{"name":"alpha","size":"big","subnets":[]}}}`:                   "spec.parameters.size",
-		`{"spec":{"parameters":{"subnets":[]}}}`:                                             "spec.parameters.name: Required value",
-		`{"spec":{"parameters":{"name":"Bad_Name","subnets":[]}}}`:                           "name must be lower-case letters, digits and dashes",
-		`{"spec":{"parameters":{"name":"alpha","subnets":[{"name":"a"}]}}}`:                  "spec.parameters.subnets[0].cidr: Required value",
+		`{"spec":{"parameters":{"name":"alpha","size":"big","subnets":[]}}}`:                  "spec.parameters.size",
+		`{"spec":{"parameters":{"subnets":[]}}}`:                                              "spec.parameters.name: Required value",
+		`{"spec":{"parameters":{"name":"Bad_Name","subnets":[]}}}`:                            "name must be lower-case letters, digits and dashes",
+		`{"spec":{"parameters":{"name":"alpha","subnets":[{"name":"a"}]}}}`:                   "spec.parameters.subnets[0].cidr: Required value",
 		`{"spec":{"parameters":{"name":"alpha","subnets":[],"tags":{"team":1}}}}`:             "spec.parameters.tags.team",
 		`{"spec":{"parameters":{"name":"alpha","subnets":[],"tokenSecretRef":{"name":"x"}}}}`: "spec.parameters.tokenSecretRef.key: Required value",
 	} {
@@ -150,7 +148,7 @@ func TestClaimDefinition(t *testing.T) {
 	var ref string
 	g.Eventually(func(g Gomega) {
 		u, phase, ready := networkStatus(g, ctx, appNS, "net-a")
-		g.Expect(phase).To(Equal("Bound"))
+		g.Expect(phase).To(Equal("Bound"), "%v", u.Object["status"])
 		g.Expect(ready.Status).To(Equal(metav1.ConditionTrue), ready.Message)
 		ref, _, _ = unstructured.NestedString(u.Object, "spec", "resourceRef", "name")
 		class, _, _ := unstructured.NestedString(u.Object, "spec", "classRef", "name")
