@@ -1,7 +1,9 @@
 package claimschema
 
 import (
+	"encoding/json"
 	"fmt"
+	"reflect"
 	"slices"
 	"sort"
 	"strings"
@@ -37,6 +39,9 @@ type Change struct {
 	Kind ChangeKind
 	// Detail, such as "string → number".
 	Detail string
+	// Default of a removed field: a claim whose value is the default (the API server
+	// fills it in) did not ask for the field and loses nothing.
+	Default any
 }
 
 // String writes the change as e.g. "subnets[].cidr retyped (string → number)".
@@ -88,7 +93,11 @@ func compare(path []string, old, new apiextensionsv1.JSONSchemaProps, out *[]Cha
 	for name, op := range old.Properties {
 		np, ok := new.Properties[name]
 		if !ok {
-			*out = append(*out, Change{Path: appendPath(path, name), Kind: Removed})
+			ch := Change{Path: appendPath(path, name), Kind: Removed}
+			if op.Default != nil {
+				_ = json.Unmarshal(op.Default.Raw, &ch.Default)
+			}
+			*out = append(*out, ch)
 			continue
 		}
 		compare(appendPath(path, name), op, np, out)
@@ -134,7 +143,12 @@ func typeOf(s apiextensionsv1.JSONSchemaProps) string {
 // sets a removed or retyped field, or lacks a newly required one in an object it sets.
 func (c Change) Affects(params any) bool {
 	if c.Kind != NowRequired {
-		return len(values(params, c.Path)) > 0
+		for _, v := range values(params, c.Path) {
+			if c.Kind != Removed || c.Default == nil || !reflect.DeepEqual(normal(v), c.Default) {
+				return true
+			}
+		}
+		return false
 	}
 	field := c.Path[len(c.Path)-1]
 	for _, parent := range values(params, c.Path[:len(c.Path)-1]) {
@@ -144,6 +158,17 @@ func (c Change) Affects(params any) bool {
 		}
 	}
 	return false
+}
+
+// normal is v as encoding/json decodes it (numbers as float64).
+func normal(v any) any {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return v
+	}
+	var out any
+	_ = json.Unmarshal(raw, &out)
+	return out
 }
 
 // values are the values at path in v (every element for AnyItem, every value for AnyValue).

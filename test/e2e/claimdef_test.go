@@ -209,6 +209,11 @@ func TestClaimDefinition(t *testing.T) {
 		g.Expect(ready.Message).To(ContainSubstring(appNS + "/net-a (tags removed)"))
 	}).WithTimeout(timeout).Should(Succeed())
 	g.Expect(claimParameters(g, ctx).Properties).To(HaveKey("tags"))
+	files = networkModule(g)
+	updateModule(g, ctx, cm, files)
+	g.Eventually(func(g Gomega) {
+		g.Expect(definitionReady(g, ctx, def.Name)).To(HaveField("Reason", "Served"))
+	}).WithTimeout(timeout).Should(Succeed())
 
 	By(t, "deleting the definition while a claim exists is refused until the claim is gone")
 	g.Expect(env.Client.Delete(ctx, def)).To(Succeed())
@@ -218,10 +223,14 @@ func TestClaimDefinition(t *testing.T) {
 		g.Expect(ready.Message).To(ContainSubstring(appNS + "/net-a"))
 	}).WithTimeout(timeout).Should(Succeed())
 	g.Expect(env.Client.Delete(ctx, defined(g, networkGVK, appNS, "net-a", `{}`))).To(Succeed())
-	g.Eventually(func() bool {
-		return apierrors.IsNotFound(env.Client.Get(ctx, client.ObjectKeyFromObject(def), def)) &&
-			apierrors.IsNotFound(env.Client.Get(ctx, client.ObjectKey{Name: "networks.platform.example.org"}, &apiextensionsv1.CustomResourceDefinition{}))
-	}).WithTimeout(timeout).Should(BeTrue())
+	g.Eventually(func(g Gomega) {
+		claim := &unstructured.Unstructured{}
+		claim.SetGroupVersionKind(networkGVK)
+		err := env.Client.Get(ctx, client.ObjectKey{Namespace: appNS, Name: "net-a"}, claim)
+		g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "net-a: %v %v", err, claim.Object["status"])
+		g.Expect(apierrors.IsNotFound(env.Client.Get(ctx, client.ObjectKeyFromObject(def), def))).To(BeTrue(), "definition: %v", def.Status.Conditions)
+		g.Expect(apierrors.IsNotFound(env.Client.Get(ctx, client.ObjectKey{Name: "networks.platform.example.org"}, &apiextensionsv1.CustomResourceDefinition{}))).To(BeTrue())
+	}).WithTimeout(timeout).Should(Succeed())
 }
 
 // updateModule writes the module's files into its ConfigMap.
