@@ -43,7 +43,7 @@ func configureDefinedModule(req registry.Request, mg resource.Managed) error {
 	if err != nil {
 		return resource.UserErrorf("InvalidParameters", "spec.parameters: %v", err)
 	}
-	sensitive := map[string]bool{}
+	sensitive := map[string]bool{} // every variable of the class's module, by name
 	if class, ok := req.Class.(*terraformv1.ModuleClass); ok {
 		for _, v := range class.Status.Variables {
 			sensitive[v.Name] = v.Sensitive
@@ -54,7 +54,9 @@ func configureDefinedModule(req registry.Request, mg resource.Managed) error {
 	for name, v := range params {
 		variable, isRef := strings.CutSuffix(name, claimschema.SecretRefSuffix)
 		if !isRef || !sensitive[variable] {
-			values[name] = v
+			if _, known := sensitive[name]; known || len(sensitive) == 0 {
+				values[name] = v // a parameter this module has no variable for (a default kept from an older schema, say) is left out
+			}
 			continue
 		}
 		ref, _ := v.(map[string]any)

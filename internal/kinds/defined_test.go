@@ -26,7 +26,7 @@ func TestConfigureDefinedModule(t *testing.T) {
 
 	claim := dynclaim.NewClaim(gvk)
 	claim.Name, claim.Namespace = "net-a", "team-a"
-	claim.Spec.Parameters = &apiextensionsv1.JSON{Raw: []byte(`{"name": "ignored", "size": 3, "apiSecretRef": "plain",
+	claim.Spec.Parameters = &apiextensionsv1.JSON{Raw: []byte(`{"name": "ignored", "size": 3, "apiSecretRef": "plain", "zone": "a",
 		"tokenSecretRef": {"name": "net-token", "key": "token"}}`)}
 	m := &terraformv1.Module{}
 	if err := configureDefinedModule(registry.Request{Claim: claim, Class: class}, m); err != nil {

@@ -213,6 +213,9 @@ func TestClaimDefinition(t *testing.T) {
 	updateModule(g, ctx, cm, files)
 	g.Eventually(func(g Gomega) {
 		g.Expect(definitionReady(g, ctx, def.Name)).To(HaveField("Reason", "Served"))
+		g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(mod), mod)).To(Succeed())
+		g.Expect(string(mod.Spec.ForProvider.Raw)).NotTo(ContainSubstring("zone"), "a parameter the module no longer has is left out")
+		g.Expect(framework.Condition(mod.Status.Conditions, common.TypeSynced)).To(HaveField("ObservedGeneration", mod.Generation))
 	}).WithTimeout(timeout).Should(Succeed())
 
 	By(t, "deleting the definition while a claim exists is refused until the claim is gone")
