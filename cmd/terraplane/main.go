@@ -19,7 +19,7 @@ func main() {
 		SilenceErrors:    true,
 		PersistentPreRun: setupLogging,
 	}
-	root.AddCommand(controllerCommand(), devCommand(), moduleCommand(), stackCommand(), migrateCommand(), exportCommand(), unlockCommand(),
+	root.AddCommand(controllerCommand(), devCommand(), moduleCommand(), claimCommand(), stackCommand(), migrateCommand(), exportCommand(), unlockCommand(),
 		versionCommand(), planCommand(), approveCommand())
 	if cmd, err := root.ExecuteContextC(context.Background()); err != nil {
 		fmt.Fprintln(os.Stderr, "error: "+oneLine(err))

@@ -3,10 +3,12 @@ package claim
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -15,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	workloadv1 "terraplane.io/terraplane/apis/workload/v1alpha1"
+	"terraplane.io/terraplane/internal/dynclaim"
 	"terraplane.io/terraplane/internal/registry"
 	"terraplane.io/terraplane/internal/resource"
 )
@@ -37,35 +40,75 @@ type Reconciler struct {
 	pending  pendingRefs
 }
 
-// Setup registers a claim reconciler for every claim kind in reg.
-func Setup(mgr ctrl.Manager, reg *registry.Registry, opts Options) error {
+// Server starts claim reconcilers: one per compiled-in kind at setup, and one per kind
+// a ClaimDefinition adds at run time.
+type Server struct {
+	mgr     ctrl.Manager
+	reg     *registry.Registry
+	opts    Options
+	mu      sync.Mutex
+	serving map[schema.GroupVersionKind]bool
+}
+
+// Setup registers a claim reconciler for every claim kind in reg and returns the Server
+// that adds the kinds defined later.
+func Setup(mgr ctrl.Manager, reg *registry.Registry, opts Options) (*Server, error) {
 	if opts.UserErrorRetry <= 0 {
 		opts.UserErrorRetry = 30 * time.Second
 	}
+	s := &Server{mgr: mgr, reg: reg, opts: opts, serving: map[schema.GroupVersionKind]bool{}}
 	for _, kind := range reg.ClaimKinds() {
-		r := &Reconciler{client: mgr.GetClient(), reg: reg, kind: kind, opts: opts,
-			recorder: resource.NewRecorder(mgr, "terraplane-claim")}
-		b := ctrl.NewControllerManagedBy(mgr).
-			Named(kind.GVK.Kind).
-			For(kind.New()).
-			Watches(kind.NewClass(), handler.EnqueueRequestsFromMapFunc(r.forClass)).
-			Watches(&workloadv1.KubernetesApplication{}, handler.EnqueueRequestsFromMapFunc(r.forApplication), builder.WithPredicates(newlyScheduled)).
-			WithOptions(controller.Options{MaxConcurrentReconciles: opts.MaxConcurrentReconciles})
-		for gvk := range kind.Configurators {
-			mk, ok := reg.Managed(gvk)
-			if !ok {
-				return fmt.Errorf("claim %s: managed kind %s is not registered", kind.GVK.Kind, gvk)
-			}
-			b = b.Watches(mk.New(), handler.EnqueueRequestsFromMapFunc(r.forManaged))
-			if mk.NewClass != nil {
-				b = b.Watches(mk.NewClass(), handler.EnqueueRequestsFromMapFunc(r.forClassOf(mk)))
-			}
-		}
-		if err := b.Complete(r); err != nil {
-			return fmt.Errorf("set up %s controller: %w", kind.GVK.Kind, err)
+		if err := s.Serve(kind); err != nil {
+			return nil, err
 		}
 	}
+	return s, nil
+}
+
+// Serve starts the reconciler of one registered claim kind, once; a kind served already
+// is left as it is.
+func (s *Server) Serve(kind *registry.ClaimKind) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.serving[kind.GVK] {
+		return nil
+	}
+	r := &Reconciler{client: dynclaim.Client{Client: s.mgr.GetClient()}, reg: s.reg, kind: kind, opts: s.opts,
+		recorder: resource.NewRecorder(s.mgr, "terraplane-claim")}
+	name := kind.GVK.Kind
+	if kind.Defined {
+		name = kind.GVK.Kind + "." + kind.GVK.Group
+	}
+	b := ctrl.NewControllerManagedBy(s.mgr).
+		Named(name).
+		For(watched(kind.New())).
+		Watches(watched(kind.NewClass()), handler.EnqueueRequestsFromMapFunc(r.forClass)).
+		Watches(&workloadv1.KubernetesApplication{}, handler.EnqueueRequestsFromMapFunc(r.forApplication), builder.WithPredicates(newlyScheduled)).
+		WithOptions(controller.Options{MaxConcurrentReconciles: s.opts.MaxConcurrentReconciles})
+	for gvk := range kind.Configurators {
+		mk, ok := s.reg.Managed(gvk)
+		if !ok {
+			return fmt.Errorf("claim %s: managed kind %s is not registered", kind.GVK.Kind, gvk)
+		}
+		b = b.Watches(mk.New(), handler.EnqueueRequestsFromMapFunc(r.forManaged))
+		if mk.NewClass != nil {
+			b = b.Watches(mk.NewClass(), handler.EnqueueRequestsFromMapFunc(r.forClassOf(mk)))
+		}
+	}
+	if err := b.Complete(r); err != nil {
+		return fmt.Errorf("set up %s controller: %w", kind.GVK.Kind, err)
+	}
+	s.serving[kind.GVK] = true
 	return nil
+}
+
+// watched is what a watch of obj's kind receives: obj itself, or for a defined kind an
+// unstructured object of that kind.
+func watched(obj client.Object) client.Object {
+	if d, ok := obj.(dynclaim.Object); ok {
+		return d.Unstructured()
+	}
+	return obj
 }
 
 // Reconcile binds one claim and keeps it in step with its managed resource.
@@ -119,7 +162,7 @@ func (r *Reconciler) forManaged(_ context.Context, obj client.Object) []reconcil
 		return nil
 	}
 	ref := mg.GetManagedSpec().ClaimRef
-	if ref == nil || ref.Kind != r.kind.GVK.Kind {
+	if ref == nil || ref.Kind != r.kind.GVK.Kind || ref.APIVersion != "" && ref.APIVersion != r.kind.GVK.GroupVersion().String() {
 		return nil
 	}
 	return []reconcile.Request{{NamespacedName: client.ObjectKey{Namespace: ref.Namespace, Name: ref.Name}}}

@@ -266,12 +266,21 @@ func (r *Reconciler) propagate(ctx context.Context, claim resource.Claim, mg res
 	_, err := controllerutil.CreateOrUpdate(ctx, r.client, dst, func() error {
 		dst.Type = src.Type
 		dst.Data = src.Data
-		return controllerutil.SetControllerReference(claim, dst, r.client.Scheme())
+		return controllerutil.SetControllerReference(r.owner(claim), dst, r.client.Scheme())
 	})
 	if err != nil {
 		return fmt.Errorf("write connection secret: %w", err)
 	}
 	return nil
+}
+
+// owner stands for claim as the owner of its connection Secret, its kind taken from the
+// registration, which a defined kind has no Go type in the scheme for.
+func (r *Reconciler) owner(claim resource.Claim) client.Object {
+	return &metav1.PartialObjectMetadata{
+		TypeMeta:   metav1.TypeMeta{APIVersion: r.kind.GVK.GroupVersion().String(), Kind: r.kind.GVK.Kind},
+		ObjectMeta: metav1.ObjectMeta{Name: claim.GetName(), Namespace: claim.GetNamespace(), UID: claim.GetUID()},
+	}
 }
 
 // delete honours the bound resource's reclaim policy, then lets the claim go.

@@ -9,6 +9,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
+	apiextv1 "terraplane.io/terraplane/apis/apiextensions/v1alpha1"
 	terraformv1 "terraplane.io/terraplane/apis/terraform/v1alpha1"
 	"terraplane.io/terraplane/internal/modsource"
 	"terraplane.io/terraplane/internal/module"
@@ -34,6 +35,7 @@ func Setup(mgr ctrl.Manager, loader *modsource.Loader, opts ...Option) error {
 		For(&terraformv1.ModuleClass{}).
 		Watches(&corev1.ConfigMap{}, handler.EnqueueRequestsFromMapFunc(r.using(configMapOf))).
 		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.using(secretOf))).
+		Watches(&apiextv1.ClaimDefinition{}, handler.EnqueueRequestsFromMapFunc(r.forDefinition)).
 		Complete(r)
 }
 

@@ -40,10 +40,15 @@ func (r *Reconciler) load(ctx context.Context, c *check) error {
 	return nil
 }
 
-// validate checks the class's inputs, fixed values and connection mapping against the module.
-func (r *Reconciler) validate(_ context.Context, c *check) error {
+// validate checks the class's inputs, fixed values and connection mapping against the
+// module; the variables a defined claim kind's parameters supply count as supplied.
+func (r *Reconciler) validate(ctx context.Context, c *check) error {
 	c.failed = phaseValidate
-	if err := modsource.Validate(c.loaded.Module, c.class.SpecTemplate); err != nil {
+	fromClaims, err := r.fromClaims(ctx, c.class, c.loaded.Module)
+	if err != nil {
+		return err
+	}
+	if err := modsource.Validate(c.loaded.Module, c.class.SpecTemplate, fromClaims...); err != nil {
 		return resource.UserErrorf(ReasonInvalid, "%v", err)
 	}
 	return nil

@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/config"
 
 	"terraplane.io/terraplane/controllers/claim"
+	"terraplane.io/terraplane/controllers/claimdefinition"
 	"terraplane.io/terraplane/controllers/managed"
 	"terraplane.io/terraplane/controllers/moduleclass"
 	"terraplane.io/terraplane/controllers/provider"
@@ -170,9 +171,12 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manager, *en
 	if err != nil {
 		return nil, nil, err
 	}
-	err = claim.Setup(mgr, reg, claim.Options{UserErrorRetry: opts.UserErrorRetry, MaxConcurrentReconciles: opts.MaxConcurrentReconciles})
+	claims, err := claim.Setup(mgr, reg, claim.Options{UserErrorRetry: opts.UserErrorRetry, MaxConcurrentReconciles: opts.MaxConcurrentReconciles})
 	if err != nil {
 		return nil, nil, err
+	}
+	if err := claimdefinition.Setup(mgr, loader, reg, claims, claimdefinition.Options{UserErrorRetry: opts.UserErrorRetry}); err != nil {
+		return nil, nil, fmt.Errorf("set up ClaimDefinition controller: %w", err)
 	}
 	if err := provider.Setup(mgr, reg); err != nil {
 		return nil, nil, fmt.Errorf("set up provider usage controllers: %w", err)

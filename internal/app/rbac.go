@@ -11,6 +11,9 @@ package app
 // +kubebuilder:rbac:groups=database.aws.terraplane.io;cache.aws.terraplane.io;compute.aws.terraplane.io;gcp.terraplane.io;database.gcp.terraplane.io;storage.gcp.terraplane.io;cache.gcp.terraplane.io;compute.gcp.terraplane.io;azure.terraplane.io;database.azure.terraplane.io;storage.azure.terraplane.io;cache.azure.terraplane.io;compute.azure.terraplane.io,resources=*/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups=kubernetes.terraplane.io;workload.terraplane.io,resources=*,verbs=get;list;watch;create;update;patch;delete
 // +kubebuilder:rbac:groups=kubernetes.terraplane.io;workload.terraplane.io,resources=*/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=apiextensions.terraplane.io,resources=*,verbs=get;list;watch;create;update;patch;delete
+// +kubebuilder:rbac:groups=apiextensions.terraplane.io,resources=*/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=apiextensions.k8s.io,resources=customresourcedefinitions,verbs=get;list;watch;create;update;patch;delete
 // +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch;create;update;patch;delete
 // +kubebuilder:rbac:groups="",resources=events,verbs=create;patch
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch

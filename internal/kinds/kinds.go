@@ -6,6 +6,7 @@ import (
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 
+	apiextv1 "terraplane.io/terraplane/apis/apiextensions/v1alpha1"
 	awscachev1 "terraplane.io/terraplane/apis/aws/cache/v1alpha1"
 	awscomputev1 "terraplane.io/terraplane/apis/aws/compute/v1alpha1"
 	awsdbv1 "terraplane.io/terraplane/apis/aws/database/v1alpha1"
@@ -56,6 +57,7 @@ func NewScheme() *runtime.Scheme {
 	utilruntime.Must(workloadv1.AddToScheme(s))
 	utilruntime.Must(stacksv1.AddToScheme(s))
 	utilruntime.Must(apiextensionsv1.AddToScheme(s))
+	utilruntime.Must(apiextv1.AddToScheme(s))
 	for _, add := range []func(*runtime.Scheme) error{ // AWS, GCP and Azure
 		awsdbv1.AddToScheme, awscachev1.AddToScheme, awscomputev1.AddToScheme,
 		gcpv1.AddToScheme, gcpdbv1.AddToScheme, gcpstoragev1.AddToScheme, gcpcachev1.AddToScheme, gcpcomputev1.AddToScheme,

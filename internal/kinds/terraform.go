@@ -53,6 +53,12 @@ func moduleKind(loader *modsource.Loader) registry.ManagedKind {
 // configureModule makes a Module for any claim: the class's module, providers, connection
 // mapping and fixed inputs, plus the claim fields its input mappings name.
 func configureModule(req registry.Request, mg resource.Managed) error {
+	return configureModuleWith(req, mg, nil)
+}
+
+// configureModuleWith is configureModule with claim values that override the class's
+// fixed inputs and are overridden by its input mappings.
+func configureModuleWith(req registry.Request, mg resource.Managed, claimValues map[string]any) error {
 	cls := req.Class
 	class, ok1 := cls.(*terraformv1.ModuleClass)
 	m, ok2 := mg.(*terraformv1.Module)
@@ -71,6 +77,7 @@ func configureModule(req registry.Request, mg resource.Managed) error {
 	if err != nil {
 		return resource.UserErrorf("InvalidClass", "ModuleClass %s forProvider: %v", class.Name, err)
 	}
+	maps.Copy(values, claimValues)
 	for _, in := range class.SpecTemplate.Inputs {
 		v, found, err := req.Value(in.FromFieldPath, in.FromClusterLabel)
 		if err != nil {

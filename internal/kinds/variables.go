@@ -69,6 +69,9 @@ func readVariableSource(ctx context.Context, c client.Client, namespace string, 
 	case from.SecretKeyRef != nil:
 		s := &corev1.Secret{}
 		obj, kind, name, key = s, "Secret", from.SecretKeyRef.Name, from.SecretKeyRef.Key
+		if from.SecretKeyRef.Namespace != "" {
+			namespace = from.SecretKeyRef.Namespace
+		}
 		data = func() (string, bool) { b, ok := s.Data[key]; return string(b), ok }
 	case from.ConfigMapKeyRef != nil:
 		cm := &corev1.ConfigMap{}

@@ -26,10 +26,14 @@ func Describe(m *module.Module) ([]terraformv1.ModuleVariable, []terraformv1.Mod
 
 // Validate checks a class template against its module: every fixed value and input
 // mapping names a variable, every required variable is supplied, every connection
-// mapping names an output. The error lists every problem.
-func Validate(m *module.Module, tmpl terraformv1.ModuleClassSpecTemplate) error {
+// mapping names an output. The error lists every problem. fromClaims are variables the
+// claims of a defined kind supply (their spec.parameters, name for name).
+func Validate(m *module.Module, tmpl terraformv1.ModuleClassSpecTemplate, fromClaims ...string) error {
 	var problems []string
 	supplied := map[string]bool{}
+	for _, name := range fromClaims { // the parameters of a defined claim kind, name for name
+		supplied[name] = true
+	}
 	fixed, err := common.JSONValues(tmpl.ForProvider)
 	if err != nil {
 		return fmt.Errorf("forProvider: %w", err)

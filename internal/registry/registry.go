@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"maps"
 	"reflect"
+	"sync"
 
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -142,10 +143,15 @@ type ClaimKind struct {
 	// configurator that makes one; a kind mapped to nil is bound statically only. The
 	// registry adds every managed kind's Meets.
 	Configurators map[schema.GroupVersionKind]Configurator
+	// Defined kinds come from a ClaimDefinition at run time: they have no Go type in the
+	// scheme, and New and NewClass return dynclaim objects, read and written as unstructured.
+	Defined bool
 }
 
-// Registry holds every registered kind.
+// Registry holds every registered kind. Managed kinds are added before the controllers
+// start; claim kinds may also be added later (AddClaim is safe to call concurrently).
 type Registry struct {
+	mu      sync.RWMutex
 	scheme  *runtime.Scheme
 	managed map[schema.GroupVersionKind]*ManagedKind
 	byClass map[schema.GroupVersionKind]*ManagedKind
@@ -181,6 +187,8 @@ func (r *Registry) AddManaged(k ManagedKind) {
 	if k.NewClass == nil && !k.ClassGVK.Empty() {
 		k.NewClass = constructor[resource.NonPortableClass](r.scheme, k.ClassGVK)
 	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	r.managed[k.GVK] = &k
 	if !k.ClassGVK.Empty() {
 		r.byClass[k.ClassGVK] = &k
@@ -212,8 +220,18 @@ func (r *Registry) AddClaim(k ClaimKind) {
 	if k.Configurators == nil {
 		k.Configurators = map[schema.GroupVersionKind]Configurator{}
 	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	maps.Copy(k.Configurators, r.meets[k.GVK])
 	r.claims[k.GVK] = &k
+}
+
+// Claim returns the registered claim kind gvk.
+func (r *Registry) Claim(gvk schema.GroupVersionKind) (*ClaimKind, bool) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	k, ok := r.claims[gvk]
+	return k, ok
 }
 
 // constructor returns a function making empty objects of gvk's Go type, which must be
@@ -254,6 +272,8 @@ func (r *Registry) ManagedKinds() []*ManagedKind {
 
 // ClaimKinds lists the registered claim kinds.
 func (r *Registry) ClaimKinds() []*ClaimKind {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
 	out := make([]*ClaimKind, 0, len(r.claims))
 	for _, k := range r.claims {
 		out = append(out, k)

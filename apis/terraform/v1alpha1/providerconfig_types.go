@@ -15,6 +15,11 @@ type SecretKeySelector struct {
 	// Key in the Secret.
 	// +kubebuilder:validation:MinLength=1
 	Key string `json:"key"`
+	// Namespace of the Secret. Only a Module's variablesFrom honours it: the claim
+	// reconciler sets it to the claim's namespace for a defined claim kind's Secret
+	// references. Elsewhere, and when omitted, the Secret is in the referrer's namespace.
+	// +optional
+	Namespace string `json:"namespace,omitempty"`
 }
 
 // CredentialEnv delivers one Secret value to terraform as an environment variable.

@@ -1,0 +1,60 @@
+package claimdefinition
+
+import (
+	"context"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+
+	common "terraplane.io/terraplane/apis/common/v1alpha1"
+	"terraplane.io/terraplane/internal/resource"
+)
+
+// Reasons of the Ready condition.
+const (
+	// ReasonServed: both kinds are Established and claims of the kind are served.
+	ReasonServed = "Served"
+	// ReasonBreakingChange: the new schema would break existing claims; the old one serves.
+	ReasonBreakingChange = "BreakingChange"
+	// ReasonClaimsExist: the definition is deleted, and waits for its claims to go.
+	ReasonClaimsExist = "ClaimsExist"
+	// ReasonInvalidSchema: no schema could be made, or the API server refused it.
+	ReasonInvalidSchema = "InvalidSchema"
+	// ReasonModuleClassNotFound: fromModule names a ModuleClass that does not exist.
+	ReasonModuleClassNotFound = "ModuleClassNotFound"
+	// ReasonConflict: the kind or its CRD belongs to something else.
+	ReasonConflict = "Conflict"
+	// ReasonWaitingForCRD: a CRD is not Established yet.
+	ReasonWaitingForCRD = "WaitingForCRD"
+)
+
+// waitRetry is how soon a definition waiting for its CRDs is looked at again (their
+// watch usually comes first).
+const waitRetry = 2 * time.Second
+
+// finish maps the error (resource.Classify) to Synced, derives Ready from it and writes
+// the status once: Ready=True only when the kinds are served.
+func (r *Reconciler) finish(ctx context.Context, c *run) (ctrl.Result, error) {
+	if !c.def.DeletionTimestamp.IsZero() && c.err == nil {
+		return ctrl.Result{}, nil // finalizer removed: the definition is gone
+	}
+	o := resource.Classify(c.err, resource.Retries{UserError: r.opts.UserErrorRetry, Waiting: waitRetry})
+	if o.Stale() {
+		return o.Result()
+	}
+	st, gen := &c.def.Status, c.def.Generation
+	if c.claim != nil {
+		st.ClaimCRD, st.ClassCRD = c.claim.Name, c.class.Name
+		st.Untranslated = c.untranslated
+	}
+	notes := o.SetSynced(&st.Conditions, gen)
+	if c.err == nil {
+		resource.SetCondition(&st.Conditions, gen, common.TypeReady, metav1.ConditionTrue, ReasonServed,
+			"claims of kind "+c.def.Spec.Names.Kind+" and classes of kind "+c.def.ClassKindName()+" are served")
+	} else {
+		resource.SetCondition(&st.Conditions, gen, common.TypeReady, metav1.ConditionFalse, o.Reason, o.Message)
+	}
+	st.ObservedGeneration = gen
+	return resource.Finisher{Client: r.client, Recorder: r.events}.Finish(ctx, c.def, c.orig, o, notes)
+}

@@ -1,0 +1,161 @@
+package claimschema
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/hashicorp/hcl/v2/ext/typeexpr"
+	"github.com/zclconf/go-cty/cty"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+)
+
+// SecretRefSuffix ends the parameter that names the Secret key holding a sensitive variable.
+const SecretRefSuffix = "SecretRef"
+
+// Options choose which variables become parameters. Set at most one list.
+type Options struct {
+	// Expose lists the only variables claims may set.
+	Expose []string
+	// Hide lists variables claims may not set.
+	Hide []string
+}
+
+// Untranslated is a validation rule that did not become a CEL rule.
+type Untranslated struct {
+	// Variable the rule belongs to.
+	Variable string
+	// Condition as written.
+	Condition string
+	// Reason it did not translate.
+	Reason string
+}
+
+// Result is the schema of spec.parameters and what it leaves to terraform.
+type Result struct {
+	// Parameters is the schema of spec.parameters.
+	Parameters apiextensionsv1.JSONSchemaProps
+	// SecretRefs maps each <variable>SecretRef parameter to its sensitive variable.
+	SecretRefs map[string]string
+	// Untranslated lists the validation rules terraform checks but the API server does not.
+	Untranslated []Untranslated
+}
+
+// Generate builds the spec.parameters schema from a module's variables: one property
+// per variable, named as the variable; required when it has no default; its default and
+// description; its validation blocks as CEL rules where they translate. A sensitive
+// variable is replaced by <name>SecretRef {name, key}, a Secret key in the claim's namespace.
+func Generate(vars []Variable, opts Options) (*Result, error) {
+	if err := checkNames(vars, opts); err != nil {
+		return nil, err
+	}
+	res := &Result{
+		Parameters: apiextensionsv1.JSONSchemaProps{Type: "object", Properties: map[string]apiextensionsv1.JSONSchemaProps{}},
+		SecretRefs: map[string]string{},
+	}
+	for _, v := range vars {
+		if !exposed(v.Name, opts) {
+			continue
+		}
+		if v.Sensitive {
+			ref := v.Name + SecretRefSuffix
+			res.Parameters.Properties[ref] = secretRefSchema(v)
+			res.SecretRefs[ref] = v.Name
+			continue
+		}
+		p, err := variableSchema(v, res)
+		if err != nil {
+			return nil, fmt.Errorf("variable %q: %w", v.Name, err)
+		}
+		res.Parameters.Properties[v.Name] = p
+		if !v.HasDefault {
+			res.Parameters.Required = append(res.Parameters.Required, v.Name)
+		}
+	}
+	return res, nil
+}
+
+// variableSchema is the property of one non-sensitive variable.
+func variableSchema(v Variable, res *Result) (apiextensionsv1.JSONSchemaProps, error) {
+	ty, defaults := cty.DynamicPseudoType, (*typeexpr.Defaults)(nil)
+	if v.Type != nil {
+		t, d, diags := typeexpr.TypeConstraintWithDefaults(v.Type)
+		if diags.HasErrors() {
+			return apiextensionsv1.JSONSchemaProps{}, fmt.Errorf("type %s: %s", v.TypeText, diags.Error())
+		}
+		ty, defaults = t, d
+	}
+	p, err := typeSchema(ty, defaults)
+	if err != nil {
+		return p, err
+	}
+	p.Description = describe(v.Description, p.Description)
+	if v.HasDefault {
+		if p.Default, err = defaultJSON(v.Default, ty, defaults); err != nil {
+			return p, fmt.Errorf("default: %w", err)
+		}
+	}
+	for _, val := range v.Validations {
+		rule, err := toCEL(v.Name, val.Condition)
+		if err != nil {
+			res.Untranslated = append(res.Untranslated, Untranslated{Variable: v.Name, Condition: val.ConditionText, Reason: err.Error()})
+			continue
+		}
+		msg := strings.Join(strings.Fields(val.ErrorMessage), " ")
+		if msg == "" {
+			msg = "failed the module's validation: " + strings.Join(strings.Fields(val.ConditionText), " ")
+		}
+		p.XValidations = append(p.XValidations, apiextensionsv1.ValidationRule{Rule: rule, Message: msg})
+	}
+	return p, nil
+}
+
+// secretRefSchema is the Secret key reference that stands for a sensitive variable.
+func secretRefSchema(v Variable) apiextensionsv1.JSONSchemaProps {
+	one := int64(1)
+	desc := fmt.Sprintf("Secret key (in the claim's namespace) holding sensitive variable %s", v.Name)
+	if v.Description != "" {
+		desc += ": " + v.Description
+	}
+	return apiextensionsv1.JSONSchemaProps{
+		Type: "object", Description: desc, Required: []string{"name", "key"},
+		Properties: map[string]apiextensionsv1.JSONSchemaProps{
+			"name": {Type: "string", MinLength: &one, Description: "Name of the Secret."},
+			"key":  {Type: "string", MinLength: &one, Description: "Key in the Secret."},
+		},
+	}
+}
+
+// checkNames refuses expose and hide lists that name unknown variables, or both lists.
+func checkNames(vars []Variable, opts Options) error {
+	if len(opts.Expose) > 0 && len(opts.Hide) > 0 {
+		return fmt.Errorf("set at most one of expose and hide")
+	}
+	var unknown []string
+	for _, n := range append(slices.Clone(opts.Expose), opts.Hide...) {
+		if !slices.ContainsFunc(vars, func(v Variable) bool { return v.Name == n }) {
+			unknown = append(unknown, n)
+		}
+	}
+	if len(unknown) > 0 {
+		return fmt.Errorf("the module has no variable %s", strings.Join(unknown, ", "))
+	}
+	return nil
+}
+
+func exposed(name string, opts Options) bool {
+	if len(opts.Expose) > 0 {
+		return slices.Contains(opts.Expose, name)
+	}
+	return !slices.Contains(opts.Hide, name)
+}
+
+func describe(parts ...string) string {
+	var out []string
+	for _, p := range parts {
+		if p != "" {
+			out = append(out, p)
+		}
+	}
+	return strings.Join(out, "; ")
+}
