@@ -36,6 +36,7 @@ var everything = []string{
 	"--set", "extraEnv[0].name=HTTPS_PROXY", "--set", "extraEnv[0].value=http://proxy.example.internal:3128",
 	"--set", "envFrom[0].secretRef.name=terraplane-env", "--set", "concurrency.terraform=4", "--set", "driftInterval=30m",
 	"--set", "moduleSourceAllow={https://git.example.internal/}", "--set", "replicas=2",
+	"--set", "claimDefinitionGroups={platform.example.org}",
 }
 
 // TestChart lints and renders the Helm chart, applies it with a server-side dry run and

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	. "github.com/onsi/gomega"
+	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -26,7 +27,8 @@ import (
 // holding only the ClusterRoles the chart grants it: without the stack manager (the
 // manager role alone) and with it (and the stacks role). Each time the controller becomes
 // ready, which needs every informer synced and so every list and watch allowed, and makes
-// a Module Ready. Without the stack manager it cannot grant RBAC.
+// a Module Ready. Without the stack manager it cannot grant RBAC; the chart value
+// claimDefinitionGroups grants it the claims of the groups ClaimDefinitions define.
 func TestControllerRunsWithTheChartsRBAC(t *testing.T) {
 	helm := tool(t, "helm", "make tools-test")
 	for _, stacks := range []bool{false, true} {
@@ -35,7 +37,8 @@ func TestControllerRunsWithTheChartsRBAC(t *testing.T) {
 			ctx := context.Background()
 			ns := fmt.Sprintf("rbac-stacks-%v", stacks)
 			g.Expect(env.Namespace(ctx, ns)).To(Succeed())
-			manifests := runTool(g, helm, "template", ns, chartDir, "-n", ns, fmt.Sprintf("--set=stackManager.enabled=%v", stacks))
+			manifests := runTool(g, helm, "template", ns, chartDir, "-n", ns, fmt.Sprintf("--set=stackManager.enabled=%v", stacks),
+				"--set=claimDefinitionGroups={platform.example.org}")
 			applyManifests(g, manifests)
 			sa := deployment(g, manifests).Spec.Template.Spec.ServiceAccountName
 			cfg := rest.CopyConfig(env.ControlPlane.Config)
@@ -52,6 +55,11 @@ func TestControllerRunsWithTheChartsRBAC(t *testing.T) {
 			} else {
 				g.Expect(apierrors.IsForbidden(err)).To(BeTrue(), "without the stack manager the controller cannot grant RBAC: %v", err)
 			}
+
+			review := &authorizationv1.SelfSubjectAccessReview{Spec: authorizationv1.SelfSubjectAccessReviewSpec{
+				ResourceAttributes: &authorizationv1.ResourceAttributes{Group: "platform.example.org", Resource: "networks", Verb: "watch", Namespace: "team-a"}}}
+			g.Expect(as.Create(ctx, review)).To(Succeed())
+			g.Expect(review.Status.Allowed).To(BeTrue(), "claimDefinitionGroups grants the claims of a defined group")
 
 			healthPort, err := devenv.FreePort()
 			g.Expect(err).NotTo(HaveOccurred())
