@@ -114,17 +114,8 @@ func eksCluster() registry.ManagedKind {
 		map[string]string{"endpoint": "endpoint", "cluster_ca": "clusterCA", "kubeconfig": "kubeconfig"}, recoverEKSCluster,
 		map[schema.GroupVersionKind]registry.Configurator{KubernetesClusterGVK: configurator(
 			func(claim *computev1.KubernetesCluster, class *awscomputev1.EKSClusterClass, k *awscomputev1.EKSCluster) error {
-				p, want := &k.Spec.ForProvider, claim.Spec.KubernetesClusterParameters
-				if err := fillVersion("Kubernetes", class.Name, want.Version, &p.KubernetesVersion); err != nil {
-					return err
-				}
-				if want.NodeCount > 0 {
-					p.NodeCount = want.NodeCount
-				}
-				if p.ClusterName == "" {
-					p.ClusterName = DNSName(claim.Namespace, claim.Name, string(claim.UID), 40)
-				}
-				return nil
+				p := &k.Spec.ForProvider
+				return fillCluster(claim, class.Name, &p.KubernetesVersion, &p.NodeCount, &p.ClusterName, 40)
 			})})
 }
 

@@ -125,15 +125,8 @@ func aksCluster() registry.ManagedKind {
 		}, recoverAKSCluster,
 		map[schema.GroupVersionKind]registry.Configurator{KubernetesClusterGVK: configurator(
 			func(claim *computev1.KubernetesCluster, class *azurecomputev1.AKSClusterClass, k *azurecomputev1.AKSCluster) error {
-				p, want := &k.Spec.ForProvider, claim.Spec.KubernetesClusterParameters
-				if err := fillVersion("Kubernetes", class.Name, want.Version, &p.KubernetesVersion); err != nil {
-					return err
-				}
-				if want.NodeCount > 0 {
-					p.NodeCount = want.NodeCount
-				}
-				p.ClusterName = orDefault(p.ClusterName, DNSName(claim.Namespace, claim.Name, string(claim.UID), 63))
-				return nil
+				p := &k.Spec.ForProvider
+				return fillCluster(claim, class.Name, &p.KubernetesVersion, &p.NodeCount, &p.ClusterName, 63)
 			})})
 }
 

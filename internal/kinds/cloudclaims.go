@@ -7,6 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	awsv1 "terraplane.io/terraplane/apis/aws/v1alpha1"
+	computev1 "terraplane.io/terraplane/apis/compute/v1alpha1"
 	azurev1 "terraplane.io/terraplane/apis/azure/v1alpha1"
 	gcpv1 "terraplane.io/terraplane/apis/gcp/v1alpha1"
 	"terraplane.io/terraplane/internal/registry"
@@ -60,6 +61,23 @@ func fillCloudDatabase(engine, class string, want databasev1.DatabaseParameters,
 		*storageGB = max(want.StorageGB, minGB)
 	}
 	*ha = *ha || want.HighAvailability
+	return nil
+}
+
+// fillCluster maps a KubernetesCluster claim onto a cloud cluster kind: the claim's
+// version where the class leaves it open (refused where it fixes another), its node
+// count, and a name of at most maxName characters derived from the claim.
+func fillCluster(claim *computev1.KubernetesCluster, class string, version *string, nodeCount *int32, name *string, maxName int) error {
+	want := claim.Spec.KubernetesClusterParameters
+	if err := fillVersion("Kubernetes", class, want.Version, version); err != nil {
+		return err
+	}
+	if want.NodeCount > 0 {
+		*nodeCount = want.NodeCount
+	}
+	if *name == "" {
+		*name = DNSName(claim.Namespace, claim.Name, string(claim.UID), maxName)
+	}
 	return nil
 }
 

@@ -127,16 +127,7 @@ func gkeCluster() registry.ManagedKind {
 		map[string]string{"endpoint": "endpoint", "cluster_ca": "clusterCA", "kubeconfig": "kubeconfig"}, recoverGKECluster,
 		map[schema.GroupVersionKind]registry.Configurator{KubernetesClusterGVK: configurator(
 			func(claim *computev1.KubernetesCluster, class *gcpcomputev1.GKEClusterClass, k *gcpcomputev1.GKECluster) error {
-				p, want := &k.Spec.ForProvider, claim.Spec.KubernetesClusterParameters
-				if err := fillVersion("Kubernetes", class.Name, want.Version, &p.KubernetesVersion); err != nil {
-					return err
-				}
-				if want.NodeCount > 0 {
-					p.NodeCount = want.NodeCount
-				}
-				if p.ClusterName == "" {
-					p.ClusterName = DNSName(claim.Namespace, claim.Name, string(claim.UID), 40)
-				}
-				return nil
+				p := &k.Spec.ForProvider
+				return fillCluster(claim, class.Name, &p.KubernetesVersion, &p.NodeCount, &p.ClusterName, 40)
 			})})
 }
