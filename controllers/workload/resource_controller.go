@@ -76,12 +76,14 @@ func (r *ResourceReconciler) Reconcile(ctx context.Context, req ctrl.Request) (c
 	ctx, cancel := context.WithTimeout(ctx, r.opts.RemoteTimeout)
 	defer cancel()
 	if !res.DeletionTimestamp.IsZero() {
-		return r.finish(ctx, res, r.delete(ctx, res))
+		return r.finish(ctx, res.DeepCopy(), res, r.delete(ctx, res))
 	}
 	if err := resource.AddFinalizer(ctx, r.client, res); err != nil {
 		return ctrl.Result{}, err
 	}
-	return r.finish(ctx, res, r.submit(ctx, res))
+	// orig is taken before submit records what it wrote (status.clusterRef, the remote
+	// status), so the status write carries that too
+	return r.finish(ctx, res.DeepCopy(), res, r.submit(ctx, res))
 }
 
 // forSecret maps a local Secret to the resources in its namespace that propagate it.

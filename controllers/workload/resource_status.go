@@ -36,7 +36,7 @@ func (o Options) retries() resource.Retries {
 
 // finish derives the resource's state and conditions from the reconcile's error (mapped
 // by resource.Classify), writes status and emits one event per new problem.
-func (r *ResourceReconciler) finish(ctx context.Context, res *workloadv1.KubernetesApplicationResource, err error) (ctrl.Result, error) {
+func (r *ResourceReconciler) finish(ctx context.Context, orig, res *workloadv1.KubernetesApplicationResource, err error) (ctrl.Result, error) {
 	if !res.DeletionTimestamp.IsZero() && err == nil {
 		return ctrl.Result{}, nil // finalizer removed; the resource is gone
 	}
@@ -44,7 +44,6 @@ func (r *ResourceReconciler) finish(ctx context.Context, res *workloadv1.Kuberne
 	if o.Stale() {
 		return o.Result()
 	}
-	orig := res.DeepCopy()
 	st := &res.Status
 	_, userErr := resource.AsUserError(err)
 	switch {

@@ -61,7 +61,7 @@ func TestAdoptExistingBucket(t *testing.T) {
 		g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(bad), bad)).To(Succeed())
 		synced := framework.Condition(bad.Status.Conditions, common.TypeSynced)
 		g.Expect(synced.Reason).To(Equal("AdoptionRefused"))
-		g.Expect(synced.Message).To(ContainSubstring("module.this.aws_s3_bucket.this: delete then create"))
+		g.Expect(synced.Message).To(ContainSubstring("module.this.aws_s3_bucket.this: delete, create"))
 	}).WithTimeout(timeout).Should(Succeed())
 	exists, err := admin.BucketExists(ctx, "renamed-bucket")
 	g.Expect(err).NotTo(HaveOccurred())
