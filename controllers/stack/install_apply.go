@@ -117,8 +117,12 @@ func (r *InstallReconciler) applyStack(ctx context.Context, in *install) error {
 	return err
 }
 
-// applyTerraform writes each module into a ConfigMap and applies the classes; a
-// namespaced install keeps everything in its own namespace.
+// claimDefinitionKind is the one cluster-scoped kind a Terraform-module stack may ship.
+var claimDefinitionKind = schema.GroupKind{Group: "apiextensions.terraplane.io", Kind: "ClaimDefinition"}
+
+// applyTerraform writes each module into a ConfigMap and applies the classes and claim
+// definitions; a namespaced install keeps everything in its own namespace. The classes of
+// a kind the stack defines apply once the definition's CRDs are served (a retry).
 func (r *InstallReconciler) applyTerraform(ctx context.Context, in *install) error {
 	ns := in.obj.StackNamespace()
 	var objs []*unstructured.Unstructured
@@ -138,6 +142,13 @@ func (r *InstallReconciler) applyTerraform(ctx context.Context, in *install) err
 	}
 	for _, o := range in.pkg.Objects {
 		u := o.DeepCopy()
+		if o.GroupVersionKind().GroupKind() == claimDefinitionKind {
+			if !in.obj.AllowsClusterScope() {
+				return resource.UserErrorf(ReasonScopeNotAllowed, "ClaimDefinition %s defines a claim kind for every namespace; only a ClusterStackInstall installs it", u.GetName())
+			}
+			objs = append(objs, u) // cluster-scoped
+			continue
+		}
 		if u.GetNamespace() == "" {
 			u.SetNamespace(ns)
 		}

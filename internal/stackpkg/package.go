@@ -14,6 +14,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/yaml"
 
@@ -295,10 +296,29 @@ func (p *Package) parseTerraform(files Files) error {
 		}
 		p.Objects = append(p.Objects, objs...)
 	}
+	defined := definedGroups(p.Objects)
+	for _, u := range p.Objects {
+		if err := AllowedObject(u, defined); err != nil {
+			return fmt.Errorf("%w: %v", ErrInvalid, err)
+		}
+	}
 	return nil
 }
 
-// decodeObjects reads a multi-document file and keeps only the kinds a stack may ship.
+// definedGroups are the API groups the package's ClaimDefinitions define.
+func definedGroups(objs []*unstructured.Unstructured) map[string]bool {
+	groups := map[string]bool{}
+	for _, u := range objs {
+		if u.GroupVersionKind().GroupKind() == (schema.GroupKind{Group: "apiextensions.terraplane.io", Kind: "ClaimDefinition"}) {
+			if g, _, _ := unstructured.NestedString(u.Object, "spec", "group"); g != "" {
+				groups[g] = true
+			}
+		}
+	}
+	return groups
+}
+
+// decodeObjects reads a multi-document file.
 func decodeObjects(b []byte) ([]*unstructured.Unstructured, error) {
 	var out []*unstructured.Unstructured
 	dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(b), 4096)
@@ -314,26 +334,28 @@ func decodeObjects(b []byte) ([]*unstructured.Unstructured, error) {
 		if len(u.Object) == 0 {
 			continue
 		}
-		if err := AllowedObject(u); err != nil {
-			return nil, err
-		}
 		out = append(out, u)
 	}
 }
 
-// AllowedObject accepts only Terraplane classes and terraform.terraplane.io ProviderConfigs:
-// nothing a package ships may run code, grant permissions or hold secrets.
-func AllowedObject(u *unstructured.Unstructured) error {
+// AllowedObject accepts only Terraplane classes, terraform.terraplane.io ProviderConfigs,
+// ClaimDefinitions and the classes of the groups those define (defined): nothing a
+// package ships may run code, grant permissions or hold secrets.
+func AllowedObject(u *unstructured.Unstructured, defined map[string]bool) error {
 	gvk := u.GroupVersionKind()
 	switch {
 	case u.GetName() == "":
 		return fmt.Errorf("a %s has no name", gvk.Kind)
 	case gvk.Group == "terraform.terraplane.io" && (gvk.Kind == "ModuleClass" || gvk.Kind == "ProviderConfig"):
 		return nil
+	case gvk.Group == "apiextensions.terraplane.io" && gvk.Kind == "ClaimDefinition":
+		return nil
+	case defined[gvk.Group] && strings.HasSuffix(gvk.Kind, "Class"):
+		return nil
 	case strings.HasSuffix(gvk.Group, ".terraplane.io") && strings.HasSuffix(gvk.Kind, "Class") && !strings.HasPrefix(gvk.Group, "stacks."):
 		return nil
 	}
-	return fmt.Errorf("%s %s/%s may not be shipped in a stack (only Terraplane classes and terraform ProviderConfigs)", gvk.Kind, gvk.Group, u.GetName())
+	return fmt.Errorf("%s %s/%s may not be shipped in a stack (only Terraplane classes, terraform ProviderConfigs and ClaimDefinitions)", gvk.Kind, gvk.Group, u.GetName())
 }
 
 // Owned returns the owned CRDs as plural.group/version, every served version.

@@ -31,8 +31,10 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	apiextv1 "terraplane.io/terraplane/apis/apiextensions/v1alpha1"
 	common "terraplane.io/terraplane/apis/common/v1alpha1"
 	databasev1 "terraplane.io/terraplane/apis/database/v1alpha1"
 	stacksv1 "terraplane.io/terraplane/apis/stacks/v1alpha1"
@@ -737,4 +739,46 @@ func TestStackPullSecret(t *testing.T) {
 	waitInstallReady(g, ctx, in)
 	g.Expect(env.Client.Delete(ctx, in)).To(Succeed())
 	waitGone(g, ctx, in, &apiextensionsv1.CustomResourceDefinition{ObjectMeta: metav1.ObjectMeta{Name: "notes.epsilon.example.org"}})
+}
+
+// TestStackClaimDefinition: a Terraform-module stack that ships a module, its ModuleClass,
+// a ClaimDefinition generated from it and a default class of the defined kind is a
+// complete platform API: once installed, a claim of the new kind is Bound through real
+// terraform, and uninstalling removes the kind once its claims are gone.
+func TestStackClaimDefinition(t *testing.T) {
+	ctx := context.Background()
+	g := NewWithT(t)
+	appNS := "e2e-stack-queue"
+	g.Expect(env.Namespace(ctx, appNS)).To(Succeed())
+	host := stackRegistry(t)
+	pushStacks(t, host, map[string]string{"queue": "stacks/queue:v1"})
+	startStackManager(t, host)
+
+	By(t, "installing the stack defines the Queue kind and its default class")
+	in := clusterInstall("queue", "stacks/queue:v1", "")
+	g.Expect(env.Client.Create(ctx, in)).To(Succeed())
+	waitInstallReady(g, ctx, in)
+	g.Expect(in.Status.InstalledObjects).To(ContainElement(stacksv1.ObjectReference{APIVersion: "apiextensions.terraplane.io/v1alpha1",
+		Kind: "ClaimDefinition", Name: "queues.messaging.e2e.example.org"}))
+
+	By(t, "a Queue claim, naming no class, is Bound through real terraform")
+	claim := &unstructured.Unstructured{}
+	claim.SetGroupVersionKind(schema.GroupVersionKind{Group: "messaging.e2e.example.org", Version: "v1alpha1", Kind: "Queue"})
+	claim.SetNamespace(appNS)
+	claim.SetName("orders")
+	g.Expect(unstructured.SetNestedMap(claim.Object, map[string]any{
+		"parameters": map[string]any{"name": "orders"}, "writeConnectionSecretToRef": map[string]any{"name": "orders-queue"}}, "spec")).To(Succeed())
+	g.Expect(env.Client.Create(ctx, claim)).To(Succeed())
+	secret := &corev1.Secret{}
+	g.Eventually(func(g Gomega) {
+		g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: appNS, Name: "orders-queue"}, secret)).To(Succeed())
+		g.Expect(string(secret.Data["endpoint"])).To(Equal("orders.7d.queue.internal"))
+	}).WithTimeout(stackTimeout).Should(Succeed())
+
+	By(t, "uninstalling removes the definition, and so the kind, once the claim is gone")
+	g.Expect(env.Client.Delete(ctx, claim)).To(Succeed())
+	waitGone(g, ctx, claim)
+	g.Expect(env.Client.Delete(ctx, in)).To(Succeed())
+	waitGone(g, ctx, in, &apiextv1.ClaimDefinition{ObjectMeta: metav1.ObjectMeta{Name: "queues.messaging.e2e.example.org"}})
+	g.Eventually(func() bool { return crdExists(ctx, "queues.messaging.e2e.example.org") }).WithTimeout(stackTimeout).Should(BeFalse())
 }
