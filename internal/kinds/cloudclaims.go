@@ -7,8 +7,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	awsv1 "terraplane.io/terraplane/apis/aws/v1alpha1"
-	computev1 "terraplane.io/terraplane/apis/compute/v1alpha1"
 	azurev1 "terraplane.io/terraplane/apis/azure/v1alpha1"
+	computev1 "terraplane.io/terraplane/apis/compute/v1alpha1"
 	gcpv1 "terraplane.io/terraplane/apis/gcp/v1alpha1"
 	"terraplane.io/terraplane/internal/registry"
 	"terraplane.io/terraplane/tfmodules"
