@@ -109,7 +109,8 @@ func runDev(ctx context.Context, o devOptions) error {
 		}
 		defer minio.Stop()
 		say("MinIO (the demo S3 endpoint) on %s", minio.Endpoint)
-		if err := runQuickstart(ctx, mgr.GetClient(), o, minio.Endpoint); err != nil {
+		// Ctrl-C while the quickstart is still coming up stops the plane like any other time
+		if err := runQuickstart(ctx, mgr.GetClient(), o, minio.Endpoint); err != nil && ctx.Err() == nil {
 			return err
 		}
 	}

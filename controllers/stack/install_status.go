@@ -71,11 +71,18 @@ func (r *InstallReconciler) finish(ctx context.Context, in *install, err error) 
 	}
 	becameReady := resource.SetCondition(&st.Conditions, gen, common.TypeReady, ready, readyReason, o.Message) && err == nil
 	notes := o.SetSynced(&st.Conditions, gen)
-	if becameReady {
-		notes = append(notes, resource.Note{Type: corev1.EventTypeNormal, Reason: ReasonInstalled, Message: "installed " + st.ResolvedPackage})
-	} else if before := in.orig.(installObject).GetInstallStatus().ResolvedPackage; err == nil && before != "" && before != st.ResolvedPackage {
+	// an upgrade may take several reconciles (waiting for the new package's objects):
+	// it is told once it completes, against the package installed before it
+	before := st.InstalledPackage
+	if err == nil {
+		st.InstalledPackage = st.ResolvedPackage
+	}
+	switch {
+	case err == nil && before != "" && before != st.ResolvedPackage:
 		notes = append(notes, resource.Note{Type: corev1.EventTypeNormal, Reason: ReasonUpgraded,
 			Message: fmt.Sprintf("%s now points at %s: installed it (was %s)", in.ref, st.ResolvedPackage, before)})
+	case becameReady:
+		notes = append(notes, resource.Note{Type: corev1.EventTypeNormal, Reason: ReasonInstalled, Message: "installed " + st.ResolvedPackage})
 	}
 	if err == nil && r.followsTag(in) {
 		o.Requeue = r.opts.TagRefresh

@@ -206,12 +206,14 @@ func TestDestructiveChangeRefusedThenApproved(t *testing.T) {
 	g.Expect(synced.Message).To(ContainSubstring("module.this.terraform_data.server: delete, create"))
 	g.Expect(plan.Replace).To(Equal(1))
 	g.Expect(plan.Reason).To(Equal(common.PlanUpdate))
-	g.Consistently(func(g Gomega) {
+	oneRefusal := func(g Gomega) {
 		evs := eventsWith(g, ctx, m, "DestructiveChangeRefused")
 		g.Expect(evs).To(HaveLen(1))
 		g.Expect(evs[0].Type).To(Equal(corev1.EventTypeWarning))
 		g.Expect(evs[0].Message).To(ContainSubstring("module.this.terraform_data.server"))
-	}).WithTimeout(5 * time.Second).Should(Succeed())
+	}
+	g.Eventually(oneRefusal).WithTimeout(timeout).Should(Succeed()) // events are sent after the status write
+	g.Consistently(oneRefusal).WithTimeout(5 * time.Second).Should(Succeed())
 	g.Expect(stateBytes(g, ctx, m)).To(Equal(before), "a refused plan must not touch the state")
 	g.Expect(creates(g, ledger, "large")).To(Equal(0))
 

@@ -35,6 +35,9 @@ type StackInstallStatus struct {
 	// ResolvedPackage is the full reference that was installed, with its digest.
 	// +optional
 	ResolvedPackage string `json:"resolvedPackage,omitempty"`
+	// InstalledPackage is the package (with its digest) whose install last completed.
+	// +optional
+	InstalledPackage string `json:"installedPackage,omitempty"`
 	// StackRef names the Stack record.
 	// +optional
 	StackRef *StackReference `json:"stackRef,omitempty"`
