@@ -115,7 +115,7 @@ func TestBucketDrift(t *testing.T) {
 	g.Eventually(func() bool {
 		return apierrors.IsNotFound(env.Client.Get(ctx, client.ObjectKeyFromObject(mg), mg))
 	}).WithTimeout(timeout).Should(BeTrue(), "the S3Bucket is destroyed and gone")
-	g.Expect(eventsWith(g, ctx, mg, "Destroyed")).To(HaveLen(1))
+	g.Expect(eventsWith(g, ctx, mg, "Destroyed")).To(ContainElement(HaveField("Message", ContainSubstring("terraform destroyed"))))
 	exists, err = mc.BucketExists(ctx, bucket)
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(exists).To(BeFalse())
