@@ -251,8 +251,14 @@ func (e *Engine) run(ctx context.Context, ws Workspace, verb string, cmd func(co
 		}()
 	}
 	if err := cmd(ctx); err != nil {
-		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			return fmt.Errorf("terraform did not finish within %s: %w", e.opts.Timeout, Redact(err, ws.secrets()))
+		// Once the context has ended, the run's own error says nothing more (and
+		// terraform-exec's, for a process that exited cleanly just then, has no message
+		// at all): report why it stopped.
+		switch {
+		case errors.Is(ctx.Err(), context.DeadlineExceeded):
+			return fmt.Errorf("terraform %s did not finish within %s: %w", verb, e.opts.Timeout, ctx.Err())
+		case ctx.Err() != nil:
+			return fmt.Errorf("terraform %s was interrupted: %w", verb, ctx.Err())
 		}
 		return Redact(err, ws.secrets())
 	}
