@@ -67,7 +67,7 @@ run: tools build
 ## end-to-end subset again with OpenTofu, and the GCP and Azure plans where the mirror
 ## holds their providers (it says so when it does not)
 test: tools-test lint
-	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) ./...
+	hack/gotest.sh -count=1 -timeout $(TEST_TIMEOUT) ./...
 	$(MAKE) test-tofu
 	@present=$$(for p in google azurerm; do [ -d $(CACHE)/providers/registry.terraform.io/hashicorp/$$p ] && echo $$p; done | paste -sd'|'); \
 	if [ -n "$$present" ]; then $(MAKE) test-cloud-plan CLOUD_PLAN="$$present" || exit 1; fi; \
@@ -78,7 +78,7 @@ test: tools-test lint
 ## modules with OpenTofu (built by tools-test) in place of terraform
 test-tofu:
 	@test -x $(TOOLS)/tofu || { echo "OpenTofu is missing: run make tools-test" >&2; exit 1; }
-	TERRAPLANE_TERRAFORM=$(TOOLS)/tofu $(GO) test -count=1 -timeout 20m -run '^($(TOFU_TESTS))$$' ./test/e2e/
+	TERRAPLANE_TERRAFORM=$(TOOLS)/tofu TEST_LOG=.terraplane/test-tofu.log hack/gotest.sh -count=1 -timeout 20m -run '^($(TOFU_TESTS))$$' ./test/e2e/
 
 ## test-cloud-plan: plan every GCP and Azure kind with the real google and azurerm
 ## providers from $(CACHE)/providers; fails naming the mirror while they are not there

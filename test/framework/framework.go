@@ -40,7 +40,7 @@ type Env struct {
 
 // Start starts a control plane for a test binary; dir holds its kubeconfig.
 func Start() (*Env, error) {
-	logf.SetLogger(zap.New(zap.WriteTo(os.Stderr), zap.Level(zapLevel())))
+	logf.SetLogger(zap.New(zap.WriteTo(os.Stderr), zap.Level(zapLevel()), zap.StacktraceLevel(zapcore.PanicLevel)))
 	dir, err := os.MkdirTemp("", "terraplane-test-")
 	if err != nil {
 		return nil, err
