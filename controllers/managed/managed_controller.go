@@ -3,6 +3,7 @@ package managed
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -15,6 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -85,7 +87,7 @@ func Setup(mgr ctrl.Manager, reg *registry.Registry, opts Options) error {
 		}
 		b := ctrl.NewControllerManagedBy(mgr).
 			Named(kind.GVK.Kind).
-			For(kind.New(), builder.WithPredicates(predicate.Or(predicate.GenerationChangedPredicate{}, predicate.AnnotationChangedPredicate{}))).
+			For(kind.New(), builder.WithPredicates(predicate.Or(predicate.GenerationChangedPredicate{}, userAnnotationChanged))).
 			// Providers: their spec, not the status their usage controller writes.
 			Watches(provider.(client.Object), handler.EnqueueRequestsFromMapFunc(r.forProvider), builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 			Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.forSecret)).
@@ -131,6 +133,17 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	}
 	return r.finish(ctx, orig, mg, out, err)
 }
+
+// userAnnotationChanged passes annotation changes other than the create-pending record
+// this reconciler writes around a create: a reconcile set off by that write would read a
+// cached copy without the status the create is about to record, and create again.
+var userAnnotationChanged = predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
+	ours := func(k string, _ string) bool { return k == CreatePendingAnnotation }
+	before, after := maps.Clone(e.ObjectOld.GetAnnotations()), maps.Clone(e.ObjectNew.GetAnnotations())
+	maps.DeleteFunc(before, ours)
+	maps.DeleteFunc(after, ours)
+	return !maps.Equal(before, after)
+}}
 
 // forVariableObject maps a Secret or ConfigMap to the resources of this kind whose
 // variables it holds.

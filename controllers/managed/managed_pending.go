@@ -252,7 +252,13 @@ func (r *Reconciler) setPending(ctx context.Context, mg resource.Managed, on boo
 		delete(ann, CreateAgainAnnotation)
 	}
 	mg.SetAnnotations(ann)
-	if err := r.client.Patch(ctx, mg, client.MergeFrom(orig)); err != nil {
+	// Recording a create checks the resourceVersion: a reconcile that read a cached copy
+	// older than the last apply's status must not create again, but start over.
+	patch := client.MergeFrom(orig)
+	if on {
+		patch = client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})
+	}
+	if err := r.client.Patch(ctx, mg, patch); err != nil {
 		return fmt.Errorf("record create pending: %w", err)
 	}
 	return nil
