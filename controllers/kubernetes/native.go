@@ -1,4 +1,4 @@
-package workload
+package kubernetes
 
 import (
 	"context"
@@ -29,7 +29,7 @@ func (r *native) finish(ctx context.Context, orig, mg resource.Managed, err erro
 	if !mg.GetDeletionTimestamp().IsZero() && err == nil {
 		return ctrl.Result{}, nil
 	}
-	o := resource.Classify(err, r.opts.retries())
+	o := resource.Classify(err, r.opts.Retries())
 	if o.Stale() {
 		return o.Result()
 	}

@@ -1,4 +1,4 @@
-package workload
+package kubernetes
 
 import (
 	"context"
@@ -57,7 +57,7 @@ func (r *ProviderConfigReconciler) Reconcile(ctx context.Context, req ctrl.Reque
 		pc.Status.Endpoint = cluster.Host
 		version, err = cluster.Ping()
 	}
-	retries := r.opts.retries()
+	retries := r.opts.Retries()
 	retries.Success = providerConfigResync
 	o := resource.Classify(err, retries)
 	if o.Stale() {
