@@ -172,7 +172,8 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manager, *en
 	if err != nil {
 		return nil, nil, err
 	}
-	claims, err := claim.Setup(mgr, reg, claim.Options{UserErrorRetry: opts.UserErrorRetry, MaxConcurrentReconciles: opts.MaxConcurrentReconciles})
+	claims, err := claim.Setup(mgr, reg, claim.Options{UserErrorRetry: opts.UserErrorRetry, MaxConcurrentReconciles: opts.MaxConcurrentReconciles,
+		Placement: scheduler.FirstConsumers{Client: mgr.GetClient()}})
 	if err != nil {
 		return nil, nil, err
 	}
