@@ -2,12 +2,9 @@ package workload
 
 import (
 	"context"
-	"fmt"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 
-	common "terraplane.io/terraplane/apis/common/v1alpha1"
 	workloadv1 "terraplane.io/terraplane/apis/workload/v1alpha1"
 	"terraplane.io/terraplane/internal/resource"
 )
@@ -39,11 +36,11 @@ func (r *ResourceReconciler) finish(ctx context.Context, orig, res *workloadv1.K
 	case st.State == "" || o.Reason != ReasonReconcileError:
 		st.State = workloadv1.ResourceStatePending
 	}
-	ready, readyReason, readyMsg := metav1.ConditionFalse, o.Reason, o.Message
-	if o.Succeeded() {
-		ready, readyReason, readyMsg = metav1.ConditionTrue, ReasonSubmitted, fmt.Sprintf("submitted to cluster %s", st.ClusterRef.Name)
+	submitted := resource.ReadyBecause(ReasonSubmitted, "")
+	if st.ClusterRef != nil {
+		submitted.Message = "submitted to cluster " + st.ClusterRef.Name
 	}
-	resource.SetCondition(&st.Conditions, res.Generation, common.TypeReady, ready, readyReason, readyMsg)
+	o.Ready(submitted).Set(&st.Conditions, res.Generation)
 	notes := o.SetSynced(&st.Conditions, res.Generation)
 	return resource.Finisher{Client: r.client, Recorder: r.recorder}.Finish(ctx, res, orig, o, notes)
 }
