@@ -2,6 +2,7 @@ package kubernetes
 
 import (
 	"context"
+
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
