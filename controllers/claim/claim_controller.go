@@ -16,7 +16,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
-	workloadv1 "terraplane.io/terraplane/apis/workload/v1alpha1"
 	"terraplane.io/terraplane/internal/dynclaim"
 	"terraplane.io/terraplane/internal/registry"
 	"terraplane.io/terraplane/internal/resource"
@@ -28,6 +27,8 @@ type Options struct {
 	UserErrorRetry time.Duration
 	// MaxConcurrentReconciles per kind.
 	MaxConcurrentReconciles int
+	// Placement places claims that bind on first consumer; nil refuses such claims.
+	Placement Placement
 }
 
 // Reconciler reconciles one claim kind.
@@ -83,8 +84,11 @@ func (s *Server) Serve(kind *registry.ClaimKind) error {
 		Named(name).
 		For(watched(kind.New())).
 		Watches(watched(kind.NewClass()), handler.EnqueueRequestsFromMapFunc(r.forClass)).
-		Watches(&workloadv1.KubernetesApplication{}, handler.EnqueueRequestsFromMapFunc(r.forApplication), builder.WithPredicates(newlyScheduled)).
 		WithOptions(controller.Options{MaxConcurrentReconciles: s.opts.MaxConcurrentReconciles})
+	if s.opts.Placement != nil {
+		consumer, placed := s.opts.Placement.Consumers()
+		b = b.Watches(consumer, handler.EnqueueRequestsFromMapFunc(r.forConsumer), builder.WithPredicates(placed))
+	}
 	for gvk := range kind.Configurators {
 		mk, ok := s.reg.Managed(gvk)
 		if !ok {

@@ -130,7 +130,7 @@ func (r *Reconciler) request(ctx context.Context, claim resource.Claim, portable
 		return req, resource.UserErrorf("NoConsumerPossible", "%s %s binds on first consumer, and applications consume a claim through its connection Secret: set spec.writeConnectionSecretToRef.name",
 			r.kind.ClassGVK.Kind, portable.GetName())
 	}
-	labels, placed, err := r.placement(ctx, claim)
+	labels, placed, err := r.placement(ctx, claim, secret.Name)
 	if err != nil {
 		return req, err
 	}

@@ -4,10 +4,8 @@ import (
 	"context"
 	"time"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 
-	common "terraplane.io/terraplane/apis/common/v1alpha1"
 	"terraplane.io/terraplane/internal/resource"
 )
 
@@ -49,12 +47,8 @@ func (r *Reconciler) finish(ctx context.Context, c *run) (ctrl.Result, error) {
 		st.Untranslated = c.untranslated
 	}
 	notes := o.SetSynced(&st.Conditions, gen)
-	if c.err == nil {
-		resource.SetCondition(&st.Conditions, gen, common.TypeReady, metav1.ConditionTrue, ReasonServed,
-			"claims of kind "+c.def.Spec.Names.Kind+" and classes of kind "+c.def.ClassKindName()+" are served")
-	} else {
-		resource.SetCondition(&st.Conditions, gen, common.TypeReady, metav1.ConditionFalse, o.Reason, o.Message)
-	}
+	o.Ready(resource.ReadyBecause(ReasonServed, "claims of kind "+c.def.Spec.Names.Kind+" and classes of kind "+c.def.ClassKindName()+" are served")).
+		Set(&st.Conditions, gen)
 	st.ObservedGeneration = gen
 	return resource.Finisher{Client: r.client, Recorder: r.events}.Finish(ctx, c.def, c.orig, o, notes)
 }

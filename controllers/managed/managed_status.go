@@ -20,9 +20,9 @@ import (
 
 // Condition reasons of managed resources.
 const (
-	ReasonAvailable = "Available"
-	ReasonCreating  = "Creating"
-	ReasonDeleting  = "Deleting"
+	ReasonAvailable = resource.ReasonAvailable
+	ReasonCreating  = resource.ReasonCreating
+	ReasonDeleting  = resource.ReasonDeleting
 	// ReasonDriftDetected: the external resource differs from the spec.
 	ReasonDriftDetected = "DriftDetected"
 	// ReasonNoDrift: the last plan found the external resource matches the spec.
@@ -53,9 +53,9 @@ func (r *Reconciler) finish(ctx context.Context, orig, mg resource.Managed, out 
 	switch {
 	case o.Succeeded():
 		st.ObservedGeneration = gen
-		resource.SetCondition(&st.Conditions, gen, common.TypeReady, metav1.ConditionTrue, ReasonAvailable, "")
-	case !resource.IsReady(st.Conditions):
-		resource.SetCondition(&st.Conditions, gen, common.TypeReady, metav1.ConditionFalse, ReasonCreating, "waiting for a successful apply")
+		resource.Available().Set(&st.Conditions, gen)
+	case !resource.IsReady(st.Conditions): // a failed change leaves a resource once created Ready
+		resource.Creating("waiting for a successful apply").Set(&st.Conditions, gen)
 	}
 	result, rerr := r.finisher().Finish(ctx, mg, orig, o, notes)
 	if rerr != nil {
@@ -181,7 +181,7 @@ func (r *Reconciler) finishDelete(ctx context.Context, mg resource.Managed, err 
 	}
 	conds := &mg.GetManagedStatus().Conditions
 	notes := o.SetSynced(conds, gen)
-	resource.SetCondition(conds, gen, common.TypeReady, metav1.ConditionFalse, ReasonDeleting, "")
+	resource.Deleting().Set(conds, gen)
 	return r.finisher().Finish(ctx, mg, orig, o, notes)
 }
 

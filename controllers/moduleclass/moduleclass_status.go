@@ -38,16 +38,16 @@ func (r *Reconciler) finish(ctx context.Context, c *check) (ctrl.Result, error) 
 	switch {
 	case c.err == nil:
 		resource.SetCondition(&st.Conditions, gen, common.TypeSynced, metav1.ConditionTrue, ReasonRead, "")
-		resource.SetCondition(&st.Conditions, gen, common.TypeReady, metav1.ConditionTrue, ReasonValid, "")
+		resource.ReadyBecause(ReasonValid, "").Set(&st.Conditions, gen)
 	case c.failed == phaseLoad || o.Err != nil: // the module could not be read
 		if c.failed == phaseLoad {
 			st.Variables, st.Outputs, st.Revision = nil, nil, ""
 		}
 		notes = o.SetSynced(&st.Conditions, gen)
-		resource.SetCondition(&st.Conditions, gen, common.TypeReady, metav1.ConditionFalse, o.Reason, o.Message)
+		resource.NotReady(o.Reason, o.Message).Set(&st.Conditions, gen)
 	default: // read, but claims cannot use it
 		resource.SetCondition(&st.Conditions, gen, common.TypeSynced, metav1.ConditionTrue, ReasonRead, "")
-		if resource.SetCondition(&st.Conditions, gen, common.TypeReady, metav1.ConditionFalse, o.Reason, o.Message) {
+		if resource.NotReady(o.Reason, o.Message).Set(&st.Conditions, gen) {
 			notes = []resource.Note{{Type: corev1.EventTypeWarning, Reason: o.Reason, Message: o.Message}}
 		}
 		if c.failed != phaseProviders {

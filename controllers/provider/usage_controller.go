@@ -87,21 +87,17 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	users, err := r.usersOf(ctx, r.client, p)
-	if err != nil {
-		return ctrl.Result{}, err
-	}
-	if p.GetDeletionTimestamp().IsZero() {
-		if err := r.hold(ctx, p); err != nil {
-			return ctrl.Result{}, err
-		}
-	} else if len(users) == 0 {
+	switch {
+	case err != nil:
+	case p.GetDeletionTimestamp().IsZero():
+		err = r.hold(ctx, p)
+	case len(users) == 0:
 		// the API server's answer decides; when the cache was behind, report what holds it
-		if users, err = r.release(ctx, p); err != nil || len(users) == 0 {
-			return ctrl.Result{}, err
+		if users, err = r.release(ctx, p); err == nil && len(users) == 0 {
+			return ctrl.Result{}, nil // let go: nothing to report on
 		}
 	}
-	wait, err := r.report(ctx, p, users)
-	return ctrl.Result{RequeueAfter: wait}, err
+	return r.finish(ctx, p, users, err)
 }
 
 // forUser maps a user to the providers of this kind it names.

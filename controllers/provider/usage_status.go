@@ -7,9 +7,9 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	common "terraplane.io/terraplane/apis/common/v1alpha1"
@@ -34,10 +34,16 @@ const maxNamedUsers = 10
 // otherwise write once per resource.
 const recountEvery = 10 * time.Second
 
-// report writes the users count and the InUse condition, and one event when a deletion
-// starts to wait. A write that changes only the count and names waits until recountEvery
-// has passed since the last one; wait says how long.
-func (r *Reconciler) report(ctx context.Context, p Provider, users []user) (wait time.Duration, err error) {
+// finish ends a reconcile through resource.Classify: an error is retried (a stale cache
+// shortly and quietly, anything else with backoff); success writes the users count and
+// the InUse condition through the Finisher, with one event when a deletion starts to
+// wait. A write that changes only the count and names waits until recountEvery has
+// passed since the last one.
+func (r *Reconciler) finish(ctx context.Context, p Provider, users []user, err error) (ctrl.Result, error) {
+	o := resource.Classify(err, resource.Retries{})
+	if !o.Succeeded() {
+		return o.Result()
+	}
 	orig := p.DeepCopyObject().(Provider)
 	st := p.GetProviderStatus()
 	st.Users = len(users)
@@ -45,30 +51,27 @@ func (r *Reconciler) report(ctx context.Context, p Provider, users []user) (wait
 	before := meta.FindStatusCondition(orig.GetProviderStatus().Conditions, common.TypeInUse)
 	changed := resource.SetCondition(&st.Conditions, p.GetGeneration(), common.TypeInUse, status, reason, msg)
 	if !changed && orig.GetProviderStatus().Users == st.Users {
-		return 0, nil
+		return ctrl.Result{}, nil
 	}
 	key := client.ObjectKeyFromObject(p)
 	if before != nil && before.Status == status && before.Reason == reason {
 		if last, ok := r.reported.Load(key); ok {
 			if wait := recountEvery - time.Since(last.(time.Time)); wait > 0 {
-				return wait, nil
+				return ctrl.Result{RequeueAfter: wait}, nil
 			}
 		}
 	}
+	var notes []resource.Note
 	if changed && reason == ReasonDeletionBlocked {
-		r.recorder.Event(p, corev1.EventTypeWarning, reason, msg)
+		notes = []resource.Note{{Type: corev1.EventTypeWarning, Reason: reason, Message: msg}}
 	}
 	// Another controller writes conditions of some provider kinds (Ready of a Kubernetes
 	// ProviderConfig): the lock keeps either from undoing the other's.
-	err = resource.PatchStatus(ctx, r.client, p, orig, true)
-	switch {
-	case apierrors.IsConflict(err): // the cache was behind a write; its event brings the provider back
-		return time.Second, nil
-	case err != nil:
-		return 0, err
+	result, err := resource.Finisher{Client: r.client, Recorder: r.recorder, Guarded: true}.Finish(ctx, p, orig, o, notes)
+	if err == nil && result.RequeueAfter == 0 { // a write that lost its race asks to run again
+		r.reported.Store(key, time.Now())
 	}
-	r.reported.Store(key, time.Now())
-	return 0, nil
+	return result, err
 }
 
 // inUse derives the InUse condition: who uses the provider, and what a deletion waits for.

@@ -6,4 +6,6 @@
 // reason, and is looked at again when clusters change. An application whose cluster
 // turns unusable before any of its resources was submitted there is placed again; one
 // that submitted something stays, so nothing is left behind in the old cluster.
+// FirstConsumers places the claims that bind on first consumer on the cluster of the
+// first application scheduled that uses their connection Secret.
 package scheduler

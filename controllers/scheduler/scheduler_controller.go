@@ -59,17 +59,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	orig := app.DeepCopy()
 	if app.Status.ClusterRef != nil {
 		if moved, err := r.unplace(ctx, app); !moved || err != nil {
-			return ctrl.Result{}, err
+			return resource.Classify(err, r.retries()).Result()
 		}
 	}
 	ref, why, err := r.place(ctx, app)
-	if u, ok := asUnschedulable(err); ok {
-		return r.unschedulable(ctx, app, orig, u)
-	}
-	if err != nil {
-		return ctrl.Result{}, err
-	}
-	return r.scheduled(ctx, app, orig, ref, why)
+	return r.finish(ctx, app, orig, ref, why, err)
 }
 
 // affected maps a changed cluster to every application still waiting for one, and to

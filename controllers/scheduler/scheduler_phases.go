@@ -209,8 +209,11 @@ func (r *Reconciler) leastLoaded(ctx context.Context, ns string, candidates []st
 		fmt.Sprintf("placed on KubernetesCluster %s: fewest applications (%d) among %d ready matching clusters, ties by name", best, load[best], len(candidates)), nil
 }
 
-// Error returns the message.
-func (u *Unschedulable) Error() string { return u.Message }
+// Error returns the reason and the message.
+func (u *Unschedulable) Error() string { return u.Reason + ": " + u.Message }
+
+// UnavailableReason makes an Unschedulable a resource.Unavailable: no cluster is usable.
+func (u *Unschedulable) UnavailableReason() string { return ReasonUnschedulable }
 
 func noCluster(ns string, sel labels.Selector, notReady []string) error {
 	if len(notReady) == 0 {

@@ -1,13 +1,17 @@
 package scheduler
 
 import (
+	"fmt"
 	"testing"
+	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	common "terraplane.io/terraplane/apis/common/v1alpha1"
 	computev1 "terraplane.io/terraplane/apis/compute/v1alpha1"
 	kubernetesv1 "terraplane.io/terraplane/apis/kubernetes/v1alpha1"
+	"terraplane.io/terraplane/internal/resource"
 )
 
 func TestProviderConfigUnusable(t *testing.T) {
@@ -66,5 +70,17 @@ func TestClaimUnusable(t *testing.T) {
 				t.Errorf("got %q, want %q", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestUnschedulableOutcome: an Unschedulable ends a reconcile through resource.Classify as
+// Scheduled=False (Unschedulable) with the reason in its message, retried after Retry.
+func TestUnschedulableOutcome(t *testing.T) {
+	r := &Reconciler{opts: Options{Retry: time.Minute}}
+	o := resource.Classify(fmt.Errorf("place: %w", &Unschedulable{Reason: "NoMatchingCluster", Message: "no cluster matches"}), r.retries())
+	want := resource.Outcome{Synced: metav1.ConditionFalse, Reason: ReasonUnschedulable, Message: "NoMatchingCluster: no cluster matches",
+		EventType: corev1.EventTypeWarning, Requeue: time.Minute}
+	if o != want {
+		t.Errorf("got %+v, want %+v", o, want)
 	}
 }

@@ -2,7 +2,6 @@ package scheduler
 
 import (
 	"context"
-	"errors"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -21,37 +20,34 @@ const (
 	ReasonRescheduling = "Rescheduling"
 )
 
-// scheduled records the placement (a patch from orig, the application as read) with an
-// optimistic lock: the application controller writes status too.
-func (r *Reconciler) scheduled(ctx context.Context, app, orig *workloadv1.KubernetesApplication, ref *workloadv1.ClusterReference, why string) (ctrl.Result, error) {
-	st := &app.Status
-	st.ClusterRef, st.State = ref, workloadv1.ApplicationStateScheduled
-	resource.SetCondition(&st.Conditions, app.Generation, workloadv1.TypeScheduled, metav1.ConditionTrue, ReasonScheduled, why)
-	notes := []resource.Note{{Type: corev1.EventTypeNormal, Reason: ReasonScheduled, Message: why}}
-	return r.finisher().Finish(ctx, app, orig, resource.Outcome{}, notes)
+// retries says how soon each outcome is looked at again: an unschedulable application
+// after Options.Retry (watches on clusters usually act first).
+func (r *Reconciler) retries() resource.Retries {
+	return resource.Retries{UserError: r.opts.Retry, Unavailable: r.opts.Retry}
 }
 
-// unschedulable records why the application has no cluster (a patch from orig, the
-// application as read) and emits one event per new reason.
-func (r *Reconciler) unschedulable(ctx context.Context, app, orig *workloadv1.KubernetesApplication, u *Unschedulable) (ctrl.Result, error) {
-	st := &app.Status
-	st.State = workloadv1.ApplicationStatePending
-	var notes []resource.Note
-	if resource.SetCondition(&st.Conditions, app.Generation, workloadv1.TypeScheduled, metav1.ConditionFalse, ReasonUnschedulable, u.Reason+": "+u.Message) {
-		notes = []resource.Note{{Type: corev1.EventTypeWarning, Reason: ReasonUnschedulable, Message: u.Message}}
+// finish ends a reconcile through resource.Classify: a placement is recorded as
+// Scheduled=True with one event; an Unschedulable (a resource.Unavailable) as
+// Scheduled=False (Unschedulable) with one event per new reason; any other error is
+// retried with backoff and records nothing. The write (a patch from orig, the
+// application as read) takes an optimistic lock: the application controller writes
+// status too.
+func (r *Reconciler) finish(ctx context.Context, app, orig *workloadv1.KubernetesApplication, ref *workloadv1.ClusterReference, why string, err error) (ctrl.Result, error) {
+	o := resource.Classify(err, r.retries())
+	if o.Stale() || o.Err != nil {
+		return o.Result()
 	}
-	return r.finisher().Finish(ctx, app, orig, resource.Outcome{Requeue: r.opts.Retry}, notes)
-}
-
-// finisher writes applications' status with an optimistic lock: the application
-// controller writes it too.
-func (r *Reconciler) finisher() resource.Finisher {
-	return resource.Finisher{Client: r.client, Recorder: r.recorder, Guarded: true}
-}
-
-// asUnschedulable reports whether err is (or wraps) an Unschedulable.
-func asUnschedulable(err error) (*Unschedulable, bool) {
-	var u *Unschedulable
-	ok := errors.As(err, &u)
-	return u, ok
+	st := &app.Status
+	var notes []resource.Note
+	if o.Succeeded() {
+		st.ClusterRef, st.State = ref, workloadv1.ApplicationStateScheduled
+		resource.SetCondition(&st.Conditions, app.Generation, workloadv1.TypeScheduled, metav1.ConditionTrue, ReasonScheduled, why)
+		notes = []resource.Note{{Type: corev1.EventTypeNormal, Reason: ReasonScheduled, Message: why}}
+	} else {
+		st.State = workloadv1.ApplicationStatePending
+		if resource.SetCondition(&st.Conditions, app.Generation, workloadv1.TypeScheduled, metav1.ConditionFalse, o.Reason, o.Message) {
+			notes = []resource.Note{{Type: o.EventType, Reason: o.Reason, Message: o.Message}}
+		}
+	}
+	return resource.Finisher{Client: r.client, Recorder: r.recorder, Guarded: true}.Finish(ctx, app, orig, o, notes)
 }

@@ -10,7 +10,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 
-	common "terraplane.io/terraplane/apis/common/v1alpha1"
 	stacksv1 "terraplane.io/terraplane/apis/stacks/v1alpha1"
 	"terraplane.io/terraplane/internal/resource"
 )
@@ -65,11 +64,7 @@ func (r *InstallReconciler) finish(ctx context.Context, in *install, err error) 
 	if in.failed != "" || err == nil {
 		setPhases(st, gen, r.phases(), in.failed, o, err)
 	}
-	ready, readyReason := metav1.ConditionFalse, o.Reason
-	if err == nil {
-		ready, readyReason = metav1.ConditionTrue, ReasonInstalled
-	}
-	becameReady := resource.SetCondition(&st.Conditions, gen, common.TypeReady, ready, readyReason, o.Message) && err == nil
+	becameReady := o.Ready(resource.ReadyBecause(ReasonInstalled, "")).Set(&st.Conditions, gen) && err == nil
 	notes := o.SetSynced(&st.Conditions, gen)
 	// an upgrade may take several reconciles (waiting for the new package's objects):
 	// it is told once it completes, against the package installed before it

@@ -3,10 +3,8 @@ package stack
 import (
 	"context"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 
-	common "terraplane.io/terraplane/apis/common/v1alpha1"
 	stacksv1 "terraplane.io/terraplane/apis/stacks/v1alpha1"
 	"terraplane.io/terraplane/internal/resource"
 )
@@ -29,15 +27,11 @@ func (r *StackReconciler) finish(ctx context.Context, s, orig *stacksv1.Stack, e
 		return o.Result()
 	}
 	st, gen := &s.Status, s.Generation
-	if err == nil {
-		reason := ReasonControllerDeployed
-		if s.Spec.Controller.Deployment == nil {
-			reason = ReasonNoController
-		}
-		resource.SetCondition(&st.Conditions, gen, common.TypeReady, metav1.ConditionTrue, reason, "")
-	} else {
-		resource.SetCondition(&st.Conditions, gen, common.TypeReady, metav1.ConditionFalse, o.Reason, o.Message)
+	deployed := ReasonControllerDeployed
+	if s.Spec.Controller.Deployment == nil {
+		deployed = ReasonNoController
 	}
+	o.Ready(resource.ReadyBecause(deployed, "")).Set(&st.Conditions, gen)
 	notes := o.SetSynced(&st.Conditions, gen)
 	return resource.Finisher{Client: r.client, Recorder: r.recorder, Guarded: true}.Finish(ctx, s, orig, o, notes)
 }

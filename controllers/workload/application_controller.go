@@ -8,6 +8,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 
 	workloadv1 "terraplane.io/terraplane/apis/workload/v1alpha1"
+	"terraplane.io/terraplane/controllers/kubernetes"
 	"terraplane.io/terraplane/internal/resource"
 )
 
@@ -15,12 +16,12 @@ import (
 // with its resourceTemplates.
 type ApplicationReconciler struct {
 	client   client.Client
-	opts     Options
+	opts     kubernetes.Options
 	recorder resource.Recorder
 }
 
 // setupApplications registers the KubernetesApplication controller.
-func setupApplications(mgr ctrl.Manager, opts Options) error {
+func setupApplications(mgr ctrl.Manager, opts kubernetes.Options) error {
 	r := &ApplicationReconciler{client: mgr.GetClient(), opts: opts, recorder: resource.NewRecorder(mgr, "terraplane-workload")}
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("kubernetesapplication").
@@ -55,21 +56,12 @@ func (r *ApplicationReconciler) Reconcile(ctx context.Context, req ctrl.Request)
 	return r.finish(ctx, app, owned, err)
 }
 
-// Setup registers the native controllers: applications, their resources, Kubernetes
-// Clusters and Objects, and the Kubernetes ProviderConfig check.
-func Setup(mgr ctrl.Manager, targets *Targets, opts Options) error {
-	opts.defaults()
+// Setup registers the workload.terraplane.io controllers: applications and their
+// resources, which reach target clusters through targets.
+func Setup(mgr ctrl.Manager, targets *kubernetes.Targets, opts kubernetes.Options) error {
+	opts = opts.WithDefaults()
 	if err := setupApplications(mgr, opts); err != nil {
 		return err
 	}
-	if err := setupResources(mgr, targets, opts); err != nil {
-		return err
-	}
-	if err := setupClusters(mgr, targets, opts); err != nil {
-		return err
-	}
-	if err := setupObjects(mgr, targets, opts); err != nil {
-		return err
-	}
-	return setupProviderConfigs(mgr, targets, opts)
+	return setupResources(mgr, targets, opts)
 }

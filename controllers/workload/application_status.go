@@ -21,7 +21,7 @@ func (r *ApplicationReconciler) finish(ctx context.Context, app *workloadv1.Kube
 	}
 	orig := app.DeepCopy()
 	st := &app.Status
-	o := resource.Classify(err, r.opts.retries())
+	o := resource.Classify(err, r.opts.Retries())
 	if o.Stale() {
 		return o.Result()
 	}

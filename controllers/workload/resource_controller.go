@@ -2,7 +2,6 @@ package workload
 
 import (
 	"context"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -12,51 +11,20 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	workloadv1 "terraplane.io/terraplane/apis/workload/v1alpha1"
+	"terraplane.io/terraplane/controllers/kubernetes"
 	"terraplane.io/terraplane/internal/resource"
 )
-
-// Options configure the workload controllers.
-type Options struct {
-	// UserErrorRetry is how soon an object stopped by bad input is looked at again.
-	UserErrorRetry time.Duration
-	// UnreachableRetry is how soon an object whose cluster did not answer is retried.
-	UnreachableRetry time.Duration
-	// Resync is how often a submitted object's remote status is read again.
-	Resync time.Duration
-	// RemoteTimeout bounds one reconcile's calls to a target cluster.
-	RemoteTimeout time.Duration
-	// MaxConcurrentReconciles per kind.
-	MaxConcurrentReconciles int
-}
-
-func (o *Options) defaults() {
-	if o.UserErrorRetry <= 0 {
-		o.UserErrorRetry = 30 * time.Second
-	}
-	if o.UnreachableRetry <= 0 {
-		o.UnreachableRetry = 30 * time.Second
-	}
-	if o.Resync <= 0 {
-		o.Resync = time.Minute
-	}
-	if o.RemoteTimeout <= 0 {
-		o.RemoteTimeout = 30 * time.Second
-	}
-	if o.MaxConcurrentReconciles <= 0 {
-		o.MaxConcurrentReconciles = 10
-	}
-}
 
 // ResourceReconciler submits KubernetesApplicationResources to their target clusters.
 type ResourceReconciler struct {
 	client   client.Client
-	targets  *Targets
-	opts     Options
+	targets  *kubernetes.Targets
+	opts     kubernetes.Options
 	recorder resource.Recorder
 }
 
 // setupResources registers the KubernetesApplicationResource controller.
-func setupResources(mgr ctrl.Manager, targets *Targets, opts Options) error {
+func setupResources(mgr ctrl.Manager, targets *kubernetes.Targets, opts kubernetes.Options) error {
 	r := &ResourceReconciler{client: mgr.GetClient(), targets: targets, opts: opts,
 		recorder: resource.NewRecorder(mgr, "terraplane-workload")}
 	return ctrl.NewControllerManagedBy(mgr).

@@ -18,6 +18,7 @@ import (
 
 	"terraplane.io/terraplane/controllers/claim"
 	"terraplane.io/terraplane/controllers/claimdefinition"
+	"terraplane.io/terraplane/controllers/kubernetes"
 	"terraplane.io/terraplane/controllers/managed"
 	"terraplane.io/terraplane/controllers/moduleclass"
 	"terraplane.io/terraplane/controllers/provider"
@@ -171,7 +172,8 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manager, *en
 	if err != nil {
 		return nil, nil, err
 	}
-	claims, err := claim.Setup(mgr, reg, claim.Options{UserErrorRetry: opts.UserErrorRetry, MaxConcurrentReconciles: opts.MaxConcurrentReconciles})
+	claims, err := claim.Setup(mgr, reg, claim.Options{UserErrorRetry: opts.UserErrorRetry, MaxConcurrentReconciles: opts.MaxConcurrentReconciles,
+		Placement: scheduler.FirstConsumers{Client: mgr.GetClient()}})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -192,10 +194,13 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manager, *en
 			return nil, nil, fmt.Errorf("set up stack manager: %w", err)
 		}
 	}
-	targets := &workload.Targets{Local: mgr.GetClient(), Cache: remote.NewCache(mgr.GetClient(), cfg, reg.Scheme())}
-	err = workload.Setup(mgr, targets, workload.Options{UserErrorRetry: opts.UserErrorRetry, UnreachableRetry: opts.UserErrorRetry,
-		MaxConcurrentReconciles: opts.MaxConcurrentReconciles})
-	if err != nil {
+	targets := &kubernetes.Targets{Local: mgr.GetClient(), Cache: remote.NewCache(mgr.GetClient(), cfg, reg.Scheme())}
+	remoteOpts := kubernetes.Options{UserErrorRetry: opts.UserErrorRetry, UnreachableRetry: opts.UserErrorRetry,
+		MaxConcurrentReconciles: opts.MaxConcurrentReconciles}
+	if err := kubernetes.Setup(mgr, targets, remoteOpts); err != nil {
+		return nil, nil, fmt.Errorf("set up kubernetes controllers: %w", err)
+	}
+	if err := workload.Setup(mgr, targets, remoteOpts); err != nil {
 		return nil, nil, fmt.Errorf("set up workload controllers: %w", err)
 	}
 	if err := scheduler.Setup(mgr, scheduler.Options{Retry: opts.UserErrorRetry}); err != nil {

@@ -20,7 +20,7 @@ var ObjectGVK = kubernetesv1.GroupVersion.WithKind("Object")
 // ClusterGVK is the managed kind of an existing Kubernetes cluster (static only).
 var ClusterGVK = kubernetesv1.GroupVersion.WithKind("Cluster")
 
-// object registers Object, made from ObjectClasses; the workload controllers serve it.
+// object registers Object, made from ObjectClasses; controllers/kubernetes serves it.
 func object() registry.ManagedKind {
 	return registry.ManagedKind{
 		GVK:         ObjectGVK,

@@ -1,11 +1,10 @@
-package workload
+package kubernetes
 
 import (
 	"context"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -13,7 +12,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
-	common "terraplane.io/terraplane/apis/common/v1alpha1"
 	kubernetesv1 "terraplane.io/terraplane/apis/kubernetes/v1alpha1"
 	"terraplane.io/terraplane/internal/resource"
 )
@@ -57,20 +55,16 @@ func (r *ProviderConfigReconciler) Reconcile(ctx context.Context, req ctrl.Reque
 		pc.Status.Endpoint = cluster.Host
 		version, err = cluster.Ping()
 	}
-	retries := r.opts.retries()
+	retries := r.opts.Retries()
 	retries.Success = providerConfigResync
 	o := resource.Classify(err, retries)
 	if o.Stale() {
 		return o.Result()
 	}
-	status, reason, msg := metav1.ConditionFalse, o.Reason, o.Message
-	switch {
-	case err == nil:
-		status, reason, msg = metav1.ConditionTrue, ReasonReachable, "Kubernetes "+version
-	case o.Err != nil: // a health check: any failure is retried like an unreachable cluster
+	o.Ready(resource.ReadyBecause(ReasonReachable, "Kubernetes "+version)).Set(&pc.Status.Conditions, pc.Generation)
+	if o.Err != nil { // a health check: any failure is retried like an unreachable cluster
 		o.Requeue, o.Err = r.opts.UnreachableRetry, nil
 	}
-	resource.SetCondition(&pc.Status.Conditions, pc.Generation, common.TypeReady, status, reason, msg)
 	// The usage controller writes InUse into the same conditions: the lock keeps either
 	// write from undoing the other.
 	return resource.Finisher{Client: r.client, Guarded: true}.Finish(ctx, pc, orig, o, nil)

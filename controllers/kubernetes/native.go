@@ -1,17 +1,13 @@
-package workload
+package kubernetes
 
 import (
 	"context"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	common "terraplane.io/terraplane/apis/common/v1alpha1"
 	"terraplane.io/terraplane/internal/resource"
 )
-
-// ReasonAvailable says the external resource exists and every connection detail was written.
-const ReasonAvailable = "Available"
 
 // native is what the reconcilers of native (non-Terraform) managed kinds share: status,
 // conditions and the connection Secret.
@@ -29,18 +25,14 @@ func (r *native) finish(ctx context.Context, orig, mg resource.Managed, err erro
 	if !mg.GetDeletionTimestamp().IsZero() && err == nil {
 		return ctrl.Result{}, nil
 	}
-	o := resource.Classify(err, r.opts.retries())
+	o := resource.Classify(err, r.opts.Retries())
 	if o.Stale() {
 		return o.Result()
 	}
 	resource.SyncBindingPhase(mg)
 	st := mg.GetManagedStatus()
 	gen := mg.GetGeneration()
-	ready, reason, msg := metav1.ConditionFalse, o.Reason, o.Message
-	if o.Succeeded() {
-		ready, reason, msg = metav1.ConditionTrue, ReasonAvailable, ""
-	}
-	resource.SetCondition(&st.Conditions, gen, common.TypeReady, ready, reason, msg)
+	o.Ready(resource.Available()).Set(&st.Conditions, gen)
 	notes := o.SetSynced(&st.Conditions, gen)
 	return resource.Finisher{Client: r.client, Recorder: r.recorder}.Finish(ctx, mg, orig, o, notes)
 }

@@ -1,4 +1,4 @@
-package workload
+package kubernetes
 
 import (
 	"context"
@@ -28,7 +28,7 @@ func (r *ObjectReconciler) observe(ctx context.Context, o *kubernetesv1.Object) 
 	if err != nil {
 		return resource.UserErrorf("InvalidManifest", "spec.forProvider.manifest: %v", err)
 	}
-	if err := apply(ctx, cluster, o.UID, obj, r.adopt(o)); err != nil {
+	if err := Apply(ctx, cluster, o.UID, obj, r.adopt(o)); err != nil {
 		return err
 	}
 	o.Status.AtProvider = nil
@@ -54,14 +54,14 @@ func connectionDetails(ctx context.Context, cluster *remote.Cluster, o *kubernet
 		if d.FieldPath != "" {
 			v, ok := field(obj, d.FieldPath)
 			if !ok {
-				return nil, resource.Waitf("WaitingForConnectionDetails", "%s %s has no %s yet", obj.GetKind(), describe(obj), d.FieldPath)
+				return nil, resource.Waitf("WaitingForConnectionDetails", "%s %s has no %s yet", obj.GetKind(), Describe(obj), d.FieldPath)
 			}
 			out[d.Key] = []byte(v)
 			continue
 		}
 		name, ok := field(obj, d.FromSecret.NameFieldPath)
 		if !ok {
-			return nil, resource.Waitf("WaitingForConnectionDetails", "%s %s has no %s yet", obj.GetKind(), describe(obj), d.FromSecret.NameFieldPath)
+			return nil, resource.Waitf("WaitingForConnectionDetails", "%s %s has no %s yet", obj.GetKind(), Describe(obj), d.FromSecret.NameFieldPath)
 		}
 		s := &corev1.Secret{}
 		key := types.NamespacedName{Namespace: obj.GetNamespace(), Name: name}

@@ -1,4 +1,4 @@
-package workload
+package kubernetes
 
 import (
 	"context"
@@ -57,7 +57,7 @@ func (r *ObjectReconciler) deleteObject(ctx context.Context, o *kubernetesv1.Obj
 		} else if err != nil {
 			return err
 		} else if obj, err := o.Spec.ForProvider.Manifest.Object(); err == nil {
-			if err := deleteRemote(ctx, cluster, o.UID, obj); err != nil {
+			if err := DeleteRemote(ctx, cluster, o.UID, obj); err != nil {
 				return err
 			}
 		}

@@ -1,4 +1,4 @@
-package workload
+package kubernetes
 
 import (
 	"context"
@@ -16,9 +16,9 @@ import (
 
 // adopt decides, by o's spec.adoptionPolicy, whether o takes over a remote object that it
 // did not create, and says exactly how to go on when it does not.
-func (r *ObjectReconciler) adopt(o *kubernetesv1.Object) adoptFunc {
+func (r *ObjectReconciler) adopt(o *kubernetesv1.Object) AdoptFunc {
 	return func(ctx context.Context, cluster *remote.Cluster, obj *unstructured.Unstructured, other string) error {
-		exists := fmt.Sprintf("%s %s already exists in cluster %s", obj.GetKind(), describe(obj), cluster.Host)
+		exists := fmt.Sprintf("%s %s already exists in cluster %s", obj.GetKind(), Describe(obj), cluster.Host)
 		policy := o.Spec.AdoptionPolicy
 		if other == "" {
 			if policy == kubernetesv1.AdoptAlways {

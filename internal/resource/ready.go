@@ -1,0 +1,64 @@
+package resource
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	common "terraplane.io/terraplane/apis/common/v1alpha1"
+)
+
+// Ready reasons every managed kind shares, Terraform and native alike.
+const (
+	// ReasonAvailable: the external resource exists and every connection detail was written.
+	ReasonAvailable = "Available"
+	// ReasonCreating: the external resource has not been created successfully yet.
+	ReasonCreating = "Creating"
+	// ReasonDeleting: the external resource is being deleted.
+	ReasonDeleting = "Deleting"
+)
+
+// Ready is the Ready condition an object is to get: its status, reason and message.
+type Ready struct {
+	// Status is True or False.
+	Status metav1.ConditionStatus
+	// Reason is a CamelCase condition reason.
+	Reason string
+	// Message says more; empty when the reason says it all.
+	Message string
+}
+
+// Available is a managed resource's Ready=True: the external resource exists and every
+// connection detail was written.
+func Available() Ready { return ReadyBecause(ReasonAvailable, "") }
+
+// Creating is a managed resource's Ready=False until its first successful create.
+func Creating(msg string) Ready { return NotReady(ReasonCreating, msg) }
+
+// Deleting is a managed resource's Ready=False while its external resource is deleted.
+func Deleting() Ready { return NotReady(ReasonDeleting, "") }
+
+// ReadyBecause is Ready=True for reason, for kinds other than managed resources.
+func ReadyBecause(reason, msg string) Ready {
+	return Ready{Status: metav1.ConditionTrue, Reason: reason, Message: msg}
+}
+
+// NotReady is Ready=False for reason.
+func NotReady(reason, msg string) Ready {
+	return Ready{Status: metav1.ConditionFalse, Reason: reason, Message: msg}
+}
+
+// Ready is the one Ready rule of a reconcile that observes what the object stands for:
+// ready when the reconcile succeeded, else Ready=False with the outcome's reason and
+// message, so that an observation that failed (a cluster that does not answer) shows as
+// not ready, which the scheduler relies on.
+func (o Outcome) Ready(ready Ready) Ready {
+	if o.Succeeded() {
+		return ready
+	}
+	return NotReady(o.Reason, o.Message)
+}
+
+// Set records r as the Ready condition of conds for generation gen and reports whether
+// it changed.
+func (r Ready) Set(conds *[]metav1.Condition, gen int64) bool {
+	return SetCondition(conds, gen, common.TypeReady, r.Status, r.Reason, r.Message)
+}

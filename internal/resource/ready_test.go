@@ -1,0 +1,59 @@
+package resource
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	common "terraplane.io/terraplane/apis/common/v1alpha1"
+)
+
+// TestOutcomeReady: success gives the kind's ready condition; any other outcome,
+// waiting included, is Ready=False with the outcome's reason and message.
+func TestOutcomeReady(t *testing.T) {
+	cases := map[string]struct {
+		err  error
+		want Ready
+	}{
+		"success":     {nil, Ready{Status: metav1.ConditionTrue, Reason: ReasonAvailable}},
+		"waiting":     {Waitf("WaitingForConnectionDetails", "no host yet"), Ready{Status: metav1.ConditionFalse, Reason: "WaitingForConnectionDetails", Message: "no host yet"}},
+		"user error":  {UserErrorf("InvalidManifest", "bad"), Ready{Status: metav1.ConditionFalse, Reason: "InvalidManifest", Message: "bad"}},
+		"unavailable": {unreachable{}, Ready{Status: metav1.ConditionFalse, Reason: "ClusterUnreachable", Message: "no answer"}},
+		"other error": {errors.New("boom"), Ready{Status: metav1.ConditionFalse, Reason: ReasonReconcileError, Message: "boom"}},
+	}
+	for name, c := range cases {
+		got := Classify(c.err, Retries{}).Ready(Available())
+		if diff := cmp.Diff(c.want, got); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", name, diff)
+		}
+	}
+}
+
+type unreachable struct{}
+
+func (unreachable) Error() string             { return "no answer" }
+func (unreachable) UnavailableReason() string { return "ClusterUnreachable" }
+
+// TestReadySet: Set writes the Ready condition for the generation and reports a change
+// only when there is one.
+func TestReadySet(t *testing.T) {
+	var conds []metav1.Condition
+	if !Creating("waiting for a successful apply").Set(&conds, 1) {
+		t.Fatal("first Set: want a change")
+	}
+	if Creating("waiting for a successful apply").Set(&conds, 1) {
+		t.Error("same condition again: want no change")
+	}
+	if !Available().Set(&conds, 2) {
+		t.Error("Available: want a change")
+	}
+	got := conds[0]
+	if got.Type != common.TypeReady || got.Status != metav1.ConditionTrue || got.Reason != ReasonAvailable || got.ObservedGeneration != 2 {
+		t.Errorf("got %+v, want Ready=True Available at generation 2", got)
+	}
+	if d := Deleting(); d.Status != metav1.ConditionFalse || d.Reason != ReasonDeleting {
+		t.Errorf("Deleting() = %+v", d)
+	}
+}
