@@ -14,6 +14,7 @@ import (
 	"terraplane.io/terraplane/internal/app"
 	"terraplane.io/terraplane/internal/devenv"
 	"terraplane.io/terraplane/internal/modsource"
+	"terraplane.io/terraplane/internal/shard"
 )
 
 // addManagerFlags binds the flags every command that runs controllers shares.
@@ -50,6 +51,9 @@ Terraform state is kept in the same cluster (terraform's kubernetes backend) unl
 		Example: `  # in a pod: in-cluster configuration, state in the same cluster
   terraplane controller --leader-elect
 
+  # one of three replicas sharing the managed resources (identity from $POD_NAME)
+  terraplane controller --shards 12
+
   # from a workstation, against a context of your kubeconfig
   terraplane controller --kubeconfig ~/.kube/config --context staging --workdir /var/tmp/terraplane`,
 		Args: cobra.NoArgs,
@@ -80,6 +84,9 @@ Terraform state is kept in the same cluster (terraform's kubernetes backend) unl
 	cmd.Flags().BoolVar(&debugLogs, "debug", false, "log at debug level: every terraform run, and Terraform's full output of failed runs (secret values removed); same as --zap-log-level=debug")
 	cmd.Flags().BoolVar(&o.LeaderElection, "leader-elect", false, "elect one active replica")
 	cmd.Flags().StringVar(&o.LeaderElectionNamespace, "leader-election-namespace", "terraplane-system", "namespace of the leader election Lease")
+	cmd.Flags().IntVar(&o.Shards, "shards", 0, "split the managed resources into this many shards shared out between replicas through Leases (0: no sharding); implies --leader-elect for everything else")
+	cmd.Flags().StringVar(&o.ShardIdentity, "shard-identity", os.Getenv("POD_NAME"), "this replica's name among the shard holders (default: $POD_NAME)")
+	cmd.Flags().DurationVar(&o.ShardLeaseDuration, "shard-lease-duration", shard.DefaultLeaseDuration, "how long a replica that stopped renewing keeps its shards before others take them")
 	cmd.Flags().StringVar(&o.StateKubeconfig, "state-kubeconfig", "", "kubeconfig of the cluster terraform's state backend uses (default: the cluster the controller talks to)")
 	zapFlags := flag.NewFlagSet("zap", flag.ContinueOnError)
 	logOptions.BindFlags(zapFlags) // --zap-log-level, --zap-encoder, ...

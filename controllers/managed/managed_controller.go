@@ -25,6 +25,7 @@ import (
 	"terraplane.io/terraplane/internal/engine"
 	"terraplane.io/terraplane/internal/registry"
 	"terraplane.io/terraplane/internal/resource"
+	"terraplane.io/terraplane/internal/shard"
 	"terraplane.io/terraplane/internal/workspace"
 )
 
@@ -46,6 +47,9 @@ type Options struct {
 	// LockOwner is the Who of the state locks this host's terraform takes (user@host);
 	// empty means engine.LockOwner().
 	LockOwner string
+	// Shards is this replica's share of the resources; nil means all of them. When set,
+	// the managed controllers run on every replica, not only the elected leader.
+	Shards *shard.Set
 }
 
 // Reconciler reconciles one managed kind through Terraform.
@@ -91,7 +95,10 @@ func Setup(mgr ctrl.Manager, reg *registry.Registry, opts Options) error {
 			// Providers: their spec, not the status their usage controller writes.
 			Watches(provider.(client.Object), handler.EnqueueRequestsFromMapFunc(r.forProvider), builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 			Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.forSecret)).
-			WithOptions(controller.Options{MaxConcurrentReconciles: opts.MaxConcurrentReconciles})
+			WithOptions(controller.Options{MaxConcurrentReconciles: opts.MaxConcurrentReconciles, NeedLeaderElection: ptr.To(opts.Shards == nil)})
+		if opts.Shards != nil {
+			b = b.WatchesRawSource(opts.Shards.Source(r.listAll))
+		}
 		if kind.WatchedObjects != nil {
 			b = b.Watches(&corev1.ConfigMap{}, handler.EnqueueRequestsFromMapFunc(r.forVariableObject("ConfigMap")))
 		}
@@ -109,9 +116,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if err := r.client.Get(ctx, req.NamespacedName, mg); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	if resource.Paused(mg) {
-		return ctrl.Result{}, nil
+	done, mine := r.opts.Shards.Begin(mg.GetUID())
+	if !mine || resource.Paused(mg) {
+		return ctrl.Result{}, nil // another replica's shard holds it, or the user paused it
 	}
+	defer done()
 	if !mg.GetDeletionTimestamp().IsZero() {
 		return r.finishDelete(ctx, mg, r.delete(ctx, mg))
 	}
@@ -144,6 +153,17 @@ var userAnnotationChanged = predicate.Funcs{UpdateFunc: func(e event.UpdateEvent
 	maps.DeleteFunc(after, ours)
 	return !maps.Equal(before, after)
 }}
+
+// listAll lists every resource of this kind, for the shards this replica takes.
+func (r *Reconciler) listAll(ctx context.Context) ([]client.Object, error) {
+	list := r.kind.NewList()
+	if err := r.client.List(ctx, list); err != nil {
+		return nil, err
+	}
+	var objs []client.Object
+	err := forEach(list, func(mg resource.Managed) { objs = append(objs, mg) })
+	return objs, err
+}
 
 // forVariableObject maps a Secret or ConfigMap to the resources of this kind whose
 // variables it holds.

@@ -31,6 +31,7 @@ import (
 	"terraplane.io/terraplane/internal/module"
 	"terraplane.io/terraplane/internal/remote"
 	"terraplane.io/terraplane/internal/resource"
+	"terraplane.io/terraplane/internal/shard"
 )
 
 // Options configure the manager.
@@ -78,8 +79,17 @@ type Options struct {
 	DisableStackManager bool
 	// LeaderElection makes only one replica reconcile.
 	LeaderElection bool
-	// LeaderElectionNamespace holds the election Lease.
+	// LeaderElectionNamespace holds the election Lease, and the shard Leases.
 	LeaderElectionNamespace string
+	// Shards splits the managed resources into this many shards, shared out between
+	// the replicas through Leases; 0 means no sharding. Sharding elects a leader for
+	// everything else (claims, classes, Kubernetes-native kinds, stacks).
+	Shards int
+	// ShardIdentity names this replica among the shard holders (the pod name).
+	ShardIdentity string
+	// ShardLeaseDuration is how long a dead replica's shards wait before another takes
+	// them; 0 means shard.DefaultLeaseDuration.
+	ShardLeaseDuration time.Duration
 	// StackRegistry is the OCI registry that stack installs without spec.source use.
 	StackRegistry string
 	// StackTagRefresh is how often a stack install by tag looks its tag up again; 0 means
@@ -117,6 +127,9 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manager, *en
 		opts.HealthAddr = "0"
 	}
 	defaultConcurrency(&opts)
+	if opts.Shards > 0 {
+		opts.LeaderElection = true
+	}
 	cfg = rest.CopyConfig(cfg)
 	if cfg.QPS == 0 {
 		// client-go's default (5 QPS, or 20 in controller-runtime) makes the API client,
@@ -165,9 +178,13 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manager, *en
 	if err := registerEngineMetrics(eng); err != nil {
 		return nil, nil, fmt.Errorf("register metrics: %w", err)
 	}
+	shards, err := shards(mgr, cfg, opts)
+	if err != nil {
+		return nil, nil, err
+	}
 	err = managed.Setup(mgr, reg, managed.Options{
 		Runner: eng, KubeconfigPath: opts.StateKubeconfig, KubeconfigContext: opts.StateContext, DriftInterval: opts.DriftInterval,
-		UserErrorRetry: opts.UserErrorRetry, MaxConcurrentReconciles: opts.MaxConcurrentReconciles,
+		UserErrorRetry: opts.UserErrorRetry, MaxConcurrentReconciles: opts.MaxConcurrentReconciles, Shards: shards,
 	})
 	if err != nil {
 		return nil, nil, err
@@ -210,4 +227,23 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manager, *en
 		return nil, nil, err
 	}
 	return mgr, eng, nil
+}
+
+// shards sets up this replica's share of the managed resources; nil when not sharded.
+func shards(mgr ctrl.Manager, cfg *rest.Config, opts Options) (*shard.Set, error) {
+	if opts.Shards <= 0 {
+		return nil, nil
+	}
+	// Leases are read and written straight through the API server: a cached copy
+	// would only make conflicts.
+	c, err := client.New(cfg, client.Options{Scheme: mgr.GetScheme()})
+	if err != nil {
+		return nil, fmt.Errorf("shard lease client: %w", err)
+	}
+	set, err := shard.New(c, shard.Options{Shards: opts.Shards, Identity: opts.ShardIdentity, Namespace: opts.LeaderElectionNamespace,
+		LeaseDuration: opts.ShardLeaseDuration})
+	if err != nil {
+		return nil, err
+	}
+	return set, mgr.Add(set)
 }

@@ -1,0 +1,235 @@
+package shard
+
+import (
+	"context"
+	"fmt"
+	"hash/fnv"
+	"slices"
+	"sync"
+	"time"
+
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+)
+
+// DefaultLeaseDuration is how long a shard stays with a replica that stopped renewing it.
+const DefaultLeaseDuration = 15 * time.Second
+
+// Options configure a replica's share of the shards.
+type Options struct {
+	// Shards is the fixed number of shards the resources are split into.
+	Shards int
+	// Identity names this replica in the Leases (the pod name).
+	Identity string
+	// Namespace holds the shard and member Leases.
+	Namespace string
+	// LeaseDuration is how long an unrenewed Lease holds; 0 means DefaultLeaseDuration.
+	LeaseDuration time.Duration
+}
+
+// Set is the shards this replica holds. A nil *Set holds every resource: sharding off.
+type Set struct {
+	client client.Client
+	opts   Options
+	renew  time.Duration
+
+	mu        sync.Mutex
+	owned     map[int]*claim
+	gained    []*subscriber
+	lastRenew time.Time
+}
+
+// claim is one held shard: the runs in flight in it, and whether it is being let go.
+type claim struct {
+	inFlight  int
+	releasing bool
+}
+
+// New returns the shard set of one replica; Start makes it take its share.
+func New(c client.Client, opts Options) (*Set, error) {
+	if opts.Shards < 1 {
+		return nil, fmt.Errorf("shards must be at least 1, not %d", opts.Shards)
+	}
+	if opts.Identity == "" {
+		return nil, fmt.Errorf("a sharded replica needs an identity (--shard-identity or POD_NAME)")
+	}
+	if opts.LeaseDuration <= 0 {
+		opts.LeaseDuration = DefaultLeaseDuration
+	}
+	return &Set{client: c, opts: opts, renew: opts.LeaseDuration / 3, owned: map[int]*claim{}}, nil
+}
+
+// Of is the shard a resource belongs to: a hash of its UID.
+func (s *Set) Of(uid types.UID) int {
+	h := fnv.New32a()
+	_, _ = h.Write([]byte(uid))
+	return int(h.Sum32() % uint32(s.opts.Shards))
+}
+
+// Begin starts work on a resource: ok is false when another replica owns its shard (or
+// this one is letting it go). done must be called when the work ends.
+func (s *Set) Begin(uid types.UID) (done func(), ok bool) {
+	if s == nil {
+		return func() {}, true
+	}
+	i := s.Of(uid)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := s.owned[i]
+	if c == nil || c.releasing {
+		return nil, false
+	}
+	c.inFlight++
+	return func() {
+		s.mu.Lock()
+		c.inFlight--
+		s.mu.Unlock()
+	}, true
+}
+
+// Owned lists the shards this replica holds now.
+func (s *Set) Owned() []int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]int, 0, len(s.owned))
+	for i := range s.owned {
+		out = append(out, i)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// subscriber collects the shards taken since it last looked, and is woken for them.
+type subscriber struct {
+	pending map[int]bool
+	wake    chan struct{}
+}
+
+// subscribe returns a subscriber told of each shard this replica takes.
+func (s *Set) subscribe() *subscriber {
+	sub := &subscriber{pending: map[int]bool{}, wake: make(chan struct{}, 1)}
+	s.mu.Lock()
+	s.gained = append(s.gained, sub)
+	s.mu.Unlock()
+	return sub
+}
+
+// taken returns, and forgets, the shards taken since sub last looked.
+func (s *Set) taken(sub *subscriber) map[int]bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := sub.pending
+	sub.pending = map[int]bool{}
+	return out
+}
+
+// retake gives shards back to sub to look at again in a second, after a failed list.
+func (s *Set) retake(sub *subscriber, shards map[int]bool) {
+	s.mu.Lock()
+	for i := range shards {
+		sub.pending[i] = true
+	}
+	s.mu.Unlock()
+	time.AfterFunc(time.Second, func() {
+		select {
+		case sub.wake <- struct{}{}:
+		default:
+		}
+	})
+}
+
+// NeedLeaderElection is false: every replica holds its share.
+func (s *Set) NeedLeaderElection() bool { return false }
+
+// Start takes and keeps this replica's share of the shards until ctx ends, then lets
+// them go (after their runs) so others take over at once.
+func (s *Set) Start(ctx context.Context) error {
+	logger := log.FromContext(ctx).WithName("shards").WithValues("identity", s.opts.Identity)
+	ticker := time.NewTicker(s.renew)
+	defer ticker.Stop()
+	for {
+		if err := s.balance(ctx); err != nil && ctx.Err() == nil {
+			logger.Error(err, "shard leases")
+		}
+		s.fenceIfStale(logger)
+		select {
+		case <-ctx.Done():
+			stop, cancel := context.WithTimeout(context.Background(), s.opts.LeaseDuration)
+			defer cancel()
+			s.leave(stop)
+			return nil
+		case <-ticker.C:
+		}
+	}
+}
+
+// fenceIfStale stops working on every shard once its Leases may have expired, so a
+// replica cut off from the API server never overlaps the one that takes over.
+func (s *Set) fenceIfStale(logger interface{ Info(string, ...any) }) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.owned) > 0 && time.Since(s.lastRenew) > s.opts.LeaseDuration/2 {
+		logger.Info("could not renew shard leases in time; stopping work on them", "shards", len(s.owned))
+		clear(s.owned)
+	}
+}
+
+// count is how many shards this replica holds, those being let go included.
+func (s *Set) count() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.owned)
+}
+
+func (s *Set) owns(i int) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.owned[i] != nil
+}
+
+// take records shard i as held and tells the subscribers.
+func (s *Set) take(i int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.owned[i] = &claim{}
+	for _, sub := range s.gained {
+		sub.pending[i] = true
+		select {
+		case sub.wake <- struct{}{}:
+		default: // already woken: it reads every pending shard
+		}
+	}
+}
+
+func (s *Set) drop(i int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.owned, i)
+}
+
+// drained reports whether no run is in flight in shard i.
+func (s *Set) drained(i int) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := s.owned[i]
+	return c == nil || c.inFlight == 0
+}
+
+// letGo decides whether shard i is let go now: while this replica holds more than its
+// fair share, the excess shards take no new work and go once their runs have finished.
+func (s *Set) letGo(i, fair int) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := s.owned[i]
+	if !c.releasing {
+		active := 0
+		for _, o := range s.owned {
+			if !o.releasing {
+				active++
+			}
+		}
+		c.releasing = active > fair
+	}
+	return c.releasing && c.inFlight == 0
+}

@@ -1,0 +1,134 @@
+package shard
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	coordinationv1 "k8s.io/api/coordination/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+)
+
+func newSets(t *testing.T, c client.Client, names ...string) []*Set {
+	t.Helper()
+	var out []*Set
+	for _, n := range names {
+		s, err := New(c, Options{Shards: 6, Identity: n, Namespace: "system", LeaseDuration: 3 * time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+func fakeClient(t *testing.T) client.Client {
+	scheme := runtime.NewScheme()
+	if err := coordinationv1.AddToScheme(scheme); err != nil {
+		t.Fatal(err)
+	}
+	return fake.NewClientBuilder().WithScheme(scheme).Build()
+}
+
+// noOverlap fails when two sets hold one shard at once.
+func noOverlap(t *testing.T, sets []*Set) {
+	t.Helper()
+	seen := map[int]string{}
+	for _, s := range sets {
+		for _, i := range s.Owned() {
+			if other, ok := seen[i]; ok {
+				t.Fatalf("shard %d held by %s and %s", i, other, s.opts.Identity)
+			}
+			seen[i] = s.opts.Identity
+		}
+	}
+}
+
+func TestBalanceSharesShardsAndRebalancesOnJoin(t *testing.T) {
+	ctx := context.Background()
+	c := fakeClient(t)
+	sets := newSets(t, c, "a", "b")
+	if err := sets[0].balance(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := len(sets[0].Owned()); got != 6 {
+		t.Fatalf("alone, a holds %d shards, want all 6", got)
+	}
+	// a has a run in flight in one shard: that shard must not change hands before it ends
+	uid := types.UID("resource-1")
+	done, ok := sets[0].Begin(uid)
+	if !ok {
+		t.Fatal("a does not own a resource of a shard it holds")
+	}
+	for range 3 {
+		for _, s := range sets {
+			if err := s.balance(ctx); err != nil {
+				t.Fatal(err)
+			}
+			noOverlap(t, sets)
+		}
+	}
+	if !sets[0].owns(sets[0].Of(uid)) {
+		t.Fatal("a let go of a shard with a run in flight")
+	}
+	done()
+	for range 2 {
+		for _, s := range sets {
+			if err := s.balance(ctx); err != nil {
+				t.Fatal(err)
+			}
+			noOverlap(t, sets)
+		}
+	}
+	if a, b := len(sets[0].Owned()), len(sets[1].Owned()); a != 3 || b != 3 {
+		t.Fatalf("after b joined: a holds %d, b holds %d; want 3 each", a, b)
+	}
+	if _, ok := sets[1].Begin(types.UID("x")); ok == sets[0].owns(sets[0].Of("x")) {
+		t.Fatal("exactly one replica must own a resource")
+	}
+}
+
+func TestExpiredShardsAreTakenOver(t *testing.T) {
+	ctx := context.Background()
+	c := fakeClient(t)
+	sets := newSets(t, c, "a", "b")
+	for range 3 {
+		for _, s := range sets {
+			if err := s.balance(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	// a dies: its Leases age past their duration
+	var leases coordinationv1.LeaseList
+	if err := c.List(ctx, &leases); err != nil {
+		t.Fatal(err)
+	}
+	for i := range leases.Items {
+		l := &leases.Items[i]
+		if l.Spec.HolderIdentity != nil && *l.Spec.HolderIdentity == "a" {
+			l.Spec.RenewTime.Time = time.Now().Add(-time.Minute)
+			if err := c.Update(ctx, l); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := sets[1].balance(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := len(sets[1].Owned()); got != 6 {
+		t.Fatalf("b holds %d shards after a died, want 6", got)
+	}
+}
+
+func TestNilSetOwnsEverything(t *testing.T) {
+	var s *Set
+	done, ok := s.Begin("any")
+	if !ok {
+		t.Fatal("no sharding must own every resource")
+	}
+	done()
+}
