@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strconv"
 	"testing"
 	"time"
@@ -49,11 +47,8 @@ func run(m *testing.M) int {
 		return 1
 	}
 	defer os.RemoveAll(dir)
-	bin = filepath.Join(dir, "terraplane")
-	build := exec.Command("go", "build", "-o", bin, "terraplane.io/terraplane/cmd/terraplane")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "chaos: build terraplane:", err)
+	if bin, err = framework.BuildTerraplane(dir); err != nil {
+		fmt.Fprintln(os.Stderr, "chaos:", err)
 		return 1
 	}
 	if env, err = framework.Start(); err != nil {

@@ -5,49 +5,21 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
-	"syscall"
 	"testing"
 	"time"
+
+	"terraplane.io/terraplane/test/framework"
 )
 
-// controller is one `terraplane controller` process.
-type controller struct {
-	cmd     *exec.Cmd
-	started time.Time
-}
-
 // startController runs the controller against the test's API server, appending its
-// log to logPath after a line that marks the start.
-func startController(t *testing.T, workDir, logPath string) *controller {
+// log to logPath.
+func startController(t *testing.T, workDir, logPath string) *framework.Controller {
 	t.Helper()
-	log, err := os.OpenFile(logPath, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+	c, err := env.StartController(bin, workDir, logPath, "--user-error-retry", "2s")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer log.Close()
-	kc := env.ControlPlane.Kubeconfig
-	cmd := exec.Command(bin, "controller", "--kubeconfig", kc, "--state-kubeconfig", kc, "--workdir", workDir,
-		"--metrics-bind-address", "0", "--health-probe-bind-address", "0", "--user-error-retry", "2s")
-	cmd.Stdout, cmd.Stderr = log, log
-	c := &controller{cmd: cmd, started: time.Now()}
-	fmt.Fprintf(log, "{\"chaos\":\"start\",\"at\":%d}\n", c.started.UnixNano())
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("start controller: %v", err)
-	}
 	return c
-}
-
-// kill SIGKILLs the controller (its terraform children die with it) and reaps it.
-func (c *controller) kill() {
-	_ = c.cmd.Process.Signal(syscall.SIGKILL)
-	_ = c.cmd.Wait()
-}
-
-// stop sends SIGTERM and waits, as a pod eviction does.
-func (c *controller) stop() {
-	_ = c.cmd.Process.Signal(syscall.SIGTERM)
-	_ = c.cmd.Wait()
 }
 
 // lockReleases reads the controller log for stale locks released: how long each had

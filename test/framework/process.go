@@ -1,0 +1,62 @@
+package framework
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"time"
+)
+
+// Controller is a `terraplane controller` process a test started against its API server.
+type Controller struct {
+	cmd *exec.Cmd
+	// Started is when it was started.
+	Started time.Time
+}
+
+// StartController runs bin's controller against the Env's API server with its own
+// workspace directory, appending its log to logPath after a line that marks the start.
+func (e *Env) StartController(bin, workDir, logPath string, args ...string) (*Controller, error) {
+	log, err := os.OpenFile(logPath, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	defer log.Close()
+	kc := e.ControlPlane.Kubeconfig
+	args = append([]string{"controller", "--kubeconfig", kc, "--state-kubeconfig", kc, "--workdir", workDir,
+		"--metrics-bind-address", "0", "--health-probe-bind-address", "0"}, args...)
+	cmd := exec.Command(bin, args...)
+	cmd.Stdout, cmd.Stderr = log, log
+	c := &Controller{cmd: cmd, Started: time.Now()}
+	fmt.Fprintf(log, "{\"test\":\"start\",\"at\":%d}\n", c.Started.UnixNano())
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start controller: %w", err)
+	}
+	return c, nil
+}
+
+// Kill SIGKILLs the controller (its terraform children die with it) and reaps it.
+func (c *Controller) Kill() {
+	_ = c.cmd.Process.Signal(syscall.SIGKILL)
+	_ = c.cmd.Wait()
+}
+
+// Stop sends SIGTERM and waits, as a pod eviction does.
+func (c *Controller) Stop() {
+	_ = c.cmd.Process.Signal(syscall.SIGTERM)
+	_ = c.cmd.Wait()
+}
+
+// BuildTerraplane builds the terraplane binary into dir, for tests that run it as its
+// own process.
+func BuildTerraplane(dir string) (string, error) {
+	bin := filepath.Join(dir, "terraplane")
+	build := exec.Command("go", "build", "-o", bin, "terraplane.io/terraplane/cmd/terraplane")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		return "", fmt.Errorf("build terraplane: %w", err)
+	}
+	return bin, nil
+}
