@@ -208,6 +208,7 @@ func TestChaos(t *testing.T) {
 	if err := env.Client.Create(ctx, cm); err != nil {
 		t.Fatal(err)
 	}
+	dbs := startDatabases(ctx, t)
 	watchCtx, stopWatch := context.WithCancel(ctx)
 	defer stopWatch()
 	go s.watchState(watchCtx)
@@ -218,8 +219,9 @@ func TestChaos(t *testing.T) {
 	for i := range *kills {
 		c := startController(t, workDir, logPath)
 		s.step(ctx, r, i)
+		dbs.step(ctx, r, i)
 		time.Sleep(time.Duration(1000+r.IntN(3500)) * time.Millisecond)
-		c.kill()
+		c.Kill()
 		killed = append(killed, time.Now())
 	}
 	killPhase := time.Since(chaosStart)
@@ -227,9 +229,9 @@ func TestChaos(t *testing.T) {
 
 	c := startController(t, workDir, logPath)
 	convergeStart := time.Now()
-	interrupted := s.converge()
+	interrupted := s.converge(dbs)
 	converge := time.Since(convergeStart)
-	c.stop() // gracefully: whatever lock is left now, nothing holds it
+	c.Stop() // gracefully: whatever lock is left now, nothing holds it
 	stopWatch()
 
 	held, after := lockReleases(t, logPath, killed)
@@ -241,11 +243,14 @@ func TestChaos(t *testing.T) {
 		}
 	}
 	stale := s.staleLocks(ctx)
+	orphans := dbs.check()
 	t.Logf("FIGURES kills=%d kill-phase=%s converge=%s resources=%d deleted=%d", *kills, killPhase.Round(time.Second), converge.Round(time.Second), len(s.names), len(s.deleted))
 	t.Logf("FIGURES stale-locks-cleared=%d held-for(max)=%s kill-to-release(median)=%s kill-to-release(max)=%s stale-locks-left=%d",
 		len(held), maxDur(held), median(after), maxDur(after), stale)
 	t.Logf("FIGURES duplicates=%d interrupted-creates=%d (nothing made, created again: %d; object made, stopped at CreateInterrupted: %d) state-shrunk=%d",
 		duplicates, interrupted[0]+interrupted[1], interrupted[0], interrupted[1], len(s.shrunk))
+	t.Logf("FIGURES databases=%d deleted=%d recovered-creates(all kinds)=%d stopped-at-CreateInterrupted=%d orphans-or-duplicates=%d",
+		len(dbs.names), len(dbs.deleted), recoveredCreates(t, logPath), len(dbs.stopped), orphans)
 	if stale > 0 {
 		t.Errorf("%d state locks still held", stale)
 	}
@@ -271,15 +276,15 @@ func maxDur(ds []time.Duration) time.Duration {
 }
 
 // converge waits until every Module is Ready, gone where deleted, or stopped at
-// CreateInterrupted with its object made. Acting as the user, it answers a
+// CreateInterrupted with its object made, and every Database is Ready or gone. Acting as the user, it answers a
 // CreateInterrupted whose object was never made with create-again. It returns the
 // interrupted creates: [0] nothing made, [1] object made.
-func (s *scenario) converge() [2]int {
+func (s *scenario) converge(dbs *databases) [2]int {
 	ctx, cancel := within(s.t, 4*time.Minute)
 	defer cancel()
 	var answered, stopped = map[string]bool{}, map[string]bool{}
 	for {
-		pending := s.unsettled(ctx, answered, stopped)
+		pending := append(s.unsettled(ctx, answered, stopped), dbs.unsettled(ctx)...)
 		if len(pending) == 0 {
 			return [2]int{len(answered), len(stopped)}
 		}
