@@ -14,6 +14,7 @@ import (
 	"terraplane.io/terraplane/internal/app"
 	"terraplane.io/terraplane/internal/devenv"
 	"terraplane.io/terraplane/internal/modsource"
+	"terraplane.io/terraplane/internal/plugins"
 	"terraplane.io/terraplane/internal/shard"
 )
 
@@ -28,6 +29,8 @@ func addManagerFlags(fs *pflag.FlagSet, o *app.Options) {
 	fs.IntVar(&o.MaxConcurrentTerraform, "max-concurrent-terraform", 0, "cap on terraform processes running at once (default: from the container's CPU quota and memory limit)")
 	fs.IntVar(&o.MaxConcurrentTerraformPerProvider, "max-concurrent-terraform-per-provider", 0, "cap on terraform processes per Provider (default: none beyond the global cap)")
 	fs.IntVar(&o.MaxConcurrentReconciles, "max-concurrent-reconciles", 10, "workers per kind")
+	fs.BoolVar(&o.ProviderReuse, "provider-reuse", true, "keep provider processes warm between terraform runs, one run at a time each, keyed by binary, environment and provider configuration (terraform's reattach protocol)")
+	fs.DurationVar(&o.ProviderTTL, "provider-ttl", plugins.DefaultTTL, "how long a reused provider process lives before it is replaced")
 	fs.DurationVar(&o.DriftInterval, "drift-interval", 10*time.Minute, "how often an unchanged resource is planned to detect drift")
 	fs.StringSliceVar(&o.ModuleSourceAllow, "module-source-allow", nil, "URL prefixes git and OCI module sources may use (default: any)")
 	fs.DurationVar(&o.ModuleSourceRefresh, "module-source-refresh", modsource.DefaultRefreshInterval, "how often a module source that names a git branch or tag, or an OCI tag, is looked up again")

@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/config"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
 
 	"terraplane.io/terraplane/controllers/claim"
 	"terraplane.io/terraplane/controllers/claimdefinition"
@@ -87,6 +88,10 @@ type Options struct {
 	Shards int
 	// ShardIdentity names this replica among the shard holders (the pod name).
 	ShardIdentity string
+	// ProviderReuse keeps provider processes warm between terraform runs (engine.Options).
+	ProviderReuse bool
+	// ProviderTTL is how long a reused provider process lives; 0 means the engine's default.
+	ProviderTTL time.Duration
 	// ShardLeaseDuration is how long a dead replica's shards wait before another takes
 	// them; 0 means shard.DefaultLeaseDuration.
 	ShardLeaseDuration time.Duration
@@ -171,8 +176,13 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manager, *en
 
 		MaxConcurrentPerGroup: opts.MaxConcurrentTerraformPerProvider,
 		OnRun:                 observeRun(ctrl.Log.WithName("terraform")),
+		ProviderReuse:         opts.ProviderReuse, ProviderTTL: opts.ProviderTTL,
 	})
 	if err != nil {
+		return nil, nil, err
+	}
+	// Provider processes end with the manager; those still in use, as their runs end.
+	if err := mgr.Add(manager.RunnableFunc(func(ctx context.Context) error { <-ctx.Done(); eng.Stop(); return nil })); err != nil {
 		return nil, nil, err
 	}
 	if err := registerEngineMetrics(eng); err != nil {

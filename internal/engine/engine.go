@@ -14,10 +14,12 @@ import (
 	"time"
 
 	install "github.com/hashicorp/hc-install"
+	"github.com/hashicorp/terraform-exec/tfexec"
 	"github.com/hashicorp/hc-install/fs"
 	"github.com/hashicorp/hc-install/product"
 	"github.com/hashicorp/hc-install/src"
 
+	"terraplane.io/terraplane/internal/plugins"
 	"terraplane.io/terraplane/templates"
 )
 
@@ -47,6 +49,11 @@ type Options struct {
 	GracePeriod time.Duration
 	// OnRun, when set, is told about every terraform command once it ends.
 	OnRun func(Run)
+	// ProviderReuse keeps provider processes warm between runs and lends them to
+	// terraform through its reattach protocol (package plugins).
+	ProviderReuse bool
+	// ProviderTTL is how long a reused provider process lives; 0 means plugins.DefaultTTL.
+	ProviderTTL time.Duration
 }
 
 // DefaultGracePeriod is how long a cancelled terraform gets after SIGINT to finish
@@ -66,6 +73,9 @@ type Engine struct {
 
 	inflight map[string]int // verbs running per workspace
 	handles  handlePool
+
+	plugins *plugins.Pool                  // nil without provider reuse
+	lent    map[string]tfexec.ReattachInfo // providers lent, per workspace
 }
 
 // New finds terraform and prepares the work directory and CLI configuration.
@@ -101,7 +111,28 @@ func New(ctx context.Context, opts Options) (*Engine, error) {
 	if e.cliConfig, err = e.writeCLIConfig(); err != nil {
 		return nil, err
 	}
+	if opts.ProviderReuse {
+		if e.plugins, err = plugins.NewPool(os.TempDir(), plugins.Options{TTL: opts.ProviderTTL}); err != nil {
+			return nil, err
+		}
+		e.lent = map[string]tfexec.ReattachInfo{}
+	}
 	return e, nil
+}
+
+// Stop stops the provider processes kept warm (those in use as their runs end).
+func (e *Engine) Stop() {
+	if e.plugins != nil {
+		e.plugins.Stop()
+	}
+}
+
+// ProviderProcesses counts the provider processes kept warm, in use or idle.
+func (e *Engine) ProviderProcesses() int {
+	if e.plugins == nil {
+		return 0
+	}
+	return e.plugins.Running()
 }
 
 // FindTerraform locates the terraform (or OpenTofu) binary with hc-install: path may be

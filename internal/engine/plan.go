@@ -142,7 +142,7 @@ func (e *StalePlanError) Unwrap() error { return e.cause }
 
 // Plan makes and saves a plan of the workspace and describes it.
 func (e *Engine) Plan(ctx context.Context, ws Workspace, opts PlanOptions) (*Plan, error) {
-	tf, done, err := e.prepare(ctx, ws)
+	tf, done, err := e.prepareWithProviders(ctx, ws)
 	if err != nil {
 		return nil, err
 	}
@@ -151,7 +151,7 @@ func (e *Engine) Plan(ctx context.Context, ws Workspace, opts PlanOptions) (*Pla
 	defer os.Remove(path) // a saved plan holds every variable's value, secret ones too
 	var changed bool
 	_, err = e.runJSON(ctx, ws, "plan", func(ctx context.Context, w io.Writer) (err error) {
-		changed, err = tf.PlanJSON(ctx, w, tfexec.Out(path), tfexec.Refresh(!opts.SkipRefresh))
+		changed, err = tf.PlanJSON(ctx, w, withProviders[tfexec.PlanOption](e, ws, tfexec.Out(path), tfexec.Refresh(!opts.SkipRefresh))...)
 		return err
 	})
 	if err != nil {
@@ -166,7 +166,7 @@ func (e *Engine) Plan(ctx context.Context, ws Workspace, opts PlanOptions) (*Pla
 	}
 	var js *tfjson.Plan
 	err = e.run(ctx, ws, "show", func(ctx context.Context) (err error) {
-		js, err = tf.ShowPlanFile(ctx, path)
+		js, err = tf.ShowPlanFile(ctx, path, withProviders[tfexec.ShowOption](e, ws)...)
 		return err
 	})
 	if err != nil {
@@ -317,7 +317,7 @@ func maskSensitive(v, mask any, key []byte) any {
 // ApplyPlan applies a saved plan exactly: it fails with a *StalePlanError when the state
 // changed since the plan was made.
 func (e *Engine) ApplyPlan(ctx context.Context, ws Workspace, plan *Plan) (Result, error) {
-	tf, done, err := e.prepare(ctx, ws)
+	tf, done, err := e.prepareWithProviders(ctx, ws)
 	if err != nil {
 		return Result{}, err
 	}

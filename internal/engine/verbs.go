@@ -23,7 +23,7 @@ type Result struct {
 // Create makes the workspace's resources with one combined plan-and-apply: the cheapest
 // way when the state is empty and every change is a create.
 func (e *Engine) Create(ctx context.Context, ws Workspace) (Result, error) {
-	tf, done, err := e.prepare(ctx, ws)
+	tf, done, err := e.prepareWithProviders(ctx, ws)
 	if err != nil {
 		return Result{}, err
 	}
@@ -46,7 +46,7 @@ func (e *Engine) Create(ctx context.Context, ws Workspace) (Result, error) {
 
 // applyJSON runs apply with -json and reads its changes, outputs and error diagnostics.
 func (e *Engine) applyJSON(ctx context.Context, ws Workspace, tf *tfexec.Terraform, opts ...tfexec.ApplyOption) (uiStream, error) {
-	return e.runJSON(ctx, ws, "apply", func(ctx context.Context, w io.Writer) error { return tf.ApplyJSON(ctx, w, opts...) })
+	return e.runJSON(ctx, ws, "apply", func(ctx context.Context, w io.Writer) error { return tf.ApplyJSON(ctx, w, withProviders(e, ws, opts...)...) })
 }
 
 // runJSON runs a verb whose machine-readable UI (-json) cmd writes to w, and reads what
@@ -91,12 +91,12 @@ func (e *Engine) outputs(ctx context.Context, ws Workspace, tf *tfexec.Terraform
 
 // Destroy destroys every resource in the workspace's state.
 func (e *Engine) Destroy(ctx context.Context, ws Workspace) error {
-	tf, done, err := e.prepare(ctx, ws)
+	tf, done, err := e.prepareWithProviders(ctx, ws)
 	if err != nil {
 		return err
 	}
 	defer done()
-	_, err = e.runJSON(ctx, ws, "destroy", func(ctx context.Context, w io.Writer) error { return tf.DestroyJSON(ctx, w) })
+	_, err = e.runJSON(ctx, ws, "destroy", func(ctx context.Context, w io.Writer) error { return tf.DestroyJSON(ctx, w, withProviders[tfexec.DestroyOption](e, ws)...) })
 	if err != nil {
 		return fmt.Errorf("terraform destroy: %w", err)
 	}

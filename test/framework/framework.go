@@ -124,6 +124,8 @@ func (e *Env) StartManagerAs(cfg *rest.Config, workDir string, opts app.Options)
 	if opts.UserErrorRetry == 0 {
 		opts.UserErrorRetry = 2 * time.Second
 	}
+	// as `terraplane controller` does by default; TERRAPLANE_TEST_PROVIDER_REUSE=0 turns it off
+	opts.ProviderReuse = os.Getenv("TERRAPLANE_TEST_PROVIDER_REUSE") != "0"
 	mgr, eng, err := app.New(ctx, cfg, opts)
 	if err != nil {
 		cancel()

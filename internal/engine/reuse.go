@@ -1,0 +1,116 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/hashicorp/terraform-exec/tfexec"
+
+	"terraplane.io/terraplane/internal/plugins"
+)
+
+// prepareWithProviders is prepare for the verbs that run providers (plan, apply,
+// destroy, show): with provider reuse on, it also lends the workspace warm provider
+// processes for as long as the slot is held.
+func (e *Engine) prepareWithProviders(ctx context.Context, ws Workspace) (*tfexec.Terraform, func(), error) {
+	tf, done, err := e.prepare(ctx, ws)
+	if err != nil || e.plugins == nil {
+		return tf, done, err
+	}
+	providers, err := installedProviders(e.Dir(ws.ID))
+	if err != nil || len(providers) == 0 {
+		return tf, done, err
+	}
+	lease, err := e.plugins.Acquire(ctx, providers, e.env(ws), providerConfig(ws))
+	if err != nil {
+		done()
+		return nil, nil, fmt.Errorf("provider processes: %w", err)
+	}
+	e.mu.Lock()
+	e.lent[ws.ID] = lease.Reattach
+	e.mu.Unlock()
+	return tf, func() {
+		e.mu.Lock()
+		delete(e.lent, ws.ID)
+		e.mu.Unlock()
+		lease.Release(ctx.Err() == nil) // a provider told to stop is not used again
+		done()
+	}, nil
+}
+
+// withProviders adds to a command's options where terraform reaches the providers lent
+// to ws, if any.
+func withProviders[O any](e *Engine, ws Workspace, opts ...O) []O {
+	e.mu.Lock()
+	info := e.lent[ws.ID]
+	e.mu.Unlock()
+	if info == nil {
+		return opts
+	}
+	if o, ok := any(tfexec.Reattach(info)).(O); ok {
+		opts = append(opts, o)
+	}
+	return opts
+}
+
+// installedProviders lists the providers init installed in dir, each by its address and
+// real binary (symlinks resolved, so workspaces sharing a mirror share processes).
+func installedProviders(dir string) ([]plugins.Provider, error) {
+	root := filepath.Join(dir, dataDir, "providers")
+	// <host>/<namespace>/<type>/<version>/<os_arch>/terraform-provider-<type>*
+	matches, err := filepath.Glob(filepath.Join(root, "*", "*", "*", "*", "*", "terraform-provider-*"))
+	if err != nil {
+		return nil, err
+	}
+	var out []plugins.Provider
+	for _, m := range matches {
+		rel, _ := filepath.Rel(root, m)
+		parts := strings.Split(filepath.ToSlash(rel), "/")
+		bin, err := filepath.EvalSymlinks(m)
+		if err != nil {
+			return nil, fmt.Errorf("provider binary %s: %w", m, err)
+		}
+		if st, err := os.Stat(bin); err != nil || st.IsDir() || st.Mode()&0o111 == 0 {
+			continue
+		}
+		out = append(out, plugins.Provider{Address: strings.Join(parts[:3], "/"), Binary: bin})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Address < out[j].Address })
+	return out, nil
+}
+
+// providerConfig is what of ws configures its providers: the root module's provider
+// blocks, every module file (modules may hold provider blocks of their own) and the
+// values read from Secrets, but not the other input values nor the backend, which
+// differ between workspaces of one class. (The environment, credentials included, is
+// part of the key too.)
+func providerConfig(ws Workspace) []byte {
+	names := make([]string, 0, len(ws.Files))
+	for name := range ws.Files {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	var out []byte
+	for _, name := range names {
+		switch name {
+		case "terraform.tfvars.json":
+		case "main.tf.json":
+			var root struct {
+				Provider json.RawMessage `json:"provider"`
+			}
+			_ = json.Unmarshal(ws.Files[name], &root)
+			out = append(out, root.Provider...)
+		default:
+			out = append(out, name...)
+			out = append(out, 0)
+			out = append(out, ws.Files[name]...)
+		}
+	}
+	secrets, _ := json.Marshal(ws.SecretVars) // keys sorted
+	return append(out, secrets...)
+}

@@ -1,0 +1,129 @@
+package engine
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"terraplane.io/terraplane/internal/devenv"
+)
+
+// petModule uses the real random provider: a provider process terraform would start on
+// every command.
+const petModule = `
+terraform {
+  required_providers {
+    random = { source = "hashicorp/random" }
+  }
+}
+resource "random_pet" "p" {}
+output "pet" { value = random_pet.p.id }
+`
+
+func reuseEngine(t *testing.T) *Engine {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("runs terraform and the random provider")
+	}
+	mirror := devenv.PluginMirror()
+	if _, err := os.Stat(filepath.Join(mirror, "registry.terraform.io", "hashicorp", "random")); err != nil {
+		t.Fatalf("the random provider is not in %s: run `make tools`", mirror)
+	}
+	e, err := New(context.Background(), Options{WorkDir: t.TempDir(), PluginMirror: mirror, ProviderReuse: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(e.Stop)
+	return e
+}
+
+// TestProviderReuse: one provider process serves a workspace's create and plans and
+// another workspace of the same configuration; other credentials get a process of
+// their own; concurrent runs never share one; Stop ends them all.
+func TestProviderReuse(t *testing.T) {
+	e := reuseEngine(t)
+	ctx := context.Background()
+	files := map[string][]byte{"main.tf": []byte(petModule)}
+	first := Workspace{ID: "a", Files: files, Env: map[string]string{"TOKEN": "one"}}
+	if _, err := e.Create(ctx, first); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		plan, err := e.Plan(ctx, first, PlanOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if plan.HasChanges() {
+			t.Fatalf("a plan after the create has changes: %v", plan.Changes)
+		}
+	}
+	if _, err := e.Create(ctx, Workspace{ID: "b", Files: files, Env: first.Env}); err != nil {
+		t.Fatal(err)
+	}
+	if got := e.plugins.Started(); got != 1 {
+		t.Fatalf("%d provider processes started for two workspaces of one configuration, want 1", got)
+	}
+	if _, err := e.Create(ctx, Workspace{ID: "c", Files: files, Env: map[string]string{"TOKEN": "two"}}); err != nil {
+		t.Fatal(err)
+	}
+	if got := e.plugins.Started(); got != 2 {
+		t.Fatalf("other credentials: %d processes started, want 2 (never shared across credentials)", got)
+	}
+
+	var wg sync.WaitGroup
+	errs := make([]error, 3)
+	for i, id := range []string{"d", "e", "f"} {
+		wg.Go(func() { _, errs[i] = e.Create(ctx, Workspace{ID: id, Files: files, Env: first.Env}) })
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	// a process lent to one run is not lent to another until it comes back
+	provs, err := installedProviders(e.Dir("a"))
+	if err != nil || len(provs) != 1 {
+		t.Fatalf("installed providers: %v %v", provs, err)
+	}
+	one, err := e.plugins.Acquire(ctx, provs, e.env(first), providerConfig(first))
+	if err != nil {
+		t.Fatal(err)
+	}
+	two, err := e.plugins.Acquire(ctx, provs, e.env(first), providerConfig(first))
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := provs[0].Address
+	if one.Reattach[addr].Addr.String == two.Reattach[addr].Addr.String {
+		t.Fatal("two runs at once were lent the same provider process")
+	}
+	one.Release(true)
+	two.Release(true)
+	// a process that crashed while idle is replaced
+	before := e.plugins.Started()
+	for _, pid := range e.plugins.PIDs() {
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+		for syscall.Kill(pid, 0) == nil { // until the pool has seen it exit
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	if _, err := e.Plan(ctx, first, PlanOptions{}); err != nil {
+		t.Fatalf("plan after the provider processes crashed: %v", err)
+	}
+	if e.plugins.Started() == before {
+		t.Fatal("no new provider process after the idle ones crashed")
+	}
+
+	pids := e.plugins.PIDs()
+	e.Stop()
+	for _, pid := range pids {
+		if syscall.Kill(pid, 0) == nil {
+			t.Errorf("provider process %d still runs after Stop", pid)
+		}
+	}
+}

@@ -1,0 +1,256 @@
+package plugins
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/terraform-exec/tfexec"
+)
+
+// Defaults of Options.
+const (
+	DefaultTTL     = 10 * time.Minute
+	DefaultMaxUses = 100
+)
+
+// Options configure a Pool.
+type Options struct {
+	// TTL is how long a process may live; 0 means DefaultTTL.
+	TTL time.Duration
+	// IdleTTL is how long a process may wait unused; 0 means TTL / 2.
+	IdleTTL time.Duration
+	// MaxUses is how many runs a process serves before it is replaced; 0 means DefaultMaxUses.
+	MaxUses int
+}
+
+// Provider is one provider a workspace uses: its address and installed binary.
+type Provider struct {
+	// Address is its source address, e.g. registry.terraform.io/hashicorp/aws.
+	Address string
+	// Binary is its executable.
+	Binary string
+}
+
+// Pool lends warm provider processes to terraform runs.
+type Pool struct {
+	opts    Options
+	dir     string
+	cache   *answers
+	mu      sync.Mutex
+	idle    map[string][]*process
+	lent    map[*process]bool
+	next    int
+	started int
+	stopped bool
+	done    chan struct{}
+}
+
+// NewPool returns a pool whose proxy sockets live in a private directory under dir.
+func NewPool(dir string, opts Options) (*Pool, error) {
+	if opts.TTL <= 0 {
+		opts.TTL = DefaultTTL
+	}
+	if opts.IdleTTL <= 0 {
+		opts.IdleTTL = opts.TTL / 2
+	}
+	if opts.MaxUses <= 0 {
+		opts.MaxUses = DefaultMaxUses
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, err
+	}
+	sockets, err := os.MkdirTemp(dir, "plugins-")
+	if err != nil {
+		return nil, fmt.Errorf("provider socket directory: %w", err)
+	}
+	p := &Pool{opts: opts, dir: sockets, cache: &answers{}, idle: map[string][]*process{}, lent: map[*process]bool{}, done: make(chan struct{})}
+	go p.janitor()
+	return p, nil
+}
+
+// Lease is the provider processes one terraform run uses, and how terraform reaches them.
+type Lease struct {
+	// Reattach is what terraform is given (TF_REATTACH_PROVIDERS).
+	Reattach tfexec.ReattachInfo
+	procs    []*process
+	pool     *Pool
+}
+
+// Key identifies the processes that may serve a run: the provider binary, the
+// environment (credentials included) and the workspace's provider configuration.
+func Key(binary string, env map[string]string, config []byte) string {
+	h := sha256.New()
+	keys := make([]string, 0, len(env))
+	for k := range env {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	fmt.Fprintf(h, "%s\x00", binary)
+	for _, k := range keys {
+		fmt.Fprintf(h, "%s=%s\x00", k, env[k])
+	}
+	h.Write(config)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// Acquire lends a process for each provider, starting those no idle process can serve.
+// config is the workspace's provider configuration, part of each process's key.
+func (p *Pool) Acquire(ctx context.Context, providers []Provider, env map[string]string, config []byte) (*Lease, error) {
+	l := &Lease{Reattach: tfexec.ReattachInfo{}, pool: p}
+	for _, prov := range providers {
+		proc, err := p.get(ctx, prov, Key(prov.Binary, env, config), env)
+		if err != nil {
+			l.Release(false)
+			return nil, err
+		}
+		l.procs = append(l.procs, proc)
+		l.Reattach[prov.Address] = tfexec.ReattachConfig{Protocol: "grpc", ProtocolVersion: proc.protocol, Pid: os.Getpid(), Test: true,
+			Addr: tfexec.ReattachConfigAddr{Network: "unix", String: proc.socket}}
+	}
+	return l, nil
+}
+
+// get takes an idle live process of key, or starts one.
+func (p *Pool) get(ctx context.Context, prov Provider, key string, env map[string]string) (*process, error) {
+	p.mu.Lock()
+	if p.stopped {
+		p.mu.Unlock()
+		return nil, fmt.Errorf("provider pool stopped")
+	}
+	for len(p.idle[key]) > 0 {
+		procs := p.idle[key]
+		proc := procs[len(procs)-1]
+		p.idle[key] = procs[:len(procs)-1]
+		if proc.alive() {
+			p.lent[proc] = true
+			p.mu.Unlock()
+			return proc, nil
+		}
+		go proc.kill() // crashed while idle
+	}
+	p.next++
+	p.started++
+	socket := filepath.Join(p.dir, fmt.Sprintf("p%d.sock", p.next))
+	p.mu.Unlock()
+	proc, err := startProcess(ctx, key, prov.Address, prov.Binary, socket, env, p.cache)
+	if err != nil {
+		return nil, err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.stopped {
+		go proc.kill()
+		return nil, fmt.Errorf("provider pool stopped")
+	}
+	p.lent[proc] = true
+	return proc, nil
+}
+
+// Release gives the processes back; healthy is false when the run was interrupted (a
+// provider told to stop is not trusted again), and they are then replaced.
+func (l *Lease) Release(healthy bool) {
+	if l == nil {
+		return
+	}
+	p := l.pool
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, proc := range l.procs {
+		delete(p.lent, proc)
+		proc.uses++
+		proc.lastUsed = time.Now()
+		if !healthy || p.stopped || !proc.alive() || proc.uses >= p.opts.MaxUses || time.Since(proc.started) > p.opts.TTL {
+			go proc.kill()
+			continue
+		}
+		p.idle[proc.key] = append(p.idle[proc.key], proc)
+	}
+	l.procs = nil
+}
+
+// janitor stops processes past their TTL or idle too long.
+func (p *Pool) janitor() {
+	t := time.NewTicker(min(p.opts.IdleTTL, p.opts.TTL) / 4)
+	defer t.Stop()
+	for {
+		select {
+		case <-p.done:
+			return
+		case <-t.C:
+		}
+		p.mu.Lock()
+		for key, procs := range p.idle {
+			p.idle[key] = slices.DeleteFunc(procs, func(proc *process) bool {
+				stale := !proc.alive() || time.Since(proc.started) > p.opts.TTL || time.Since(proc.lastUsed) > p.opts.IdleTTL
+				if stale {
+					go proc.kill()
+				}
+				return stale
+			})
+			if len(p.idle[key]) == 0 {
+				delete(p.idle, key)
+			}
+		}
+		p.mu.Unlock()
+	}
+}
+
+// Started counts the provider processes started so far.
+func (p *Pool) Started() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.started
+}
+
+// Running counts the provider processes alive, lent or idle.
+func (p *Pool) Running() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	n := len(p.lent)
+	for _, procs := range p.idle {
+		n += len(procs)
+	}
+	return n
+}
+
+// Stop kills every idle process and those lent as they come back.
+func (p *Pool) Stop() {
+	p.mu.Lock()
+	if p.stopped {
+		p.mu.Unlock()
+		return
+	}
+	p.stopped = true
+	close(p.done)
+	var all []*process
+	for _, procs := range p.idle {
+		all = append(all, procs...)
+	}
+	p.idle = map[string][]*process{}
+	p.mu.Unlock()
+	for _, proc := range all {
+		proc.kill()
+	}
+	_ = os.RemoveAll(p.dir)
+}
+
+// PIDs lists the process ids of the idle provider processes.
+func (p *Pool) PIDs() []int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var out []int
+	for _, procs := range p.idle {
+		for _, proc := range procs {
+			out = append(out, proc.cmd.Process.Pid)
+		}
+	}
+	return out
+}
