@@ -14,10 +14,10 @@ import (
 	"time"
 
 	install "github.com/hashicorp/hc-install"
-	"github.com/hashicorp/terraform-exec/tfexec"
 	"github.com/hashicorp/hc-install/fs"
 	"github.com/hashicorp/hc-install/product"
 	"github.com/hashicorp/hc-install/src"
+	"github.com/hashicorp/terraform-exec/tfexec"
 
 	"terraplane.io/terraplane/internal/plugins"
 	"terraplane.io/terraplane/templates"

@@ -46,7 +46,9 @@ func (e *Engine) Create(ctx context.Context, ws Workspace) (Result, error) {
 
 // applyJSON runs apply with -json and reads its changes, outputs and error diagnostics.
 func (e *Engine) applyJSON(ctx context.Context, ws Workspace, tf *tfexec.Terraform, opts ...tfexec.ApplyOption) (uiStream, error) {
-	return e.runJSON(ctx, ws, "apply", func(ctx context.Context, w io.Writer) error { return tf.ApplyJSON(ctx, w, withProviders(e, ws, opts...)...) })
+	return e.runJSON(ctx, ws, "apply", func(ctx context.Context, w io.Writer) error {
+		return tf.ApplyJSON(ctx, w, withProviders(e, ws, opts...)...)
+	})
 }
 
 // runJSON runs a verb whose machine-readable UI (-json) cmd writes to w, and reads what
@@ -96,7 +98,9 @@ func (e *Engine) Destroy(ctx context.Context, ws Workspace) error {
 		return err
 	}
 	defer done()
-	_, err = e.runJSON(ctx, ws, "destroy", func(ctx context.Context, w io.Writer) error { return tf.DestroyJSON(ctx, w, withProviders[tfexec.DestroyOption](e, ws)...) })
+	_, err = e.runJSON(ctx, ws, "destroy", func(ctx context.Context, w io.Writer) error {
+		return tf.DestroyJSON(ctx, w, withProviders[tfexec.DestroyOption](e, ws)...)
+	})
 	if err != nil {
 		return fmt.Errorf("terraform destroy: %w", err)
 	}
