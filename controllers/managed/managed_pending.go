@@ -31,6 +31,10 @@ const (
 	CreatePendingAnnotation = "terraplane.io/create-pending"
 	// CreateAgainAnnotation set to "true" lets an interrupted create run again.
 	CreateAgainAnnotation = "terraplane.io/create-again"
+	// RequestedAtAnnotation, given a new value (a time, say), asks for a plan now rather
+	// than at the next drift interval, as `kubectl annotate --overwrite` does;
+	// status.terraform.lastHandledRequest says when it has been answered.
+	RequestedAtAnnotation = "terraplane.io/requested-at"
 )
 
 // Synced=False reasons of crash recovery.

@@ -58,7 +58,7 @@ func stateObjects(mg resource.Managed) []client.Object {
 func (r *Reconciler) due(mg resource.Managed, hash string) (bool, time.Duration) {
 	st := mg.GetManagedStatus()
 	tf := st.Terraform
-	if tf.LastPlanTime == nil {
+	if tf.LastPlanTime == nil || requested(mg) {
 		return true, 0
 	}
 	if pending := pendingPlan(mg); pending != nil {
@@ -75,6 +75,12 @@ func (r *Reconciler) due(mg resource.Managed, hash string) (bool, time.Duration)
 		return false, wait + jitter(r.opts.DriftInterval)
 	}
 	return true, 0
+}
+
+// requested reports whether the user asked for a plan the last run did not answer.
+func requested(mg resource.Managed) bool {
+	req := mg.GetAnnotations()[RequestedAtAnnotation]
+	return req != "" && req != mg.GetManagedStatus().Terraform.LastHandledRequest
 }
 
 // jitter spreads drift checks over a tenth of the interval.

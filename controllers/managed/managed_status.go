@@ -77,6 +77,7 @@ func (r *Reconciler) recordRun(mg resource.Managed, out outcome, gen int64, succ
 	tf := &st.Terraform
 	now := metav1.Now()
 	tf.LastPlanTime = &now
+	tf.LastHandledRequest = mg.GetAnnotations()[RequestedAtAnnotation]
 	if out.plan != nil && out.plan.HasChanges() && (tf.Plan == nil || tf.Plan.ID != out.plan.ID) {
 		tf.Plan = planSummary(out.plan.ID, out.reason, out.plan.Changes, out.hash, now)
 	}

@@ -2,11 +2,14 @@ package managed
 
 import (
 	"testing"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 
+	common "terraplane.io/terraplane/apis/common/v1alpha1"
 	terraformv1 "terraplane.io/terraplane/apis/terraform/v1alpha1"
+	"terraplane.io/terraplane/internal/resource"
 )
 
 func TestUserAnnotationChangedIgnoresTheCreatePendingRecord(t *testing.T) {
@@ -28,5 +31,25 @@ func TestUserAnnotationChangedIgnoresTheCreatePendingRecord(t *testing.T) {
 		if got != c.want {
 			t.Errorf("%s: got %v, want %v", c.name, got, c.want)
 		}
+	}
+}
+
+func TestRequestedAtAsksForAPlanOnce(t *testing.T) {
+	r := &Reconciler{opts: Options{DriftInterval: time.Hour}}
+	m := &terraformv1.Module{ObjectMeta: metav1.ObjectMeta{Generation: 1}}
+	now := metav1.Now()
+	m.Status.Terraform.LastPlanTime, m.Status.Terraform.InputsHash = &now, "h"
+	resource.SetCondition(&m.Status.Conditions, 1, common.TypeSynced, metav1.ConditionTrue, "ReconcileSuccess", "")
+	resource.SetCondition(&m.Status.Conditions, 1, common.TypeReady, metav1.ConditionTrue, resource.ReasonAvailable, "")
+	if due, _ := r.due(m, "h"); due {
+		t.Fatal("a resource planned just now is due")
+	}
+	m.Annotations = map[string]string{RequestedAtAnnotation: "2026-11-26T03:00:00Z"}
+	if due, _ := r.due(m, "h"); !due {
+		t.Fatal("a new requested-at does not ask for a plan")
+	}
+	m.Status.Terraform.LastHandledRequest = "2026-11-26T03:00:00Z"
+	if due, _ := r.due(m, "h"); due {
+		t.Fatal("a requested-at already answered asks again")
 	}
 }

@@ -253,6 +253,10 @@ type TerraformStatus struct {
 	// InputsHash is the checksum of the workspace inputs last applied.
 	// +optional
 	InputsHash string `json:"inputsHash,omitempty"`
+	// LastHandledRequest is the value of annotation terraplane.io/requested-at that the
+	// last run answered: a new value asks for a plan (a drift check) at once.
+	// +optional
+	LastHandledRequest string `json:"lastHandledRequest,omitempty"`
 	// LastPlanTime is when Terraform last compared the resource with its spec.
 	// +optional
 	LastPlanTime *metav1.Time `json:"lastPlanTime,omitempty"`
