@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -60,14 +61,17 @@ type harness struct {
 	ctrl    *exec.Cmd
 	metrics string
 	work    string
+	minio   *devenv.MinIO
+	// rawDirs are the raw side's workspaces of the last run, per variant, for its drift checks.
+	rawDirs map[string][]rawDir
 }
 
-func newHarness(ctx context.Context, bin string, parallelism int) (*harness, error) {
+func newHarness(ctx context.Context, bin string, parallelism int, variants []string) (*harness, error) {
 	work, err := os.MkdirTemp("", "terraplane-bench-")
 	if err != nil {
 		return nil, err
 	}
-	h := &harness{work: work}
+	h := &harness{work: work, rawDirs: map[string][]rawDir{}}
 	if h.cp, err = devenv.StartControlPlane(filepath.Join(work, "kubeconfig")); err != nil {
 		return nil, err
 	}
@@ -79,6 +83,11 @@ func newHarness(ctx context.Context, bin string, parallelism int) (*harness, err
 	h.c = h.w
 	if err := h.setup(ctx); err != nil {
 		return nil, err
+	}
+	if slices.Contains(variants, awsVariant) {
+		if err := h.startMinIO(ctx); err != nil {
+			return nil, err
+		}
 	}
 	port, err := devenv.FreePort()
 	if err != nil {
@@ -140,6 +149,9 @@ func (h *harness) close() {
 	}
 	if h.cp != nil {
 		h.cp.Stop()
+	}
+	if h.minio != nil {
+		h.minio.Stop()
 	}
 	_ = os.RemoveAll(h.work)
 }

@@ -28,7 +28,7 @@ type options struct {
 func main() {
 	var o options
 	ns := flag.String("n", "1,10,50", "comma-separated claim counts")
-	variants := flag.String("variants", "terraform_data,random", "module variants to run")
+	variants := flag.String("variants", "terraform_data,random", "variants to run: terraform_data, random (ModuleClass claims), aws-s3 (the bundled S3 kind on MinIO, hashicorp/aws)")
 	flag.IntVar(&o.parallelism, "parallelism", 10, "concurrent terraform processes, for the controller and for raw terraform alike")
 	flag.DurationVar(&o.idle, "idle", 60*time.Second, "idle window measured at the largest N")
 	flag.StringVar(&o.out, "out", "bench/results", "directory for results.md and chart.png")
@@ -59,7 +59,7 @@ func run(ctx context.Context, o options) error {
 	if _, err := os.Stat(bin); err != nil {
 		return fmt.Errorf("%s not found: run `make build` (make bench does)", bin)
 	}
-	h, err := newHarness(ctx, bin, o.parallelism)
+	h, err := newHarness(ctx, bin, o.parallelism, o.variants)
 	if err != nil {
 		return err
 	}

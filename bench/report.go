@@ -44,8 +44,18 @@ func table(rows []row, parallelism int) string {
 		fmt.Fprintf(&b, "| %s | %d | %.1f | %.0f | %s | %s | %s |\n", r.variant, r.n,
 			float64(r.tp.noopAvg.Microseconds())/1000, r.tp.noopProcs, idle, idleCPU, procs)
 	}
+	b.WriteString("\n| module | N | drift check (no-op plan) CPU per claim (s): Terraplane / raw | peak RSS of the process tree (MB): Terraplane (controller, terraform, providers) / raw (terraform, providers) | drift checks of 1,000 claims every " + driftInterval.String() + " (cores): Terraplane / raw |\n|---|---:|---:|---:|---:|\n")
+	for _, r := range rows {
+		n := float64(r.n)
+		project := func(cpu time.Duration) float64 { return cpu.Seconds() / n * 1000 / driftInterval.Seconds() }
+		fmt.Fprintf(&b, "| %s | %d | %.2f / %.2f | %.0f / %.0f | %.2f / %.2f |\n", r.variant, r.n,
+			r.tp.driftCPU.Seconds()/n, r.raw.driftCPU.Seconds()/n, r.tp.treeRSS, r.raw.treeRSS, project(r.tp.driftCPU), project(r.raw.driftCPU))
+	}
 	return b.String()
 }
+
+// driftInterval is the controller's (its default): how often each claim is checked.
+const driftInterval = 10 * time.Minute
 
 func writeResults(o options, rows []row) error {
 	if err := os.MkdirAll(o.out, 0o755); err != nil {

@@ -18,7 +18,6 @@ import (
 
 	common "terraplane.io/terraplane/apis/common/v1alpha1"
 	storagev1 "terraplane.io/terraplane/apis/storage/v1alpha1"
-	terraformv1 "terraplane.io/terraplane/apis/terraform/v1alpha1"
 	"terraplane.io/terraplane/internal/devenv"
 )
 
@@ -40,6 +39,14 @@ type rawResult struct {
 	tfCPU     time.Duration
 	processes int
 	diskBytes int64
+	treeRSS   float64       // peak of terraform and its providers together, MiB
+	driftCPU  time.Duration // one no-op plan of every workspace
+}
+
+// rawDir is one raw workspace and the environment its terraform runs with.
+type rawDir struct {
+	dir string
+	env []string
 }
 
 // tpResult is Terraplane's run.
@@ -51,6 +58,8 @@ type tpResult struct {
 	processes float64
 	diskBytes int64
 	peakRSS   float64
+	treeRSS   float64       // peak of the controller, terraform and providers together, MiB
+	driftCPU  time.Duration // one drift check (a no-op plan) of every claim
 	reads     float64
 	writes    float64
 	deletion  time.Duration
@@ -76,6 +85,8 @@ func (h *harness) runRaw(ctx context.Context, variant string, n, parallelism int
 	sem := make(chan struct{}, parallelism)
 	var wg sync.WaitGroup
 	cp0 := controlPlaneCPU()
+	tree := sampleTree(rawTree(h.ctrl.Process.Pid))
+	dirs := make([]rawDir, n)
 	start := time.Now()
 	for i := 0; i < n; i++ {
 		wg.Add(1)
@@ -84,7 +95,18 @@ func (h *harness) runRaw(ctx context.Context, variant string, n, parallelism int
 			sem <- struct{}{}
 			defer func() { <-sem }()
 			dir := filepath.Join(base, fmt.Sprint(i))
-			cpu, err := h.rawWorkspace(ctx, dir, cfg, variant, fmt.Sprintf("raw%s%dn%d", strings.ReplaceAll(variant, "_", ""), n, i))
+			name := fmt.Sprintf("raw%s%dn%d", strings.NewReplacer("_", "", "-", "").Replace(variant), n, i)
+			env, err := h.rawFiles(dir, cfg, variant, name)
+			var cpu time.Duration
+			if err == nil {
+				dirs[i] = rawDir{dir: dir, env: env}
+				cpu, err = runTerraform(ctx, dirs[i], "init", "-input=false")
+			}
+			if err == nil {
+				var apply time.Duration
+				apply, err = runTerraform(ctx, dirs[i], "apply", "-auto-approve", "-input=false")
+				cpu += apply
+			}
 			mu.Lock()
 			defer mu.Unlock()
 			if err != nil && firstErr == nil {
@@ -96,16 +118,24 @@ func (h *harness) runRaw(ctx context.Context, variant string, n, parallelism int
 		}(i)
 	}
 	wg.Wait()
+	res.treeRSS = tree.done()
 	res.cpCPU = controlPlaneCPU() - cp0
 	if firstErr != nil {
 		return rawResult{}, firstErr
+	}
+	h.rawDirs[variant] = dirs
+	var err error
+	if res.driftCPU, err = rawDrift(ctx, dirs, parallelism); err != nil {
+		return rawResult{}, err
 	}
 	res.ready = timingOf(done)
 	res.diskBytes = dirSize(base) / int64(n)
 	return res, nil
 }
 
-func (h *harness) rawWorkspace(ctx context.Context, dir, cfg, variant, suffix string) (time.Duration, error) {
+// rawFiles writes a raw workspace: the variant's module, a kubernetes backend and the
+// inputs; it returns the environment terraform needs beyond the CLI configuration.
+func (h *harness) rawFiles(dir, cfg, variant, name string) ([]string, error) {
 	backend := fmt.Sprintf(`terraform {
   backend "kubernetes" {
     secret_suffix = %q
@@ -113,28 +143,64 @@ func (h *harness) rawWorkspace(ctx context.Context, dir, cfg, variant, suffix st
     config_path   = %q
   }
 }
-`, suffix, rawNS, h.cp.Kubeconfig)
+`, name, rawNS, h.cp.Kubeconfig)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return 0, err
+		return nil, err
 	}
-	vars, _ := json.Marshal(map[string]string{"name": suffix})
-	for name, content := range map[string]string{"main.tf": modules[variant], "backend.tf": backend, "terraform.tfvars.json": string(vars)} {
+	vars, _ := json.Marshal(map[string]string{"name": name})
+	files := map[string]string{"main.tf": modules[variant], "terraform.tfvars.json": string(vars)}
+	var env []string
+	if variant == awsVariant {
+		var err error
+		if files, env, err = h.rawAWSFiles(dir, name); err != nil {
+			return nil, err
+		}
+	}
+	files["backend.tf"] = backend
+	for name, content := range files {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o600); err != nil {
-			return 0, err
+			return nil, err
 		}
 	}
+	return append(env, "TF_CLI_CONFIG_FILE="+cfg, "CHECKPOINT_DISABLE=1", "TF_IN_AUTOMATION=1"), nil
+}
+
+// runTerraform runs one terraform command in a raw workspace and returns its CPU, its
+// providers' included (terraform waits for them).
+func runTerraform(ctx context.Context, w rawDir, args ...string) (time.Duration, error) {
+	cmd := exec.CommandContext(ctx, "terraform", args...)
+	cmd.Dir = w.dir
+	cmd.Env = append(os.Environ(), w.env...)
+	out, err := cmd.CombinedOutput()
+	if err != nil && !(args[0] == "plan" && cmd.ProcessState != nil && cmd.ProcessState.ExitCode() == 2) {
+		return 0, fmt.Errorf("raw terraform %s in %s: %w\n%s", args[0], w.dir, err, out)
+	}
+	return cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(), nil
+}
+
+// rawDrift runs one no-op plan in every workspace, parallelism at a time: what a
+// pipeline's drift check costs.
+func rawDrift(ctx context.Context, dirs []rawDir, parallelism int) (time.Duration, error) {
+	var mu sync.Mutex
 	var total time.Duration
-	for _, args := range [][]string{{"init", "-input=false"}, {"apply", "-auto-approve", "-input=false"}} {
-		cmd := exec.CommandContext(ctx, "terraform", args...)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "TF_CLI_CONFIG_FILE="+cfg, "CHECKPOINT_DISABLE=1", "TF_IN_AUTOMATION=1")
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			return 0, fmt.Errorf("raw terraform %s in %s: %w\n%s", args[0], dir, err, out)
-		}
-		total += cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	var firstErr error
+	sem := make(chan struct{}, parallelism)
+	var wg sync.WaitGroup
+	for _, d := range dirs {
+		wg.Go(func() {
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			cpu, err := runTerraform(ctx, d, "plan", "-input=false", "-detailed-exitcode")
+			mu.Lock()
+			defer mu.Unlock()
+			total += cpu
+			if err != nil && firstErr == nil {
+				firstErr = err
+			}
+		})
 	}
-	return total, nil
+	wg.Wait()
+	return total, firstErr
 }
 
 // runClaims creates n Bucket claims of the variant's class, waits until all are Ready,
@@ -153,6 +219,8 @@ func (h *harness) runClaims(ctx context.Context, variant string, n int, idle tim
 		return tpResult{}, err
 	}
 	cp0 := controlPlaneCPU()
+	prov0 := providerCPU(pid)
+	tree := sampleTree(controllerTree(pid))
 	start := time.Now()
 	rw.start = start
 	for i := range names {
@@ -168,15 +236,20 @@ func (h *harness) runClaims(ctx context.Context, variant string, n int, idle tim
 		return tpResult{}, err
 	}
 	var res tpResult
+	res.treeRSS = tree.done()
 	res.cpCPU = controlPlaneCPU() - cp0
 	res.ready = timingOf(ready)
 	cpu1, _ := procCPU(pid)
 	procs1, _ := h.metric("terraplane_terraform_processes_total", "")
-	res.ctrlCPU, res.tfCPU, res.processes = cpu1.self-cpu0.self, cpu1.children-cpu0.children, procs1-procs0
+	// kept warm, provider processes are not yet in the controller's children's CPU
+	res.ctrlCPU, res.tfCPU, res.processes = cpu1.self-cpu0.self, cpu1.children-cpu0.children+providerCPU(pid)-prov0, procs1-procs0
 	res.diskBytes = (dirSize(filepath.Join(h.work, "workspaces")) - disk0) / int64(n)
 	gets := h.metricSum("rest_client_requests_total", `method="GET"`) - gets0
 	res.reads, res.writes = gets, h.metricSum("rest_client_requests_total", "")-all0-gets
 	if err := h.noop(ctx, names, &res); err != nil {
+		return tpResult{}, err
+	}
+	if res.driftCPU, err = h.drift(ctx, names); err != nil {
 		return tpResult{}, err
 	}
 	if idle > 0 {
@@ -205,18 +278,17 @@ func (h *harness) runClaims(ctx context.Context, variant string, n int, idle tim
 // noop makes every Module of the run reconcile once with nothing changed, and records the
 // terraform processes that started (should be none) and the average reconcile time.
 func (h *harness) noop(ctx context.Context, names []string, res *tpResult) error {
-	label := `controller="Module"`
+	objs, err := h.managedOf(ctx, names)
+	if err != nil {
+		return err
+	}
+	label := fmt.Sprintf("controller=%q", objs[0].GetKind())
 	sum0, _ := h.metric("controller_runtime_reconcile_time_seconds_sum", label)
 	cnt0, _ := h.metric("controller_runtime_reconcile_time_seconds_count", label)
 	p0, _ := h.metric("terraplane_terraform_processes_total", "")
-	for _, name := range names {
-		b := &storagev1.Bucket{}
-		if err := h.c.Get(ctx, types.NamespacedName{Namespace: appNS, Name: name}, b); err != nil {
-			return err
-		}
+	for _, u := range objs {
 		patch := []byte(fmt.Sprintf(`{"metadata":{"annotations":{"bench.terraplane.io/touched":%q}}}`, time.Now().Format(time.RFC3339Nano)))
-		m := &terraformv1.Module{ObjectMeta: metav1.ObjectMeta{Namespace: b.Spec.ResourceRef.Namespace, Name: b.Spec.ResourceRef.Name}}
-		if err := h.c.Patch(ctx, m, client.RawPatch(types.MergePatchType, patch)); err != nil {
+		if err := h.c.Patch(ctx, u, client.RawPatch(types.MergePatchType, patch)); err != nil {
 			return err
 		}
 	}
