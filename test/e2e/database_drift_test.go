@@ -37,6 +37,22 @@ func startServer(t *testing.T, start func(dir string) (*framework.Server, error)
 }
 
 // waitManagedReady waits until mg is Ready and Synced for its current generation.
+// waitRepairRecorded waits until the apply that repaired drift made after since is
+// recorded, and a plan after it has read the repair back: the server is in step while
+// that apply is still being recorded.
+func waitRepairRecorded(g Gomega, ctx context.Context, mg interface {
+	client.Object
+	GetManagedStatus() *common.ManagedStatus
+}, since time.Time) {
+	g.Eventually(func(g Gomega) {
+		g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(mg), mg)).To(Succeed())
+		tf := mg.GetManagedStatus().Terraform
+		g.Expect(tf.LastApplyTime).NotTo(BeNil())
+		g.Expect(tf.LastApplyTime.After(since)).To(BeTrue(), "the repair is recorded")
+		g.Expect(tf.LastPlanTime.After(tf.LastApplyTime.Time)).To(BeTrue(), "a plan after the repair read it back")
+	}).WithTimeout(timeout).Should(Succeed())
+}
+
 func waitManagedReady(g Gomega, ctx context.Context, mg interface {
 	client.Object
 	GetManagedStatus() *common.ManagedStatus
@@ -103,6 +119,7 @@ func TestPostgreSQLConverges(t *testing.T) {
 
 	By(t, "in step again, a drift check changes nothing")
 	waitManagedReady(g, ctx, db)
+	waitRepairRecorded(g, ctx, db, start)
 	applied := db.Status.Terraform.LastApplyTime
 	time.Sleep(3 * driftInterval)
 	g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(db), db)).To(Succeed())
@@ -166,10 +183,7 @@ func TestMySQLConverges(t *testing.T) {
 
 	By(t, "in step again, a drift check changes nothing")
 	waitManagedReady(g, ctx, db)
-	g.Eventually(func(g Gomega) { // the plan after the repair reads the new mark back
-		g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(db), db)).To(Succeed())
-		g.Expect(db.Status.Terraform.LastPlanTime.After(db.Status.Terraform.LastApplyTime.Time)).To(BeTrue())
-	}).WithTimeout(timeout).Should(Succeed())
+	waitRepairRecorded(g, ctx, db, start)
 	applied := db.Status.Terraform.LastApplyTime
 	time.Sleep(3 * driftInterval)
 	g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(db), db)).To(Succeed())
