@@ -255,24 +255,11 @@ func procCPU(pid int) (cpu, error) {
 // small machine they compete with terraform and the controller for the same cores.
 func controlPlaneCPU() time.Duration {
 	var total time.Duration
-	procs, _ := os.ReadDir("/proc")
-	for _, p := range procs {
-		pid, err := strconv.Atoi(p.Name())
-		if err != nil {
+	for _, p := range processes() {
+		if p.ppid != os.Getpid() || (p.comm != "kube-apiserver" && p.comm != "etcd") {
 			continue
 		}
-		raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-		if err != nil {
-			continue
-		}
-		stat := string(raw)
-		name := stat[strings.IndexByte(stat, '(')+1 : strings.LastIndexByte(stat, ')')]
-		// Fields after the name: state(0) ppid(1) ...
-		f := strings.Fields(stat[strings.LastIndexByte(stat, ')')+2:])
-		if ppid, _ := strconv.Atoi(f[1]); ppid != os.Getpid() || (name != "kube-apiserver" && name != "etcd") {
-			continue
-		}
-		if c, err := procCPU(pid); err == nil {
+		if c, err := procCPU(p.pid); err == nil {
 			total += c.self
 		}
 	}
@@ -280,16 +267,7 @@ func controlPlaneCPU() time.Duration {
 }
 
 // peakRSS is a process's high-water resident set, in MiB.
-func peakRSS(pid int) float64 {
-	raw, _ := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	for _, line := range strings.Split(string(raw), "\n") {
-		if strings.HasPrefix(line, "VmHWM:") {
-			kb, _ := strconv.ParseFloat(strings.Fields(line)[1], 64)
-			return kb / 1024
-		}
-	}
-	return 0
-}
+func peakRSS(pid int) float64 { return statusMiB(pid, "VmHWM:") }
 
 // dirSize is the disk a directory tree takes (file sizes; symlinks count as links).
 func dirSize(dir string) int64 {

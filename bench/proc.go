@@ -76,10 +76,13 @@ func providerCPU(ctrl int) time.Duration {
 }
 
 // rssMiB is a process's resident set now, in MiB.
-func rssMiB(pid int) float64 {
+func rssMiB(pid int) float64 { return statusMiB(pid, "VmRSS:") }
+
+// statusMiB reads a memory line of /proc/<pid>/status (VmRSS:, VmHWM:), in MiB.
+func statusMiB(pid int, field string) float64 {
 	raw, _ := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	for _, line := range strings.Split(string(raw), "\n") {
-		if strings.HasPrefix(line, "VmRSS:") {
+		if strings.HasPrefix(line, field) {
 			kb, _ := strconv.ParseFloat(strings.Fields(line)[1], 64)
 			return kb / 1024
 		}

@@ -1,10 +1,7 @@
 package chaos
 
 import (
-	"bufio"
-	"encoding/json"
 	"fmt"
-	"os"
 	"testing"
 	"time"
 
@@ -25,27 +22,16 @@ func startController(t *testing.T, workDir, logPath string) *framework.Controlle
 // lockReleases reads the controller log for stale locks released: how long each had
 // been held, and how long after the kill that left it each was released.
 func lockReleases(t *testing.T, logPath string, kills []time.Time) (held, afterKill []time.Duration) {
-	f, err := os.Open(logPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64<<10), 16<<20)
-	for sc.Scan() {
-		var line map[string]any
-		if json.Unmarshal(sc.Bytes(), &line) != nil {
-			continue
-		}
+	err := framework.LogLines(logPath, func(line map[string]any) {
 		if line["msg"] != "released a stale state lock" {
-			continue
+			return
 		}
 		if d, err := time.ParseDuration(fmt.Sprint(line["heldFor"])); err == nil {
 			held = append(held, d)
 		}
 		at, err := time.Parse(time.RFC3339Nano, fmt.Sprint(line["releasedAt"]))
 		if err != nil {
-			continue
+			return
 		}
 		for i := len(kills) - 1; i >= 0; i-- {
 			if kills[i].Before(at) {
@@ -53,6 +39,9 @@ func lockReleases(t *testing.T, logPath string, kills []time.Time) (held, afterK
 				break
 			}
 		}
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 	return held, afterKill
 }

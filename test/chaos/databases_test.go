@@ -1,9 +1,7 @@
 package chaos
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -190,19 +188,14 @@ func (d *databases) check() (orphans int) {
 // recoveredCreates counts the interrupted creates the controller carried on by itself,
 // from its log.
 func recoveredCreates(t *testing.T, logPath string) int {
-	f, err := os.Open(logPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
 	n := 0
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64<<10), 16<<20)
-	for sc.Scan() {
-		var line map[string]any
-		if json.Unmarshal(sc.Bytes(), &line) == nil && line["msg"] == "recovering an interrupted create" {
+	err := framework.LogLines(logPath, func(line map[string]any) {
+		if line["msg"] == "recovering an interrupted create" {
 			n++
 		}
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 	return n
 }

@@ -1,6 +1,8 @@
 package framework
 
 import (
+	"bufio"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -59,4 +61,22 @@ func BuildTerraplane(dir string) (string, error) {
 		return "", fmt.Errorf("build terraplane: %w", err)
 	}
 	return bin, nil
+}
+
+// LogLines calls each for every JSON line of a controller log (other lines are skipped).
+func LogLines(path string, each func(line map[string]any)) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64<<10), 16<<20)
+	for sc.Scan() {
+		var line map[string]any
+		if json.Unmarshal(sc.Bytes(), &line) == nil {
+			each(line)
+		}
+	}
+	return sc.Err()
 }

@@ -1,9 +1,7 @@
 package sharding
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -256,30 +254,22 @@ func waitSettled(t *testing.T, ledger string, limit time.Duration) int {
 func readLogs(t *testing.T, logs []string) (map[string][]int, int) {
 	applies, lockErrors := map[string][]int{}, 0
 	for r, path := range logs {
-		f, err := os.Open(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		sc := bufio.NewScanner(f)
-		sc.Buffer(make([]byte, 64<<10), 16<<20)
-		for sc.Scan() {
-			var line map[string]any
-			if json.Unmarshal(sc.Bytes(), &line) != nil {
-				continue
-			}
+		err := framework.LogLines(path, func(line map[string]any) {
 			if e := fmt.Sprint(line["error"]); strings.Contains(e, "state lock") || strings.Contains(e, "state is locked") {
 				lockErrors++
 			}
 			if line["msg"] != "terraform ran" || line["verb"] != "apply" || line["error"] != nil {
-				continue
+				return
 			}
 			name := fmt.Sprint(line["resource"])
 			if applies[name] == nil {
 				applies[name] = make([]int, len(logs))
 			}
 			applies[name][r]++
+		})
+		if err != nil {
+			t.Fatal(err)
 		}
-		f.Close()
 	}
 	return applies, lockErrors
 }
