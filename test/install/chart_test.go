@@ -36,7 +36,7 @@ var everything = []string{
 	"--set", "extraEnv[0].name=HTTPS_PROXY", "--set", "extraEnv[0].value=http://proxy.example.internal:3128",
 	"--set", "envFrom[0].secretRef.name=terraplane-env", "--set", "concurrency.terraform=4", "--set", "driftInterval=30m",
 	"--set", "moduleSourceAllow={https://git.example.internal/}", "--set", "replicas=2",
-	"--set", "claimDefinitionGroups={platform.example.org}",
+	"--set", "claimDefinitionGroups={platform.example.org}", "--set", "sharding.shards=12",
 }
 
 // TestChart lints and renders the Helm chart, applies it with a server-side dry run and
@@ -62,6 +62,10 @@ func TestChart(t *testing.T) {
 		manifests := runTool(g, helm, append([]string{"template", "terraplane", chartDir, "-n", tc.ns, "--include-crds"}, tc.args...)...)
 		applyManifests(g, manifests)
 		admitPodTemplate(g, ctx, tc.ns, manifests)
+		if tc.args != nil {
+			g.Expect(manifests).To(ContainSubstring("--shards=12"), "sharding.shards reaches the controller")
+			g.Expect(manifests).To(ContainSubstring("fieldPath: metadata.name"), "each replica is named by its pod")
+		}
 	}
 }
 
