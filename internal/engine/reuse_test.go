@@ -119,11 +119,27 @@ func TestProviderReuse(t *testing.T) {
 		t.Fatal("no new provider process after the idle ones crashed")
 	}
 
-	pids := e.plugins.PIDs()
+	// Stop ends the idle processes at once; one still lent keeps its socket until its run
+	// ends. Terraform is never given the controller's pid: its plugin client kills the
+	// pid it is given when it cannot reach the socket.
+	lent, err := e.plugins.Acquire(ctx, provs, e.env(first), providerConfig(first))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pid := lent.Reattach[addr].Pid; pid == os.Getpid() || pid == 0 {
+		t.Fatalf("terraform is given pid %d for the provider", pid)
+	}
+	pids := append(e.plugins.PIDs(), lent.Reattach[addr].Pid)
 	e.Stop()
+	if _, err := os.Stat(lent.Reattach[addr].Addr.String); err != nil {
+		t.Fatalf("the socket of a lent process is gone after Stop: %v", err)
+	}
+	lent.Release(true)
 	for _, pid := range pids {
-		if syscall.Kill(pid, 0) == nil {
-			t.Errorf("provider process %d still runs after Stop", pid)
+		for deadline := time.Now().Add(5 * time.Second); syscall.Kill(pid, 0) == nil; time.Sleep(10 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("provider process %d still runs after Stop", pid)
+			}
 		}
 	}
 }

@@ -112,7 +112,10 @@ func (p *Pool) Acquire(ctx context.Context, providers []Provider, env map[string
 			return nil, err
 		}
 		l.procs = append(l.procs, proc)
-		l.Reattach[prov.Address] = tfexec.ReattachConfig{Protocol: "grpc", ProtocolVersion: proc.protocol, Pid: os.Getpid(), Test: true,
+		// Pid is the provider's own: terraform's plugin client kills the process it is
+		// given when it cannot reach the address, and it must never be the controller.
+		// Test keeps terraform from stopping the provider when its run ends.
+		l.Reattach[prov.Address] = tfexec.ReattachConfig{Protocol: "grpc", ProtocolVersion: proc.protocol, Pid: proc.cmd.Process.Pid, Test: true,
 			Addr: tfexec.ReattachConfigAddr{Network: "unix", String: proc.socket}}
 	}
 	return l, nil
@@ -163,6 +166,9 @@ func (l *Lease) Release(healthy bool) {
 	p := l.pool
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if p.stopped {
+		defer func() { go func() { time.Sleep(time.Second); _ = os.Remove(p.dir) }() }()
+	}
 	for _, proc := range l.procs {
 		delete(p.lent, proc)
 		proc.uses++
@@ -239,7 +245,8 @@ func (p *Pool) Stop() {
 	for _, proc := range all {
 		proc.kill()
 	}
-	_ = os.RemoveAll(p.dir)
+	// only once empty: the sockets of processes still lent stay until their runs end
+	_ = os.Remove(p.dir)
 }
 
 // PIDs lists the process ids of the idle provider processes.

@@ -33,6 +33,8 @@ type databases struct {
 	names   []string
 	deleted map[string]bool
 	stopped map[string]bool // seen at CreateInterrupted: a deterministic kind must never stop there
+	// deleting is told of each Database deleted, whose state then empties rightly
+	deleting func(client.Object)
 }
 
 // startDatabases starts the PostgreSQL server and its Provider in the chaos namespace.
@@ -116,7 +118,12 @@ func (d *databases) update(ctx context.Context, name string, limit int32) {
 
 func (d *databases) remove(ctx context.Context, name string) {
 	d.deleted[name] = true
-	if err := env.Client.Delete(ctx, d.database(name, -1)); err != nil {
+	db := d.database(name, -1)
+	if err := env.Client.Get(ctx, client.ObjectKeyFromObject(db), db); err != nil {
+		d.t.Fatal(err)
+	}
+	d.deleting(db)
+	if err := env.Client.Delete(ctx, db); err != nil {
 		d.t.Fatalf("delete database %s: %v", name, err)
 	}
 }

@@ -209,6 +209,11 @@ func TestChaos(t *testing.T) {
 		t.Fatal(err)
 	}
 	dbs := startDatabases(ctx, t)
+	dbs.deleting = func(o client.Object) {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		s.deleting[resource.StateSecretName(o)] = true
+	}
 	watchCtx, stopWatch := context.WithCancel(ctx)
 	defer stopWatch()
 	go s.watchState(watchCtx)
