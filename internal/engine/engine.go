@@ -127,14 +127,6 @@ func (e *Engine) Stop() {
 	}
 }
 
-// ProviderProcesses counts the provider processes kept warm, in use or idle.
-func (e *Engine) ProviderProcesses() int {
-	if e.plugins == nil {
-		return 0
-	}
-	return e.plugins.Running()
-}
-
 // FindTerraform locates the terraform (or OpenTofu) binary with hc-install: path may be
 // a file, or a binary name looked up on PATH such as "tofu"; empty means terraform.
 func FindTerraform(path string) (string, error) {

@@ -47,8 +47,7 @@ type Pool struct {
 	mu      sync.Mutex
 	idle    map[string][]*process
 	lent    map[*process]bool
-	next    int
-	started int
+	started int // processes started so far
 	stopped bool
 	done    chan struct{}
 }
@@ -139,9 +138,8 @@ func (p *Pool) get(ctx context.Context, prov Provider, key string, env map[strin
 		}
 		go proc.kill() // crashed while idle
 	}
-	p.next++
 	p.started++
-	socket := filepath.Join(p.dir, fmt.Sprintf("p%d.sock", p.next))
+	socket := filepath.Join(p.dir, fmt.Sprintf("p%d.sock", p.started))
 	p.mu.Unlock()
 	proc, err := startProcess(ctx, key, prov.Address, prov.Binary, socket, env, p.cache)
 	if err != nil {
@@ -214,17 +212,6 @@ func (p *Pool) Started() int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.started
-}
-
-// Running counts the provider processes alive, lent or idle.
-func (p *Pool) Running() int {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	n := len(p.lent)
-	for _, procs := range p.idle {
-		n += len(procs)
-	}
-	return n
 }
 
 // Stop kills every idle process and those lent as they come back.

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/go-logr/logr"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log"
@@ -166,7 +167,7 @@ func (s *Set) Start(ctx context.Context) error {
 
 // fenceIfStale stops working on every shard once its Leases may have expired, so a
 // replica cut off from the API server never overlaps the one that takes over.
-func (s *Set) fenceIfStale(logger interface{ Info(string, ...any) }) {
+func (s *Set) fenceIfStale(logger logr.Logger) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if len(s.owned) > 0 && time.Since(s.lastRenew) > s.opts.LeaseDuration/2 {
