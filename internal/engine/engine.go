@@ -74,6 +74,9 @@ type Engine struct {
 	inflight map[string]int // verbs running per workspace
 	handles  handlePool
 
+	inits       initCache    // one init per module, copied to its other workspaces
+	initsShared atomic.Int64 // inits copied rather than run
+
 	plugins *plugins.Pool                  // nil without provider reuse
 	lent    map[string]tfexec.ReattachInfo // providers lent, per workspace
 }
@@ -109,6 +112,9 @@ func New(ctx context.Context, opts Options) (*Engine, error) {
 		return nil, err
 	}
 	if e.cliConfig, err = e.writeCLIConfig(); err != nil {
+		return nil, err
+	}
+	if e.inits, err = newInitCache(filepath.Join(opts.WorkDir, ".init")); err != nil {
 		return nil, err
 	}
 	if opts.ProviderReuse {
@@ -150,6 +156,10 @@ func (e *Engine) TerraformPath() string { return e.execPath }
 
 // Processes is the number of terraform processes started so far.
 func (e *Engine) Processes() int64 { return e.processes.Load() }
+
+// InitsShared is the number of workspaces initialised by copying another workspace's
+// init of the same module rather than running terraform init.
+func (e *Engine) InitsShared() int64 { return e.initsShared.Load() }
 
 // WorkDir is the directory that holds the workspaces.
 func (e *Engine) WorkDir() string { return e.opts.WorkDir }

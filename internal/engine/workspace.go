@@ -11,6 +11,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -46,6 +47,10 @@ type Workspace struct {
 	// SecretVars are variable values read from Secrets: written to a tfvars file only
 	// while a terraform command runs, removed after it, and redacted from every error.
 	SecretVars map[string]any
+	// BackendConfig are the backend settings of this workspace alone (the state's name),
+	// given to init as -backend-config. With them out of the files, workspaces of one
+	// module share one init: later ones copy the first one's result.
+	BackendConfig map[string]string
 }
 
 // secrets are the values to redact from ws's errors.
@@ -132,24 +137,43 @@ func (e *Engine) handle(ws Workspace) (*tfexec.Terraform, error) {
 	return tf, nil
 }
 
-// ensureInit runs terraform init unless the workspace was initialised for this configuration.
+// ensureInit readies the workspace for this configuration: nothing when it is ready,
+// otherwise a copy of another workspace's init of the same module, or terraform init.
 func (e *Engine) ensureInit(ctx context.Context, ws Workspace, tf *tfexec.Terraform) error {
 	dir := e.Dir(ws.ID)
-	stamp := e.initChecksum(ws)
+	module := e.moduleChecksum(ws)
+	stamp := initStamp(module, ws.BackendConfig)
 	current, stampErr := os.ReadFile(filepath.Join(dir, initStampFile))
 	if stampErr == nil && string(current) == stamp {
 		if _, err := os.Stat(filepath.Join(dir, dataDir)); err == nil {
 			return nil
 		}
 	}
+	if err := e.inits.restore(module, dir, ws.BackendConfig); err == nil {
+		e.initsShared.Add(1)
+		return writeStamp(dir, stamp)
+	}
 	// A changed configuration may pin other provider versions than the lock file holds.
 	changed := stampErr == nil
 	err := e.run(ctx, ws, "init", func(ctx context.Context) error {
-		return initTerraform(ctx, tf, e.env(ws), changed)
+		return initTerraform(ctx, tf, e.env(ws), changed, ws.BackendConfig)
 	})
 	if err != nil {
 		return fmt.Errorf("terraform init: %w", err)
 	}
+	e.inits.save(module, dir)
+	return writeStamp(dir, stamp)
+}
+
+// forgetInit makes ws's next run initialise with terraform init, and drops the cached
+// init of its module that it may have been copied from.
+func (e *Engine) forgetInit(ws Workspace) {
+	_ = os.Remove(filepath.Join(e.Dir(ws.ID), initStampFile))
+	e.inits.forget(e.moduleChecksum(ws))
+}
+
+// writeStamp records which configuration dir was initialised for.
+func writeStamp(dir, stamp string) error {
 	if err := os.WriteFile(filepath.Join(dir, initStampFile), []byte(stamp), 0o600); err != nil {
 		return fmt.Errorf("record init: %w", err)
 	}
@@ -164,7 +188,7 @@ const initGOGC = "400"
 
 // initTerraform runs init with initGOGC (unless env sets GOGC), then gives the handle
 // env back for the commands that follow.
-func initTerraform(ctx context.Context, tf *tfexec.Terraform, env map[string]string, upgrade bool) error {
+func initTerraform(ctx context.Context, tf *tfexec.Terraform, env map[string]string, upgrade bool, backend map[string]string) error {
 	initEnv := maps.Clone(env)
 	if _, set := initEnv["GOGC"]; !set {
 		initEnv["GOGC"] = initGOGC
@@ -173,7 +197,11 @@ func initTerraform(ctx context.Context, tf *tfexec.Terraform, env map[string]str
 		return fmt.Errorf("terraform environment: %w", err)
 	}
 	defer func() { _ = tf.SetEnv(env) }()
-	return tf.Init(ctx, tfexec.Reconfigure(true), tfexec.Upgrade(upgrade))
+	opts := []tfexec.InitOption{tfexec.Reconfigure(true), tfexec.Upgrade(upgrade)}
+	for _, k := range slices.Sorted(maps.Keys(backend)) {
+		opts = append(opts, tfexec.BackendConfig(k+"="+backend[k]))
+	}
+	return tf.Init(ctx, opts...)
 }
 
 // passEnv are the controller's environment variables terraform gets: the basics, the
@@ -199,8 +227,10 @@ func (e *Engine) env(ws Workspace) map[string]string {
 	return env
 }
 
-// initChecksum covers everything init depends on: all files but the input values, and the CLI config.
-func (e *Engine) initChecksum(ws Workspace) string {
+// moduleChecksum covers everything init depends on but the backend settings of one
+// workspace: all files but the input values, and the CLI config. Workspaces with equal
+// checksums can share one init.
+func (e *Engine) moduleChecksum(ws Workspace) string {
 	h := sha256.New()
 	names := make([]string, 0, len(ws.Files))
 	for name := range ws.Files {
@@ -216,6 +246,16 @@ func (e *Engine) initChecksum(ws Workspace) string {
 	fmt.Fprintf(h, "%s\x00%s", e.execPath, e.cliConfig)
 	cfg, _ := os.ReadFile(e.cliConfig)
 	h.Write(cfg)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// initStamp names one workspace's init: its module checksum and its backend settings.
+func initStamp(module string, backend map[string]string) string {
+	h := sha256.New()
+	h.Write([]byte(module))
+	for _, k := range slices.Sorted(maps.Keys(backend)) {
+		fmt.Fprintf(h, "\x00%s=%s", k, backend[k])
+	}
 	return hex.EncodeToString(h.Sum(nil))
 }
 
@@ -259,6 +299,8 @@ func (e *Engine) run(ctx context.Context, ws Workspace, verb string, cmd func(co
 			return fmt.Errorf("terraform %s did not finish within %s: %w", verb, e.opts.Timeout, ctx.Err())
 		case ctx.Err() != nil:
 			return fmt.Errorf("terraform %s was interrupted: %w", verb, ctx.Err())
+		case verb != "init" && initRequired.MatchString(err.Error()):
+			e.forgetInit(ws) // the next run initialises for real
 		}
 		return Redact(err, ws.secrets())
 	}

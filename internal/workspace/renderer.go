@@ -102,7 +102,7 @@ func (r *Renderer) Render(ctx context.Context, mg resource.Managed) (*Rendered, 
 	for name, raw := range vars.Secret {
 		secretVars[name] = variableValue(mod, name, raw)
 	}
-	files, err := render.Render(render.Input{Module: mod, Values: values, Providers: pc.Providers, Backend: r.backend(mg), Imports: imports,
+	files, err := render.Render(render.Input{Module: mod, Values: values, Providers: pc.Providers, Backend: r.backend(), Imports: imports,
 		SecretVariables: slices.Sorted(maps.Keys(secretVars))})
 	if err != nil {
 		return nil, resource.UserErrorf("InvalidForProvider", "spec.forProvider does not fit the module: %v", err)
@@ -111,7 +111,8 @@ func (r *Renderer) Render(ctx context.Context, mg resource.Managed) (*Rendered, 
 	if ref := mg.GetManagedSpec().ProviderRef; ref != nil {
 		group += "/" + ref.Name
 	}
-	ws := &Rendered{Workspace: engine.Workspace{ID: string(mg.GetUID()), Kind: r.kind.GVK.GroupKind().String(), Name: mg.GetNamespace() + "/" + mg.GetName(), Group: group, Files: files.Files, Env: pc.Env, SecretVars: secretVars}, Provider: pc}
+	ws := &Rendered{Workspace: engine.Workspace{ID: string(mg.GetUID()), Kind: r.kind.GVK.GroupKind().String(), Name: mg.GetNamespace() + "/" + mg.GetName(),
+		Group: group, Files: files.Files, Env: pc.Env, SecretVars: secretVars, BackendConfig: r.backendConfig(mg)}, Provider: pc}
 	ws.Hash = hashWorkspace(ws.Workspace, vars.Sources)
 	return ws, nil
 }
@@ -152,12 +153,13 @@ func (r *Renderer) module(ctx context.Context, mg resource.Managed) (*module.Mod
 	return r.bundled, nil
 }
 
-// backend keeps state in a Secret in the resource's namespace, named after its UID.
-func (r *Renderer) backend(mg resource.Managed) render.Backend {
+// backend keeps state in a Secret in the resource's namespace, named after its UID: the
+// block in the files holds what every workspace shares, and backendConfig the rest.
+func (r *Renderer) backend() render.Backend {
 	if r.LocalState {
 		return render.Backend{}
 	}
-	cfg := map[string]any{"secret_suffix": resource.StateSuffix(mg), "namespace": mg.GetNamespace()}
+	cfg := map[string]any{}
 	switch paths := filepath.SplitList(r.StateKubeconfig); len(paths) {
 	case 0:
 		cfg["in_cluster_config"] = true
@@ -170,6 +172,16 @@ func (r *Renderer) backend(mg resource.Managed) render.Backend {
 		cfg["config_context"] = r.StateContext
 	}
 	return render.Backend{Type: "kubernetes", Config: cfg}
+}
+
+// backendConfig are the backend settings of mg's workspace alone (the state Secret's
+// name and namespace). Kept out of the files, they let every workspace of one module
+// share one terraform init.
+func (r *Renderer) backendConfig(mg resource.Managed) map[string]string {
+	if r.LocalState {
+		return nil
+	}
+	return map[string]string{"secret_suffix": resource.StateSuffix(mg), "namespace": mg.GetNamespace()}
 }
 
 // hashWorkspace covers the files, the environment's names and the sources of variables
