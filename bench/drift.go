@@ -43,9 +43,8 @@ func (h *harness) drift(ctx context.Context, names []string) (time.Duration, err
 	if err != nil {
 		return 0, err
 	}
-	pid := h.ctrl.Process.Pid
-	c0, _ := procCPU(pid)
-	p0 := providerCPU(pid)
+	c0 := h.fleet.cpu()
+	p0 := h.fleet.providerCPU()
 	value := time.Now().UTC().Format(time.RFC3339Nano)
 	patch := fmt.Appendf(nil, `{"metadata":{"annotations":{%q:%q}}}`, managed.RequestedAtAnnotation, value)
 	for _, u := range objs {
@@ -70,6 +69,6 @@ func (h *harness) drift(ctx context.Context, names []string) (time.Duration, err
 			return 0, fmt.Errorf("%d drift checks not done within 30 minutes", left)
 		}
 	}
-	c1, _ := procCPU(pid)
-	return c1.self + c1.children - c0.self - c0.children + providerCPU(pid) - p0, nil
+	c1 := h.fleet.cpu()
+	return c1.self + c1.children - c0.self - c0.children + h.fleet.providerCPU() - p0, nil
 }

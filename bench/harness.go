@@ -1,17 +1,13 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"fmt"
-	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -53,20 +49,19 @@ output "id" { value = "${var.name}-${random_id.this.hex}" }
 `,
 }
 
-// harness is a control plane with the controller running as its own process.
+// harness is a control plane with the controller running as its own processes.
 type harness struct {
-	cp      *devenv.ControlPlane
-	c       client.Client
-	w       client.WithWatch
-	ctrl    *exec.Cmd
-	metrics string
-	work    string
+	cp    *devenv.ControlPlane
+	c     client.Client
+	w     client.WithWatch
+	fleet *fleet
+	work  string
 	minio   *devenv.MinIO
 	// rawDirs are the raw side's workspaces of the last run, per variant, for its drift checks.
 	rawDirs map[string][]rawDir
 }
 
-func newHarness(ctx context.Context, bin string, parallelism int, variants []string) (*harness, error) {
+func newHarness(ctx context.Context, bin string, parallelism, replicas int, variants []string) (*harness, error) {
 	work, err := os.MkdirTemp("", "terraplane-bench-")
 	if err != nil {
 		return nil, err
@@ -89,63 +84,19 @@ func newHarness(ctx context.Context, bin string, parallelism int, variants []str
 			return nil, err
 		}
 	}
-	port, err := devenv.FreePort()
+	h.fleet, err = startFleet(bin, h.cp.Kubeconfig, work, replicas, parallelism)
 	if err != nil {
 		return nil, err
 	}
-	h.metrics = fmt.Sprintf("http://127.0.0.1:%d/metrics", port)
-	h.ctrl = exec.Command(bin, "controller", "--kubeconfig", h.cp.Kubeconfig, "--state-kubeconfig", h.cp.Kubeconfig,
-		"--workdir", filepath.Join(work, "workspaces"), "--metrics-bind-address", fmt.Sprintf("127.0.0.1:%d", port), "--metrics-secure=false",
-		"--health-probe-bind-address", "0", "--max-concurrent-terraform", strconv.Itoa(parallelism),
-		"--max-concurrent-reconciles", strconv.Itoa(2*parallelism)) // more workers than terraform slots keep the slots busy
-	logPath := filepath.Join(os.TempDir(), "terraplane-bench-controller.log")
-	h.ctrl.Stdout, h.ctrl.Stderr = nil, nil
-	if log, err := os.Create(logPath); err == nil {
-		h.ctrl.Stdout, h.ctrl.Stderr = log, log
-	}
-	h.ctrl.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM}
-	if err := h.ctrl.Start(); err != nil {
-		return nil, fmt.Errorf("start controller: %w", err)
-	}
-	if err := h.waitController(logPath); err != nil {
+	if err := h.fleet.wait(ctx, h.c); err != nil {
 		return nil, err
 	}
 	return h, nil
 }
 
-// waitController waits until the controller serves metrics and the claim and Module
-// controllers have started their workers (their caches synced), so that the first
-// measured run does not include the controller's own start-up.
-func (h *harness) waitController(logPath string) error {
-	started := func() bool {
-		if _, err := h.metric("terraplane_terraform_processes_total", ""); err != nil {
-			return false
-		}
-		log, err := os.ReadFile(logPath)
-		if err != nil {
-			return true // no log to read: the metrics endpoint is all there is
-		}
-		workers := 0
-		for _, line := range strings.Split(string(log), "\n") {
-			if strings.Contains(line, `"msg":"Starting workers"`) &&
-				(strings.Contains(line, `"controller":"Bucket"`) || strings.Contains(line, `"controller":"Module"`)) {
-				workers++
-			}
-		}
-		return workers == 2
-	}
-	for deadline := time.Now().Add(60 * time.Second); !started(); time.Sleep(100 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			return fmt.Errorf("the controller did not start within a minute (see %s)", logPath)
-		}
-	}
-	return nil
-}
-
 func (h *harness) close() {
-	if h.ctrl != nil && h.ctrl.Process != nil {
-		_ = h.ctrl.Process.Signal(syscall.SIGTERM)
-		_, _ = h.ctrl.Process.Wait()
+	if h.fleet != nil {
+		h.fleet.stop()
 	}
 	if h.cp != nil {
 		h.cp.Stop()
@@ -163,6 +114,7 @@ func (h *harness) setup(ctx context.Context) error {
 		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: adminNS}},
 		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: appNS}},
 		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: rawNS}},
+		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: fleetNamespace}},
 		&terraformv1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Namespace: adminNS, Name: "random"},
 			Spec: terraformv1.ProviderConfigSpec{Source: "hashicorp/random", Version: "3.9.0"}},
 	}
@@ -188,50 +140,6 @@ func (h *harness) setup(ctx context.Context) error {
 		}
 	}
 	return nil
-}
-
-// metric reads one sample from the controller's metrics endpoint; labels filters by a substring.
-func (h *harness) metric(name, labels string) (float64, error) {
-	resp, err := http.Get(h.metrics)
-	if err != nil {
-		return 0, err
-	}
-	defer resp.Body.Close()
-	sc := bufio.NewScanner(resp.Body)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		line := sc.Text()
-		if !strings.HasPrefix(line, name) || (len(line) > len(name) && line[len(name)] != ' ' && line[len(name)] != '{') {
-			continue
-		}
-		if labels != "" && !strings.Contains(line, labels) {
-			continue
-		}
-		f := strings.Fields(line)
-		return strconv.ParseFloat(f[len(f)-1], 64)
-	}
-	return 0, nil
-}
-
-// metricSum adds up every series of a metric whose line contains filter.
-func (h *harness) metricSum(name, filter string) float64 {
-	resp, err := http.Get(h.metrics)
-	if err != nil {
-		return 0
-	}
-	defer resp.Body.Close()
-	sum := 0.0
-	sc := bufio.NewScanner(resp.Body)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		line := sc.Text()
-		if strings.HasPrefix(line, name+"{") && strings.Contains(line, filter) {
-			f := strings.Fields(line)
-			v, _ := strconv.ParseFloat(f[len(f)-1], 64)
-			sum += v
-		}
-	}
-	return sum
 }
 
 // cpu is a process's own and its waited-for children's CPU time, from /proc.
@@ -268,6 +176,15 @@ func controlPlaneCPU() time.Duration {
 
 // peakRSS is a process's high-water resident set, in MiB.
 func peakRSS(pid int) float64 { return statusMiB(pid, "VmHWM:") }
+
+// dirsSize is the disk the directory trees take together.
+func dirsSize(dirs []string) int64 {
+	var total int64
+	for _, d := range dirs {
+		total += dirSize(d)
+	}
+	return total
+}
 
 // dirSize is the disk a directory tree takes (file sizes; symlinks count as links).
 func dirSize(dir string) int64 {

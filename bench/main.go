@@ -23,6 +23,7 @@ type options struct {
 	idle        time.Duration
 	out         string
 	binary      string
+	replicas    int
 }
 
 func main() {
@@ -33,6 +34,7 @@ func main() {
 	flag.DurationVar(&o.idle, "idle", 60*time.Second, "idle window measured at the largest N")
 	flag.StringVar(&o.out, "out", "bench/results", "directory for results.md and chart.png")
 	flag.StringVar(&o.binary, "terraplane", "bin/terraplane", "the terraplane binary (make build)")
+	flag.IntVar(&o.replicas, "replicas", 1, "controller replicas; more than one shards the managed resources between them, and they share the parallelism")
 	flag.Parse()
 	for _, s := range strings.Split(*ns, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(s))
@@ -59,7 +61,7 @@ func run(ctx context.Context, o options) error {
 	if _, err := os.Stat(bin); err != nil {
 		return fmt.Errorf("%s not found: run `make build` (make bench does)", bin)
 	}
-	h, err := newHarness(ctx, bin, o.parallelism, o.variants)
+	h, err := newHarness(ctx, bin, o.parallelism, o.replicas, o.variants)
 	if err != nil {
 		return err
 	}

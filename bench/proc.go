@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -129,24 +130,26 @@ func (s *treeSampler) done() float64 {
 	return s.peak
 }
 
-// controllerTree picks the controller and everything it runs.
-func controllerTree(ctrl int) func([]proc) []int {
+// controllerTree picks the controllers and everything they run.
+func controllerTree(ctrls []int) func([]proc) []int {
 	return func(all []proc) []int {
-		out := []int{ctrl}
-		for _, p := range descendants(all, ctrl) {
-			out = append(out, p.pid)
+		out := slices.Clone(ctrls)
+		for _, ctrl := range ctrls {
+			for _, p := range descendants(all, ctrl) {
+				out = append(out, p.pid)
+			}
 		}
 		return out
 	}
 }
 
 // rawTree picks the terraform and provider processes the bench itself runs.
-func rawTree(ctrl int) func([]proc) []int {
+func rawTree(ctrls []int) func([]proc) []int {
 	return func(all []proc) []int {
 		var out []int
 		under := map[int]bool{}
-		for _, p := range descendants(all, ctrl) {
-			under[p.pid] = true
+		for _, pid := range controllerTree(ctrls)(all) {
+			under[pid] = true
 		}
 		for _, p := range descendants(all, os.Getpid()) {
 			if isTerraform(p.comm) && !under[p.pid] {

@@ -19,9 +19,9 @@ type row struct {
 func secs(d time.Duration) string { return fmt.Sprintf("%.1f", d.Seconds()) }
 
 // table renders the results as Markdown.
-func table(rows []row, parallelism int) string {
+func table(rows []row, o options) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Parallelism %d for both; state in the cluster (kubernetes backend) for both; %s.\n\n", parallelism, time.Now().UTC().Format("2006-01-02"))
+	fmt.Fprintf(&b, "Parallelism %d for both; state in the cluster (kubernetes backend) for both; %s; %s.\n\n", o.parallelism, replicasText(o.replicas), time.Now().UTC().Format("2006-01-02"))
 	b.WriteString("| module | N | raw terraform: all applied (s) | Terraplane Ready first / median / last (s) | ratio | controller CPU (s) | kube-apiserver + etcd CPU (s): Terraplane / raw | peak RSS (MB) | terraform CPU per claim (s): Terraplane / raw | terraform processes per claim: Terraplane / raw | disk per claim (KB): Terraplane / raw | controller API writes per claim | deletion (s) |\n")
 	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, r := range rows {
@@ -54,6 +54,14 @@ func table(rows []row, parallelism int) string {
 	return b.String()
 }
 
+// replicasText says how many controllers ran.
+func replicasText(replicas int) string {
+	if replicas == 1 {
+		return "one controller"
+	}
+	return fmt.Sprintf("%d controller replicas sharing it, sharded (%d shards)", replicas, fleetShards)
+}
+
 // driftInterval is the controller's (its default): how often each claim is checked.
 const driftInterval = 10 * time.Minute
 
@@ -61,7 +69,7 @@ func writeResults(o options, rows []row) error {
 	if err := os.MkdirAll(o.out, 0o755); err != nil {
 		return err
 	}
-	md := "# Terraplane vs raw terraform\n\n" + table(rows, o.parallelism) + "\n![time to Ready](chart.png)\n"
+	md := "# Terraplane vs raw terraform\n\n" + table(rows, o) + "\n![time to Ready](chart.png)\n"
 	if err := os.WriteFile(filepath.Join(o.out, "results.md"), []byte(md), 0o644); err != nil {
 		return err
 	}
@@ -69,7 +77,7 @@ func writeResults(o options, rows []row) error {
 		return err
 	}
 	fmt.Println()
-	fmt.Print(table(rows, o.parallelism))
+	fmt.Print(table(rows, o))
 	fmt.Printf("\nwritten: %s, %s\n", filepath.Join(o.out, "results.md"), filepath.Join(o.out, "chart.png"))
 	return nil
 }

@@ -85,7 +85,7 @@ func (h *harness) runRaw(ctx context.Context, variant string, n, parallelism int
 	sem := make(chan struct{}, parallelism)
 	var wg sync.WaitGroup
 	cp0 := controlPlaneCPU()
-	tree := sampleTree(rawTree(h.ctrl.Process.Pid))
+	tree := sampleTree(rawTree(h.fleet.pids()))
 	dirs := make([]rawDir, n)
 	start := time.Now()
 	for i := 0; i < n; i++ {
@@ -206,21 +206,21 @@ func rawDrift(ctx context.Context, dirs []rawDir, parallelism int) (time.Duratio
 // runClaims creates n Bucket claims of the variant's class, waits until all are Ready,
 // measures a no-op reconcile and (when idle > 0) an idle window, then deletes them.
 func (h *harness) runClaims(ctx context.Context, variant string, n int, idle time.Duration) (tpResult, error) {
-	pid := h.ctrl.Process.Pid
+	f := h.fleet
 	class := strings.ReplaceAll(variant, "_", "-")
-	cpu0, _ := procCPU(pid)
-	procs0, _ := h.metric("terraplane_terraform_processes_total", "")
-	disk0 := dirSize(filepath.Join(h.work, "workspaces"))
-	gets0 := h.metricSum("rest_client_requests_total", `method="GET"`)
-	all0 := h.metricSum("rest_client_requests_total", "")
+	cpu0 := f.cpu()
+	procs0, _ := f.metric("terraplane_terraform_processes_total", "")
+	disk0 := dirsSize(f.workDirs(h.work))
+	gets0 := h.fleet.metricSum("rest_client_requests_total", `method="GET"`)
+	all0 := h.fleet.metricSum("rest_client_requests_total", "")
 	names := make([]string, n)
 	rw, err := h.watchReady(ctx)
 	if err != nil {
 		return tpResult{}, err
 	}
 	cp0 := controlPlaneCPU()
-	prov0 := providerCPU(pid)
-	tree := sampleTree(controllerTree(pid))
+	prov0 := f.providerCPU()
+	tree := sampleTree(controllerTree(f.pids()))
 	start := time.Now()
 	rw.start = start
 	for i := range names {
@@ -239,13 +239,13 @@ func (h *harness) runClaims(ctx context.Context, variant string, n int, idle tim
 	res.treeRSS = tree.done()
 	res.cpCPU = controlPlaneCPU() - cp0
 	res.ready = timingOf(ready)
-	cpu1, _ := procCPU(pid)
-	procs1, _ := h.metric("terraplane_terraform_processes_total", "")
+	cpu1 := f.cpu()
+	procs1, _ := f.metric("terraplane_terraform_processes_total", "")
 	// kept warm, provider processes are not yet in the controller's children's CPU
-	res.ctrlCPU, res.tfCPU, res.processes = cpu1.self-cpu0.self, cpu1.children-cpu0.children+providerCPU(pid)-prov0, procs1-procs0
-	res.diskBytes = (dirSize(filepath.Join(h.work, "workspaces")) - disk0) / int64(n)
-	gets := h.metricSum("rest_client_requests_total", `method="GET"`) - gets0
-	res.reads, res.writes = gets, h.metricSum("rest_client_requests_total", "")-all0-gets
+	res.ctrlCPU, res.tfCPU, res.processes = cpu1.self-cpu0.self, cpu1.children-cpu0.children+f.providerCPU()-prov0, procs1-procs0
+	res.diskBytes = (dirsSize(f.workDirs(h.work)) - disk0) / int64(n)
+	gets := h.fleet.metricSum("rest_client_requests_total", `method="GET"`) - gets0
+	res.reads, res.writes = gets, h.fleet.metricSum("rest_client_requests_total", "")-all0-gets
 	if err := h.noop(ctx, names, &res); err != nil {
 		return tpResult{}, err
 	}
@@ -254,14 +254,14 @@ func (h *harness) runClaims(ctx context.Context, variant string, n int, idle tim
 	}
 	if idle > 0 {
 		say("idle for %s with %d Ready claims", idle, n)
-		c0, _ := procCPU(pid)
-		p0, _ := h.metric("terraplane_terraform_processes_total", "")
+		c0 := f.cpu()
+		p0, _ := f.metric("terraplane_terraform_processes_total", "")
 		time.Sleep(idle)
-		c1, _ := procCPU(pid)
-		p1, _ := h.metric("terraplane_terraform_processes_total", "")
+		c1 := f.cpu()
+		p1, _ := f.metric("terraplane_terraform_processes_total", "")
 		res.idle, res.idleCPU, res.idleProcs = idle, c1.self-c0.self, p1-p0
 	}
-	res.peakRSS = peakRSS(pid)
+	res.peakRSS = f.peakRSS()
 	start = time.Now()
 	for _, name := range names {
 		if err := h.c.Delete(ctx, &storagev1.Bucket{ObjectMeta: metav1.ObjectMeta{Namespace: appNS, Name: name}}); err != nil {
@@ -283,9 +283,9 @@ func (h *harness) noop(ctx context.Context, names []string, res *tpResult) error
 		return err
 	}
 	label := fmt.Sprintf("controller=%q", objs[0].GetKind())
-	sum0, _ := h.metric("controller_runtime_reconcile_time_seconds_sum", label)
-	cnt0, _ := h.metric("controller_runtime_reconcile_time_seconds_count", label)
-	p0, _ := h.metric("terraplane_terraform_processes_total", "")
+	sum0, _ := h.fleet.metric("controller_runtime_reconcile_time_seconds_sum", label)
+	cnt0, _ := h.fleet.metric("controller_runtime_reconcile_time_seconds_count", label)
+	p0, _ := h.fleet.metric("terraplane_terraform_processes_total", "")
 	for _, u := range objs {
 		patch := []byte(fmt.Sprintf(`{"metadata":{"annotations":{"bench.terraplane.io/touched":%q}}}`, time.Now().Format(time.RFC3339Nano)))
 		if err := h.c.Patch(ctx, u, client.RawPatch(types.MergePatchType, patch)); err != nil {
@@ -293,10 +293,10 @@ func (h *harness) noop(ctx context.Context, names []string, res *tpResult) error
 		}
 	}
 	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
-		cnt, _ := h.metric("controller_runtime_reconcile_time_seconds_count", label)
+		cnt, _ := h.fleet.metric("controller_runtime_reconcile_time_seconds_count", label)
 		if cnt-cnt0 >= float64(len(names)) {
-			sum, _ := h.metric("controller_runtime_reconcile_time_seconds_sum", label)
-			p1, _ := h.metric("terraplane_terraform_processes_total", "")
+			sum, _ := h.fleet.metric("controller_runtime_reconcile_time_seconds_sum", label)
+			p1, _ := h.fleet.metric("terraplane_terraform_processes_total", "")
 			res.noopAvg = time.Duration((sum - sum0) / (cnt - cnt0) * float64(time.Second))
 			res.noopProcs = p1 - p0
 			return nil
