@@ -56,7 +56,7 @@ type harness struct {
 	w     client.WithWatch
 	fleet *fleet
 	work  string
-	minio   *devenv.MinIO
+	minio *devenv.MinIO
 	// rawDirs are the raw side's workspaces of the last run, per variant, for its drift checks.
 	rawDirs map[string][]rawDir
 }
