@@ -142,6 +142,10 @@ func (e *StalePlanError) Unwrap() error { return e.cause }
 
 // Plan makes and saves a plan of the workspace and describes it.
 func (e *Engine) Plan(ctx context.Context, ws Workspace, opts PlanOptions) (*Plan, error) {
+	return describingAll(e, ws, func() (*Plan, error) { return e.plan(ctx, ws, opts) })
+}
+
+func (e *Engine) plan(ctx context.Context, ws Workspace, opts PlanOptions) (*Plan, error) {
 	tf, done, err := e.prepareWithProviders(ctx, ws)
 	if err != nil {
 		return nil, err
@@ -317,6 +321,10 @@ func maskSensitive(v, mask any, key []byte) any {
 // ApplyPlan applies a saved plan exactly: it fails with a *StalePlanError when the state
 // changed since the plan was made.
 func (e *Engine) ApplyPlan(ctx context.Context, ws Workspace, plan *Plan) (Result, error) {
+	return describingAll(e, ws, func() (Result, error) { return e.applyPlan(ctx, ws, plan) })
+}
+
+func (e *Engine) applyPlan(ctx context.Context, ws Workspace, plan *Plan) (Result, error) {
 	tf, done, err := e.prepareWithProviders(ctx, ws)
 	if err != nil {
 		return Result{}, err

@@ -4,8 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -26,7 +30,7 @@ func (e *Engine) prepareWithProviders(ctx context.Context, ws Workspace) (*tfexe
 	if err != nil || len(providers) == 0 {
 		return tf, done, err
 	}
-	lease, err := e.plugins.Acquire(ctx, providers, e.env(ws), providerConfig(ws))
+	lease, err := e.plugins.Acquire(ctx, providers, e.env(ws), providerConfig(ws), e.namedTypes(ws))
 	if err != nil {
 		done()
 		return nil, nil, fmt.Errorf("provider processes: %w", err)
@@ -113,4 +117,65 @@ func providerConfig(ws Workspace) []byte {
 	}
 	secrets, _ := json.Marshal(ws.SecretVars) // keys sorted
 	return append(out, secrets...)
+}
+
+// fullSchemaFile marks a workspace whose runs are told of every type of their providers:
+// its state held a type that its files do not name.
+const fullSchemaFile = ".terraplane-full-schema"
+
+// identifier matches the words of a configuration, type names among them.
+var identifier = regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_-]*`)
+
+// namedTypes are the words of ws's configuration (its files but the input values, and
+// the modules init installed): every resource and data source type it uses is among
+// them, and a provider need tell terraform of no other. Nil means every type, for a
+// workspace marked with fullSchemaFile.
+func (e *Engine) namedTypes(ws Workspace) []string {
+	dir := e.Dir(ws.ID)
+	if _, err := os.Stat(filepath.Join(dir, fullSchemaFile)); err == nil {
+		return nil
+	}
+	words := map[string]bool{}
+	collect := func(b []byte) {
+		for _, w := range identifier.FindAll(b, -1) {
+			words[string(w)] = true
+		}
+	}
+	for name, b := range ws.Files {
+		if name != "terraform.tfvars.json" {
+			collect(b)
+		}
+	}
+	_ = filepath.WalkDir(filepath.Join(dir, dataDir, "modules"), func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && (strings.HasSuffix(p, ".tf") || strings.HasSuffix(p, ".tf.json")) {
+			if b, err := os.ReadFile(p); err == nil {
+				collect(b)
+			}
+		}
+		return nil
+	})
+	return slices.Sorted(maps.Keys(words))
+}
+
+// schemaMissing matches terraform's error about a type in state that its provider did
+// not describe.
+var schemaMissing = regexp.MustCompile(`no schema available for \S+ while reading state`)
+
+// describingAll runs verb, and runs it again with every type of the providers described
+// when terraform missed the schema of a type that only the state holds (a resource the
+// configuration no longer has): terraform stops at that before it changes anything.
+// The workspace keeps every type described from then on.
+func describingAll[T any](e *Engine, ws Workspace, verb func() (T, error)) (T, error) {
+	v, err := verb()
+	if err == nil || e.plugins == nil || !schemaMissing.MatchString(err.Error()) {
+		return v, err
+	}
+	marker := filepath.Join(e.Dir(ws.ID), fullSchemaFile)
+	if _, serr := os.Stat(marker); serr == nil {
+		return v, err // every type was described already
+	}
+	if werr := os.WriteFile(marker, nil, 0o600); werr != nil {
+		return v, err
+	}
+	return verb()
 }

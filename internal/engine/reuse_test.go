@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -90,11 +91,11 @@ func TestProviderReuse(t *testing.T) {
 	if err != nil || len(provs) != 1 {
 		t.Fatalf("installed providers: %v %v", provs, err)
 	}
-	one, err := e.plugins.Acquire(ctx, provs, e.env(first), providerConfig(first))
+	one, err := e.plugins.Acquire(ctx, provs, e.env(first), providerConfig(first), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	two, err := e.plugins.Acquire(ctx, provs, e.env(first), providerConfig(first))
+	two, err := e.plugins.Acquire(ctx, provs, e.env(first), providerConfig(first), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +123,7 @@ func TestProviderReuse(t *testing.T) {
 	// Stop ends the idle processes at once; one still lent keeps its socket until its run
 	// ends. Terraform is never given the controller's pid: its plugin client kills the
 	// pid it is given when it cannot reach the socket.
-	lent, err := e.plugins.Acquire(ctx, provs, e.env(first), providerConfig(first))
+	lent, err := e.plugins.Acquire(ctx, provs, e.env(first), providerConfig(first), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,5 +142,42 @@ func TestProviderReuse(t *testing.T) {
 				t.Fatalf("provider process %d still runs after Stop", pid)
 			}
 		}
+	}
+}
+
+// TestProviderSchemaTrimmed: a reused provider describes to terraform only the types the
+// workspace's files name. A type only the state still holds (its resource removed from
+// the module) makes terraform stop before changing anything; the engine then runs the
+// verb again with every type described, and keeps doing so for that workspace.
+func TestProviderSchemaTrimmed(t *testing.T) {
+	e := reuseEngine(t)
+	var plans atomic.Int32
+	e.opts.OnRun = func(r Run) {
+		if r.Verb == "plan" {
+			plans.Add(1)
+		}
+	}
+	ctx := context.Background()
+	both := petModule + `resource "random_id" "i" { byte_length = 4 }` + "\n"
+	ws := Workspace{ID: "a", Files: map[string][]byte{"main.tf": []byte(both)}}
+	if _, err := e.Create(ctx, ws); err != nil {
+		t.Fatal(err)
+	}
+	ws.Files = map[string][]byte{"main.tf": []byte(petModule)}
+	plan, err := e.Plan(ctx, ws, PlanOptions{})
+	if err != nil {
+		t.Fatalf("plan of a module without random_id while the state holds one: %v", err)
+	}
+	if c := CountChanges(plan.Changes); c.Destroy != 1 || plan.Changes[0].Address != "random_id.i" {
+		t.Errorf("plan: %v, want random_id.i destroyed", plan.Changes)
+	}
+	if got := plans.Load(); got != 2 {
+		t.Errorf("%d plans ran, want 2: one told of the named types only, then one told of all", got)
+	}
+	if _, err := os.Stat(filepath.Join(e.Dir("a"), fullSchemaFile)); err != nil {
+		t.Errorf("the workspace is not marked to describe every type: %v", err)
+	}
+	if _, err := e.Plan(ctx, ws, PlanOptions{}); err != nil || plans.Load() != 3 {
+		t.Errorf("the next plan: %v, %d plans in all; want it to run once, with every type", err, plans.Load())
 	}
 }

@@ -23,6 +23,10 @@ type Result struct {
 // Create makes the workspace's resources with one combined plan-and-apply: the cheapest
 // way when the state is empty and every change is a create.
 func (e *Engine) Create(ctx context.Context, ws Workspace) (Result, error) {
+	return describingAll(e, ws, func() (Result, error) { return e.create(ctx, ws) })
+}
+
+func (e *Engine) create(ctx context.Context, ws Workspace) (Result, error) {
 	tf, done, err := e.prepareWithProviders(ctx, ws)
 	if err != nil {
 		return Result{}, err
@@ -93,6 +97,11 @@ func (e *Engine) outputs(ctx context.Context, ws Workspace, tf *tfexec.Terraform
 
 // Destroy destroys every resource in the workspace's state.
 func (e *Engine) Destroy(ctx context.Context, ws Workspace) error {
+	_, err := describingAll(e, ws, func() (struct{}, error) { return struct{}{}, e.destroy(ctx, ws) })
+	return err
+}
+
+func (e *Engine) destroy(ctx context.Context, ws Workspace) error {
 	tf, done, err := e.prepareWithProviders(ctx, ws)
 	if err != nil {
 		return err

@@ -356,7 +356,7 @@ func syncFiles(dir string, files map[string][]byte) error {
 
 func kept(rel string) bool {
 	switch rel {
-	case initStampFile, planFile, lockFile, dataDir, "terraform.tfstate", "terraform.tfstate.backup":
+	case initStampFile, planFile, lockFile, dataDir, fullSchemaFile, "terraform.tfstate", "terraform.tfstate.backup":
 		return true
 	}
 	return false

@@ -84,8 +84,9 @@ type Lease struct {
 }
 
 // Key identifies the processes that may serve a run: the provider binary, the
-// environment (credentials included) and the workspace's provider configuration.
-func Key(binary string, env map[string]string, config []byte) string {
+// environment (credentials included), the workspace's provider configuration and the
+// types its processes tell terraform of.
+func Key(binary string, env map[string]string, config []byte, types []string) string {
 	h := sha256.New()
 	keys := make([]string, 0, len(env))
 	for k := range env {
@@ -97,15 +98,29 @@ func Key(binary string, env map[string]string, config []byte) string {
 		fmt.Fprintf(h, "%s=%s\x00", k, env[k])
 	}
 	h.Write(config)
+	if types == nil {
+		h.Write([]byte("\x00all types"))
+	}
+	for _, t := range slices.Sorted(slices.Values(types)) {
+		fmt.Fprintf(h, "\x00%s", t)
+	}
 	return hex.EncodeToString(h.Sum(nil))
 }
 
 // Acquire lends a process for each provider, starting those no idle process can serve.
-// config is the workspace's provider configuration, part of each process's key.
-func (p *Pool) Acquire(ctx context.Context, providers []Provider, env map[string]string, config []byte) (*Lease, error) {
+// config is the workspace's provider configuration, part of each process's key; types
+// are the resource and data source types the run may need schemas of (nil: all of them).
+func (p *Pool) Acquire(ctx context.Context, providers []Provider, env map[string]string, config []byte, types []string) (*Lease, error) {
 	l := &Lease{Reattach: tfexec.ReattachInfo{}, pool: p}
+	var want map[string]bool
+	if types != nil {
+		want = map[string]bool{}
+		for _, t := range types {
+			want[t] = true
+		}
+	}
 	for _, prov := range providers {
-		proc, err := p.get(ctx, prov, Key(prov.Binary, env, config), env)
+		proc, err := p.get(ctx, prov, Key(prov.Binary, env, config, types), env, want)
 		if err != nil {
 			l.Release(false)
 			return nil, err
@@ -121,7 +136,7 @@ func (p *Pool) Acquire(ctx context.Context, providers []Provider, env map[string
 }
 
 // get takes an idle live process of key, or starts one.
-func (p *Pool) get(ctx context.Context, prov Provider, key string, env map[string]string) (*process, error) {
+func (p *Pool) get(ctx context.Context, prov Provider, key string, env map[string]string, types map[string]bool) (*process, error) {
 	p.mu.Lock()
 	if p.stopped {
 		p.mu.Unlock()
@@ -141,7 +156,7 @@ func (p *Pool) get(ctx context.Context, prov Provider, key string, env map[strin
 	p.started++
 	socket := filepath.Join(p.dir, fmt.Sprintf("p%d.sock", p.started))
 	p.mu.Unlock()
-	proc, err := startProcess(ctx, key, prov.Address, prov.Binary, socket, env, p.cache)
+	proc, err := startProcess(ctx, key, prov.Address, prov.Binary, socket, env, p.cache, types)
 	if err != nil {
 		return nil, err
 	}

@@ -34,7 +34,7 @@ type process struct {
 }
 
 // startProcess starts binary as a plugin server with env, and a proxy for it on socket.
-func startProcess(ctx context.Context, key, address, binary, socket string, env map[string]string, cache *answers) (*process, error) {
+func startProcess(ctx context.Context, key, address, binary, socket string, env map[string]string, cache *answers, types map[string]bool) (*process, error) {
 	cmd := exec.Command(binary)
 	cmd.Env = append(envList(env), magicCookie, "PLUGIN_PROTOCOL_VERSIONS=5,6")
 	// its own process group, and gone with the controller
@@ -55,7 +55,7 @@ func startProcess(ctx context.Context, key, address, binary, socket string, env 
 		return nil, fmt.Errorf("provider %s: %w", address, err)
 	}
 	p.protocol = protocol
-	if p.proxy, err = newProxy(socket, network, target, binary, cache); err != nil {
+	if p.proxy, err = newProxy(socket, network, target, binary, cache, types); err != nil {
 		p.kill()
 		return nil, fmt.Errorf("proxy for provider %s: %w", address, err)
 	}

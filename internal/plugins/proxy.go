@@ -87,6 +87,11 @@ func (a *answers) put(k [32]byte, b []byte) {
 type proxy struct {
 	binary string
 	cache  *answers
+	// types are the resource and data source types terraform is told of; nil means all.
+	types map[string]bool
+
+	trimMu  sync.Mutex
+	trimmed []byte // the schema answer, trimmed to types
 	conn   *grpc.ClientConn
 	server *grpc.Server
 	lis    net.Listener
@@ -94,7 +99,7 @@ type proxy struct {
 
 // newProxy listens on socket and forwards to the provider listening at target
 // (network "unix" or "tcp").
-func newProxy(socket, network, target, binary string, cache *answers) (*proxy, error) {
+func newProxy(socket, network, target, binary string, cache *answers, types map[string]bool) (*proxy, error) {
 	if network == "unix" {
 		target = "unix://" + target
 	}
@@ -108,7 +113,7 @@ func newProxy(socket, network, target, binary string, cache *answers) (*proxy, e
 		conn.Close()
 		return nil, err
 	}
-	p := &proxy{binary: binary, cache: cache, conn: conn, lis: lis}
+	p := &proxy{binary: binary, cache: cache, conn: conn, lis: lis, types: types}
 	p.server = grpc.NewServer(grpc.UnknownServiceHandler(p.forward), grpc.ForceServerCodec(rawCodec{}),
 		grpc.MaxRecvMsgSize(1<<30), grpc.MaxSendMsgSize(1<<30))
 	go func() { _ = p.server.Serve(lis) }()
@@ -185,17 +190,38 @@ func (p *proxy) pure(in grpc.ServerStream, method string, diagnostics protowire.
 		return err
 	}
 	k := p.cache.key(p.binary, method, req)
-	if resp, ok := p.cache.get(k); ok {
-		return in.SendMsg(&resp)
-	}
-	var resp []byte
-	if err := p.conn.Invoke(in.Context(), method, &req, &resp, grpc.ForceCodec(rawCodec{})); err != nil {
-		return err
-	}
-	if !hasField(resp, diagnostics) {
+	resp, ok := p.cache.get(k)
+	if !ok {
+		if err := p.conn.Invoke(in.Context(), method, &req, &resp, grpc.ForceCodec(rawCodec{})); err != nil {
+			return err
+		}
+		if hasField(resp, diagnostics) {
+			return in.SendMsg(&resp)
+		}
 		p.cache.put(k, resp)
 	}
+	if schemaMethods[method] && p.types != nil {
+		trimmed, err := p.trim(resp)
+		if err != nil {
+			return status.Error(codes.Internal, err.Error())
+		}
+		return in.SendMsg(&trimmed)
+	}
 	return in.SendMsg(&resp)
+}
+
+// trim is the schema answer resp trimmed to the proxy's types, worked out once.
+func (p *proxy) trim(resp []byte) ([]byte, error) {
+	p.trimMu.Lock()
+	defer p.trimMu.Unlock()
+	if p.trimmed == nil {
+		trimmed, err := trimSchema(resp, p.types)
+		if err != nil {
+			return nil, err
+		}
+		p.trimmed = trimmed
+	}
+	return p.trimmed, nil
 }
 
 // hasField reports whether a protobuf message holds top-level field num (or cannot be
