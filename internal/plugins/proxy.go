@@ -92,9 +92,9 @@ type proxy struct {
 
 	trimMu  sync.Mutex
 	trimmed []byte // the schema answer, trimmed to types
-	conn   *grpc.ClientConn
-	server *grpc.Server
-	lis    net.Listener
+	conn    *grpc.ClientConn
+	server  *grpc.Server
+	lis     net.Listener
 }
 
 // newProxy listens on socket and forwards to the provider listening at target
