@@ -92,6 +92,9 @@ type Options struct {
 	ProviderReuse bool
 	// ProviderTTL is how long a reused provider process lives; 0 means the engine's default.
 	ProviderTTL time.Duration
+	// ProviderRunsPerProcess is how many runs one reused provider process serves at
+	// once; 0 means the engine's default.
+	ProviderRunsPerProcess int
 	// ShardLeaseDuration is how long a dead replica's shards wait before another takes
 	// them; 0 means shard.DefaultLeaseDuration.
 	ShardLeaseDuration time.Duration
@@ -176,7 +179,7 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manager, *en
 
 		MaxConcurrentPerGroup: opts.MaxConcurrentTerraformPerProvider,
 		OnRun:                 observeRun(ctrl.Log.WithName("terraform")),
-		ProviderReuse:         opts.ProviderReuse, ProviderTTL: opts.ProviderTTL,
+		ProviderReuse:         opts.ProviderReuse, ProviderTTL: opts.ProviderTTL, ProviderRunsPerProcess: opts.ProviderRunsPerProcess,
 	})
 	if err != nil {
 		return nil, nil, err

@@ -54,6 +54,9 @@ type Options struct {
 	ProviderReuse bool
 	// ProviderTTL is how long a reused provider process lives; 0 means plugins.DefaultTTL.
 	ProviderTTL time.Duration
+	// ProviderRunsPerProcess is how many runs one reused provider process serves at
+	// once; 0 means plugins.DefaultRunsPerProcess.
+	ProviderRunsPerProcess int
 }
 
 // DefaultGracePeriod is how long a cancelled terraform gets after SIGINT to finish
@@ -118,7 +121,7 @@ func New(ctx context.Context, opts Options) (*Engine, error) {
 		return nil, err
 	}
 	if opts.ProviderReuse {
-		if e.plugins, err = plugins.NewPool(os.TempDir(), plugins.Options{TTL: opts.ProviderTTL}); err != nil {
+		if e.plugins, err = plugins.NewPool(os.TempDir(), plugins.Options{TTL: opts.ProviderTTL, RunsPerProcess: opts.ProviderRunsPerProcess}); err != nil {
 			return nil, err
 		}
 		e.lent = map[string]tfexec.ReattachInfo{}

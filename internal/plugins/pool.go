@@ -17,8 +17,9 @@ import (
 
 // Defaults of Options.
 const (
-	DefaultTTL     = 10 * time.Minute
-	DefaultMaxUses = 100
+	DefaultTTL            = 10 * time.Minute
+	DefaultMaxUses        = 100
+	DefaultRunsPerProcess = 8
 )
 
 // Options configure a Pool.
@@ -29,6 +30,10 @@ type Options struct {
 	IdleTTL time.Duration
 	// MaxUses is how many runs a process serves before it is replaced; 0 means DefaultMaxUses.
 	MaxUses int
+	// RunsPerProcess is how many terraform runs one process serves at once; 0 means
+	// DefaultRunsPerProcess. Runs that share a process share its key, so they configure
+	// it alike.
+	RunsPerProcess int
 }
 
 // Provider is one provider a workspace uses: its address and installed binary.
@@ -45,9 +50,8 @@ type Pool struct {
 	dir     string
 	cache   *answers
 	mu      sync.Mutex
-	idle    map[string][]*process
-	lent    map[*process]bool
-	started int // processes started so far
+	live    map[string][]*process // processes that may take more runs, by key
+	started int                   // processes started so far
 	stopped bool
 	done    chan struct{}
 }
@@ -63,6 +67,9 @@ func NewPool(dir string, opts Options) (*Pool, error) {
 	if opts.MaxUses <= 0 {
 		opts.MaxUses = DefaultMaxUses
 	}
+	if opts.RunsPerProcess <= 0 {
+		opts.RunsPerProcess = DefaultRunsPerProcess
+	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
 	}
@@ -70,7 +77,7 @@ func NewPool(dir string, opts Options) (*Pool, error) {
 	if err != nil {
 		return nil, fmt.Errorf("provider socket directory: %w", err)
 	}
-	p := &Pool{opts: opts, dir: sockets, cache: &answers{}, idle: map[string][]*process{}, lent: map[*process]bool{}, done: make(chan struct{})}
+	p := &Pool{opts: opts, dir: sockets, cache: &answers{}, live: map[string][]*process{}, done: make(chan struct{})}
 	go p.janitor()
 	return p, nil
 }
@@ -135,23 +142,18 @@ func (p *Pool) Acquire(ctx context.Context, providers []Provider, env map[string
 	return l, nil
 }
 
-// get takes an idle live process of key, or starts one.
+// get lends the live process of key with the fewest runs, when it may take one more, or
+// starts one.
 func (p *Pool) get(ctx context.Context, prov Provider, key string, env map[string]string, types map[string]bool) (*process, error) {
 	p.mu.Lock()
 	if p.stopped {
 		p.mu.Unlock()
 		return nil, fmt.Errorf("provider pool stopped")
 	}
-	for len(p.idle[key]) > 0 {
-		procs := p.idle[key]
-		proc := procs[len(procs)-1]
-		p.idle[key] = procs[:len(procs)-1]
-		if proc.alive() {
-			p.lent[proc] = true
-			p.mu.Unlock()
-			return proc, nil
-		}
-		go proc.kill() // crashed while idle
+	if proc := p.leastBusy(key); proc != nil {
+		proc.runs++
+		p.mu.Unlock()
+		return proc, nil
 	}
 	p.started++
 	socket := filepath.Join(p.dir, fmt.Sprintf("p%d.sock", p.started))
@@ -160,18 +162,62 @@ func (p *Pool) get(ctx context.Context, prov Provider, key string, env map[strin
 	if err != nil {
 		return nil, err
 	}
+	proc.proxy.stopping = func() bool { return p.stopAsked(proc) }
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.stopped {
 		go proc.kill()
 		return nil, fmt.Errorf("provider pool stopped")
 	}
-	p.lent[proc] = true
+	proc.runs = 1
+	p.live[key] = append(p.live[key], proc)
 	return proc, nil
 }
 
+// leastBusy is the live process of key with the fewest runs below RunsPerProcess;
+// processes found dead are dropped. The caller holds p.mu.
+func (p *Pool) leastBusy(key string) *process {
+	var best *process
+	for _, proc := range p.live[key] {
+		if !proc.alive() {
+			p.retire(proc)
+			continue
+		}
+		if proc.runs < p.opts.RunsPerProcess && (best == nil || proc.runs < best.runs) {
+			best = proc
+		}
+	}
+	return best
+}
+
+// retire takes proc out of lending and kills it once no run uses it. The caller holds p.mu.
+func (p *Pool) retire(proc *process) {
+	proc.retired = true
+	p.live[proc.key] = slices.DeleteFunc(p.live[proc.key], func(q *process) bool { return q == proc })
+	if len(p.live[proc.key]) == 0 {
+		delete(p.live, proc.key)
+	}
+	if proc.runs == 0 {
+		go proc.kill()
+	}
+}
+
+// stopAsked is told that a run using proc asked its provider to stop (terraform does
+// when it is interrupted). The process is lent no more, and the request reaches the
+// provider only when every run it serves has asked: one run's interruption must not
+// cut short the others' provider calls.
+func (p *Pool) stopAsked(proc *process) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !proc.retired {
+		p.retire(proc)
+	}
+	proc.stops++
+	return proc.stops >= proc.runs
+}
+
 // Release gives the processes back; healthy is false when the run was interrupted (a
-// provider told to stop is not trusted again), and they are then replaced.
+// provider told to stop is not trusted again), and they are then retired.
 func (l *Lease) Release(healthy bool) {
 	if l == nil {
 		return
@@ -183,14 +229,16 @@ func (l *Lease) Release(healthy bool) {
 		defer func() { go func() { time.Sleep(time.Second); _ = os.Remove(p.dir) }() }()
 	}
 	for _, proc := range l.procs {
-		delete(p.lent, proc)
+		proc.runs--
 		proc.uses++
 		proc.lastUsed = time.Now()
-		if !healthy || p.stopped || !proc.alive() || proc.uses >= p.opts.MaxUses || time.Since(proc.started) > p.opts.TTL {
+		worn := proc.uses >= p.opts.MaxUses || time.Since(proc.started) > p.opts.TTL
+		switch {
+		case proc.retired && proc.runs == 0:
 			go proc.kill()
-			continue
+		case !proc.retired && (!healthy || p.stopped || !proc.alive() || worn):
+			p.retire(proc)
 		}
-		p.idle[proc.key] = append(p.idle[proc.key], proc)
 	}
 	l.procs = nil
 }
@@ -206,16 +254,12 @@ func (p *Pool) janitor() {
 		case <-t.C:
 		}
 		p.mu.Lock()
-		for key, procs := range p.idle {
-			p.idle[key] = slices.DeleteFunc(procs, func(proc *process) bool {
-				stale := !proc.alive() || time.Since(proc.started) > p.opts.TTL || time.Since(proc.lastUsed) > p.opts.IdleTTL
-				if stale {
-					go proc.kill()
+		for _, procs := range p.live {
+			for _, proc := range slices.Clone(procs) {
+				idle := proc.runs == 0 && time.Since(proc.lastUsed) > p.opts.IdleTTL
+				if !proc.alive() || time.Since(proc.started) > p.opts.TTL || idle {
+					p.retire(proc)
 				}
-				return stale
-			})
-			if len(p.idle[key]) == 0 {
-				delete(p.idle, key)
 			}
 		}
 		p.mu.Unlock()
@@ -229,7 +273,7 @@ func (p *Pool) Started() int {
 	return p.started
 }
 
-// Stop kills every idle process and those lent as they come back.
+// Stop kills every idle process, and those in use as their runs end.
 func (p *Pool) Stop() {
 	p.mu.Lock()
 	if p.stopped {
@@ -238,25 +282,22 @@ func (p *Pool) Stop() {
 	}
 	p.stopped = true
 	close(p.done)
-	var all []*process
-	for _, procs := range p.idle {
-		all = append(all, procs...)
+	for _, procs := range p.live {
+		for _, proc := range slices.Clone(procs) {
+			p.retire(proc)
+		}
 	}
-	p.idle = map[string][]*process{}
 	p.mu.Unlock()
-	for _, proc := range all {
-		proc.kill()
-	}
-	// only once empty: the sockets of processes still lent stay until their runs end
+	// only once empty: the sockets of processes still in use stay until their runs end
 	_ = os.Remove(p.dir)
 }
 
-// PIDs lists the process ids of the idle provider processes.
+// PIDs lists the process ids of the live provider processes.
 func (p *Pool) PIDs() []int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	var out []int
-	for _, procs := range p.idle {
+	for _, procs := range p.live {
 		for _, proc := range procs {
 			out = append(out, proc.cmd.Process.Pid)
 		}

@@ -30,7 +30,10 @@ type process struct {
 	exited   chan struct{}
 	started  time.Time
 	lastUsed time.Time
-	uses     int
+	uses     int  // runs served
+	runs     int  // runs using it now
+	stops    int  // of those, runs that asked it to stop
+	retired  bool // lent no more; killed once runs is 0
 }
 
 // startProcess starts binary as a plugin server with env, and a proxy for it on socket.

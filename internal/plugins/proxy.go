@@ -36,6 +36,10 @@ var pureMethods = map[string]protowire.Number{
 // shutdownMethod would stop the shared process: the pool alone decides that.
 const shutdownMethod = "/plugin.GRPCController/Shutdown"
 
+// stopMethods ask the provider to cancel the calls in flight, those of every run it
+// serves: the pool decides whether the provider gets the request.
+var stopMethods = map[string]bool{"/tfplugin5.Provider/Stop": true, "/tfplugin6.Provider/StopProvider": true}
+
 // rawCodec passes messages through as bytes.
 type rawCodec struct{}
 
@@ -89,6 +93,8 @@ type proxy struct {
 	cache  *answers
 	// types are the resource and data source types terraform is told of; nil means all.
 	types map[string]bool
+	// stopping is asked whether a run's stop request goes on to the provider.
+	stopping func() bool
 
 	trimMu  sync.Mutex
 	trimmed []byte // the schema answer, trimmed to types
@@ -132,10 +138,10 @@ func (p *proxy) forward(_ any, in grpc.ServerStream) error {
 	if !ok {
 		return status.Error(codes.Internal, "no method")
 	}
-	if method == shutdownMethod {
+	if method == shutdownMethod || stopMethods[method] && p.stopping != nil && !p.stopping() {
 		var req []byte
 		_ = in.RecvMsg(&req)
-		empty := []byte{}
+		empty := []byte{} // Shutdown's and Stop's answers: nothing, or no error
 		return in.SendMsg(&empty)
 	}
 	if diagnostics, ok := pureMethods[method]; ok {

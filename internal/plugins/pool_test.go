@@ -1,0 +1,74 @@
+package plugins
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+
+	"terraplane.io/terraplane/internal/devenv"
+)
+
+// randomProvider is the random provider's binary in the test plugin mirror.
+func randomProvider(t *testing.T) Provider {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("starts the random provider")
+	}
+	bins, _ := filepath.Glob(filepath.Join(devenv.PluginMirror(), "registry.terraform.io", "hashicorp", "random", "*", "*", "terraform-provider-random*"))
+	if len(bins) == 0 {
+		t.Fatalf("the random provider is not in %s: run `make tools`", devenv.PluginMirror())
+	}
+	return Provider{Address: "registry.terraform.io/hashicorp/random", Binary: bins[0]}
+}
+
+// TestSharedProcesses: a process serves up to RunsPerProcess runs at once; a run's stop
+// request reaches the provider only once every run it serves has asked, and the process
+// is lent no more from the first request; other credentials never share a process.
+func TestSharedProcesses(t *testing.T) {
+	prov := randomProvider(t)
+	pool, err := NewPool(t.TempDir(), Options{RunsPerProcess: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Stop)
+	ctx := context.Background()
+	env := map[string]string{"TOKEN": "one"}
+	acquire := func(env map[string]string) *Lease {
+		t.Helper()
+		l, err := pool.Acquire(ctx, []Provider{prov}, env, []byte("config"), []string{"random_pet"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return l
+	}
+	socket := func(l *Lease) string { return l.Reattach[prov.Address].Addr.String }
+	a, b, c := acquire(env), acquire(env), acquire(env)
+	if socket(a) != socket(b) || socket(c) == socket(a) || pool.Started() != 2 {
+		t.Fatalf("three runs, two per process: sockets %s %s %s, %d started", socket(a), socket(b), socket(c), pool.Started())
+	}
+	if other := acquire(map[string]string{"TOKEN": "two"}); socket(other) == socket(c) {
+		t.Fatal("runs with other credentials shared a process")
+	} else {
+		other.Release(true)
+	}
+
+	shared := a.procs[0]
+	if shared.proxy.stopping() {
+		t.Fatal("one of two runs asked to stop, and the provider was told to")
+	}
+	if d := acquire(env); socket(d) == socket(a) {
+		t.Fatal("a process asked to stop was lent again")
+	} else {
+		d.Release(true)
+	}
+	if !shared.proxy.stopping() {
+		t.Fatal("both runs asked to stop, and the provider was not told to")
+	}
+	a.Release(false)
+	if !shared.alive() {
+		t.Fatal("the process was killed while a run still used it")
+	}
+	b.Release(false)
+	<-shared.exited // killed once its last run ended
+	c.Release(true)
+}
