@@ -63,7 +63,7 @@ func (r *Reconciler) outcome(ctx context.Context, err error) resource.Outcome {
 	o := resource.Classify(err, r.kind.Retries())
 	if o.Err != nil && r.kind.Summary != nil {
 		o.Message = r.kind.Summary(err)
-		o.Err = errors.New(o.Message)                                            // the error log gets one line too
+		o.Err = errors.New(o.Message)                                             // the error log gets one line too
 		log.FromContext(ctx).V(1).Info("reconcile failed", "detail", err.Error()) // redacted by the kind
 	}
 	return o
