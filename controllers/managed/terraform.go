@@ -135,17 +135,9 @@ var userAnnotationChanged = predicate.Funcs{UpdateFunc: func(e event.UpdateEvent
 // variables it holds.
 func (r *terraform) forVariableObject(kind string) handler.MapFunc {
 	return func(ctx context.Context, obj client.Object) []reconcile.Request {
-		list := r.kind.NewList()
-		if err := r.client.List(ctx, list, client.InNamespace(obj.GetNamespace())); err != nil {
-			return nil
-		}
-		var reqs []reconcile.Request
-		_ = forEach(list, func(mg resource.Managed) {
-			if slices.Contains(r.kind.WatchedObjects(mg), kind+"/"+obj.GetName()) {
-				reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(mg)})
-			}
+		return r.resourcesIn(ctx, obj.GetNamespace(), func(mg resource.Managed) bool {
+			return slices.Contains(r.kind.WatchedObjects(mg), kind+"/"+obj.GetName())
 		})
-		return reqs
 	}
 }
 
@@ -154,34 +146,34 @@ func (r *terraform) forVariableObject(kind string) handler.MapFunc {
 // creating or fixing a Provider's Secret takes effect at once. Secrets Terraplane writes
 // itself (connection details, saved plans) retry nothing.
 func (r *terraform) forSecret(ctx context.Context, obj client.Object) []reconcile.Request {
-	list := r.kind.NewList()
-	if err := r.client.List(ctx, list, client.InNamespace(obj.GetNamespace())); err != nil {
-		return nil
-	}
 	ours := obj.GetLabels()[resource.ManagedLabel] != "" || obj.GetLabels()[resource.PlanLabel] != ""
-	var reqs []reconcile.Request
-	_ = forEach(list, func(mg resource.Managed) {
+	return r.resourcesIn(ctx, obj.GetNamespace(), func(mg resource.Managed) bool {
 		synced := meta.FindStatusCondition(mg.GetManagedStatus().Conditions, common.TypeSynced)
 		failing := synced != nil && synced.Status == metav1.ConditionFalse && !common.IsHoldReason(synced.Reason) &&
 			synced.Reason != ReasonCreateInterrupted
 		waiting := failing && (!ours || strings.Contains(synced.Reason, "Secret"))
 		uses := r.kind.WatchedObjects != nil && slices.Contains(r.kind.WatchedObjects(mg), "Secret/"+obj.GetName())
-		if waiting || uses {
-			reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(mg)})
-		}
+		return waiting || uses
 	})
-	return reqs
 }
 
 // forProvider maps a Provider to the resources of this kind that use it.
 func (r *terraform) forProvider(ctx context.Context, p client.Object) []reconcile.Request {
+	return r.resourcesIn(ctx, p.GetNamespace(), func(mg resource.Managed) bool {
+		ref := mg.GetManagedSpec().ProviderRef
+		return ref != nil && ref.Name == p.GetName()
+	})
+}
+
+// resourcesIn names the resources of this kind in namespace ns that match.
+func (r *terraform) resourcesIn(ctx context.Context, ns string, match func(resource.Managed) bool) []reconcile.Request {
 	list := r.kind.NewList()
-	if err := r.client.List(ctx, list, client.InNamespace(p.GetNamespace())); err != nil {
+	if err := r.client.List(ctx, list, client.InNamespace(ns)); err != nil {
 		return nil
 	}
 	var reqs []reconcile.Request
 	_ = forEach(list, func(mg resource.Managed) {
-		if ref := mg.GetManagedSpec().ProviderRef; ref != nil && ref.Name == p.GetName() {
+		if match(mg) {
 			reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(mg)})
 		}
 	})
