@@ -5,83 +5,82 @@ import (
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller"
-	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	kubernetesv1 "terraplane.io/terraplane/apis/kubernetes/v1alpha1"
 	workloadv1 "terraplane.io/terraplane/apis/workload/v1alpha1"
+	"terraplane.io/terraplane/controllers/managed/reconciler"
 	"terraplane.io/terraplane/internal/remote"
 	"terraplane.io/terraplane/internal/resource"
 )
 
-// ClusterReconciler serves kubernetes.terraplane.io Clusters: existing clusters whose
-// credentials a bound KubernetesCluster claim hands on.
-type ClusterReconciler struct {
+// clusters is the Connector of kubernetes.terraplane.io Clusters: existing clusters
+// whose credentials a bound KubernetesCluster claim hands on. A Cluster is never changed:
+// observing it is all there is, and deleting it removes only its connection Secret.
+type clusters struct {
 	native
 }
 
-// setupClusters registers the Cluster controller.
+// setupClusters registers Clusters with the managed reconciler; a change to their
+// ProviderConfig or its credentials reaches them at once.
 func setupClusters(mgr ctrl.Manager, targets *Targets, opts Options) error {
-	r := &ClusterReconciler{native{client: mgr.GetClient(), targets: targets, opts: opts, recorder: resource.NewRecorder(mgr, "terraplane-kubernetes")}}
-	return ctrl.NewControllerManagedBy(mgr).
-		Named("kubernetes-cluster").
-		For(&kubernetesv1.Cluster{}).
-		Watches(&kubernetesv1.ProviderConfig{}, handler.EnqueueRequestsFromMapFunc(r.forProviderConfig)).
-		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.forCredentials)).
-		WithOptions(controller.Options{MaxConcurrentReconciles: opts.MaxConcurrentReconciles}).
-		Complete(r)
+	r := &clusters{native{client: mgr.GetClient(), targets: targets, opts: opts, recorder: resource.NewRecorder(mgr, "terraplane-kubernetes")}}
+	k := r.managedKind("kubernetes-cluster", func() resource.Managed { return &kubernetesv1.Cluster{} },
+		func() client.ObjectList { return &kubernetesv1.ClusterList{} }, r)
+	k.Watches = []reconciler.Watch{{Object: &kubernetesv1.ProviderConfig{}, Map: r.forProviderConfig}, {Object: &corev1.Secret{}, Map: r.forCredentials}}
+	return reconciler.Setup(mgr, k)
 }
 
-// Reconcile asks the cluster for its version and writes its credentials to the
-// connection Secret; deletion removes only that Secret.
-func (r *ClusterReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	c := &kubernetesv1.Cluster{}
-	if err := r.client.Get(ctx, req.NamespacedName, c); err != nil {
-		return ctrl.Result{}, client.IgnoreNotFound(err)
-	}
-	ctx, cancel := context.WithTimeout(ctx, r.opts.RemoteTimeout)
-	defer cancel()
-	if !c.DeletionTimestamp.IsZero() {
-		orig := c.DeepCopy()
-		err := resource.DeleteConnectionSecret(ctx, r.client, c)
-		if err == nil {
-			err = resource.RemoveFinalizer(ctx, r.client, c)
-		}
-		return r.finish(ctx, orig, c, err)
-	}
-	if err := resource.AddFinalizer(ctx, r.client, c); err != nil {
-		return ctrl.Result{}, err
-	}
-	return r.finish(ctx, c.DeepCopy(), c, r.observe(ctx, c))
+// cluster is the External of one Cluster: its client and credentials Secret.
+type cluster struct {
+	r       *clusters
+	cluster *remote.Cluster
+	creds   types.NamespacedName
 }
 
-// observe reaches the cluster and passes its credentials on.
-func (r *ClusterReconciler) observe(ctx context.Context, c *kubernetesv1.Cluster) error {
+// Connect reaches the cluster the Cluster's ProviderConfig names.
+func (r *clusters) Connect(ctx context.Context, mg resource.Managed) (reconciler.External, error) {
+	c := mg.(*kubernetesv1.Cluster)
 	ref := workloadv1.ClusterReference{Kind: workloadv1.ClusterKindProviderConfig}
 	if c.Spec.ProviderRef != nil {
 		ref.Name = c.Spec.ProviderRef.Name
 	}
 	key, err := r.targets.CredentialsSecret(ctx, c.Namespace, ref)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	cluster, err := r.targets.Cache.Cluster(ctx, key)
+	rc, err := r.targets.Cache.Cluster(ctx, key)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	version, err := cluster.Ping()
+	return &cluster{r: r, cluster: rc, creds: key}, nil
+}
+
+// Observe asks the cluster for its version and passes its credentials on.
+func (e *cluster) Observe(ctx context.Context, mg resource.Managed) (reconciler.Observation, error) {
+	version, err := e.cluster.Ping()
 	if err != nil {
-		return err
+		return reconciler.Observation{}, err
 	}
-	c.Status.AtProvider = kubernetesv1.ClusterObservation{Endpoint: cluster.Host, Version: version}
+	mg.(*kubernetesv1.Cluster).Status.AtProvider = kubernetesv1.ClusterObservation{Endpoint: e.cluster.Host, Version: version}
 	creds := &corev1.Secret{}
-	if err := r.client.Get(ctx, key, creds); err != nil {
-		return fmt.Errorf("get credentials %s: %w", key, err)
+	if err := e.r.client.Get(ctx, e.creds, creds); err != nil {
+		return reconciler.Observation{}, fmt.Errorf("get credentials %s: %w", e.creds, err)
 	}
-	return resource.WriteConnectionSecret(ctx, r.client, c, clusterConnection(creds, cluster.Host))
+	return reconciler.Observation{UpToDate: true, ConnectionDetails: clusterConnection(creds, e.cluster.Host)}, nil
+}
+
+// Apply is never asked for: a Cluster is always up to date.
+func (e *cluster) Apply(context.Context, resource.Managed) (reconciler.Applied, error) {
+	return reconciler.Applied{}, nil
+}
+
+// Delete removes the connection Secret; the cluster itself stays.
+func (r *clusters) Delete(ctx context.Context, mg resource.Managed) error {
+	return resource.DeleteConnectionSecret(ctx, r.client, mg)
 }
 
 // clusterConnection is the connection Secret of a cluster: the credentials' keys of
@@ -104,7 +103,7 @@ func clusterConnection(creds *corev1.Secret, host string) map[string][]byte {
 }
 
 // forProviderConfig maps a ProviderConfig to the Clusters that name it.
-func (r *ClusterReconciler) forProviderConfig(ctx context.Context, pc client.Object) []reconcile.Request {
+func (r *clusters) forProviderConfig(ctx context.Context, pc client.Object) []reconcile.Request {
 	list := &kubernetesv1.ClusterList{}
 	if err := r.client.List(ctx, list, client.InNamespace(pc.GetNamespace())); err != nil {
 		return nil
@@ -120,7 +119,7 @@ func (r *ClusterReconciler) forProviderConfig(ctx context.Context, pc client.Obj
 
 // forCredentials maps a Secret to the Clusters whose ProviderConfig holds it, so that
 // rotated credentials reach the connection Secret at once.
-func (r *ClusterReconciler) forCredentials(ctx context.Context, s client.Object) []reconcile.Request {
+func (r *clusters) forCredentials(ctx context.Context, s client.Object) []reconcile.Request {
 	var reqs []reconcile.Request
 	for _, pc := range providerConfigsUsing(ctx, r.client, s) {
 		reqs = append(reqs, r.forProviderConfig(ctx, &pc)...)

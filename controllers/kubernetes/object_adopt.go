@@ -16,7 +16,7 @@ import (
 
 // adopt decides, by o's spec.adoptionPolicy, whether o takes over a remote object that it
 // did not create, and says exactly how to go on when it does not.
-func (r *ObjectReconciler) adopt(o *kubernetesv1.Object) AdoptFunc {
+func (r *objects) adopt(o *kubernetesv1.Object) AdoptFunc {
 	return func(ctx context.Context, cluster *remote.Cluster, obj *unstructured.Unstructured, other string) error {
 		exists := fmt.Sprintf("%s %s already exists in cluster %s", obj.GetKind(), Describe(obj), cluster.Host)
 		policy := o.Spec.AdoptionPolicy
@@ -46,7 +46,7 @@ func (r *ObjectReconciler) adopt(o *kubernetesv1.Object) AdoptFunc {
 
 // ownerOf names the Object or application resource in this control plane whose UID is
 // uid ("Object ns/name"); empty when there is none.
-func (r *ObjectReconciler) ownerOf(ctx context.Context, uid types.UID) (string, error) {
+func (r *objects) ownerOf(ctx context.Context, uid types.UID) (string, error) {
 	objects := &kubernetesv1.ObjectList{}
 	if err := r.client.List(ctx, objects); err != nil {
 		return "", fmt.Errorf("list Objects: %w", err)

@@ -13,37 +13,32 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	kubernetesv1 "terraplane.io/terraplane/apis/kubernetes/v1alpha1"
+	"terraplane.io/terraplane/controllers/managed/reconciler"
 	"terraplane.io/terraplane/internal/remote"
 	"terraplane.io/terraplane/internal/resource"
 )
 
-// observe applies the manifest, copies the remote status into status.atProvider and
-// writes the connection Secret once every connection detail has a value.
-func (r *ObjectReconciler) observe(ctx context.Context, o *kubernetesv1.Object) error {
-	cluster, err := r.targets.Cluster(ctx, o.Namespace, r.target(o))
-	if err != nil {
-		return err
-	}
+// Apply applies the manifest, copies the remote status into status.atProvider and
+// returns the connection details once every one has a value.
+func (e *object) Apply(ctx context.Context, mg resource.Managed) (reconciler.Applied, error) {
+	o := mg.(*kubernetesv1.Object)
 	obj, err := o.Spec.ForProvider.Manifest.Object()
 	if err != nil {
-		return resource.UserErrorf("InvalidManifest", "spec.forProvider.manifest: %v", err)
+		return reconciler.Applied{}, resource.UserErrorf("InvalidManifest", "spec.forProvider.manifest: %v", err)
 	}
-	if err := Apply(ctx, cluster, o.UID, obj, r.adopt(o)); err != nil {
-		return err
+	if err := Apply(ctx, e.cluster, o.UID, obj, e.r.adopt(o)); err != nil {
+		return reconciler.Applied{}, err
 	}
 	o.Status.AtProvider = nil
 	if st, ok := obj.Object["status"]; ok {
 		b, err := json.Marshal(st)
 		if err != nil {
-			return fmt.Errorf("encode remote status: %w", err)
+			return reconciler.Applied{}, fmt.Errorf("encode remote status: %w", err)
 		}
 		o.Status.AtProvider = &apiextensionsv1.JSON{Raw: b}
 	}
-	details, err := connectionDetails(ctx, cluster, o, obj)
-	if err != nil {
-		return err
-	}
-	return resource.WriteConnectionSecret(ctx, r.client, o, details)
+	details, err := connectionDetails(ctx, e.cluster, o, obj)
+	return reconciler.Applied{ConnectionDetails: details}, err
 }
 
 // connectionDetails reads every connection key from the remote object or the Secret it

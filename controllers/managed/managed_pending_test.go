@@ -18,7 +18,7 @@ import (
 // TestStateAddresses: the instances of a partial state, named as recovery imports name
 // them (inside the module), so that only what is not in state is imported.
 func TestStateAddresses(t *testing.T) {
-	r := &Reconciler{runner: &fakeRunner{state: `{"version": 4, "resources": [
+	r := &terraform{runner: &fakeRunner{state: `{"version": 4, "resources": [
 		{"module": "module.this", "mode": "managed", "type": "aws_iam_role", "name": "this",
 		 "instances": [{"index_key": "cluster"}, {"index_key": "node"}]},
 		{"module": "module.this", "mode": "managed", "type": "aws_subnet", "name": "this", "instances": [{"index_key": 0}]},
@@ -32,7 +32,7 @@ func TestStateAddresses(t *testing.T) {
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("addresses (-want +got):\n%s", d)
 	}
-	if got, err := (&Reconciler{runner: &fakeRunner{}}).stateAddresses(context.Background(), &workspace.Rendered{}); err != nil || got != nil {
+	if got, err := (&terraform{runner: &fakeRunner{}}).stateAddresses(context.Background(), &workspace.Rendered{}); err != nil || got != nil {
 		t.Errorf("no state: %v, %v", got, err)
 	}
 }
@@ -74,11 +74,11 @@ func TestForSecretRetriesWhatFails(t *testing.T) {
 		}
 	}
 	creds := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "aws-creds", Namespace: "platform"}}
-	if got := h.r.forSecret(context.Background(), creds); len(got) != 1 || got[0].Name != "net" {
+	if got := h.tf.forSecret(context.Background(), creds); len(got) != 1 || got[0].Name != "net" {
 		t.Errorf("a credentials Secret retries %v, want the failing Module only", got)
 	}
 	conn := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "conn", Namespace: "platform", Labels: map[string]string{resource.ManagedLabel: "u-2"}}}
-	if got := h.r.forSecret(context.Background(), conn); len(got) != 0 {
+	if got := h.tf.forSecret(context.Background(), conn); len(got) != 0 {
 		t.Errorf("a connection Secret retries %v, want nothing", got)
 	}
 }

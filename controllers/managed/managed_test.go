@@ -19,6 +19,7 @@ import (
 
 	common "terraplane.io/terraplane/apis/common/v1alpha1"
 	terraformv1 "terraplane.io/terraplane/apis/terraform/v1alpha1"
+	"terraplane.io/terraplane/controllers/managed/reconciler"
 	"terraplane.io/terraplane/internal/engine"
 	"terraplane.io/terraplane/internal/kinds"
 	"terraplane.io/terraplane/internal/registry"
@@ -85,7 +86,8 @@ func (f *fakeRenderer) Render(_ context.Context, mg resource.Managed) (*workspac
 // harness is a managed reconciler of Modules over a fake client, runner and renderer.
 type harness struct {
 	t      *testing.T
-	r      *Reconciler
+	r      *reconciler.Reconciler
+	tf     *terraform
 	c      client.Client
 	runner *fakeRunner
 	render *fakeRenderer
@@ -103,8 +105,9 @@ func newHarness(t *testing.T, edit func(*terraformv1.Module)) *harness {
 	c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(mg).WithStatusSubresource(mg).Build()
 	kind, _ := kinds.NewRegistry(nil).Managed(terraformv1.GroupVersion.WithKind("Module"))
 	h := &harness{t: t, c: c, runner: &fakeRunner{}, render: &fakeRenderer{hash: "h1"}, events: events.NewFakeRecorder(100)}
-	h.r = &Reconciler{client: c, kind: kind, render: h.render, runner: h.runner, plans: &planStore{client: c, reader: c},
+	h.tf = &terraform{client: c, kind: kind, render: h.render, runner: h.runner, plans: &planStore{client: c, reader: c},
 		opts: Options{DriftInterval: time.Hour, UserErrorRetry: time.Minute}, recorder: resource.RecorderFor(h.events)}
+	h.r = reconciler.New(c, h.tf.managedKind())
 	return h
 }
 
@@ -140,7 +143,7 @@ func (h *harness) edit(fn func(*terraformv1.Module)) {
 // keepPlanText makes the plan Secret hold text, as after an apply.
 func (h *harness) keepPlanText(text string) {
 	h.t.Helper()
-	if err := h.r.plans.keepText(context.Background(), h.get(), text); err != nil {
+	if err := h.tf.plans.keepText(context.Background(), h.get(), text); err != nil {
 		h.t.Fatal(err)
 	}
 }
@@ -473,7 +476,7 @@ func TestFailedUpdateKeepsReady(t *testing.T) {
 	h.reconcile()
 	h.render.hash = "h2"
 	h.runner.plans = []*engine.Plan{update}
-	h.r.runner = &failingApply{fakeRunner: h.runner}
+	h.tf.runner = &failingApply{fakeRunner: h.runner}
 	_, err := h.r.Reconcile(context.Background(), ctrl.Request{NamespacedName: client.ObjectKey{Namespace: "platform", Name: "net"}})
 	if err == nil {
 		t.Fatal("a failed apply must be retried with backoff")

@@ -35,7 +35,7 @@ func TestUserAnnotationChangedIgnoresTheCreatePendingRecord(t *testing.T) {
 }
 
 func TestRequestedAtAsksForAPlanOnce(t *testing.T) {
-	r := &Reconciler{opts: Options{DriftInterval: time.Hour}}
+	r := &terraform{opts: Options{DriftInterval: time.Hour}}
 	m := &terraformv1.Module{ObjectMeta: metav1.ObjectMeta{Generation: 1}}
 	now := metav1.Now()
 	m.Status.Terraform.LastPlanTime, m.Status.Terraform.InputsHash = &now, "h"

@@ -99,7 +99,7 @@ type ManagedKind struct {
 	// resource reads ("Secret/name", "ConfigMap/name": its variables, its module source
 	// and the source's credentials), so that a change to one reaches it at once.
 	WatchedObjects func(mg resource.Managed) []string
-	// Native kinds are served by their own (non-Terraform) controller; the claim
+	// Native kinds are served by their own Connector (controllers/kubernetes); the claim
 	// reconciler binds them like any other kind, the Terraform reconciler leaves them
 	// alone, and only GVK, New, NewList, ClassGVK, NewClass and ProviderGVK are used.
 	Native bool

@@ -1,17 +1,11 @@
 package managed
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/utils/ptr"
-	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/handler"
-	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	common "terraplane.io/terraplane/apis/common/v1alpha1"
 	"terraplane.io/terraplane/internal/engine"
@@ -30,46 +24,14 @@ const (
 )
 
 // retries says how soon each outcome of a managed resource is looked at again.
-func (r *Reconciler) retries() resource.Retries {
+func (r *terraform) retries() resource.Retries {
 	drift := r.opts.DriftInterval + jitter(r.opts.DriftInterval)
 	return resource.Retries{Success: drift, UserError: r.opts.UserErrorRetry, Waiting: 5 * time.Second, Held: drift}
 }
 
-// finish maps the reconcile's error to conditions, one event, and a result — the only
-// place where errors become results. The status speaks for the generation the reconcile
-// rendered (orig's): a write during the run may have refreshed mg to a newer one.
-func (r *Reconciler) finish(ctx context.Context, orig, mg resource.Managed, out outcome, err error) (ctrl.Result, error) {
-	st := mg.GetManagedStatus()
-	gen := orig.GetGeneration()
-	resource.SyncBindingPhase(mg)
-	o := resource.Classify(err, r.retries())
-	if o.Err != nil {
-		o.Message = engine.Summary(err)
-		o.Err = errors.New(o.Message)                                             // the error log gets one line too
-		log.FromContext(ctx).V(1).Info("terraform failed", "detail", err.Error()) // redacted by the engine
-	}
-	r.recordRun(mg, out, gen, o.Succeeded())
-	notes := o.SetSynced(&st.Conditions, gen)
-	switch {
-	case o.Succeeded():
-		st.ObservedGeneration = gen
-		resource.Available().Set(&st.Conditions, gen)
-	case !resource.IsReady(st.Conditions): // a failed change leaves a resource once created Ready
-		resource.Creating("waiting for a successful apply").Set(&st.Conditions, gen)
-	}
-	result, rerr := r.finisher().Finish(ctx, mg, orig, o, notes)
-	if rerr != nil {
-		log.FromContext(ctx).Info("reconcile failed; retrying with backoff", "error", rerr.Error())
-	}
-	if o.Succeeded() || o.Reason == ReasonAwaitingApproval {
-		result.Priority = ptr.To(handler.LowPriority) // drift checks wait behind user changes
-	}
-	return result, rerr
-}
-
 // recordRun writes what terraform did into status.terraform, the Drifted condition and
 // the events that announce applies and drift.
-func (r *Reconciler) recordRun(mg resource.Managed, out outcome, gen int64, succeeded bool) {
+func (r *terraform) recordRun(mg resource.Managed, out outcome, gen int64, succeeded bool) {
 	if !out.ran {
 		return
 	}
@@ -102,7 +64,7 @@ func pendingOutcome(out outcome) bool {
 }
 
 // recordApply records an apply in status.terraform and announces it.
-func (r *Reconciler) recordApply(mg resource.Managed, out outcome, now metav1.Time) {
+func (r *terraform) recordApply(mg resource.Managed, out outcome, now metav1.Time) {
 	tf := &mg.GetManagedStatus().Terraform
 	res := out.applied
 	id := ""
@@ -125,7 +87,7 @@ func (r *Reconciler) recordApply(mg resource.Managed, out outcome, now metav1.Ti
 }
 
 // driftDetected announces drift the periodic plan found, once per plan.
-func (r *Reconciler) driftDetected(mg resource.Managed, plan *engine.Plan) {
+func (r *terraform) driftDetected(mg resource.Managed, plan *engine.Plan) {
 	if prev := mg.GetManagedStatus().Terraform.Plan; prev != nil && prev.ID == plan.ID && pendingPlan(mg) != nil {
 		return // already announced
 	}
@@ -147,47 +109,4 @@ func planSummary(id string, reason common.PlanReason, changes []engine.Change, h
 		s.Changes = append(s.Changes, common.PlannedChange{Address: ch.Address, Actions: ch.Actions})
 	}
 	return s
-}
-
-// observe records that mg's current generation needs no terraform run (an edit that
-// changes nothing terraform sees, such as the reclaim policy): its conditions now speak
-// for that generation, so its claim knows the edit is applied.
-func (r *Reconciler) observe(ctx context.Context, orig, mg resource.Managed, result ctrl.Result) (ctrl.Result, error) {
-	st := mg.GetManagedStatus()
-	gen := mg.GetGeneration()
-	if st.ObservedGeneration == gen {
-		return result, nil
-	}
-	st.ObservedGeneration = gen
-	for i := range st.Conditions {
-		st.Conditions[i].ObservedGeneration = gen
-	}
-	if err := resource.PatchStatus(ctx, r.client, mg, orig, false); err != nil {
-		return ctrl.Result{}, err
-	}
-	return result, nil
-}
-
-// finishDelete maps a deletion's error to a result.
-func (r *Reconciler) finishDelete(ctx context.Context, mg resource.Managed, err error) (ctrl.Result, error) {
-	if err == nil {
-		return ctrl.Result{}, nil
-	}
-	orig := mg.DeepCopyObject().(resource.Managed)
-	gen := mg.GetGeneration()
-	o := resource.Classify(err, r.retries())
-	o.Message = "cannot delete: " + engine.Summary(err)
-	if o.Err != nil {
-		o.Err = errors.New(o.Message)
-	}
-	conds := &mg.GetManagedStatus().Conditions
-	notes := o.SetSynced(conds, gen)
-	resource.Deleting().Set(conds, gen)
-	return r.finisher().Finish(ctx, mg, orig, o, notes)
-}
-
-// finisher writes managed resources' status, unguarded: only this reconciler writes
-// their conditions (the claim reconciler writes bindingPhase alone).
-func (r *Reconciler) finisher() resource.Finisher {
-	return resource.Finisher{Client: r.client, Recorder: r.recorder}
 }

@@ -11,17 +11,15 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	common "terraplane.io/terraplane/apis/common/v1alpha1"
+	"terraplane.io/terraplane/controllers/managed/reconciler"
 	"terraplane.io/terraplane/internal/engine"
 	"terraplane.io/terraplane/internal/registry"
 	"terraplane.io/terraplane/internal/resource"
@@ -52,8 +50,9 @@ type Options struct {
 	Shards *shard.Set
 }
 
-// Reconciler reconciles one managed kind through Terraform.
-type Reconciler struct {
+// terraform is the Connector of one Terraform kind: Connect renders a resource's
+// workspace, the External it returns plans and applies it, and Delete destroys it.
+type terraform struct {
 	client   client.Client
 	kind     *registry.ManagedKind
 	render   Renderer
@@ -63,7 +62,7 @@ type Reconciler struct {
 	recorder resource.Recorder
 }
 
-// Setup registers a managed reconciler for every managed kind in reg.
+// Setup registers the managed reconciler of every Terraform kind in reg.
 func Setup(mgr ctrl.Manager, reg *registry.Registry, opts Options) error {
 	if opts.DriftInterval <= 0 {
 		opts.DriftInterval = 10 * time.Minute
@@ -83,64 +82,42 @@ func Setup(mgr ctrl.Manager, reg *registry.Registry, opts Options) error {
 		if err != nil {
 			return err
 		}
-		r := &Reconciler{client: mgr.GetClient(), kind: kind, render: renderer, runner: opts.Runner, plans: plans, opts: opts,
+		t := &terraform{client: mgr.GetClient(), kind: kind, render: renderer, runner: opts.Runner, plans: plans, opts: opts,
 			recorder: resource.NewRecorder(mgr, "terraplane-managed")}
 		provider, err := reg.Scheme().New(kind.ProviderGVK)
 		if err != nil {
 			return fmt.Errorf("provider kind for %s: %w", kind.GVK.Kind, err)
 		}
-		b := ctrl.NewControllerManagedBy(mgr).
-			Named(kind.GVK.Kind).
-			For(kind.New(), builder.WithPredicates(predicate.Or(predicate.GenerationChangedPredicate{}, userAnnotationChanged))).
-			// Providers: their spec, not the status their usage controller writes.
-			Watches(provider.(client.Object), handler.EnqueueRequestsFromMapFunc(r.forProvider), builder.WithPredicates(predicate.GenerationChangedPredicate{})).
-			Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.forSecret)).
-			WithOptions(controller.Options{MaxConcurrentReconciles: opts.MaxConcurrentReconciles, NeedLeaderElection: ptr.To(opts.Shards == nil)})
-		if opts.Shards != nil {
-			b = b.WatchesRawSource(opts.Shards.Source(r.listAll))
-		}
-		if kind.WatchedObjects != nil {
-			b = b.Watches(&corev1.ConfigMap{}, handler.EnqueueRequestsFromMapFunc(r.forVariableObject("ConfigMap")))
-		}
-		err = b.Complete(r)
-		if err != nil {
-			return fmt.Errorf("set up %s controller: %w", kind.GVK.Kind, err)
+		k := t.managedKind()
+		k.Watches = t.watches(provider.(client.Object))
+		if err := reconciler.Setup(mgr, k); err != nil {
+			return err
 		}
 	}
 	return nil
 }
 
-// Reconcile brings one managed resource in line with its spec.
-func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	mg := r.kind.New()
-	if err := r.client.Get(ctx, req.NamespacedName, mg); err != nil {
-		return ctrl.Result{}, client.IgnoreNotFound(err)
+// managedKind is how the managed reconciler serves t's kind: sharded, a failed change
+// leaving a resource once created Ready, terraform's diagnostics summed up.
+func (r *terraform) managedKind() reconciler.Kind {
+	return reconciler.Kind{Name: r.kind.GVK.Kind, New: r.kind.New, NewList: r.kind.NewList, Connector: r, Retries: r.retries,
+		KeepsReady: true, Summary: engine.Summary, Recorder: r.recorder, Shards: r.opts.Shards,
+		MaxConcurrentReconciles: r.opts.MaxConcurrentReconciles,
+		Predicates:              []predicate.Predicate{predicate.Or(predicate.GenerationChangedPredicate{}, userAnnotationChanged)}}
+}
+
+// watches are the objects whose changes reach t's resources: their Provider (its spec,
+// not the status its usage controller writes), Secrets, and the ConfigMaps that hold
+// variables.
+func (r *terraform) watches(provider client.Object) []reconciler.Watch {
+	w := []reconciler.Watch{
+		{Object: provider, Map: r.forProvider, Predicates: []predicate.Predicate{predicate.GenerationChangedPredicate{}}},
+		{Object: &corev1.Secret{}, Map: r.forSecret},
 	}
-	done, mine := r.opts.Shards.Begin(mg.GetUID())
-	if !mine || resource.Paused(mg) {
-		return ctrl.Result{}, nil // another replica's shard holds it, or the user paused it
+	if r.kind.WatchedObjects != nil {
+		w = append(w, reconciler.Watch{Object: &corev1.ConfigMap{}, Map: r.forVariableObject("ConfigMap")})
 	}
-	defer done()
-	if !mg.GetDeletionTimestamp().IsZero() {
-		return r.finishDelete(ctx, mg, r.delete(ctx, mg))
-	}
-	if err := resource.AddFinalizer(ctx, r.client, mg); err != nil {
-		return ctrl.Result{}, err
-	}
-	orig := mg.DeepCopyObject().(resource.Managed)
-	ws, err := r.render.Render(ctx, mg)
-	if err != nil {
-		return r.finish(ctx, orig, mg, outcome{}, err)
-	}
-	if due, wait := r.due(mg, ws.Hash); !due {
-		r.releaseStaleLock(ctx, mg)
-		return r.observe(ctx, orig, mg, ctrl.Result{RequeueAfter: wait, Priority: ptr.To(handler.LowPriority)})
-	}
-	out, err := r.guardedSync(ctx, mg, ws)
-	if err == nil {
-		err = r.publish(ctx, mg, ws, out)
-	}
-	return r.finish(ctx, orig, mg, out, err)
+	return w
 }
 
 // userAnnotationChanged passes annotation changes other than the create-pending record
@@ -154,32 +131,13 @@ var userAnnotationChanged = predicate.Funcs{UpdateFunc: func(e event.UpdateEvent
 	return !maps.Equal(before, after)
 }}
 
-// listAll lists every resource of this kind, for the shards this replica takes.
-func (r *Reconciler) listAll(ctx context.Context) ([]client.Object, error) {
-	list := r.kind.NewList()
-	if err := r.client.List(ctx, list); err != nil {
-		return nil, err
-	}
-	var objs []client.Object
-	err := forEach(list, func(mg resource.Managed) { objs = append(objs, mg) })
-	return objs, err
-}
-
 // forVariableObject maps a Secret or ConfigMap to the resources of this kind whose
 // variables it holds.
-func (r *Reconciler) forVariableObject(kind string) handler.MapFunc {
+func (r *terraform) forVariableObject(kind string) handler.MapFunc {
 	return func(ctx context.Context, obj client.Object) []reconcile.Request {
-		list := r.kind.NewList()
-		if err := r.client.List(ctx, list, client.InNamespace(obj.GetNamespace())); err != nil {
-			return nil
-		}
-		var reqs []reconcile.Request
-		_ = forEach(list, func(mg resource.Managed) {
-			if slices.Contains(r.kind.WatchedObjects(mg), kind+"/"+obj.GetName()) {
-				reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(mg)})
-			}
+		return r.resourcesIn(ctx, obj.GetNamespace(), func(mg resource.Managed) bool {
+			return slices.Contains(r.kind.WatchedObjects(mg), kind+"/"+obj.GetName())
 		})
-		return reqs
 	}
 }
 
@@ -187,35 +145,35 @@ func (r *Reconciler) forVariableObject(kind string) handler.MapFunc {
 // those in its namespace that are failing (on missing or wrong credentials, say), so that
 // creating or fixing a Provider's Secret takes effect at once. Secrets Terraplane writes
 // itself (connection details, saved plans) retry nothing.
-func (r *Reconciler) forSecret(ctx context.Context, obj client.Object) []reconcile.Request {
-	list := r.kind.NewList()
-	if err := r.client.List(ctx, list, client.InNamespace(obj.GetNamespace())); err != nil {
-		return nil
-	}
+func (r *terraform) forSecret(ctx context.Context, obj client.Object) []reconcile.Request {
 	ours := obj.GetLabels()[resource.ManagedLabel] != "" || obj.GetLabels()[resource.PlanLabel] != ""
-	var reqs []reconcile.Request
-	_ = forEach(list, func(mg resource.Managed) {
+	return r.resourcesIn(ctx, obj.GetNamespace(), func(mg resource.Managed) bool {
 		synced := meta.FindStatusCondition(mg.GetManagedStatus().Conditions, common.TypeSynced)
 		failing := synced != nil && synced.Status == metav1.ConditionFalse && !common.IsHoldReason(synced.Reason) &&
 			synced.Reason != ReasonCreateInterrupted
 		waiting := failing && (!ours || strings.Contains(synced.Reason, "Secret"))
 		uses := r.kind.WatchedObjects != nil && slices.Contains(r.kind.WatchedObjects(mg), "Secret/"+obj.GetName())
-		if waiting || uses {
-			reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(mg)})
-		}
+		return waiting || uses
 	})
-	return reqs
 }
 
 // forProvider maps a Provider to the resources of this kind that use it.
-func (r *Reconciler) forProvider(ctx context.Context, p client.Object) []reconcile.Request {
+func (r *terraform) forProvider(ctx context.Context, p client.Object) []reconcile.Request {
+	return r.resourcesIn(ctx, p.GetNamespace(), func(mg resource.Managed) bool {
+		ref := mg.GetManagedSpec().ProviderRef
+		return ref != nil && ref.Name == p.GetName()
+	})
+}
+
+// resourcesIn names the resources of this kind in namespace ns that match.
+func (r *terraform) resourcesIn(ctx context.Context, ns string, match func(resource.Managed) bool) []reconcile.Request {
 	list := r.kind.NewList()
-	if err := r.client.List(ctx, list, client.InNamespace(p.GetNamespace())); err != nil {
+	if err := r.client.List(ctx, list, client.InNamespace(ns)); err != nil {
 		return nil
 	}
 	var reqs []reconcile.Request
 	_ = forEach(list, func(mg resource.Managed) {
-		if ref := mg.GetManagedSpec().ProviderRef; ref != nil && ref.Name == p.GetName() {
+		if match(mg) {
 			reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(mg)})
 		}
 	})

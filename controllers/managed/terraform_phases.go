@@ -15,7 +15,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	common "terraplane.io/terraplane/apis/common/v1alpha1"
 	"terraplane.io/terraplane/internal/engine"
@@ -55,7 +54,7 @@ func stateObjects(mg resource.Managed) []client.Object {
 // due reports whether terraform must run: never planned, an approved plan waits, the
 // inputs changed, the last run failed, a held plan's spec was edited, or the drift
 // interval has passed. Otherwise it says when to look again.
-func (r *Reconciler) due(mg resource.Managed, hash string) (bool, time.Duration) {
+func (r *terraform) due(mg resource.Managed, hash string) (bool, time.Duration) {
 	st := mg.GetManagedStatus()
 	tf := st.Terraform
 	if tf.LastPlanTime == nil || requested(mg) {
@@ -90,7 +89,7 @@ func jitter(d time.Duration) time.Duration {
 
 // sync plans, lets change control decide, and applies. A resource never applied whose
 // changes need no decision is created with one combined plan-and-apply.
-func (r *Reconciler) sync(ctx context.Context, mg resource.Managed, ws *workspace.Rendered) (outcome, error) {
+func (r *terraform) sync(ctx context.Context, mg resource.Managed, ws *workspace.Rendered) (outcome, error) {
 	out := outcome{ran: true, hash: ws.Hash, reason: planReason(mg, ws.Hash)}
 	if createsDirectly(mg) {
 		if err := r.markCreating(ctx, mg); err != nil {
@@ -119,7 +118,7 @@ func (r *Reconciler) sync(ctx context.Context, mg resource.Managed, ws *workspac
 
 // discardUnapplied drops the saved plan of mg's latest plan with changes when it was
 // never applied: a plan without changes replaces it.
-func (r *Reconciler) discardUnapplied(ctx context.Context, mg resource.Managed) error {
+func (r *terraform) discardUnapplied(ctx context.Context, mg resource.Managed) error {
 	tf := mg.GetManagedStatus().Terraform
 	if tf.Plan == nil || tf.LastApply != nil && tf.LastApply.ID == tf.Plan.ID {
 		return nil
@@ -129,7 +128,7 @@ func (r *Reconciler) discardUnapplied(ctx context.Context, mg resource.Managed) 
 
 // decideAndApply lets change control decide on plan and applies it when allowed; a
 // saved plan gone stale is planned again once.
-func (r *Reconciler) decideAndApply(ctx context.Context, mg resource.Managed, ws *workspace.Rendered, out outcome, plan *engine.Plan, retryStale bool) (outcome, error) {
+func (r *terraform) decideAndApply(ctx context.Context, mg resource.Managed, ws *workspace.Rendered, out outcome, plan *engine.Plan, retryStale bool) (outcome, error) {
 	out.plan = plan
 	switch verdict, err := decide(mg, plan, out.reason, r.kind.HarmlessReplacements); verdict {
 	case observeOnly:
@@ -165,7 +164,7 @@ func (r *Reconciler) decideAndApply(ctx context.Context, mg resource.Managed, ws
 
 // planFor returns the saved plan that spec.approvedPlan approves, when it was made from
 // the current inputs; otherwise a new plan.
-func (r *Reconciler) planFor(ctx context.Context, mg resource.Managed, ws *workspace.Rendered, reason common.PlanReason) (*engine.Plan, error) {
+func (r *terraform) planFor(ctx context.Context, mg resource.Managed, ws *workspace.Rendered, reason common.PlanReason) (*engine.Plan, error) {
 	if pending := pendingPlan(mg); pending != nil && pending.ID == mg.GetManagedSpec().ApprovedPlan && pending.InputsHash == ws.Hash {
 		saved, hash, err := r.plans.load(ctx, mg)
 		if err != nil {
@@ -184,7 +183,7 @@ func (r *Reconciler) planFor(ctx context.Context, mg resource.Managed, ws *works
 
 // newPlan makes a plan of ws, reading the outputs too when there is nothing to apply and
 // the inputs changed since the last apply (their values may follow the inputs).
-func (r *Reconciler) newPlan(ctx context.Context, mg resource.Managed, ws *workspace.Rendered) (*engine.Plan, error) {
+func (r *terraform) newPlan(ctx context.Context, mg resource.Managed, ws *workspace.Rendered) (*engine.Plan, error) {
 	key, err := r.plans.key(ctx, mg.GetNamespace())
 	if err != nil {
 		return nil, err
@@ -201,10 +200,11 @@ func createsDirectly(mg resource.Managed) bool {
 		policy.Allows(common.ManagementCreate) && mg.GetManagedSpec().ApprovedPlan == ""
 }
 
-// publish writes non-sensitive outputs to status.atProvider and connection details to the Secret.
-func (r *Reconciler) publish(ctx context.Context, mg resource.Managed, ws *workspace.Rendered, out outcome) error {
+// publish writes non-sensitive outputs to status.atProvider and returns the connection
+// details; nil when the sync read no outputs, which leaves both as they are.
+func (r *terraform) publish(mg resource.Managed, ws *workspace.Rendered, out outcome) (map[string][]byte, error) {
 	if out.outputs == nil {
-		return nil
+		return nil, nil
 	}
 	atProvider := map[string]any{}
 	data := map[string][]byte{}
@@ -236,9 +236,9 @@ func (r *Reconciler) publish(ctx context.Context, mg resource.Managed, ws *works
 		}
 	}
 	if err := mg.SetAtProvider(atProvider); err != nil {
-		return fmt.Errorf("set atProvider: %w", err)
+		return nil, fmt.Errorf("set atProvider: %w", err)
 	}
-	return resource.WriteConnectionSecret(ctx, r.client, mg, data)
+	return data, nil
 }
 
 func secretValue(v any) string {
@@ -249,13 +249,10 @@ func secretValue(v any) string {
 	return strings.TrimSpace(string(b))
 }
 
-// delete destroys the external resource when the reclaim and management policies say
-// so, then lets the object go. The saved plan goes in any case: it holds secret values
-// and nothing will apply it.
-func (r *Reconciler) delete(ctx context.Context, mg resource.Managed) error {
-	if !controllerutil.ContainsFinalizer(mg, resource.Finalizer) {
-		return nil
-	}
+// Delete destroys the external resource when the reclaim and management policies say
+// so. The saved plan and the workspace go in any case: the plan holds secret values and
+// nothing will apply it.
+func (r *terraform) Delete(ctx context.Context, mg resource.Managed) error {
 	spec := mg.GetManagedSpec()
 	if spec.ReclaimPolicy != common.ReclaimRetain && spec.ChangePolicy.Allows(common.ManagementDelete) {
 		if err := r.destroy(ctx, mg); err != nil {
@@ -268,10 +265,10 @@ func (r *Reconciler) delete(ctx context.Context, mg resource.Managed) error {
 	if err := r.runner.Remove(string(mg.GetUID())); err != nil {
 		return fmt.Errorf("remove workspace: %w", err)
 	}
-	return resource.RemoveFinalizer(ctx, r.client, mg)
+	return nil
 }
 
-func (r *Reconciler) destroy(ctx context.Context, mg resource.Managed) error {
+func (r *terraform) destroy(ctx context.Context, mg resource.Managed) error {
 	st := mg.GetManagedStatus().Terraform
 	neverApplied := st.InputsHash == "" && st.LastApplyTime == nil
 	if neverApplied && resource.Adopting(mg) {

@@ -52,7 +52,7 @@ const nonExistentImport = "Cannot import non-existent remote object"
 // (or stops) a create that was interrupted, and clears the create-pending record once the
 // outcome is known. sync records a create as pending (markCreating) right before it
 // applies.
-func (r *Reconciler) guardedSync(ctx context.Context, mg resource.Managed, ws *workspace.Rendered) (outcome, error) {
+func (r *terraform) guardedSync(ctx context.Context, mg resource.Managed, ws *workspace.Rendered) (outcome, error) {
 	if err := r.clearStaleLock(ctx, mg); err != nil {
 		return outcome{}, err
 	}
@@ -103,7 +103,7 @@ func missingImports(err error) []string {
 
 // settle clears the create-pending record once a run's outcome is known; a run
 // interrupted again leaves it for the next start.
-func (r *Reconciler) settle(ctx context.Context, mg resource.Managed, err error) error {
+func (r *terraform) settle(ctx context.Context, mg resource.Managed, err error) error {
 	if ctx.Err() != nil || !pending(mg) {
 		return err
 	}
@@ -122,7 +122,7 @@ func creating(mg resource.Managed) bool {
 func pending(mg resource.Managed) bool { return mg.GetAnnotations()[CreatePendingAnnotation] != "" }
 
 // markCreating records, before an apply that creates, that a create is in flight.
-func (r *Reconciler) markCreating(ctx context.Context, mg resource.Managed) error {
+func (r *terraform) markCreating(ctx context.Context, mg resource.Managed) error {
 	if !creating(mg) || pending(mg) {
 		return nil
 	}
@@ -133,7 +133,7 @@ func (r *Reconciler) markCreating(ctx context.Context, mg resource.Managed) erro
 // terraform wrote, by the kind's recovery (imports by a fixed identity, or a converging
 // re-run), by the user's spec.imports or create-again annotation, or not at all
 // (CreateInterrupted).
-func (r *Reconciler) recoverCreate(ctx context.Context, mg resource.Managed, ws *workspace.Rendered) ([]common.ImportInstruction, error) {
+func (r *terraform) recoverCreate(ctx context.Context, mg resource.Managed, ws *workspace.Rendered) ([]common.ImportInstruction, error) {
 	inState, err := r.stateAddresses(ctx, ws)
 	if err != nil {
 		return nil, err
@@ -161,7 +161,7 @@ func (r *Reconciler) recoverCreate(ctx context.Context, mg resource.Managed, ws 
 }
 
 // withImports renders ws again with the recovery imports added.
-func (r *Reconciler) withImports(ctx context.Context, mg resource.Managed, ws *workspace.Rendered, imports []common.ImportInstruction) (*workspace.Rendered, error) {
+func (r *terraform) withImports(ctx context.Context, mg resource.Managed, ws *workspace.Rendered, imports []common.ImportInstruction) (*workspace.Rendered, error) {
 	if len(imports) == 0 {
 		return ws, nil
 	}
@@ -173,7 +173,7 @@ func (r *Reconciler) withImports(ctx context.Context, mg resource.Managed, ws *w
 
 // interrupted plans (applying nothing) to name what the interrupted create may have
 // made, and stops with CreateInterrupted.
-func (r *Reconciler) interrupted(ctx context.Context, mg resource.Managed, ws *workspace.Rendered) error {
+func (r *terraform) interrupted(ctx context.Context, mg resource.Managed, ws *workspace.Rendered) error {
 	key, err := r.plans.key(ctx, mg.GetNamespace())
 	if err != nil {
 		return err
@@ -196,7 +196,7 @@ func (r *Reconciler) interrupted(ctx context.Context, mg resource.Managed, ws *w
 
 // stateAddresses lists the resource instances in the workspace's state, by their
 // address inside the module (module.this. left out), as recovery imports name them.
-func (r *Reconciler) stateAddresses(ctx context.Context, ws *workspace.Rendered) ([]string, error) {
+func (r *terraform) stateAddresses(ctx context.Context, ws *workspace.Rendered) ([]string, error) {
 	raw, err := r.runner.PullState(ctx, ws.Workspace)
 	if err != nil || strings.TrimSpace(raw) == "" {
 		return nil, err
@@ -240,7 +240,7 @@ func (r *Reconciler) stateAddresses(ctx context.Context, ws *workspace.Rendered)
 
 // setPending records (on) or clears (off) the create-pending annotation, and with it
 // the create-again annotation, which is used once.
-func (r *Reconciler) setPending(ctx context.Context, mg resource.Managed, on bool) error {
+func (r *terraform) setPending(ctx context.Context, mg resource.Managed, on bool) error {
 	orig := mg.DeepCopyObject().(resource.Managed)
 	ann := mg.GetAnnotations()
 	if ann == nil {
@@ -271,7 +271,7 @@ func (r *Reconciler) setPending(ctx context.Context, mg resource.Managed, on boo
 // releaseStaleLock releases a lock a killed run left on a resource that needs no run now
 // (say, a drift plan killed after the resource had settled), so that nothing is left
 // locked until the next drift check. A lock another host holds is left alone.
-func (r *Reconciler) releaseStaleLock(ctx context.Context, mg resource.Managed) {
+func (r *terraform) releaseStaleLock(ctx context.Context, mg resource.Managed) {
 	if err := r.clearStaleLock(ctx, mg); err != nil {
 		log.FromContext(ctx).V(1).Info("state lock left in place", "reason", err.Error())
 	}
@@ -279,7 +279,7 @@ func (r *Reconciler) releaseStaleLock(ctx context.Context, mg resource.Managed) 
 
 // clearStaleLock releases the resource's state lock when no live run holds it, and
 // says how long it had been held.
-func (r *Reconciler) clearStaleLock(ctx context.Context, mg resource.Managed) error {
+func (r *terraform) clearStaleLock(ctx context.Context, mg resource.Managed) error {
 	key := client.ObjectKey{Namespace: mg.GetNamespace(), Name: "lock-" + resource.StateSecretName(mg)}
 	age, err := statelock.ClearStale(ctx, r.client, key, r.opts.LockOwner, r.runner.Busy(string(mg.GetUID())))
 	var held *statelock.StaleLockError
