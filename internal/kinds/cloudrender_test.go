@@ -117,6 +117,10 @@ func TestCloudKindsRenderGolden(t *testing.T) {
 			if len(ws.Env) == 0 {
 				t.Error("no credentials in terraform's environment")
 			}
+			wantBackend := map[string]string{"secret_suffix": resource.StateSuffix(mg), "namespace": mg.GetNamespace()}
+			if !maps.Equal(ws.BackendConfig, wantBackend) {
+				t.Errorf("backend settings of the workspace alone: %v, want %v", ws.BackendConfig, wantBackend)
+			}
 			if taken := k.ProviderConnection(ws.Provider); len(taken) != 0 || len(k.ProviderConnectionKeys) != 0 {
 				t.Errorf("the kind takes the Provider's connection details %v: want none", slices.Collect(maps.Keys(taken)))
 			}
