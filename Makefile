@@ -101,7 +101,7 @@ unit:
 
 ## bench: side-by-side benchmark against raw terraform (not part of make test)
 bench: tools build
-	$(GO) run ./bench $(if $(N),-n $(N))
+	$(GO) run ./bench $(if $(N),-n $(N)) $(if $(VARIANTS),-variants $(VARIANTS)) $(if $(REPLICAS),-replicas $(REPLICAS))
 
 ## fuzz: fuzz the workspace renderer (make test runs its seed corpus): make fuzz [FUZZTIME=5m]
 fuzz:

@@ -1,6 +1,8 @@
 // Command bench measures Terraplane against the raw terraform CLI, side by side in one
-// run: N claims of a kind whose module has one terraform_data resource (and a variant with
-// the random provider), state in the cluster, the same parallelism for both. It writes a
+// run: N claims of a kind whose module has one terraform_data resource, a variant with
+// the random provider and one with the bundled S3 kind and the aws provider on a local
+// MinIO; state in the cluster, the same parallelism for both, and one controller or
+// several sharded replicas (-replicas). It writes a
 // Markdown table and a PNG chart under bench/results/ and prints the table.
 package main
 
@@ -29,7 +31,7 @@ type options struct {
 func main() {
 	var o options
 	ns := flag.String("n", "1,10,50", "comma-separated claim counts")
-	variants := flag.String("variants", "terraform_data,random", "variants to run: terraform_data, random (ModuleClass claims), aws-s3 (the bundled S3 kind on MinIO, hashicorp/aws)")
+	variants := flag.String("variants", "terraform_data,random,aws-s3", "variants to run: terraform_data, random (ModuleClass claims), aws-s3 (the bundled S3 kind on MinIO, hashicorp/aws)")
 	flag.IntVar(&o.parallelism, "parallelism", 10, "concurrent terraform processes, for the controller and for raw terraform alike")
 	flag.DurationVar(&o.idle, "idle", 60*time.Second, "idle window measured at the largest N")
 	flag.StringVar(&o.out, "out", "bench/results", "directory for results.md and chart.png")

@@ -19,7 +19,7 @@ import (
 const (
 	DefaultTTL            = 10 * time.Minute
 	DefaultMaxUses        = 100
-	DefaultRunsPerProcess = 8
+	DefaultRunsPerProcess = 16
 )
 
 // Options configure a Pool.
@@ -143,35 +143,34 @@ func (p *Pool) Acquire(ctx context.Context, providers []Provider, env map[string
 }
 
 // get lends the live process of key with the fewest runs, when it may take one more, or
-// starts one.
+// starts one. Runs that arrive while a process starts wait for it rather than start
+// their own.
 func (p *Pool) get(ctx context.Context, prov Provider, key string, env map[string]string, types map[string]bool) (*process, error) {
 	p.mu.Lock()
 	if p.stopped {
 		p.mu.Unlock()
 		return nil, fmt.Errorf("provider pool stopped")
 	}
-	if proc := p.leastBusy(key); proc != nil {
-		proc.runs++
-		p.mu.Unlock()
-		return proc, nil
+	proc := p.leastBusy(key)
+	if proc == nil {
+		p.started++
+		proc = newProcess(key, prov.Address, filepath.Join(p.dir, fmt.Sprintf("p%d.sock", p.started)))
+		p.live[key] = append(p.live[key], proc)
+		go proc.start(prov.Binary, env, p.cache, types, func() bool { return p.stopAsked(proc) })
 	}
-	p.started++
-	socket := filepath.Join(p.dir, fmt.Sprintf("p%d.sock", p.started))
+	proc.runs++
 	p.mu.Unlock()
-	proc, err := startProcess(ctx, key, prov.Address, prov.Binary, socket, env, p.cache, types)
-	if err != nil {
-		return nil, err
+	select {
+	case <-proc.ready:
+		if proc.err != nil {
+			p.giveBack(proc, false) // a process that failed to start is never lent
+			return nil, proc.err
+		}
+		return proc, nil
+	case <-ctx.Done():
+		p.giveBack(proc, true)
+		return nil, ctx.Err()
 	}
-	proc.proxy.stopping = func() bool { return p.stopAsked(proc) }
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.stopped {
-		go proc.kill()
-		return nil, fmt.Errorf("provider pool stopped")
-	}
-	proc.runs = 1
-	p.live[key] = append(p.live[key], proc)
-	return proc, nil
 }
 
 // leastBusy is the live process of key with the fewest runs below RunsPerProcess;
@@ -222,25 +221,29 @@ func (l *Lease) Release(healthy bool) {
 	if l == nil {
 		return
 	}
-	p := l.pool
+	for _, proc := range l.procs {
+		l.pool.giveBack(proc, healthy)
+	}
+	l.procs = nil
+}
+
+// giveBack ends one run's use of proc.
+func (p *Pool) giveBack(proc *process, healthy bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.stopped {
 		defer func() { go func() { time.Sleep(time.Second); _ = os.Remove(p.dir) }() }()
 	}
-	for _, proc := range l.procs {
-		proc.runs--
-		proc.uses++
-		proc.lastUsed = time.Now()
-		worn := proc.uses >= p.opts.MaxUses || time.Since(proc.started) > p.opts.TTL
-		switch {
-		case proc.retired && proc.runs == 0:
-			go proc.kill()
-		case !proc.retired && (!healthy || p.stopped || !proc.alive() || worn):
-			p.retire(proc)
-		}
+	proc.runs--
+	proc.uses++
+	proc.lastUsed = time.Now()
+	worn := proc.uses >= p.opts.MaxUses || time.Since(proc.started) > p.opts.TTL
+	switch {
+	case proc.retired && proc.runs == 0:
+		go proc.kill()
+	case !proc.retired && (!healthy || p.stopped || !proc.alive() || worn):
+		p.retire(proc)
 	}
-	l.procs = nil
 }
 
 // janitor stops processes past their TTL or idle too long.
@@ -299,7 +302,13 @@ func (p *Pool) PIDs() []int {
 	var out []int
 	for _, procs := range p.live {
 		for _, proc := range procs {
-			out = append(out, proc.cmd.Process.Pid)
+			select {
+			case <-proc.ready:
+				if proc.err == nil {
+					out = append(out, proc.cmd.Process.Pid)
+				}
+			default: // still starting
+			}
 		}
 	}
 	return out

@@ -3,6 +3,7 @@ package plugins
 import (
 	"context"
 	"path/filepath"
+	"sync"
 	"testing"
 
 	"terraplane.io/terraplane/internal/devenv"
@@ -71,4 +72,33 @@ func TestSharedProcesses(t *testing.T) {
 	b.Release(false)
 	<-shared.exited // killed once its last run ended
 	c.Release(true)
+}
+
+// TestRunsWaitForAStartingProcess: runs that arrive together share the process the first
+// of them starts, rather than each starting its own.
+func TestRunsWaitForAStartingProcess(t *testing.T) {
+	prov := randomProvider(t)
+	pool, err := NewPool(t.TempDir(), Options{RunsPerProcess: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Stop)
+	leases := make([]*Lease, 4)
+	errs := make([]error, 4)
+	var wg sync.WaitGroup
+	for i := range leases {
+		wg.Go(func() {
+			leases[i], errs[i] = pool.Acquire(context.Background(), []Provider{prov}, nil, []byte("config"), nil)
+		})
+	}
+	wg.Wait()
+	for i, l := range leases {
+		if errs[i] != nil {
+			t.Fatal(errs[i])
+		}
+		defer l.Release(true)
+	}
+	if got := pool.Started(); got != 1 {
+		t.Errorf("four runs arriving together started %d processes, want 1", got)
+	}
 }

@@ -27,42 +27,56 @@ type process struct {
 	socket   string // where the proxy listens
 	cmd      *exec.Cmd
 	proxy    *proxy
+	ready    chan struct{} // closed once it serves, or failed to start (err)
+	err      error
 	exited   chan struct{}
 	started  time.Time
 	lastUsed time.Time
 	uses     int  // runs served
-	runs     int  // runs using it now
+	runs     int  // runs using it now (or waiting for it to start)
 	stops    int  // of those, runs that asked it to stop
 	retired  bool // lent no more; killed once runs is 0
 }
 
-// startProcess starts binary as a plugin server with env, and a proxy for it on socket.
-func startProcess(ctx context.Context, key, address, binary, socket string, env map[string]string, cache *answers, types map[string]bool) (*process, error) {
+// newProcess is a process of key about to start, its proxy to listen on socket.
+func newProcess(key, address, socket string) *process {
+	now := time.Now()
+	return &process{key: key, address: address, socket: socket, ready: make(chan struct{}), exited: make(chan struct{}), started: now, lastUsed: now}
+}
+
+// start starts binary as a plugin server with env, and a proxy for it; ready is closed
+// once it serves, or with err set.
+func (p *process) start(binary string, env map[string]string, cache *answers, types map[string]bool, stopping func() bool) {
+	defer close(p.ready)
 	cmd := exec.Command(binary)
 	cmd.Env = append(envList(env), magicCookie, "PLUGIN_PROTOCOL_VERSIONS=5,6")
 	// its own process group, and gone with the controller
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	stdout, err := cmd.StdoutPipe()
+	if err == nil {
+		cmd.Stderr = io.Discard
+		err = cmd.Start()
+	}
 	if err != nil {
-		return nil, err
+		close(p.exited)
+		p.err = fmt.Errorf("start provider %s: %w", p.address, err)
+		return
 	}
-	cmd.Stderr = io.Discard
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("start provider %s: %w", address, err)
-	}
-	p := &process{key: key, address: address, socket: socket, cmd: cmd, exited: make(chan struct{}), started: time.Now()}
+	p.cmd = cmd
 	go func() { _ = cmd.Wait(); close(p.exited) }()
-	network, target, protocol, err := handshake(ctx, stdout, p.exited)
+	network, target, protocol, err := handshake(context.Background(), stdout, p.exited)
 	if err != nil {
 		p.kill()
-		return nil, fmt.Errorf("provider %s: %w", address, err)
+		p.err = fmt.Errorf("provider %s: %w", p.address, err)
+		return
 	}
 	p.protocol = protocol
-	if p.proxy, err = newProxy(socket, network, target, binary, cache, types); err != nil {
+	if p.proxy, err = newProxy(p.socket, network, target, binary, cache, types); err != nil {
 		p.kill()
-		return nil, fmt.Errorf("proxy for provider %s: %w", address, err)
+		p.err = fmt.Errorf("proxy for provider %s: %w", p.address, err)
+		return
 	}
-	return p, nil
+	p.proxy.stopping = stopping
 }
 
 // handshake reads the plugin's first line, core-version|protocol|network|address|grpc,
@@ -96,8 +110,13 @@ func handshake(ctx context.Context, stdout io.Reader, exited <-chan struct{}) (n
 	return parts[2], parts[3], protocol, nil
 }
 
-// alive reports whether the provider is still running.
+// alive reports whether the provider is still running, or still starting.
 func (p *process) alive() bool {
+	select {
+	case <-p.ready:
+	default:
+		return true
+	}
 	select {
 	case <-p.exited:
 		return false
@@ -111,7 +130,9 @@ func (p *process) kill() {
 	if p.proxy != nil {
 		p.proxy.close()
 	}
-	_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+	if p.cmd != nil {
+		_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+	}
 	<-p.exited
 	_ = os.Remove(p.socket)
 }
