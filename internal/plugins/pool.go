@@ -235,6 +235,9 @@ func (p *Pool) giveBack(proc *process, healthy bool) {
 		defer func() { go func() { time.Sleep(time.Second); _ = os.Remove(p.dir) }() }()
 	}
 	proc.runs--
+	if !healthy && proc.stops > 0 {
+		proc.stops-- // an interrupted run: the one that asked to stop, as far as can be told
+	}
 	proc.uses++
 	proc.lastUsed = time.Now()
 	worn := proc.uses >= p.opts.MaxUses || time.Since(proc.started) > p.opts.TTL

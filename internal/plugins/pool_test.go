@@ -102,3 +102,33 @@ func TestRunsWaitForAStartingProcess(t *testing.T) {
 		t.Errorf("four runs arriving together started %d processes, want 1", got)
 	}
 }
+
+// TestStopAfterAnInterruptedRunLeft: a run that asked to stop and has gone no longer
+// counts, so a second request among three runs is still not passed on while one of them
+// has not asked.
+func TestStopAfterAnInterruptedRunLeft(t *testing.T) {
+	prov := randomProvider(t)
+	pool, err := NewPool(t.TempDir(), Options{RunsPerProcess: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Stop)
+	var leases []*Lease
+	for range 3 {
+		l, err := pool.Acquire(context.Background(), []Provider{prov}, nil, []byte("config"), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		leases = append(leases, l)
+	}
+	shared := leases[0].procs[0]
+	if shared.proxy.stopping() {
+		t.Fatal("the first of three runs asked to stop, and the provider was told to")
+	}
+	leases[0].Release(false)
+	if shared.proxy.stopping() {
+		t.Fatal("the second of three runs asked to stop while the third had not, and the provider was told to")
+	}
+	leases[1].Release(false)
+	leases[2].Release(true)
+}
