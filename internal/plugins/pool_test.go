@@ -22,16 +22,24 @@ func randomProvider(t *testing.T) Provider {
 	return Provider{Address: "registry.terraform.io/hashicorp/random", Binary: bins[0]}
 }
 
-// TestSharedProcesses: a process serves up to RunsPerProcess runs at once; a run's stop
-// request reaches the provider only once every run it serves has asked, and the process
-// is lent no more from the first request; other credentials never share a process.
-func TestSharedProcesses(t *testing.T) {
+// testPool is a pool serving runs runs per process, stopped with the test, and the random
+// provider to start in it.
+func testPool(t *testing.T, runs int) (Provider, *Pool) {
+	t.Helper()
 	prov := randomProvider(t)
-	pool, err := NewPool(t.TempDir(), Options{RunsPerProcess: 2})
+	pool, err := NewPool(t.TempDir(), Options{RunsPerProcess: runs})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(pool.Stop)
+	return prov, pool
+}
+
+// TestSharedProcesses: a process serves up to RunsPerProcess runs at once; a run's stop
+// request reaches the provider only once every run it serves has asked, and the process
+// is lent no more from the first request; other credentials never share a process.
+func TestSharedProcesses(t *testing.T) {
+	prov, pool := testPool(t, 2)
 	ctx := context.Background()
 	env := map[string]string{"TOKEN": "one"}
 	acquire := func(env map[string]string) *Lease {
@@ -77,12 +85,7 @@ func TestSharedProcesses(t *testing.T) {
 // TestRunsWaitForAStartingProcess: runs that arrive together share the process the first
 // of them starts, rather than each starting its own.
 func TestRunsWaitForAStartingProcess(t *testing.T) {
-	prov := randomProvider(t)
-	pool, err := NewPool(t.TempDir(), Options{RunsPerProcess: 4})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(pool.Stop)
+	prov, pool := testPool(t, 4)
 	leases := make([]*Lease, 4)
 	errs := make([]error, 4)
 	var wg sync.WaitGroup
@@ -107,12 +110,7 @@ func TestRunsWaitForAStartingProcess(t *testing.T) {
 // counts, so a second request among three runs is still not passed on while one of them
 // has not asked.
 func TestStopAfterAnInterruptedRunLeft(t *testing.T) {
-	prov := randomProvider(t)
-	pool, err := NewPool(t.TempDir(), Options{RunsPerProcess: 3})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(pool.Stop)
+	prov, pool := testPool(t, 3)
 	var leases []*Lease
 	for range 3 {
 		l, err := pool.Acquire(context.Background(), []Provider{prov}, nil, []byte("config"), nil)
