@@ -8,6 +8,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	common "terraplane.io/terraplane/apis/common/v1alpha1"
 )
 
 // WriteConnectionSecret writes data into mg's connection Secret, if mg has one: labelled
@@ -21,7 +23,7 @@ func WriteConnectionSecret(ctx context.Context, c client.Client, mg Managed, dat
 	s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: ref.Name, Namespace: ref.Namespace}}
 	_, err := controllerutil.CreateOrUpdate(ctx, c, s, func() error {
 		if uid, ok := s.Labels[ManagedLabel]; ok && uid != string(mg.GetUID()) {
-			return UserErrorf("ConnectionSecretConflict", "Secret %s/%s belongs to another resource", s.Namespace, s.Name)
+			return UserErrorf(common.ReasonConnectionSecretConflict, "Secret %s/%s belongs to another resource", s.Namespace, s.Name)
 		}
 		if s.Labels == nil {
 			s.Labels = map[string]string{}
