@@ -146,7 +146,9 @@ func (s *Set) release(ctx context.Context, i int, lease *coordinationv1.Lease) e
 }
 
 // leave lets every shard and the member Lease go once the runs in them have finished,
-// so the other replicas take over without waiting for the Leases to expire.
+// so the other replicas take over without waiting for the Leases to expire. A shard whose
+// runs have not finished when ctx ends is not let go: its Lease expires, and its state
+// locks keep another replica out until the runs are gone.
 func (s *Set) leave(ctx context.Context) {
 	for _, i := range s.Owned() {
 		s.mu.Lock()
@@ -158,6 +160,9 @@ func (s *Set) leave(ctx context.Context) {
 	for _, i := range s.Owned() {
 		for !s.drained(i) && ctx.Err() == nil {
 			time.Sleep(100 * time.Millisecond)
+		}
+		if !s.drained(i) {
+			continue
 		}
 		var lease coordinationv1.Lease
 		key := client.ObjectKey{Namespace: s.opts.Namespace, Name: fmt.Sprintf("%s%d", shardLeasePrefix, i)}

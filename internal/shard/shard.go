@@ -45,6 +45,14 @@ type Set struct {
 type claim struct {
 	inFlight  int
 	releasing bool
+	stops     map[*context.CancelFunc]bool // interrupt the runs in flight
+}
+
+// interrupt stops every run in flight in the shard. The caller holds s.mu.
+func (c *claim) interrupt() {
+	for stop := range c.stops {
+		(*stop)()
+	}
 }
 
 // New returns the shard set of one replica; Start makes it take its share.
@@ -69,23 +77,32 @@ func (s *Set) Of(uid types.UID) int {
 }
 
 // Begin starts work on a resource: ok is false when another replica owns its shard (or
-// this one is letting it go). done must be called when the work ends.
-func (s *Set) Begin(uid types.UID) (done func(), ok bool) {
+// this one is letting it go). The work runs with the returned context, which ends when
+// this replica is fenced off the shard, so that its terraform is interrupted before
+// another replica may take over. done must be called when the work ends.
+func (s *Set) Begin(ctx context.Context, uid types.UID) (context.Context, func(), bool) {
 	if s == nil {
-		return func() {}, true
+		return ctx, func() {}, true
 	}
 	i := s.Of(uid)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	c := s.owned[i]
 	if c == nil || c.releasing {
-		return nil, false
+		return ctx, nil, false
 	}
+	ctx, stop := context.WithCancel(ctx)
+	if c.stops == nil {
+		c.stops = map[*context.CancelFunc]bool{}
+	}
+	c.stops[&stop] = true
 	c.inFlight++
-	return func() {
+	return ctx, func() {
 		s.mu.Lock()
 		c.inFlight--
+		delete(c.stops, &stop)
 		s.mu.Unlock()
+		stop()
 	}, true
 }
 
@@ -171,7 +188,10 @@ func (s *Set) fenceIfStale(logger logr.Logger) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if len(s.owned) > 0 && time.Since(s.lastRenew) > s.opts.LeaseDuration/2 {
-		logger.Info("could not renew shard leases in time; stopping work on them", "shards", len(s.owned))
+		logger.Info("could not renew shard leases in time; stopping work on them and interrupting their runs", "shards", len(s.owned))
+		for _, c := range s.owned {
+			c.interrupt()
+		}
 		clear(s.owned)
 	}
 }

@@ -2,9 +2,12 @@ package shard
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/go-logr/logr"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
@@ -59,7 +62,7 @@ func TestBalanceSharesShardsAndRebalancesOnJoin(t *testing.T) {
 	}
 	// a has a run in flight in one shard: that shard must not change hands before it ends
 	uid := types.UID("resource-1")
-	done, ok := sets[0].Begin(uid)
+	_, done, ok := sets[0].Begin(ctx, uid)
 	if !ok {
 		t.Fatal("a does not own a resource of a shard it holds")
 	}
@@ -86,7 +89,7 @@ func TestBalanceSharesShardsAndRebalancesOnJoin(t *testing.T) {
 	if a, b := len(sets[0].Owned()), len(sets[1].Owned()); a != 3 || b != 3 {
 		t.Fatalf("after b joined: a holds %d, b holds %d; want 3 each", a, b)
 	}
-	if _, ok := sets[1].Begin(types.UID("x")); ok == sets[0].owns(sets[0].Of("x")) {
+	if _, _, ok := sets[1].Begin(ctx, types.UID("x")); ok == sets[0].owns(sets[0].Of("x")) {
 		t.Fatal("exactly one replica must own a resource")
 	}
 }
@@ -126,9 +129,61 @@ func TestExpiredShardsAreTakenOver(t *testing.T) {
 
 func TestNilSetOwnsEverything(t *testing.T) {
 	var s *Set
-	done, ok := s.Begin("any")
+	_, done, ok := s.Begin(context.Background(), "any")
 	if !ok {
 		t.Fatal("no sharding must own every resource")
 	}
 	done()
+}
+
+// TestFencingInterruptsRuns: a replica that could not renew its shard Leases in time
+// stops its runs in flight (terraform is interrupted), not only new work.
+func TestFencingInterruptsRuns(t *testing.T) {
+	ctx := context.Background()
+	sets := newSets(t, fakeClient(t), "a")
+	if err := sets[0].balance(ctx); err != nil {
+		t.Fatal(err)
+	}
+	run, done, ok := sets[0].Begin(ctx, "resource-1")
+	if !ok {
+		t.Fatal("a does not own a resource of a shard it holds")
+	}
+	defer done()
+	sets[0].lastRenew = time.Now().Add(-time.Minute) // cut off from the API server since
+	sets[0].fenceIfStale(logr.Discard())
+	select {
+	case <-run.Done():
+	default:
+		t.Fatal("a fenced replica's run goes on")
+	}
+	if _, _, ok := sets[0].Begin(ctx, "resource-1"); ok {
+		t.Fatal("a fenced replica takes new work")
+	}
+}
+
+// TestLeaveKeepsShardsWithRunsInFlight: a replica shutting down lets go of the shards
+// whose runs have finished, never of one with a run still in flight.
+func TestLeaveKeepsShardsWithRunsInFlight(t *testing.T) {
+	ctx := context.Background()
+	c := fakeClient(t)
+	sets := newSets(t, c, "a")
+	if err := sets[0].balance(ctx); err != nil {
+		t.Fatal(err)
+	}
+	busy := sets[0].Of("resource-1")
+	_, done, _ := sets[0].Begin(ctx, "resource-1")
+	defer done()
+	stop, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+	defer cancel()
+	sets[0].leave(stop)
+	var leases coordinationv1.LeaseList
+	if err := c.List(ctx, &leases); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range leases.Items {
+		held := l.Spec.HolderIdentity != nil && *l.Spec.HolderIdentity == "a"
+		if want := l.Name == fmt.Sprintf("%s%d", shardLeasePrefix, busy); held != want && strings.HasPrefix(l.Name, shardLeasePrefix) {
+			t.Errorf("after leaving, %s held = %v, want %v", l.Name, held, want)
+		}
+	}
 }

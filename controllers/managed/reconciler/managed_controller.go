@@ -99,7 +99,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if err := r.client.Get(ctx, req.NamespacedName, mg); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	done, mine := r.kind.Shards.Begin(mg.GetUID())
+	ctx, done, mine := r.kind.Shards.Begin(ctx, mg.GetUID())
 	if !mine || resource.Paused(mg) {
 		return ctrl.Result{}, nil // another replica's shard holds it, or the user paused it
 	}
