@@ -56,6 +56,9 @@ func decide(mg resource.Managed, plan *engine.Plan, reason common.PlanReason, ha
 	if spec.ApprovedPlan == plan.ID {
 		return applyPlan, nil
 	}
+	if err := stateMissing(mg, plan); err != nil {
+		return holdPlan, err
+	}
 	first := creating(mg)
 	if first && resource.Adopting(mg) {
 		if err := adoptionRefusal(mg, plan); err != nil {
@@ -69,6 +72,20 @@ func decide(mg resource.Managed, plan *engine.Plan, reason common.PlanReason, ha
 		return holdPlan, awaitingApproval(mg, plan)
 	}
 	return applyPlan, nil
+}
+
+// stateMissing refuses a plan made from an empty state for a resource that records
+// resources in it: the state Secret was deleted, or a restore left it out, and applying
+// would create everything again. Adopting with spec.imports, the create-again
+// annotation, or approving this plan lets it through.
+func stateMissing(mg resource.Managed, plan *engine.Plan) error {
+	recorded := mg.GetManagedStatus().Terraform.Resources
+	if plan.PriorResources != 0 || recorded == 0 || len(mg.GetManagedSpec().Imports) > 0 || mg.GetAnnotations()[CreateAgainAnnotation] == "true" {
+		return nil
+	}
+	return resource.Refusef(common.ReasonStateMissing,
+		"the Terraform state is empty, but this resource recorded %d resource(s) in it, so nothing was applied: plan %s would create them again (%s). Restore the state Secret %s/%s from a backup, adopt what exists with spec.imports, or create everything again with annotation %s=true or by approving this exact plan with spec.approvedPlan: %s",
+		recorded, plan.ID, listChanges(plan, 3), mg.GetNamespace(), resource.StateSecretName(mg), CreateAgainAnnotation, plan.ID)
 }
 
 // destructiveChanges are the plan's deletions and replacements, but for replacements of

@@ -32,6 +32,7 @@ var (
 
 func TestDecide(t *testing.T) {
 	creating := func(m *terraformv1.Module) { m.Status.Terraform.InputsHash = "" }
+	recorded := func(m *terraformv1.Module) { m.Status.Terraform.Resources = 2 }
 	manual := func(m *terraformv1.Module) { m.Spec.Approval = common.ApprovalManual }
 	observe := func(m *terraformv1.Module) {
 		m.Spec.ManagementPolicies = []common.ManagementAction{common.ManagementObserve}
@@ -50,6 +51,20 @@ func TestDecide(t *testing.T) {
 		want   want
 	}{
 		{"an update applies", module(nil), update, common.PlanUpdate, want{Verdict: applyPlan}},
+		{"a plan from an empty state of a resource that recorded some is refused", module(recorded), create, common.PlanDrift,
+			want{Verdict: holdPlan, Reason: common.ReasonStateMissing, Warning: true}},
+		{"create-again lets it create again", module(func(m *terraformv1.Module) {
+			recorded(m)
+			m.Annotations = map[string]string{CreateAgainAnnotation: "true"}
+		}), create, common.PlanDrift, want{Verdict: applyPlan}},
+		{"so does approving it", module(func(m *terraformv1.Module) { recorded(m); m.Spec.ApprovedPlan = create.ID }), create, common.PlanDrift,
+			want{Verdict: applyPlan}},
+		{"adopting with imports is not refused", module(func(m *terraformv1.Module) {
+			recorded(m)
+			m.Spec.Imports = []common.ImportInstruction{{Address: "terraform_data.a", ID: "x"}}
+		}), imports, common.PlanUpdate, want{Verdict: applyPlan}},
+		{"a plan from a state that holds resources is not", module(recorded),
+			&engine.Plan{ID: "p", PriorResources: 1, Changes: create.Changes}, common.PlanUpdate, want{Verdict: applyPlan}},
 		{"a replacement is refused by default", module(nil), replace, common.PlanUpdate,
 			want{Verdict: holdPlan, Reason: ReasonDestructiveChangeRefused, Warning: true}},
 		{"drift that replaces is refused too", module(nil), replace, common.PlanDrift,

@@ -3,14 +3,18 @@ package managed
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	common "terraplane.io/terraplane/apis/common/v1alpha1"
 	terraformv1 "terraplane.io/terraplane/apis/terraform/v1alpha1"
+	"terraplane.io/terraplane/internal/engine"
 	"terraplane.io/terraplane/internal/resource"
 	"terraplane.io/terraplane/internal/workspace"
 )
@@ -80,5 +84,52 @@ func TestForSecretRetriesWhatFails(t *testing.T) {
 	conn := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "conn", Namespace: "platform", Labels: map[string]string{resource.ManagedLabel: "u-2"}}}
 	if got := h.tf.forSecret(context.Background(), conn); len(got) != 0 {
 		t.Errorf("a connection Secret retries %v, want nothing", got)
+	}
+}
+
+// TestCreatePendingKeptWhenOutcomeUnknown: a create that timed out, was interrupted or
+// could not save its state keeps the create-pending record (the next run recovers, it
+// does not create again); a create that failed plainly clears it.
+func TestCreatePendingKeptWhenOutcomeUnknown(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		err  error
+		kept bool
+	}{
+		{"timed out", engine.Unrecorded(errors.New("terraform apply did not finish within 20m0s: context deadline exceeded")), true},
+		{"state not saved", engine.Unrecorded(errors.New("Failed to persist state to backend")), true},
+		{"failed", errors.New("Error: creating bucket: AccessDenied"), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t, func(m *terraformv1.Module) { m.Status.Terraform = common.TerraformStatus{} })
+			h.runner.failing = tc.err
+			_, _ = h.r.Reconcile(context.Background(), ctrl.Request{NamespacedName: client.ObjectKey{Namespace: "platform", Name: "net"}})
+			mg := h.get()
+			if h.calls() != "create" {
+				t.Fatalf("calls: want one create")
+			}
+			if got := pending(mg); got != tc.kept {
+				t.Errorf("create-pending recorded after the create = %v, want %v", got, tc.kept)
+			}
+		})
+	}
+}
+
+// TestStateMissingAppliesNothing: a resource that recorded resources, planned from an
+// empty state (its state Secret was lost), applies nothing and says StateMissing.
+func TestStateMissingAppliesNothing(t *testing.T) {
+	h := newHarness(t, nil)
+	if h.reconcile(); h.calls() != "create" {
+		t.Fatal("want a create first")
+	}
+	h.runner.emptyState = true
+	h.runner.plans = []*engine.Plan{{ID: "recreate", Resources: 1, Changes: []engine.Change{{Address: "terraform_data.a", Actions: []string{"create"}}}}}
+	h.edit(func(m *terraformv1.Module) { m.Annotations = map[string]string{RequestedAtAnnotation: "now"} })
+	mg := h.reconcile()
+	if got := h.calls(); got != "plan" {
+		t.Fatalf("ran %q, want a plan and no apply", got)
+	}
+	if s := synced(mg); s.Reason != common.ReasonStateMissing || !strings.Contains(s.Message, CreateAgainAnnotation) {
+		t.Errorf("Synced = %+v, want StateMissing naming the way out", s)
 	}
 }

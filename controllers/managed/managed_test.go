@@ -24,6 +24,7 @@ import (
 	"terraplane.io/terraplane/internal/kinds"
 	"terraplane.io/terraplane/internal/registry"
 	"terraplane.io/terraplane/internal/resource"
+	"terraplane.io/terraplane/internal/statelock"
 	"terraplane.io/terraplane/internal/workspace"
 )
 
@@ -35,10 +36,16 @@ type fakeRunner struct {
 	calls   []string
 	applied []*engine.Plan
 	state   string // answered by PullState
+	failing error  // returned by Create and ApplyPlan, when set
+	// emptyState makes plans come from an empty state, as when the state Secret is lost.
+	emptyState bool
 }
 
 func (f *fakeRunner) Create(context.Context, engine.Workspace) (engine.Result, error) {
 	f.calls = append(f.calls, "create")
+	if f.failing != nil {
+		return engine.Result{}, f.failing
+	}
 	return engine.Result{Changes: []engine.Change{{Address: "terraform_data.a", Actions: []string{"create"}}}, Resources: 1,
 		Outputs: map[string]engine.Output{"id": {Value: []byte(`"a"`)}}}, nil
 }
@@ -48,13 +55,19 @@ func (f *fakeRunner) Plan(context.Context, engine.Workspace, engine.PlanOptions)
 	if len(f.plans) == 0 {
 		return &engine.Plan{Resources: -1}, nil
 	}
-	p := f.plans[0]
+	p := *f.plans[0]
 	f.plans = f.plans[1:]
-	return p, nil
+	if p.PriorResources == 0 && !f.emptyState {
+		p.PriorResources = 1 // planned from a state that holds what was created
+	}
+	return &p, nil
 }
 
 func (f *fakeRunner) ApplyPlan(_ context.Context, _ engine.Workspace, p *engine.Plan) (engine.Result, error) {
 	f.calls = append(f.calls, "apply")
+	if f.failing != nil {
+		return engine.Result{}, f.failing
+	}
 	if f.stale > 0 {
 		f.stale--
 		return engine.Result{}, &engine.StalePlanError{}
@@ -106,7 +119,7 @@ func newHarness(t *testing.T, edit func(*terraformv1.Module)) *harness {
 	kind, _ := kinds.NewRegistry(nil).Managed(terraformv1.GroupVersion.WithKind("Module"))
 	h := &harness{t: t, c: c, runner: &fakeRunner{}, render: &fakeRenderer{hash: "h1"}, events: events.NewFakeRecorder(100)}
 	h.tf = &terraform{client: c, kind: kind, render: h.render, runner: h.runner, plans: &planStore{client: c, reader: c},
-		opts: Options{DriftInterval: time.Hour, UserErrorRetry: time.Minute}, recorder: resource.RecorderFor(h.events)}
+		opts: Options{DriftInterval: time.Hour, UserErrorRetry: time.Minute, Locker: statelock.NewLocker(c, c, time.Hour)}, recorder: resource.RecorderFor(h.events)}
 	h.r = reconciler.New(c, h.tf.managedKind())
 	return h
 }

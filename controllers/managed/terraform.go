@@ -24,6 +24,7 @@ import (
 	"terraplane.io/terraplane/internal/registry"
 	"terraplane.io/terraplane/internal/resource"
 	"terraplane.io/terraplane/internal/shard"
+	"terraplane.io/terraplane/internal/statelock"
 	"terraplane.io/terraplane/internal/workspace"
 )
 
@@ -42,9 +43,8 @@ type Options struct {
 	UserErrorRetry time.Duration
 	// MaxConcurrentReconciles per kind.
 	MaxConcurrentReconciles int
-	// LockOwner is the Who of the state locks this host's terraform takes (user@host);
-	// empty means engine.LockOwner().
-	LockOwner string
+	// Locker takes and releases the state locks of this process's runs; it is required.
+	Locker *statelock.Locker
 	// Shards is this replica's share of the resources; nil means all of them. When set,
 	// the managed controllers run on every replica, not only the elected leader.
 	Shards *shard.Set
@@ -70,8 +70,8 @@ func Setup(mgr ctrl.Manager, reg *registry.Registry, opts Options) error {
 	if opts.UserErrorRetry <= 0 {
 		opts.UserErrorRetry = 30 * time.Second
 	}
-	if opts.LockOwner == "" {
-		opts.LockOwner = engine.LockOwner()
+	if opts.Locker == nil {
+		return fmt.Errorf("managed: no state locker")
 	}
 	if err := registerMetrics(mgr.GetClient(), reg.TerraformKinds()); err != nil {
 		return fmt.Errorf("register managed metrics: %w", err)

@@ -101,10 +101,11 @@ func missingImports(err error) []string {
 	return addrs
 }
 
-// settle clears the create-pending record once a run's outcome is known; a run
-// interrupted again leaves it for the next start.
+// settle clears the create-pending record once a run's outcome is known. A run
+// interrupted again, out of time, or whose state terraform could not save leaves it, so
+// that the next run recovers rather than creates again.
 func (r *terraform) settle(ctx context.Context, mg resource.Managed, err error) error {
-	if ctx.Err() != nil || !pending(mg) {
+	if ctx.Err() != nil || engine.OutcomeUnknown(err) || !pending(mg) {
 		return err
 	}
 	if cerr := r.setPending(ctx, mg, false); cerr != nil && err == nil {
@@ -277,17 +278,14 @@ func (r *terraform) releaseStaleLock(ctx context.Context, mg resource.Managed) {
 	}
 }
 
-// clearStaleLock releases the resource's state lock when no live run holds it, and
-// says how long it had been held.
+// clearStaleLock releases the resource's state lock when its holder is provably gone,
+// and says how long it had been held. A lock a live run of another process holds is
+// waited for; one Terraplane did not take is the user's to release.
 func (r *terraform) clearStaleLock(ctx context.Context, mg resource.Managed) error {
-	key := client.ObjectKey{Namespace: mg.GetNamespace(), Name: "lock-" + resource.StateSecretName(mg)}
-	age, err := statelock.ClearStale(ctx, r.client, key, r.opts.LockOwner, r.runner.Busy(string(mg.GetUID())))
-	var held *statelock.StaleLockError
-	if errors.As(err, &held) {
-		return resource.UserErrorf(ReasonStateLocked, "%s", held.Error())
-	}
+	key := statelock.LeaseKey(mg.GetNamespace(), resource.StateSuffix(mg))
+	age, err := r.opts.Locker.ClearStale(ctx, key, r.runner.Busy(string(mg.GetUID())))
 	if err != nil {
-		return err
+		return lockError(err)
 	}
 	if age > 0 {
 		log.FromContext(ctx).Info("released a stale state lock", "lease", key.Name, "heldFor", age.Round(time.Millisecond).String(),
@@ -295,4 +293,19 @@ func (r *terraform) clearStaleLock(ctx context.Context, mg resource.Managed) err
 		r.recorder.Eventf(mg, "Normal", "StateLockReleased", "released a state lock left by an interrupted run (held %s)", age.Round(time.Second))
 	}
 	return nil
+}
+
+// lockError maps a state lock someone else holds to what the resource shows: waiting
+// for a live run of another Terraplane process, or StateLocked for a lock only a person
+// can release.
+func lockError(err error) error {
+	var held *statelock.HeldError
+	var foreign *statelock.StaleLockError
+	switch {
+	case errors.As(err, &held):
+		return resource.Waitf(ReasonStateLocked, "%s", held.Error())
+	case errors.As(err, &foreign):
+		return resource.UserErrorf(ReasonStateLocked, "%s", foreign.Error())
+	}
+	return err
 }

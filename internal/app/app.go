@@ -8,6 +8,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/selection"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
@@ -33,6 +34,7 @@ import (
 	"terraplane.io/terraplane/internal/remote"
 	"terraplane.io/terraplane/internal/resource"
 	"terraplane.io/terraplane/internal/shard"
+	"terraplane.io/terraplane/internal/statelock"
 )
 
 // Options configure the manager.
@@ -154,6 +156,10 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manager, *en
 		LeaderElection:          opts.LeaderElection,
 		LeaderElectionID:        "terraplane-controller",
 		LeaderElectionNamespace: opts.LeaderElectionNamespace,
+		// The manager gives leadership up once its reconcilers, and so their terraform
+		// runs, have stopped: the next leader takes over at once, not after the Lease
+		// expires, and never while a run of this one is in flight.
+		LeaderElectionReleaseOnCancel: true,
 		// Terraform state Secrets (kubernetes backend, label tfstate=true) are never read
 		// through the cache; leaving them out spares the API server a watch event per
 		// state write and the controller a copy of every state.
@@ -170,6 +176,10 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manager, *en
 	if err != nil {
 		return nil, nil, fmt.Errorf("create manager: %w", err)
 	}
+	locker, err := stateLocker(cfg, reg)
+	if err != nil {
+		return nil, nil, err
+	}
 	eng, err := engine.New(ctx, engine.Options{
 		TerraformPath: opts.TerraformPath,
 		WorkDir:       opts.WorkDir,
@@ -180,6 +190,7 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manager, *en
 		MaxConcurrentPerGroup: opts.MaxConcurrentTerraformPerProvider,
 		OnRun:                 observeRun(ctrl.Log.WithName("terraform")),
 		ProviderReuse:         opts.ProviderReuse, ProviderTTL: opts.ProviderTTL, ProviderRunsPerProcess: opts.ProviderRunsPerProcess,
+		Locker: locker,
 	})
 	if err != nil {
 		return nil, nil, err
@@ -197,7 +208,7 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manager, *en
 	}
 	err = managed.Setup(mgr, reg, managed.Options{
 		Runner: eng, KubeconfigPath: opts.StateKubeconfig, KubeconfigContext: opts.StateContext, DriftInterval: opts.DriftInterval,
-		UserErrorRetry: opts.UserErrorRetry, MaxConcurrentReconciles: opts.MaxConcurrentReconciles, Shards: shards,
+		UserErrorRetry: opts.UserErrorRetry, MaxConcurrentReconciles: opts.MaxConcurrentReconciles, Shards: shards, Locker: locker,
 	})
 	if err != nil {
 		return nil, nil, err
@@ -240,6 +251,17 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manager, *en
 		return nil, nil, err
 	}
 	return mgr, eng, nil
+}
+
+// stateLocker takes the state locks of this process's terraform runs, reading and writing
+// their Leases straight through the API server (a cached copy would only make conflicts).
+// A lock lives no longer than a terraform command can run, and a minute more.
+func stateLocker(cfg *rest.Config, reg interface{ Scheme() *runtime.Scheme }) (*statelock.Locker, error) {
+	c, err := client.New(cfg, client.Options{Scheme: reg.Scheme()})
+	if err != nil {
+		return nil, fmt.Errorf("state lock client: %w", err)
+	}
+	return statelock.NewLocker(c, c, engine.DefaultTimeout+engine.DefaultGracePeriod+time.Minute), nil
 }
 
 // shards sets up this replica's share of the managed resources; nil when not sharded.

@@ -43,7 +43,7 @@ type Options struct {
 	// MaxConcurrentPerGroup caps terraform processes of one group (a Provider, say) at
 	// once, within MaxConcurrent; 0 means no per-group cap.
 	MaxConcurrentPerGroup int
-	// Timeout bounds every terraform command; 0 means 20 minutes.
+	// Timeout bounds every terraform command; 0 means DefaultTimeout.
 	Timeout time.Duration
 	// GracePeriod is how long a cancelled terraform gets after SIGINT; 0 means 30 seconds.
 	GracePeriod time.Duration
@@ -57,7 +57,28 @@ type Options struct {
 	// ProviderRunsPerProcess is how many runs one reused provider process serves at
 	// once; 0 means plugins.DefaultRunsPerProcess.
 	ProviderRunsPerProcess int
+	// Locker, when set, holds the state lock of every workspace with a kubernetes
+	// backend (BackendConfig secret_suffix) around each command that writes its state,
+	// in place of terraform; nil leaves locking to terraform.
+	Locker StateLocker
 }
+
+// StateLocker takes a workspace's state lock, named by its backend settings, for one
+// terraform command (verb); unlock releases it, also after ctx has ended.
+type StateLocker interface {
+	LockState(ctx context.Context, backend map[string]string, verb string) (unlock func(), err error)
+}
+
+// lockingVerbs are the commands that lock the state.
+var lockingVerbs = map[string]bool{"plan": true, "apply": true, "destroy": true, "state-push": true}
+
+// locksItself reports whether the engine, not terraform, holds ws's state lock.
+func (e *Engine) locksItself(ws Workspace) bool {
+	return e.opts.Locker != nil && ws.BackendConfig["secret_suffix"] != ""
+}
+
+// DefaultTimeout bounds every terraform command unless Options.Timeout says otherwise.
+const DefaultTimeout = 20 * time.Minute
 
 // DefaultGracePeriod is how long a cancelled terraform gets after SIGINT to finish
 // what it is doing and write its state.
@@ -93,7 +114,7 @@ func New(ctx context.Context, opts Options) (*Engine, error) {
 		opts.MaxConcurrent = 2 * runtime.NumCPU()
 	}
 	if opts.Timeout <= 0 {
-		opts.Timeout = 20 * time.Minute
+		opts.Timeout = DefaultTimeout
 	}
 	if opts.GracePeriod <= 0 {
 		opts.GracePeriod = DefaultGracePeriod
@@ -226,4 +247,13 @@ func (e *Engine) group(name string) chan struct{} {
 		e.groups[name] = g
 	}
 	return g
+}
+
+// ProvidersStarted counts the provider processes started to be kept warm (0 without
+// provider reuse).
+func (e *Engine) ProvidersStarted() int {
+	if e.plugins == nil {
+		return 0
+	}
+	return e.plugins.Started()
 }

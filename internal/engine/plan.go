@@ -100,6 +100,9 @@ type Plan struct {
 	// Resources is the number of resource instances the state holds once the plan is
 	// applied; -1 when the plan has no changes (the count is then unchanged).
 	Resources int
+	// PriorResources is the number of resource instances the state held when the plan
+	// was made; -1 when the plan has no changes.
+	PriorResources int
 	// Outputs are read after a plan with no changes when PlanOptions.Outputs asks.
 	Outputs map[string]Output
 }
@@ -155,14 +158,14 @@ func (e *Engine) plan(ctx context.Context, ws Workspace, opts PlanOptions) (*Pla
 	defer os.Remove(path) // a saved plan holds every variable's value, secret ones too
 	var changed bool
 	_, err = e.runJSON(ctx, ws, "plan", func(ctx context.Context, w io.Writer) (err error) {
-		changed, err = tf.PlanJSON(ctx, w, withProviders[tfexec.PlanOption](e, ws, tfexec.Out(path), tfexec.Refresh(!opts.SkipRefresh))...)
+		changed, err = tf.PlanJSON(ctx, w, runOptions[tfexec.PlanOption](e, ws, tfexec.Out(path), tfexec.Refresh(!opts.SkipRefresh))...)
 		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("terraform plan: %w", err)
 	}
 	if !changed {
-		p := &Plan{Resources: -1}
+		p := &Plan{Resources: -1, PriorResources: -1}
 		if opts.Outputs {
 			p.Outputs, err = e.outputs(ctx, ws, tf)
 		}
@@ -170,7 +173,7 @@ func (e *Engine) plan(ctx context.Context, ws Workspace, opts PlanOptions) (*Pla
 	}
 	var js *tfjson.Plan
 	err = e.run(ctx, ws, "show", func(ctx context.Context) (err error) {
-		js, err = tf.ShowPlanFile(ctx, path, withProviders[tfexec.ShowOption](e, ws)...)
+		js, err = tf.ShowPlanFile(ctx, path, runOptions[tfexec.ShowOption](e, ws)...)
 		return err
 	})
 	if err != nil {
@@ -189,7 +192,10 @@ func (e *Engine) plan(ctx context.Context, ws Workspace, opts PlanOptions) (*Pla
 // describePlan reads the changes, ID and resulting resource count from a plan's JSON.
 func describePlan(js *tfjson.Plan, key []byte) *Plan {
 	spreadSensitivity(js)
-	p := &Plan{Resources: countInstances(js.PlannedValues)}
+	p := &Plan{Resources: countInstances(js.PlannedValues), PriorResources: 0}
+	if js.PriorState != nil {
+		p.PriorResources = countInstances(js.PriorState.Values)
+	}
 	for _, rc := range js.ResourceChanges {
 		if rc.Change == nil || rc.Mode == tfjson.DataResourceMode {
 			continue

@@ -47,16 +47,17 @@ func (e *Engine) prepareWithProviders(ctx context.Context, ws Workspace) (*tfexe
 	}, nil
 }
 
-// withProviders adds to a command's options where terraform reaches the providers lent
-// to ws, if any.
-func withProviders[O any](e *Engine, ws Workspace, opts ...O) []O {
+// runOptions adds to a command's options what the engine gives every run: where
+// terraform reaches the providers lent to ws, if any, and -lock=false when the engine
+// holds ws's state lock itself.
+func runOptions[O any](e *Engine, ws Workspace, opts ...O) []O {
 	e.mu.Lock()
 	info := e.lent[ws.ID]
 	e.mu.Unlock()
-	if info == nil {
-		return opts
+	if o, ok := any(tfexec.Reattach(info)).(O); ok && info != nil {
+		opts = append(opts, o)
 	}
-	if o, ok := any(tfexec.Reattach(info)).(O); ok {
+	if o, ok := any(tfexec.Lock(false)).(O); ok && e.locksItself(ws) {
 		opts = append(opts, o)
 	}
 	return opts
@@ -88,35 +89,67 @@ func installedProviders(dir string) ([]plugins.Provider, error) {
 	return out, nil
 }
 
-// providerConfig is what of ws configures its providers: the root module's provider
-// blocks, every module file (modules may hold provider blocks of their own) and the
-// values read from Secrets, but not the other input values nor the backend, which
-// differ between workspaces of one class. (The environment, credentials included, is
-// part of the key too.)
+// providerConfig is what of ws configures its providers, resolved: the root module's
+// provider blocks with the values they read (the provider variables of the tfvars), every
+// module file, and the values read from Secrets. Other input values and the backend,
+// which differ between workspaces of one class, are left out, unless a module file holds
+// a provider block of its own: any input may then configure a provider, and every value
+// is part of the key. (The environment, credentials included, is part of the key too.)
+// A provider keeps one configuration per process, so two runs whose providers are
+// configured differently must never share one.
 func providerConfig(ws Workspace) []byte {
-	names := make([]string, 0, len(ws.Files))
-	for name := range ws.Files {
-		names = append(names, name)
-	}
-	sort.Strings(names)
 	var out []byte
-	for _, name := range names {
+	var read []string // the variables the root module's provider blocks read
+	ownProviders := false
+	for _, name := range slices.Sorted(maps.Keys(ws.Files)) {
 		switch name {
-		case "terraform.tfvars.json":
-		case "main.tf.json":
+		case varsFile:
+		case rootFile:
 			var root struct {
 				Provider json.RawMessage `json:"provider"`
 			}
 			_ = json.Unmarshal(ws.Files[name], &root)
 			out = append(out, root.Provider...)
+			for _, m := range variableRef.FindAllSubmatch(root.Provider, -1) {
+				read = append(read, string(m[1]))
+			}
 		default:
+			ownProviders = ownProviders || providerBlock.Match(ws.Files[name])
 			out = append(out, name...)
 			out = append(out, 0)
 			out = append(out, ws.Files[name]...)
 		}
 	}
+	out = append(out, providerValues(ws.Files[varsFile], read, ownProviders)...)
 	secrets, _ := json.Marshal(ws.SecretVars) // keys sorted
 	return append(out, secrets...)
+}
+
+// Names of the files render writes that the engine reads.
+const (
+	rootFile = "main.tf.json"
+	varsFile = "terraform.tfvars.json"
+)
+
+// variableRef matches a reference to a root module variable in configuration.
+var variableRef = regexp.MustCompile(`\bvar\.([A-Za-z_][A-Za-z0-9_-]*)`)
+
+// providerBlock matches a provider block in a module file, HCL or JSON.
+var providerBlock = regexp.MustCompile(`(?m)^\s*provider\s+"|"provider"\s*:`)
+
+// providerValues are the input values that may configure a provider: those of the
+// variables named, or with all every value. Unreadable values count whole.
+func providerValues(tfvars []byte, names []string, all bool) []byte {
+	if all || len(tfvars) == 0 {
+		return tfvars
+	}
+	var vars map[string]json.RawMessage
+	if err := json.Unmarshal(tfvars, &vars); err != nil {
+		return tfvars
+	}
+	maps.DeleteFunc(vars, func(name string, _ json.RawMessage) bool { return !slices.Contains(names, name) })
+	out, _ := json.Marshal(vars) // keys sorted
+	return out
 }
 
 // fullSchemaFile marks a workspace whose runs are told of every type of their providers:
@@ -142,7 +175,7 @@ func (e *Engine) namedTypes(ws Workspace) []string {
 		}
 	}
 	for name, b := range ws.Files {
-		if name != "terraform.tfvars.json" {
+		if name != varsFile {
 			collect(b)
 		}
 	}

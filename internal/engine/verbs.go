@@ -51,7 +51,7 @@ func (e *Engine) create(ctx context.Context, ws Workspace) (Result, error) {
 // applyJSON runs apply with -json and reads its changes, outputs and error diagnostics.
 func (e *Engine) applyJSON(ctx context.Context, ws Workspace, tf *tfexec.Terraform, opts ...tfexec.ApplyOption) (uiStream, error) {
 	return e.runJSON(ctx, ws, "apply", func(ctx context.Context, w io.Writer) error {
-		return tf.ApplyJSON(ctx, w, withProviders(e, ws, opts...)...)
+		return tf.ApplyJSON(ctx, w, runOptions(e, ws, opts...)...)
 	})
 }
 
@@ -108,7 +108,7 @@ func (e *Engine) destroy(ctx context.Context, ws Workspace) error {
 	}
 	defer done()
 	_, err = e.runJSON(ctx, ws, "destroy", func(ctx context.Context, w io.Writer) error {
-		return tf.DestroyJSON(ctx, w, withProviders[tfexec.DestroyOption](e, ws)...)
+		return tf.DestroyJSON(ctx, w, runOptions[tfexec.DestroyOption](e, ws)...)
 	})
 	if err != nil {
 		return fmt.Errorf("terraform destroy: %w", err)
@@ -124,7 +124,9 @@ func (e *Engine) PushState(ctx context.Context, ws Workspace, stateFile string) 
 		return err
 	}
 	defer done()
-	if err := e.run(ctx, ws, "state-push", func(ctx context.Context) error { return tf.StatePush(ctx, stateFile) }); err != nil {
+	if err := e.run(ctx, ws, "state-push", func(ctx context.Context) error {
+		return tf.StatePush(ctx, stateFile, runOptions[tfexec.StatePushCmdOption](e, ws)...)
+	}); err != nil {
 		return fmt.Errorf("terraform state push: %w", err)
 	}
 	return nil

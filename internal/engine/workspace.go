@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io/fs"
 	"maps"
@@ -109,6 +108,9 @@ func (e *Engine) prepare(ctx context.Context, ws Workspace) (tf *tfexec.Terrafor
 	}
 	if tf, err = e.handle(ws); err == nil {
 		err = e.ensureInit(ctx, ws, tf)
+	}
+	if err == nil {
+		err = e.pushErroredState(ctx, ws, tf)
 	}
 	release := func() { e.handles.put(ws.ID, tf); slot(); untrack() }
 	if err != nil {
@@ -234,7 +236,7 @@ func (e *Engine) moduleChecksum(ws Workspace) string {
 	h := sha256.New()
 	names := make([]string, 0, len(ws.Files))
 	for name := range ws.Files {
-		if name != "terraform.tfvars.json" {
+		if name != varsFile {
 			names = append(names, name)
 		}
 	}
@@ -283,6 +285,13 @@ func (e *Engine) run(ctx context.Context, ws Workspace, verb string, cmd func(co
 		}
 		defer remove()
 	}
+	if lockingVerbs[verb] && e.locksItself(ws) {
+		unlock, err := e.opts.Locker.LockState(ctx, ws.BackendConfig, verb)
+		if err != nil {
+			return err
+		}
+		defer unlock()
+	}
 	e.processes.Add(1)
 	start := time.Now()
 	if e.opts.OnRun != nil {
@@ -294,15 +303,13 @@ func (e *Engine) run(ctx context.Context, ws Workspace, verb string, cmd func(co
 		// Once the context has ended, the run's own error says nothing more (and
 		// terraform-exec's, for a process that exited cleanly just then, has no message
 		// at all): report why it stopped.
-		switch {
-		case errors.Is(ctx.Err(), context.DeadlineExceeded):
-			return fmt.Errorf("terraform %s did not finish within %s: %w", verb, e.opts.Timeout, ctx.Err())
-		case ctx.Err() != nil:
-			return fmt.Errorf("terraform %s was interrupted: %w", verb, ctx.Err())
-		case verb != "init" && initRequired.MatchString(err.Error()):
+		if ctx.Err() != nil {
+			return e.stopped(ctx, verb)
+		}
+		if verb != "init" && initRequired.MatchString(err.Error()) {
 			e.forgetInit(ws) // the next run initialises for real
 		}
-		return Redact(err, ws.secrets())
+		return e.unsaved(ws, Redact(err, ws.secrets()))
 	}
 	return nil
 }
@@ -356,7 +363,7 @@ func syncFiles(dir string, files map[string][]byte) error {
 
 func kept(rel string) bool {
 	switch rel {
-	case initStampFile, planFile, lockFile, dataDir, fullSchemaFile, "terraform.tfstate", "terraform.tfstate.backup":
+	case initStampFile, planFile, lockFile, dataDir, fullSchemaFile, erroredStateFile, "terraform.tfstate", "terraform.tfstate.backup":
 		return true
 	}
 	return false

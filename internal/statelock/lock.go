@@ -20,14 +20,39 @@ type LockInfo struct {
 	ID string `json:"ID"`
 	// Operation is the terraform command that took the lock.
 	Operation string `json:"Operation"`
-	// Who is user@host of the terraform process that took it.
+	// Info is free text; a lock Terraplane takes holds its Holder here, as JSON.
+	Info string `json:"Info,omitempty"`
+	// Who is user@host of the terraform process that took it, or the Terraplane holder.
 	Who string `json:"Who"`
+	// Version of what took the lock.
+	Version string `json:"Version,omitempty"`
 	// Created is when the lock was taken.
 	Created time.Time `json:"Created"`
+	// Path is unused by the kubernetes backend.
+	Path string `json:"Path"`
+}
+
+// Holder is the Terraplane process recorded in the lock, or nil for a lock that
+// terraform or another tool took.
+func (l LockInfo) Holder() *Holder {
+	var h Holder
+	if l.Info == "" || json.Unmarshal([]byte(l.Info), &h) != nil || h.ID == "" {
+		return nil
+	}
+	return &h
 }
 
 // LockHolder reads who holds the state lock Lease; nil when it is free or absent.
-func LockHolder(ctx context.Context, c client.Client, key client.ObjectKey) (*LockInfo, error) {
+func LockHolder(ctx context.Context, c client.Reader, key client.ObjectKey) (*LockInfo, error) {
+	lease, err := getLease(ctx, c, key)
+	if err != nil || lease == nil {
+		return nil, err
+	}
+	return heldBy(lease), nil
+}
+
+// getLease reads the Lease key; nil when there is none.
+func getLease(ctx context.Context, c client.Reader, key client.ObjectKey) (*coordinationv1.Lease, error) {
 	var lease coordinationv1.Lease
 	if err := c.Get(ctx, key, &lease); err != nil {
 		if apierrors.IsNotFound(err) {
@@ -35,38 +60,46 @@ func LockHolder(ctx context.Context, c client.Client, key client.ObjectKey) (*Lo
 		}
 		return nil, fmt.Errorf("read state lock %s: %w", key.Name, err)
 	}
+	return &lease, nil
+}
+
+// heldBy is the lock recorded on lease; nil when it is free.
+func heldBy(lease *coordinationv1.Lease) *LockInfo {
 	if lease.Spec.HolderIdentity == nil || *lease.Spec.HolderIdentity == "" {
-		return nil, nil
+		return nil
 	}
 	info := &LockInfo{ID: *lease.Spec.HolderIdentity}
 	if raw := lease.Annotations[LockInfoAnnotation]; raw != "" {
 		_ = json.Unmarshal([]byte(raw), info) // a lock without readable details is still held
 	}
-	return info, nil
+	return info
 }
 
 // Unlock frees the state lock Lease as `terraform force-unlock` does: it clears the
 // holder and its details, only if the lock still has id (empty id: any holder).
 func Unlock(ctx context.Context, c client.Client, key client.ObjectKey, id string) error {
-	var lease coordinationv1.Lease
-	if err := c.Get(ctx, key, &lease); err != nil {
-		return client.IgnoreNotFound(err)
-	}
-	if lease.Spec.HolderIdentity == nil {
-		return nil
+	lease, err := getLease(ctx, c, key)
+	if err != nil || lease == nil || lease.Spec.HolderIdentity == nil {
+		return err
 	}
 	if id != "" && *lease.Spec.HolderIdentity != id {
 		return fmt.Errorf("state lock %s is now held by another run (%s)", key.Name, *lease.Spec.HolderIdentity)
 	}
+	return free(ctx, c, lease)
+}
+
+// free clears lease's holder and its details.
+func free(ctx context.Context, c client.Client, lease *coordinationv1.Lease) error {
 	lease.Spec.HolderIdentity = nil
 	delete(lease.Annotations, LockInfoAnnotation)
-	if err := c.Update(ctx, &lease); err != nil {
-		return fmt.Errorf("release state lock %s: %w", key.Name, err)
+	if err := c.Update(ctx, lease); err != nil {
+		return fmt.Errorf("release state lock %s: %w", lease.Name, err)
 	}
 	return nil
 }
 
-// StaleLockError says a state lock is held by a run this engine cannot vouch for.
+// StaleLockError says a state lock is held by something that is not a Terraplane
+// process (a person's terraform, say), which Terraplane never releases by itself.
 type StaleLockError struct {
 	// Lock is the holder's details.
 	Lock LockInfo
@@ -78,25 +111,17 @@ func (e *StaleLockError) Error() string {
 		e.Lock.Who, e.Lock.Operation, e.Lock.Created.UTC().Format(time.RFC3339), e.Lock.ID)
 }
 
-// ClearStale releases the state lock in Lease key when no live run holds it: busy is
-// false (no run of this controller is in flight for the workspace) and the lock was taken
-// by a terraform of owner, this host (so by this process or an earlier, dead one; another
-// replica's lock names another host and is left alone with a *StaleLockError). It
-// returns how old the cleared lock was, or 0 when there was none.
-func ClearStale(ctx context.Context, c client.Client, key client.ObjectKey, owner string, busy bool) (time.Duration, error) {
-	info, err := LockHolder(ctx, c, key)
-	if err != nil || info == nil {
-		return 0, err
-	}
-	if busy || info.Who != owner {
-		return 0, &StaleLockError{Lock: *info}
-	}
-	if err := Unlock(ctx, c, key, info.ID); err != nil {
-		return 0, err
-	}
-	age := time.Nanosecond // cleared, age unknown
-	if !info.Created.IsZero() {
-		age = max(time.Since(info.Created), age)
-	}
-	return age, nil
+// HeldError says a state lock is held by a Terraplane process that may still be running
+// terraform: wait for it.
+type HeldError struct {
+	// Lock is the lock's details.
+	Lock LockInfo
+	// Holder is the process holding it.
+	Holder Holder
+}
+
+// Error names the holder and what it runs.
+func (e *HeldError) Error() string {
+	return fmt.Sprintf("the Terraform state is locked by %s (%s since %s); waiting for that run to end",
+		e.Holder, e.Lock.Operation, e.Lock.Created.UTC().Format(time.RFC3339))
 }

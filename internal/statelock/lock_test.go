@@ -4,49 +4,175 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"os"
+	"os/exec"
 	"testing"
 	"time"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 )
 
-func heldLease(name, who string) *coordinationv1.Lease {
-	info, _ := json.Marshal(LockInfo{ID: "id-" + name, Who: who, Operation: "OperationTypeApply", Created: time.Now().Add(-time.Minute)})
-	return &coordinationv1.Lease{
-		ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name, Annotations: map[string]string{LockInfoAnnotation: string(info)}},
-		Spec:       coordinationv1.LeaseSpec{HolderIdentity: ptr.To("id-" + name)},
+func lockOf(h *Holder) LockInfo {
+	l := LockInfo{ID: "lock", Operation: "apply", Who: "someone@somewhere", Created: time.Now().Add(-time.Minute)}
+	if h != nil {
+		b, _ := json.Marshal(h)
+		l.Info = string(b)
+	}
+	return l
+}
+
+// TestJudge: a lock is released only when its holder is provably gone.
+func TestJudge(t *testing.T) {
+	now := time.Now()
+	self := Holder{ID: "self", Boot: "b", PIDNamespace: "pid:[1]", PID: 10, Start: 100}
+	other := Holder{ID: "other", Boot: "b", PIDNamespace: "pid:[1]", PID: 11, Start: 110, Expires: now.Add(time.Hour)}
+	expired := other
+	expired.Expires = now.Add(-time.Second)
+	gone := func(h Holder) bool { return h.ID == "dead" }
+	dead := other
+	dead.ID = "dead"
+	for _, tc := range []struct {
+		name string
+		lock LockInfo
+		busy bool
+		want verdict
+	}{
+		{"terraform's own lock, a person's say", lockOf(nil), false, foreign},
+		{"this process, a run in flight", lockOf(&self), true, wait},
+		{"this process, nothing in flight", lockOf(&self), false, release},
+		{"another live process", lockOf(&other), false, wait},
+		{"another process past its deadline", lockOf(&expired), false, release},
+		{"another process, provably gone", lockOf(&dead), false, release},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := judge(tc.lock, self, tc.busy, now, gone); got != tc.want {
+				t.Errorf("judge = %v, want %v", got, tc.want)
+			}
+		})
 	}
 }
 
-// TestClearStaleLock: only a lock of this host with no run in flight is released.
-func TestClearStaleLock(t *testing.T) {
+// TestGone: holders on this machine are judged by their process, pods by the Pod.
+func TestGone(t *testing.T) {
+	self := Self()
+	exited := exec.Command("true")
+	if err := exited.Run(); err != nil {
+		t.Fatal(err)
+	}
+	live := self
+	live.ID = "another process on this machine"
+	live.PID = os.Getppid()
+	live.Start, _ = processStart(live.PID)
+	reused := live
+	reused.Start++ // the pid now names a process started later
+	dead := self
+	dead.ID, dead.PID = "exited", exited.Process.Pid
+	scheme := runtime.NewScheme()
+	_ = corev1.AddToScheme(scheme)
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "sys", Name: "ctl-1", UID: types.UID("uid-1")}}
+	l := &Locker{reader: fake.NewClientBuilder().WithScheme(scheme).WithObjects(pod).Build(), self: Holder{ID: "me", Pod: "uid-me", Boot: "x", PIDNamespace: "y"}}
+	local := &Locker{self: self}
+	for _, tc := range []struct {
+		name   string
+		locker *Locker
+		h      Holder
+		want   bool
+	}{
+		{"a running process of this machine", local, live, false},
+		{"a process that exited", local, dead, true},
+		{"a pid reused by a later process", local, reused, true},
+		{"an earlier container of this pod", l, Holder{ID: "before", Pod: "uid-me"}, true},
+		{"a pod that exists", l, Holder{ID: "p", Pod: "uid-1", PodName: "ctl-1", PodNamespace: "sys"}, false},
+		{"a pod that is gone", l, Holder{ID: "p", Pod: "uid-2", PodName: "ctl-2", PodNamespace: "sys"}, true},
+		{"a pod replaced under the same name", l, Holder{ID: "p", Pod: "uid-0", PodName: "ctl-1", PodNamespace: "sys"}, true},
+		{"another machine, no pod", l, Holder{ID: "p", Boot: "elsewhere", PID: 1}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := tc.locker.gone(context.Background())(tc.h); got != tc.want {
+				t.Errorf("gone = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestParseStart(t *testing.T) {
+	stat := []byte("42 (a (weird) name) S 1 42 42 0 -1 4194560 100 0 0 0 1 2 0 0 20 0 1 0 987654 1000 10")
+	if got, err := parseStart(stat); err != nil || got != 987654 {
+		t.Fatalf("parseStart = %d, %v; want 987654", got, err)
+	}
+	if _, err := processStart(os.Getpid()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func heldLease(name string, info LockInfo) *coordinationv1.Lease {
+	raw, _ := json.Marshal(info)
+	return &coordinationv1.Lease{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name, Annotations: map[string]string{LockInfoAnnotation: string(raw)}},
+		Spec:       coordinationv1.LeaseSpec{HolderIdentity: ptr.To(info.ID)},
+	}
+}
+
+// TestLocker: a lock is taken once, names this process, is refused to a second taker
+// while held, and released by its unlock; ClearStale releases only provably dead locks.
+func TestLocker(t *testing.T) {
 	scheme := runtime.NewScheme()
 	_ = coordinationv1.AddToScheme(scheme)
+	_ = corev1.AddToScheme(scheme)
+	self := Self()
+	mine := self
+	mine.Expires = time.Now().Add(time.Hour)
+	other := mine
+	other.ID, other.PID, other.Start = "other", os.Getppid(), 0
+	other.Start, _ = processStart(other.PID)
 	c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(
-		heldLease("ours", "me@here"), heldLease("theirs", "ci@elsewhere"), heldLease("busy", "me@here")).Build()
+		heldLease("foreign", lockOf(nil)), heldLease("live", lockOf(&other)), heldLease("mine", lockOf(&mine))).Build()
 	ctx := context.Background()
+	l := NewLocker(c, c, time.Hour)
 	key := func(n string) client.ObjectKey { return client.ObjectKey{Namespace: "ns", Name: n} }
 
-	age, err := ClearStale(ctx, c, key("ours"), "me@here", false)
-	if err != nil || age < time.Minute {
-		t.Fatalf("own dead lock: age %s, err %v; want released, about a minute old", age, err)
+	unlock, err := l.Lock(ctx, key("new"), "sfx", "apply")
+	if err != nil {
+		t.Fatal(err)
 	}
-	if info, _ := LockHolder(ctx, c, key("ours")); info != nil {
-		t.Fatalf("own dead lock still held by %+v", info)
+	info, _ := LockHolder(ctx, c, key("new"))
+	if info == nil || info.Holder() == nil || info.Holder().ID != self.ID || info.Operation != "apply" {
+		t.Fatalf("lock taken: %+v, want one naming this process", info)
 	}
+	var held *HeldError
+	if _, err := l.Lock(ctx, key("new"), "sfx", "plan"); !errors.As(err, &held) {
+		t.Fatalf("second lock: %v, want a HeldError", err)
+	}
+	unlock()
+	if info, _ := LockHolder(ctx, c, key("new")); info != nil {
+		t.Fatalf("after unlock: held by %+v", info)
+	}
+	if unlock, err = l.Lock(ctx, key("new"), "sfx", "plan"); err != nil {
+		t.Fatalf("lock again: %v", err)
+	}
+	unlock()
+
 	var stale *StaleLockError
-	if _, err := ClearStale(ctx, c, key("theirs"), "me@here", false); !errors.As(err, &stale) || stale.Lock.Who != "ci@elsewhere" {
-		t.Fatalf("another host's lock: err %v, want a StaleLockError naming it", err)
+	if _, err := l.ClearStale(ctx, key("foreign"), false); !errors.As(err, &stale) {
+		t.Fatalf("a lock terraform took: %v, want a StaleLockError (never released by itself)", err)
 	}
-	if _, err := ClearStale(ctx, c, key("busy"), "me@here", true); !errors.As(err, &stale) {
-		t.Fatalf("lock of a run in flight: err %v, want it left alone", err)
+	if _, err := l.ClearStale(ctx, key("live"), false); !errors.As(err, &held) {
+		t.Fatalf("a live process's lock: %v, want a HeldError", err)
 	}
-	if age, err := ClearStale(ctx, c, key("absent"), "me@here", false); err != nil || age != 0 {
+	if _, err := l.ClearStale(ctx, key("mine"), true); !errors.As(err, &held) {
+		t.Fatalf("this process's lock with a run in flight: %v, want a HeldError", err)
+	}
+	if age, err := l.ClearStale(ctx, key("mine"), false); err != nil || age < time.Minute {
+		t.Fatalf("this process's lock, nothing in flight: age %s, err %v; want released", age, err)
+	}
+	if age, err := l.ClearStale(ctx, key("absent"), false); err != nil || age != 0 {
 		t.Fatalf("no lease: age %s, err %v", age, err)
 	}
 }

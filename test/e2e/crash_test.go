@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -24,7 +25,6 @@ import (
 	terraformv1 "terraplane.io/terraplane/apis/terraform/v1alpha1"
 	"terraplane.io/terraplane/controllers/managed"
 	"terraplane.io/terraplane/internal/app"
-	tfengine "terraplane.io/terraplane/internal/engine"
 	"terraplane.io/terraplane/internal/resource"
 	"terraplane.io/terraplane/internal/statelock"
 	"terraplane.io/terraplane/test/framework"
@@ -79,15 +79,30 @@ func stateResources(g Gomega, ctx context.Context, ns, name string) int {
 	return len(st.Resources)
 }
 
-// holdLock makes the state lock Lease of mg look held by a terraform run of who.
-func holdLock(g Gomega, ctx context.Context, mg resource.Managed, who string) client.ObjectKey {
+// holdLock makes the state lock Lease of mg look held by a run of holder: a Terraplane
+// process when holder is set, otherwise a terraform that who ran by hand.
+func holdLock(g Gomega, ctx context.Context, mg resource.Managed, who string, holder *statelock.Holder) client.ObjectKey {
 	key := client.ObjectKey{Namespace: mg.GetNamespace(), Name: "lock-" + resource.StateSecretName(mg)}
-	info, _ := json.Marshal(statelock.LockInfo{ID: "dead-run-" + mg.GetName(), Operation: "OperationTypeApply", Who: who, Created: time.Now()})
+	lock := statelock.LockInfo{ID: "dead-run-" + mg.GetName(), Operation: "OperationTypeApply", Who: who, Created: time.Now()}
+	if holder != nil {
+		raw, _ := json.Marshal(holder)
+		lock.Info, lock.Who = string(raw), holder.String()
+	}
+	info, _ := json.Marshal(lock)
 	lease := &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name,
 		Annotations: map[string]string{statelock.LockInfoAnnotation: string(info)}},
 		Spec: coordinationv1.LeaseSpec{HolderIdentity: ptr.To("dead-run-" + mg.GetName())}}
 	g.Expect(env.Client.Create(ctx, lease)).To(Succeed())
 	return key
+}
+
+// deadHolder is a Terraplane process of this machine that has exited.
+func deadHolder(g Gomega) *statelock.Holder {
+	cmd := exec.Command("true")
+	g.Expect(cmd.Run()).To(Succeed())
+	h := statelock.Self()
+	h.ID, h.PID = "exited-process", cmd.Process.Pid
+	return &h
 }
 
 func moduleConditions(g Gomega, ctx context.Context, m *terraformv1.Module) (synced, ready metav1.Condition) {
@@ -116,8 +131,8 @@ func TestCrashRecovery(t *testing.T) {
 	for _, m := range []*terraformv1.Module{stale, foreign, interrupted} {
 		g.Expect(env.Client.Create(ctx, m)).To(Succeed())
 	}
-	staleKey := holdLock(g, ctx, stale, tfengine.LockOwner())
-	foreignKey := holdLock(g, ctx, foreign, "ci@another-host")
+	staleKey := holdLock(g, ctx, stale, "", deadHolder(g))
+	foreignKey := holdLock(g, ctx, foreign, "ci@another-host", nil)
 
 	workDir := t.TempDir()
 	start := time.Now()

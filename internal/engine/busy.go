@@ -1,21 +1,5 @@
 package engine
 
-import (
-	"os"
-	"os/user"
-)
-
-// LockOwner is how terraform names the processes this host starts in a state lock's
-// Who: user@host.
-func LockOwner() string {
-	name := ""
-	if u, err := user.Current(); err == nil {
-		name = u.Username
-	}
-	host, _ := os.Hostname()
-	return name + "@" + host
-}
-
 // Busy reports whether a verb of this engine is running for workspace id.
 func (e *Engine) Busy(id string) bool {
 	e.mu.Lock()

@@ -1,0 +1,206 @@
+package statelock
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// Locker takes the state locks of this process's terraform runs in place of terraform
+// (which then runs with -lock=false), so that each lock names its holder precisely, and
+// releases a lock only once its holder is provably gone.
+type Locker struct {
+	client client.Client
+	reader client.Reader
+	self   Holder
+	hold   time.Duration
+}
+
+// NewLocker returns the locker of this process: c writes the Leases, reader reads them
+// uncached; hold is the longest a terraform command can run (its deadline and the grace
+// after it).
+func NewLocker(c client.Client, reader client.Reader, hold time.Duration) *Locker {
+	return &Locker{client: c, reader: reader, self: Self(), hold: hold}
+}
+
+// Labels terraform's kubernetes backend puts on the state lock Lease it creates.
+var leaseLabels = func(suffix string) map[string]string {
+	return map[string]string{"tfstate": "true", "tfstateWorkspace": "default", "tfstateSecretSuffix": suffix, "app.kubernetes.io/managed-by": "terraform"}
+}
+
+// LeaseKey is the state lock Lease of the kubernetes backend's state in namespace with
+// secret_suffix suffix.
+func LeaseKey(namespace, suffix string) client.ObjectKey {
+	return client.ObjectKey{Namespace: namespace, Name: "lock-tfstate-default-" + suffix}
+}
+
+// Lock takes the state lock in Lease key for operation (a terraform verb); unlock
+// releases it, even after ctx ends. A lock held by another is a *HeldError, or a
+// *StaleLockError when no Terraplane process holds it.
+func (l *Locker) Lock(ctx context.Context, key client.ObjectKey, suffix, operation string) (unlock func(), err error) {
+	info, err := l.newLockInfo(operation)
+	if err != nil {
+		return nil, err
+	}
+	lease, err := getLease(ctx, l.reader, key)
+	if err != nil {
+		return nil, err
+	}
+	if lease == nil {
+		lease = &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name, Labels: leaseLabels(suffix)}}
+		stamp(lease, info)
+		if err := l.client.Create(ctx, lease); err != nil {
+			if apierrors.IsAlreadyExists(err) {
+				return l.Lock(ctx, key, suffix, operation) // taken meanwhile: say by whom
+			}
+			return nil, fmt.Errorf("take state lock %s: %w", key.Name, err)
+		}
+		return l.unlocker(lease, info.ID), nil
+	}
+	if held := heldBy(lease); held != nil {
+		return nil, l.heldError(*held)
+	}
+	stamp(lease, info)
+	if err := l.client.Update(ctx, lease); err != nil {
+		if apierrors.IsConflict(err) {
+			return l.Lock(ctx, key, suffix, operation)
+		}
+		return nil, fmt.Errorf("take state lock %s: %w", key.Name, err)
+	}
+	return l.unlocker(lease, info.ID), nil
+}
+
+// newLockInfo is a lock of this process for operation, in terraform's format.
+func (l *Locker) newLockInfo(operation string) (LockInfo, error) {
+	id := make([]byte, 16)
+	if _, err := rand.Read(id); err != nil {
+		return LockInfo{}, fmt.Errorf("lock id: %w", err)
+	}
+	now := time.Now().UTC()
+	h := l.self
+	h.Expires = now.Add(l.hold)
+	holder, err := json.Marshal(h)
+	if err != nil {
+		return LockInfo{}, fmt.Errorf("lock holder: %w", err)
+	}
+	return LockInfo{ID: hex.EncodeToString(id), Operation: operation, Info: string(holder), Who: h.String(), Version: "terraplane", Created: now}, nil
+}
+
+// stamp records info as lease's holder.
+func stamp(lease *coordinationv1.Lease, info LockInfo) {
+	raw, _ := json.Marshal(info)
+	if lease.Annotations == nil {
+		lease.Annotations = map[string]string{}
+	}
+	lease.Annotations[LockInfoAnnotation] = string(raw)
+	lease.Spec.HolderIdentity = ptr.To(info.ID)
+}
+
+// unlocker releases the lock id on lease, which was written last as lease.
+func (l *Locker) unlocker(lease *coordinationv1.Lease, id string) func() {
+	return func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if err := free(ctx, l.client, lease.DeepCopy()); err != nil {
+			_ = Unlock(ctx, l.client, client.ObjectKeyFromObject(lease), id) // written since: only if still ours
+		}
+	}
+}
+
+// heldError says who holds a lock this process did not get.
+func (l *Locker) heldError(held LockInfo) error {
+	if h := held.Holder(); h != nil {
+		return &HeldError{Lock: held, Holder: *h}
+	}
+	return &StaleLockError{Lock: held}
+}
+
+// ClearStale releases the state lock in Lease key when its holder is provably gone: a
+// lock of this process when busy is false (no run of its own is in flight), one whose
+// deadline has passed, one of a process no longer running on this machine, or one of a
+// pod that is gone. It returns how old the released lock was (0 when there was none), a
+// *HeldError when a live run may hold it, and a *StaleLockError for a lock Terraplane did
+// not take.
+func (l *Locker) ClearStale(ctx context.Context, key client.ObjectKey, busy bool) (time.Duration, error) {
+	lease, err := getLease(ctx, l.reader, key)
+	if err != nil || lease == nil {
+		return 0, err
+	}
+	held := heldBy(lease)
+	if held == nil {
+		return 0, nil
+	}
+	if v := judge(*held, l.self, busy, time.Now(), l.gone(ctx)); v != release {
+		return 0, l.heldError(*held)
+	}
+	if err := free(ctx, l.client, lease); err != nil {
+		return 0, err
+	}
+	return max(time.Since(held.Created), time.Nanosecond), nil
+}
+
+// verdict is what to do with a held lock.
+type verdict int
+
+const (
+	// wait: a live run may hold it.
+	wait verdict = iota
+	// release: its holder is provably gone.
+	release
+	// foreign: no Terraplane process holds it; a person decides.
+	foreign
+)
+
+// judge decides about lock, seen by self; gone says whether another holder's process is
+// provably gone.
+func judge(lock LockInfo, self Holder, busy bool, now time.Time, gone func(Holder) bool) verdict {
+	h := lock.Holder()
+	switch {
+	case h == nil:
+		return foreign
+	case h.ID == self.ID && busy:
+		return wait
+	case h.ID == self.ID:
+		return release // a run of this process ended without releasing it
+	case !h.Expires.IsZero() && now.After(h.Expires):
+		return release // no terraform command of it can still run
+	case gone(*h):
+		return release
+	}
+	return wait
+}
+
+// gone says whether holder h, not this process, is provably gone: an earlier container of
+// this pod, a process no longer running in this process table, or a pod that no longer
+// exists.
+func (l *Locker) gone(ctx context.Context) func(Holder) bool {
+	return func(h Holder) bool {
+		switch {
+		case h.Pod != "" && h.Pod == l.self.Pod:
+			return true // a pod runs one controller at a time: this one replaced it
+		case h.sameProcessTable(l.self):
+			return !h.running()
+		case h.Pod != "" && h.PodName != "":
+			var pod corev1.Pod
+			err := l.reader.Get(ctx, client.ObjectKey{Namespace: h.PodNamespace, Name: h.PodName}, &pod)
+			return apierrors.IsNotFound(err) || err == nil && string(pod.UID) != h.Pod
+		}
+		return false
+	}
+}
+
+// LockState is Lock for the state a workspace keeps in the kubernetes backend, named by
+// its backend settings (namespace and secret_suffix).
+func (l *Locker) LockState(ctx context.Context, backend map[string]string, verb string) (func(), error) {
+	return l.Lock(ctx, LeaseKey(backend["namespace"], backend["secret_suffix"]), backend["secret_suffix"], verb)
+}
