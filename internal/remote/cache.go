@@ -66,6 +66,11 @@ type entry struct {
 
 // Cache holds one Cluster per connection Secret.
 type Cache struct {
+	// AllowKubeconfigExec lets kubeconfigs run commands (exec, auth-provider) and read
+	// files inside the controller; off, such kubeconfigs are refused (UnsafeKubeconfig).
+	// Set it before the first call.
+	AllowKubeconfigExec bool
+
 	local   client.Client
 	self    *rest.Config
 	scheme  *runtime.Scheme
