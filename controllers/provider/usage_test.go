@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"context"
 	"fmt"
 	"testing"
 
@@ -8,9 +9,11 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	awsstoragev1 "terraplane.io/terraplane/apis/aws/storage/v1alpha1"
 	common "terraplane.io/terraplane/apis/common/v1alpha1"
+	kubernetesv1 "terraplane.io/terraplane/apis/kubernetes/v1alpha1"
 	terraformv1 "terraplane.io/terraplane/apis/terraform/v1alpha1"
 	workloadv1 "terraplane.io/terraplane/apis/workload/v1alpha1"
 )
@@ -75,6 +78,37 @@ func TestInUse(t *testing.T) {
 			status, reason, message := inUse("Provider", tc.users, tc.deleting)
 			if diff := cmp.Diff([]string{string(tc.status), tc.reason, tc.message}, []string{string(status), reason, message}); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestUsesNeedsConsent(t *testing.T) {
+	pc := &kubernetesv1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Namespace: "clusters", Name: "edge"}}
+	placed := func(ns string) *workloadv1.KubernetesApplicationResource {
+		res := &workloadv1.KubernetesApplicationResource{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "web"}}
+		res.Spec.TargetRef = &workloadv1.ClusterReference{Kind: workloadv1.ClusterKindProviderConfig, Name: "edge", Namespace: "clusters"}
+		return res
+	}
+	uk := userKind{names: targetProviderConfig}
+	r := &Reconciler{}
+	c := fake.NewClientBuilder().Build()
+	for _, tc := range []struct {
+		name    string
+		allowed *common.AllowedNamespaces
+		from    string
+		want    bool
+	}{
+		{"own namespace", nil, "clusters", true},
+		{"another namespace without consent", nil, "apps", false},
+		{"another namespace with consent", &common.AllowedNamespaces{Names: []string{"apps"}}, "apps", true},
+		{"a namespace the consent does not name", &common.AllowedNamespaces{Names: []string{"apps"}}, "other", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pc.Spec.AllowedNamespaces = tc.allowed
+			got, err := r.uses(context.Background(), c, pc, uk, placed(tc.from))
+			if err != nil || got != tc.want {
+				t.Errorf("uses = %v, %v; want %v", got, err, tc.want)
 			}
 		})
 	}

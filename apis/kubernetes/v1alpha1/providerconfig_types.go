@@ -78,3 +78,9 @@ type ProviderConfigList struct {
 
 // GetProviderStatus returns who uses the ProviderConfig.
 func (p *ProviderConfig) GetProviderStatus() *common.ProviderStatus { return &p.Status.ProviderStatus }
+
+// GetAllowedNamespaces returns the namespaces besides its own that may use the
+// ProviderConfig.
+func (p *ProviderConfig) GetAllowedNamespaces() *common.AllowedNamespaces {
+	return p.Spec.AllowedNamespaces
+}
