@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
@@ -83,32 +84,46 @@ func TestInUse(t *testing.T) {
 	}
 }
 
-func TestUsesNeedsConsent(t *testing.T) {
-	pc := &kubernetesv1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Namespace: "clusters", Name: "edge"}}
-	placed := func(ns string) *workloadv1.KubernetesApplicationResource {
+// TestUsersNeedConsent: an application resource in another namespace counts as a user of
+// a ProviderConfig (holding its deletion) only when the ProviderConfig consents.
+func TestUsersNeedConsent(t *testing.T) {
+	scheme := runtime.NewScheme()
+	if err := workloadv1.AddToScheme(scheme); err != nil {
+		t.Fatal(err)
+	}
+	placed := func(ns string) client.Object {
 		res := &workloadv1.KubernetesApplicationResource{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "web"}}
 		res.Spec.TargetRef = &workloadv1.ClusterReference{Kind: workloadv1.ClusterKindProviderConfig, Name: "edge", Namespace: "clusters"}
 		return res
 	}
-	uk := userKind{names: targetProviderConfig}
-	r := &Reconciler{}
-	c := fake.NewClientBuilder().Build()
+	c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(placed("clusters"), placed("apps"), placed("other")).Build()
+	r := &Reconciler{users: []userKind{{
+		gvk:     workloadv1.GroupVersion.WithKind("KubernetesApplicationResource"),
+		newList: func() client.ObjectList { return &workloadv1.KubernetesApplicationResourceList{} },
+		names:   targetProviderConfig,
+	}}}
+	pc := &kubernetesv1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Namespace: "clusters", Name: "edge"}}
 	for _, tc := range []struct {
 		name    string
 		allowed *common.AllowedNamespaces
-		from    string
-		want    bool
+		want    []string
 	}{
-		{"own namespace", nil, "clusters", true},
-		{"another namespace without consent", nil, "apps", false},
-		{"another namespace with consent", &common.AllowedNamespaces{Names: []string{"apps"}}, "apps", true},
-		{"a namespace the consent does not name", &common.AllowedNamespaces{Names: []string{"apps"}}, "other", false},
+		{"no consent: its own namespace only", nil, []string{"clusters"}},
+		{"consent to apps", &common.AllowedNamespaces{Names: []string{"apps"}}, []string{"apps", "clusters"}},
+		{"consent to all", &common.AllowedNamespaces{Names: []string{"*"}}, []string{"apps", "clusters", "other"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			pc.Spec.AllowedNamespaces = tc.allowed
-			got, err := r.uses(context.Background(), c, pc, uk, placed(tc.from))
-			if err != nil || got != tc.want {
-				t.Errorf("uses = %v, %v; want %v", got, err, tc.want)
+			users, err := r.usersOf(context.Background(), c, pc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, u := range users {
+				got = append(got, u.namespace)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("users' namespaces (-want +got):\n%s", diff)
 			}
 		})
 	}
