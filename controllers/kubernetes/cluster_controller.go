@@ -48,7 +48,7 @@ func (r *clusters) Connect(ctx context.Context, mg resource.Managed) (reconciler
 	if c.Spec.ProviderRef != nil {
 		ref.Name = c.Spec.ProviderRef.Name
 	}
-	key, err := r.targets.CredentialsSecret(ctx, c.Namespace, ref)
+	key, err := r.targets.CredentialsSecret(ctx, c.Namespace, "spec.providerRef", ref)
 	if err != nil {
 		return nil, err
 	}

@@ -37,7 +37,7 @@ type object struct {
 // Connect reaches the Object's target cluster.
 func (r *objects) Connect(ctx context.Context, mg resource.Managed) (reconciler.External, error) {
 	o := mg.(*kubernetesv1.Object)
-	cluster, err := r.targets.Cluster(ctx, o.Namespace, r.target(o))
+	cluster, err := r.targets.Cluster(ctx, o.Namespace, "spec.providerRef", r.target(o))
 	if err != nil {
 		return nil, err
 	}
@@ -54,7 +54,7 @@ func (e *object) Observe(context.Context, resource.Managed) (reconciler.Observat
 func (r *objects) Delete(ctx context.Context, mg resource.Managed) error {
 	o := mg.(*kubernetesv1.Object)
 	if o.Spec.ReclaimPolicy != common.ReclaimRetain {
-		cluster, err := r.targets.Cluster(ctx, o.Namespace, r.target(o))
+		cluster, err := r.targets.Cluster(ctx, o.Namespace, "spec.providerRef", r.target(o))
 		if _, user := resource.AsUserError(err); user {
 			r.recorder.Eventf(o, corev1.EventTypeWarning, "RemoteObjectLeft", "the target cluster is unavailable (%v); nothing to delete there", err)
 		} else if err != nil {

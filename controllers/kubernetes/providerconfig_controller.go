@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	kubernetesv1 "terraplane.io/terraplane/apis/kubernetes/v1alpha1"
+	"terraplane.io/terraplane/internal/remote"
 	"terraplane.io/terraplane/internal/resource"
 )
 
@@ -49,8 +50,12 @@ func (r *ProviderConfigReconciler) Reconcile(ctx context.Context, req ctrl.Reque
 	orig := pc.DeepCopy()
 	ctx, cancel := context.WithTimeout(ctx, r.opts.RemoteTimeout)
 	defer cancel()
-	cluster, err := r.targets.Cache.Cluster(ctx, ProviderConfigSecret(pc))
+	var cluster *remote.Cluster
 	var version string
+	key, err := ProviderConfigSecret(pc)
+	if err == nil {
+		cluster, err = r.targets.Cache.Cluster(ctx, key)
+	}
 	if err == nil {
 		pc.Status.Endpoint = cluster.Host
 		version, err = cluster.Ping()
@@ -87,7 +92,7 @@ func providerConfigsUsing(ctx context.Context, c client.Client, s client.Object)
 	}
 	var out []kubernetesv1.ProviderConfig
 	for _, pc := range list.Items {
-		if ProviderConfigSecret(&pc) == client.ObjectKeyFromObject(s) {
+		if key, err := ProviderConfigSecret(&pc); err == nil && key == client.ObjectKeyFromObject(s) {
 			out = append(out, pc)
 		}
 	}

@@ -24,9 +24,10 @@ type Targets struct {
 	Cache *remote.Cache
 }
 
-// Cluster returns a client of the cluster ref names; ns is the referrer's namespace.
-func (t *Targets) Cluster(ctx context.Context, ns string, ref workloadv1.ClusterReference) (*remote.Cluster, error) {
-	key, err := t.CredentialsSecret(ctx, ns, ref)
+// Cluster returns a client of the cluster ref names; ns is the referrer's namespace and
+// field the referrer's field that holds ref (for messages).
+func (t *Targets) Cluster(ctx context.Context, ns, field string, ref workloadv1.ClusterReference) (*remote.Cluster, error) {
+	key, err := t.CredentialsSecret(ctx, ns, field, ref)
 	if err != nil {
 		return nil, err
 	}
@@ -38,13 +39,18 @@ func (t *Targets) Cluster(ctx context.Context, ns string, ref workloadv1.Cluster
 }
 
 // CredentialsSecret names the Secret that holds the credentials of the cluster ref names.
-func (t *Targets) CredentialsSecret(ctx context.Context, ns string, ref workloadv1.ClusterReference) (types.NamespacedName, error) {
-	if ref.Namespace != "" {
-		ns = ref.Namespace
-	}
+// A reference into another namespace than ns is followed only when its target consents:
+// a ProviderConfig through spec.allowedNamespaces, a KubernetesCluster claim never.
+func (t *Targets) CredentialsSecret(ctx context.Context, ns, field string, ref workloadv1.ClusterReference) (types.NamespacedName, error) {
 	key := types.NamespacedName{Namespace: ns, Name: ref.Name}
+	if ref.Namespace != "" {
+		key.Namespace = ref.Namespace
+	}
 	switch ref.Kind {
 	case workloadv1.ClusterKindClaim:
+		if err := CheckClaim(key, field, ns); err != nil {
+			return key, err
+		}
 		claim := &computev1.KubernetesCluster{}
 		if err := t.Local.Get(ctx, key, claim); err != nil {
 			return key, notFound(err, "KubernetesCluster", key)
@@ -55,7 +61,10 @@ func (t *Targets) CredentialsSecret(ctx context.Context, ns string, ref workload
 		if err := t.Local.Get(ctx, key, pc); err != nil {
 			return key, notFound(err, "ProviderConfig", key)
 		}
-		return ProviderConfigSecret(pc), nil
+		if err := CheckProviderConfig(ctx, t.Local, pc, field, ns); err != nil {
+			return key, err
+		}
+		return ProviderConfigSecret(pc)
 	}
 	return key, resource.UserErrorf("UnknownClusterKind", "cluster kind %q is neither KubernetesCluster nor ProviderConfig", ref.Kind)
 }
@@ -72,16 +81,6 @@ func ClaimSecret(claim *computev1.KubernetesCluster) (types.NamespacedName, erro
 	}
 	key.Name = ref.Name
 	return key, nil
-}
-
-// ProviderConfigSecret names the credentials Secret of a ProviderConfig.
-func ProviderConfigSecret(pc *kubernetesv1.ProviderConfig) types.NamespacedName {
-	ref := pc.Spec.CredentialsSecretRef
-	key := types.NamespacedName{Namespace: pc.Namespace, Name: ref.Name}
-	if ref.Namespace != "" {
-		key.Namespace = ref.Namespace
-	}
-	return key
 }
 
 func notFound(err error, kind string, key types.NamespacedName) error {

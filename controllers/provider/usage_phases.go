@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -98,9 +99,8 @@ func targetProviderConfig(obj client.Object) []types.NamespacedName {
 	return []types.NamespacedName{key}
 }
 
-// usersOf lists, through reader, the objects that name p, sorted.
+// usersOf lists, through reader, the objects that name p and may use it, sorted.
 func (r *Reconciler) usersOf(ctx context.Context, reader client.Reader, p Provider) ([]user, error) {
-	key := client.ObjectKeyFromObject(p)
 	var out []user
 	for _, uk := range r.users {
 		list := uk.newList()
@@ -116,16 +116,44 @@ func (r *Reconciler) usersOf(ctx context.Context, reader client.Reader, p Provid
 			if !ok {
 				continue
 			}
-			for _, named := range uk.names(obj) {
-				if named == key {
-					out = append(out, user{kind: uk.gvk.Kind, namespace: obj.GetNamespace(), name: obj.GetName()})
-					break
-				}
+			uses, err := r.uses(ctx, reader, p, uk, obj)
+			if err != nil {
+				return nil, err
+			}
+			if uses {
+				out = append(out, user{kind: uk.gvk.Kind, namespace: obj.GetNamespace(), name: obj.GetName()})
 			}
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].String() < out[j].String() })
 	return out, nil
+}
+
+// uses reports whether obj, of kind uk, names p and may use it: an object in another
+// namespace counts only when p consents (allowedNamespaces), since a refused reference
+// must not hold, nor be listed on, another team's provider.
+func (r *Reconciler) uses(ctx context.Context, reader client.Reader, p Provider, uk userKind, obj client.Object) (bool, error) {
+	if !slices.Contains(uk.names(obj), client.ObjectKeyFromObject(p)) {
+		return false, nil
+	}
+	if obj.GetNamespace() == p.GetNamespace() {
+		return true, nil
+	}
+	c, ok := p.(consenter)
+	if !ok {
+		return false, nil
+	}
+	allowed, err := resource.NamespaceAllowed(ctx, reader, c.GetAllowedNamespaces(), p.GetNamespace(), obj.GetNamespace())
+	if _, invalid := resource.AsUserError(err); invalid {
+		return false, nil
+	}
+	return allowed, err
+}
+
+// consenter is a provider that may allow objects in other namespaces to use it.
+type consenter interface {
+	// GetAllowedNamespaces returns the provider's spec.allowedNamespaces.
+	GetAllowedNamespaces() *common.AllowedNamespaces
 }
 
 // hold puts the in-use finalizer on p, so that deleting it waits for this reconciler.

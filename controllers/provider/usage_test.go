@@ -1,16 +1,20 @@
 package provider
 
 import (
+	"context"
 	"fmt"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	awsstoragev1 "terraplane.io/terraplane/apis/aws/storage/v1alpha1"
 	common "terraplane.io/terraplane/apis/common/v1alpha1"
+	kubernetesv1 "terraplane.io/terraplane/apis/kubernetes/v1alpha1"
 	terraformv1 "terraplane.io/terraplane/apis/terraform/v1alpha1"
 	workloadv1 "terraplane.io/terraplane/apis/workload/v1alpha1"
 )
@@ -75,6 +79,51 @@ func TestInUse(t *testing.T) {
 			status, reason, message := inUse("Provider", tc.users, tc.deleting)
 			if diff := cmp.Diff([]string{string(tc.status), tc.reason, tc.message}, []string{string(status), reason, message}); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestUsersNeedConsent: an application resource in another namespace counts as a user of
+// a ProviderConfig (holding its deletion) only when the ProviderConfig consents.
+func TestUsersNeedConsent(t *testing.T) {
+	scheme := runtime.NewScheme()
+	if err := workloadv1.AddToScheme(scheme); err != nil {
+		t.Fatal(err)
+	}
+	placed := func(ns string) client.Object {
+		res := &workloadv1.KubernetesApplicationResource{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "web"}}
+		res.Spec.TargetRef = &workloadv1.ClusterReference{Kind: workloadv1.ClusterKindProviderConfig, Name: "edge", Namespace: "clusters"}
+		return res
+	}
+	c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(placed("clusters"), placed("apps"), placed("other")).Build()
+	r := &Reconciler{users: []userKind{{
+		gvk:     workloadv1.GroupVersion.WithKind("KubernetesApplicationResource"),
+		newList: func() client.ObjectList { return &workloadv1.KubernetesApplicationResourceList{} },
+		names:   targetProviderConfig,
+	}}}
+	pc := &kubernetesv1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Namespace: "clusters", Name: "edge"}}
+	for _, tc := range []struct {
+		name    string
+		allowed *common.AllowedNamespaces
+		want    []string
+	}{
+		{"no consent: its own namespace only", nil, []string{"clusters"}},
+		{"consent to apps", &common.AllowedNamespaces{Names: []string{"apps"}}, []string{"apps", "clusters"}},
+		{"consent to all", &common.AllowedNamespaces{Names: []string{"*"}}, []string{"apps", "clusters", "other"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pc.Spec.AllowedNamespaces = tc.allowed
+			users, err := r.usersOf(context.Background(), c, pc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, u := range users {
+				got = append(got, u.namespace)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("users' namespaces (-want +got):\n%s", diff)
 			}
 		})
 	}

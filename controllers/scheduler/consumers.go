@@ -17,6 +17,7 @@ import (
 	computev1 "terraplane.io/terraplane/apis/compute/v1alpha1"
 	kubernetesv1 "terraplane.io/terraplane/apis/kubernetes/v1alpha1"
 	workloadv1 "terraplane.io/terraplane/apis/workload/v1alpha1"
+	"terraplane.io/terraplane/controllers/kubernetes"
 	"terraplane.io/terraplane/internal/resource"
 )
 
@@ -36,7 +37,11 @@ func (f FirstConsumers) Cluster(ctx context.Context, ns, secret, selected string
 	if err != nil || ref == nil {
 		return "", nil, err
 	}
-	labels, err := f.clusterLabels(ctx, *ref)
+	field := "the cluster of the claim's first consumer (its status.clusterRef)"
+	if selected != "" {
+		field = "annotation " + common.SelectedClusterAnnotation
+	}
+	labels, err := f.clusterLabels(ctx, ns, field, *ref)
 	if err != nil {
 		return "", nil, err
 	}
@@ -66,17 +71,27 @@ func (f FirstConsumers) selectedCluster(ctx context.Context, ns, secret, selecte
 	return ref, err
 }
 
-// clusterLabels reads the labels of the KubernetesCluster claim or ProviderConfig ref names.
-func (f FirstConsumers) clusterLabels(ctx context.Context, ref workloadv1.ClusterReference) (map[string]string, error) {
+// clusterLabels reads the labels of the KubernetesCluster claim or ProviderConfig ref
+// names, when it allows a claim in namespace ns (named by field) to use it: a claim only
+// from its own namespace, a ProviderConfig from those its spec.allowedNamespaces lists.
+func (f FirstConsumers) clusterLabels(ctx context.Context, ns, field string, ref workloadv1.ClusterReference) (map[string]string, error) {
+	key := types.NamespacedName{Namespace: ref.Namespace, Name: ref.Name}
 	var cluster client.Object = &computev1.KubernetesCluster{}
 	if ref.Kind == workloadv1.ClusterKindProviderConfig {
 		cluster = &kubernetesv1.ProviderConfig{}
+	} else if err := kubernetes.CheckClaim(key, field, ns); err != nil {
+		return nil, err
 	}
-	if err := f.Client.Get(ctx, types.NamespacedName{Namespace: ref.Namespace, Name: ref.Name}, cluster); err != nil {
+	if err := f.Client.Get(ctx, key, cluster); err != nil {
 		if apierrors.IsNotFound(err) {
 			return nil, resource.UserErrorf("SelectedClusterNotFound", "%s %s/%s, chosen for this claim's first consumer, does not exist", ref.Kind, ref.Namespace, ref.Name)
 		}
 		return nil, fmt.Errorf("get selected cluster: %w", err)
+	}
+	if pc, ok := cluster.(*kubernetesv1.ProviderConfig); ok {
+		if err := kubernetes.CheckProviderConfig(ctx, f.Client, pc, field, ns); err != nil {
+			return nil, err
+		}
 	}
 	labels := map[string]string{}
 	for k, v := range cluster.GetLabels() {

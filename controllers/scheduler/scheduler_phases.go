@@ -17,6 +17,8 @@ import (
 	computev1 "terraplane.io/terraplane/apis/compute/v1alpha1"
 	kubernetesv1 "terraplane.io/terraplane/apis/kubernetes/v1alpha1"
 	workloadv1 "terraplane.io/terraplane/apis/workload/v1alpha1"
+	"terraplane.io/terraplane/controllers/kubernetes"
+	"terraplane.io/terraplane/internal/resource"
 )
 
 // Unschedulable is why an application has no cluster: a reason and an actionable message.
@@ -70,6 +72,9 @@ func (r *Reconciler) placeOnProviderConfig(ctx context.Context, app *workloadv1.
 		}
 		return nil, "", fmt.Errorf("get providerconfig %s: %w", key, err)
 	}
+	if err := kubernetes.CheckProviderConfig(ctx, r.client, pc, "spec.providerConfigRef", app.Namespace); err != nil {
+		return nil, "", err
+	}
 	if why := providerConfigUnusable(pc); why != "" {
 		return nil, "", &Unschedulable{Reason: "ClusterUnusable", Message: why}
 	}
@@ -116,7 +121,8 @@ func claimUnusable(c *computev1.KubernetesCluster) string {
 	return ""
 }
 
-// unusable says why the cluster ref names cannot take applications; empty when it can.
+// unusable says why the cluster ref names cannot take applications from namespace ns
+// (including that it does not allow them); empty when it can.
 func (r *Reconciler) unusable(ctx context.Context, ns string, ref workloadv1.ClusterReference) (string, error) {
 	key := client.ObjectKey{Namespace: refNamespace(ns, ref), Name: ref.Name}
 	var err error
@@ -125,13 +131,22 @@ func (r *Reconciler) unusable(ctx context.Context, ns string, ref workloadv1.Clu
 	case workloadv1.ClusterKindProviderConfig:
 		pc := &kubernetesv1.ProviderConfig{}
 		if err = r.client.Get(ctx, key, pc); err == nil {
+			err = kubernetes.CheckProviderConfig(ctx, r.client, pc, "status.clusterRef", ns)
+		}
+		if err == nil {
 			why = providerConfigUnusable(pc)
 		}
 	default:
 		c := &computev1.KubernetesCluster{}
-		if err = r.client.Get(ctx, key, c); err == nil {
+		if err = kubernetes.CheckClaim(key, "status.clusterRef", ns); err == nil {
+			err = r.client.Get(ctx, key, c)
+		}
+		if err == nil {
 			why = claimUnusable(c)
 		}
+	}
+	if u, ok := resource.AsUserError(err); ok {
+		return u.Message, nil
 	}
 	if apierrors.IsNotFound(err) {
 		return fmt.Sprintf("%s %s does not exist", ref.Kind, key), nil

@@ -24,7 +24,7 @@ func (r *ResourceReconciler) submit(ctx context.Context, res *workloadv1.Kuberne
 	if res.Spec.TargetRef == nil {
 		return resource.Waitf("WaitingForTarget", "no target cluster yet: the application is not scheduled")
 	}
-	cluster, err := r.targets.Cluster(ctx, res.Namespace, *res.Spec.TargetRef)
+	cluster, err := r.targets.Cluster(ctx, res.Namespace, "spec.targetRef", *res.Spec.TargetRef)
 	if err != nil {
 		return err
 	}
@@ -90,7 +90,7 @@ func adoptNever(_ context.Context, cluster *remote.Cluster, obj *unstructured.Un
 // target cluster it cannot reach.
 func (r *ResourceReconciler) delete(ctx context.Context, res *workloadv1.KubernetesApplicationResource) error {
 	if res.Spec.TargetRef != nil {
-		cluster, err := r.targets.Cluster(ctx, res.Namespace, *res.Spec.TargetRef)
+		cluster, err := r.targets.Cluster(ctx, res.Namespace, "spec.targetRef", *res.Spec.TargetRef)
 		_, gone := resource.AsUserError(err)
 		if err == nil {
 			err = r.deleteAll(ctx, cluster, res)

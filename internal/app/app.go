@@ -108,6 +108,10 @@ type Options struct {
 	// ModuleSourceRefresh is how often a module source that names a branch, a tag or an
 	// OCI tag is looked up again; 0 means modsource.DefaultRefreshInterval.
 	ModuleSourceRefresh time.Duration
+	// AllowKubeconfigExec lets kubeconfigs read from Secrets run commands (exec,
+	// auth-provider) and read files inside the controller; off, they are refused
+	// (UnsafeKubeconfig).
+	AllowKubeconfigExec bool
 }
 
 // cachedSecrets selects the Secrets the controller reads through its cache: not the ones
@@ -235,7 +239,9 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manager, *en
 			return nil, nil, fmt.Errorf("set up stack manager: %w", err)
 		}
 	}
-	targets := &kubernetes.Targets{Local: mgr.GetClient(), Cache: remote.NewCache(mgr.GetClient(), cfg, reg.Scheme())}
+	clusters := remote.NewCache(mgr.GetClient(), cfg, reg.Scheme())
+	clusters.AllowKubeconfigExec = opts.AllowKubeconfigExec
+	targets := &kubernetes.Targets{Local: mgr.GetClient(), Cache: clusters}
 	remoteOpts := kubernetes.Options{UserErrorRetry: opts.UserErrorRetry, UnreachableRetry: opts.UserErrorRetry,
 		MaxConcurrentReconciles: opts.MaxConcurrentReconciles}
 	if err := kubernetes.Setup(mgr, targets, remoteOpts); err != nil {

@@ -15,7 +15,6 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"terraplane.io/terraplane/internal/resource"
@@ -66,6 +65,11 @@ type entry struct {
 
 // Cache holds one Cluster per connection Secret.
 type Cache struct {
+	// AllowKubeconfigExec lets kubeconfigs run commands (exec, auth-provider) and read
+	// files inside the controller; off, such kubeconfigs are refused (UnsafeKubeconfig).
+	// Set it before the first call.
+	AllowKubeconfigExec bool
+
 	local   client.Client
 	self    *rest.Config
 	scheme  *runtime.Scheme
@@ -122,11 +126,7 @@ func (c *Cache) forget(key types.NamespacedName) {
 func (c *Cache) restConfig(s *corev1.Secret) (*rest.Config, error) {
 	d := s.Data
 	if kc, ok := d[KeyKubeconfig]; ok {
-		cfg, err := clientcmd.RESTConfigFromKubeConfig(kc)
-		if err != nil {
-			return nil, resource.UserErrorf("InvalidCredentials", "key %s of Secret %s/%s is not a usable kubeconfig", KeyKubeconfig, s.Namespace, s.Name)
-		}
-		return cfg, nil
+		return kubeconfigRESTConfig(kc, s.Namespace, s.Name, c.AllowKubeconfigExec)
 	}
 	cfg := &rest.Config{
 		Host:        string(d[KeyEndpoint]),

@@ -340,7 +340,7 @@ func mysqlClaim(ns, name string) *databasev1.MySQLInstance {
 
 func providerConfig(ns, name, secret string) *kubernetesv1.ProviderConfig {
 	return &kubernetesv1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
-		Spec: kubernetesv1.ProviderConfigSpec{CredentialsSecretRef: common.SecretReference{Name: secret}}}
+		Spec: kubernetesv1.ProviderConfigSpec{CredentialsSecretRef: kubernetesv1.CredentialsSecretReference{Name: secret}}}
 }
 
 func waitProviderConfig(g Gomega, ctx context.Context, pc *kubernetesv1.ProviderConfig, status metav1.ConditionStatus, reason string) metav1.Condition {

@@ -37,7 +37,10 @@ type KubernetesApplicationSpec struct {
 	// +optional
 	ClusterSelector *metav1.LabelSelector `json:"clusterSelector,omitempty"`
 	// ProviderConfigRef places the application directly on the cluster a
-	// kubernetes.terraplane.io ProviderConfig reaches, instead of a claim.
+	// kubernetes.terraplane.io ProviderConfig reaches, instead of a claim. A
+	// ProviderConfig in another namespace is used only when its spec.allowedNamespaces
+	// lets this namespace use it; otherwise the application is not scheduled
+	// (ReferenceNotAllowed).
 	// +optional
 	ProviderConfigRef *ProviderConfigReference `json:"providerConfigRef,omitempty"`
 	// ResourceSelector selects this application's KubernetesApplicationResources; every
@@ -54,7 +57,8 @@ type ProviderConfigReference struct {
 	// Name of the ProviderConfig.
 	// +kubebuilder:validation:MinLength=1
 	Name string `json:"name"`
-	// Namespace of the ProviderConfig; defaults to the application's namespace.
+	// Namespace of the ProviderConfig; defaults to the application's namespace. Another
+	// namespace needs the ProviderConfig's consent (its spec.allowedNamespaces).
 	// +optional
 	Namespace string `json:"namespace,omitempty"`
 }

@@ -28,7 +28,10 @@ type ClusterReference struct {
 	// Name of the claim or ProviderConfig.
 	// +kubebuilder:validation:MinLength=1
 	Name string `json:"name"`
-	// Namespace of the claim or ProviderConfig; defaults to the workload's namespace.
+	// Namespace of the claim or ProviderConfig; defaults to the workload's namespace. A
+	// ProviderConfig in another namespace must allow the workload's namespace (its
+	// spec.allowedNamespaces); a claim is used only from its own namespace. Otherwise the
+	// reference is refused (ReferenceNotAllowed).
 	// +optional
 	Namespace string `json:"namespace,omitempty"`
 }
@@ -44,7 +47,8 @@ type KubernetesApplicationResourceSpec struct {
 	// +optional
 	Secrets []corev1.LocalObjectReference `json:"secrets,omitempty"`
 	// TargetRef is the cluster to submit to; the application controller sets it from
-	// its application's placement.
+	// its application's placement. One in another namespace needs its consent (see
+	// namespace).
 	// +optional
 	TargetRef *ClusterReference `json:"targetRef,omitempty"`
 }
