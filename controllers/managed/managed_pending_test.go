@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"time"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -131,5 +132,27 @@ func TestStateMissingAppliesNothing(t *testing.T) {
 	}
 	if s := synced(mg); s.Reason != common.ReasonStateMissing || !strings.Contains(s.Message, CreateAgainAnnotation) {
 		t.Errorf("Synced = %+v, want StateMissing naming the way out", s)
+	}
+}
+
+// TestRetries: a failed terraform run is retried after seconds, not milliseconds; a
+// fault only a user can fix is a user error retried at the user-error interval.
+func TestRetries(t *testing.T) {
+	h := newHarness(t, nil)
+	req := ctrl.Request{NamespacedName: client.ObjectKey{Namespace: "platform", Name: "net"}}
+	if first := h.tf.managedKind().FailureBackoff; first < time.Second {
+		t.Errorf("a failed run is first retried after %s, want seconds", first)
+	}
+	h.runner.failing = errors.New("Error: creating S3 Bucket (b): operation error S3: CreateBucket, https response error StatusCode: 403, RequestID: 1, HostID: 2, api error AccessDenied: Access Denied.")
+	res, err := h.r.Reconcile(context.Background(), req)
+	if err != nil || res.RequeueAfter != time.Minute {
+		t.Fatalf("access denied: result %+v, err %v; want a retry at the user-error interval and no error", res, err)
+	}
+	if s := synced(h.get()); s.Reason != "AccessDenied" || !strings.Contains(s.Message, "api error AccessDenied") {
+		t.Errorf("Synced = %+v, want AccessDenied with the error code", s)
+	}
+	h.runner.failing = errors.New("Error: reading S3 Bucket (b): https response error StatusCode: 503, api error SlowDown")
+	if _, err := h.r.Reconcile(context.Background(), req); err == nil {
+		t.Error("a failure that may pass by itself is not retried with backoff")
 	}
 }

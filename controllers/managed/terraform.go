@@ -97,12 +97,16 @@ func Setup(mgr ctrl.Manager, reg *registry.Registry, opts Options) error {
 	return nil
 }
 
+// failureBackoff is the first wait before a failed terraform run is retried: a run costs
+// seconds of CPU, and what failed it rarely passes within milliseconds.
+const failureBackoff = 5 * time.Second
+
 // managedKind is how the managed reconciler serves t's kind: sharded, a failed change
 // leaving a resource once created Ready, terraform's diagnostics summed up.
 func (r *terraform) managedKind() reconciler.Kind {
 	return reconciler.Kind{Name: r.kind.GVK.Kind, New: r.kind.New, NewList: r.kind.NewList, Connector: r, Retries: r.retries,
 		KeepsReady: true, Summary: engine.Summary, Recorder: r.recorder, Shards: r.opts.Shards,
-		MaxConcurrentReconciles: r.opts.MaxConcurrentReconciles,
+		MaxConcurrentReconciles: r.opts.MaxConcurrentReconciles, FailureBackoff: failureBackoff,
 		Predicates:              []predicate.Predicate{predicate.Or(predicate.GenerationChangedPredicate{}, userAnnotationChanged)}}
 }
 

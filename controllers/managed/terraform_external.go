@@ -43,7 +43,7 @@ func (e *run) Apply(ctx context.Context, mg resource.Managed) (reconciler.Applie
 	out, err := e.t.guardedSync(ctx, mg, e.ws)
 	e.out = out
 	if err != nil {
-		return reconciler.Applied{}, err
+		return reconciler.Applied{}, terraformError(err)
 	}
 	details, err := e.t.publish(mg, e.ws, out)
 	return reconciler.Applied{ConnectionDetails: details}, err

@@ -256,7 +256,7 @@ func (r *terraform) Delete(ctx context.Context, mg resource.Managed) error {
 	spec := mg.GetManagedSpec()
 	if spec.ReclaimPolicy != common.ReclaimRetain && spec.ChangePolicy.Allows(common.ManagementDelete) {
 		if err := r.destroy(ctx, mg); err != nil {
-			return err
+			return terraformError(err)
 		}
 	}
 	if err := r.plans.remove(ctx, mg); err != nil {

@@ -36,9 +36,48 @@ func summarize(text string) string {
 		if detail := firstLine(lines[i+1:]); detail != "" && !strings.Contains(summary, detail) {
 			summary = strings.TrimSuffix(summary, ":") + ": " + detail
 		}
-		return clip(summary)
+		return clip(requestIDs.ReplaceAllString(summary, ""))
 	}
 	return clip(firstLine(lines))
+}
+
+// requestIDs are the request and host ids a cloud API puts before its error code: noise
+// that would push the code out of a clipped summary.
+var requestIDs = regexp.MustCompile(`(RequestID|HostID|request id|host id): [^,]*, `)
+
+// Faults a user must fix, as UserFault names them.
+const (
+	// FaultAccessDenied: the credentials may not do what the module asks.
+	FaultAccessDenied = "AccessDenied"
+	// FaultAlreadyExists: what the module creates exists already (a name is taken).
+	FaultAlreadyExists = "AlreadyExists"
+	// FaultInvalidInput: terraform refused an input value (a wrong type, say).
+	FaultInvalidInput = "InvalidInput"
+)
+
+// faults recognise, in terraform's error text, failures that running again cannot fix.
+var faults = []struct {
+	reason string
+	re     *regexp.Regexp
+}{
+	{FaultAccessDenied, regexp.MustCompile(`api error (AccessDenied\w*|UnauthorizedOperation|AuthorizationError|InvalidClientTokenId|SignatureDoesNotMatch|UnrecognizedClientException|Forbidden)\b|StatusCode: 403\b`)},
+	{FaultAlreadyExists, regexp.MustCompile(`api error (\w*AlreadyExists\w*|\w*AlreadyOwnedByYou)\b|(?i)\balready exists\b`)},
+	{FaultInvalidInput, regexp.MustCompile(`Invalid value for (input )?variable|Incorrect attribute value type|Inappropriate value for attribute|Unsupported argument|Missing required argument`)},
+}
+
+// UserFault reports whether a failed run failed for a reason a user must fix (one of
+// the Fault reasons), rather than one that may pass on its own.
+func UserFault(err error) (string, bool) {
+	if err == nil {
+		return "", false
+	}
+	text := err.Error()
+	for _, f := range faults {
+		if f.re.MatchString(text) {
+			return f.reason, true
+		}
+	}
+	return "", false
 }
 
 // firstLine is the first non-empty line, frame removed.

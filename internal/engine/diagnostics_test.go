@@ -119,3 +119,31 @@ resource "terraform_data" "x" {
 		})
 	}
 }
+
+func TestUserFault(t *testing.T) {
+	for _, c := range []struct {
+		text, want string
+	}{
+		{"Error: creating S3 Bucket (b): operation error S3: CreateBucket, https response error StatusCode: 403, RequestID: 1, HostID: 2, api error AccessDenied: Access Denied.", FaultAccessDenied},
+		{"Error: creating IAM Role (r): operation error IAM: CreateRole, api error EntityAlreadyExists: Role with name r already exists.", FaultAlreadyExists},
+		{"Error: creating S3 Bucket (b): operation error S3: CreateBucket, https response error StatusCode: 409, api error BucketAlreadyOwnedByYou: yours", FaultAlreadyExists},
+		{"Error: Invalid value for input variable\n\nThe given value is not suitable for var.days: a number is required.", FaultInvalidInput},
+		{"Error: reading S3 Bucket (b): operation error S3: HeadBucket, https response error StatusCode: 503, api error SlowDown", ""},
+		{"Error: Provider produced inconsistent result after apply", ""},
+	} {
+		got, ok := UserFault(errors.New(c.text))
+		if got != c.want || ok != (c.want != "") {
+			t.Errorf("UserFault(%.60q) = %q, %v; want %q", c.text, got, ok, c.want)
+		}
+	}
+}
+
+// TestSummaryKeepsTheErrorCode: request and host ids never push a cloud API's error code
+// out of the clipped summary.
+func TestSummaryKeepsTheErrorCode(t *testing.T) {
+	host := strings.Repeat("Zm9vYmFy", 30)
+	err := errors.New("Error: creating S3 Bucket (photos): operation error S3: CreateBucket, https response error StatusCode: 403, RequestID: 17A2B3C4D5E6F7A8, HostID: " + host + ", api error AccessDenied: Access Denied.")
+	if got := Summary(err); !strings.Contains(got, "api error AccessDenied: Access Denied.") || strings.Contains(got, host) {
+		t.Errorf("Summary = %q, want the error code kept and the host id left out", got)
+	}
+}

@@ -1,7 +1,6 @@
 package plugins
 
 import (
-	"context"
 	"crypto/sha256"
 	"errors"
 	"io"
@@ -98,6 +97,7 @@ type proxy struct {
 
 	trimMu  sync.Mutex
 	trimmed []byte // the schema answer, trimmed to types
+	calls   inFlight
 	conn    *grpc.ClientConn
 	server  *grpc.Server
 	lis     net.Listener
@@ -120,7 +120,7 @@ func newProxy(socket, network, target, binary string, cache *answers, types map[
 		return nil, err
 	}
 	p := &proxy{binary: binary, cache: cache, conn: conn, lis: lis, types: types}
-	p.server = grpc.NewServer(grpc.UnknownServiceHandler(p.forward), grpc.ForceServerCodec(rawCodec{}),
+	p.server = grpc.NewServer(grpc.UnknownServiceHandler(p.forward), grpc.ForceServerCodec(rawCodec{}), grpc.StatsHandler(&connTagger{}),
 		grpc.MaxRecvMsgSize(1<<30), grpc.MaxSendMsgSize(1<<30))
 	go func() { _ = p.server.Serve(lis) }()
 	return p, nil
@@ -139,6 +139,11 @@ func (p *proxy) forward(_ any, in grpc.ServerStream) error {
 		return status.Error(codes.Internal, "no method")
 	}
 	if method == shutdownMethod || stopMethods[method] && p.stopping != nil && !p.stopping() {
+		if method != shutdownMethod {
+			// The process serves other runs too: end only this run's calls, as the
+			// provider would have ended them all.
+			p.calls.cancel(in.Context())
+		}
 		var req []byte
 		_ = in.RecvMsg(&req)
 		empty := []byte{} // Shutdown's and Stop's answers: nothing, or no error
@@ -147,8 +152,8 @@ func (p *proxy) forward(_ any, in grpc.ServerStream) error {
 	if diagnostics, ok := pureMethods[method]; ok {
 		return p.pure(in, method, diagnostics)
 	}
-	ctx, cancel := context.WithCancel(in.Context())
-	defer cancel()
+	ctx, done := p.calls.start(in.Context())
+	defer done()
 	out, err := p.conn.NewStream(ctx, &grpc.StreamDesc{ServerStreams: true, ClientStreams: true}, method, grpc.ForceCodec(rawCodec{}))
 	if err != nil {
 		return err

@@ -25,7 +25,8 @@ import (
 	"terraplane.io/terraplane/test/framework"
 )
 
-// countingEndpoint is an S3 endpoint that passes every request on to a MinIO and
+// countingEndpoint is an S3 endpoint that passes every request on to a MinIO, a little
+// late (so that runs sharing a provider overlap as they would against a real cloud), and
 // remembers the bucket (the first path segment, path-style) each one named.
 type countingEndpoint struct {
 	*httptest.Server
@@ -45,6 +46,7 @@ func newCountingEndpoint(t *testing.T, target string) *countingEndpoint {
 		e.mu.Lock()
 		e.buckets[bucket]++
 		e.mu.Unlock()
+		time.Sleep(150 * time.Millisecond)
 		proxy.ServeHTTP(w, r)
 	}))
 	t.Cleanup(e.Close)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"k8s.io/client-go/util/workqueue"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
@@ -12,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"terraplane.io/terraplane/internal/resource"
 	"terraplane.io/terraplane/internal/shard"
@@ -48,6 +50,9 @@ type Kind struct {
 	Shards *shard.Set
 	// MaxConcurrentReconciles of the kind's controller.
 	MaxConcurrentReconciles int
+	// FailureBackoff is the first wait before an unexpected failure is retried, doubled
+	// at each failure in a row up to maxFailureBackoff; zero means controller-runtime's.
+	FailureBackoff time.Duration
 	// Recorder sends the kind's events.
 	Recorder resource.Recorder
 }
@@ -64,13 +69,14 @@ type Watch struct {
 
 // Reconciler reconciles the resources of one managed kind through its Connector.
 type Reconciler struct {
-	client client.Client
-	kind   Kind
+	client  client.Client
+	kind    Kind
+	streaks *resource.Streaks
 }
 
 // New returns the reconciler of kind k.
 func New(c client.Client, k Kind) *Reconciler {
-	return &Reconciler{client: c, kind: k}
+	return &Reconciler{client: c, kind: k, streaks: &resource.Streaks{}}
 }
 
 // Setup registers the controller of kind k: its own resources, k's watches and, when it
@@ -80,7 +86,8 @@ func Setup(mgr ctrl.Manager, k Kind) error {
 	b := ctrl.NewControllerManagedBy(mgr).
 		Named(k.Name).
 		For(k.New(), builder.WithPredicates(k.Predicates...)).
-		WithOptions(controller.Options{MaxConcurrentReconciles: k.MaxConcurrentReconciles, NeedLeaderElection: ptr.To(k.Shards == nil)})
+		WithOptions(controller.Options{MaxConcurrentReconciles: k.MaxConcurrentReconciles, NeedLeaderElection: ptr.To(k.Shards == nil),
+			RateLimiter: k.rateLimiter()})
 	for _, w := range k.Watches {
 		b = b.Watches(w.Object, handler.EnqueueRequestsFromMapFunc(w.Map), builder.WithPredicates(w.Predicates...))
 	}
@@ -91,6 +98,18 @@ func Setup(mgr ctrl.Manager, k Kind) error {
 		return fmt.Errorf("set up %s controller: %w", k.Name, err)
 	}
 	return nil
+}
+
+// maxFailureBackoff caps the wait before an unexpected failure is retried.
+const maxFailureBackoff = 10 * time.Minute
+
+// rateLimiter retries a failing resource after FailureBackoff, doubled at each failure
+// in a row; nil keeps controller-runtime's.
+func (k Kind) rateLimiter() workqueue.TypedRateLimiter[reconcile.Request] {
+	if k.FailureBackoff <= 0 {
+		return nil
+	}
+	return workqueue.NewTypedItemExponentialFailureRateLimiter[reconcile.Request](k.FailureBackoff, maxFailureBackoff)
 }
 
 // Reconcile brings one managed resource in line with its spec.

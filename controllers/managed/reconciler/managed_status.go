@@ -20,7 +20,7 @@ import (
 func (r *Reconciler) finish(ctx context.Context, orig, mg resource.Managed, ext External, err error) (ctrl.Result, error) {
 	gen := orig.GetGeneration()
 	resource.SyncBindingPhase(mg)
-	o := r.outcome(ctx, err)
+	o := r.outcome(ctx, mg, err)
 	ran := false
 	if rep, ok := ext.(Reporter); ok {
 		ran = rep.Report(mg, gen, o)
@@ -57,10 +57,10 @@ func (r *Reconciler) setReady(st *common.ManagedStatus, o resource.Outcome, gen 
 	}
 }
 
-// outcome classifies err by the kind's retries, shortening an unexpected error by the
-// kind's Summary.
-func (r *Reconciler) outcome(ctx context.Context, err error) resource.Outcome {
-	o := resource.Classify(err, r.kind.Retries())
+// outcome classifies err by the kind's retries, reporting a streak of stale outcomes,
+// and shortens an unexpected error by the kind's Summary.
+func (r *Reconciler) outcome(ctx context.Context, mg resource.Managed, err error) resource.Outcome {
+	o := r.streaks.Classify(mg.GetUID(), err, r.kind.Retries())
 	if o.Err != nil && r.kind.Summary != nil {
 		o.Message = r.kind.Summary(err)
 		o.Err = errors.New(o.Message)                                             // the error log gets one line too

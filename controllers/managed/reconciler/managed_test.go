@@ -11,11 +11,13 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	common "terraplane.io/terraplane/apis/common/v1alpha1"
 	kubernetesv1 "terraplane.io/terraplane/apis/kubernetes/v1alpha1"
@@ -225,5 +227,17 @@ func TestPausedIsLeftAlone(t *testing.T) {
 	h := newHarness(t, false, func(o *kubernetesv1.Object) { o.Annotations = map[string]string{resource.PausedAnnotation: "true"} })
 	if _, o, err := h.reconcile(); err != nil || h.ext.took() != "" || len(o.Finalizers) != 0 {
 		t.Fatalf("err %v, calls %v, finalizers %v", err, h.ext.calls, o.Finalizers)
+	}
+}
+
+// TestFailureBackoff: a kind's failures are retried after its FailureBackoff, doubling.
+func TestFailureBackoff(t *testing.T) {
+	rl := Kind{FailureBackoff: 5 * time.Second}.rateLimiter()
+	req := reconcile.Request{NamespacedName: types.NamespacedName{Namespace: "ns", Name: "x"}}
+	if first, second := rl.When(req), rl.When(req); first != 5*time.Second || second != 10*time.Second {
+		t.Errorf("backoff %s then %s, want 5s then 10s", first, second)
+	}
+	if (Kind{}).rateLimiter() != nil {
+		t.Error("a kind without FailureBackoff keeps controller-runtime's rate limiter")
 	}
 }
