@@ -107,7 +107,7 @@ func (r *terraform) managedKind() reconciler.Kind {
 	return reconciler.Kind{Name: r.kind.GVK.Kind, New: r.kind.New, NewList: r.kind.NewList, Connector: r, Retries: r.retries,
 		KeepsReady: true, Summary: engine.Summary, Recorder: r.recorder, Shards: r.opts.Shards,
 		MaxConcurrentReconciles: r.opts.MaxConcurrentReconciles, FailureBackoff: failureBackoff,
-		Predicates:              []predicate.Predicate{predicate.Or(predicate.GenerationChangedPredicate{}, userAnnotationChanged)}}
+		Predicates: []predicate.Predicate{predicate.Or(predicate.GenerationChangedPredicate{}, userAnnotationChanged)}}
 }
 
 // watches are the objects whose changes reach t's resources: their Provider (its spec,

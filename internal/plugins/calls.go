@@ -21,9 +21,9 @@ var _ stats.Handler = (*connTagger)(nil)
 func (t *connTagger) TagConn(ctx context.Context, _ *stats.ConnTagInfo) context.Context {
 	return context.WithValue(ctx, connKey{}, t.last.Add(1))
 }
-func (*connTagger) HandleConn(context.Context, stats.ConnStats)                      {}
+func (*connTagger) HandleConn(context.Context, stats.ConnStats)                     {}
 func (*connTagger) TagRPC(ctx context.Context, _ *stats.RPCTagInfo) context.Context { return ctx }
-func (*connTagger) HandleRPC(context.Context, stats.RPCStats)                        {}
+func (*connTagger) HandleRPC(context.Context, stats.RPCStats)                       {}
 
 // connOf is the number of the connection a call came on; 0 when unknown.
 func connOf(ctx context.Context) int64 {
