@@ -61,11 +61,9 @@ var (
 // Self is this process as a lock holder.
 func Self() Holder {
 	selfOnce.Do(func() {
-		id := make([]byte, 8)
-		_, _ = rand.Read(id)
 		host, _ := os.Hostname()
 		self = Holder{
-			ID: hex.EncodeToString(id), Host: host,
+			ID: newHolderID(), Host: host,
 			Pod: os.Getenv(envPodUID), PodName: os.Getenv(envPodName), PodNamespace: os.Getenv(envPodNamespace),
 			Boot: readTrimmed("/proc/sys/kernel/random/boot_id"), PID: os.Getpid(),
 		}
@@ -73,6 +71,13 @@ func Self() Holder {
 		self.Start, _ = processStart(self.PID)
 	})
 	return self
+}
+
+// newHolderID is a random holder id.
+func newHolderID() string {
+	id := make([]byte, 8)
+	_, _ = rand.Read(id)
+	return hex.EncodeToString(id)
 }
 
 // sameProcessTable reports whether h's process id means the same process here.

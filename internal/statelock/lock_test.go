@@ -126,16 +126,23 @@ func TestLocker(t *testing.T) {
 	scheme := runtime.NewScheme()
 	_ = coordinationv1.AddToScheme(scheme)
 	_ = corev1.AddToScheme(scheme)
-	self := Self()
+	c := fake.NewClientBuilder().WithScheme(scheme).Build()
+	ctx := context.Background()
+	l := NewLocker(c, c, time.Hour)
+	self := l.self
 	mine := self
 	mine.Expires = time.Now().Add(time.Hour)
 	other := mine
-	other.ID, other.PID, other.Start = "other", os.Getppid(), 0
+	other.ID, other.PID = "other", os.Getppid()
 	other.Start, _ = processStart(other.PID)
-	c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(
-		heldLease("foreign", lockOf(nil)), heldLease("live", lockOf(&other)), heldLease("mine", lockOf(&mine))).Build()
-	ctx := context.Background()
-	l := NewLocker(c, c, time.Hour)
+	sibling := mine
+	sibling.ID = "another controller of this process"
+	for _, lease := range []*coordinationv1.Lease{heldLease("foreign", lockOf(nil)), heldLease("live", lockOf(&other)),
+		heldLease("mine", lockOf(&mine)), heldLease("sibling", lockOf(&sibling))} {
+		if err := c.Create(ctx, lease); err != nil {
+			t.Fatal(err)
+		}
+	}
 	key := func(n string) client.ObjectKey { return client.ObjectKey{Namespace: "ns", Name: n} }
 
 	unlock, err := l.Lock(ctx, key("new"), "sfx", "apply")
@@ -165,6 +172,9 @@ func TestLocker(t *testing.T) {
 	}
 	if _, err := l.ClearStale(ctx, key("live"), false); !errors.As(err, &held) {
 		t.Fatalf("a live process's lock: %v, want a HeldError", err)
+	}
+	if _, err := l.ClearStale(ctx, key("sibling"), false); !errors.As(err, &held) {
+		t.Fatalf("the lock of another controller in this process: %v, want a HeldError", err)
 	}
 	if _, err := l.ClearStale(ctx, key("mine"), true); !errors.As(err, &held) {
 		t.Fatalf("this process's lock with a run in flight: %v, want a HeldError", err)

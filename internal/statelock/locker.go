@@ -26,11 +26,13 @@ type Locker struct {
 	hold   time.Duration
 }
 
-// NewLocker returns the locker of this process: c writes the Leases, reader reads them
-// uncached; hold is the longest a terraform command can run (its deadline and the grace
-// after it).
+// NewLocker returns a locker of this process with an id of its own (tests run several
+// controllers in one process): c writes the Leases, reader reads them uncached; hold is
+// the longest a terraform command can run (its deadline and the grace after it).
 func NewLocker(c client.Client, reader client.Reader, hold time.Duration) *Locker {
-	return &Locker{client: c, reader: reader, self: Self(), hold: hold}
+	self := Self()
+	self.ID = newHolderID()
+	return &Locker{client: c, reader: reader, self: self, hold: hold}
 }
 
 // Labels terraform's kubernetes backend puts on the state lock Lease it creates.
@@ -186,10 +188,10 @@ func judge(lock LockInfo, self Holder, busy bool, now time.Time, gone func(Holde
 func (l *Locker) gone(ctx context.Context) func(Holder) bool {
 	return func(h Holder) bool {
 		switch {
-		case h.Pod != "" && h.Pod == l.self.Pod:
-			return true // a pod runs one controller at a time: this one replaced it
 		case h.sameProcessTable(l.self):
 			return !h.running()
+		case h.Pod != "" && h.Pod == l.self.Pod:
+			return true // an earlier container of this pod: this one replaced it
 		case h.Pod != "" && h.PodName != "":
 			var pod corev1.Pod
 			err := l.reader.Get(ctx, client.ObjectKey{Namespace: h.PodNamespace, Name: h.PodName}, &pod)

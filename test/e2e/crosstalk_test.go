@@ -105,12 +105,18 @@ func TestProvidersNeverShareAProcess(t *testing.T) {
 	for _, b := range buckets {
 		g.Expect(env.Client.Create(ctx, b)).To(Succeed())
 	}
-	for _, b := range buckets {
-		g.Eventually(func(g Gomega) {
-			g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(b), b)).To(Succeed())
-			g.Expect(framework.Condition(b.Status.Conditions, common.TypeReady).Status).To(Equal(metav1.ConditionTrue),
-				"%s Ready: %+v", b.Name, framework.Condition(b.Status.Conditions, common.TypeReady))
-		}).WithTimeout(2 * timeout).WithPolling(2 * time.Second).Should(Succeed())
+	allReady := func() bool {
+		for _, b := range buckets {
+			if env.Client.Get(ctx, client.ObjectKeyFromObject(b), b) != nil ||
+				framework.Condition(b.Status.Conditions, common.TypeReady).Status != metav1.ConditionTrue {
+				return false
+			}
+		}
+		return true
+	}
+	deadline := time.Now().Add(2 * timeout)
+	for !allReady() && time.Now().Before(deadline) {
+		time.Sleep(2 * time.Second)
 	}
 
 	By(t, "no request of one Provider's buckets reached the other Provider's endpoint")
@@ -121,9 +127,10 @@ func TestProvidersNeverShareAProcess(t *testing.T) {
 		total += all
 		t.Logf("endpoint of %s*: %d bucket requests, %d of them for the other Provider's buckets", prefix, all, all-own)
 	}
-	t.Logf("%d bucket requests, %d misrouted", total, misrouted)
+	t.Logf("FIGURE %d bucket requests, %d misrouted; %d provider processes", total, misrouted, mgr.Engine.ProvidersStarted())
 	g.Expect(total).To(BeNumerically(">=", len(buckets)))
 	g.Expect(misrouted).To(BeZero())
+	g.Expect(allReady()).To(BeTrue(), "every bucket is Ready")
 	g.Expect(mgr.Engine.ProvidersStarted()).To(BeNumerically(">=", 2), "each Provider needs a provider process of its own")
 
 	for _, b := range buckets {

@@ -23,15 +23,16 @@ import (
 	"terraplane.io/terraplane/test/framework"
 )
 
-// ledgerModule appends a line to a ledger each time it is created, so the test counts
-// creates outside Terraform's state.
+// ledgerModule appends a begin line to a ledger when its create starts and a create
+// line a second later, when it ends, so the test counts creates outside Terraform's state
+// and sees two at once.
 const ledgerModule = `
 variable "name" { type = string }
 variable "ledger" { type = string }
 resource "terraform_data" "x" {
   input = var.name
   provisioner "local-exec" {
-    command = "echo create ${var.name} >> ${var.ledger}"
+    command = "echo begin ${var.name} >> ${var.ledger}; sleep 1; echo create ${var.name} >> ${var.ledger}"
   }
 }
 `
@@ -127,6 +128,11 @@ func TestShardedReplicas(t *testing.T) {
 		if k := strings.Count(readFile(ledger), "create "+name+"\n"); k > 1 {
 			t.Errorf("%s was created %d times", name, k)
 		}
+	}
+	overlaps, _ := spans(readFile(ledger))
+	t.Logf("FIGURES applies of one workspace at once=%d", overlaps)
+	if overlaps > 0 {
+		t.Errorf("%d times two creates of one workspace ran at once", overlaps)
 	}
 }
 
