@@ -30,7 +30,7 @@ func (h *harness) startMinIO(ctx context.Context) error {
 		return err
 	}
 	h.minio = m
-	s3 := framework.S3BucketClass(adminNS, awsVariant, "minio", common.ReclaimDelete)
+	s3 := framework.S3BucketClass(adminNS, awsVariant, "minio", common.ReclaimDelete, appNS)
 	for _, o := range []client.Object{
 		framework.CredentialsSecret(adminNS, "minio-creds", minioUser, minioPassword),
 		framework.S3Provider(adminNS, "minio", "minio-creds", m.Endpoint),

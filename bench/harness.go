@@ -120,7 +120,7 @@ func (h *harness) setup(ctx context.Context) error {
 	}
 	for variant, src := range modules {
 		name := strings.ReplaceAll(variant, "_", "-")
-		class := &terraformv1.ModuleClass{ObjectMeta: metav1.ObjectMeta{Namespace: adminNS, Name: name}}
+		class := &terraformv1.ModuleClass{ObjectMeta: metav1.ObjectMeta{Namespace: adminNS, Name: name}, AllowedNamespaces: &common.AllowedNamespaces{Names: []string{appNS}}}
 		class.SpecTemplate.ReclaimPolicy = common.ReclaimDelete
 		class.SpecTemplate.Source.ConfigMap = &terraformv1.ConfigMapSource{Name: name}
 		class.SpecTemplate.Inputs = []terraformv1.InputMapping{{FromFieldPath: "metadata.name", ToVariable: "name"}}

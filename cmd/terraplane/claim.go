@@ -24,6 +24,7 @@ func claimCommand() *cobra.Command {
 	cmd := &cobra.Command{Use: "claim", Short: "Define claim kinds from Terraform modules",
 		Example: "  terraplane claim generate ./modules/network --kind Network --group platform.example.org"}
 	var kind, group, plural, name, namespace, out string
+	var allow []string
 	gen := &cobra.Command{
 		Use:   "generate DIR",
 		Short: "Print a ClaimDefinition and ModuleClass skeleton for the module in DIR",
@@ -49,7 +50,7 @@ terraform because they have no CEL equivalent.`,
 			if plural == "" {
 				plural = strings.ToLower(kind) + "s"
 			}
-			b, err := claimSkeleton(m, kind, group, plural, name, namespace)
+			b, err := claimSkeleton(m, kind, group, plural, name, namespace, allow)
 			if err != nil {
 				return err
 			}
@@ -65,6 +66,7 @@ terraform because they have no CEL equivalent.`,
 	gen.Flags().StringVar(&plural, "plural", "", "plural resource name (default: the kind in lower case + s)")
 	gen.Flags().StringVar(&name, "name", "", "name of the ModuleClass (default: the directory's name)")
 	gen.Flags().StringVar(&namespace, "namespace", "terraplane-system", "namespace of the ModuleClass")
+	gen.Flags().StringSliceVar(&allow, "allow-namespace", nil, "namespace whose portable classes may point at the ModuleClass (its allowedNamespaces; repeat or comma-separate; \"*\" for all)")
 	gen.Flags().StringVarP(&out, "output", "o", "", "file to write (default: stdout)")
 	_ = gen.MarkFlagRequired("kind")
 	_ = gen.MarkFlagRequired("group")
@@ -73,8 +75,9 @@ terraform because they have no CEL equivalent.`,
 }
 
 // claimSkeleton writes a ModuleClass (every output published, no input mappings: a
-// defined kind's parameters reach the variables by name) and a ClaimDefinition from it.
-func claimSkeleton(m *module.Module, kind, group, plural, name, namespace string) ([]byte, error) {
+// defined kind's parameters reach the variables by name, and portable classes in the
+// namespaces allow lists may point at it) and a ClaimDefinition from it.
+func claimSkeleton(m *module.Module, kind, group, plural, name, namespace string, allow []string) ([]byte, error) {
 	vars, err := claimschema.ParseVariables(m.Files)
 	if err != nil {
 		return nil, err
@@ -86,6 +89,9 @@ func claimSkeleton(m *module.Module, kind, group, plural, name, namespace string
 	class := &terraformv1.ModuleClass{
 		TypeMeta:   metav1.TypeMeta{APIVersion: terraformv1.GroupVersion.String(), Kind: "ModuleClass"},
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace},
+	}
+	if len(allow) > 0 {
+		class.AllowedNamespaces = &common.AllowedNamespaces{Names: allow}
 	}
 	class.SpecTemplate.ReclaimPolicy = common.ReclaimDelete
 	class.SpecTemplate.Source.ConfigMap = &terraformv1.ConfigMapSource{Name: name + "-module"}
@@ -100,6 +106,7 @@ func claimSkeleton(m *module.Module, kind, group, plural, name, namespace string
 	}
 	var buf bytes.Buffer
 	fmt.Fprintf(&buf, "# ModuleClass for the module in %s. Ship its files in the ConfigMap %s-module\n# (kubectl create configmap %s-module -n %s --from-file=DIR) or point source at git.\n", name, name, name, namespace)
+	fmt.Fprintf(&buf, "# A portable %sClass in another namespace may point at it only when its\n# allowedNamespaces lists that namespace (--allow-namespace).\n", kind)
 	for _, obj := range []any{class, def} {
 		b, err := yaml.Marshal(obj)
 		if err != nil {

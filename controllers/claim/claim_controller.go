@@ -33,7 +33,9 @@ type Options struct {
 
 // Reconciler reconciles one claim kind.
 type Reconciler struct {
-	client   client.Client
+	client client.Client
+	// reader reads from the API server, for what the cache does not show.
+	reader   client.Reader
 	reg      *registry.Registry
 	kind     *registry.ClaimKind
 	opts     Options
@@ -74,7 +76,7 @@ func (s *Server) Serve(kind *registry.ClaimKind) error {
 	if s.serving[kind.GVK] {
 		return nil
 	}
-	r := &Reconciler{client: dynclaim.Client{Client: s.mgr.GetClient()}, reg: s.reg, kind: kind, opts: s.opts,
+	r := &Reconciler{client: dynclaim.Client{Client: s.mgr.GetClient()}, reader: s.mgr.GetAPIReader(), reg: s.reg, kind: kind, opts: s.opts,
 		recorder: resource.NewRecorder(s.mgr, "terraplane-claim")}
 	name := kind.GVK.Kind
 	if kind.Defined {
@@ -94,7 +96,7 @@ func (s *Server) Serve(kind *registry.ClaimKind) error {
 		if !ok {
 			return fmt.Errorf("claim %s: managed kind %s is not registered", kind.GVK.Kind, gvk)
 		}
-		b = b.Watches(mk.New(), handler.EnqueueRequestsFromMapFunc(r.forManaged))
+		b = b.Watches(mk.New(), handler.EnqueueRequestsFromMapFunc(r.forManagedOf(mk)))
 		if mk.NewClass != nil {
 			b = b.Watches(mk.NewClass(), handler.EnqueueRequestsFromMapFunc(r.forClassOf(mk)))
 		}

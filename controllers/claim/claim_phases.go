@@ -7,7 +7,6 @@ import (
 	"sort"
 	"strings"
 
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -88,6 +87,9 @@ func (r *Reconciler) bind(ctx context.Context, claim resource.Claim) (resource.M
 		return nil, resource.UserErrorf("ResourceBoundElsewhere", "%s %s/%s is bound to %s %s/%s; a resource is bound to one claim only",
 			mg.GetObjectKind().GroupVersionKind().Kind, mg.GetNamespace(), mg.GetName(), ref.Kind, ref.Namespace, ref.Name)
 	case ref == nil || ref.UID == "": // unbound, or reserved for this claim by an admin
+		if err := r.checkStatic(ctx, claim, mg); err != nil {
+			return nil, err
+		}
 		if err := r.claimStatic(ctx, claim, mg); err != nil {
 			return nil, err
 		}
@@ -241,39 +243,6 @@ func (r *Reconciler) setPhase(ctx context.Context, mg resource.Managed, phase co
 	return nil
 }
 
-// propagate copies the managed resource's connection Secret into the claim's namespace.
-func (r *Reconciler) propagate(ctx context.Context, claim resource.Claim, mg resource.Managed) error {
-	if !resource.IsReady(mg.GetManagedStatus().Conditions) {
-		return nil
-	}
-	to := claim.GetClaimSpec().WriteConnectionSecretToRef
-	if to == nil {
-		return nil
-	}
-	from, ok := resource.ConnectionSecretRef(mg)
-	if !ok {
-		return resource.UserErrorf("NoConnectionSecret", "%s %s/%s writes no connection Secret (its spec.writeConnectionSecretToRef is empty); an admin can set it",
-			mg.GetObjectKind().GroupVersionKind().Kind, mg.GetNamespace(), mg.GetName())
-	}
-	src := &corev1.Secret{}
-	if err := r.client.Get(ctx, types.NamespacedName{Namespace: from.Namespace, Name: from.Name}, src); err != nil {
-		if apierrors.IsNotFound(err) {
-			return resource.Waitf("ConnectionSecretPending", "waiting for connection Secret %s/%s", from.Namespace, from.Name)
-		}
-		return fmt.Errorf("get connection secret: %w", err)
-	}
-	dst := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: to.Name, Namespace: claim.GetNamespace()}}
-	_, err := controllerutil.CreateOrUpdate(ctx, r.client, dst, func() error {
-		dst.Type = src.Type
-		dst.Data = src.Data
-		return controllerutil.SetControllerReference(r.owner(claim), dst, r.client.Scheme())
-	})
-	if err != nil {
-		return fmt.Errorf("write connection secret: %w", err)
-	}
-	return nil
-}
-
 // owner stands for claim as the owner of its connection Secret, its kind taken from the
 // registration, which a defined kind has no Go type in the scheme for.
 func (r *Reconciler) owner(claim resource.Claim) client.Object {
@@ -293,11 +262,8 @@ func (r *Reconciler) delete(ctx context.Context, claim resource.Claim) error {
 			return err
 		}
 	}
-	if to := claim.GetClaimSpec().WriteConnectionSecretToRef; to != nil {
-		s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: to.Name, Namespace: claim.GetNamespace()}}
-		if err := r.client.Delete(ctx, s); err != nil && !apierrors.IsNotFound(err) {
-			return fmt.Errorf("delete connection secret: %w", err)
-		}
+	if err := r.deleteConnectionSecret(ctx, claim); err != nil {
+		return err
 	}
 	return resource.RemoveFinalizer(ctx, r.client, claim)
 }

@@ -73,6 +73,9 @@ func (r *Reconciler) nonPortableClass(ctx context.Context, portable resource.Por
 		}
 		return nil, nil, fmt.Errorf("get class: %w", err)
 	}
+	if err := r.checkClass(ctx, portable, class); err != nil {
+		return nil, nil, err
+	}
 	return mk, class, nil
 }
 

@@ -173,6 +173,10 @@ type {{.Class}} struct {
 	metav1.TypeMeta   ` + "`" + `json:",inline"` + "`" + `
 	metav1.ObjectMeta ` + "`" + `json:"metadata,omitempty"` + "`" + `
 
+	// AllowedNamespaces lists the namespaces whose portable classes may point at this
+	// class; portable classes in its own namespace always may.
+	// +optional
+	AllowedNamespaces *common.AllowedNamespaces ` + "`" + `json:"allowedNamespaces,omitempty"` + "`" + `
 	// SpecTemplate is what new {{.Name}}s start with.
 	SpecTemplate {{.Class}}SpecTemplate ` + "`" + `json:"specTemplate"` + "`" + `
 }
@@ -223,6 +227,9 @@ type {{.Name}}List struct {
 
 // GetSpecTemplate returns the shared part of the spec template.
 func (c *{{.Class}}) GetSpecTemplate() *common.ClassSpecTemplate { return &c.SpecTemplate.ClassSpecTemplate }
+
+// GetAllowedNamespaces returns the namespaces whose portable classes may point at this class.
+func (c *{{.Class}}) GetAllowedNamespaces() *common.AllowedNamespaces { return c.AllowedNamespaces }
 
 // GetForProviderTemplate returns the module inputs new {{.Name}}s start with.
 func (c *{{.Class}}) GetForProviderTemplate() (map[string]any, error) {

@@ -7,9 +7,12 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	common "terraplane.io/terraplane/apis/common/v1alpha1"
 	terraformv1 "terraplane.io/terraplane/apis/terraform/v1alpha1"
 	"terraplane.io/terraplane/internal/registry"
 	"terraplane.io/terraplane/internal/resource"
@@ -21,6 +24,9 @@ func resolveModuleVariables(ctx context.Context, c client.Client, mg resource.Ma
 	m := mg.(*terraformv1.Module)
 	vars := &registry.Variables{Plain: map[string]string{}, Secret: map[string]string{}}
 	for _, v := range m.Spec.VariablesFrom {
+		if err := checkVariableNamespace(ctx, c, m, v); err != nil {
+			return nil, err
+		}
 		value, source, err := readVariableSource(ctx, c, m.Namespace, v)
 		if err != nil {
 			return nil, err
@@ -91,4 +97,55 @@ func readVariableSource(ctx context.Context, c client.Client, namespace string, 
 		return "", "", resource.UserErrorf("VariableSourceNotFound", "variable %s: %s %s/%s has no key %q", v.Name, kind, namespace, name, key)
 	}
 	return value, fmt.Sprintf("%s/%s@%s", kind, name, obj.GetResourceVersion()), nil
+}
+
+// checkVariableNamespace lets a Module read a variable's Secret in its own namespace, or
+// in the namespace of the claim it is bound to (spec.claimRef), which is how a claim's
+// Secret reaches the Module made for it; anywhere else is ReferenceNotAllowed.
+func checkVariableNamespace(ctx context.Context, c client.Reader, m *terraformv1.Module, v terraformv1.VariableFrom) error {
+	ref := v.ValueFrom.SecretKeyRef
+	if ref == nil || ref.Namespace == "" || ref.Namespace == m.Namespace {
+		return nil
+	}
+	refused := func(why string) error {
+		return resource.UserErrorf(common.ReasonReferenceNotAllowed,
+			"variablesFrom %s names Secret %s/%s: a Module reads Secrets in its own namespace (%s), or in the namespace of the claim bound to it, and %s",
+			v.Name, ref.Namespace, ref.Name, m.Namespace, why)
+	}
+	claim := m.Spec.ClaimRef
+	if claim == nil || claim.Namespace != ref.Namespace {
+		return refused(fmt.Sprintf("no claim in namespace %s is bound to this Module", ref.Namespace))
+	}
+	return checkBoundClaim(ctx, c, m, v, refused)
+}
+
+// checkBoundClaim checks that the claim m's spec.claimRef names exists, is the one bound
+// (same UID), and names m back in its spec.resourceRef: a claimRef alone is only the
+// Module's word. A claim that has not recorded m yet (it is being provisioned) is waited for.
+func checkBoundClaim(ctx context.Context, c client.Reader, m *terraformv1.Module, v terraformv1.VariableFrom, refused func(string) error) error {
+	ref := m.Spec.ClaimRef
+	what := fmt.Sprintf("%s %s/%s (spec.claimRef)", ref.Kind, ref.Namespace, ref.Name)
+	if ref.APIVersion == "" || ref.Kind == "" || ref.UID == "" {
+		return refused(what + " is not a bound claim: it names no apiVersion, kind or UID")
+	}
+	u := &unstructured.Unstructured{}
+	u.SetAPIVersion(ref.APIVersion)
+	u.SetKind(ref.Kind)
+	if err := c.Get(ctx, types.NamespacedName{Namespace: ref.Namespace, Name: ref.Name}, u); err != nil {
+		if apierrors.IsNotFound(err) || meta.IsNoMatchError(err) {
+			return refused(what + " does not exist")
+		}
+		return fmt.Errorf("get claim for variable %s: %w", v.Name, err)
+	}
+	if u.GetUID() != ref.UID {
+		return refused(what + " is not the claim this Module was bound to (another UID)")
+	}
+	back, found, _ := unstructured.NestedStringMap(u.Object, "spec", "resourceRef")
+	if !found {
+		return resource.Waitf("WaitingForClaim", "variable %s: waiting for %s to record this Module in its spec.resourceRef", v.Name, what)
+	}
+	if back["apiVersion"] != terraformv1.GroupVersion.String() || back["kind"] != "Module" || back["namespace"] != m.Namespace || back["name"] != m.Name {
+		return refused(what + " names another resource in its spec.resourceRef")
+	}
+	return nil
 }

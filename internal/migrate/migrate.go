@@ -10,6 +10,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -218,7 +219,8 @@ func (t Tools) pushState(ctx context.Context, mg resource.Managed, state []byte)
 	return t.Engine.PushState(ctx, ws.Workspace, file)
 }
 
-// createClaim makes a claim (Kind/namespace/name) that binds statically to mg.
+// createClaim makes a claim (Kind/namespace/name) that binds statically to mg, having
+// reserved mg for it (spec.claimRef), which lets a claim in another namespace bind it.
 func (t Tools) createClaim(ctx context.Context, spec string, mg *terraformv1.Module) error {
 	parts := strings.Split(spec, "/")
 	if len(parts) != 3 {
@@ -231,6 +233,9 @@ func (t Tools) createClaim(ctx context.Context, spec string, mg *terraformv1.Mod
 		claim := ck.New()
 		claim.SetNamespace(parts[1])
 		claim.SetName(parts[2])
+		if err := t.reserve(ctx, mg, ck.GVK, parts[1], parts[2]); err != nil {
+			return err
+		}
 		claim.GetClaimSpec().ResourceRef = &common.ObjectReference{APIVersion: kinds.ModuleGVK.GroupVersion().String(),
 			Kind: kinds.ModuleGVK.Kind, Name: mg.Name, Namespace: mg.Namespace}
 		claim.GetClaimSpec().WriteConnectionSecretToRef = &common.LocalReference{Name: parts[2] + "-connection"}
@@ -240,6 +245,17 @@ func (t Tools) createClaim(ctx context.Context, spec string, mg *terraformv1.Mod
 		return nil
 	}
 	return fmt.Errorf("--claim: no claim kind %q (try PostgreSQLInstance, MySQLInstance, Bucket, RedisCluster, KubernetesCluster)", parts[0])
+}
+
+// reserve sets mg's spec.claimRef to the claim namespace/name of kind gvk, not yet bound
+// (no UID): that claim alone may bind mg.
+func (t Tools) reserve(ctx context.Context, mg *terraformv1.Module, gvk schema.GroupVersionKind, namespace, name string) error {
+	orig := mg.DeepCopy()
+	mg.Spec.ClaimRef = &common.ObjectReference{APIVersion: gvk.GroupVersion().String(), Kind: gvk.Kind, Namespace: namespace, Name: name}
+	if err := t.Client.Patch(ctx, mg, client.MergeFrom(orig)); err != nil {
+		return fmt.Errorf("reserve module for the claim: %w", err)
+	}
+	return nil
 }
 
 // managedKind finds a registered managed kind by its Kind name.

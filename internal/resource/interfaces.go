@@ -29,6 +29,9 @@ type NonPortableClass interface {
 	client.Object
 	// GetSpecTemplate returns the shared part of the spec template.
 	GetSpecTemplate() *common.ClassSpecTemplate
+	// GetAllowedNamespaces returns the namespaces whose portable classes may point at
+	// this class (besides its own); nil allows none.
+	GetAllowedNamespaces() *common.AllowedNamespaces
 }
 
 // Managed is implemented by every managed resource kind.

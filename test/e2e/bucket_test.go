@@ -15,6 +15,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	awsstoragev1 "terraplane.io/terraplane/apis/aws/storage/v1alpha1"
@@ -30,17 +31,27 @@ const (
 	timeout = 3 * time.Minute
 )
 
-// setupMinIOClasses creates a Provider for the test MinIO, a Delete and a Retain class,
-// and their portable classes in appNS (the Delete one is the default).
+// minioClassesLabel marks the namespaces whose portable classes may use the shared MinIO
+// classes: their allowedNamespaces selects it.
+const minioClassesLabel = "e2e.terraplane.io/minio-classes"
+
+// setupMinIOClasses creates a Provider for the test MinIO, a Delete and a Retain class
+// that consent to namespaces labelled minioClassesLabel, labels appNS so, and creates
+// their portable classes in appNS (the Delete one is the default).
 func setupMinIOClasses(ctx context.Context, t *testing.T, appNS string) {
 	g := NewWithT(t)
 	c := env.Client
 	g.Expect(env.Namespace(ctx, adminNS)).To(Succeed())
 	g.Expect(env.Namespace(ctx, appNS)).To(Succeed())
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: appNS}}
+	g.Expect(c.Patch(ctx, ns, client.RawPatch(types.MergePatchType, []byte(`{"metadata":{"labels":{"`+minioClassesLabel+`":"true"}}}`)))).To(Succeed())
 	g.Expect(client.IgnoreAlreadyExists(c.Create(ctx, framework.CredentialsSecret(adminNS, "minio-creds", minioUser, minioPassword)))).To(Succeed())
 	g.Expect(client.IgnoreAlreadyExists(c.Create(ctx, framework.S3Provider(adminNS, "minio", "minio-creds", minioServer.Endpoint)))).To(Succeed())
 	del := framework.S3BucketClass(adminNS, "minio-delete", "minio", common.ReclaimDelete)
 	keep := framework.S3BucketClass(adminNS, "minio-retain", "minio", common.ReclaimRetain)
+	for _, class := range []*awsstoragev1.S3BucketClass{del, keep} {
+		class.AllowedNamespaces = &common.AllowedNamespaces{Selector: &metav1.LabelSelector{MatchLabels: map[string]string{minioClassesLabel: "true"}}}
+	}
 	for _, o := range []client.Object{del, keep,
 		framework.BucketClass(appNS, "standard", del, true),
 		framework.BucketClass(appNS, "keep", keep, false)} {

@@ -52,7 +52,7 @@ func TestClaimsTellTheTruth(t *testing.T) {
 	defer func() { _ = mgr.Stop() }()
 
 	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: adminNS, Name: "slow-module"}, Data: slowModule}
-	class := &terraformv1.ModuleClass{ObjectMeta: metav1.ObjectMeta{Namespace: adminNS, Name: "slow"}}
+	class := &terraformv1.ModuleClass{ObjectMeta: metav1.ObjectMeta{Namespace: adminNS, Name: "slow"}, AllowedNamespaces: framework.Allow(appNS)}
 	class.SpecTemplate.ReclaimPolicy = common.ReclaimDelete
 	class.SpecTemplate.Source = terraformv1.ModuleSource{ConfigMap: &terraformv1.ConfigMapSource{Name: cm.Name}}
 	class.SpecTemplate.Inputs = []terraformv1.InputMapping{{FromFieldPath: "spec.storageGB", ToVariable: "size"}}

@@ -100,6 +100,7 @@ func TestClaimDefinition(t *testing.T) {
 	src := terraformv1.ModuleSource{ConfigMap: &terraformv1.ConfigMapSource{Name: cm.Name}}
 	for name, policy := range map[string]common.ReclaimPolicy{"network": common.ReclaimDelete} {
 		mc := &terraformv1.ModuleClass{ObjectMeta: metav1.ObjectMeta{Namespace: adminNS, Name: name}}
+		mc.AllowedNamespaces = framework.Allow(appNS)
 		mc.SpecTemplate.ReclaimPolicy = policy
 		mc.SpecTemplate.Source = src
 		mc.SpecTemplate.Connection = []terraformv1.ConnectionMapping{{FromOutput: "endpoint", ToKey: "endpoint"}, {FromOutput: "token_hash", ToKey: "tokenHash"}}
@@ -175,6 +176,7 @@ func TestClaimDefinition(t *testing.T) {
 	static := &terraformv1.Module{ObjectMeta: metav1.ObjectMeta{Namespace: adminNS, Name: "static-net"}}
 	static.Spec.Source = src
 	static.Spec.ReclaimPolicy = common.ReclaimRetain
+	static.Spec.AllowedNamespaces = framework.Allow(appNS) // claims in appNS may bind it
 	static.Spec.ForProvider = &apiextensionsv1.JSON{Raw: []byte(`{"name":"static","subnets":[]}`)}
 	g.Expect(env.Client.Create(ctx, static)).To(Succeed())
 	g.Expect(env.Client.Create(ctx, defined(g, networkGVK, appNS, "net-static", `{"spec":{"parameters":{"name":"static","subnets":[]},

@@ -45,6 +45,7 @@ func TestPostgreSQLLifecycle(t *testing.T) {
 					CredentialsSecretRef: pgv1.CredentialsSecretReference{Name: "pg-admin"}}}
 			class := func(name string, policy common.ReclaimPolicy) client.Object {
 				return &pgdbv1.DatabaseClass{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+					AllowedNamespaces: framework.Allow("e2e-postgresql"), // the test's app namespace
 					SpecTemplate: pgdbv1.DatabaseClassSpecTemplate{
 						ClassSpecTemplate: common.ClassSpecTemplate{ProviderRef: &common.LocalReference{Name: "pg"}, ReclaimPolicy: policy},
 						ForProvider:       pgdbv1.DatabaseParameters{EngineVersion: "15"}}}
@@ -77,6 +78,7 @@ func TestMySQLLifecycle(t *testing.T) {
 				Spec: mysqlv1.ProviderSpec{Host: s.Host, Port: int32(s.Port), CredentialsSecretRef: mysqlv1.CredentialsSecretReference{Name: "mariadb-admin"}}}
 			class := func(name string, policy common.ReclaimPolicy) client.Object {
 				return &mysqldbv1.DatabaseClass{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+					AllowedNamespaces: framework.Allow("e2e-mysql"), // the test's app namespace
 					SpecTemplate: mysqldbv1.DatabaseClassSpecTemplate{
 						ClassSpecTemplate: common.ClassSpecTemplate{ProviderRef: &common.LocalReference{Name: "mariadb"}, ReclaimPolicy: policy},
 						ForProvider:       mysqldbv1.DatabaseParameters{EngineVersion: "10.11"}}}

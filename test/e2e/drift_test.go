@@ -30,7 +30,7 @@ func TestBucketDrift(t *testing.T) {
 	g.Expect(env.Namespace(ctx, ns)).To(Succeed())
 	g.Expect(client.IgnoreAlreadyExists(env.Client.Create(ctx, framework.CredentialsSecret(adminNS, "minio-creds", minioUser, minioPassword)))).To(Succeed())
 	g.Expect(client.IgnoreAlreadyExists(env.Client.Create(ctx, framework.S3Provider(adminNS, "minio", "minio-creds", minioServer.Endpoint)))).To(Succeed())
-	class := framework.S3BucketClass(adminNS, "drift-watch", "minio", common.ReclaimDelete)
+	class := framework.S3BucketClass(adminNS, "drift-watch", "minio", common.ReclaimDelete, ns)
 	g.Expect(env.Client.Create(ctx, class)).To(Succeed())
 	g.Expect(env.Client.Create(ctx, framework.BucketClass(ns, "standard", class, true))).To(Succeed())
 	port, err := devenv.FreePort()

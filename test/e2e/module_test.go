@@ -87,6 +87,7 @@ func TestModuleAsClass(t *testing.T) {
 
 	By(t, "an invalid mapping makes the class Ready=False naming every problem")
 	bad := moduleClass(adminNS, "team-db-bad", src, []terraformv1.InputMapping{{FromFieldPath: "spec.engineVersion", ToVariable: "version"}})
+	bad.AllowedNamespaces = framework.Allow(appNS)
 	g.Expect(env.Client.Create(ctx, bad)).To(Succeed())
 	g.Eventually(func(g Gomega) {
 		ready := classReady(g, ctx, bad)
@@ -114,6 +115,7 @@ func TestModuleAsClass(t *testing.T) {
 	}).WithTimeout(timeout).Should(Succeed())
 
 	good := moduleClass(adminNS, "team-db", src, []terraformv1.InputMapping{{FromFieldPath: "metadata.name", ToVariable: "name"}})
+	good.AllowedNamespaces = framework.Allow(appNS) // the app team's portable classes may point at it
 	g.Expect(env.Client.Create(ctx, good)).To(Succeed())
 	g.Eventually(func(g Gomega) {
 		g.Expect(classReady(g, ctx, good).Status).To(Equal(metav1.ConditionTrue))
@@ -172,7 +174,9 @@ func TestModuleFromGit(t *testing.T) {
 	defer func() { _ = mgr.Stop() }()
 
 	src := terraformv1.ModuleSource{Git: &terraformv1.GitSource{URL: "file://" + repo, Ref: "v1.0.0", Path: "modules/db"}}
+	appNS := "e2e-module-git"
 	class := moduleClass(adminNS, "from-git", src, []terraformv1.InputMapping{{FromFieldPath: "metadata.name", ToVariable: "name"}})
+	class.AllowedNamespaces = framework.Allow(appNS)
 	g.Expect(env.Client.Create(ctx, class)).To(Succeed())
 	g.Eventually(func(g Gomega) {
 		g.Expect(classReady(g, ctx, class).Status).To(Equal(metav1.ConditionTrue))
@@ -180,7 +184,6 @@ func TestModuleFromGit(t *testing.T) {
 	}).WithTimeout(timeout).Should(Succeed())
 
 	By(t, "a claim through the git-sourced class gets the module's outputs; a new tag rolls forward")
-	appNS := "e2e-module-git"
 	g.Expect(env.Namespace(ctx, appNS)).To(Succeed())
 	conn := claimThroughModuleClass(g, ctx, appNS, "from-git", "gitdb")
 	g.Expect(string(conn.Data["endpoint"])).To(Equal("gitdb-team"))
@@ -226,6 +229,7 @@ func TestModuleFromOCI(t *testing.T) {
 	defer func() { _ = mgr.Stop() }()
 	class := moduleClass(adminNS, "from-oci", terraformv1.ModuleSource{OCI: &terraformv1.OCISource{Ref: ref, Path: "modules/db"}},
 		[]terraformv1.InputMapping{{FromFieldPath: "metadata.name", ToVariable: "name"}})
+	class.AllowedNamespaces = framework.Allow(appNS)
 	g.Expect(env.Client.Create(ctx, class)).To(Succeed())
 	g.Eventually(func(g Gomega) {
 		g.Expect(classReady(g, ctx, class).Status).To(Equal(metav1.ConditionTrue))

@@ -47,6 +47,7 @@ spec:
 apiVersion: database.aws.terraplane.io/v1alpha1
 kind: RDSInstanceClass
 metadata: {name: rds-mysql, namespace: terraplane-system}
+allowedNamespaces: {names: [team-aws]}
 specTemplate:
   providerRef: {name: aws-second-emulator}
   forProvider: {engine: mysql, parameters: {max_connections: "150"}}
@@ -54,6 +55,7 @@ specTemplate:
 apiVersion: cache.aws.terraplane.io/v1alpha1
 kind: ReplicationGroupClass
 metadata: {name: redis, namespace: terraplane-system}
+allowedNamespaces: {names: [team-aws]}
 specTemplate:
   providerRef: {name: aws}
   reclaimPolicy: Retain # the emulator never finishes deleting a cache cluster
@@ -62,6 +64,7 @@ specTemplate:
 apiVersion: compute.aws.terraplane.io/v1alpha1
 kind: EKSClusterClass
 metadata: {name: eks, namespace: terraplane-system}
+allowedNamespaces: {names: [team-aws]}
 specTemplate:
   providerRef: {name: aws}
   forProvider: {instanceTypes: [t3.large]}

@@ -205,6 +205,7 @@ func TestClaimMetByObjectClass(t *testing.T) {
 	g.Expect(env.Client.Create(ctx, kubeconfigSecret(adminNS, "objectclass-rook", remote.kubeconfig))).To(Succeed())
 	g.Expect(env.Client.Create(ctx, providerConfig(adminNS, "objectclass-rook", "objectclass-rook"))).To(Succeed())
 	class := cockroachClass(adminNS, "cockroach", "objectclass-rook")
+	class.AllowedNamespaces = framework.Allow(ns) // the app team's portable classes may point at it
 	g.Expect(env.Client.Create(ctx, class)).To(Succeed())
 	g.Expect(env.Client.Create(ctx, pgClass(ns, "cockroach", class, ""))).To(Succeed())
 

@@ -29,7 +29,7 @@ func TestClassRenameRefused(t *testing.T) {
 	g.Expect(env.Namespace(ctx, ns)).To(Succeed())
 	g.Expect(client.IgnoreAlreadyExists(env.Client.Create(ctx, framework.CredentialsSecret(adminNS, "minio-creds", minioUser, minioPassword)))).To(Succeed())
 	g.Expect(client.IgnoreAlreadyExists(env.Client.Create(ctx, framework.S3Provider(adminNS, "minio", "minio-creds", minioServer.Endpoint)))).To(Succeed())
-	class := framework.S3BucketClass(adminNS, "rename-me", "minio", common.ReclaimDelete)
+	class := framework.S3BucketClass(adminNS, "rename-me", "minio", common.ReclaimDelete, ns)
 	g.Expect(env.Client.Create(ctx, class)).To(Succeed())
 	g.Expect(env.Client.Create(ctx, framework.BucketClass(ns, "standard", class, true))).To(Succeed())
 	mgr, err := env.StartManager(t.TempDir(), app.Options{})

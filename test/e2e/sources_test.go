@@ -147,6 +147,7 @@ func TestModuleFromPrivateGitOverHTTPS(t *testing.T) {
 	g.Expect(env.Client.Create(ctx, creds)).To(Succeed())
 	src := terraformv1.ModuleSource{Git: &terraformv1.GitSource{URL: url, Ref: "main", Path: "modules/db", SecretRef: &common.LocalReference{Name: "git-creds"}}}
 	class := privateClass("private-git", src)
+	class.AllowedNamespaces = framework.Allow(appNS)
 	g.Expect(env.Client.Create(ctx, class)).To(Succeed())
 	g.Eventually(func(g Gomega) {
 		synced, ready := classConditions(g, ctx, class)

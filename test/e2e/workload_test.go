@@ -324,6 +324,7 @@ func mysqlObjects(ns string, s *framework.Server) []client.Object {
 	provider := &mysqlv1.Provider{ObjectMeta: metav1.ObjectMeta{Namespace: adminNS, Name: "wordpress-mariadb"},
 		Spec: mysqlv1.ProviderSpec{Host: s.Host, Port: int32(s.Port), CredentialsSecretRef: mysqlv1.CredentialsSecretReference{Name: "wordpress-mariadb-admin"}}}
 	class := &mysqldbv1.DatabaseClass{ObjectMeta: metav1.ObjectMeta{Namespace: adminNS, Name: "wordpress-mysql"},
+		AllowedNamespaces: framework.Allow(ns),
 		SpecTemplate: mysqldbv1.DatabaseClassSpecTemplate{
 			ClassSpecTemplate: common.ClassSpecTemplate{ProviderRef: &common.LocalReference{Name: "wordpress-mariadb"}, ReclaimPolicy: common.ReclaimDelete},
 			ForProvider:       mysqldbv1.DatabaseParameters{EngineVersion: "10.11"}}}

@@ -40,15 +40,25 @@ func S3Provider(ns, name, secret, endpoint string) *awsv1.Provider {
 	}
 }
 
-// S3BucketClass is a non-portable bucket class using provider.
-func S3BucketClass(ns, name, provider string, policy common.ReclaimPolicy) *awsstoragev1.S3BucketClass {
+// S3BucketClass is a non-portable bucket class using provider, which portable classes in
+// the namespaces allowed may point at (besides those in ns).
+func S3BucketClass(ns, name, provider string, policy common.ReclaimPolicy, allowed ...string) *awsstoragev1.S3BucketClass {
 	return &awsstoragev1.S3BucketClass{
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+		ObjectMeta:        metav1.ObjectMeta{Namespace: ns, Name: name},
+		AllowedNamespaces: Allow(allowed...),
 		SpecTemplate: awsstoragev1.S3BucketClassSpecTemplate{
 			ClassSpecTemplate: common.ClassSpecTemplate{ProviderRef: &common.LocalReference{Name: provider}, ReclaimPolicy: policy},
 			ForProvider:       awsstoragev1.S3BucketParameters{ForceDestroy: true},
 		},
 	}
+}
+
+// Allow is the consent of a class or resource to references from namespaces (none: nil).
+func Allow(namespaces ...string) *common.AllowedNamespaces {
+	if len(namespaces) == 0 {
+		return nil
+	}
+	return &common.AllowedNamespaces{Names: namespaces}
 }
 
 // BucketClass is a portable class pointing at an S3BucketClass; isDefault labels it the namespace default.

@@ -176,7 +176,7 @@ func claimThroughModuleClass(g Gomega, ctx context.Context) *databasev1.PostgreS
 		Data: map[string]string{"main.tf": randomModule}})).To(Succeed())
 	g.Expect(env.Client.Create(ctx, &terraformv1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Namespace: adminNS, Name: "random"},
 		Spec: terraformv1.ProviderConfigSpec{Source: "hashicorp/random", Version: "3.9.0"}})).To(Succeed())
-	class := &terraformv1.ModuleClass{ObjectMeta: metav1.ObjectMeta{Namespace: adminNS, Name: "team-db"}}
+	class := &terraformv1.ModuleClass{ObjectMeta: metav1.ObjectMeta{Namespace: adminNS, Name: "team-db"}, AllowedNamespaces: &common.AllowedNamespaces{Names: []string{appNS}}}
 	class.SpecTemplate.ReclaimPolicy = common.ReclaimDelete
 	class.SpecTemplate.Source = terraformv1.ModuleSource{ConfigMap: &terraformv1.ConfigMapSource{Name: "team-module"}}
 	class.SpecTemplate.ProviderConfigRefs = []common.LocalReference{{Name: "random"}}

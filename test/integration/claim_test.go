@@ -25,7 +25,7 @@ const (
 func setup(ctx context.Context, g Gomega, appNS string, policy common.ReclaimPolicy) *awsstoragev1.S3BucketClass {
 	g.Expect(env.Namespace(ctx, adminNS)).To(Succeed())
 	g.Expect(env.Namespace(ctx, appNS)).To(Succeed())
-	cls := framework.S3BucketClass(adminNS, appNS+"-s3", "missing", policy)
+	cls := framework.S3BucketClass(adminNS, appNS+"-s3", "missing", policy, appNS)
 	g.Expect(env.Client.Create(ctx, cls)).To(Succeed())
 	return cls
 }
@@ -184,6 +184,7 @@ func TestStaticBinding(t *testing.T) {
 			ForProvider: awsstoragev1.S3BucketParameters{BucketName: "existing-bucket"},
 		},
 	}
+	mg.Spec.AllowedNamespaces = framework.Allow("int-static") // its claims may bind it
 	g.Expect(env.Client.Create(ctx, mg)).To(Succeed())
 	ref := &common.ObjectReference{APIVersion: awsstoragev1.GroupVersion.String(), Kind: "S3Bucket", Name: mg.Name, Namespace: adminNS}
 

@@ -202,6 +202,11 @@ type ManagedSpec struct {
 	// ClassRef names the class this resource was made from.
 	// +optional
 	ClassRef *ClassReference `json:"classRef,omitempty"`
+	// AllowedNamespaces lists the namespaces whose claims may bind this resource
+	// statically (spec.resourceRef). Claims in its own namespace always may, and so may
+	// the claim spec.claimRef reserves it for.
+	// +optional
+	AllowedNamespaces *AllowedNamespaces `json:"allowedNamespaces,omitempty"`
 	// Imports adopt existing infrastructure: before the first apply each address is
 	// imported from its provider ID, and the result is kept only if the plan then
 	// destroys or replaces nothing.

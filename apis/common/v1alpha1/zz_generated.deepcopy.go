@@ -211,6 +211,11 @@ func (in *ManagedSpec) DeepCopyInto(out *ManagedSpec) {
 		*out = new(ClassReference)
 		**out = **in
 	}
+	if in.AllowedNamespaces != nil {
+		in, out := &in.AllowedNamespaces, &out.AllowedNamespaces
+		*out = new(AllowedNamespaces)
+		(*in).DeepCopyInto(*out)
+	}
 	if in.Imports != nil {
 		in, out := &in.Imports, &out.Imports
 		*out = make([]ImportInstruction, len(*in))

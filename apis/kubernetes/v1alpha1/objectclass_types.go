@@ -58,6 +58,10 @@ type ObjectClass struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
+	// AllowedNamespaces lists the namespaces whose portable classes may point at this
+	// class; portable classes in its own namespace always may.
+	// +optional
+	AllowedNamespaces *common.AllowedNamespaces `json:"allowedNamespaces,omitempty"`
 	// SpecTemplate is what new Objects start with.
 	SpecTemplate ObjectClassSpecTemplate `json:"specTemplate"`
 }
@@ -74,3 +78,6 @@ type ObjectClassList struct {
 func (c *ObjectClass) GetSpecTemplate() *common.ClassSpecTemplate {
 	return &c.SpecTemplate.ClassSpecTemplate
 }
+
+// GetAllowedNamespaces returns the namespaces whose portable classes may point at this class.
+func (c *ObjectClass) GetAllowedNamespaces() *common.AllowedNamespaces { return c.AllowedNamespaces }

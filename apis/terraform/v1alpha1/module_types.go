@@ -233,6 +233,10 @@ type ModuleClass struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
+	// AllowedNamespaces lists the namespaces whose portable classes may point at this
+	// class; portable classes in its own namespace always may.
+	// +optional
+	AllowedNamespaces *common.AllowedNamespaces `json:"allowedNamespaces,omitempty"`
 	// SpecTemplate is what new Modules start with.
 	SpecTemplate ModuleClassSpecTemplate `json:"specTemplate"`
 	Status       ModuleClassStatus       `json:"status,omitempty"`
@@ -287,6 +291,9 @@ type ModuleList struct {
 func (c *ModuleClass) GetSpecTemplate() *common.ClassSpecTemplate {
 	return &c.SpecTemplate.ClassSpecTemplate
 }
+
+// GetAllowedNamespaces returns the namespaces whose portable classes may point at this class.
+func (c *ModuleClass) GetAllowedNamespaces() *common.AllowedNamespaces { return c.AllowedNamespaces }
 
 // GetManagedSpec returns the shared managed spec.
 func (m *Module) GetManagedSpec() *common.ManagedSpec { return &m.Spec.ManagedSpec }

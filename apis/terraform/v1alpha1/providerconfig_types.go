@@ -15,9 +15,12 @@ type SecretKeySelector struct {
 	// Key in the Secret.
 	// +kubebuilder:validation:MinLength=1
 	Key string `json:"key"`
-	// Namespace of the Secret. Only a Module's variablesFrom honours it: the claim
-	// reconciler sets it to the claim's namespace for a defined claim kind's Secret
-	// references. Elsewhere, and when omitted, the Secret is in the referrer's namespace.
+	// Namespace of the Secret. Only a Module's variablesFrom honours it, and only for the
+	// Module's own namespace or the namespace of the claim bound to the Module (which
+	// names the Module in its spec.resourceRef): the claim reconciler sets it to the
+	// claim's namespace for a defined claim kind's Secret references. Any other namespace
+	// is refused (ReferenceNotAllowed). Elsewhere, and when omitted, the Secret is in the
+	// referrer's namespace.
 	// +optional
 	Namespace string `json:"namespace,omitempty"`
 }

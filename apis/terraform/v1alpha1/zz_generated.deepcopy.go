@@ -139,6 +139,11 @@ func (in *ModuleClass) DeepCopyInto(out *ModuleClass) {
 	*out = *in
 	out.TypeMeta = in.TypeMeta
 	in.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
+	if in.AllowedNamespaces != nil {
+		in, out := &in.AllowedNamespaces, &out.AllowedNamespaces
+		*out = new(commonv1alpha1.AllowedNamespaces)
+		(*in).DeepCopyInto(*out)
+	}
 	in.SpecTemplate.DeepCopyInto(&out.SpecTemplate)
 	in.Status.DeepCopyInto(&out.Status)
 }

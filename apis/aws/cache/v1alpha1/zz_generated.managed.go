@@ -47,6 +47,10 @@ type ReplicationGroupClass struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
+	// AllowedNamespaces lists the namespaces whose portable classes may point at this
+	// class; portable classes in its own namespace always may.
+	// +optional
+	AllowedNamespaces *common.AllowedNamespaces `json:"allowedNamespaces,omitempty"`
 	// SpecTemplate is what new ReplicationGroups start with.
 	SpecTemplate ReplicationGroupClassSpecTemplate `json:"specTemplate"`
 }
@@ -96,6 +100,11 @@ type ReplicationGroupList struct {
 // GetSpecTemplate returns the shared part of the spec template.
 func (c *ReplicationGroupClass) GetSpecTemplate() *common.ClassSpecTemplate {
 	return &c.SpecTemplate.ClassSpecTemplate
+}
+
+// GetAllowedNamespaces returns the namespaces whose portable classes may point at this class.
+func (c *ReplicationGroupClass) GetAllowedNamespaces() *common.AllowedNamespaces {
+	return c.AllowedNamespaces
 }
 
 // GetForProviderTemplate returns the module inputs new ReplicationGroups start with.

@@ -47,6 +47,10 @@ type EKSClusterClass struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
+	// AllowedNamespaces lists the namespaces whose portable classes may point at this
+	// class; portable classes in its own namespace always may.
+	// +optional
+	AllowedNamespaces *common.AllowedNamespaces `json:"allowedNamespaces,omitempty"`
 	// SpecTemplate is what new EKSClusters start with.
 	SpecTemplate EKSClusterClassSpecTemplate `json:"specTemplate"`
 }
@@ -97,6 +101,11 @@ type EKSClusterList struct {
 // GetSpecTemplate returns the shared part of the spec template.
 func (c *EKSClusterClass) GetSpecTemplate() *common.ClassSpecTemplate {
 	return &c.SpecTemplate.ClassSpecTemplate
+}
+
+// GetAllowedNamespaces returns the namespaces whose portable classes may point at this class.
+func (c *EKSClusterClass) GetAllowedNamespaces() *common.AllowedNamespaces {
+	return c.AllowedNamespaces
 }
 
 // GetForProviderTemplate returns the module inputs new EKSClusters start with.

@@ -47,6 +47,10 @@ type RDSInstanceClass struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
+	// AllowedNamespaces lists the namespaces whose portable classes may point at this
+	// class; portable classes in its own namespace always may.
+	// +optional
+	AllowedNamespaces *common.AllowedNamespaces `json:"allowedNamespaces,omitempty"`
 	// SpecTemplate is what new RDSInstances start with.
 	SpecTemplate RDSInstanceClassSpecTemplate `json:"specTemplate"`
 }
@@ -102,6 +106,11 @@ type RDSInstanceList struct {
 // GetSpecTemplate returns the shared part of the spec template.
 func (c *RDSInstanceClass) GetSpecTemplate() *common.ClassSpecTemplate {
 	return &c.SpecTemplate.ClassSpecTemplate
+}
+
+// GetAllowedNamespaces returns the namespaces whose portable classes may point at this class.
+func (c *RDSInstanceClass) GetAllowedNamespaces() *common.AllowedNamespaces {
+	return c.AllowedNamespaces
 }
 
 // GetForProviderTemplate returns the module inputs new RDSInstances start with.

@@ -47,6 +47,10 @@ type S3BucketClass struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
+	// AllowedNamespaces lists the namespaces whose portable classes may point at this
+	// class; portable classes in its own namespace always may.
+	// +optional
+	AllowedNamespaces *common.AllowedNamespaces `json:"allowedNamespaces,omitempty"`
 	// SpecTemplate is what new S3Buckets start with.
 	SpecTemplate S3BucketClassSpecTemplate `json:"specTemplate"`
 }
@@ -97,6 +101,9 @@ type S3BucketList struct {
 func (c *S3BucketClass) GetSpecTemplate() *common.ClassSpecTemplate {
 	return &c.SpecTemplate.ClassSpecTemplate
 }
+
+// GetAllowedNamespaces returns the namespaces whose portable classes may point at this class.
+func (c *S3BucketClass) GetAllowedNamespaces() *common.AllowedNamespaces { return c.AllowedNamespaces }
 
 // GetForProviderTemplate returns the module inputs new S3Buckets start with.
 func (c *S3BucketClass) GetForProviderTemplate() (map[string]any, error) {

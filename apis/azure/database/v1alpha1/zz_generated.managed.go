@@ -48,6 +48,10 @@ type MySQLFlexibleServerClass struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
+	// AllowedNamespaces lists the namespaces whose portable classes may point at this
+	// class; portable classes in its own namespace always may.
+	// +optional
+	AllowedNamespaces *common.AllowedNamespaces `json:"allowedNamespaces,omitempty"`
 	// SpecTemplate is what new MySQLFlexibleServers start with.
 	SpecTemplate MySQLFlexibleServerClassSpecTemplate `json:"specTemplate"`
 }
@@ -104,6 +108,11 @@ func (c *MySQLFlexibleServerClass) GetSpecTemplate() *common.ClassSpecTemplate {
 	return &c.SpecTemplate.ClassSpecTemplate
 }
 
+// GetAllowedNamespaces returns the namespaces whose portable classes may point at this class.
+func (c *MySQLFlexibleServerClass) GetAllowedNamespaces() *common.AllowedNamespaces {
+	return c.AllowedNamespaces
+}
+
 // GetForProviderTemplate returns the module inputs new MySQLFlexibleServers start with.
 func (c *MySQLFlexibleServerClass) GetForProviderTemplate() (map[string]any, error) {
 	return common.ToValues(c.SpecTemplate.ForProvider)
@@ -158,6 +167,10 @@ type PostgreSQLFlexibleServerClass struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
+	// AllowedNamespaces lists the namespaces whose portable classes may point at this
+	// class; portable classes in its own namespace always may.
+	// +optional
+	AllowedNamespaces *common.AllowedNamespaces `json:"allowedNamespaces,omitempty"`
 	// SpecTemplate is what new PostgreSQLFlexibleServers start with.
 	SpecTemplate PostgreSQLFlexibleServerClassSpecTemplate `json:"specTemplate"`
 }
@@ -212,6 +225,11 @@ type PostgreSQLFlexibleServerList struct {
 // GetSpecTemplate returns the shared part of the spec template.
 func (c *PostgreSQLFlexibleServerClass) GetSpecTemplate() *common.ClassSpecTemplate {
 	return &c.SpecTemplate.ClassSpecTemplate
+}
+
+// GetAllowedNamespaces returns the namespaces whose portable classes may point at this class.
+func (c *PostgreSQLFlexibleServerClass) GetAllowedNamespaces() *common.AllowedNamespaces {
+	return c.AllowedNamespaces
 }
 
 // GetForProviderTemplate returns the module inputs new PostgreSQLFlexibleServers start with.

@@ -47,6 +47,10 @@ type StorageAccountClass struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
+	// AllowedNamespaces lists the namespaces whose portable classes may point at this
+	// class; portable classes in its own namespace always may.
+	// +optional
+	AllowedNamespaces *common.AllowedNamespaces `json:"allowedNamespaces,omitempty"`
 	// SpecTemplate is what new StorageAccounts start with.
 	SpecTemplate StorageAccountClassSpecTemplate `json:"specTemplate"`
 }
@@ -98,6 +102,11 @@ type StorageAccountList struct {
 // GetSpecTemplate returns the shared part of the spec template.
 func (c *StorageAccountClass) GetSpecTemplate() *common.ClassSpecTemplate {
 	return &c.SpecTemplate.ClassSpecTemplate
+}
+
+// GetAllowedNamespaces returns the namespaces whose portable classes may point at this class.
+func (c *StorageAccountClass) GetAllowedNamespaces() *common.AllowedNamespaces {
+	return c.AllowedNamespaces
 }
 
 // GetForProviderTemplate returns the module inputs new StorageAccounts start with.

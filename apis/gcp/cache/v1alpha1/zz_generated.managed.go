@@ -47,6 +47,10 @@ type RedisInstanceClass struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
+	// AllowedNamespaces lists the namespaces whose portable classes may point at this
+	// class; portable classes in its own namespace always may.
+	// +optional
+	AllowedNamespaces *common.AllowedNamespaces `json:"allowedNamespaces,omitempty"`
 	// SpecTemplate is what new RedisInstances start with.
 	SpecTemplate RedisInstanceClassSpecTemplate `json:"specTemplate"`
 }
@@ -97,6 +101,11 @@ type RedisInstanceList struct {
 // GetSpecTemplate returns the shared part of the spec template.
 func (c *RedisInstanceClass) GetSpecTemplate() *common.ClassSpecTemplate {
 	return &c.SpecTemplate.ClassSpecTemplate
+}
+
+// GetAllowedNamespaces returns the namespaces whose portable classes may point at this class.
+func (c *RedisInstanceClass) GetAllowedNamespaces() *common.AllowedNamespaces {
+	return c.AllowedNamespaces
 }
 
 // GetForProviderTemplate returns the module inputs new RedisInstances start with.

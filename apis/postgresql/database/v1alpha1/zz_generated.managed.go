@@ -47,6 +47,10 @@ type DatabaseClass struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
+	// AllowedNamespaces lists the namespaces whose portable classes may point at this
+	// class; portable classes in its own namespace always may.
+	// +optional
+	AllowedNamespaces *common.AllowedNamespaces `json:"allowedNamespaces,omitempty"`
 	// SpecTemplate is what new Databases start with.
 	SpecTemplate DatabaseClassSpecTemplate `json:"specTemplate"`
 }
@@ -98,6 +102,9 @@ type DatabaseList struct {
 func (c *DatabaseClass) GetSpecTemplate() *common.ClassSpecTemplate {
 	return &c.SpecTemplate.ClassSpecTemplate
 }
+
+// GetAllowedNamespaces returns the namespaces whose portable classes may point at this class.
+func (c *DatabaseClass) GetAllowedNamespaces() *common.AllowedNamespaces { return c.AllowedNamespaces }
 
 // GetForProviderTemplate returns the module inputs new Databases start with.
 func (c *DatabaseClass) GetForProviderTemplate() (map[string]any, error) {
