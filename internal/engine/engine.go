@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strings"
 	"sync"
@@ -67,7 +68,14 @@ type Options struct {
 // terraform command (verb); unlock releases it, also after ctx has ended.
 type StateLocker interface {
 	LockState(ctx context.Context, backend map[string]string, verb string) (unlock func(), err error)
+	// SeedState writes an empty state for a workspace that has none: terraform locks the
+	// state itself, whatever -lock says, to write a workspace's first state.
+	SeedState(ctx context.Context, backend map[string]string) error
 }
+
+// unseeded matches terraform's error when it could not lock a state that does not exist
+// yet, to write its first state, because the engine holds the lock.
+var unseeded = regexp.MustCompile(`(?is)error loading state:.*already locked`)
 
 // lockingVerbs are the commands that lock the state.
 var lockingVerbs = map[string]bool{"plan": true, "apply": true, "destroy": true, "state-push": true}

@@ -25,3 +25,38 @@ func TestRunInterruptedNeverAsksTheRunsErrorForItsMessage(t *testing.T) {
 		t.Fatalf("got %v, want an interrupted plan", err)
 	}
 }
+
+// fakeLocker holds nothing, counting the locks taken and the states seeded.
+type fakeLocker struct{ locks, seeds int }
+
+func (f *fakeLocker) LockState(context.Context, map[string]string, string) (func(), error) {
+	f.locks++
+	return func() {}, nil
+}
+
+func (f *fakeLocker) SeedState(context.Context, map[string]string) error {
+	f.seeds++
+	return nil
+}
+
+// TestRunSeedsAStateTerraformWouldLock: terraform locks a workspace's state itself to
+// write its first one; under the engine's lock that fails, so the engine seeds the state
+// and runs the command again.
+func TestRunSeedsAStateTerraformWouldLock(t *testing.T) {
+	locker := &fakeLocker{}
+	e := &Engine{opts: Options{Timeout: time.Minute, Locker: locker, WorkDir: t.TempDir()}}
+	ws := Workspace{ID: "w", BackendConfig: map[string]string{"namespace": "ns", "secret_suffix": "abc"}}
+	tries := 0
+	err := e.run(context.Background(), ws, "apply", func(context.Context) error {
+		if tries++; tries == 1 {
+			return errors.New("error loading state: the state is already locked by another terraform client")
+		}
+		return nil
+	})
+	if err != nil || tries != 2 || locker.seeds != 1 || locker.locks != 1 {
+		t.Fatalf("err %v after %d tries, %d seeds, %d locks; want the state seeded and one more try under one lock", err, tries, locker.seeds, locker.locks)
+	}
+	if err := e.run(context.Background(), ws, "output", func(context.Context) error { return nil }); err != nil || locker.locks != 1 {
+		t.Fatalf("output: %v, %d locks; a command that writes no state takes no lock", err, locker.locks)
+	}
+}

@@ -299,7 +299,13 @@ func (e *Engine) run(ctx context.Context, ws Workspace, verb string, cmd func(co
 			e.opts.OnRun(Run{Verb: verb, Kind: ws.Kind, Name: ws.Name, Duration: time.Since(start), Err: err})
 		}()
 	}
-	if err := cmd(ctx); err != nil {
+	err = cmd(ctx)
+	if err != nil && e.locksItself(ws) && lockingVerbs[verb] && unseeded.MatchString(err.Error()) {
+		if err = e.opts.Locker.SeedState(ctx, ws.BackendConfig); err == nil {
+			err = cmd(ctx) // the state is there now: terraform no longer locks it itself
+		}
+	}
+	if err != nil {
 		// Once the context has ended, the run's own error says nothing more (and
 		// terraform-exec's, for a process that exited cleanly just then, has no message
 		// at all): report why it stopped.

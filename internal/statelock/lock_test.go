@@ -1,6 +1,8 @@
 package statelock
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"errors"
@@ -184,5 +186,48 @@ func TestLocker(t *testing.T) {
 	}
 	if age, err := l.ClearStale(ctx, key("absent"), false); err != nil || age != 0 {
 		t.Fatalf("no lease: age %s, err %v", age, err)
+	}
+}
+
+// TestSeedState: a workspace without state gets an empty one, in the backend's format;
+// one with a state keeps it.
+func TestSeedState(t *testing.T) {
+	scheme := runtime.NewScheme()
+	_ = corev1.AddToScheme(scheme)
+	c := fake.NewClientBuilder().WithScheme(scheme).Build()
+	l := NewLocker(c, c, time.Hour)
+	ctx := context.Background()
+	backend := map[string]string{"namespace": "ns", "secret_suffix": "abc"}
+	if err := l.SeedState(ctx, backend); err != nil {
+		t.Fatal(err)
+	}
+	var s corev1.Secret
+	if err := c.Get(ctx, client.ObjectKey{Namespace: "ns", Name: "tfstate-default-abc"}, &s); err != nil {
+		t.Fatal(err)
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(s.Data["tfstate"]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st struct {
+		Version   int             `json:"version"`
+		Lineage   string          `json:"lineage"`
+		Resources json.RawMessage `json:"resources"`
+	}
+	if err := json.NewDecoder(zr).Decode(&st); err != nil || st.Version != 4 || st.Lineage == "" || string(st.Resources) != "[]" {
+		t.Fatalf("seeded state %+v, %v; want an empty version 4 state with a lineage", st, err)
+	}
+	if s.Labels["tfstate"] != "true" || s.Labels["tfstateSecretSuffix"] != "abc" || s.Annotations["encoding"] != "gzip" {
+		t.Errorf("seeded Secret labels %v, annotations %v; want the backend's", s.Labels, s.Annotations)
+	}
+	s.Data["tfstate"] = []byte("kept")
+	if err := c.Update(ctx, &s); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.SeedState(ctx, backend); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Get(ctx, client.ObjectKeyFromObject(&s), &s); err != nil || string(s.Data["tfstate"]) != "kept" {
+		t.Errorf("a state that exists was written over: %q", s.Data["tfstate"])
 	}
 }

@@ -59,6 +59,11 @@ func (l *Locker) Lock(ctx context.Context, key client.ObjectKey, suffix, operati
 		return nil, err
 	}
 	if lease == nil {
+		// A workspace's first lock: its state is seeded, so that terraform never has to
+		// lock it itself to write the first one.
+		if err := l.SeedState(ctx, map[string]string{"namespace": key.Namespace, "secret_suffix": suffix}); err != nil {
+			return nil, err
+		}
 		lease = &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name, Labels: leaseLabels(suffix)}}
 		stamp(lease, info)
 		if err := l.client.Create(ctx, lease); err != nil {

@@ -1,0 +1,73 @@
+package statelock
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"crypto/rand"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// emptyState is the state terraform writes for a workspace that has none yet: no
+// resources, a new lineage. Its terraform_version is old enough for every terraform and
+// OpenTofu to read it and write it over in their own version.
+const emptyState = `{"version":4,"terraform_version":"1.0.0","serial":1,"lineage":%q,"outputs":{},"resources":[],"check_results":null}`
+
+// SeedState writes an empty state where the kubernetes backend keeps the state of the
+// workspace with backend settings backend, unless a state is there already. Terraform
+// takes the state lock itself, even with -lock=false, to write the first state of a
+// workspace; seeding it lets every run go under the lock this process holds.
+func (l *Locker) SeedState(ctx context.Context, backend map[string]string) error {
+	ns, suffix := backend["namespace"], backend["secret_suffix"]
+	key := client.ObjectKey{Namespace: ns, Name: "tfstate-default-" + suffix}
+	var existing corev1.Secret
+	err := l.reader.Get(ctx, key, &existing)
+	if err == nil && len(existing.Data["tfstate"]) > 0 {
+		return nil
+	}
+	if err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("read state %s: %w", key.Name, err)
+	}
+	payload, err := newEmptyState()
+	if err != nil {
+		return err
+	}
+	if err == nil && existing.Name != "" {
+		existing.Data = map[string][]byte{"tfstate": payload}
+		if err := l.client.Update(ctx, &existing); err != nil {
+			return fmt.Errorf("write empty state %s: %w", key.Name, err)
+		}
+		return nil
+	}
+	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: key.Name, Labels: leaseLabels(suffix),
+		Annotations: map[string]string{"encoding": "gzip"}}, Data: map[string][]byte{"tfstate": payload}}
+	if err := l.client.Create(ctx, secret); err != nil && !apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("write empty state %s: %w", key.Name, err)
+	}
+	return nil
+}
+
+// newEmptyState is an empty state with a new lineage, gzipped as the backend keeps it.
+func newEmptyState() ([]byte, error) {
+	u := make([]byte, 16)
+	if _, err := rand.Read(u); err != nil {
+		return nil, fmt.Errorf("state lineage: %w", err)
+	}
+	u[6] = u[6]&0x0f | 0x40
+	u[8] = u[8]&0x3f | 0x80
+	lineage := fmt.Sprintf("%x-%x-%x-%x-%x", u[0:4], u[4:6], u[6:8], u[8:10], u[10:])
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	if _, err := fmt.Fprintf(zw, emptyState, lineage); err != nil {
+		return nil, err
+	}
+	if err := zw.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
