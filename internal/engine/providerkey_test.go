@@ -12,8 +12,10 @@ func TestProviderConfigKey(t *testing.T) {
 	module := []byte(`resource "aws_s3_bucket" "b" { bucket = var.name }`)
 	withProvider := []byte(`provider "aws" { region = var.region }
 resource "aws_s3_bucket" "b" { bucket = var.name }`)
+	readme := []byte("Configure it with this block:\n\n```hcl\nprovider \"aws\" {\n  region = \"us-east-1\"\n}\n```\n")
 	ws := func(module []byte, vars string, secrets map[string]any) Workspace {
-		return Workspace{Files: map[string][]byte{"main.tf.json": root, "module/main.tf": module, "terraform.tfvars.json": []byte(vars)}, SecretVars: secrets}
+		return Workspace{Files: map[string][]byte{"main.tf.json": root, "module/main.tf": module, "module/README.md": readme,
+			"terraform.tfvars.json": []byte(vars)}, SecretVars: secrets}
 	}
 	base := ws(module, `{"name":"a","terraplane_provider_aws":{"region":"us-east-1","endpoints":[{"s3":"http://one"}]}}`, nil)
 	for _, tc := range []struct {

@@ -114,7 +114,7 @@ func providerConfig(ws Workspace) []byte {
 				read = append(read, string(m[1]))
 			}
 		default:
-			ownProviders = ownProviders || providerBlock.Match(ws.Files[name])
+			ownProviders = ownProviders || configFile(name) && providerBlock.Match(ws.Files[name])
 			out = append(out, name...)
 			out = append(out, 0)
 			out = append(out, ws.Files[name]...)
@@ -133,6 +133,11 @@ const (
 
 // variableRef matches a reference to a root module variable in configuration.
 var variableRef = regexp.MustCompile(`\bvar\.([A-Za-z_][A-Za-z0-9_-]*)`)
+
+// configFile reports whether terraform reads the file as configuration.
+func configFile(name string) bool {
+	return strings.HasSuffix(name, ".tf") || strings.HasSuffix(name, ".tf.json")
+}
 
 // providerBlock matches a provider block in a module file, HCL or JSON.
 var providerBlock = regexp.MustCompile(`(?m)^\s*provider\s+"|"provider"\s*:`)
