@@ -4,7 +4,7 @@
 # Everything is built from the Go module proxy at pinned versions (hack/tools/*/go.mod)
 # or found on the machine. A warm re-run only checks stamps and takes seconds.
 #
-#   hack/install-tools.sh [kube|etcd|kubectl|controller-gen|staticcheck|minio|helm|providers|terraform|tofu|moto|postgres|mariadb]...
+#   hack/install-tools.sh [kube|etcd|kubectl|controller-gen|crd-ref-docs|staticcheck|minio|helm|providers|terraform|tofu|moto|postgres|mariadb]...
 #
 # With no arguments it installs what 'make run' needs.
 set -euo pipefail
@@ -52,6 +52,7 @@ install_kube() { build kube-apiserver kube k8s.io/kubernetes/cmd/kube-apiserver 
 install_kubectl() { build kubectl kube k8s.io/kubernetes/cmd/kubectl "$(kube_ldflags)"; }
 install_etcd() { build etcd etcd go.etcd.io/etcd/server/v3; }
 install_controller_gen() { build controller-gen controller-gen sigs.k8s.io/controller-tools/cmd/controller-gen; }
+install_crd_ref_docs() { build crd-ref-docs crd-ref-docs github.com/elastic/crd-ref-docs; }
 install_staticcheck() { build staticcheck staticcheck honnef.co/go/tools/cmd/staticcheck; }
 install_minio() { build minio minio github.com/minio/minio; }
 install_helm() { build helm helm helm.sh/helm/v3/cmd/helm; }
@@ -131,6 +132,7 @@ for t in "${targets[@]}"; do
 	kubectl) install_kubectl ;;
 	etcd) install_etcd ;;
 	controller-gen) install_controller_gen ;;
+	crd-ref-docs) install_crd_ref_docs ;;
 	staticcheck) install_staticcheck ;;
 	minio) install_minio ;;
 	helm) install_helm ;;
