@@ -12,7 +12,7 @@ import (
 )
 
 // TestExamplesAreValid server-side applies every example (namespaces for real, the rest
-// as a dry run) so the manifests in the README keep matching the CRDs.
+// as a dry run) so the manifests in examples/ keep matching the CRDs.
 func TestExamplesAreValid(t *testing.T) {
 	ctx := context.Background()
 	g := NewWithT(t)
