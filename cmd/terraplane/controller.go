@@ -2,12 +2,14 @@ package main
 
 import (
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+	"k8s.io/apimachinery/pkg/api/resource"
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"terraplane.io/terraplane/controllers/stack"
@@ -33,7 +35,10 @@ func addManagerFlags(fs *pflag.FlagSet, o *app.Options) {
 	fs.DurationVar(&o.ProviderTTL, "provider-ttl", plugins.DefaultTTL, "how long a reused provider process lives before it is replaced")
 	fs.IntVar(&o.ProviderRunsPerProcess, "provider-runs-per-process", plugins.DefaultRunsPerProcess, "how many terraform runs of one provider configuration a reused provider process serves at once (1: one at a time)")
 	fs.DurationVar(&o.DriftInterval, "drift-interval", 10*time.Minute, "how often an unchanged resource is planned to detect drift")
-	fs.StringSliceVar(&o.ModuleSourceAllow, "module-source-allow", nil, "URL prefixes git and OCI module sources may use (default: any)")
+	fs.StringSliceVar(&o.ModuleSourceAllow, "module-source-allow", nil, "git URLs (https://host/org, git@host:org) and OCI repositories (oci://registry/org) module sources may use, each with what lies below it: same scheme, host and port, the path on / boundaries (default: any)")
+	fs.BoolVar(&o.AllowInsecureModuleSources, "allow-insecure-module-sources", false, "let git module sources use http:// and file:// (refused by default)")
+	o.ModuleSourceMaxFetch = modsource.DefaultMaxFetchBytes
+	fs.Var(byteSize{&o.ModuleSourceMaxFetch}, "module-source-max-fetch", "cap on what one git fetch of a module source may bring, e.g. 100Mi")
 	fs.DurationVar(&o.ModuleSourceRefresh, "module-source-refresh", modsource.DefaultRefreshInterval, "how often a module source that names a git branch or tag, or an OCI tag, is looked up again")
 	fs.DurationVar(&o.StackTagRefresh, "stack-tag-refresh", stack.DefaultTagRefresh, "how often a stack install that names a package by tag looks the tag up again (a negative value: never)")
 	fs.DurationVar(&o.UserErrorRetry, "user-error-retry", 30*time.Second, "how soon a resource stopped by bad input is looked at again")
@@ -41,6 +46,33 @@ func addManagerFlags(fs *pflag.FlagSet, o *app.Options) {
 	fs.BoolVar(&o.AllowKubeconfigExec, "allow-kubeconfig-exec", false, "let kubeconfigs in Secrets (kubernetes ProviderConfigs, KubernetesCluster connection Secrets) run commands (exec, auth-provider) and read files (tokenFile, certificate paths) inside the controller; whoever can write such a Secret then acts as the controller")
 	fs.BoolVar(&o.DisableStackManager, "disable-stack-manager", false, "do not run the stack manager, which installs stacks' CRDs, RBAC and Deployments (and so needs the ClusterRole terraplane-stacks)")
 }
+
+// byteSize is a flag of a size in bytes, written as a quantity such as 100Mi.
+type byteSize struct{ p *int64 }
+
+// String is the size as a quantity.
+func (b byteSize) String() string {
+	if b.p == nil {
+		return ""
+	}
+	return resource.NewQuantity(*b.p, resource.BinarySI).String()
+}
+
+// Set reads a positive quantity.
+func (b byteSize) Set(s string) error {
+	q, err := resource.ParseQuantity(s)
+	if err != nil {
+		return err
+	}
+	if q.Sign() <= 0 {
+		return fmt.Errorf("%s is not a positive size", s)
+	}
+	*b.p = q.Value()
+	return nil
+}
+
+// Type names the flag's kind of value in the help.
+func (b byteSize) Type() string { return "quantity" }
 
 func controllerCommand() *cobra.Command {
 	var o app.Options

@@ -179,6 +179,19 @@ func (h *harness) planSecret() map[string]string {
 	return out
 }
 
+// savedFile returns the file of the saved plan; "" when none is kept.
+func (h *harness) savedFile() string {
+	h.t.Helper()
+	p, _, err := h.tf.plans.load(context.Background(), h.get())
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	if p == nil {
+		return ""
+	}
+	return string(p.File)
+}
+
 // drain returns the events sent so far.
 func (h *harness) drain() []string {
 	var out []string
@@ -250,10 +263,8 @@ func TestReplacementRefusedThenApproved(t *testing.T) {
 	if evs := h.drain(); len(evs) != 1 || !strings.HasPrefix(evs[0], "Warning DestructiveChangeRefused") {
 		t.Errorf("events = %v, want one Warning", evs)
 	}
-	sec := &corev1.Secret{}
-	if err := h.c.Get(context.Background(), client.ObjectKey{Namespace: "platform", Name: resource.PlanSecretName(mg)}, sec); err != nil ||
-		string(sec.Data[resource.PlanFileKey]) != "saved-plan" {
-		t.Fatalf("the refused plan was not kept: %v %v", err, sec.Data)
+	if got := h.savedFile(); got != "saved-plan" {
+		t.Fatalf("the refused plan was not kept: %q", got)
 	}
 	if h.reconcile(); h.calls() != "" {
 		t.Fatal("a held plan was planned again with nothing changed")
@@ -267,9 +278,8 @@ func TestReplacementRefusedThenApproved(t *testing.T) {
 	if s := synced(mg); s.Status != metav1.ConditionTrue || mg.Status.Terraform.LastApply.ID != replace.ID || mg.Status.Terraform.InputsHash != "h2" {
 		t.Errorf("after approval: Synced %+v, lastApply %+v", s, mg.Status.Terraform.LastApply)
 	}
-	if err := h.c.Get(context.Background(), client.ObjectKey{Namespace: "platform", Name: resource.PlanSecretName(mg)}, sec); err != nil ||
-		len(sec.Data[resource.PlanFileKey]) != 0 || string(sec.Data[resource.PlanTextKey]) != "the plan text" {
-		t.Errorf("after the apply the saved plan must go and its text stay: %v", sec.Data)
+	if diff := cmp.Diff(map[string]string{resource.PlanTextKey: "the plan text"}, h.planSecret()); diff != "" || h.savedFile() != "" {
+		t.Errorf("after the apply the saved plan must go and its text stay (-want +got):\n%s", diff)
 	}
 }
 
@@ -400,7 +410,7 @@ func TestManualApprovalOfAStalePlanThatChanged(t *testing.T) {
 	if !hasEvent(h.drain(), "Normal PlanAwaitingApproval") {
 		t.Error("the new plan was not announced")
 	}
-	if diff := cmp.Diff("saved-second", h.planSecret()[resource.PlanFileKey]); diff != "" {
+	if diff := cmp.Diff("saved-second", h.savedFile()); diff != "" {
 		t.Errorf("saved plan (-want +got):\n%s", diff)
 	}
 	if h.reconcile(); h.calls() != "" {

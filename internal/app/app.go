@@ -74,8 +74,14 @@ type Options struct {
 	MetricsSecure bool
 	// HealthAddr serves /healthz and /readyz; "0" disables.
 	HealthAddr string
-	// ModuleSourceAllow lists the URL prefixes git module sources may use; empty allows any.
+	// ModuleSourceAllow lists the git URLs and OCI repositories module sources may use,
+	// each with what lies below it (modsource.ValidateAllowList); empty allows any.
 	ModuleSourceAllow []string
+	// AllowInsecureModuleSources lets git module sources use http:// and file://.
+	AllowInsecureModuleSources bool
+	// ModuleSourceMaxFetch caps what one git fetch of a module source may bring, in bytes;
+	// 0 means modsource.DefaultMaxFetchBytes.
+	ModuleSourceMaxFetch int64
 	// DisableStackManager leaves out the stack manager (StackInstall, ClusterStackInstall,
 	// Stack), which needs the permissions of controllers/stack/rbac.go on top of the
 	// controller's own.
@@ -150,8 +156,11 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manager, *en
 		// not terraform, the bottleneck when many claims arrive at once.
 		cfg.QPS, cfg.Burst = 200, 400
 	}
-	loader := &modsource.Loader{CacheDir: filepath.Join(opts.WorkDir, ".modules"), AllowedGitPrefixes: opts.ModuleSourceAllow,
-		RefreshInterval: opts.ModuleSourceRefresh}
+	if err := modsource.ValidateAllowList(opts.ModuleSourceAllow); err != nil {
+		return nil, nil, err
+	}
+	loader := &modsource.Loader{CacheDir: filepath.Join(opts.WorkDir, ".modules"), AllowedSources: opts.ModuleSourceAllow,
+		AllowInsecure: opts.AllowInsecureModuleSources, MaxFetchBytes: opts.ModuleSourceMaxFetch, RefreshInterval: opts.ModuleSourceRefresh}
 	reg := kinds.NewRegistry(loader)
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                  reg.Scheme(),

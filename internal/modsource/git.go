@@ -44,8 +44,8 @@ type gitRepo struct {
 // fromGit resolves the ref to a commit (pinned, or looked up every refresh interval),
 // fetches that commit once and reads the module at path.
 func (l *Loader) fromGit(ctx context.Context, c client.Reader, namespace string, src terraformv1.GitSource) (*Loaded, error) {
-	if !l.allowed(src.URL) {
-		return nil, l.notAllowed("git", src.URL)
+	if err := l.admit("git", src.URL, src.URL); err != nil {
+		return nil, err
 	}
 	repo := &gitRepo{src: src}
 	s, authID, err := secret(ctx, c, namespace, src.SecretRef)
@@ -70,7 +70,7 @@ func (l *Loader) fromGit(ctx context.Context, c client.Reader, namespace string,
 	}
 	dir := strings.Trim(path.Clean("/"+src.Path), "/")
 	return l.moving(moving)(l.load("git/"+src.URL+"@"+commit+"//"+dir+"#"+repo.authID, func() (*Loaded, error) {
-		files, err := repo.read(ctx, l.CacheDir, commit, dir)
+		files, err := repo.read(ctx, l.CacheDir, l.maxFetch(), commit, dir)
 		if err != nil {
 			return nil, err
 		}
@@ -119,8 +119,8 @@ func (g *gitRepo) lookup(ctx context.Context) (string, error) {
 	return "", resource.UserErrorf(ReasonNotFound, "ref %s is neither a tag nor a branch of %s", g.src.Ref, g.src.URL)
 }
 
-// read returns the files of commit below dir.
-func (g *gitRepo) read(ctx context.Context, cacheDir, commit, dir string) (map[string][]byte, error) {
+// read returns the files of commit below dir, fetching at most limit bytes.
+func (g *gitRepo) read(ctx context.Context, cacheDir string, limit int64, commit, dir string) (map[string][]byte, error) {
 	var repo *git.Repository
 	if p, ok := g.local(); ok {
 		r, err := git.PlainOpen(p)
@@ -137,7 +137,7 @@ func (g *gitRepo) read(ctx context.Context, cacheDir, commit, dir string) (map[s
 			return nil, err
 		}
 		defer os.RemoveAll(tmp)
-		if repo, err = g.fetch(ctx, tmp, commit); err != nil {
+		if repo, err = g.fetch(ctx, tmp, limit, commit); err != nil {
 			return nil, err
 		}
 	}
@@ -148,9 +148,13 @@ func (g *gitRepo) read(ctx context.Context, cacheDir, commit, dir string) (map[s
 	return treeFiles(c, dir, g.src.URL)
 }
 
-// fetch brings commit (with depth 1 where the server allows) into an object store in dir.
-func (g *gitRepo) fetch(ctx context.Context, dir, commit string) (*git.Repository, error) {
-	repo, err := git.Init(filesystem.NewStorage(osfs.New(dir), cache.NewObjectLRUDefault()), nil)
+// fetch brings commit (with depth 1 where the server allows) into an object store in
+// dir, and stops once it has brought more than limit bytes.
+func (g *gitRepo) fetch(ctx context.Context, dir string, limit int64, commit string) (*git.Repository, error) {
+	store := &cappedStorage{Storage: filesystem.NewStorage(osfs.New(dir), cache.NewObjectLRUDefault()), limit: limit}
+	tooLarge := resource.UserErrorf(ReasonFetchTooLarge, "git %s: fetching ref %s brought more than %s, the --module-source-max-fetch limit: keep modules in a smaller repository, or raise the limit",
+		g.src.URL, g.src.Ref, size(limit))
+	repo, err := git.Init(store, nil)
 	if err != nil {
 		return nil, fmt.Errorf("init object store: %w", err)
 	}
@@ -169,6 +173,9 @@ func (g *gitRepo) fetch(ctx context.Context, dir, commit string) (*git.Repositor
 	}
 	for _, spec := range specs {
 		err = repo.FetchContext(ctx, &git.FetchOptions{RemoteName: "origin", RefSpecs: []config.RefSpec{spec}, Depth: 1, Auth: g.auth, Tags: git.NoTags})
+		if store.over() {
+			return nil, tooLarge
+		}
 		if err == nil || errors.Is(err, git.NoErrAlreadyUpToDate) {
 			if _, err := repo.CommitObject(plumbing.NewHash(commit)); err == nil {
 				return repo, nil
@@ -180,6 +187,9 @@ func (g *gitRepo) fetch(ctx context.Context, dir, commit string) (*git.Repositor
 	// A server that hands out no single commit: fetch every branch and tag.
 	err = repo.FetchContext(ctx, &git.FetchOptions{RemoteName: "origin", Auth: g.auth, Tags: git.AllTags,
 		RefSpecs: []config.RefSpec{"+refs/heads/*:refs/remotes/origin/*"}})
+	if store.over() {
+		return nil, tooLarge
+	}
 	if err != nil && !errors.Is(err, git.NoErrAlreadyUpToDate) {
 		return nil, g.fetchError(err)
 	}

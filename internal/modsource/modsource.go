@@ -2,7 +2,6 @@ package modsource
 
 import (
 	"context"
-	"strings"
 	"sync"
 	"time"
 
@@ -29,10 +28,14 @@ const (
 	ReasonSecretInvalid   = "SourceSecretInvalid"
 	ReasonAuthFailed      = "SourceAuthFailed"
 	ReasonHostKeyRejected = "SourceHostKeyRejected"
+	ReasonFetchTooLarge   = "ModuleFetchTooLarge"
 )
 
 // DefaultRefreshInterval is how long a branch, tag or OCI tag stays resolved.
 const DefaultRefreshInterval = 5 * time.Minute
+
+// DefaultMaxFetchBytes caps what one git fetch may bring (its pack).
+const DefaultMaxFetchBytes = 100 << 20
 
 // moduleLimits cap a module read from an archive or a repository: files, bytes per file,
 // bytes in all.
@@ -45,11 +48,16 @@ const unusedAfter = time.Hour
 type Loader struct {
 	// CacheDir holds temporary git object stores while a fetch runs.
 	CacheDir string
-	// AllowedGitPrefixes, when not empty, lists the URL prefixes git and OCI sources may use.
-	AllowedGitPrefixes []string
+	// AllowedSources, when not empty, lists the git URLs and OCI repositories sources
+	// may use, each with what lies below it (see ValidateAllowList and allowed).
+	AllowedSources []string
 	// RefreshInterval is how long a branch, tag or OCI tag stays resolved to one commit
 	// or digest; 0 means DefaultRefreshInterval.
 	RefreshInterval time.Duration
+	// AllowInsecure lets git sources use http:// and file://.
+	AllowInsecure bool
+	// MaxFetchBytes caps what one git fetch may bring; 0 means DefaultMaxFetchBytes.
+	MaxFetchBytes int64
 
 	flight singleflight.Group
 	mu     sync.Mutex
@@ -180,22 +188,6 @@ func (l *Loader) resolve(key string, lookup func() (string, error)) (string, err
 		return "", err
 	}
 	return v.(string), nil
-}
-
-func (l *Loader) allowed(url string) bool {
-	if len(l.AllowedGitPrefixes) == 0 {
-		return true
-	}
-	for _, p := range l.AllowedGitPrefixes {
-		if strings.HasPrefix(url, p) {
-			return true
-		}
-	}
-	return false
-}
-
-func (l *Loader) notAllowed(kind, url string) error {
-	return resource.UserErrorf(ReasonNotAllowed, "%s source %s is not allowed by --module-source-allow (%s)", kind, url, strings.Join(l.AllowedGitPrefixes, ", "))
 }
 
 // secret reads the Secret a source's secretRef names; nil without one. Its identity

@@ -54,7 +54,7 @@ func TestGitBranchIsLookedUpAgainAfterTheRefreshInterval(t *testing.T) {
 	}
 	head, _ := repo.Head()
 	branch := head.Name().Short()
-	l := &Loader{CacheDir: t.TempDir(), RefreshInterval: time.Hour}
+	l := &Loader{CacheDir: t.TempDir(), RefreshInterval: time.Hour, AllowInsecure: true}
 	ctx := context.Background()
 	src := func(ref string) terraformv1.ModuleSource {
 		return terraformv1.ModuleSource{Git: &terraformv1.GitSource{URL: "file://" + dir, Ref: ref, Path: "modules/db"}}

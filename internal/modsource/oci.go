@@ -32,12 +32,12 @@ type ociArtifact struct {
 // fromOCI resolves the reference to a digest (pinned, or a tag looked up every refresh
 // interval), pulls that artifact once and reads the module at path inside it.
 func (l *Loader) fromOCI(ctx context.Context, c client.Reader, namespace string, src terraformv1.OCISource) (*Loaded, error) {
-	if !l.allowed(src.Ref) {
-		return nil, l.notAllowed("OCI", src.Ref)
-	}
 	ref, err := name.ParseReference(src.Ref)
 	if err != nil {
 		return nil, resource.UserErrorf(ReasonInvalidSource, "OCI reference %q: %v", src.Ref, err)
+	}
+	if err := l.admit("OCI", src.Ref, "oci://"+src.Ref); err != nil {
+		return nil, err
 	}
 	a := &ociArtifact{src: src, ref: ref}
 	s, authID, err := secret(ctx, c, namespace, src.SecretRef)

@@ -169,7 +169,7 @@ func TestModuleFromGit(t *testing.T) {
 		out, err := exec.Command("git", append([]string{"-C", repo}, args...)...).CombinedOutput()
 		g.Expect(err).NotTo(HaveOccurred(), string(out))
 	}
-	mgr, err := env.StartManager(t.TempDir(), app.Options{ModuleSourceAllow: []string{"file://" + repo}})
+	mgr, err := env.StartManager(t.TempDir(), app.Options{ModuleSourceAllow: []string{"file://" + repo}, AllowInsecureModuleSources: true})
 	g.Expect(err).NotTo(HaveOccurred())
 	defer func() { _ = mgr.Stop() }()
 

@@ -137,7 +137,9 @@ func TestModuleFromPrivateGitOverHTTPS(t *testing.T) {
 	const token, wrong = "tok-3f9a-right", "tok-0000-wrong"
 	url := gitHTTPServer(t, root, "terraplane", token) + "/team.git"
 	// Problems are retried only every 10 minutes: what follows a fix is a watch at work.
-	mgr, err := env.StartManager(t.TempDir(), app.Options{UserErrorRetry: 10 * time.Minute, ModuleSourceRefresh: 2 * time.Second})
+	// The test's server speaks plain HTTP on loopback.
+	mgr, err := env.StartManager(t.TempDir(), app.Options{UserErrorRetry: 10 * time.Minute, ModuleSourceRefresh: 2 * time.Second,
+		AllowInsecureModuleSources: true})
 	g.Expect(err).NotTo(HaveOccurred())
 	defer func() { _ = mgr.Stop() }()
 
@@ -221,6 +223,55 @@ func TestModuleFromPrivateGitOverHTTPS(t *testing.T) {
 	g.Eventually(func() bool {
 		return apierrors.IsNotFound(env.Client.Get(ctx, client.ObjectKeyFromObject(claim), claim))
 	}).WithTimeout(timeout).Should(BeTrue())
+}
+
+// TestGitFetchOverTheCap: a repository whose fetch brings more than
+// --module-source-max-fetch stops its class with a condition that names the source and
+// the limit, however little of it the module uses; a small repository on the same server
+// loads.
+func TestGitFetchOverTheCap(t *testing.T) {
+	ctx := context.Background()
+	g := NewWithT(t)
+	g.Expect(env.Namespace(ctx, adminNS)).To(Succeed())
+	root := t.TempDir()
+	bareRepo(t, root, "small")
+	push := bareRepo(t, root, "large")
+	blob := make([]byte, 3<<20) // random: the pack does not compress it
+	_, _ = rand.Read(blob)
+	push("../../assets/blob.bin", string(blob)) // beside the module, not in it
+	const token = "tok-cap-7b1e"
+	server := gitHTTPServer(t, root, "terraplane", token)
+	mgr, err := env.StartManager(t.TempDir(), app.Options{UserErrorRetry: 10 * time.Minute, AllowInsecureModuleSources: true,
+		ModuleSourceMaxFetch: 1 << 20})
+	g.Expect(err).NotTo(HaveOccurred())
+	defer func() { _ = mgr.Stop() }()
+	g.Expect(env.Client.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: adminNS, Name: "git-cap-creds"},
+		StringData: map[string]string{"username": "terraplane", "password": token}})).To(Succeed())
+	class := func(name, repo string) *terraformv1.ModuleClass {
+		c := privateClass(name, terraformv1.ModuleSource{Git: &terraformv1.GitSource{URL: server + "/" + repo + ".git", Ref: "main",
+			Path: "modules/db", SecretRef: &common.LocalReference{Name: "git-cap-creds"}}})
+		g.Expect(env.Client.Create(ctx, c)).To(Succeed())
+		return c
+	}
+
+	By(t, "a fetch over the cap: Synced=False and Ready=False, naming the source and the limit")
+	large := class("fetch-over-cap", "large")
+	g.Eventually(func(g Gomega) {
+		synced, ready := classConditions(g, ctx, large)
+		for _, c := range []metav1.Condition{synced, ready} {
+			g.Expect(c.Status).To(Equal(metav1.ConditionFalse))
+			g.Expect(c.Reason).To(Equal("ModuleFetchTooLarge"))
+			g.Expect(c.Message).To(ContainSubstring(server + "/large.git"))
+			g.Expect(c.Message).To(ContainSubstring("more than 1Mi, the --module-source-max-fetch limit"))
+		}
+	}).WithTimeout(timeout).Should(Succeed())
+
+	By(t, "a small repository on the same server loads")
+	small := class("fetch-under-cap", "small")
+	g.Eventually(func(g Gomega) {
+		_, ready := classConditions(g, ctx, small)
+		g.Expect(ready.Status).To(Equal(metav1.ConditionTrue), "%+v", ready)
+	}).WithTimeout(timeout).Should(Succeed())
 }
 
 // gitSSHServer serves git-upload-pack for the bare repositories under root over SSH on

@@ -54,6 +54,8 @@ type ConfigMapSource struct {
 // +kubebuilder:validation:XValidation:rule="!(has(self.secretRef) && self.url.startsWith('file://'))",message="file:// repositories take no secretRef"
 type GitSource struct {
 	// URL of the repository: https://, http://, ssh://, git@host:path or file://.
+	// http:// and file:// are refused unless the controller runs with
+	// --allow-insecure-module-sources.
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=2048
 	URL string `json:"url"`
