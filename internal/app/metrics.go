@@ -46,7 +46,8 @@ func observeRun(log logr.Logger) func(engine.Run) {
 		}
 		kind, group, _ := strings.Cut(run.Kind, ".")
 		terraformRunSeconds.WithLabelValues(run.Verb, kind, group, result).Observe(run.Duration.Seconds())
-		kv := []any{"verb", run.Verb, "kind", run.Kind, "resource", run.Name, "duration", run.Duration.Round(time.Millisecond).String()}
+		kv := []any{"verb", run.Verb, "kind", run.Kind, "resource", run.Name, "duration", run.Duration.Round(time.Millisecond).String(),
+			"started", run.Started.UTC().Format(time.RFC3339Nano)}
 		if run.Err != nil {
 			kv = append(kv, "error", engine.Summary(run.Err))
 		}

@@ -267,7 +267,8 @@ type Run struct {
 	Verb string
 	// Kind and Name are the workspace's.
 	Kind, Name string
-	// Duration of the command.
+	// Started is when the command started, Duration how long it ran.
+	Started  time.Time
 	Duration time.Duration
 	// Err is the command's error, secret values redacted; nil on success.
 	Err error
@@ -296,7 +297,7 @@ func (e *Engine) run(ctx context.Context, ws Workspace, verb string, cmd func(co
 	start := time.Now()
 	if e.opts.OnRun != nil {
 		defer func() {
-			e.opts.OnRun(Run{Verb: verb, Kind: ws.Kind, Name: ws.Name, Duration: time.Since(start), Err: err})
+			e.opts.OnRun(Run{Verb: verb, Kind: ws.Kind, Name: ws.Name, Started: start, Duration: time.Since(start), Err: err})
 		}()
 	}
 	err = cmd(ctx)

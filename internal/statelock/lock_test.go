@@ -8,6 +8,7 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -229,5 +230,50 @@ func TestSeedState(t *testing.T) {
 	}
 	if err := c.Get(ctx, client.ObjectKeyFromObject(&s), &s); err != nil || string(s.Data["tfstate"]) != "kept" {
 		t.Errorf("a state that exists was written over: %q", s.Data["tfstate"])
+	}
+}
+
+// failingUpdates fails every Update while failing is set, as an API server out of reach.
+type failingUpdates struct {
+	client.Client
+	failing atomic.Bool
+}
+
+func (f *failingUpdates) Update(ctx context.Context, obj client.Object, opts ...client.UpdateOption) error {
+	if f.failing.Load() {
+		return errors.New("connection refused")
+	}
+	return f.Client.Update(ctx, obj, opts...)
+}
+
+// TestUnlockRetriesUntilItLands: a release that fails while the API server is out of
+// reach is tried again until it lands, so the lock does not wait for its deadline.
+func TestUnlockRetriesUntilItLands(t *testing.T) {
+	scheme := runtime.NewScheme()
+	_ = coordinationv1.AddToScheme(scheme)
+	_ = corev1.AddToScheme(scheme)
+	c := &failingUpdates{Client: fake.NewClientBuilder().WithScheme(scheme).Build()}
+	l := NewLocker(c, c, time.Hour)
+	ctx := context.Background()
+	key := client.ObjectKey{Namespace: "ns", Name: "lock"}
+	unlock, err := l.Lock(ctx, key, "sfx", "apply")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.failing.Store(true)
+	unlock() // fails, and goes on trying
+	if info, _ := LockHolder(ctx, c, key); info == nil {
+		t.Fatal("released while updates fail")
+	}
+	c.failing.Store(false)
+	deadline := time.Now().Add(3 * unlockRetry)
+	for {
+		if info, _ := LockHolder(ctx, c, key); info == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the release was not tried again once the API server answered")
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 }

@@ -113,16 +113,47 @@ func stamp(lease *coordinationv1.Lease, info LockInfo) {
 	lease.Spec.HolderIdentity = ptr.To(info.ID)
 }
 
-// unlocker releases the lock id on lease, which was written last as lease.
+// unlocker releases the lock id on lease, which was written last as lease. A release
+// that fails (the API server out of reach) is tried again in the background until it
+// succeeds or the lock is no longer this process's, so that a replica cut off for a while
+// does not keep others waiting for the lock's deadline.
 func (l *Locker) unlocker(lease *coordinationv1.Lease, id string) func() {
-	return func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	key := client.ObjectKeyFromObject(lease)
+	release := func(first bool) bool {
+		ctx, cancel := context.WithTimeout(context.Background(), unlockTimeout)
 		defer cancel()
-		if err := free(ctx, l.client, lease.DeepCopy()); err != nil {
-			_ = Unlock(ctx, l.client, client.ObjectKeyFromObject(lease), id) // written since: only if still ours
+		if first && free(ctx, l.client, lease.DeepCopy()) == nil {
+			return true
 		}
+		current, err := getLease(ctx, l.client, key) // written since: free it only if still ours
+		if err != nil {
+			return false
+		}
+		if current == nil || current.Spec.HolderIdentity == nil || *current.Spec.HolderIdentity != id {
+			return true
+		}
+		return free(ctx, l.client, current) == nil
+	}
+	return func() {
+		if release(true) {
+			return
+		}
+		go func() {
+			for deadline := time.Now().Add(l.hold); time.Now().Before(deadline); {
+				time.Sleep(unlockRetry)
+				if release(false) {
+					return
+				}
+			}
+		}()
 	}
 }
+
+// How long one release of a lock may take, and how often a failed one is tried again.
+const (
+	unlockTimeout = 30 * time.Second
+	unlockRetry   = 5 * time.Second
+)
 
 // heldError says who holds a lock this process did not get.
 func (l *Locker) heldError(held LockInfo) error {
