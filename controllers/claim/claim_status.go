@@ -18,8 +18,8 @@ import (
 const (
 	ReasonBound          = "Bound"
 	ReasonWaiting        = "WaitingForResource"
-	ReasonReconcileError = resource.ReasonReconcileError
-	ReasonSucceeded      = resource.ReasonSucceeded
+	ReasonReconcileError = common.ReasonReconcileError
+	ReasonSucceeded      = common.ReasonReconcileSuccess
 	// ReasonWaitingForFirstConsumer: the class binds on first consumer and none is scheduled.
 	ReasonWaitingForFirstConsumer = "WaitingForFirstConsumer"
 	// ReasonApplying: the claim's latest edit is on its way to the resource.

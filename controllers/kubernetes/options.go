@@ -5,18 +5,7 @@ import (
 
 	ctrl "sigs.k8s.io/controller-runtime"
 
-	"terraplane.io/terraplane/internal/remote"
 	"terraplane.io/terraplane/internal/resource"
-)
-
-// Condition and event reasons of the controllers that reach target clusters.
-const (
-	// ReasonUnreachable: the target cluster does not answer.
-	ReasonUnreachable = remote.ReasonUnreachable
-	// ReasonRemoteObjectConflict: the remote object exists and is not this object's to manage.
-	ReasonRemoteObjectConflict = "RemoteObjectConflict"
-	// ReasonAdopted (an event): an Object took over a remote object, as its adoptionPolicy allows.
-	ReasonAdopted = "Adopted"
 )
 
 // Options configure the controllers that reach target clusters (these and workload's).

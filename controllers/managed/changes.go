@@ -11,19 +11,8 @@ import (
 	"terraplane.io/terraplane/internal/resource"
 )
 
-// Synced=False reasons and events of change control.
-const (
-	// ReasonAwaitingApproval: a plan waits for spec.approvedPlan to name it.
-	ReasonAwaitingApproval = common.ReasonAwaitingApproval
-	// EventPlanAwaitingApproval announces a plan that waits for approval.
-	EventPlanAwaitingApproval = "PlanAwaitingApproval"
-	// ReasonDestructiveChangeRefused: a plan would delete or replace something that exists.
-	ReasonDestructiveChangeRefused = common.ReasonDestructiveChangeRefused
-	// ReasonAdoptionRefused: the first plan of an adopting resource would destroy or change something.
-	ReasonAdoptionRefused = common.ReasonAdoptionRefused
-	// ReasonCreateNotAllowed: managementPolicies do not let a missing resource be created.
-	ReasonCreateNotAllowed = common.ReasonCreateNotAllowed
-)
+// EventPlanAwaitingApproval announces a plan that waits for approval.
+const EventPlanAwaitingApproval = "PlanAwaitingApproval"
 
 // verdict is what change control lets happen to a plan with changes.
 type verdict int
@@ -48,7 +37,7 @@ func decide(mg resource.Managed, plan *engine.Plan, reason common.PlanReason, ha
 	importOnly := onlyImports(plan)
 	switch {
 	case reason == common.PlanCreate && !policy.Allows(common.ManagementCreate) && !importOnly:
-		return holdPlan, resource.Holdf(ReasonCreateNotAllowed,
+		return holdPlan, resource.Holdf(common.ReasonCreateNotAllowed,
 			"the external resource does not exist and managementPolicies do not include Create, so nothing was created (plan %s: %s)", plan.ID, listChanges(plan, 3))
 	case reason != common.PlanCreate && !policy.Allows(common.ManagementUpdate) && !importOnly:
 		return observeOnly, nil
@@ -80,12 +69,12 @@ func decide(mg resource.Managed, plan *engine.Plan, reason common.PlanReason, ha
 // annotation, or approving this plan lets it through.
 func stateMissing(mg resource.Managed, plan *engine.Plan) error {
 	recorded := mg.GetManagedStatus().Terraform.Resources
-	if plan.PriorResources != 0 || recorded == 0 || len(mg.GetManagedSpec().Imports) > 0 || mg.GetAnnotations()[CreateAgainAnnotation] == "true" {
+	if plan.PriorResources != 0 || recorded == 0 || len(mg.GetManagedSpec().Imports) > 0 || mg.GetAnnotations()[common.CreateAgainAnnotation] == "true" {
 		return nil
 	}
 	return resource.Refusef(common.ReasonStateMissing,
 		"the Terraform state is empty, but this resource recorded %d resource(s) in it, so nothing was applied: plan %s would create them again (%s). Restore the state Secret %s/%s from a backup, adopt what exists with spec.imports, or create everything again with annotation %s=true or by approving this exact plan with spec.approvedPlan: %s",
-		recorded, plan.ID, listChanges(plan, 3), mg.GetNamespace(), resource.StateSecretName(mg), CreateAgainAnnotation, plan.ID)
+		recorded, plan.ID, listChanges(plan, 3), mg.GetNamespace(), resource.StateSecretName(mg), common.CreateAgainAnnotation, plan.ID)
 }
 
 // destructiveChanges are the plan's deletions and replacements, but for replacements of
@@ -107,13 +96,13 @@ func destructiveChanges(plan *engine.Plan, harmless []string) []engine.Change {
 func adoptionRefusal(mg resource.Managed, plan *engine.Plan) error {
 	changes := plan.Destructive()
 	what := "destroy or replace"
-	if mg.GetAnnotations()[resource.AdoptedAnnotation] == "true" {
+	if mg.GetAnnotations()[common.AdoptedAnnotation] == "true" {
 		changes, what = plan.Changes, "change"
 	}
 	if len(changes) == 0 {
 		return nil
 	}
-	return resource.Refusef(ReasonAdoptionRefused,
+	return resource.Refusef(common.ReasonAdoptionRefused,
 		"adopting the existing infrastructure was stopped and nothing was applied: plan %s would %s:\n%s\nMake spec.forProvider match what exists or fix spec.imports, or approve this exact plan with spec.approvedPlan: %s",
 		plan.ID, what, changeLines(changes), plan.ID)
 }
@@ -121,14 +110,14 @@ func adoptionRefusal(mg resource.Managed, plan *engine.Plan) error {
 // destructiveRefusal refuses a plan that destroys or replaces what exists, and says
 // whether spec.approvedPlan names an older plan.
 func destructiveRefusal(mg resource.Managed, plan *engine.Plan, destructive []engine.Change) error {
-	return resource.Refusef(ReasonDestructiveChangeRefused,
+	return resource.Refusef(common.ReasonDestructiveChangeRefused,
 		"%splan %s would destroy or replace what exists, so nothing was applied:\n%s\nApprove this exact plan with spec.approvedPlan: %s (terraplane approve %s), or set spec.destructiveChanges: Allow",
 		olderApproval(mg), plan.ID, changeLines(destructive), plan.ID, approveTarget(mg))
 }
 
 // awaitingApproval says the plan waits, and whether spec.approvedPlan names an older one.
 func awaitingApproval(mg resource.Managed, plan *engine.Plan) error {
-	return &resource.Held{Reason: ReasonAwaitingApproval, Event: EventPlanAwaitingApproval,
+	return &resource.Held{Reason: common.ReasonAwaitingApproval, Event: EventPlanAwaitingApproval,
 		Message: fmt.Sprintf("%splan %s (%s) awaits approval: %s; approve it with spec.approvedPlan: %s (terraplane approve %s)",
 			olderApproval(mg), plan.ID, engine.CountChanges(plan.Changes), listChanges(plan, 5), plan.ID, approveTarget(mg))}
 }

@@ -55,7 +55,7 @@ func TestDecide(t *testing.T) {
 			want{Verdict: holdPlan, Reason: common.ReasonStateMissing, Warning: true}},
 		{"create-again lets it create again", module(func(m *terraformv1.Module) {
 			recorded(m)
-			m.Annotations = map[string]string{CreateAgainAnnotation: "true"}
+			m.Annotations = map[string]string{common.CreateAgainAnnotation: "true"}
 		}), create, common.PlanDrift, want{Verdict: applyPlan}},
 		{"so does approving it", module(func(m *terraformv1.Module) { recorded(m); m.Spec.ApprovedPlan = create.ID }), create, common.PlanDrift,
 			want{Verdict: applyPlan}},
@@ -66,44 +66,44 @@ func TestDecide(t *testing.T) {
 		{"a plan from a state that holds resources is not", module(recorded),
 			&engine.Plan{ID: "p", PriorResources: 1, Changes: create.Changes}, common.PlanUpdate, want{Verdict: applyPlan}},
 		{"a replacement is refused by default", module(nil), replace, common.PlanUpdate,
-			want{Verdict: holdPlan, Reason: ReasonDestructiveChangeRefused, Warning: true}},
+			want{Verdict: holdPlan, Reason: common.ReasonDestructiveChangeRefused, Warning: true}},
 		{"drift that replaces is refused too", module(nil), replace, common.PlanDrift,
-			want{Verdict: holdPlan, Reason: ReasonDestructiveChangeRefused, Warning: true}},
+			want{Verdict: holdPlan, Reason: common.ReasonDestructiveChangeRefused, Warning: true}},
 		{"the refused plan's id approves it", module(func(m *terraformv1.Module) { m.Spec.ApprovedPlan = replace.ID }), replace, common.PlanUpdate,
 			want{Verdict: applyPlan}},
 		{"another id does not", module(func(m *terraformv1.Module) { m.Spec.ApprovedPlan = update.ID }), replace, common.PlanUpdate,
-			want{Verdict: holdPlan, Reason: ReasonDestructiveChangeRefused, Warning: true}},
+			want{Verdict: holdPlan, Reason: common.ReasonDestructiveChangeRefused, Warning: true}},
 		{"replacing a harmless address is not destructive", module(nil),
 			&engine.Plan{ID: "h", Changes: []engine.Change{{Address: "module.this.terraform_data.converge", Actions: []string{"delete", "create"}}}},
 			common.PlanDrift, want{Verdict: applyPlan}},
 		{"deleting it is", module(nil),
 			&engine.Plan{ID: "d", Changes: []engine.Change{{Address: "module.this.terraform_data.converge", Actions: []string{"delete"}}}},
-			common.PlanUpdate, want{Verdict: holdPlan, Reason: ReasonDestructiveChangeRefused, Warning: true}},
+			common.PlanUpdate, want{Verdict: holdPlan, Reason: common.ReasonDestructiveChangeRefused, Warning: true}},
 		{"destructiveChanges Allow lets it through", module(func(m *terraformv1.Module) { m.Spec.DestructiveChanges = common.DestructiveAllow }),
 			replace, common.PlanUpdate, want{Verdict: applyPlan}},
 		{"the first create is never refused", module(creating), &engine.Plan{ID: "c", Changes: []engine.Change{{Address: "a", Actions: []string{"delete", "create"}}}},
 			common.PlanCreate, want{Verdict: applyPlan}},
 		{"manual approval holds a change", module(manual), update, common.PlanUpdate,
-			want{Verdict: holdPlan, Reason: ReasonAwaitingApproval, Event: EventPlanAwaitingApproval}},
+			want{Verdict: holdPlan, Reason: common.ReasonAwaitingApproval, Event: EventPlanAwaitingApproval}},
 		{"manual approval holds a create", module(func(m *terraformv1.Module) { creating(m); manual(m) }), create, common.PlanCreate,
-			want{Verdict: holdPlan, Reason: ReasonAwaitingApproval, Event: EventPlanAwaitingApproval}},
+			want{Verdict: holdPlan, Reason: common.ReasonAwaitingApproval, Event: EventPlanAwaitingApproval}},
 		{"an approved manual plan applies", module(func(m *terraformv1.Module) { manual(m); m.Spec.ApprovedPlan = update.ID }), update, common.PlanUpdate,
 			want{Verdict: applyPlan}},
 		{"observe-only leaves drift alone", module(observe), update, common.PlanDrift, want{Verdict: observeOnly}},
 		{"observe-only leaves an update alone, approved or not", module(func(m *terraformv1.Module) { observe(m); m.Spec.ApprovedPlan = update.ID }),
 			update, common.PlanUpdate, want{Verdict: observeOnly}},
 		{"observe-only creates nothing", module(func(m *terraformv1.Module) { creating(m); observe(m) }), create, common.PlanCreate,
-			want{Verdict: holdPlan, Reason: ReasonCreateNotAllowed}},
+			want{Verdict: holdPlan, Reason: common.ReasonCreateNotAllowed}},
 		{"observe-only may import", module(func(m *terraformv1.Module) { creating(m); observe(m) }), imports, common.PlanCreate,
 			want{Verdict: applyPlan}},
 		{"adopting by imports may not destroy", module(func(m *terraformv1.Module) {
 			creating(m)
 			m.Spec.Imports = []common.ImportInstruction{{Address: "terraform_data.a", ID: "x"}}
-		}), replace, common.PlanCreate, want{Verdict: holdPlan, Reason: ReasonAdoptionRefused, Warning: true}},
+		}), replace, common.PlanCreate, want{Verdict: holdPlan, Reason: common.ReasonAdoptionRefused, Warning: true}},
 		{"adopting migrated state may not change anything", module(func(m *terraformv1.Module) {
 			creating(m)
-			m.Annotations = map[string]string{resource.AdoptedAnnotation: "true"}
-		}), update, common.PlanCreate, want{Verdict: holdPlan, Reason: ReasonAdoptionRefused, Warning: true}},
+			m.Annotations = map[string]string{common.AdoptedAnnotation: "true"}
+		}), update, common.PlanCreate, want{Verdict: holdPlan, Reason: common.ReasonAdoptionRefused, Warning: true}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			v, err := decide(tc.mg, tc.plan, tc.reason, []string{"terraform_data.converge"})
@@ -147,7 +147,7 @@ func TestRefusalOfADestructivePlanNamesAnOlderApproval(t *testing.T) {
 			mg := module(func(m *terraformv1.Module) { m.Spec.ApprovedPlan = tc.approved })
 			_, err := decide(mg, replace, common.PlanUpdate, nil)
 			h, ok := err.(*resource.Held)
-			if !ok || h.Reason != ReasonDestructiveChangeRefused {
+			if !ok || h.Reason != common.ReasonDestructiveChangeRefused {
 				t.Fatalf("err = %v, want a DestructiveChangeRefused hold", err)
 			}
 			says := strings.HasPrefix(h.Message, "spec.approvedPlan "+update.ID+" is not the pending plan, so nothing was applied. plan "+replace.ID)

@@ -68,9 +68,9 @@ func TestForSecretRetriesWhatFails(t *testing.T) {
 			m.Status.Conditions = []metav1.Condition{{Type: common.TypeSynced, Status: status, Reason: reason}}
 		}
 	}
-	h := newHarness(t, synced(metav1.ConditionFalse, resource.ReasonReconcileError))
+	h := newHarness(t, synced(metav1.ConditionFalse, common.ReasonReconcileError))
 	for name, edit := range map[string]func(*terraformv1.Module){
-		"fine": synced(metav1.ConditionTrue, resource.ReasonSucceeded), "held": synced(metav1.ConditionFalse, common.ReasonAwaitingApproval),
+		"fine": synced(metav1.ConditionTrue, common.ReasonReconcileSuccess), "held": synced(metav1.ConditionFalse, common.ReasonAwaitingApproval),
 	} {
 		m := &terraformv1.Module{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "platform"}}
 		edit(m)
@@ -125,12 +125,12 @@ func TestStateMissingAppliesNothing(t *testing.T) {
 	}
 	h.runner.emptyState = true
 	h.runner.plans = []*engine.Plan{{ID: "recreate", Resources: 1, Changes: []engine.Change{{Address: "terraform_data.a", Actions: []string{"create"}}}}}
-	h.edit(func(m *terraformv1.Module) { m.Annotations = map[string]string{RequestedAtAnnotation: "now"} })
+	h.edit(func(m *terraformv1.Module) { m.Annotations = map[string]string{common.RequestedAtAnnotation: "now"} })
 	mg := h.reconcile()
 	if got := h.calls(); got != "plan" {
 		t.Fatalf("ran %q, want a plan and no apply", got)
 	}
-	if s := synced(mg); s.Reason != common.ReasonStateMissing || !strings.Contains(s.Message, CreateAgainAnnotation) {
+	if s := synced(mg); s.Reason != common.ReasonStateMissing || !strings.Contains(s.Message, common.CreateAgainAnnotation) {
 		t.Errorf("Synced = %+v, want StateMissing naming the way out", s)
 	}
 }

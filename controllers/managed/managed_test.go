@@ -254,7 +254,7 @@ func TestReplacementRefusedThenApproved(t *testing.T) {
 	if got := h.calls(); got != "plan" {
 		t.Fatalf("an edit ran %q, want a plan only", got)
 	}
-	if s := synced(mg); s.Reason != ReasonDestructiveChangeRefused || !strings.Contains(s.Message, "terraform_data.a: delete, create") {
+	if s := synced(mg); s.Reason != common.ReasonDestructiveChangeRefused || !strings.Contains(s.Message, "terraform_data.a: delete, create") {
 		t.Fatalf("Synced = %+v", s)
 	}
 	if p := mg.Status.Terraform.Plan; p.ID != replace.ID || p.Replace != 1 || p.Reason != common.PlanUpdate || p.InputsHash != "h2" {
@@ -292,7 +292,7 @@ func TestRevertedEditDropsTheSavedPlan(t *testing.T) {
 	held := *replace
 	held.File, held.Text = []byte("saved-plan"), "the refused plan"
 	h.runner.plans = []*engine.Plan{&held}
-	if s := synced(h.reconcile()); s.Reason != ReasonDestructiveChangeRefused {
+	if s := synced(h.reconcile()); s.Reason != common.ReasonDestructiveChangeRefused {
 		t.Fatalf("Synced = %+v", s)
 	}
 	h.calls()
@@ -364,10 +364,10 @@ func TestManualApprovalOfAStalePlan(t *testing.T) {
 	create.File = []byte("saved-create")
 	h.runner.plans = []*engine.Plan{create}
 	mg := h.reconcile()
-	if s := synced(mg); s.Reason != ReasonAwaitingApproval || h.calls() != "plan" || !hasEvent(h.drain(), "Normal PlanAwaitingApproval") {
+	if s := synced(mg); s.Reason != common.ReasonAwaitingApproval || h.calls() != "plan" || !hasEvent(h.drain(), "Normal PlanAwaitingApproval") {
 		t.Fatalf("a manual create must wait: %+v", s)
 	}
-	if mg.Annotations[CreatePendingAnnotation] != "" {
+	if mg.Annotations[common.CreatePendingAnnotation] != "" {
 		t.Error("a create that waits for approval is not in flight")
 	}
 	h.edit(func(m *terraformv1.Module) { m.Spec.ApprovedPlan = create.ID })
@@ -401,7 +401,7 @@ func TestManualApprovalOfAStalePlanThatChanged(t *testing.T) {
 		t.Fatalf("ran %q and applied %v, want the stale plan planned again and nothing applied", got, h.runner.applied)
 	}
 	s := synced(mg)
-	if s.Reason != ReasonAwaitingApproval || !strings.Contains(s.Message, "spec.approvedPlan "+first.ID+" is not the pending plan, so nothing was applied") {
+	if s.Reason != common.ReasonAwaitingApproval || !strings.Contains(s.Message, "spec.approvedPlan "+first.ID+" is not the pending plan, so nothing was applied") {
 		t.Errorf("Synced = %+v, want the new plan awaiting approval and the old approval named", s)
 	}
 	if p := mg.Status.Terraform.Plan; p == nil || p.ID != second.ID || mg.Status.Terraform.LastApply != nil {
@@ -449,7 +449,7 @@ func TestApprovedReplacementGoneStaleIsRefusedAgain(t *testing.T) {
 		t.Fatalf("ran %q and applied %v, want the stale plan planned again and nothing applied", got, h.runner.applied)
 	}
 	s := synced(mg)
-	if s.Reason != ReasonDestructiveChangeRefused || !strings.HasPrefix(s.Message, "spec.approvedPlan "+first.ID+" is not the pending plan, so nothing was applied. plan "+second.ID) {
+	if s.Reason != common.ReasonDestructiveChangeRefused || !strings.HasPrefix(s.Message, "spec.approvedPlan "+first.ID+" is not the pending plan, so nothing was applied. plan "+second.ID) {
 		t.Errorf("Synced = %+v, want the new plan refused and the old approval named", s)
 	}
 	if p := mg.Status.Terraform.Plan; p == nil || p.ID != second.ID {
@@ -467,8 +467,8 @@ func TestObserveOnlyReportsDrift(t *testing.T) {
 		now := metav1.NewTime(time.Now().Add(-2 * time.Hour))
 		m.Status.Terraform = common.TerraformStatus{InputsHash: "h1", LastPlanTime: &now, LastApplyTime: &now}
 		m.Status.Conditions = []metav1.Condition{
-			{Type: common.TypeReady, Status: metav1.ConditionTrue, Reason: ReasonAvailable, LastTransitionTime: now, ObservedGeneration: 1},
-			{Type: common.TypeSynced, Status: metav1.ConditionTrue, Reason: resource.ReasonSucceeded, LastTransitionTime: now, ObservedGeneration: 1}}
+			{Type: common.TypeReady, Status: metav1.ConditionTrue, Reason: common.ReasonAvailable, LastTransitionTime: now, ObservedGeneration: 1},
+			{Type: common.TypeSynced, Status: metav1.ConditionTrue, Reason: common.ReasonReconcileSuccess, LastTransitionTime: now, ObservedGeneration: 1}}
 	})
 	h.keepPlanText("the last applied plan")
 	drift := *update
@@ -505,7 +505,7 @@ func TestFailedUpdateKeepsReady(t *testing.T) {
 		t.Fatal("a failed apply must be retried with backoff")
 	}
 	mg := h.get()
-	if s := synced(mg); s.Status != metav1.ConditionFalse || s.Reason != resource.ReasonReconcileError || s.Message != "boom: it broke" {
+	if s := synced(mg); s.Status != metav1.ConditionFalse || s.Reason != common.ReasonReconcileError || s.Message != "boom: it broke" {
 		t.Errorf("Synced = %+v", s)
 	}
 	if !resource.IsReady(mg.Status.Conditions) || mg.Status.Terraform.InputsHash != "h1" {

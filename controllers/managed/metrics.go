@@ -60,7 +60,7 @@ func (c *stateCollector) Collect(ch chan<- prometheus.Metric) {
 			if synced != nil && synced.Status == "True" {
 				counts["synced"]++
 			}
-			if synced != nil && synced.Status == "False" && (synced.Reason == ReasonAwaitingApproval || synced.Reason == ReasonDestructiveChangeRefused) {
+			if synced != nil && synced.Status == "False" && (synced.Reason == common.ReasonAwaitingApproval || synced.Reason == common.ReasonDestructiveChangeRefused) {
 				counts["awaiting"]++
 			}
 			if meta.IsStatusConditionTrue(conds, common.TypeDrifted) {

@@ -18,11 +18,11 @@ import (
 func TestStateGauges(t *testing.T) {
 	held := &terraformv1.Module{ObjectMeta: metav1.ObjectMeta{Name: "a", Namespace: "ns"}}
 	held.Status.Conditions = []metav1.Condition{
-		{Type: common.TypeReady, Status: metav1.ConditionTrue, Reason: ReasonAvailable},
-		{Type: common.TypeSynced, Status: metav1.ConditionFalse, Reason: ReasonAwaitingApproval}}
+		{Type: common.TypeReady, Status: metav1.ConditionTrue, Reason: common.ReasonAvailable},
+		{Type: common.TypeSynced, Status: metav1.ConditionFalse, Reason: common.ReasonAwaitingApproval}}
 	fine := &terraformv1.Module{ObjectMeta: metav1.ObjectMeta{Name: "b", Namespace: "ns"}}
 	fine.Status.Conditions = []metav1.Condition{
-		{Type: common.TypeReady, Status: metav1.ConditionTrue, Reason: ReasonAvailable},
+		{Type: common.TypeReady, Status: metav1.ConditionTrue, Reason: common.ReasonAvailable},
 		{Type: common.TypeSynced, Status: metav1.ConditionTrue, Reason: "ReconcileSuccess"}}
 	c := fake.NewClientBuilder().WithScheme(kinds.NewScheme()).WithObjects(held, fine).Build()
 	reg := prometheus.NewRegistry()

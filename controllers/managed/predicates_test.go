@@ -21,9 +21,9 @@ func TestUserAnnotationChangedIgnoresTheCreatePendingRecord(t *testing.T) {
 		before, after map[string]string
 		want          bool
 	}{
-		{"create pending recorded", nil, map[string]string{CreatePendingAnnotation: "t"}, false},
-		{"create pending cleared", map[string]string{CreatePendingAnnotation: "t", "a": "1"}, map[string]string{"a": "1"}, false},
-		{"create again asked", nil, map[string]string{CreateAgainAnnotation: "true"}, true},
+		{"create pending recorded", nil, map[string]string{common.CreatePendingAnnotation: "t"}, false},
+		{"create pending cleared", map[string]string{common.CreatePendingAnnotation: "t", "a": "1"}, map[string]string{"a": "1"}, false},
+		{"create again asked", nil, map[string]string{common.CreateAgainAnnotation: "true"}, true},
 		{"user annotation changed", map[string]string{"a": "1"}, map[string]string{"a": "2"}, true},
 	}
 	for _, c := range cases {
@@ -40,11 +40,11 @@ func TestRequestedAtAsksForAPlanOnce(t *testing.T) {
 	now := metav1.Now()
 	m.Status.Terraform.LastPlanTime, m.Status.Terraform.InputsHash = &now, "h"
 	resource.SetCondition(&m.Status.Conditions, 1, common.TypeSynced, metav1.ConditionTrue, "ReconcileSuccess", "")
-	resource.SetCondition(&m.Status.Conditions, 1, common.TypeReady, metav1.ConditionTrue, resource.ReasonAvailable, "")
+	resource.SetCondition(&m.Status.Conditions, 1, common.TypeReady, metav1.ConditionTrue, common.ReasonAvailable, "")
 	if due, _ := r.due(m, "h"); due {
 		t.Fatal("a resource planned just now is due")
 	}
-	m.Annotations = map[string]string{RequestedAtAnnotation: "2026-11-26T03:00:00Z"}
+	m.Annotations = map[string]string{common.RequestedAtAnnotation: "2026-11-26T03:00:00Z"}
 	if due, _ := r.due(m, "h"); !due {
 		t.Fatal("a new requested-at does not ask for a plan")
 	}

@@ -128,7 +128,7 @@ func (r *terraform) watches(provider client.Object) []reconciler.Watch {
 // this reconciler writes around a create: a reconcile set off by that write would read a
 // cached copy without the status the create is about to record, and create again.
 var userAnnotationChanged = predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
-	ours := func(k string, _ string) bool { return k == CreatePendingAnnotation }
+	ours := func(k string, _ string) bool { return k == common.CreatePendingAnnotation }
 	before, after := maps.Clone(e.ObjectOld.GetAnnotations()), maps.Clone(e.ObjectNew.GetAnnotations())
 	maps.DeleteFunc(before, ours)
 	maps.DeleteFunc(after, ours)
@@ -154,7 +154,7 @@ func (r *terraform) forSecret(ctx context.Context, obj client.Object) []reconcil
 	return r.resourcesIn(ctx, obj.GetNamespace(), func(mg resource.Managed) bool {
 		synced := meta.FindStatusCondition(mg.GetManagedStatus().Conditions, common.TypeSynced)
 		failing := synced != nil && synced.Status == metav1.ConditionFalse && !common.IsHoldReason(synced.Reason) &&
-			synced.Reason != ReasonCreateInterrupted
+			synced.Reason != common.ReasonCreateInterrupted
 		waiting := failing && (!ours || strings.Contains(synced.Reason, "Secret"))
 		uses := r.kind.WatchedObjects != nil && slices.Contains(r.kind.WatchedObjects(mg), "Secret/"+obj.GetName())
 		return waiting || uses

@@ -22,29 +22,6 @@ import (
 	"terraplane.io/terraplane/internal/workspace"
 )
 
-// Annotations of the create-pending protocol.
-const (
-	// CreatePendingAnnotation records, before terraform starts a create, when it started;
-	// it is removed once the apply's outcome is recorded. Found on a resource with no
-	// state, it means a create was interrupted and may have made things terraform never
-	// recorded.
-	CreatePendingAnnotation = "terraplane.io/create-pending"
-	// CreateAgainAnnotation set to "true" lets an interrupted create run again.
-	CreateAgainAnnotation = "terraplane.io/create-again"
-	// RequestedAtAnnotation, given a new value (a time, say), asks for a plan now rather
-	// than at the next drift interval, as `kubectl annotate --overwrite` does;
-	// status.terraform.lastHandledRequest says when it has been answered.
-	RequestedAtAnnotation = "terraplane.io/requested-at"
-)
-
-// Synced=False reasons of crash recovery.
-const (
-	// ReasonCreateInterrupted: a create was interrupted and the user must say how to go on.
-	ReasonCreateInterrupted = "CreateInterrupted"
-	// ReasonStateLocked: the state lock is held by a run this controller cannot vouch for.
-	ReasonStateLocked = "StateLocked"
-)
-
 // nonExistentImport is terraform's summary when an import finds nothing to import.
 const nonExistentImport = "Cannot import non-existent remote object"
 
@@ -120,7 +97,9 @@ func creating(mg resource.Managed) bool {
 	return st.InputsHash == "" && st.LastApplyTime == nil
 }
 
-func pending(mg resource.Managed) bool { return mg.GetAnnotations()[CreatePendingAnnotation] != "" }
+func pending(mg resource.Managed) bool {
+	return mg.GetAnnotations()[common.CreatePendingAnnotation] != ""
+}
 
 // markCreating records, before an apply that creates, that a create is in flight.
 func (r *terraform) markCreating(ctx context.Context, mg resource.Managed) error {
@@ -139,7 +118,7 @@ func (r *terraform) recoverCreate(ctx context.Context, mg resource.Managed, ws *
 	if err != nil {
 		return nil, err
 	}
-	if len(mg.GetManagedSpec().Imports) > 0 || mg.GetAnnotations()[CreateAgainAnnotation] == "true" {
+	if len(mg.GetManagedSpec().Imports) > 0 || mg.GetAnnotations()[common.CreateAgainAnnotation] == "true" {
 		return nil, nil
 	}
 	if r.kind.RecoverCreate != nil {
@@ -155,8 +134,8 @@ func (r *terraform) recoverCreate(ctx context.Context, mg resource.Managed, ws *
 		return nil, nil // terraform recorded what it made: a normal run carries on
 	}
 	if c := meta.FindStatusCondition(mg.GetManagedStatus().Conditions, common.TypeSynced); c != nil &&
-		c.Reason == ReasonCreateInterrupted && c.ObservedGeneration == mg.GetGeneration() {
-		return nil, resource.UserErrorf(ReasonCreateInterrupted, "%s", c.Message) // already said: no plan again
+		c.Reason == common.ReasonCreateInterrupted && c.ObservedGeneration == mg.GetGeneration() {
+		return nil, resource.UserErrorf(common.ReasonCreateInterrupted, "%s", c.Message) // already said: no plan again
 	}
 	return nil, r.interrupted(ctx, mg, ws)
 }
@@ -190,9 +169,9 @@ func (r *terraform) interrupted(ctx context.Context, mg resource.Managed, ws *wo
 	for _, c := range plan.Changes {
 		addrs = append(addrs, c.Address)
 	}
-	return resource.UserErrorf(ReasonCreateInterrupted,
+	return resource.UserErrorf(common.ReasonCreateInterrupted,
 		"a create was interrupted before Terraform recorded its result; these may exist already: %s; adopt what exists with spec.imports, or set annotation %s=true to create again",
-		strings.Join(addrs, ", "), CreateAgainAnnotation)
+		strings.Join(addrs, ", "), common.CreateAgainAnnotation)
 }
 
 // stateAddresses lists the resource instances in the workspace's state, by their
@@ -248,13 +227,13 @@ func (r *terraform) setPending(ctx context.Context, mg resource.Managed, on bool
 		ann = map[string]string{}
 	}
 	if on {
-		ann[CreatePendingAnnotation] = time.Now().UTC().Format(time.RFC3339)
+		ann[common.CreatePendingAnnotation] = time.Now().UTC().Format(time.RFC3339)
 	} else {
-		if ann[CreatePendingAnnotation] == "" && ann[CreateAgainAnnotation] == "" {
+		if ann[common.CreatePendingAnnotation] == "" && ann[common.CreateAgainAnnotation] == "" {
 			return nil
 		}
-		delete(ann, CreatePendingAnnotation)
-		delete(ann, CreateAgainAnnotation)
+		delete(ann, common.CreatePendingAnnotation)
+		delete(ann, common.CreateAgainAnnotation)
 	}
 	mg.SetAnnotations(ann)
 	// Recording a create checks the resourceVersion: a reconcile that read a cached copy
@@ -320,9 +299,9 @@ func lockError(err error) error {
 	var foreign *statelock.StaleLockError
 	switch {
 	case errors.As(err, &held):
-		return resource.Waitf(ReasonStateLocked, "%s", held.Error())
+		return resource.Waitf(common.ReasonStateLocked, "%s", held.Error())
 	case errors.As(err, &foreign):
-		return resource.UserErrorf(ReasonStateLocked, "%s", foreign.Error())
+		return resource.UserErrorf(common.ReasonStateLocked, "%s", foreign.Error())
 	}
 	return err
 }

@@ -78,7 +78,7 @@ func (r *terraform) due(mg resource.Managed, hash string) (bool, time.Duration) 
 
 // requested reports whether the user asked for a plan the last run did not answer.
 func requested(mg resource.Managed) bool {
-	req := mg.GetAnnotations()[RequestedAtAnnotation]
+	req := mg.GetAnnotations()[common.RequestedAtAnnotation]
 	return req != "" && req != mg.GetManagedStatus().Terraform.LastHandledRequest
 }
 

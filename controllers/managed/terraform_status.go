@@ -12,17 +12,6 @@ import (
 	"terraplane.io/terraplane/internal/resource"
 )
 
-// Condition reasons of managed resources.
-const (
-	ReasonAvailable = resource.ReasonAvailable
-	ReasonCreating  = resource.ReasonCreating
-	ReasonDeleting  = resource.ReasonDeleting
-	// ReasonDriftDetected: the external resource differs from the spec.
-	ReasonDriftDetected = "DriftDetected"
-	// ReasonNoDrift: the last plan found the external resource matches the spec.
-	ReasonNoDrift = "NoDrift"
-)
-
 // retries says how soon each outcome of a managed resource is looked at again.
 func (r *terraform) retries() resource.Retries {
 	drift := r.opts.DriftInterval + jitter(r.opts.DriftInterval)
@@ -39,19 +28,19 @@ func (r *terraform) recordRun(mg resource.Managed, out outcome, gen int64, succe
 	tf := &st.Terraform
 	now := metav1.Now()
 	tf.LastPlanTime = &now
-	tf.LastHandledRequest = mg.GetAnnotations()[RequestedAtAnnotation]
+	tf.LastHandledRequest = mg.GetAnnotations()[common.RequestedAtAnnotation]
 	if out.plan != nil && out.plan.HasChanges() && (tf.Plan == nil || tf.Plan.ID != out.plan.ID) {
 		tf.Plan = planSummary(out.plan.ID, out.reason, out.plan.Changes, out.hash, now)
 	}
 	switch {
 	case out.applied != nil:
 		r.recordApply(mg, out, now)
-		resource.SetCondition(&st.Conditions, gen, common.TypeDrifted, metav1.ConditionFalse, ReasonNoDrift, "")
+		resource.SetCondition(&st.Conditions, gen, common.TypeDrifted, metav1.ConditionFalse, common.ReasonNoDrift, "")
 	case out.drift || out.reason == common.PlanDrift && pendingOutcome(out):
-		resource.SetCondition(&st.Conditions, gen, common.TypeDrifted, metav1.ConditionTrue, ReasonDriftDetected,
+		resource.SetCondition(&st.Conditions, gen, common.TypeDrifted, metav1.ConditionTrue, common.ReasonDriftDetected,
 			fmt.Sprintf("plan %s: %s", out.plan.ID, listChanges(out.plan, 5)))
 	case succeeded:
-		resource.SetCondition(&st.Conditions, gen, common.TypeDrifted, metav1.ConditionFalse, ReasonNoDrift, "")
+		resource.SetCondition(&st.Conditions, gen, common.TypeDrifted, metav1.ConditionFalse, common.ReasonNoDrift, "")
 	}
 	if succeeded && !out.drift {
 		tf.InputsHash = out.hash
@@ -92,7 +81,7 @@ func (r *terraform) driftDetected(mg resource.Managed, plan *engine.Plan) {
 		return // already announced
 	}
 	driftDetectedTotal.WithLabelValues(r.kind.GVK.Kind, r.kind.GVK.Group).Inc()
-	r.recorder.Eventf(mg, corev1.EventTypeNormal, ReasonDriftDetected, "the periodic plan found drift: plan %s (%s): %s",
+	r.recorder.Eventf(mg, corev1.EventTypeNormal, common.ReasonDriftDetected, "the periodic plan found drift: plan %s (%s): %s",
 		plan.ID, engine.CountChanges(plan.Changes), listChanges(plan, 5))
 }
 

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	common "terraplane.io/terraplane/apis/common/v1alpha1"
+
 	"github.com/google/go-containerregistry/pkg/name"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -25,11 +27,11 @@ const (
 
 // Condition reasons of installs.
 const (
-	ReasonSucceeded              = resource.ReasonSucceeded
+	ReasonSucceeded              = common.ReasonReconcileSuccess
 	ReasonPending                = "Pending"
 	ReasonInstalled              = "Installed"
 	ReasonUpgraded               = "Upgraded"
-	ReasonReconcileError         = resource.ReasonReconcileError
+	ReasonReconcileError         = common.ReasonReconcileError
 	ReasonNoRegistry             = "NoRegistry"
 	ReasonRegistryUnavailable    = "RegistryUnavailable"
 	ReasonCRDNotFound            = "CRDNotFound"

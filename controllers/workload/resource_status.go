@@ -3,6 +3,8 @@ package workload
 import (
 	"context"
 
+	common "terraplane.io/terraplane/apis/common/v1alpha1"
+
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	workloadv1 "terraplane.io/terraplane/apis/workload/v1alpha1"
@@ -12,8 +14,8 @@ import (
 // Condition reasons of application resources.
 const (
 	ReasonSubmitted      = "Submitted"
-	ReasonReconcileError = resource.ReasonReconcileError
-	ReasonSucceeded      = resource.ReasonSucceeded
+	ReasonReconcileError = common.ReasonReconcileError
+	ReasonSucceeded      = common.ReasonReconcileSuccess
 )
 
 // finish derives the resource's state and conditions from the reconcile's error (mapped

@@ -6,16 +6,6 @@ import (
 	common "terraplane.io/terraplane/apis/common/v1alpha1"
 )
 
-// Ready reasons every managed kind shares, Terraform and native alike.
-const (
-	// ReasonAvailable: the external resource exists and every connection detail was written.
-	ReasonAvailable = "Available"
-	// ReasonCreating: the external resource has not been created successfully yet.
-	ReasonCreating = "Creating"
-	// ReasonDeleting: the external resource is being deleted.
-	ReasonDeleting = "Deleting"
-)
-
 // Ready is the Ready condition an object is to get: its status, reason and message.
 type Ready struct {
 	// Status is True or False.
@@ -28,13 +18,13 @@ type Ready struct {
 
 // Available is a managed resource's Ready=True: the external resource exists and every
 // connection detail was written.
-func Available() Ready { return ReadyBecause(ReasonAvailable, "") }
+func Available() Ready { return ReadyBecause(common.ReasonAvailable, "") }
 
 // Creating is a managed resource's Ready=False until its first successful create.
-func Creating(msg string) Ready { return NotReady(ReasonCreating, msg) }
+func Creating(msg string) Ready { return NotReady(common.ReasonCreating, msg) }
 
 // Deleting is a managed resource's Ready=False while its external resource is deleted.
-func Deleting() Ready { return NotReady(ReasonDeleting, "") }
+func Deleting() Ready { return NotReady(common.ReasonDeleting, "") }
 
 // ReadyBecause is Ready=True for reason, for kinds other than managed resources.
 func ReadyBecause(reason, msg string) Ready {

@@ -17,11 +17,11 @@ func TestOutcomeReady(t *testing.T) {
 		err  error
 		want Ready
 	}{
-		"success":     {nil, Ready{Status: metav1.ConditionTrue, Reason: ReasonAvailable}},
+		"success":     {nil, Ready{Status: metav1.ConditionTrue, Reason: common.ReasonAvailable}},
 		"waiting":     {Waitf("WaitingForConnectionDetails", "no host yet"), Ready{Status: metav1.ConditionFalse, Reason: "WaitingForConnectionDetails", Message: "no host yet"}},
 		"user error":  {UserErrorf("InvalidManifest", "bad"), Ready{Status: metav1.ConditionFalse, Reason: "InvalidManifest", Message: "bad"}},
 		"unavailable": {unreachable{}, Ready{Status: metav1.ConditionFalse, Reason: "ClusterUnreachable", Message: "no answer"}},
-		"other error": {errors.New("boom"), Ready{Status: metav1.ConditionFalse, Reason: ReasonReconcileError, Message: "boom"}},
+		"other error": {errors.New("boom"), Ready{Status: metav1.ConditionFalse, Reason: common.ReasonReconcileError, Message: "boom"}},
 	}
 	for name, c := range cases {
 		got := Classify(c.err, Retries{}).Ready(Available())
@@ -50,10 +50,10 @@ func TestReadySet(t *testing.T) {
 		t.Error("Available: want a change")
 	}
 	got := conds[0]
-	if got.Type != common.TypeReady || got.Status != metav1.ConditionTrue || got.Reason != ReasonAvailable || got.ObservedGeneration != 2 {
+	if got.Type != common.TypeReady || got.Status != metav1.ConditionTrue || got.Reason != common.ReasonAvailable || got.ObservedGeneration != 2 {
 		t.Errorf("got %+v, want Ready=True Available at generation 2", got)
 	}
-	if d := Deleting(); d.Status != metav1.ConditionFalse || d.Reason != ReasonDeleting {
+	if d := Deleting(); d.Status != metav1.ConditionFalse || d.Reason != common.ReasonDeleting {
 		t.Errorf("Deleting() = %+v", d)
 	}
 }

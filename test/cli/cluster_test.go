@@ -50,7 +50,7 @@ func pausedModule(t *testing.T, ns, name string) {
 	if err := env.Namespace(ctx, ns); err != nil {
 		t.Fatal(err)
 	}
-	m := &terraformv1.Module{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Annotations: map[string]string{resource.PausedAnnotation: "true"}}}
+	m := &terraformv1.Module{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Annotations: map[string]string{common.PausedAnnotation: "true"}}}
 	m.Spec.Source.ConfigMap = &terraformv1.ConfigMapSource{Name: "unused"}
 	m.Spec.ReclaimPolicy = common.ReclaimRetain
 	if err := env.Client.Create(ctx, m); client.IgnoreAlreadyExists(err) != nil {

@@ -22,7 +22,6 @@ import (
 
 	common "terraplane.io/terraplane/apis/common/v1alpha1"
 	terraformv1 "terraplane.io/terraplane/apis/terraform/v1alpha1"
-	"terraplane.io/terraplane/controllers/managed"
 	"terraplane.io/terraplane/test/framework"
 )
 
@@ -191,11 +190,11 @@ func settleInterrupted(t *testing.T, namespace string) int {
 			continue
 		}
 		pending++
-		if framework.Condition(m.Status.Conditions, common.TypeSynced).Reason == managed.ReasonCreateInterrupted && m.Annotations[managed.CreateAgainAnnotation] == "" {
+		if framework.Condition(m.Status.Conditions, common.TypeSynced).Reason == common.ReasonCreateInterrupted && m.Annotations[common.CreateAgainAnnotation] == "" {
 			if m.Annotations == nil {
 				m.Annotations = map[string]string{}
 			}
-			m.Annotations[managed.CreateAgainAnnotation] = "true"
+			m.Annotations[common.CreateAgainAnnotation] = "true"
 			_ = env.Client.Update(context.Background(), m)
 		}
 	}

@@ -151,16 +151,6 @@ const (
 	BindingWaitForFirstConsumer BindingMode = "WaitForFirstConsumer"
 )
 
-// SelectedClusterAnnotation on a claim whose class binds on first consumer names the
-// cluster chosen for it, as <kind>/<namespace>/<name>: the claim reconciler writes the
-// cluster of the first scheduled application using the claim's Secret, unless a user set
-// it first.
-const SelectedClusterAnnotation = "terraplane.io/selected-cluster"
-
-// SelectedClusterLabelsAnnotation records, as a JSON object, the labels the selected
-// cluster had when it was chosen; the class's configurator always sees these.
-const SelectedClusterLabelsAnnotation = "terraplane.io/selected-cluster-labels"
-
 // PortableClassReference is the classRef a portable class holds.
 type PortableClassReference = ClassReference
 

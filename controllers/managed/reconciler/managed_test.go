@@ -123,10 +123,10 @@ func TestUpToDateAppliesNothing(t *testing.T) {
 	if err != nil || h.ext.took() != "connect observe" {
 		t.Fatalf("err %v, calls %v: want connect and observe only", err, h.ext.calls)
 	}
-	if s := condition(o, common.TypeSynced); s.Status != metav1.ConditionTrue || s.Reason != resource.ReasonSucceeded {
+	if s := condition(o, common.TypeSynced); s.Status != metav1.ConditionTrue || s.Reason != common.ReasonReconcileSuccess {
 		t.Errorf("Synced = %+v", s)
 	}
-	if r := condition(o, common.TypeReady); r.Reason != resource.ReasonAvailable || o.Status.ObservedGeneration != 1 {
+	if r := condition(o, common.TypeReady); r.Reason != common.ReasonAvailable || o.Status.ObservedGeneration != 1 {
 		t.Errorf("Ready = %+v, observedGeneration %d", r, o.Status.ObservedGeneration)
 	}
 	if string(h.secret()["endpoint"]) != "e" || res.RequeueAfter != time.Hour || len(o.Finalizers) != 1 {
@@ -177,9 +177,9 @@ func TestErrorsBecomeSyncedFalse(t *testing.T) {
 		{"observe", false, func(f *fakeExternal) { f.observeErr = resource.UserErrorf("Unreachable", "no answer") },
 			"connect observe", "Unreachable", "Unreachable", false},
 		{"apply", false, func(f *fakeExternal) { f.applyErr = errors.New("boom") },
-			"connect observe apply", resource.ReasonReconcileError, resource.ReasonReconcileError, true},
+			"connect observe apply", common.ReasonReconcileError, common.ReasonReconcileError, true},
 		{"apply of a kind that keeps Ready", true, func(f *fakeExternal) { f.applyErr = errors.New("boom") },
-			"connect observe apply", resource.ReasonReconcileError, resource.ReasonAvailable, true},
+			"connect observe apply", common.ReasonReconcileError, common.ReasonAvailable, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newHarness(t, tc.keepsReady, nil)
@@ -214,7 +214,7 @@ func TestDeletionDeletesThenLetsGo(t *testing.T) {
 		t.Fatalf("err %v, calls %v, object %v: want a delete that fails and keeps the object", err, h.ext.calls, got)
 	}
 	if s, r := condition(got, common.TypeSynced), condition(got, common.TypeReady); s.Reason != "Stuck" ||
-		s.Message != "cannot delete: cannot reach it" || r.Reason != resource.ReasonDeleting {
+		s.Message != "cannot delete: cannot reach it" || r.Reason != common.ReasonDeleting {
 		t.Errorf("Synced = %+v, Ready = %+v", s, r)
 	}
 	h.ext.deleteErr = nil
@@ -224,7 +224,7 @@ func TestDeletionDeletesThenLetsGo(t *testing.T) {
 }
 
 func TestPausedIsLeftAlone(t *testing.T) {
-	h := newHarness(t, false, func(o *kubernetesv1.Object) { o.Annotations = map[string]string{resource.PausedAnnotation: "true"} })
+	h := newHarness(t, false, func(o *kubernetesv1.Object) { o.Annotations = map[string]string{common.PausedAnnotation: "true"} })
 	if _, o, err := h.reconcile(); err != nil || h.ext.took() != "" || len(o.Finalizers) != 0 {
 		t.Fatalf("err %v, calls %v, finalizers %v", err, h.ext.calls, o.Finalizers)
 	}
