@@ -21,7 +21,7 @@ import (
 	"terraplane.io/terraplane/controllers/claim"
 	"terraplane.io/terraplane/controllers/claimdefinition"
 	"terraplane.io/terraplane/controllers/kubernetes"
-	"terraplane.io/terraplane/controllers/managed"
+	"terraplane.io/terraplane/controllers/terraform"
 	"terraplane.io/terraplane/controllers/moduleclass"
 	"terraplane.io/terraplane/controllers/provider"
 	"terraplane.io/terraplane/controllers/scheduler"
@@ -219,7 +219,7 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manager, *en
 	if err != nil {
 		return nil, nil, err
 	}
-	err = managed.Setup(mgr, reg, managed.Options{
+	err = terraform.Setup(mgr, reg, terraform.Options{
 		Runner: eng, KubeconfigPath: opts.StateKubeconfig, KubeconfigContext: opts.StateContext, DriftInterval: opts.DriftInterval,
 		UserErrorRetry: opts.UserErrorRetry, MaxConcurrentReconciles: opts.MaxConcurrentReconciles, Shards: shards, Locker: locker,
 	})

@@ -1,4 +1,4 @@
-package managed
+package terraform
 
 import (
 	"context"
@@ -29,7 +29,7 @@ const nonExistentImport = "Cannot import non-existent remote object"
 // (or stops) a create that was interrupted, and clears the create-pending record once the
 // outcome is known. sync records a create as pending (markCreating) right before it
 // applies.
-func (r *terraform) guardedSync(ctx context.Context, mg resource.Managed, ws *workspace.Rendered) (outcome, error) {
+func (r *connector) guardedSync(ctx context.Context, mg resource.Managed, ws *workspace.Rendered) (outcome, error) {
 	if err := r.clearStaleLock(ctx, mg); err != nil {
 		return outcome{}, err
 	}
@@ -81,7 +81,7 @@ func missingImports(err error) []string {
 // settle clears the create-pending record once a run's outcome is known. A run
 // interrupted again, out of time, or whose state terraform could not save leaves it, so
 // that the next run recovers rather than creates again.
-func (r *terraform) settle(ctx context.Context, mg resource.Managed, err error) error {
+func (r *connector) settle(ctx context.Context, mg resource.Managed, err error) error {
 	if ctx.Err() != nil || engine.OutcomeUnknown(err) || !pending(mg) {
 		return err
 	}
@@ -102,7 +102,7 @@ func pending(mg resource.Managed) bool {
 }
 
 // markCreating records, before an apply that creates, that a create is in flight.
-func (r *terraform) markCreating(ctx context.Context, mg resource.Managed) error {
+func (r *connector) markCreating(ctx context.Context, mg resource.Managed) error {
 	if !creating(mg) || pending(mg) {
 		return nil
 	}
@@ -113,7 +113,7 @@ func (r *terraform) markCreating(ctx context.Context, mg resource.Managed) error
 // terraform wrote, by the kind's recovery (imports by a fixed identity, or a converging
 // re-run), by the user's spec.imports or create-again annotation, or not at all
 // (CreateInterrupted).
-func (r *terraform) recoverCreate(ctx context.Context, mg resource.Managed, ws *workspace.Rendered) ([]common.ImportInstruction, error) {
+func (r *connector) recoverCreate(ctx context.Context, mg resource.Managed, ws *workspace.Rendered) ([]common.ImportInstruction, error) {
 	inState, err := r.stateAddresses(ctx, ws)
 	if err != nil {
 		return nil, err
@@ -141,7 +141,7 @@ func (r *terraform) recoverCreate(ctx context.Context, mg resource.Managed, ws *
 }
 
 // withImports renders ws again with the recovery imports added.
-func (r *terraform) withImports(ctx context.Context, mg resource.Managed, ws *workspace.Rendered, imports []common.ImportInstruction) (*workspace.Rendered, error) {
+func (r *connector) withImports(ctx context.Context, mg resource.Managed, ws *workspace.Rendered, imports []common.ImportInstruction) (*workspace.Rendered, error) {
 	if len(imports) == 0 {
 		return ws, nil
 	}
@@ -153,7 +153,7 @@ func (r *terraform) withImports(ctx context.Context, mg resource.Managed, ws *wo
 
 // interrupted plans (applying nothing) to name what the interrupted create may have
 // made, and stops with CreateInterrupted.
-func (r *terraform) interrupted(ctx context.Context, mg resource.Managed, ws *workspace.Rendered) error {
+func (r *connector) interrupted(ctx context.Context, mg resource.Managed, ws *workspace.Rendered) error {
 	key, err := r.plans.key(ctx, mg.GetNamespace())
 	if err != nil {
 		return err
@@ -176,7 +176,7 @@ func (r *terraform) interrupted(ctx context.Context, mg resource.Managed, ws *wo
 
 // stateAddresses lists the resource instances in the workspace's state, by their
 // address inside the module (module.this. left out), as recovery imports name them.
-func (r *terraform) stateAddresses(ctx context.Context, ws *workspace.Rendered) ([]string, error) {
+func (r *connector) stateAddresses(ctx context.Context, ws *workspace.Rendered) ([]string, error) {
 	raw, err := r.runner.PullState(ctx, ws.Workspace)
 	if err != nil || strings.TrimSpace(raw) == "" {
 		return nil, err
@@ -220,7 +220,7 @@ func (r *terraform) stateAddresses(ctx context.Context, ws *workspace.Rendered) 
 
 // setPending records (on) or clears (off) the create-pending annotation, and with it
 // the create-again annotation, which is used once.
-func (r *terraform) setPending(ctx context.Context, mg resource.Managed, on bool) error {
+func (r *connector) setPending(ctx context.Context, mg resource.Managed, on bool) error {
 	orig := mg.DeepCopyObject().(resource.Managed)
 	ann := mg.GetAnnotations()
 	if ann == nil {
@@ -251,7 +251,7 @@ func (r *terraform) setPending(ctx context.Context, mg resource.Managed, on bool
 // releaseStaleLock releases a lock a killed run left on a resource that needs no run now
 // (say, a drift plan killed after the resource had settled), so that nothing is left
 // locked until the next drift check. A lock another host holds is left alone.
-func (r *terraform) releaseStaleLock(ctx context.Context, mg resource.Managed) {
+func (r *connector) releaseStaleLock(ctx context.Context, mg resource.Managed) {
 	if err := r.clearStaleLock(ctx, mg); err != nil {
 		log.FromContext(ctx).V(1).Info("state lock left in place", "reason", err.Error())
 	}
@@ -260,7 +260,7 @@ func (r *terraform) releaseStaleLock(ctx context.Context, mg resource.Managed) {
 // clearStaleLock releases the resource's state lock when its holder is provably gone,
 // and says how long it had been held. A lock a live run of another process holds is
 // waited for; one Terraplane did not take is the user's to release.
-func (r *terraform) clearStaleLock(ctx context.Context, mg resource.Managed) error {
+func (r *connector) clearStaleLock(ctx context.Context, mg resource.Managed) error {
 	key := statelock.LeaseKey(mg.GetNamespace(), resource.StateSuffix(mg))
 	age, err := r.opts.Locker.ClearStale(ctx, key, r.runner.Busy(string(mg.GetUID())))
 	if err != nil {

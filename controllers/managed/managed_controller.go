@@ -1,4 +1,4 @@
-package reconciler
+package managed
 
 import (
 	"context"

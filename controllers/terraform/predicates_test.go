@@ -1,4 +1,4 @@
-package managed
+package terraform
 
 import (
 	"testing"
@@ -35,7 +35,7 @@ func TestUserAnnotationChangedIgnoresTheCreatePendingRecord(t *testing.T) {
 }
 
 func TestRequestedAtAsksForAPlanOnce(t *testing.T) {
-	r := &terraform{opts: Options{DriftInterval: time.Hour}}
+	r := &connector{opts: Options{DriftInterval: time.Hour}}
 	m := &terraformv1.Module{ObjectMeta: metav1.ObjectMeta{Generation: 1}}
 	now := metav1.Now()
 	m.Status.Terraform.LastPlanTime, m.Status.Terraform.InputsHash = &now, "h"

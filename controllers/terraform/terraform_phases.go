@@ -1,4 +1,4 @@
-package managed
+package terraform
 
 import (
 	"context"
@@ -54,7 +54,7 @@ func stateObjects(mg resource.Managed) []client.Object {
 // due reports whether terraform must run: never planned, an approved plan waits, the
 // inputs changed, the last run failed, a held plan's spec was edited, or the drift
 // interval has passed. Otherwise it says when to look again.
-func (r *terraform) due(mg resource.Managed, hash string) (bool, time.Duration) {
+func (r *connector) due(mg resource.Managed, hash string) (bool, time.Duration) {
 	st := mg.GetManagedStatus()
 	tf := st.Terraform
 	if tf.LastPlanTime == nil || requested(mg) {
@@ -89,7 +89,7 @@ func jitter(d time.Duration) time.Duration {
 
 // sync plans, lets change control decide, and applies. A resource never applied whose
 // changes need no decision is created with one combined plan-and-apply.
-func (r *terraform) sync(ctx context.Context, mg resource.Managed, ws *workspace.Rendered) (outcome, error) {
+func (r *connector) sync(ctx context.Context, mg resource.Managed, ws *workspace.Rendered) (outcome, error) {
 	out := outcome{ran: true, hash: ws.Hash, reason: planReason(mg, ws.Hash)}
 	if createsDirectly(mg) {
 		if err := r.markCreating(ctx, mg); err != nil {
@@ -118,7 +118,7 @@ func (r *terraform) sync(ctx context.Context, mg resource.Managed, ws *workspace
 
 // discardUnapplied drops the saved plan of mg's latest plan with changes when it was
 // never applied: a plan without changes replaces it.
-func (r *terraform) discardUnapplied(ctx context.Context, mg resource.Managed) error {
+func (r *connector) discardUnapplied(ctx context.Context, mg resource.Managed) error {
 	tf := mg.GetManagedStatus().Terraform
 	if tf.Plan == nil || tf.LastApply != nil && tf.LastApply.ID == tf.Plan.ID {
 		return nil
@@ -128,7 +128,7 @@ func (r *terraform) discardUnapplied(ctx context.Context, mg resource.Managed) e
 
 // decideAndApply lets change control decide on plan and applies it when allowed; a
 // saved plan gone stale is planned again once.
-func (r *terraform) decideAndApply(ctx context.Context, mg resource.Managed, ws *workspace.Rendered, out outcome, plan *engine.Plan, retryStale bool) (outcome, error) {
+func (r *connector) decideAndApply(ctx context.Context, mg resource.Managed, ws *workspace.Rendered, out outcome, plan *engine.Plan, retryStale bool) (outcome, error) {
 	out.plan = plan
 	switch verdict, err := decide(mg, plan, out.reason, r.kind.HarmlessReplacements); verdict {
 	case observeOnly:
@@ -164,7 +164,7 @@ func (r *terraform) decideAndApply(ctx context.Context, mg resource.Managed, ws 
 
 // planFor returns the saved plan that spec.approvedPlan approves, when it was made from
 // the current inputs; otherwise a new plan.
-func (r *terraform) planFor(ctx context.Context, mg resource.Managed, ws *workspace.Rendered, reason common.PlanReason) (*engine.Plan, error) {
+func (r *connector) planFor(ctx context.Context, mg resource.Managed, ws *workspace.Rendered, reason common.PlanReason) (*engine.Plan, error) {
 	if pending := pendingPlan(mg); pending != nil && pending.ID == mg.GetManagedSpec().ApprovedPlan && pending.InputsHash == ws.Hash {
 		saved, hash, err := r.plans.load(ctx, mg)
 		if err != nil {
@@ -183,7 +183,7 @@ func (r *terraform) planFor(ctx context.Context, mg resource.Managed, ws *worksp
 
 // newPlan makes a plan of ws, reading the outputs too when there is nothing to apply and
 // the inputs changed since the last apply (their values may follow the inputs).
-func (r *terraform) newPlan(ctx context.Context, mg resource.Managed, ws *workspace.Rendered) (*engine.Plan, error) {
+func (r *connector) newPlan(ctx context.Context, mg resource.Managed, ws *workspace.Rendered) (*engine.Plan, error) {
 	key, err := r.plans.key(ctx, mg.GetNamespace())
 	if err != nil {
 		return nil, err
@@ -202,7 +202,7 @@ func createsDirectly(mg resource.Managed) bool {
 
 // publish writes non-sensitive outputs to status.atProvider and returns the connection
 // details; nil when the sync read no outputs, which leaves both as they are.
-func (r *terraform) publish(mg resource.Managed, ws *workspace.Rendered, out outcome) (map[string][]byte, error) {
+func (r *connector) publish(mg resource.Managed, ws *workspace.Rendered, out outcome) (map[string][]byte, error) {
 	if out.outputs == nil {
 		return nil, nil
 	}
@@ -252,7 +252,7 @@ func secretValue(v any) string {
 // Delete destroys the external resource when the reclaim and management policies say
 // so. The saved plan and the workspace go in any case: the plan holds secret values and
 // nothing will apply it.
-func (r *terraform) Delete(ctx context.Context, mg resource.Managed) error {
+func (r *connector) Delete(ctx context.Context, mg resource.Managed) error {
 	spec := mg.GetManagedSpec()
 	if spec.ReclaimPolicy != common.ReclaimRetain && spec.ChangePolicy.Allows(common.ManagementDelete) {
 		if err := r.destroy(ctx, mg); err != nil {
@@ -268,7 +268,7 @@ func (r *terraform) Delete(ctx context.Context, mg resource.Managed) error {
 	return nil
 }
 
-func (r *terraform) destroy(ctx context.Context, mg resource.Managed) error {
+func (r *connector) destroy(ctx context.Context, mg resource.Managed) error {
 	st := mg.GetManagedStatus().Terraform
 	neverApplied := st.InputsHash == "" && st.LastApplyTime == nil
 	if neverApplied && resource.Adopting(mg) {

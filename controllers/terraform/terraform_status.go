@@ -1,4 +1,4 @@
-package managed
+package terraform
 
 import (
 	"fmt"
@@ -13,14 +13,14 @@ import (
 )
 
 // retries says how soon each outcome of a managed resource is looked at again.
-func (r *terraform) retries() resource.Retries {
+func (r *connector) retries() resource.Retries {
 	drift := r.opts.DriftInterval + jitter(r.opts.DriftInterval)
 	return resource.Retries{Success: drift, UserError: r.opts.UserErrorRetry, Waiting: 5 * time.Second, Held: drift}
 }
 
 // recordRun writes what terraform did into status.terraform, the Drifted condition and
 // the events that announce applies and drift.
-func (r *terraform) recordRun(mg resource.Managed, out outcome, gen int64, succeeded bool) {
+func (r *connector) recordRun(mg resource.Managed, out outcome, gen int64, succeeded bool) {
 	if !out.ran {
 		return
 	}
@@ -53,7 +53,7 @@ func pendingOutcome(out outcome) bool {
 }
 
 // recordApply records an apply in status.terraform and announces it.
-func (r *terraform) recordApply(mg resource.Managed, out outcome, now metav1.Time) {
+func (r *connector) recordApply(mg resource.Managed, out outcome, now metav1.Time) {
 	tf := &mg.GetManagedStatus().Terraform
 	res := out.applied
 	id := ""
@@ -76,7 +76,7 @@ func (r *terraform) recordApply(mg resource.Managed, out outcome, now metav1.Tim
 }
 
 // driftDetected announces drift the periodic plan found, once per plan.
-func (r *terraform) driftDetected(mg resource.Managed, plan *engine.Plan) {
+func (r *connector) driftDetected(mg resource.Managed, plan *engine.Plan) {
 	if prev := mg.GetManagedStatus().Terraform.Plan; prev != nil && prev.ID == plan.ID && pendingPlan(mg) != nil {
 		return // already announced
 	}

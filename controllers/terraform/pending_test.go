@@ -1,4 +1,4 @@
-package managed
+package terraform
 
 import (
 	"context"
@@ -23,7 +23,7 @@ import (
 // TestStateAddresses: the instances of a partial state, named as recovery imports name
 // them (inside the module), so that only what is not in state is imported.
 func TestStateAddresses(t *testing.T) {
-	r := &terraform{runner: &fakeRunner{state: `{"version": 4, "resources": [
+	r := &connector{runner: &fakeRunner{state: `{"version": 4, "resources": [
 		{"module": "module.this", "mode": "managed", "type": "aws_iam_role", "name": "this",
 		 "instances": [{"index_key": "cluster"}, {"index_key": "node"}]},
 		{"module": "module.this", "mode": "managed", "type": "aws_subnet", "name": "this", "instances": [{"index_key": 0}]},
@@ -37,7 +37,7 @@ func TestStateAddresses(t *testing.T) {
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("addresses (-want +got):\n%s", d)
 	}
-	if got, err := (&terraform{runner: &fakeRunner{}}).stateAddresses(context.Background(), &workspace.Rendered{}); err != nil || got != nil {
+	if got, err := (&connector{runner: &fakeRunner{}}).stateAddresses(context.Background(), &workspace.Rendered{}); err != nil || got != nil {
 		t.Errorf("no state: %v, %v", got, err)
 	}
 }

@@ -1,4 +1,4 @@
-package managed
+package terraform
 
 import (
 	"context"
@@ -19,7 +19,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	common "terraplane.io/terraplane/apis/common/v1alpha1"
-	"terraplane.io/terraplane/controllers/managed/reconciler"
+	"terraplane.io/terraplane/controllers/managed"
 	"terraplane.io/terraplane/internal/engine"
 	"terraplane.io/terraplane/internal/registry"
 	"terraplane.io/terraplane/internal/resource"
@@ -50,9 +50,9 @@ type Options struct {
 	Shards *shard.Set
 }
 
-// terraform is the Connector of one Terraform kind: Connect renders a resource's
+// connector is the Connector of one Terraform kind: Connect renders a resource's
 // workspace, the External it returns plans and applies it, and Delete destroys it.
-type terraform struct {
+type connector struct {
 	client   client.Client
 	kind     *registry.ManagedKind
 	render   Renderer
@@ -82,7 +82,7 @@ func Setup(mgr ctrl.Manager, reg *registry.Registry, opts Options) error {
 		if err != nil {
 			return err
 		}
-		t := &terraform{client: mgr.GetClient(), kind: kind, render: renderer, runner: opts.Runner, plans: plans, opts: opts,
+		t := &connector{client: mgr.GetClient(), kind: kind, render: renderer, runner: opts.Runner, plans: plans, opts: opts,
 			recorder: resource.NewRecorder(mgr, "terraplane-managed")}
 		provider, err := reg.Scheme().New(kind.ProviderGVK)
 		if err != nil {
@@ -90,7 +90,7 @@ func Setup(mgr ctrl.Manager, reg *registry.Registry, opts Options) error {
 		}
 		k := t.managedKind()
 		k.Watches = t.watches(provider.(client.Object))
-		if err := reconciler.Setup(mgr, k); err != nil {
+		if err := managed.Setup(mgr, k); err != nil {
 			return err
 		}
 	}
@@ -103,8 +103,8 @@ const failureBackoff = 5 * time.Second
 
 // managedKind is how the managed reconciler serves t's kind: sharded, a failed change
 // leaving a resource once created Ready, terraform's diagnostics summed up.
-func (r *terraform) managedKind() reconciler.Kind {
-	return reconciler.Kind{Name: r.kind.GVK.Kind, New: r.kind.New, NewList: r.kind.NewList, Connector: r, Retries: r.retries,
+func (r *connector) managedKind() managed.Kind {
+	return managed.Kind{Name: r.kind.GVK.Kind, New: r.kind.New, NewList: r.kind.NewList, Connector: r, Retries: r.retries,
 		KeepsReady: true, Summary: engine.Summary, Recorder: r.recorder, Shards: r.opts.Shards,
 		MaxConcurrentReconciles: r.opts.MaxConcurrentReconciles, FailureBackoff: failureBackoff,
 		Predicates: []predicate.Predicate{predicate.Or(predicate.GenerationChangedPredicate{}, userAnnotationChanged)}}
@@ -113,13 +113,13 @@ func (r *terraform) managedKind() reconciler.Kind {
 // watches are the objects whose changes reach t's resources: their Provider (its spec,
 // not the status its usage controller writes), Secrets, and the ConfigMaps that hold
 // variables.
-func (r *terraform) watches(provider client.Object) []reconciler.Watch {
-	w := []reconciler.Watch{
+func (r *connector) watches(provider client.Object) []managed.Watch {
+	w := []managed.Watch{
 		{Object: provider, Map: r.forProvider, Predicates: []predicate.Predicate{predicate.GenerationChangedPredicate{}}},
 		{Object: &corev1.Secret{}, Map: r.forSecret},
 	}
 	if r.kind.WatchedObjects != nil {
-		w = append(w, reconciler.Watch{Object: &corev1.ConfigMap{}, Map: r.forVariableObject("ConfigMap")})
+		w = append(w, managed.Watch{Object: &corev1.ConfigMap{}, Map: r.forVariableObject("ConfigMap")})
 	}
 	return w
 }
@@ -137,7 +137,7 @@ var userAnnotationChanged = predicate.Funcs{UpdateFunc: func(e event.UpdateEvent
 
 // forVariableObject maps a Secret or ConfigMap to the resources of this kind whose
 // variables it holds.
-func (r *terraform) forVariableObject(kind string) handler.MapFunc {
+func (r *connector) forVariableObject(kind string) handler.MapFunc {
 	return func(ctx context.Context, obj client.Object) []reconcile.Request {
 		return r.resourcesIn(ctx, obj.GetNamespace(), func(mg resource.Managed) bool {
 			return slices.Contains(r.kind.WatchedObjects(mg), kind+"/"+obj.GetName())
@@ -149,7 +149,7 @@ func (r *terraform) forVariableObject(kind string) handler.MapFunc {
 // those in its namespace that are failing (on missing or wrong credentials, say), so that
 // creating or fixing a Provider's Secret takes effect at once. Secrets Terraplane writes
 // itself (connection details, saved plans) retry nothing.
-func (r *terraform) forSecret(ctx context.Context, obj client.Object) []reconcile.Request {
+func (r *connector) forSecret(ctx context.Context, obj client.Object) []reconcile.Request {
 	ours := obj.GetLabels()[resource.ManagedLabel] != "" || obj.GetLabels()[resource.PlanLabel] != ""
 	return r.resourcesIn(ctx, obj.GetNamespace(), func(mg resource.Managed) bool {
 		synced := meta.FindStatusCondition(mg.GetManagedStatus().Conditions, common.TypeSynced)
@@ -162,7 +162,7 @@ func (r *terraform) forSecret(ctx context.Context, obj client.Object) []reconcil
 }
 
 // forProvider maps a Provider to the resources of this kind that use it.
-func (r *terraform) forProvider(ctx context.Context, p client.Object) []reconcile.Request {
+func (r *connector) forProvider(ctx context.Context, p client.Object) []reconcile.Request {
 	return r.resourcesIn(ctx, p.GetNamespace(), func(mg resource.Managed) bool {
 		ref := mg.GetManagedSpec().ProviderRef
 		return ref != nil && ref.Name == p.GetName()
@@ -170,7 +170,7 @@ func (r *terraform) forProvider(ctx context.Context, p client.Object) []reconcil
 }
 
 // resourcesIn names the resources of this kind in namespace ns that match.
-func (r *terraform) resourcesIn(ctx context.Context, ns string, match func(resource.Managed) bool) []reconcile.Request {
+func (r *connector) resourcesIn(ctx context.Context, ns string, match func(resource.Managed) bool) []reconcile.Request {
 	list := r.kind.NewList()
 	if err := r.client.List(ctx, list, client.InNamespace(ns)); err != nil {
 		return nil
