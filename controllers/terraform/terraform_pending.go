@@ -25,39 +25,6 @@ import (
 // nonExistentImport is terraform's summary when an import finds nothing to import.
 const nonExistentImport = "Cannot import non-existent remote object"
 
-// guardedSync runs sync safely after a crash: it releases a stale state lock, recovers
-// (or stops) a create that was interrupted, and clears the create-pending record once the
-// outcome is known. sync records a create as pending (markCreating) right before it
-// applies.
-func (r *connector) guardedSync(ctx context.Context, mg resource.Managed, ws *workspace.Rendered) (outcome, error) {
-	if err := r.clearStaleLock(ctx, mg); err != nil {
-		return outcome{}, err
-	}
-	if !pending(mg) {
-		out, err := r.sync(ctx, mg, ws)
-		return out, r.settle(ctx, mg, err)
-	}
-	imports, err := r.recoverCreate(ctx, mg, ws)
-	if err != nil {
-		return outcome{}, err
-	}
-	run, err := r.withImports(ctx, mg, ws, imports)
-	if err != nil {
-		return outcome{}, err
-	}
-	out, err := r.sync(ctx, mg, run)
-	for missing := missingImports(err); len(missing) > 0 && len(imports) > 0; missing = missingImports(err) {
-		// the interrupted create made some objects and not others: adopt those that
-		// exist, create the rest
-		imports = slices.DeleteFunc(imports, func(im common.ImportInstruction) bool { return slices.Contains(missing, im.Address) })
-		if run, err = r.withImports(ctx, mg, ws, imports); err != nil {
-			return outcome{}, err
-		}
-		out, err = r.sync(ctx, mg, run)
-	}
-	return out, r.settle(ctx, mg, err)
-}
-
 // missingImportAddress finds, in terraform's "Cannot import non-existent remote object"
 // diagnostic, the address whose object does not exist.
 // It quotes the address Go-style, so a for_each key's quotes come escaped.
@@ -138,17 +105,6 @@ func (r *connector) recoverCreate(ctx context.Context, mg resource.Managed, ws *
 		return nil, resource.UserErrorf(common.ReasonCreateInterrupted, "%s", c.Message) // already said: no plan again
 	}
 	return nil, r.interrupted(ctx, mg, ws)
-}
-
-// withImports renders ws again with the recovery imports added.
-func (r *connector) withImports(ctx context.Context, mg resource.Managed, ws *workspace.Rendered, imports []common.ImportInstruction) (*workspace.Rendered, error) {
-	if len(imports) == 0 {
-		return ws, nil
-	}
-	cp := mg.DeepCopyObject().(resource.Managed)
-	spec := cp.GetManagedSpec()
-	spec.Imports = append(spec.Imports, imports...)
-	return r.render.Render(ctx, cp)
 }
 
 // interrupted plans (applying nothing) to name what the interrupted create may have

@@ -3,7 +3,6 @@ package terraform
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"strings"
@@ -87,35 +86,6 @@ func jitter(d time.Duration) time.Duration {
 	return time.Duration(rand.Int64N(int64(d)/10 + 1))
 }
 
-// sync plans, lets change control decide, and applies. A resource never applied whose
-// changes need no decision is created with one combined plan-and-apply.
-func (r *connector) sync(ctx context.Context, mg resource.Managed, ws *workspace.Rendered) (outcome, error) {
-	out := outcome{ran: true, hash: ws.Hash, reason: planReason(mg, ws.Hash)}
-	if createsDirectly(mg) {
-		if err := r.markCreating(ctx, mg); err != nil {
-			return out, err
-		}
-		res, err := r.runner.Create(ctx, ws.Workspace)
-		if err != nil {
-			return out, err
-		}
-		out.applied, out.outputs = &res, res.Outputs
-		return out, nil
-	}
-	plan, err := r.planFor(ctx, mg, ws, out.reason)
-	if err != nil || !plan.HasChanges() {
-		out.plan = plan
-		if plan != nil {
-			out.outputs = plan.Outputs
-		}
-		if err == nil {
-			err = r.discardUnapplied(ctx, mg)
-		}
-		return out, err
-	}
-	return r.decideAndApply(ctx, mg, ws, out, plan, true)
-}
-
 // discardUnapplied drops the saved plan of mg's latest plan with changes when it was
 // never applied: a plan without changes replaces it.
 func (r *connector) discardUnapplied(ctx context.Context, mg resource.Managed) error {
@@ -124,42 +94,6 @@ func (r *connector) discardUnapplied(ctx context.Context, mg resource.Managed) e
 		return nil
 	}
 	return r.plans.discard(ctx, mg)
-}
-
-// decideAndApply lets change control decide on plan and applies it when allowed; a
-// saved plan gone stale is planned again once.
-func (r *connector) decideAndApply(ctx context.Context, mg resource.Managed, ws *workspace.Rendered, out outcome, plan *engine.Plan, retryStale bool) (outcome, error) {
-	out.plan = plan
-	switch verdict, err := decide(mg, plan, out.reason, r.kind.HarmlessReplacements); verdict {
-	case observeOnly:
-		out.drift = true
-		return out, r.plans.keepText(ctx, mg, plan.Text)
-	case holdPlan:
-		if serr := r.plans.save(ctx, mg, plan, ws.Hash); serr != nil {
-			return out, serr
-		}
-		return out, err
-	}
-	if err := r.markCreating(ctx, mg); err != nil {
-		return out, err
-	}
-	res, err := r.runner.ApplyPlan(ctx, ws.Workspace, plan)
-	var stale *engine.StalePlanError
-	if errors.As(err, &stale) && retryStale {
-		if plan, err = r.newPlan(ctx, mg, ws); err != nil || !plan.HasChanges() {
-			out.plan = plan
-			if err == nil {
-				err = r.plans.discard(ctx, mg)
-			}
-			return out, err
-		}
-		return r.decideAndApply(ctx, mg, ws, out, plan, false)
-	}
-	if err != nil {
-		return out, err
-	}
-	out.applied, out.outputs = &res, res.Outputs
-	return out, r.plans.keepText(ctx, mg, plan.Text)
 }
 
 // planFor returns the saved plan that spec.approvedPlan approves, when it was made from

@@ -39,6 +39,8 @@ type fakeRunner struct {
 	failing error  // returned by Create and ApplyPlan, when set
 	// emptyState makes plans come from an empty state, as when the state Secret is lost.
 	emptyState bool
+	// planErrs are returned by Plan in turn, before its plans.
+	planErrs []error
 }
 
 func (f *fakeRunner) Create(context.Context, engine.Workspace) (engine.Result, error) {
@@ -52,6 +54,11 @@ func (f *fakeRunner) Create(context.Context, engine.Workspace) (engine.Result, e
 
 func (f *fakeRunner) Plan(context.Context, engine.Workspace, engine.PlanOptions) (*engine.Plan, error) {
 	f.calls = append(f.calls, "plan")
+	if len(f.planErrs) > 0 {
+		err := f.planErrs[0]
+		f.planErrs = f.planErrs[1:]
+		return nil, err
+	}
 	if len(f.plans) == 0 {
 		return &engine.Plan{Resources: -1}, nil
 	}
