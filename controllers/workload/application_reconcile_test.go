@@ -205,25 +205,29 @@ func TestApplicationWrites(t *testing.T) {
 	}
 }
 
+// TestSame: a resource is the same as its template's when labels, annotations and spec
+// match as JSON: key order and empty maps do not count, status does not either.
 func TestSame(t *testing.T) {
-	base := appResource("a", east, nil, "")
+	type res = workloadv1.KubernetesApplicationResource
 	cases := map[string]struct {
-		edit func(*workloadv1.KubernetesApplicationResource)
+		edit func(have, want *res)
 		same bool
 	}{
-		"identical":        {func(*workloadv1.KubernetesApplicationResource) {}, true},
-		"labels removed":   {func(r *workloadv1.KubernetesApplicationResource) { r.Labels = nil }, false},
-		"another status":   {func(r *workloadv1.KubernetesApplicationResource) { r.Status.State = "Failed" }, true},
-		"another label":    {func(r *workloadv1.KubernetesApplicationResource) { r.Labels["tier"] = "web" }, false},
-		"another template": {func(r *workloadv1.KubernetesApplicationResource) { r.Spec.Template.Metadata.Name = "b" }, false},
-		"another Secret to propagate": {func(r *workloadv1.KubernetesApplicationResource) {
-			r.Spec.Secrets = append(r.Spec.Secrets, corev1Ref("s"))
+		"identical":                 {func(_, _ *res) {}, true},
+		"empty and nil annotations": {func(have, want *res) { have.Annotations, want.Annotations = nil, map[string]string{} }, true},
+		"empty and nil labels":      {func(have, want *res) { have.Labels, want.Labels = map[string]string{}, nil }, true},
+		"labels removed":            {func(_, want *res) { want.Labels = nil }, false},
+		"another status":            {func(have, _ *res) { have.Status.State = "Failed" }, true},
+		"another label":             {func(_, want *res) { want.Labels["tier"] = "web" }, false},
+		"another template":          {func(_, want *res) { want.Spec.Template.Metadata.Name = "b" }, false},
+		"another Secret to propagate": {func(_, want *res) {
+			want.Spec.Secrets = append(want.Spec.Secrets, corev1Ref("s"))
 		}, false},
 	}
 	for name, tc := range cases {
-		other := base.DeepCopy()
-		tc.edit(other)
-		if got := same(base, other); got != tc.same {
+		have, want := appResource("a", east, nil, ""), appResource("a", east, nil, "")
+		tc.edit(have, want)
+		if got := same(have, want); got != tc.same {
 			t.Errorf("%s: same = %v, want %v", name, got, tc.same)
 		}
 	}
