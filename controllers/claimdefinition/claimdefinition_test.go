@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	common "terraplane.io/terraplane/apis/common/v1alpha1"
+
 	"github.com/google/go-cmp/cmp"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -74,11 +76,11 @@ func TestReconcile(t *testing.T) {
 		},
 		"once established, the kind is served": {
 			objs: []client.Object{definition(sizeSchema, "")}, establish: true,
-			want: outcome{Conditions: [2]string{"True/" + resource.ReasonSucceeded, "True/Served"}, CRDs: both, Served: served},
+			want: outcome{Conditions: [2]string{"True/" + common.ReasonReconcileSuccess, "True/Served"}, CRDs: both, Served: served},
 		},
 		"a schema generated from a module": {
 			objs: append(moduleClass(vpcTF), definition("", "vpc")), establish: true,
-			want: outcome{Conditions: [2]string{"True/" + resource.ReasonSucceeded, "True/Served"}, CRDs: both, Served: served},
+			want: outcome{Conditions: [2]string{"True/" + common.ReasonReconcileSuccess, "True/Served"}, CRDs: both, Served: served},
 		},
 		"no schema at all": {
 			objs: []client.Object{definition("", "")},
@@ -185,9 +187,9 @@ func TestBreakingChange(t *testing.T) {
 		},
 		"no claim sets it": {
 			claims: []client.Object{claim("a", map[string]any{"cidr": "10.0.0.0/16"})},
-			want:   [2]string{"True/" + resource.ReasonSucceeded, "True/Served"}, applied: true,
+			want:   [2]string{"True/" + common.ReasonReconcileSuccess, "True/Served"}, applied: true,
 		},
-		"no claims": {want: [2]string{"True/" + resource.ReasonSucceeded, "True/Served"}, applied: true},
+		"no claims": {want: [2]string{"True/" + common.ReasonReconcileSuccess, "True/Served"}, applied: true},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"testing"
 
+	common "terraplane.io/terraplane/apis/common/v1alpha1"
+
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -22,7 +24,7 @@ var configMapGVK = corev1.SchemeGroupVersion.WithKind("ConfigMap")
 func remoteConfigMap(owner string) *corev1.ConfigMap {
 	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "apps", Name: "cfg"}, Data: map[string]string{"k": "old"}}
 	if owner != "" {
-		cm.Annotations = map[string]string{OwnerAnnotation: owner}
+		cm.Annotations = map[string]string{common.RemoteOwnerAnnotation: owner}
 	}
 	return cm
 }
@@ -47,26 +49,26 @@ func TestObjectApply(t *testing.T) {
 		"not its namespace":  {manifest: `{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "cfg"}}`, reason: "NamespaceRequired"},
 		"no manifest at all": {manifest: `{"apiVersion": "v1", "metadata": {"name": "cfg"}}`, reason: "InvalidManifest"},
 		"made by someone else, left alone by default": {
-			manifest: configMapManifest, remote: []client.Object{remoteConfigMap("")}, reason: ReasonRemoteObjectConflict, data: "old",
+			manifest: configMapManifest, remote: []client.Object{remoteConfigMap("")}, reason: common.ReasonRemoteObjectConflict, data: "old",
 		},
 		"made by someone else, taken over with Always": {
 			manifest: configMapManifest, policy: kubernetesv1.AdoptAlways, remote: []client.Object{remoteConfigMap("")},
-			data: "new", owner: string(objUID), events: []string{"Normal " + ReasonAdopted},
+			data: "new", owner: string(objUID), events: []string{"Normal " + common.ReasonAdopted},
 		},
 		"left behind, left alone by default": {
-			manifest: configMapManifest, remote: []client.Object{remoteConfigMap("gone")}, reason: ReasonRemoteObjectConflict, data: "old", owner: "gone",
+			manifest: configMapManifest, remote: []client.Object{remoteConfigMap("gone")}, reason: common.ReasonRemoteObjectConflict, data: "old", owner: "gone",
 		},
 		"left behind, taken over with Orphaned": {
 			manifest: configMapManifest, policy: kubernetesv1.AdoptOrphaned, remote: []client.Object{remoteConfigMap("gone")},
-			data: "new", owner: string(objUID), events: []string{"Normal " + ReasonAdopted},
+			data: "new", owner: string(objUID), events: []string{"Normal " + common.ReasonAdopted},
 		},
 		"a live Object's, never taken": {
 			manifest: configMapManifest, policy: kubernetesv1.AdoptAlways, remote: []client.Object{remoteConfigMap("live")}, local: []client.Object{liveObject},
-			reason: ReasonRemoteObjectConflict, data: "old", owner: "live",
+			reason: common.ReasonRemoteObjectConflict, data: "old", owner: "live",
 		},
 		"a live application resource's, never taken": {
 			manifest: configMapManifest, policy: kubernetesv1.AdoptOrphaned, remote: []client.Object{remoteConfigMap("live")}, local: []client.Object{liveResource},
-			reason: ReasonRemoteObjectConflict, data: "old", owner: "live",
+			reason: common.ReasonRemoteObjectConflict, data: "old", owner: "live",
 		},
 	}
 	for name, tc := range cases {
@@ -83,7 +85,7 @@ func TestObjectApply(t *testing.T) {
 			got := result{Reason: reason(err)}
 			if cm := f.remoteObject(configMapGVK, "apps", "cfg"); cm != nil {
 				got.Data, _, _ = unstructured.NestedString(cm.Object, "data", "k")
-				got.Owner = cm.GetAnnotations()[OwnerAnnotation]
+				got.Owner = cm.GetAnnotations()[common.RemoteOwnerAnnotation]
 			}
 			if diff := cmp.Diff(result{tc.reason, tc.data, tc.owner}, got); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
@@ -103,7 +105,7 @@ func TestObjectAtProvider(t *testing.T) {
 	widget.SetGroupVersionKind(widgetGVK)
 	widget.SetNamespace("apps")
 	widget.SetName("w")
-	widget.SetAnnotations(map[string]string{OwnerAnnotation: string(objUID)})
+	widget.SetAnnotations(map[string]string{common.RemoteOwnerAnnotation: string(objUID)})
 	f := newFixture(targetCluster(widget), providerConfig())
 	o := newObject(`{"apiVersion": "example.org/v1", "kind": "Widget", "metadata": {"namespace": "apps", "name": "w"}, "spec": {"size": 2}}`)
 	o.Spec.ForProvider.ConnectionDetails = []kubernetesv1.ConnectionDetail{{Key: "endpoint", FieldPath: "status.endpoint"}}

@@ -19,7 +19,6 @@ import (
 	common "terraplane.io/terraplane/apis/common/v1alpha1"
 	kubernetesv1 "terraplane.io/terraplane/apis/kubernetes/v1alpha1"
 	"terraplane.io/terraplane/internal/remote"
-	"terraplane.io/terraplane/internal/resource"
 )
 
 // TestProviderConfigHealth: a ProviderConfig is Ready while its cluster answers; any
@@ -41,15 +40,15 @@ func TestProviderConfigHealth(t *testing.T) {
 		want        result
 	}{
 		"it answers": {local: []client.Object{providerConfig(), credentials(srv.URL)},
-			want: result{"True", ReasonReachable, "Kubernetes v1.31.2", srv.URL, providerConfigResync}},
+			want: result{"True", common.ReasonReachable, "Kubernetes v1.31.2", srv.URL, providerConfigResync}},
 		"it does not answer": {local: []client.Object{providerConfig(), credentials(closed.URL)},
-			want: result{"False", ReasonUnreachable, "", closed.URL, opts.UnreachableRetry}},
+			want: result{"False", common.ReasonClusterUnreachable, "", closed.URL, opts.UnreachableRetry}},
 		"its credentials are missing": {local: []client.Object{providerConfig()},
 			want: result{"False", "CredentialsNotFound", "", "", opts.UserErrorRetry}},
 		"its credentials are elsewhere": {local: []client.Object{elsewhere, credentials(srv.URL)},
 			want: result{"False", "ReferenceNotAllowed", "", "", opts.UserErrorRetry}},
 		"its credentials cannot be read": {local: []client.Object{providerConfig(), credentials(srv.URL)}, secretsFail: true,
-			want: result{"False", resource.ReasonReconcileError, "", "", opts.UnreachableRetry}},
+			want: result{"False", common.ReasonReconcileError, "", "", opts.UnreachableRetry}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

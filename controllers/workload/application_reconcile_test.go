@@ -110,7 +110,7 @@ func reconcileApp(t *testing.T, objs ...client.Object) appResult {
 }
 
 func TestApplicationReconcile(t *testing.T) {
-	succeeded := "True/" + resource.ReasonSucceeded
+	succeeded := "True/" + common.ReasonReconcileSuccess
 	foreign := appResource("a", east, nil, "")
 	foreign.OwnerReferences = nil
 	deleted := application(east, "a")

@@ -106,7 +106,7 @@ func (f *resourceFixture) remoteOwners() []string {
 	for _, obj := range []client.Object{&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "apps", Name: "cfg"}},
 		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "apps", Name: "cfg-db"}}} {
 		if err := f.target.Get(context.Background(), client.ObjectKeyFromObject(obj), obj); err == nil {
-			out = append(out, typeName(obj)+" "+obj.GetName()+"="+obj.GetAnnotations()[kubernetes.OwnerAnnotation])
+			out = append(out, typeName(obj)+" "+obj.GetName()+"="+obj.GetAnnotations()[common.RemoteOwnerAnnotation])
 		}
 	}
 	return out
@@ -141,7 +141,7 @@ func TestSubmit(t *testing.T) {
 	}{
 		"submitted": {
 			res: submitted("", nil), local: []client.Object{eastPC(), dbSecret},
-			want: result{workloadv1.ResourceStateSubmitted, "True/" + resource.ReasonSucceeded, true, []string{"ConfigMap cfg=res-uid", "Secret cfg-db=res-uid"}},
+			want: result{workloadv1.ResourceStateSubmitted, "True/" + common.ReasonReconcileSuccess, true, []string{"ConfigMap cfg=res-uid", "Secret cfg-db=res-uid"}},
 		},
 		"no target yet": {
 			res: noTarget, local: []client.Object{eastPC(), dbSecret},
@@ -158,11 +158,11 @@ func TestSubmit(t *testing.T) {
 		"an object of that name is not its own": {
 			res: submitted("", nil), local: []client.Object{eastPC(), dbSecret},
 			remote: []client.Object{&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "apps", Name: "cfg"}}},
-			want:   result{workloadv1.ResourceStateFailed, "False/" + kubernetes.ReasonRemoteObjectConflict, true, []string{"ConfigMap cfg=", "Secret cfg-db=res-uid"}},
+			want:   result{workloadv1.ResourceStateFailed, "False/" + common.ReasonRemoteObjectConflict, true, []string{"ConfigMap cfg=", "Secret cfg-db=res-uid"}},
 		},
 		"a broken cluster cache keeps what it had": {
 			res: submitted(workloadv1.ResourceStateSubmitted, eastRef), local: []client.Object{eastPC(), dbSecret}, source: clusters{failing: true},
-			want: result{workloadv1.ResourceStateSubmitted, "False/" + resource.ReasonReconcileError, true, nil},
+			want: result{workloadv1.ResourceStateSubmitted, "False/" + common.ReasonReconcileError, true, nil},
 		},
 	}
 	for name, tc := range cases {
@@ -206,7 +206,7 @@ func TestPropagatedSecret(t *testing.T) {
 // TestResourceDelete: the remote object and propagated Secrets go before the finalizer;
 // a target that is gone is reported, and one that fails holds the deletion.
 func TestResourceDelete(t *testing.T) {
-	mine := map[string]string{kubernetes.OwnerAnnotation: string(resUID)}
+	mine := map[string]string{common.RemoteOwnerAnnotation: string(resUID)}
 	remoteObjs := []client.Object{&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "apps", Name: "cfg", Annotations: mine}},
 		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "apps", Name: "cfg-db", Annotations: mine}}}
 	cases := map[string]struct {
@@ -223,7 +223,7 @@ func TestResourceDelete(t *testing.T) {
 		"it submitted nothing": {res: submitted(workloadv1.ResourceStateFailed, nil), source: clusters{failing: true}, gone: true,
 			remote: []string{"ConfigMap cfg=res-uid", "Secret cfg-db=res-uid"}, events: []string{"Normal NothingSubmitted"}},
 		"the target fails": {res: submitted(workloadv1.ResourceStateSubmitted, eastRef), local: []client.Object{eastPC()}, source: clusters{failing: true},
-			remote: []string{"ConfigMap cfg=res-uid", "Secret cfg-db=res-uid"}, events: []string{"Warning " + resource.ReasonReconcileError}},
+			remote: []string{"ConfigMap cfg=res-uid", "Secret cfg-db=res-uid"}, events: []string{"Warning " + common.ReasonReconcileError}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
