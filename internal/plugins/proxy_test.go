@@ -53,12 +53,12 @@ func TestStopEndsOnlyThatRunsCalls(t *testing.T) {
 	}))
 	go func() { _ = provider.Serve(backend) }()
 	defer provider.Stop()
-	p, err := newProxy(filepath.Join(dir, "proxy.sock"), "unix", filepath.Join(dir, "provider.sock"), "bin", &answers{}, nil)
+	stopping := func() bool { return false } // another run still uses the process
+	p, err := newProxy(filepath.Join(dir, "proxy.sock"), "unix", filepath.Join(dir, "provider.sock"), &pureCalls{binary: "bin", cache: &answers{}}, stopping)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer p.close()
-	p.stopping = func() bool { return false } // another run still uses the process
 
 	dial := func() *grpc.ClientConn {
 		c, err := grpc.NewClient("unix://"+filepath.Join(dir, "proxy.sock"), grpc.WithTransportCredentials(insecure.NewCredentials()))
