@@ -10,8 +10,8 @@ import (
 // the counts the pool's rules read.
 type process struct {
 	key      string
-	address  string // the provider's address, registry.terraform.io/hashicorp/aws
-	socket   string // where terraform reaches it
+	address  string        // the provider's address, registry.terraform.io/hashicorp/aws
+	socket   string        // where terraform reaches it
 	ready    chan struct{} // closed once it serves (handle), or failed to start (err)
 	handle   Handle
 	err      error
