@@ -144,7 +144,7 @@ func (p *Pool) Acquire(ctx context.Context, providers []Provider, env map[string
 	for _, prov := range providers {
 		proc, err := p.get(ctx, prov, Key(prov.Binary, env, config, types), env, want)
 		if err != nil {
-			l.Release(false)
+			l.Release(true) // never used: the processes got so far serve on
 			return nil, err
 		}
 		l.procs = append(l.procs, proc)
