@@ -7,8 +7,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"maps"
 	"slices"
-	"sort"
 	"sync"
 	"time"
 
@@ -110,21 +110,22 @@ type Lease struct {
 // types its processes tell terraform of.
 func Key(binary string, env map[string]string, config []byte, types []string) string {
 	h := sha256.New()
-	keys := make([]string, 0, len(env))
-	for k := range env {
-		keys = append(keys, k)
+	// every part is length-prefixed: no value can pass for another split
+	field := func(s string) { fmt.Fprintf(h, "%d:%s", len(s), s) }
+	field(binary)
+	fmt.Fprintf(h, "%d;", len(env))
+	for _, k := range slices.Sorted(maps.Keys(env)) {
+		field(k)
+		field(env[k])
 	}
-	sort.Strings(keys)
-	fmt.Fprintf(h, "%s\x00", binary)
-	for _, k := range keys {
-		fmt.Fprintf(h, "%s=%s\x00", k, env[k])
-	}
-	h.Write(config)
+	field(string(config))
 	if types == nil {
-		h.Write([]byte("\x00all types"))
-	}
-	for _, t := range slices.Sorted(slices.Values(types)) {
-		fmt.Fprintf(h, "\x00%s", t)
+		h.Write([]byte("all types"))
+	} else {
+		fmt.Fprintf(h, "%d;", len(types))
+		for _, t := range slices.Sorted(slices.Values(types)) {
+			field(t)
+		}
 	}
 	return hex.EncodeToString(h.Sum(nil))
 }
