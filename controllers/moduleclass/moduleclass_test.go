@@ -289,7 +289,7 @@ func TestMovingSourceIsReadAgain(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			class := newClass(tc.forProvider)
 			class.SpecTemplate.Source = terraformv1.ModuleSource{Git: &terraformv1.GitSource{URL: url, Ref: tc.ref}}
-			got := run(t, 1, &modsource.Loader{CacheDir: t.TempDir(), RefreshInterval: tc.refresh}, tc.opts, class)
+			got := run(t, 1, &modsource.Loader{CacheDir: t.TempDir(), RefreshInterval: tc.refresh, AllowInsecure: true}, tc.opts, class)
 			if !got.Read || got.Requeue != tc.want {
 				t.Errorf("read %v, requeue %v; want read, requeue %v (%+v)", got.Read, got.Requeue, tc.want, got)
 			}
