@@ -163,7 +163,7 @@ func (e *run) makePlan(ctx context.Context) (next, error) {
 // decide lets change control decide on the plan: apply it, hold it (saved, to be
 // approved) or only report it as drift.
 func (e *run) decide(ctx context.Context) (next, error) {
-	switch verdict, err := decide(e.mg, e.plan, e.out.reason, e.t.kind.HarmlessReplacements); verdict {
+	switch verdict, err := decide(e.mg, e.plan, e.out.reason, e.t.kind.Terraform.HarmlessReplacements); verdict {
 	case observeOnly:
 		e.out.drift = true
 		return finished, e.t.plans.keepText(ctx, e.mg, e.plan.Text)

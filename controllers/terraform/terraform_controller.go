@@ -118,7 +118,7 @@ func (r *connector) watches(provider client.Object) []managed.Watch {
 		{Object: provider, Map: r.forProvider, Predicates: []predicate.Predicate{predicate.GenerationChangedPredicate{}}},
 		{Object: &corev1.Secret{}, Map: r.forSecret},
 	}
-	if r.kind.WatchedObjects != nil {
+	if r.kind.Terraform.WatchedObjects != nil {
 		w = append(w, managed.Watch{Object: &corev1.ConfigMap{}, Map: r.forVariableObject("ConfigMap")})
 	}
 	return w
@@ -140,7 +140,7 @@ var userAnnotationChanged = predicate.Funcs{UpdateFunc: func(e event.UpdateEvent
 func (r *connector) forVariableObject(kind string) handler.MapFunc {
 	return func(ctx context.Context, obj client.Object) []reconcile.Request {
 		return r.resourcesIn(ctx, obj.GetNamespace(), func(mg resource.Managed) bool {
-			return slices.Contains(r.kind.WatchedObjects(mg), kind+"/"+obj.GetName())
+			return slices.Contains(r.kind.Terraform.WatchedObjects(mg), kind+"/"+obj.GetName())
 		})
 	}
 }
@@ -156,7 +156,7 @@ func (r *connector) forSecret(ctx context.Context, obj client.Object) []reconcil
 		failing := synced != nil && synced.Status == metav1.ConditionFalse && !common.IsHoldReason(synced.Reason) &&
 			synced.Reason != common.ReasonCreateInterrupted
 		waiting := failing && (!ours || strings.Contains(synced.Reason, "Secret"))
-		uses := r.kind.WatchedObjects != nil && slices.Contains(r.kind.WatchedObjects(mg), "Secret/"+obj.GetName())
+		uses := r.kind.Terraform.WatchedObjects != nil && slices.Contains(r.kind.Terraform.WatchedObjects(mg), "Secret/"+obj.GetName())
 		return waiting || uses
 	})
 }

@@ -88,8 +88,8 @@ func (r *connector) recoverCreate(ctx context.Context, mg resource.Managed, ws *
 	if len(mg.GetManagedSpec().Imports) > 0 || mg.GetAnnotations()[common.CreateAgainAnnotation] == "true" {
 		return nil, nil
 	}
-	if r.kind.RecoverCreate != nil {
-		if imports, ok := r.kind.RecoverCreate(mg, ws.Provider); ok {
+	if r.kind.Terraform.RecoverCreate != nil {
+		if imports, ok := r.kind.Terraform.RecoverCreate(mg, ws.Provider); ok {
 			// terraform saves its state as each object is made: import only what the
 			// interrupted run may have made after that
 			imports = slices.DeleteFunc(imports, func(im common.ImportInstruction) bool { return slices.Contains(inState, im.Address) })

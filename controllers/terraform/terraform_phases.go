@@ -142,9 +142,9 @@ func (r *connector) publish(mg resource.Managed, ws *workspace.Rendered, out out
 	}
 	atProvider := map[string]any{}
 	data := map[string][]byte{}
-	keys := r.kind.ConnectionKeys
-	if r.kind.ConnectionKeysFor != nil {
-		keys = r.kind.ConnectionKeysFor(mg)
+	keys := r.kind.Terraform.ConnectionKeys
+	if r.kind.Terraform.ConnectionKeysFor != nil {
+		keys = r.kind.Terraform.ConnectionKeysFor(mg)
 	}
 	for name, o := range out.outputs {
 		var v any
@@ -164,7 +164,7 @@ func (r *connector) publish(mg resource.Managed, ws *workspace.Rendered, out out
 			}
 		}
 	}
-	for k, v := range r.kind.ProviderConnection(ws.Provider) {
+	for k, v := range r.kind.Terraform.ProviderConnection(ws.Provider) {
 		if _, ok := data[k]; !ok {
 			data[k] = v
 		}

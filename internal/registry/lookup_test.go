@@ -58,7 +58,7 @@ func TestRequestValue(t *testing.T) {
 func TestLookups(t *testing.T) {
 	r := registry.New(scheme(t))
 	r.AddManaged(registry.ManagedKind{GVK: awsstoragev1.S3BucketGroupVersionKind, ClassGVK: awsstoragev1.S3BucketClassGroupVersionKind})
-	r.AddManaged(registry.ManagedKind{GVK: awsstoragev1.S3BucketGroupVersionKind, Native: true,
+	r.AddManaged(registry.ManagedKind{GVK: awsstoragev1.S3BucketGroupVersionKind,
 		New: func() resource.Managed { return &awsstoragev1.S3Bucket{} }})
 	if k, ok := r.ManagedForClass(awsstoragev1.S3BucketClassGroupVersionKind); !ok || k.GVK != awsstoragev1.S3BucketGroupVersionKind {
 		t.Errorf("ManagedForClass = %+v, %v", k, ok)
@@ -67,7 +67,7 @@ func TestLookups(t *testing.T) {
 		t.Error("a portable class is no managed kind's class")
 	}
 	k, ok := r.Managed(awsstoragev1.S3BucketGroupVersionKind)
-	if !ok || !k.Native || k.NewClass != nil {
+	if !ok || k.Terraform != nil || k.NewClass != nil {
 		t.Errorf("re-registered without a class: %+v, %v; want the later registration, with no class constructor", k, ok)
 	}
 	if n := len(r.TerraformKinds()); n != 0 {

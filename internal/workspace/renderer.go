@@ -49,10 +49,13 @@ type Renderer struct {
 // NewRenderer prepares a renderer for kind, loading its bundled module once; state goes
 // to the cluster of stateKubeconfig at stateContext (both empty: in-cluster).
 func NewRenderer(c client.Client, kind *registry.ManagedKind, stateKubeconfig, stateContext string) (*Renderer, error) {
+	if kind.Terraform == nil {
+		return nil, fmt.Errorf("%s is not served by Terraform", kind.GVK.Kind)
+	}
 	r := &Renderer{client: c, kind: kind, StateKubeconfig: stateKubeconfig, StateContext: stateContext}
-	if kind.LoadModule == nil {
+	if kind.Terraform.LoadModule == nil {
 		var err error
-		if r.bundled, err = module.Load(kind.Modules, kind.ModuleDir); err != nil {
+		if r.bundled, err = module.Load(kind.Terraform.Modules, kind.Terraform.ModuleDir); err != nil {
 			return nil, fmt.Errorf("load module for %s: %w", kind.GVK.Kind, err)
 		}
 	}
@@ -61,7 +64,7 @@ func NewRenderer(c client.Client, kind *registry.ManagedKind, stateKubeconfig, s
 
 // Render resolves mg's Provider and module and renders its workspace.
 func (r *Renderer) Render(ctx context.Context, mg resource.Managed) (*Rendered, error) {
-	pc, err := r.kind.ResolveProvider(ctx, r.client, mg)
+	pc, err := r.kind.Terraform.ResolveProvider(ctx, r.client, mg)
 	if err != nil {
 		return nil, err
 	}
@@ -73,7 +76,7 @@ func (r *Renderer) Render(ctx context.Context, mg resource.Managed) (*Rendered, 
 	if err != nil {
 		return nil, resource.UserErrorf("InvalidForProvider", "spec.forProvider: %v", err)
 	}
-	if !r.kind.InputsAreVariables {
+	if !r.kind.Terraform.InputsAreVariables {
 		values = render.SnakeKeys(values)
 	}
 	observed, err := r.observe(ctx, mg, pc)
@@ -131,24 +134,24 @@ func variableValue(mod *module.Module, name, raw string) any {
 
 // observe reads what mg's external resource is now, for kinds whose module cannot.
 func (r *Renderer) observe(ctx context.Context, mg resource.Managed, pc *registry.ProviderConfig) (map[string]any, error) {
-	if r.kind.ObserveInputs == nil {
+	if r.kind.Terraform.ObserveInputs == nil {
 		return nil, nil
 	}
-	return r.kind.ObserveInputs(ctx, mg, pc)
+	return r.kind.Terraform.ObserveInputs(ctx, mg, pc)
 }
 
 // variables reads the variables mg takes from Secrets and ConfigMaps, if its kind has any.
 func (r *Renderer) variables(ctx context.Context, mg resource.Managed) (*registry.Variables, error) {
-	if r.kind.ResolveVariables == nil {
+	if r.kind.Terraform.ResolveVariables == nil {
 		return &registry.Variables{}, nil
 	}
-	return r.kind.ResolveVariables(ctx, r.client, mg)
+	return r.kind.Terraform.ResolveVariables(ctx, r.client, mg)
 }
 
 // module returns the kind's bundled module, or the one its loader picks for mg.
 func (r *Renderer) module(ctx context.Context, mg resource.Managed) (*module.Module, error) {
-	if r.kind.LoadModule != nil {
-		return r.kind.LoadModule(ctx, r.client, mg)
+	if r.kind.Terraform.LoadModule != nil {
+		return r.kind.Terraform.LoadModule(ctx, r.client, mg)
 	}
 	return r.bundled, nil
 }

@@ -46,10 +46,12 @@ func kind(pc *registry.ProviderConfig) *registry.ManagedKind {
 	return &registry.ManagedKind{
 		GVK:         schema.GroupVersionKind{Group: "storage.example.org", Version: "v1alpha1", Kind: "Bucket"},
 		ProviderGVK: schema.GroupVersionKind{Group: "example.org", Version: "v1alpha1", Kind: "Provider"},
-		Modules:     fstest.MapFS{"modules/bucket/main.tf": {Data: []byte(bucketTF)}},
-		ModuleDir:   "modules/bucket",
-		ResolveProvider: func(context.Context, client.Client, resource.Managed) (*registry.ProviderConfig, error) {
-			return pc, nil
+		Terraform: &registry.TerraformKind{
+			Modules:   fstest.MapFS{"modules/bucket/main.tf": {Data: []byte(bucketTF)}},
+			ModuleDir: "modules/bucket",
+			ResolveProvider: func(context.Context, client.Client, resource.Managed) (*registry.ProviderConfig, error) {
+				return pc, nil
+			},
 		},
 	}
 }
@@ -84,7 +86,7 @@ func TestRenderInputs(t *testing.T) {
 		},
 		"forProvider keys are variable names already": {
 			forProvider: `{"bucket_name": "logs"}`,
-			edit:        func(k *registry.ManagedKind, _ *registry.ProviderConfig) { k.InputsAreVariables = true },
+			edit:        func(k *registry.ManagedKind, _ *registry.ProviderConfig) { k.Terraform.InputsAreVariables = true },
 			wantVars:    map[string]any{"bucket_name": "logs"},
 		},
 		"the Provider's inputs the module declares, and no others": {
@@ -98,7 +100,7 @@ func TestRenderInputs(t *testing.T) {
 			forProvider: `{"bucketName": "logs", "region": "us-east-2"}`,
 			edit: func(k *registry.ManagedKind, pc *registry.ProviderConfig) {
 				pc.Inputs = map[string]any{"region": "eu-west-1"}
-				k.ObserveInputs = func(context.Context, resource.Managed, *registry.ProviderConfig) (map[string]any, error) {
+				k.Terraform.ObserveInputs = func(context.Context, resource.Managed, *registry.ProviderConfig) (map[string]any, error) {
 					return map[string]any{"region": "ap-south-1", "undeclared": "x"}, nil
 				}
 			},
@@ -107,7 +109,7 @@ func TestRenderInputs(t *testing.T) {
 		"variables from ConfigMaps take the variable's type, those from Secrets stay out of the files": {
 			forProvider: `{"bucketName": "logs"}`,
 			edit: func(k *registry.ManagedKind, _ *registry.ProviderConfig) {
-				k.ResolveVariables = func(context.Context, client.Client, resource.Managed) (*registry.Variables, error) {
+				k.Terraform.ResolveVariables = func(context.Context, client.Client, resource.Managed) (*registry.Variables, error) {
 					return &registry.Variables{Plain: map[string]string{"retention_days": "30", "tags": `{"team": "a"}`, "region": "3"},
 						Secret: map[string]string{"password": "s3cret"}}, nil
 				}
@@ -219,20 +221,20 @@ func TestRenderErrors(t *testing.T) {
 		"forProvider names no variable":  {forProvider: `{"bucketName": "a", "colour": "red"}`, reason: "InvalidForProvider"},
 		"a required variable is missing": {forProvider: `{}`, reason: "InvalidForProvider"},
 		"the Provider cannot be resolved": {forProvider: `{"bucketName": "a"}`, edit: func(k *registry.ManagedKind) {
-			k.ResolveProvider = func(context.Context, client.Client, resource.Managed) (*registry.ProviderConfig, error) {
+			k.Terraform.ResolveProvider = func(context.Context, client.Client, resource.Managed) (*registry.ProviderConfig, error) {
 				return nil, boom
 			}
 		}},
 		"the observation fails": {forProvider: `{"bucketName": "a"}`, edit: func(k *registry.ManagedKind) {
-			k.ObserveInputs = func(context.Context, resource.Managed, *registry.ProviderConfig) (map[string]any, error) {
+			k.Terraform.ObserveInputs = func(context.Context, resource.Managed, *registry.ProviderConfig) (map[string]any, error) {
 				return nil, boom
 			}
 		}},
 		"a variable cannot be read": {forProvider: `{"bucketName": "a"}`, edit: func(k *registry.ManagedKind) {
-			k.ResolveVariables = func(context.Context, client.Client, resource.Managed) (*registry.Variables, error) { return nil, boom }
+			k.Terraform.ResolveVariables = func(context.Context, client.Client, resource.Managed) (*registry.Variables, error) { return nil, boom }
 		}},
 		"the module cannot be loaded": {forProvider: `{"bucketName": "a"}`, edit: func(k *registry.ManagedKind) {
-			k.LoadModule = func(context.Context, client.Client, resource.Managed) (*module.Module, error) { return nil, boom }
+			k.Terraform.LoadModule = func(context.Context, client.Client, resource.Managed) (*module.Module, error) { return nil, boom }
 		}},
 	}
 	for name, tc := range cases {
@@ -261,8 +263,8 @@ func TestRenderErrors(t *testing.T) {
 // bundled module that cannot be read stops the renderer from being made.
 func TestModuleChoice(t *testing.T) {
 	k := kind(&registry.ProviderConfig{})
-	k.Modules, k.ModuleDir = nil, ""
-	k.LoadModule = func(_ context.Context, _ client.Client, mg resource.Managed) (*module.Module, error) {
+	k.Terraform.Modules, k.Terraform.ModuleDir = nil, ""
+	k.Terraform.LoadModule = func(_ context.Context, _ client.Client, mg resource.Managed) (*module.Module, error) {
 		return module.FromFiles(map[string][]byte{"main.tf": []byte(`variable "name" {}`)})
 	}
 	r, err := NewRenderer(nil, k, "", "")
@@ -277,7 +279,7 @@ func TestModuleChoice(t *testing.T) {
 		t.Errorf("module file (-want +got):\n%s", diff)
 	}
 	broken := kind(nil)
-	broken.ModuleDir = "modules/none"
+	broken.Terraform.ModuleDir = "modules/none"
 	if _, err := NewRenderer(nil, broken, "", ""); err == nil {
 		t.Error("NewRenderer with a module directory that does not exist: no error")
 	}
