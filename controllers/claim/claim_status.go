@@ -33,9 +33,6 @@ const (
 	ReasonDeletionBlocked = "DeletionBlocked"
 )
 
-// waitRetry is how soon a claim that waits on something under way is looked at again.
-const waitRetry = 5 * time.Second
-
 // statusCoalesce is how long a claim's status waits for a new resource's first status:
 // a resource that is Ready within it (a quick apply) costs the claim one status write,
 // not two; a slow one shows Bound and waiting after it.
@@ -61,7 +58,7 @@ func (r *Reconciler) finish(ctx context.Context, claim resource.Claim, mg resour
 	st := claim.GetClaimStatus()
 	applied := appliedBy(mg) && err == nil // an edit that could not reach mg is not applied
 	r.mirrorResource(claim, mg, applied)
-	o := resource.Classify(err, resource.Retries{UserError: r.opts.UserErrorRetry, Waiting: waitRetry})
+	o := resource.Classify(err, resource.Retries{UserError: r.opts.UserErrorRetry, Waiting: resource.WaitRetry})
 	switch w, waiting := resource.AsWaiting(err); {
 	case err == nil:
 		o = mirrorSynced(mg, o)

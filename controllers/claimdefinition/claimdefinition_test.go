@@ -72,7 +72,7 @@ func TestReconcile(t *testing.T) {
 	}{
 		"the CRDs are applied, and waited for": {
 			objs: []client.Object{definition(sizeSchema, "")},
-			want: outcome{Conditions: [2]string{"True/WaitingForCRD", "False/WaitingForCRD"}, CRDs: both, Requeue: waitRetry},
+			want: outcome{Conditions: [2]string{"True/WaitingForCRD", "False/WaitingForCRD"}, CRDs: both, Requeue: crdPoll},
 		},
 		"once established, the kind is served": {
 			objs: []client.Object{definition(sizeSchema, "")}, establish: true,

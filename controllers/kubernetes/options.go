@@ -42,12 +42,9 @@ func (o Options) WithDefaults() Options {
 	return o
 }
 
-// waitRetry is how soon an object waiting for something under way is looked at again.
-const waitRetry = 5 * time.Second
-
 // Retries says how soon each outcome of an object in a target cluster is looked at again.
 func (o Options) Retries() resource.Retries {
-	return resource.Retries{Success: o.Resync, UserError: o.UserErrorRetry, Waiting: waitRetry, Unavailable: o.UnreachableRetry}
+	return resource.Retries{Success: o.Resync, UserError: o.UserErrorRetry, Waiting: resource.WaitRetry, Unavailable: o.UnreachableRetry}
 }
 
 // Setup registers the kubernetes.terraplane.io controllers: Clusters, Objects and the

@@ -65,7 +65,7 @@ func (r *ProviderConfigReconciler) Reconcile(ctx context.Context, req ctrl.Reque
 	if o.Stale() {
 		return o.Result()
 	}
-	o.Ready(resource.ReadyBecause(common.ReasonReachable, "Kubernetes "+version)).Set(&pc.Status.Conditions, pc.Generation)
+	o.Record(&pc.Status.Conditions, pc.Generation, resource.FromOutcome(resource.ReadyBecause(common.ReasonReachable, "Kubernetes "+version)))
 	if o.Err != nil { // a health check: any failure is retried like an unreachable cluster
 		o.Requeue, o.Err = r.opts.UnreachableRetry, nil
 	}

@@ -29,8 +29,10 @@ func (r *Reconciler) finish(ctx context.Context, orig, mg resource.Managed, ext 
 		return o.Result() // the cache was behind a write: nothing to record
 	}
 	st := mg.GetManagedStatus()
-	notes := o.SetSynced(&st.Conditions, gen)
-	r.setReady(st, o, gen)
+	if o.Succeeded() {
+		st.ObservedGeneration = gen
+	}
+	notes := o.Record(&st.Conditions, gen, r.kind.readyRule())
 	result, rerr := r.finisher().Finish(ctx, mg, orig, o, notes)
 	if rerr != nil {
 		log.FromContext(ctx).Info("reconcile failed; retrying with backoff", "error", rerr.Error())
@@ -41,20 +43,12 @@ func (r *Reconciler) finish(ctx context.Context, orig, mg resource.Managed, ext 
 	return result, rerr
 }
 
-// setReady derives Ready (and, on success, status.observedGeneration) from the outcome
-// by the kind's rule: see Kind.KeepsReady.
-func (r *Reconciler) setReady(st *common.ManagedStatus, o resource.Outcome, gen int64) {
-	switch {
-	case o.Succeeded():
-		st.ObservedGeneration = gen
-		resource.Available().Set(&st.Conditions, gen)
-	case r.kind.KeepsReady:
-		if !resource.IsReady(st.Conditions) { // a failed change leaves a resource once created Ready
-			resource.Creating("waiting for a successful apply").Set(&st.Conditions, gen)
-		}
-	case !o.Stale():
-		o.Ready(resource.Available()).Set(&st.Conditions, gen)
+// readyRule is the kind's Ready rule: see Kind.KeepsReady.
+func (k Kind) readyRule() resource.ReadyRule {
+	if k.KeepsReady {
+		return resource.KeepsReady(resource.Available(), resource.Creating("waiting for a successful apply"))
 	}
+	return resource.FromOutcome(resource.Available())
 }
 
 // outcome classifies err by the kind's retries, reporting a streak of stale outcomes,

@@ -42,7 +42,6 @@ func (r *ResourceReconciler) finish(ctx context.Context, orig, res *workloadv1.K
 	if st.ClusterRef != nil {
 		submitted.Message = "submitted to cluster " + st.ClusterRef.Name
 	}
-	o.Ready(submitted).Set(&st.Conditions, res.Generation)
-	notes := o.SetSynced(&st.Conditions, res.Generation)
+	notes := o.Record(&st.Conditions, res.Generation, resource.FromOutcome(submitted))
 	return resource.Finisher{Client: r.client, Recorder: r.recorder}.Finish(ctx, res, orig, o, notes)
 }

@@ -49,6 +49,10 @@ type Unavailable interface {
 	UnavailableReason() string
 }
 
+// WaitRetry is how soon something waiting on work under way is looked at again, unless a
+// kind says otherwise (a watch usually wakes it first).
+const WaitRetry = 5 * time.Second
+
 // Retries says how soon each kind of outcome is looked at again; zero means not on a timer.
 type Retries struct {
 	// Success is the periodic re-check of a reconciled object.

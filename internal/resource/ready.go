@@ -36,6 +36,47 @@ func NotReady(reason, msg string) Ready {
 	return Ready{Status: metav1.ConditionFalse, Reason: reason, Message: msg}
 }
 
+// ReadyRule derives an object's Ready condition from how its reconcile ended (o) and its
+// conditions before; ok false leaves the condition as it is.
+type ReadyRule func(o Outcome, conds []metav1.Condition) (r Ready, ok bool)
+
+// FromOutcome is the rule of kinds whose reconcile observes what they stand for: ready
+// when it succeeded, else Ready=False with the outcome's reason (Outcome.Ready).
+func FromOutcome(ready Ready) ReadyRule {
+	return func(o Outcome, _ []metav1.Condition) (Ready, bool) { return o.Ready(ready), true }
+}
+
+// KeepsReady is the rule of kinds that keep what exists through a failed change: ready
+// when the reconcile succeeded; after a failure an object once ready stays so, and one
+// never ready is pending.
+func KeepsReady(ready, pending Ready) ReadyRule {
+	return func(o Outcome, conds []metav1.Condition) (Ready, bool) {
+		switch {
+		case o.Succeeded():
+			return ready, true
+		case IsReady(conds):
+			return Ready{}, false
+		}
+		return pending, true
+	}
+}
+
+// Record records how a reconcile ended on conds, for generation gen: Synced, and Ready
+// by rule (nil: the kind has no Ready of its own). It returns Synced's event, if new. A
+// stale outcome (the cache behind a write) records nothing.
+func (o Outcome) Record(conds *[]metav1.Condition, gen int64, rule ReadyRule) []Note {
+	if o.Stale() {
+		return nil
+	}
+	notes := o.SetSynced(conds, gen)
+	if rule != nil {
+		if r, ok := rule(o, *conds); ok {
+			r.Set(conds, gen)
+		}
+	}
+	return notes
+}
+
 // Ready is the one Ready rule of a reconcile that observes what the object stands for:
 // ready when the reconcile succeeded, else Ready=False with the outcome's reason and
 // message, so that an observation that failed (a cluster that does not answer) shows as

@@ -160,9 +160,12 @@ func TestPartitionedReplica(t *testing.T) {
 	time.Sleep(40 * time.Second) // its shard Leases expire; the other replica takes them
 	link.setCut(false)
 	deadline = time.Now().Add(5 * time.Minute)
-	for pending := settleInterrupted(t, partNS); pending > 0; pending = settleInterrupted(t, partNS) {
+	for pending := settleInterrupted(t, partNS); len(pending) > 0; pending = settleInterrupted(t, partNS) {
 		if time.Now().After(deadline) {
-			t.Fatalf("%d Modules not Ready", pending)
+			for _, path := range logs {
+				t.Logf("%s:\n%s", filepath.Base(path), tail(readFile(path), 40))
+			}
+			t.Fatalf("%d Modules not Ready: %s", len(pending), strings.Join(pending, "; "))
 		}
 		time.Sleep(time.Second)
 	}
@@ -176,20 +179,21 @@ func TestPartitionedReplica(t *testing.T) {
 	}
 }
 
-// settleInterrupted counts the Modules of namespace not Ready, answering create-again
+// settleInterrupted lists the Modules of namespace not Ready, answering create-again
 // (as a user would) for those whose interrupted create stopped at CreateInterrupted.
-func settleInterrupted(t *testing.T, namespace string) int {
+func settleInterrupted(t *testing.T, namespace string) []string {
 	var list terraformv1.ModuleList
 	if err := env.Client.List(context.Background(), &list, client.InNamespace(namespace)); err != nil {
 		t.Fatal(err)
 	}
-	pending := 0
+	var pending []string
 	for i := range list.Items {
 		m := &list.Items[i]
 		if framework.Condition(m.Status.Conditions, common.TypeReady).Status == metav1.ConditionTrue {
 			continue
 		}
-		pending++
+		synced := framework.Condition(m.Status.Conditions, common.TypeSynced)
+		pending = append(pending, fmt.Sprintf("%s: %s %s", m.Name, synced.Reason, synced.Message))
 		if framework.Condition(m.Status.Conditions, common.TypeSynced).Reason == common.ReasonCreateInterrupted && m.Annotations[common.CreateAgainAnnotation] == "" {
 			if m.Annotations == nil {
 				m.Annotations = map[string]string{}
@@ -234,4 +238,10 @@ func applyOverlaps(t *testing.T, logs []string) (overlaps, runs int) {
 		}
 	}
 	return overlaps, runs
+}
+
+// tail is the last n lines of text.
+func tail(text string, n int) string {
+	lines := strings.Split(strings.TrimRight(text, "\n"), "\n")
+	return strings.Join(lines[max(len(lines)-n, 0):], "\n")
 }
