@@ -112,8 +112,10 @@ func TestPartitionedReplica(t *testing.T) {
 	ctx := context.Background()
 	const partNS = "partition"
 	dir := t.TempDir()
-	if err := env.Namespace(ctx, partNS); err != nil {
-		t.Fatal(err)
+	for _, n := range []string{partNS, systemNS} {
+		if err := env.Namespace(ctx, n); err != nil {
+			t.Fatal(err)
+		}
 	}
 	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: partNS, Name: "span-module"}, Data: map[string]string{"main.tf": spanModule}}
 	if err := env.Client.Create(ctx, cm); err != nil {
@@ -163,7 +165,7 @@ func TestPartitionedReplica(t *testing.T) {
 	for pending := settleInterrupted(t, partNS); len(pending) > 0; pending = settleInterrupted(t, partNS) {
 		if time.Now().After(deadline) {
 			for _, path := range logs {
-				t.Logf("%s:\n%s", filepath.Base(path), tail(readFile(path), 40))
+				t.Logf("%s:\n%s", filepath.Base(path), tail(readFile(path), 15))
 			}
 			t.Fatalf("%d Modules not Ready: %s", len(pending), strings.Join(pending, "; "))
 		}
