@@ -120,5 +120,5 @@ func (s *session) managed(ctx context.Context, t target) (resource.Managed, erro
 
 // kindInfo is what trace needs to know about kinds, from this session.
 func (s *session) kindInfo() *trace.KindInfo {
-	return &trace.KindInfo{Registry: s.reg, Reader: s.client, Categories: s.disco.Categories}
+	return &trace.KindInfo{Registry: s.reg, Reader: s.client, Categories: s.disco.Categories, GroupKinds: s.disco.Kinds}
 }

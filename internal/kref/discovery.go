@@ -59,6 +59,21 @@ func (d *Discovery) resource(gvk schema.GroupVersionKind) *metav1.APIResource {
 	return nil
 }
 
+// Kinds lists the kinds a group version serves (subresources left out).
+func (d *Discovery) Kinds(gv schema.GroupVersion) []schema.GroupVersionKind {
+	list, err := d.client.ServerResourcesForGroupVersion(gv.String())
+	if err != nil {
+		return nil
+	}
+	var out []schema.GroupVersionKind
+	for _, r := range list.APIResources {
+		if !strings.Contains(r.Name, "/") {
+			out = append(out, gv.WithKind(r.Kind))
+		}
+	}
+	return out
+}
+
 // WithCategory lists the kinds (their preferred versions) in a category, such as every
 // managed kind; a group discovery cannot read is left out.
 func (d *Discovery) WithCategory(category string) ([]schema.GroupVersionKind, error) {

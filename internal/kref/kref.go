@@ -79,8 +79,11 @@ func Mapping(mapper meta.RESTMapper, arg string) (*meta.RESTMapping, error) {
 		return m, nil
 	}
 	var ambiguous *meta.AmbiguousResourceError
-	if errors.As(firstErr, &ambiguous) {
+	switch {
+	case errors.As(firstErr, &ambiguous):
 		return nil, fmt.Errorf("%q names more than one kind: qualify it with its group, as one of %s", arg, candidates(ambiguous.MatchingKinds))
+	case firstErr != nil && !meta.IsNoMatchError(firstErr):
+		return nil, fmt.Errorf("find kind %q: %w", arg, firstErr) // discovery failed
 	}
 	return nil, fmt.Errorf("the server has no resource type %q", arg)
 }

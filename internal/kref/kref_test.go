@@ -1,6 +1,7 @@
 package kref
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -117,5 +118,20 @@ func TestNamespaces(t *testing.T) {
 		if got := AdminKind(tc.cats, tc.nonPortable); got != tc.want {
 			t.Errorf("AdminKind(%v, %v) = %v", tc.cats, tc.nonPortable, got)
 		}
+	}
+}
+
+// failing is a RESTMapper whose discovery fails.
+type failing struct{ meta.RESTMapper }
+
+func (failing) KindFor(schema.GroupVersionResource) (schema.GroupVersionKind, error) {
+	return schema.GroupVersionKind{}, errors.New("dial tcp 127.0.0.1:1: connect: connection refused")
+}
+
+// TestMappingDiscoveryFails: a server that cannot be reached is not "no such kind".
+func TestMappingDiscoveryFails(t *testing.T) {
+	_, err := Mapping(failing{mapper()}, "bucket")
+	if err == nil || !strings.Contains(err.Error(), "connection refused") {
+		t.Errorf("the discovery error reaches the user: %v", err)
 	}
 }

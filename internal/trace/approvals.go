@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -44,7 +45,7 @@ type ApprovalList struct {
 	// Namespaces, when set, are the only namespaces looked in for some kind, because the
 	// caller may not list it in all namespaces.
 	Namespaces []string `json:"namespaces,omitempty"`
-	// Unreadable lists what the caller may not list, as "<Kind> in <namespace>".
+	// Unreadable are the namespaces where the caller may not list some managed kind.
 	Unreadable []string `json:"unreadable,omitempty"`
 }
 
@@ -74,7 +75,9 @@ func ListApprovals(ctx context.Context, r client.Reader, kinds []schema.GroupVer
 				out.Namespaces = scope.Fallback
 				continue
 			case apierrors.IsForbidden(err):
-				out.Unreadable = append(out.Unreadable, gvk.Kind+" in "+orAll(ns))
+				if !slices.Contains(out.Unreadable, orAll(ns)) {
+					out.Unreadable = append(out.Unreadable, orAll(ns))
+				}
 				continue
 			case err != nil:
 				return nil, fmt.Errorf("list %s in %s: %w", gvk.Kind, orAll(ns), err)
@@ -84,7 +87,7 @@ func ListApprovals(ctx context.Context, r client.Reader, kinds []schema.GroupVer
 		}
 	}
 	if listed == 0 && len(kinds) > 0 {
-		return nil, fmt.Errorf("you may not list managed resources here (%s): name a namespace you may read with -n", strings.Join(out.Unreadable, ", "))
+		return nil, fmt.Errorf("you may not list managed resources in %s: name a namespace you may read with -n", strings.Join(out.Unreadable, ", "))
 	}
 	sort.Slice(out.Items, func(i, j int) bool {
 		a, b := out.Items[i], out.Items[j]

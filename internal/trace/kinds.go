@@ -58,6 +58,8 @@ type KindInfo struct {
 	Reader client.Reader
 	// Categories are a kind's categories, from discovery.
 	Categories func(schema.GroupVersionKind) []string
+	// GroupKinds lists the kinds a group version serves, from discovery.
+	GroupKinds func(schema.GroupVersion) []schema.GroupVersionKind
 }
 
 // Role is the kind's role by its categories.
@@ -81,7 +83,8 @@ func (k *KindInfo) Role(gvk schema.GroupVersionKind) Role {
 }
 
 // ClassOf is the class kind the registry knows, else the defining ClaimDefinition's,
-// else <Kind>Class in the claim's group.
+// else (for a caller who may not read ClaimDefinitions) the one class kind the claim's
+// group serves, else <Kind>Class in the claim's group.
 func (k *KindInfo) ClassOf(ctx context.Context, claim schema.GroupVersionKind) schema.GroupVersionKind {
 	if ck, ok := k.Registry.Claim(claim); ok {
 		return ck.ClassGVK
@@ -94,7 +97,19 @@ func (k *KindInfo) ClassOf(ctx context.Context, claim schema.GroupVersionKind) s
 			}
 		}
 	}
-	return claim.GroupVersion().WithKind(claim.Kind + "Class")
+	conventional := claim.GroupVersion().WithKind(claim.Kind + "Class")
+	var classes []schema.GroupVersionKind
+	if k.GroupKinds != nil {
+		for _, gvk := range k.GroupKinds(claim.GroupVersion()) {
+			if slices.Contains(k.Categories(gvk), kref.CategoryClass) {
+				classes = append(classes, gvk)
+			}
+		}
+	}
+	if len(classes) == 1 && !slices.Contains(classes, conventional) {
+		return classes[0]
+	}
+	return conventional
 }
 
 // ProviderOf is the Provider kind the registry knows, else Provider in the provider's

@@ -10,6 +10,13 @@ import (
 	"terraplane.io/terraplane/internal/kinds"
 )
 
+// served are the kinds discovery serves in the groups of TestKindInfo.
+var served = map[string][]schema.GroupVersionKind{
+	"platform.example.org": {{Group: "platform.example.org", Version: "v1alpha1", Kind: "Network"}, {Group: "platform.example.org", Version: "v1alpha1", Kind: "NetworkOffer"}},
+	"multi.example.org": {{Group: "multi.example.org", Version: "v1alpha1", Kind: "Queue"}, {Group: "multi.example.org", Version: "v1alpha1", Kind: "QueueClass"},
+		{Group: "multi.example.org", Version: "v1alpha1", Kind: "Topic"}, {Group: "multi.example.org", Version: "v1alpha1", Kind: "TopicClass"}},
+}
+
 func TestKindInfo(t *testing.T) {
 	defs := objects(t, `apiVersion: apiextensions.terraplane.io/v1alpha1
 kind: ClaimDefinition
@@ -21,7 +28,8 @@ spec: {group: platform.example.org, names: {kind: Network, plural: networks}, cl
 	ctx := context.Background()
 	info := func(forbidden ...string) *KindInfo {
 		return &KindInfo{Registry: kinds.NewRegistry(nil), Reader: fakeReader(defs, forbidden...),
-			Categories: func(gvk schema.GroupVersionKind) []string { return categories[gvk.GroupKind().String()] }}
+			Categories: func(gvk schema.GroupVersionKind) []string { return categories[gvk.GroupKind().String()] },
+			GroupKinds: func(gv schema.GroupVersion) []schema.GroupVersionKind { return served[gv.Group] }}
 	}
 	t.Run("ClassOf", func(t *testing.T) {
 		for _, tc := range []struct {
@@ -32,8 +40,9 @@ spec: {group: platform.example.org, names: {kind: Network, plural: networks}, cl
 		}{
 			{"compiled in", bucketGVK, nil, gvk("storage.terraplane.io", "BucketClass")},
 			{"from its ClaimDefinition", networkGVK, nil, gvk("platform.example.org", "NetworkOffer")},
-			{"<Kind>Class when the ClaimDefinitions may not be read", networkGVK, []string{"*"}, gvk("platform.example.org", "NetworkClass")},
-			{"<Kind>Class without a ClaimDefinition", gvk("other.example.org", "Queue"), nil, gvk("other.example.org", "QueueClass")},
+			{"the one class kind the group serves, when the ClaimDefinitions may not be read", networkGVK, []string{"*"}, gvk("platform.example.org", "NetworkOffer")},
+			{"<Kind>Class when the group serves several class kinds", gvk("multi.example.org", "Queue"), nil, gvk("multi.example.org", "QueueClass")},
+			{"<Kind>Class when discovery knows none", gvk("other.example.org", "Queue"), nil, gvk("other.example.org", "QueueClass")},
 		} {
 			t.Run(tc.name, func(t *testing.T) {
 				if diff := cmp.Diff(tc.want, info(tc.forbidden...).ClassOf(ctx, tc.claim)); diff != "" {
