@@ -30,11 +30,15 @@ func Discover(cfg *rest.Config, warn io.Writer) (*Discovery, error) {
 	if err != nil {
 		return nil, fmt.Errorf("discovery: %w", err)
 	}
+	return newDiscovery(dc, warn), nil
+}
+
+func newDiscovery(dc discovery.DiscoveryInterface, warn io.Writer) *Discovery {
 	cached := memory.NewMemCacheClient(dc)
 	mapper := restmapper.NewShortcutExpander(restmapper.NewDeferredDiscoveryRESTMapper(cached), cached, func(s string) {
 		fmt.Fprintln(warn, "warning: "+s)
 	})
-	return &Discovery{Mapper: mapper, client: cached}, nil
+	return &Discovery{Mapper: mapper, client: cached}
 }
 
 // Categories are the categories of a kind's resource (managed, claim, class, ...).
