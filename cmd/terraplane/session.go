@@ -107,7 +107,7 @@ func (s *session) resolve(args []string) (target, error) {
 // managed reads the Terraform managed resource t names.
 func (s *session) managed(ctx context.Context, t target) (resource.Managed, error) {
 	kind, ok := s.reg.Managed(t.gvk)
-	if !ok || kind.Native {
+	if !ok || kind.Terraform == nil {
 		return nil, fmt.Errorf("%s is not a managed kind that Terraform runs (S3Bucket, Module, ...)", t.gvk.GroupKind())
 	}
 	mg := kind.New()

@@ -20,7 +20,6 @@ import (
 
 	common "terraplane.io/terraplane/apis/common/v1alpha1"
 	terraformv1 "terraplane.io/terraplane/apis/terraform/v1alpha1"
-	"terraplane.io/terraplane/internal/resource"
 	"terraplane.io/terraplane/test/framework"
 )
 
@@ -74,7 +73,7 @@ func heldModule(t *testing.T, ns, name, id string) {
 	if err := env.Namespace(context.Background(), ns); err != nil {
 		t.Fatal(err)
 	}
-	m := &terraformv1.Module{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Annotations: map[string]string{resource.PausedAnnotation: "true"}}}
+	m := &terraformv1.Module{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Annotations: map[string]string{common.PausedAnnotation: "true"}}}
 	m.Spec.Source.ConfigMap = &terraformv1.ConfigMapSource{Name: "unused"}
 	m.Spec.ReclaimPolicy = common.ReclaimRetain
 	m.Spec.Approval = common.ApprovalManual

@@ -23,7 +23,6 @@ import (
 	terraformv1 "terraplane.io/terraplane/apis/terraform/v1alpha1"
 	workloadv1 "terraplane.io/terraplane/apis/workload/v1alpha1"
 	"terraplane.io/terraplane/controllers/claimdefinition"
-	"terraplane.io/terraplane/internal/resource"
 	"terraplane.io/terraplane/internal/trace"
 	"terraplane.io/terraplane/test/framework"
 )
@@ -110,7 +109,7 @@ func bucketChain(t *testing.T, ns, name, planID string) string {
 			t.Fatal(err)
 		}
 	}
-	paused := map[string]string{resource.PausedAnnotation: "true"}
+	paused := map[string]string{common.PausedAnnotation: "true"}
 	creds := framework.CredentialsSecret(adminNS, name+"-creds", "AKIA", "secret")
 	provider := framework.S3Provider(adminNS, name+"-minio", creds.Name, "http://127.0.0.1:1")
 	provider.Status.Conditions = []metav1.Condition{condition(common.TypeReady, metav1.ConditionTrue, "Available", "")}
@@ -177,7 +176,7 @@ func definedClaim(t *testing.T, ns, name string) string {
 	mc := &terraformv1.ModuleClass{ObjectMeta: metav1.ObjectMeta{Namespace: adminNS, Name: name + "-network"}, AllowedNamespaces: framework.Allow(ns)}
 	mc.SpecTemplate.Source.ConfigMap = &terraformv1.ConfigMapSource{Name: "network-module"}
 	mc.SpecTemplate.ReclaimPolicy = common.ReclaimDelete
-	m := &terraformv1.Module{ObjectMeta: metav1.ObjectMeta{Namespace: adminNS, Name: ns + "-" + name + "-q7", Annotations: map[string]string{resource.PausedAnnotation: "true"}}}
+	m := &terraformv1.Module{ObjectMeta: metav1.ObjectMeta{Namespace: adminNS, Name: ns + "-" + name + "-q7", Annotations: map[string]string{common.PausedAnnotation: "true"}}}
 	m.Spec.Source.ConfigMap = &terraformv1.ConfigMapSource{Name: "network-module"}
 	m.Spec.ReclaimPolicy = common.ReclaimDelete
 	m.Spec.ProviderConfigRefs = []common.LocalReference{{Name: pc.Name}}
