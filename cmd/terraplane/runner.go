@@ -86,7 +86,7 @@ func runRunner(ctx context.Context, o runnerOptions) error {
 		return err
 	}
 	defer eng.Stop()
-	srv.Local = &runner.Local{Engine: eng, Locker: locker}
+	srv.Runs = &runner.Local{Engine: eng, Locker: locker}
 	_ = os.Remove(o.socket)
 	lis, err := net.Listen("unix", o.socket)
 	if err != nil {

@@ -47,7 +47,13 @@ func runnerOf(mgr ctrl.Manager, cfg *rest.Config, opts Options, local *runner.Lo
 	if err != nil {
 		return nil, fmt.Errorf("runner tokens: %w", err)
 	}
-	procs := &runner.Processes{Binary: bin, Dir: filepath.Join(opts.WorkDir, "runners"), Config: cfg, PluginMirror: opts.PluginMirror,
+	// The runners' directories may not be inside the controller's work directory, which
+	// only the controller may enter.
+	dir, err := os.MkdirTemp("", "terraplane-runners-")
+	if err != nil {
+		return nil, fmt.Errorf("runner directory: %w", err)
+	}
+	procs := &runner.Processes{Binary: bin, Dir: dir, RemoveOnStop: true, Config: cfg, PluginMirror: opts.PluginMirror,
 		Terraform:  local.Engine.TerraformPath(),
 		Identities: &runner.Identities{Client: mgr.GetClient(), Tokens: tokens, EnsureRole: true},
 		Args:       runnerArgs(opts), OnRun: observeRun(ctrl.Log.WithName("terraform")), Log: ctrl.Log.WithName("runners")}

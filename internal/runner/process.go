@@ -52,6 +52,8 @@ type Processes struct {
 	OnRun func(engine.Run)
 	// Log says when runners start and stop.
 	Log logr.Logger
+	// RemoveOnStop removes Dir once every runner has stopped.
+	RemoveOnStop bool
 
 	mu      sync.Mutex
 	running map[PoolRef]*process
@@ -113,6 +115,9 @@ func (p *Processes) Stop() {
 		case <-time.After(engine.DefaultGracePeriod + 15*time.Second):
 			_ = proc.cmd.Process.Kill()
 		}
+	}
+	if p.RemoveOnStop {
+		_ = os.RemoveAll(p.Dir)
 	}
 }
 
@@ -217,8 +222,17 @@ func waitForSocket(ctx context.Context, socket string, exited <-chan struct{}) e
 }
 
 // poolDir makes pool's directory, usable by uid alone (and root): its work directory,
-// home and temporary files, kubeconfig and socket.
+// home and temporary files, kubeconfig and socket. The directories above it may be
+// passed through, not listed.
 func (p *Processes) poolDir(pool PoolRef, uid int) (string, error) {
+	for _, d := range []string{p.Dir, filepath.Join(p.Dir, "pools")} {
+		if err := os.MkdirAll(d, 0o711); err != nil {
+			return "", fmt.Errorf("runner directory: %w", err)
+		}
+		if err := os.Chmod(d, 0o711); err != nil {
+			return "", err
+		}
+	}
 	dir := filepath.Join(p.Dir, "pools", pool.Namespace+"_"+pool.Name)
 	for _, sub := range []string{"", "work", "home", "tmp"} {
 		d := filepath.Join(dir, sub)
@@ -270,11 +284,11 @@ func (p *Processes) prepareShared(otherUID bool) error {
 		if !otherUID {
 			return
 		}
-		if err := os.MkdirAll(p.Dir, 0o755); err != nil {
+		if err := os.MkdirAll(p.Dir, 0o711); err != nil {
 			p.sharedE = err
 			return
 		}
-		if err := os.Chmod(p.Dir, 0o755); err != nil {
+		if err := os.Chmod(p.Dir, 0o711); err != nil {
 			p.sharedE = err
 			return
 		}

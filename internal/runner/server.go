@@ -8,16 +8,36 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"time"
 
 	"terraplane.io/terraplane/internal/engine"
+)
+
+// Runs is what a runner does for the controller: the verbs of the Terraform Connector's
+// Runner.
+type Runs interface {
+	Create(ctx context.Context, ws engine.Workspace) (engine.Result, error)
+	Plan(ctx context.Context, ws engine.Workspace, opts engine.PlanOptions) (*engine.Plan, error)
+	ApplyPlan(ctx context.Context, ws engine.Workspace, plan *engine.Plan) (engine.Result, error)
+	Outputs(ctx context.Context, ws engine.Workspace) (map[string]engine.Output, error)
+	Destroy(ctx context.Context, ws engine.Workspace) error
+	PullState(ctx context.Context, ws engine.Workspace) (string, error)
+	ClearStaleLock(ctx context.Context, ws engine.Workspace) (time.Duration, error)
+	Remove(ctx context.Context, ws engine.Workspace) error
+}
+
+var (
+	_ Runs = (*Local)(nil)
+	_ Runs = (*Client)(nil)
+	_ Runs = (*Pools)(nil)
 )
 
 // Server serves one pool's runs over HTTP: a request needs the pool's token, and its
 // answer streams the terraform commands of the run as they end, then the reply. A
 // request whose connection closes interrupts its run.
 type Server struct {
-	// Local runs the workspaces.
-	Local *Local
+	// Runs runs the workspaces: Local, or a stand-in in unit tests.
+	Runs Runs
 	// Token is what a caller must present as its bearer token.
 	Token string
 
@@ -114,32 +134,32 @@ func (s *Server) do(ctx context.Context, verb string, req request) reply {
 	switch verb {
 	case verbCreate:
 		var res engine.Result
-		res, err = s.Local.Create(ctx, ws)
+		res, err = s.Runs.Create(ctx, ws)
 		rep.Result = &res
 	case verbPlan:
 		opts := engine.PlanOptions{}
 		if req.Options != nil {
 			opts = *req.Options
 		}
-		rep.Plan, err = s.Local.Plan(ctx, ws, opts)
+		rep.Plan, err = s.Runs.Plan(ctx, ws, opts)
 	case verbApplyPlan:
 		if req.Plan == nil {
 			err = fmt.Errorf("apply: no plan")
 			break
 		}
 		var res engine.Result
-		res, err = s.Local.ApplyPlan(ctx, ws, req.Plan)
+		res, err = s.Runs.ApplyPlan(ctx, ws, req.Plan)
 		rep.Result = &res
 	case verbOutputs:
-		rep.Outputs, err = s.Local.Outputs(ctx, ws)
+		rep.Outputs, err = s.Runs.Outputs(ctx, ws)
 	case verbDestroy:
-		err = s.Local.Destroy(ctx, ws)
+		err = s.Runs.Destroy(ctx, ws)
 	case verbPullState:
-		rep.State, err = s.Local.PullState(ctx, ws)
+		rep.State, err = s.Runs.PullState(ctx, ws)
 	case verbClearStale:
-		rep.Age, err = s.Local.ClearStaleLock(ctx, ws)
+		rep.Age, err = s.Runs.ClearStaleLock(ctx, ws)
 	case verbRemove:
-		err = s.Local.Remove(ctx, ws)
+		err = s.Runs.Remove(ctx, ws)
 	default:
 		err = fmt.Errorf("unknown verb %q", verb)
 	}
