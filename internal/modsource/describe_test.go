@@ -107,6 +107,11 @@ func TestValidate(t *testing.T) {
 				t.Connection = conn("arn")
 			}),
 			want: `connection maps unknown output "arn"; forProvider sets unknown variable "colour"; input spec.zone maps to unknown variable "zone"; variablesFrom sets unknown variable "token"`},
+		{name: "an input from a cluster label names the label", fromClaims: []string{"name", "password"},
+			tmpl: tmpl(func(t *terraformv1.ModuleClassSpecTemplate) {
+				t.Inputs = []terraformv1.InputMapping{{FromClusterLabel: "region", ToVariable: "region"}}
+			}),
+			want: `input from cluster label region maps to unknown variable "region"`},
 		{name: "variablesFrom sets what forProvider sets", fromClaims: []string{"password"},
 			tmpl: tmpl(func(t *terraformv1.ModuleClassSpecTemplate) {
 				t.ForProvider = fixed(map[string]any{"name": "db"})
