@@ -125,7 +125,9 @@ func TestValidate(t *testing.T) {
 			}),
 			want: `variable "password" is set by variablesFrom and by forProvider or inputs`},
 		{name: "fixed values that are not an object",
-			tmpl: tmpl(func(t *terraformv1.ModuleClassSpecTemplate) { t.ForProvider = &apiextensionsv1.JSON{Raw: []byte(`[1]`)} }),
+			tmpl: tmpl(func(t *terraformv1.ModuleClassSpecTemplate) {
+				t.ForProvider = &apiextensionsv1.JSON{Raw: []byte(`[1]`)}
+			}),
 			want: "forProvider: decode values"},
 	} {
 		err := Validate(m, tc.tmpl, tc.fromClaims...)
