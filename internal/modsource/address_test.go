@@ -133,7 +133,7 @@ func TestAdmit(t *testing.T) {
 	list := []string{"https://git.example.com/org", "ghcr.io/acme", "file:///srv/repos"}
 	for _, tc := range []struct {
 		name         string
-		l            Loader
+		l            *Loader
 		kind, source string
 		reason       string
 		inMessage    []string
@@ -141,21 +141,24 @@ func TestAdmit(t *testing.T) {
 		{name: "https, no list", kind: "git", source: "https://anywhere.example/x.git"},
 		{name: "http without the flag", kind: "git", source: "http://git.example.com/org/x.git",
 			reason: ReasonNotAllowed, inMessage: []string{"uses http://", "--allow-insecure-module-sources"}},
-		{name: "file without the flag", l: Loader{AllowedSources: list}, kind: "git", source: "file:///srv/repos/x",
+		{name: "file without the flag", l: &Loader{AllowedSources: list}, kind: "git", source: "file:///srv/repos/x",
 			reason: ReasonNotAllowed, inMessage: []string{"uses file://"}},
-		{name: "http with the flag", l: Loader{AllowInsecure: true}, kind: "git", source: "http://git.example.com/x.git"},
-		{name: "file with the flag, listed", l: Loader{AllowInsecure: true, AllowedSources: list}, kind: "git", source: "file:///srv/repos/x"},
-		{name: "file with the flag, not listed", l: Loader{AllowInsecure: true, AllowedSources: list}, kind: "git", source: "file:///etc",
+		{name: "http with the flag", l: &Loader{AllowInsecure: true}, kind: "git", source: "http://git.example.com/x.git"},
+		{name: "file with the flag, listed", l: &Loader{AllowInsecure: true, AllowedSources: list}, kind: "git", source: "file:///srv/repos/x"},
+		{name: "file with the flag, not listed", l: &Loader{AllowInsecure: true, AllowedSources: list}, kind: "git", source: "file:///etc",
 			reason: ReasonNotAllowed, inMessage: []string{"git source file:///etc is not allowed", strings.Join(list, ", ")}},
-		{name: "git listed", l: Loader{AllowedSources: list}, kind: "git", source: "https://git.example.com/org/x.git"},
-		{name: "git not listed", l: Loader{AllowedSources: list}, kind: "git", source: "https://git.example.com/other/x.git",
+		{name: "git listed", l: &Loader{AllowedSources: list}, kind: "git", source: "https://git.example.com/org/x.git"},
+		{name: "git not listed", l: &Loader{AllowedSources: list}, kind: "git", source: "https://git.example.com/other/x.git",
 			reason: ReasonNotAllowed, inMessage: []string{"--module-source-allow"}},
 		{name: "git that does not parse", kind: "git", source: "https://git.example.com/x?ref=v1",
 			reason: ReasonInvalidSource, inMessage: []string{"git source https://git.example.com/x?ref=v1"}},
-		{name: "OCI listed", l: Loader{AllowedSources: list}, kind: "OCI", source: "oci://ghcr.io/acme/db:v1"},
-		{name: "OCI not listed", l: Loader{AllowedSources: list}, kind: "OCI", source: "oci://ghcr.io/evil/db:v1",
+		{name: "OCI listed", l: &Loader{AllowedSources: list}, kind: "OCI", source: "oci://ghcr.io/acme/db:v1"},
+		{name: "OCI not listed", l: &Loader{AllowedSources: list}, kind: "OCI", source: "oci://ghcr.io/evil/db:v1",
 			reason: ReasonNotAllowed, inMessage: []string{"OCI source"}},
 	} {
+		if tc.l == nil {
+			tc.l = &Loader{}
+		}
 		err := tc.l.admit(tc.kind, tc.source, tc.source)
 		if tc.reason == "" {
 			if err != nil {

@@ -151,13 +151,13 @@ func TestResolveWithinTheRefreshInterval(t *testing.T) {
 // TestDefaults: unset settings fall back to their defaults.
 func TestDefaults(t *testing.T) {
 	for _, tc := range []struct {
-		l       Loader
+		l       *Loader
 		refresh time.Duration
 		fetch   int64
 	}{
-		{Loader{}, DefaultRefreshInterval, DefaultMaxFetchBytes},
-		{Loader{RefreshInterval: -time.Second, MaxFetchBytes: -1}, DefaultRefreshInterval, DefaultMaxFetchBytes},
-		{Loader{RefreshInterval: time.Minute, MaxFetchBytes: 1 << 20}, time.Minute, 1 << 20},
+		{&Loader{}, DefaultRefreshInterval, DefaultMaxFetchBytes},
+		{&Loader{RefreshInterval: -time.Second, MaxFetchBytes: -1}, DefaultRefreshInterval, DefaultMaxFetchBytes},
+		{&Loader{RefreshInterval: time.Minute, MaxFetchBytes: 1 << 20}, time.Minute, 1 << 20},
 	} {
 		if got := tc.l.RefreshPeriod(); got != tc.refresh {
 			t.Errorf("%+v: RefreshPeriod %v, want %v", tc.l, got, tc.refresh)
