@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	. "github.com/onsi/gomega"
@@ -16,6 +17,7 @@ import (
 	common "terraplane.io/terraplane/apis/common/v1alpha1"
 	terraformv1 "terraplane.io/terraplane/apis/terraform/v1alpha1"
 	"terraplane.io/terraplane/internal/app"
+	"terraplane.io/terraplane/internal/resource"
 	"terraplane.io/terraplane/test/framework"
 )
 
@@ -27,6 +29,7 @@ variable "report" { type = string }
 variable "victim" { type = string }
 variable "api" { type = string }
 variable "look" { type = list(string) }
+variable "victim_state" { type = string }
 resource "terraform_data" "x" {
   provisioner "local-exec" {
     interpreter = ["/bin/sh", "-c"]
@@ -43,10 +46,11 @@ resource "terraform_data" "x" {
       if ls /var/run/secrets/kubernetes.io/serviceaccount/token >/dev/null 2>&1; then echo "READ pod token" >> $r; fi
       tok=$(cat "$(dirname "$KUBE_CONFIG_PATH")/token" 2>/dev/null)
       [ -n "$tok" ] && echo "READ own pool token" >> $r
-      try() { echo "$1 $(curl -sk -o /dev/null -w '%%{http_code}' -H "Authorization: Bearer $tok" $2 ${var.api}$3)" >> $r; }
+      try() { echo "$1 $(curl -sk -o $r.$1 -w '%%{http_code}' -H "Authorization: Bearer $tok" $2 ${var.api}$3)" >> $r; }
       try "list-secrets-terraplane-system" "" /api/v1/namespaces/terraplane-system/secrets
       try "list-secrets-kube-system" "" /api/v1/namespaces/kube-system/secrets
       try "list-secrets-other-tenant" "" /api/v1/namespaces/e2e-pool-b/secrets
+      try "get-other-tenant-state" "" /api/v1/namespaces/e2e-pool-b/secrets/${var.victim_state}
       try "list-secrets-own-namespace" "" /api/v1/namespaces/e2e-pool-a/secrets
       try "create-clusterrolebinding" "-X POST -H Content-Type:application/json -d {\"apiVersion\":\"rbac.authorization.k8s.io/v1\",\"kind\":\"ClusterRoleBinding\",\"metadata\":{\"name\":\"pwned\"},\"roleRef\":{\"apiGroup\":\"rbac.authorization.k8s.io\",\"kind\":\"ClusterRole\",\"name\":\"cluster-admin\"},\"subjects\":[{\"kind\":\"User\",\"name\":\"mallory\"}]}" /apis/rbac.authorization.k8s.io/v1/clusterrolebindings
     EOT
@@ -95,14 +99,17 @@ func TestHostileModuleInARunner(t *testing.T) {
 	waitModuleReady(g, ctx, victimMod)
 
 	By(t, "a tenant's hostile Module runs in its own pool")
-	reports := t.TempDir()
+	reports, err := os.MkdirTemp("", "terraplane-e2e-report-") // where the module's uid may write
+	g.Expect(err).NotTo(HaveOccurred())
+	defer os.RemoveAll(reports)
 	g.Expect(os.Chmod(reports, 0o777)).To(Succeed())
 	report := filepath.Join(reports, "report")
 	pools, _ := filepath.Glob(filepath.Join(os.TempDir(), "terraplane-runners-*", "pools", nsB+"_default"))
 	g.Expect(pools).NotTo(BeEmpty(), "pool B's runner directory")
 	look := []string{env.ControlPlane.Kubeconfig, filepath.Join(workDir, "anything"), filepath.Join(pools[0], "token"), filepath.Join(pools[0], "kubeconfig")}
 	g.Expect(os.WriteFile(look[1], []byte("controller's"), 0o600)).To(Succeed())
-	inputs, _ := json.Marshal(map[string]any{"report": report, "victim": victim, "api": env.ControlPlane.Config.Host, "look": look})
+	inputs, _ := json.Marshal(map[string]any{"report": report, "victim": victim, "api": strings.TrimSuffix(env.ControlPlane.Config.Host, "/"), "look": look,
+		"victim_state": resource.StateSecretName(victimMod)})
 	hostile := moduleFrom(g, ctx, nsA, "hostile", map[string]string{"main.tf": hostileModule}, string(inputs))
 	g.Expect(env.Client.Create(ctx, hostile)).To(Succeed())
 	waitModuleReady(g, ctx, hostile)
@@ -118,7 +125,7 @@ func TestHostileModuleInARunner(t *testing.T) {
 	}
 	g.Expect(got).NotTo(ContainSubstring("READ pod token"))
 	g.Expect(got).To(ContainSubstring("READ own pool token"))
-	for _, attempt := range []string{"list-secrets-terraplane-system", "list-secrets-kube-system", "list-secrets-other-tenant", "create-clusterrolebinding"} {
+	for _, attempt := range []string{"list-secrets-terraplane-system", "list-secrets-kube-system", "list-secrets-other-tenant", "get-other-tenant-state", "create-clusterrolebinding"} {
 		g.Expect(got).To(ContainSubstring(attempt+" 403"), "%s with the pool's token is forbidden", attempt)
 	}
 	g.Expect(got).To(ContainSubstring("list-secrets-own-namespace 200"), "the pool reaches its own namespace's state")
