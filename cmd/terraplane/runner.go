@@ -57,6 +57,7 @@ input, the token each request must carry. It is not meant to be started by hand.
 	f.BoolVar(&o.engine.ProviderReuse, "provider-reuse", true, "keep the pool's provider processes warm between runs")
 	f.DurationVar(&o.engine.ProviderTTL, "provider-ttl", plugins.DefaultTTL, "how long a reused provider process lives")
 	f.IntVar(&o.engine.ProviderRunsPerProcess, "provider-runs-per-process", plugins.DefaultRunsPerProcess, "runs one provider process serves at once")
+	f.Var(byteSize{&o.engine.ProviderMemoryBudget}, "provider-memory-budget", "cap on the resident memory of the pool's warm provider processes, e.g. 2Gi; idle ones are stopped past it, the least recently used first (default: none)")
 	for _, name := range []string{"pool", "socket", "kubeconfig", "workdir"} {
 		_ = cmd.MarkFlagRequired(name)
 	}
@@ -80,7 +81,7 @@ func runRunner(ctx context.Context, o runnerOptions) error {
 	}
 	locker := statelock.NewLocker(c, c, engine.DefaultTimeout+engine.DefaultGracePeriod+time.Minute)
 	srv := &runner.Server{Token: token}
-	o.engine.Locker, o.engine.OnRun = locker, srv.OnRun
+	o.engine.Locker, o.engine.OnRun, o.engine.Log = locker, srv.OnRun, ctrl.Log.WithName("providers")
 	eng, err := engine.New(ctx, o.engine)
 	if err != nil {
 		return err
