@@ -121,6 +121,9 @@ type Options struct {
 	Runner string
 	// RunnerBinary is the terraplane binary runner processes run; empty means this one.
 	RunnerBinary string
+	// ProviderMemoryBudget caps the resident memory of the warm provider processes of
+	// each engine (this process's, or each runner's), in bytes; 0 means no cap.
+	ProviderMemoryBudget int64
 	// AllowKubeconfigExec lets kubeconfigs read from Secrets run commands (exec,
 	// auth-provider) and read files inside the controller; off, they are refused
 	// (UnsafeKubeconfig).
@@ -170,6 +173,7 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manager, *en
 		MaxConcurrentPerGroup: opts.MaxConcurrentTerraformPerProvider,
 		OnRun:                 observeRun(ctrl.Log.WithName("terraform")),
 		ProviderReuse:         opts.ProviderReuse, ProviderTTL: opts.ProviderTTL, ProviderRunsPerProcess: opts.ProviderRunsPerProcess,
+		ProviderMemoryBudget: opts.ProviderMemoryBudget, Log: ctrl.Log.WithName("providers"),
 		Locker: locker,
 	})
 	if err != nil {

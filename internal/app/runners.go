@@ -74,6 +74,9 @@ func runnerArgs(opts Options) []string {
 	add("--max-concurrent-terraform", strconv.Itoa(opts.MaxConcurrentTerraform))
 	add("--provider-ttl", opts.ProviderTTL.String())
 	add("--provider-runs-per-process", strconv.Itoa(opts.ProviderRunsPerProcess))
+	if opts.ProviderMemoryBudget > 0 {
+		args = append(args, "--provider-memory-budget", strconv.FormatInt(opts.ProviderMemoryBudget, 10))
+	}
 	if opts.ProviderDownload {
 		args = append(args, "--provider-download")
 	}
