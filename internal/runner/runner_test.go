@@ -218,3 +218,56 @@ func TestPoolOf(t *testing.T) {
 		}
 	}
 }
+
+// fakeLauncher hands out one client per pool, counting launches and forgets.
+type fakeLauncher struct {
+	clients  map[PoolRef]*Client
+	launched []PoolRef
+	forgot   []PoolRef
+}
+
+func (f *fakeLauncher) Launch(_ context.Context, pool PoolRef) (*Client, error) {
+	f.launched = append(f.launched, pool)
+	if c := f.clients[pool]; c != nil {
+		return c, nil
+	}
+	return nil, errors.New("no runner")
+}
+func (f *fakeLauncher) Forget(pool PoolRef) { f.forgot = append(f.forgot, pool) }
+func (f *fakeLauncher) Stop()               {}
+
+// TestPoolsSendEachRunToItsPool: a run goes to the runner of its workspace's pool; a
+// runner that does not answer is forgotten, so the next run starts another; a runner's
+// own failure is not.
+func TestPoolsSendEachRunToItsPool(t *testing.T) {
+	gold, _ := serve(t, &fakeRuns{}, "the-token")
+	failing, _ := serve(t, &fakeRuns{err: errors.New("Error: boom")}, "the-token")
+	gone := NewClient(filepath.Join(t.TempDir(), "nothing.sock"), "the-token", nil)
+	l := &fakeLauncher{clients: map[PoolRef]*Client{{"a", "gold"}: gold, {"a", DefaultPool}: failing, {"b", DefaultPool}: gone}}
+	p := &Pools{Launcher: l}
+	ws := func(ns, pool string) engine.Workspace {
+		return engine.Workspace{ID: ns + pool, BackendConfig: map[string]string{"namespace": ns}, Pool: pool}
+	}
+	ctx := context.Background()
+	if _, err := p.Create(ctx, ws("a", "gold")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Create(ctx, ws("a", "")); err == nil || !strings.Contains(err.Error(), "boom") {
+		t.Errorf("the default pool's failure: %v", err)
+	}
+	if _, err := p.Create(ctx, ws("b", "")); err == nil || engine.OutcomeUnknown(err) {
+		t.Errorf("a runner that cannot be reached: %v, want an error, the run never having started", err)
+	}
+	if _, err := p.Create(ctx, ws("c", "")); err == nil || !strings.Contains(err.Error(), "runner pool c/default") {
+		t.Errorf("a pool that cannot start: %v", err)
+	}
+	if _, err := p.Plan(ctx, engine.Workspace{ID: "x"}, engine.PlanOptions{}); err == nil {
+		t.Error("a workspace with no namespace has no pool")
+	}
+	if diff := cmp.Diff([]PoolRef{{"a", "gold"}, {"a", DefaultPool}, {"b", DefaultPool}, {"c", DefaultPool}}, l.launched); diff != "" {
+		t.Errorf("launched (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]PoolRef{{"b", DefaultPool}}, l.forgot); diff != "" {
+		t.Errorf("forgotten (-want +got):\n%s", diff)
+	}
+}
