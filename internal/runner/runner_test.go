@@ -56,14 +56,18 @@ func (f *fakeRuns) ApplyPlan(ctx context.Context, ws engine.Workspace, plan *eng
 func (f *fakeRuns) Outputs(ctx context.Context, ws engine.Workspace) (map[string]engine.Output, error) {
 	return map[string]engine.Output{"o": {Value: []byte("1")}}, f.record(ctx, ws, "output")
 }
-func (f *fakeRuns) Destroy(ctx context.Context, ws engine.Workspace) error { return f.record(ctx, ws, "destroy") }
+func (f *fakeRuns) Destroy(ctx context.Context, ws engine.Workspace) error {
+	return f.record(ctx, ws, "destroy")
+}
 func (f *fakeRuns) PullState(ctx context.Context, ws engine.Workspace) (string, error) {
 	return `{"version":4}`, f.record(ctx, ws, "state-pull")
 }
 func (f *fakeRuns) ClearStaleLock(ctx context.Context, ws engine.Workspace) (time.Duration, error) {
 	return time.Minute, f.record(ctx, ws, "")
 }
-func (f *fakeRuns) Remove(ctx context.Context, ws engine.Workspace) error { return f.record(ctx, ws, "") }
+func (f *fakeRuns) Remove(ctx context.Context, ws engine.Workspace) error {
+	return f.record(ctx, ws, "")
+}
 
 // serve starts a Server over runs on a unix socket and returns a client of it, with the
 // runs it reports collected.
