@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -273,5 +274,52 @@ func TestPoolsSendEachRunToItsPool(t *testing.T) {
 	}
 	if diff := cmp.Diff([]PoolRef{{"b", DefaultPool}}, l.forgot); diff != "" {
 		t.Errorf("forgotten (-want +got):\n%s", diff)
+	}
+}
+
+// TestServerRefusesWhatIsNoRun: wrong methods, paths, bodies and verbs are refused
+// without running anything.
+func TestServerRefusesWhatIsNoRun(t *testing.T) {
+	runs := &fakeRuns{}
+	srv := &Server{Runs: runs, Token: "t"}
+	runs.srv = srv
+	for _, tc := range []struct {
+		name, method, path, body string
+		code                     int
+		reply                    string
+	}{
+		{"GET", http.MethodGet, "/v1/create", "{}", http.StatusNotFound, ""},
+		{"another path", http.MethodPost, "/v2/create", "{}", http.StatusNotFound, ""},
+		{"not JSON", http.MethodPost, "/v1/create", "{", http.StatusBadRequest, ""},
+		{"an unknown verb", http.MethodPost, "/v1/format-disk", `{"workspace":{"ID":"w"}}`, http.StatusOK, `unknown verb`},
+		{"apply without a plan", http.MethodPost, "/v1/apply-plan", `{"workspace":{"ID":"w"}}`, http.StatusOK, `no plan`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			req := httptest.NewRequest(tc.method, tc.path, strings.NewReader(tc.body))
+			req.Header.Set("Authorization", "Bearer t")
+			rec := httptest.NewRecorder()
+			srv.ServeHTTP(rec, req)
+			if rec.Code != tc.code || !strings.Contains(rec.Body.String(), tc.reply) {
+				t.Errorf("%d %q, want %d with %q", rec.Code, rec.Body.String(), tc.code, tc.reply)
+			}
+		})
+	}
+	if len(runs.seen) != 0 {
+		t.Errorf("ran %d runs", len(runs.seen))
+	}
+}
+
+// TestWireRuns: a terraform command crosses the wire with its error as text.
+func TestWireRuns(t *testing.T) {
+	r := engine.Run{Verb: "apply", Workspace: "w", Kind: "Module", Name: "ns/m", Started: time.Unix(100, 0).UTC(), Duration: time.Second, Err: errors.New("boom")}
+	got := toWireRun(r).run()
+	if got.Verb != r.Verb || got.Workspace != r.Workspace || !got.Started.Equal(r.Started) || got.Duration != r.Duration || got.Err == nil || got.Err.Error() != "boom" {
+		t.Errorf("run after the wire: %+v", got)
+	}
+	if toWireRun(engine.Run{Verb: "plan"}).run().Err != nil {
+		t.Error("a run without an error gains one")
+	}
+	if toWireError(nil) != nil || (*wireError)(nil).err() != nil {
+		t.Error("no error must stay no error")
 	}
 }
