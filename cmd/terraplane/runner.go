@@ -39,6 +39,9 @@ for their state and locks, and keep the pool's provider processes warm.
 
 The controller starts one runner per pool (--runner process) and gives it, on standard
 input, the token each request must carry. It is not meant to be started by hand.`,
+		Example: `  # what the controller runs for the default pool of namespace team-a
+  echo "$TOKEN" | terraplane runner --pool team-a/default --socket /run/pool/runner.sock \
+    --workdir /run/pool/work --kubeconfig /run/pool/kubeconfig`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runRunner(ctrl.SetupSignalHandler(), o)
