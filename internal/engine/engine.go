@@ -112,8 +112,9 @@ type Engine struct {
 	inflight map[string]int // verbs running per workspace
 	handles  handlePool
 
-	inits       initCache    // one init per module, copied to its other workspaces
-	initsShared atomic.Int64 // inits copied rather than run
+	inits       initCache     // one init per module, copied to its other workspaces
+	upgrades    upgradeProbes // newer provider versions, probed once per module and lock
+	initsShared atomic.Int64  // inits copied rather than run
 
 	plugins ProviderPool                   // plugins.Off without provider reuse
 	lent    map[string]tfexec.ReattachInfo // providers lent, per workspace

@@ -10,7 +10,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/hashicorp/terraform-exec/tfexec"
 	tfjson "github.com/hashicorp/terraform-json"
@@ -105,10 +104,19 @@ type Plan struct {
 	PriorResources int
 	// Outputs are read after a plan with no changes when PlanOptions.Outputs asks.
 	Outputs map[string]Output
+	// Lock is the dependency lock the plan was made with; applying the plan installs it.
+	Lock []byte
+	// ProviderChanges are the providers whose version differs from the workspace's Lock:
+	// the plan was made with newer ones (PlanOptions.UpgradeProviders), or the lock could
+	// not be honoured. Applying the plan moves the workspace to them.
+	ProviderChanges []ProviderChange
 }
 
-// HasChanges reports whether applying the plan would change anything.
-func (p *Plan) HasChanges() bool { return len(p.Changes) > 0 || p.OutputsChange }
+// HasChanges reports whether applying the plan would change anything: a resource, an
+// output, or a provider version.
+func (p *Plan) HasChanges() bool {
+	return len(p.Changes) > 0 || p.OutputsChange || len(p.ProviderChanges) > 0
+}
 
 // Destructive lists the changes that delete or replace something.
 func (p *Plan) Destructive() []Change {
@@ -130,30 +138,32 @@ type PlanOptions struct {
 	// Key keys the hash of sensitive values in the plan ID; it must stay secret and
 	// stable, or the same plan gets another ID.
 	Key []byte
+	// UpgradeProviders plans with the newest provider versions the configuration allows
+	// when they differ from the workspace's Lock (the provider sources are looked at once
+	// per module and lock while the engine runs); the plan lists them in ProviderChanges.
+	UpgradeProviders bool
 }
-
-// StalePlanError says a saved plan no longer applies: the state changed since it was made.
-type StalePlanError struct{ cause error }
-
-// Error says the plan is stale.
-func (e *StalePlanError) Error() string {
-	return "the saved plan is stale: the state changed since it was made"
-}
-
-// Unwrap returns terraform's error.
-func (e *StalePlanError) Unwrap() error { return e.cause }
 
 // Plan makes and saves a plan of the workspace and describes it.
 func (e *Engine) Plan(ctx context.Context, ws Workspace, opts PlanOptions) (*Plan, error) {
-	return describingAll(e, ws, func() (*Plan, error) { return e.plan(ctx, ws, opts) })
+	locked := ws.Lock
+	if opts.UpgradeProviders {
+		if newer := e.newerLock(ctx, ws); newer != nil {
+			ws.Lock = newer
+		}
+	}
+	return describingAll(e, ws, func() (*Plan, error) { return e.plan(ctx, ws, locked, opts) })
 }
 
-func (e *Engine) plan(ctx context.Context, ws Workspace, opts PlanOptions) (*Plan, error) {
+// plan plans ws; locked is the lock the workspace's provider changes are counted from.
+func (e *Engine) plan(ctx context.Context, ws Workspace, locked []byte, opts PlanOptions) (*Plan, error) {
 	tf, done, err := e.prepareWithProviders(ctx, ws)
 	if err != nil {
 		return nil, err
 	}
 	defer done()
+	lock := readLock(e.Dir(ws.ID))
+	moved := providerChanges(locked, lock)
 	path := filepath.Join(e.Dir(ws.ID), planFile)
 	defer os.Remove(path) // a saved plan holds every variable's value, secret ones too
 	var changed bool
@@ -164,8 +174,8 @@ func (e *Engine) plan(ctx context.Context, ws Workspace, opts PlanOptions) (*Pla
 	if err != nil {
 		return nil, fmt.Errorf("terraform plan: %w", err)
 	}
-	if !changed {
-		p := &Plan{Resources: -1, PriorResources: -1}
+	if !changed && len(moved) == 0 {
+		p := &Plan{Resources: -1, PriorResources: -1, Lock: lock}
 		if opts.Outputs {
 			p.Outputs, err = e.outputs(ctx, ws, tf)
 		}
@@ -183,14 +193,15 @@ func (e *Engine) plan(ctx context.Context, ws Workspace, opts PlanOptions) (*Pla
 	if err != nil {
 		return nil, fmt.Errorf("read saved plan: %w", err)
 	}
-	p := describePlan(js, opts.Key)
-	p.File = file
-	p.Text = RedactString(RenderPlan(js), ws.secrets())
+	p := describePlan(js, opts.Key, moved)
+	p.File, p.Lock = file, lock
+	p.Text = RedactString(providerText(moved)+RenderPlan(js), ws.secrets())
 	return p, nil
 }
 
-// describePlan reads the changes, ID and resulting resource count from a plan's JSON.
-func describePlan(js *tfjson.Plan, key []byte) *Plan {
+// describePlan reads the changes, ID and resulting resource count from a plan's JSON;
+// moved are the provider versions it was made with that the lock does not hold.
+func describePlan(js *tfjson.Plan, key []byte, moved []ProviderChange) *Plan {
 	spreadSensitivity(js)
 	p := &Plan{Resources: countInstances(js.PlannedValues), PriorResources: 0}
 	if js.PriorState != nil {
@@ -215,7 +226,8 @@ func describePlan(js *tfjson.Plan, key []byte) *Plan {
 			p.OutputsChange = true
 		}
 	}
-	p.ID = planID(js, key)
+	p.ProviderChanges = moved
+	p.ID = planID(js, key, moved)
 	return p
 }
 
@@ -242,8 +254,8 @@ func countInstances(v *tfjson.StateValues) int {
 
 // planID hashes what the plan does: every resource change and output change, with each
 // sensitive value replaced by a keyed hash of it, so that the ID changes with a secret
-// value yet reveals nothing about it.
-func planID(js *tfjson.Plan, key []byte) string {
+// value yet reveals nothing about it, and the provider versions it moves to.
+func planID(js *tfjson.Plan, key []byte, moved []ProviderChange) string {
 	type changeDoc struct {
 		Address      string `json:"address"`
 		Actions      []string
@@ -256,7 +268,8 @@ func planID(js *tfjson.Plan, key []byte) string {
 	doc := struct {
 		Resources []changeDoc
 		Outputs   map[string]changeDoc
-	}{Outputs: map[string]changeDoc{}}
+		Providers []ProviderChange `json:",omitempty"` // left out when none: IDs stay as they were
+	}{Outputs: map[string]changeDoc{}, Providers: moved}
 	mk := func(addr string, c *tfjson.Change) changeDoc {
 		sens := unionMask(c.BeforeSensitive, c.AfterSensitive) // as RenderPlan masks them
 		d := changeDoc{Address: addr, Before: maskSensitive(c.Before, sens, key),
@@ -323,42 +336,6 @@ func maskSensitive(v, mask any, key []byte) any {
 	}
 	return v
 }
-
-// ApplyPlan applies a saved plan exactly: it fails with a *StalePlanError when the state
-// changed since the plan was made.
-func (e *Engine) ApplyPlan(ctx context.Context, ws Workspace, plan *Plan) (Result, error) {
-	return describingAll(e, ws, func() (Result, error) { return e.applyPlan(ctx, ws, plan) })
-}
-
-func (e *Engine) applyPlan(ctx context.Context, ws Workspace, plan *Plan) (Result, error) {
-	tf, done, err := e.prepareWithProviders(ctx, ws)
-	if err != nil {
-		return Result{}, err
-	}
-	defer done()
-	path := filepath.Join(e.Dir(ws.ID), planFile)
-	if err := os.WriteFile(path, plan.File, 0o600); err != nil {
-		return Result{}, fmt.Errorf("write saved plan: %w", err)
-	}
-	defer os.Remove(path)
-	stream, err := e.applyJSON(ctx, ws, tf, tfexec.DirOrPlan(path))
-	if err != nil {
-		if isStale(err) {
-			return Result{}, &StalePlanError{cause: err}
-		}
-		return Result{}, fmt.Errorf("terraform apply: %w", err)
-	}
-	res := Result{Changes: plan.Changes, Resources: plan.Resources}
-	if res.Outputs = stream.outputs; !stream.complete {
-		if res.Outputs, err = e.outputs(ctx, ws, tf); err != nil {
-			return Result{}, err
-		}
-	}
-	return res, nil
-}
-
-// isStale reports whether terraform refused a saved plan because the state moved on.
-func isStale(err error) bool { return strings.Contains(err.Error(), "Saved plan is stale") }
 
 // ChangesID identifies an apply made without a saved plan (a create) by its changes.
 func ChangesID(changes []Change) string {

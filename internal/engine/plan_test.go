@@ -46,7 +46,7 @@ func decodePlan(t *testing.T, raw string) *tfjson.Plan {
 }
 
 func TestDescribePlan(t *testing.T) {
-	p := describePlan(decodePlan(t, replacementPlan), []byte("key"))
+	p := describePlan(decodePlan(t, replacementPlan), []byte("key"), nil)
 	c := CountChanges(p.Changes)
 	if c != (Counts{Change: 2, Replace: 1, Import: 1}) {
 		t.Errorf("counts = %+v", c)
@@ -68,15 +68,15 @@ func TestDescribePlan(t *testing.T) {
 // TestPlanIDKeysSensitiveValues: the id follows a sensitive value (another value, another
 // id) and the key (another key, another id), and never contains the value.
 func TestPlanIDKeysSensitiveValues(t *testing.T) {
-	base := planID(decodePlan(t, replacementPlan), []byte("key"))
-	if again := planID(decodePlan(t, replacementPlan), []byte("key")); again != base {
+	base := planID(decodePlan(t, replacementPlan), []byte("key"), nil)
+	if again := planID(decodePlan(t, replacementPlan), []byte("key"), nil); again != base {
 		t.Errorf("same plan, same key: %s then %s", base, again)
 	}
-	other := planID(decodePlan(t, strings.Replace(replacementPlan, "hunter2-new", "hunter2-newer", 1)), []byte("key"))
+	other := planID(decodePlan(t, strings.Replace(replacementPlan, "hunter2-new", "hunter2-newer", 1)), []byte("key"), nil)
 	if other == base {
 		t.Error("a different sensitive value must give a different id")
 	}
-	if planID(decodePlan(t, replacementPlan), []byte("other-key")) == base {
+	if planID(decodePlan(t, replacementPlan), []byte("other-key"), nil) == base {
 		t.Error("the key must enter the id")
 	}
 	masked := maskSensitive(map[string]any{"result": "hunter2-new", "length": 12.0}, map[string]any{"result": true}, []byte("key"))

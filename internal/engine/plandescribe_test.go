@@ -115,7 +115,7 @@ func TestDescribePlanTable(t *testing.T) {
 		{name: "outputs that stay",
 			plan: tfjson.Plan{OutputChanges: map[string]*tfjson.Change{"same": {Actions: acts(tfjson.ActionNoop)}}}},
 	} {
-		p := describePlan(&tc.plan, []byte("k"))
+		p := describePlan(&tc.plan, []byte("k"), nil)
 		if diff := cmp.Diff(tc.changes, p.Changes); diff != "" {
 			t.Errorf("%s: changes (-want +got):\n%s", tc.name, diff)
 		}

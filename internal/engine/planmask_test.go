@@ -64,7 +64,7 @@ func TestPlanIDFollowsWhatThePlanDoes(t *testing.T) {
 		}
 		return p
 	}
-	base := planID(plan(nil), []byte("k"))
+	base := planID(plan(nil), []byte("k"), nil)
 	for _, tc := range []struct {
 		name string
 		edit func(*tfjson.Plan)
@@ -92,12 +92,12 @@ func TestPlanIDFollowsWhatThePlanDoes(t *testing.T) {
 		if tc.key != "" {
 			key = tc.key
 		}
-		if got := planID(plan(tc.edit), []byte(key)); (got == base) != tc.same {
+		if got := planID(plan(tc.edit), []byte(key), nil); (got == base) != tc.same {
 			t.Errorf("%s: id %s against %s; want the same: %v", tc.name, got, base, tc.same)
 		}
 	}
 	plain := &tfjson.Plan{ResourceChanges: []*tfjson.ResourceChange{managed("a", &tfjson.Change{Actions: acts(tfjson.ActionCreate), After: map[string]any{"n": "1"}})}}
-	if planID(plain, []byte("k")) != planID(plain, []byte("other")) {
+	if planID(plain, []byte("k"), nil) != planID(plain, []byte("other"), nil) {
 		t.Error("without sensitive values the key must not matter")
 	}
 }

@@ -5,6 +5,9 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/hashicorp/terraform-exec/tfexec"
 )
@@ -18,6 +21,8 @@ type Result struct {
 	// Resources is the number of resource instances in state after the apply; -1 when
 	// unknown.
 	Resources int
+	// Lock is the dependency lock the apply ran with.
+	Lock []byte
 }
 
 // Create makes the workspace's resources with one combined plan-and-apply: the cheapest
@@ -36,7 +41,7 @@ func (e *Engine) create(ctx context.Context, ws Workspace) (Result, error) {
 	if err != nil {
 		return Result{}, fmt.Errorf("terraform apply: %w", err)
 	}
-	res := Result{Changes: stream.changes, Resources: -1}
+	res := Result{Changes: stream.changes, Resources: -1, Lock: readLock(e.Dir(ws.ID))}
 	if stream.summary != nil {
 		res.Resources = stream.summary.Add + stream.summary.Import - stream.summary.Remove
 	}
@@ -149,3 +154,53 @@ func (e *Engine) PullState(ctx context.Context, ws Workspace) (string, error) {
 	}
 	return state, nil
 }
+
+// StalePlanError says a saved plan no longer applies: the state changed since it was made.
+type StalePlanError struct{ cause error }
+
+// Error says the plan is stale.
+func (e *StalePlanError) Error() string {
+	return "the saved plan is stale: the state changed since it was made"
+}
+
+// Unwrap returns terraform's error.
+func (e *StalePlanError) Unwrap() error { return e.cause }
+
+// ApplyPlan applies a saved plan exactly: it fails with a *StalePlanError when the state
+// changed since the plan was made.
+func (e *Engine) ApplyPlan(ctx context.Context, ws Workspace, plan *Plan) (Result, error) {
+	if plan.Lock != nil {
+		ws.Lock = plan.Lock // terraform applies a plan only with the providers it was made with
+	}
+	return describingAll(e, ws, func() (Result, error) { return e.applyPlan(ctx, ws, plan) })
+}
+
+func (e *Engine) applyPlan(ctx context.Context, ws Workspace, plan *Plan) (Result, error) {
+	tf, done, err := e.prepareWithProviders(ctx, ws)
+	if err != nil {
+		return Result{}, err
+	}
+	defer done()
+	path := filepath.Join(e.Dir(ws.ID), planFile)
+	if err := os.WriteFile(path, plan.File, 0o600); err != nil {
+		return Result{}, fmt.Errorf("write saved plan: %w", err)
+	}
+	defer os.Remove(path)
+	stream, err := e.applyJSON(ctx, ws, tf, tfexec.DirOrPlan(path))
+	if err != nil {
+		if isStale(err) {
+			return Result{}, &StalePlanError{cause: err}
+		}
+		return Result{}, fmt.Errorf("terraform apply: %w", err)
+	}
+	res := Result{Changes: plan.Changes, Resources: plan.Resources, Lock: readLock(e.Dir(ws.ID))}
+	if res.Outputs = stream.outputs; !stream.complete {
+		if res.Outputs, err = e.outputs(ctx, ws, tf); err != nil {
+			return Result{}, err
+		}
+	}
+	return res, nil
+}
+
+// isStale reports whether terraform refused a saved plan because the state moved on.
+func isStale(err error) bool { return strings.Contains(err.Error(), "Saved plan is stale") }

@@ -50,6 +50,10 @@ type Workspace struct {
 	// given to init as -backend-config. With them out of the files, workspaces of one
 	// module share one init: later ones copy the first one's result.
 	BackendConfig map[string]string
+	// Lock is the dependency lock (.terraform.lock.hcl) the workspace runs with: init
+	// installs the versions it holds, and never upgrades them by itself. Nil leaves the
+	// choice to terraform (the newest versions the configuration allows at the first init).
+	Lock []byte
 	// Pool names the runner pool that runs the workspace, in the namespace of its state
 	// (BackendConfig namespace); empty means the namespace's default pool. The engine
 	// itself does not read it.
@@ -159,12 +163,7 @@ func (e *Engine) ensureInit(ctx context.Context, ws Workspace, tf *tfexec.Terraf
 		e.initsShared.Add(1)
 		return writeStamp(dir, stamp)
 	}
-	// A changed configuration may pin other provider versions than the lock file holds.
-	changed := stampErr == nil
-	err := e.run(ctx, ws, "init", func(ctx context.Context) error {
-		return initTerraform(ctx, tf, e.env(ws), changed, ws.BackendConfig)
-	})
-	if err != nil {
+	if err := e.initLocked(ctx, ws, tf, stampErr == nil); err != nil {
 		return fmt.Errorf("terraform init: %w", err)
 	}
 	e.inits.save(module, dir)
@@ -234,7 +233,7 @@ func (e *Engine) env(ws Workspace) map[string]string {
 }
 
 // moduleChecksum covers everything init depends on but the backend settings of one
-// workspace: all files but the input values, and the CLI config. Workspaces with equal
+// workspace: all files but the input values, the lock, and the CLI config. Workspaces with equal
 // checksums can share one init.
 func (e *Engine) moduleChecksum(ws Workspace) string {
 	h := sha256.New()
@@ -252,6 +251,10 @@ func (e *Engine) moduleChecksum(ws Workspace) string {
 	fmt.Fprintf(h, "%s\x00%s", e.execPath, e.cliConfig)
 	cfg, _ := os.ReadFile(e.cliConfig)
 	h.Write(cfg)
+	if ws.Lock != nil {
+		fmt.Fprintf(h, "\x00lock\x00%d\x00", len(ws.Lock))
+		h.Write(ws.Lock)
+	}
 	return hex.EncodeToString(h.Sum(nil))
 }
 
