@@ -8,6 +8,8 @@ GO ?= go
 TEST_TIMEOUT ?= 40m
 # The end-to-end tests that run a second time with OpenTofu in place of terraform.
 TOFU_TESTS := TestBucketLifecycle|TestModuleAsClass|TestMigrateAndExport|TestPostgreSQLLifecycle|TestMySQLLifecycle
+# The provider versions the bundled modules' dependency locks hold: the toolchain's pins.
+PROVIDER_PINS := hashicorp/aws=$(shell sed -n 's/^AWS_VERSION=//p' hack/install-tools.sh),hashicorp/random=$(shell sed -n 's/^RANDOM_VERSION=//p' hack/install-tools.sh)
 # The providers whose kinds make test-cloud-plan plans (google, azurerm or both, | between).
 CLOUD_PLAN ?= google|azurerm
 
@@ -43,9 +45,10 @@ tools-test: tools
 	hack/install-tools.sh helm tofu moto postgres mariadb
 
 ## generate: managed kinds' boilerplate (hack/kindgen), deepcopy functions and CRDs from kubebuilder markers,
-## and the API reference in docs/api (crd-ref-docs, hack/api-docs)
+## the API reference in docs/api (crd-ref-docs, hack/api-docs), and the bundled modules' dependency
+## locks with docs/provider-locks.md (hack/providerlocks, from the pinned providers in the mirror)
 generate:
-	hack/install-tools.sh controller-gen crd-ref-docs
+	hack/install-tools.sh controller-gen crd-ref-docs terraform providers
 	$(GO) run ./hack/kindgen apis
 	$(TOOLS)/controller-gen object paths=./apis/...
 	$(TOOLS)/controller-gen crd paths=./apis/... output:crd:artifacts:config=config/crd/bases
@@ -60,6 +63,7 @@ generate:
 		'kind: ClusterRole' 'metadata:' '  name: {{ include "terraplane.fullname" . }}-stacks' '  labels:' '    {{- include "terraplane.labels" . | nindent 4 }}'; \
 		sed -n '/^rules:/,$$p' config/rbac/stacks/role.yaml; echo '{{- end }}'; } > charts/terraplane/templates/clusterrole-stacks.yaml
 	hack/api-docs/generate.sh
+	$(GO) run ./hack/providerlocks -mirror $(CACHE)/providers -pins $(PROVIDER_PINS) tfmodules docs/provider-locks.md
 
 ## run: install the toolchain, build, start the dev control plane and the quickstart
 run: tools build

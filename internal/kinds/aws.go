@@ -15,8 +15,10 @@ import (
 	"terraplane.io/terraplane/internal/resource"
 )
 
-// awsProviderVersion is the hashicorp/aws version the bundled modules are tested with.
-const awsProviderVersion = "5.100.0"
+// awsProviderVersion is the hashicorp/aws version constraint of the AWS kinds: the major
+// version the bundled modules are tested with (5.100.0); each module's committed
+// dependency lock fixes the exact version.
+const awsProviderVersion = "~> 5.100"
 
 // resolveAWSProvider turns an aws.terraplane.io Provider into an aws provider block, with
 // its credentials only in the environment.

@@ -16,8 +16,10 @@ import (
 	"terraplane.io/terraplane/internal/resource"
 )
 
-// randomProvider is the hashicorp/random provider the database modules use for passwords.
-var randomProvider = render.Provider{Name: "random", Source: "hashicorp/random", Version: "3.9.0"}
+// randomProvider is the hashicorp/random provider the database modules use for passwords:
+// the major version they are tested with (3.9.0); each module's committed dependency lock
+// fixes the exact version.
+var randomProvider = render.Provider{Name: "random", Source: "hashicorp/random", Version: "~> 3.9"}
 
 func resolvePostgreSQLProvider(ctx context.Context, c client.Client, mg resource.Managed) (*registry.ProviderConfig, error) {
 	p := &pgv1.Provider{}

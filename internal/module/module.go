@@ -47,7 +47,14 @@ type Module struct {
 	Outputs []Output
 	// Calls are the module blocks of the top-level files, sorted by name.
 	Calls []Call
+	// Lock is the module's dependency lock file (LockFile at its top level), kept out of
+	// Files: it is what the module's workspaces install providers by, not a module file.
+	// Nil when the module ships none.
+	Lock []byte
 }
+
+// LockFile is the name of terraform's dependency lock file.
+const LockFile = ".terraform.lock.hcl"
 
 // Call is a module block: the name and the source it calls.
 type Call struct {
@@ -117,11 +124,14 @@ func relative(dir, p string) string {
 }
 
 // FromFiles builds a Module from files already in memory (slash-separated paths),
-// leaving out what Kept refuses.
+// leaving out what Kept refuses; a top-level LockFile becomes the module's Lock.
 func FromFiles(files map[string][]byte) (*Module, error) {
 	m := &Module{Files: map[string][]byte{}}
 	for name, content := range files {
-		if Kept(name) {
+		switch {
+		case name == LockFile:
+			m.Lock = content
+		case Kept(name):
 			m.Files[name] = content
 		}
 	}

@@ -123,3 +123,31 @@ func TestParseErrorsNameTheFile(t *testing.T) {
 		t.Fatalf("got %v, want the file and line of the problem", err)
 	}
 }
+
+// TestLockIsNoModuleFile: a top-level dependency lock is the module's Lock, never one of
+// its files; a lock below the top level is a file like any other; the bundled modules
+// carry the lock make generate wrote.
+func TestLockIsNoModuleFile(t *testing.T) {
+	m, err := FromFiles(map[string][]byte{"main.tf": []byte(`variable "x" {}`), LockFile: []byte("# lock"), "sub/" + LockFile: []byte("# nested")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for n := range m.Files {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	if diff := cmp.Diff([]string{"main.tf", "sub/" + LockFile}, names); diff != "" || string(m.Lock) != "# lock" {
+		t.Errorf("lock %q; files (-want +got):\n%s", m.Lock, diff)
+	}
+	if m, _ := FromFiles(map[string][]byte{"main.tf": []byte(`variable "x" {}`)}); m.Lock != nil {
+		t.Errorf("a module without a lock has one: %q", m.Lock)
+	}
+	s3, err := Load(tfmodules.FS, "aws/s3bucket")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(s3.Lock), `provider "registry.terraform.io/hashicorp/aws"`) {
+		t.Errorf("the bundled S3 module's lock: %q", s3.Lock)
+	}
+}
