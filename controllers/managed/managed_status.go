@@ -37,7 +37,7 @@ func (r *Reconciler) finish(ctx context.Context, orig, mg resource.Managed, ext 
 	if rerr != nil {
 		log.FromContext(ctx).Info("reconcile failed; retrying with backoff", "error", rerr.Error())
 	}
-	if o.Succeeded() || o.Reason == common.ReasonAwaitingApproval {
+	if o.Succeeded() || o.Reason == common.ReasonAwaitingApproval || o.Reason == common.ReasonProviderUpgrade {
 		result.Priority = ptr.To(handler.LowPriority) // periodic checks wait behind user changes
 	}
 	return result, rerr

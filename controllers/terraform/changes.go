@@ -49,6 +49,9 @@ func decide(mg resource.Managed, plan *engine.Plan, reason common.PlanReason, ha
 		return holdPlan, err
 	}
 	first := creating(mg)
+	if len(plan.ProviderChanges) > 0 && !first {
+		return holdPlan, providerUpgrade(mg, plan)
+	}
 	if first && resource.Adopting(mg) {
 		if err := adoptionRefusal(mg, plan); err != nil {
 			return holdPlan, err
@@ -75,6 +78,24 @@ func stateMissing(mg resource.Managed, plan *engine.Plan) error {
 	return resource.Refusef(common.ReasonStateMissing,
 		"the Terraform state is empty, but this resource recorded %d resource(s) in it, so nothing was applied: plan %s would create them again (%s). Restore the state Secret %s/%s from a backup, adopt what exists with spec.imports, or create everything again with annotation %s=true or by approving this exact plan with spec.approvedPlan: %s",
 		recorded, plan.ID, listChanges(plan, 3), mg.GetNamespace(), resource.StateSecretName(mg), common.CreateAgainAnnotation, plan.ID)
+}
+
+// providerUpgrade holds a plan made with provider versions outside the resource's
+// dependency lock: newer versions the provider sources offer, or versions the module's
+// constraints now ask for. It is applied, and the resource moves to them, only once
+// approved; until then every run installs the locked versions.
+func providerUpgrade(mg resource.Managed, plan *engine.Plan) error {
+	moved := make([]string, 0, len(plan.ProviderChanges))
+	for _, c := range plan.ProviderChanges {
+		moved = append(moved, c.String())
+	}
+	changes := "no resource changes"
+	if len(plan.Changes) > 0 || plan.OutputsChange {
+		changes = fmt.Sprintf("%s: %s", engine.CountChanges(plan.Changes), listChanges(plan, 5))
+	}
+	return &resource.Held{Reason: common.ReasonProviderUpgrade, Event: common.ReasonProviderUpgrade,
+		Message: fmt.Sprintf("%splan %s moves providers outside the dependency lock (%s; %s), so nothing was applied and the locked versions stay installed; approve it with spec.approvedPlan: %s (terraplane approve %s)",
+			olderApproval(mg), plan.ID, strings.Join(moved, ", "), changes, plan.ID, approveTarget(mg))}
 }
 
 // destructiveChanges are the plan's deletions and replacements, but for replacements of

@@ -28,6 +28,9 @@ var (
 	replace = &engine.Plan{ID: "aaaa000000000002", Changes: []engine.Change{{Address: "terraform_data.a", Actions: []string{"delete", "create"}}}}
 	create  = &engine.Plan{ID: "aaaa000000000003", Changes: []engine.Change{{Address: "terraform_data.a", Actions: []string{"create"}}}}
 	imports = &engine.Plan{ID: "aaaa000000000004", Changes: []engine.Change{{Address: "terraform_data.a", Actions: []string{"no-op"}, Importing: true}}}
+	moved   = []engine.ProviderChange{{Provider: "registry.terraform.io/hashicorp/random", From: "3.9.0", To: "3.10.0"}}
+	upgrade = &engine.Plan{ID: "aaaa000000000005", ProviderChanges: moved}
+	upNew   = &engine.Plan{ID: "aaaa000000000006", ProviderChanges: moved, Changes: create.Changes}
 )
 
 func TestDecide(t *testing.T) {
@@ -96,6 +99,15 @@ func TestDecide(t *testing.T) {
 			want{Verdict: holdPlan, Reason: common.ReasonCreateNotAllowed}},
 		{"observe-only may import", module(func(m *terraformv1.Module) { creating(m); observe(m) }), imports, common.PlanCreate,
 			want{Verdict: applyPlan}},
+		{"a provider upgrade waits for approval", module(nil), upgrade, common.PlanDrift,
+			want{Verdict: holdPlan, Reason: common.ReasonProviderUpgrade, Event: common.ReasonProviderUpgrade}},
+		{"with the resource's other changes", module(nil), upNew, common.PlanUpdate,
+			want{Verdict: holdPlan, Reason: common.ReasonProviderUpgrade, Event: common.ReasonProviderUpgrade}},
+		{"even where destructive changes are allowed", module(func(m *terraformv1.Module) { m.Spec.DestructiveChanges = common.DestructiveAllow }),
+			upgrade, common.PlanDrift, want{Verdict: holdPlan, Reason: common.ReasonProviderUpgrade, Event: common.ReasonProviderUpgrade}},
+		{"its id approves it", module(func(m *terraformv1.Module) { m.Spec.ApprovedPlan = upgrade.ID }), upgrade, common.PlanDrift,
+			want{Verdict: applyPlan}},
+		{"a create has no provider to upgrade", module(creating), upNew, common.PlanCreate, want{Verdict: applyPlan}},
 		{"adopting by imports may not destroy", module(func(m *terraformv1.Module) {
 			creating(m)
 			m.Spec.Imports = []common.ImportInstruction{{Address: "terraform_data.a", ID: "x"}}
@@ -112,6 +124,9 @@ func TestDecide(t *testing.T) {
 				got.Reason, got.Warning, got.Event = h.Reason, h.Warning, h.Event
 				if !strings.Contains(h.Message, tc.plan.ID) {
 					t.Errorf("message %q does not name plan %s", h.Message, tc.plan.ID)
+				}
+				if h.Reason == common.ReasonProviderUpgrade && !strings.Contains(h.Message, "hashicorp/random 3.9.0 -> 3.10.0") {
+					t.Errorf("message %q does not name the provider's move", h.Message)
 				}
 			} else if err != nil {
 				t.Fatalf("decide: %v", err)

@@ -26,7 +26,7 @@ var stateGauges = map[string]*prometheus.Desc{
 	"ready":  prometheus.NewDesc("terraplane_managed_ready", "Managed resources whose Ready condition is True, per kind and API group.", []string{"kind", "group"}, nil),
 	"synced": prometheus.NewDesc("terraplane_managed_synced", "Managed resources whose Synced condition is True, per kind and API group.", []string{"kind", "group"}, nil),
 	"awaiting": prometheus.NewDesc("terraplane_managed_awaiting_approval",
-		"Managed resources with a plan awaiting approval or refused as destructive, per kind and API group.", []string{"kind", "group"}, nil),
+		"Managed resources with a plan awaiting approval (a provider upgrade among them) or refused as destructive, per kind and API group.", []string{"kind", "group"}, nil),
 	"drifted": prometheus.NewDesc("terraplane_managed_drifted", "Managed resources whose Drifted condition is True, per kind and API group.", []string{"kind", "group"}, nil),
 }
 
@@ -60,7 +60,7 @@ func (c *stateCollector) Collect(ch chan<- prometheus.Metric) {
 			if synced != nil && synced.Status == "True" {
 				counts["synced"]++
 			}
-			if synced != nil && synced.Status == "False" && (synced.Reason == common.ReasonAwaitingApproval || synced.Reason == common.ReasonDestructiveChangeRefused) {
+			if synced != nil && synced.Status == "False" && (synced.Reason == common.ReasonAwaitingApproval || synced.Reason == common.ReasonDestructiveChangeRefused || synced.Reason == common.ReasonProviderUpgrade) {
 				counts["awaiting"]++
 			}
 			if meta.IsStatusConditionTrue(conds, common.TypeDrifted) {

@@ -48,6 +48,10 @@ type planMeta struct {
 	// File names the chunk set that holds the plan file; nil in a plan Secret written
 	// before plans were chunked, which held the file itself (resource.PlanFileKey).
 	File *chunkIndex `json:"file,omitempty"`
+	// Lock is the dependency lock the plan was made with, and ProviderChanges the
+	// provider versions it moves (engine.Plan).
+	Lock            []byte                  `json:"lock,omitempty"`
+	ProviderChanges []engine.ProviderChange `json:"providerChanges,omitempty"`
 }
 
 // save keeps plan, made from inputs hash, for approval: the file in a new chunk set,
@@ -58,7 +62,8 @@ func (s *planStore) save(ctx context.Context, mg resource.Managed, plan *engine.
 	if len(chunks) > s.chunkLimit() {
 		return s.tooLarge(plan, fmt.Sprintf("its file is %s, over the %s that %d Secrets hold", mib(len(plan.File)), mib(s.chunkLimit()*s.chunkSize()), s.chunkLimit()))
 	}
-	meta, err := json.Marshal(planMeta{ID: plan.ID, Changes: plan.Changes, OutputsChange: plan.OutputsChange, Resources: plan.Resources, InputsHash: hash, File: &idx})
+	meta, err := json.Marshal(planMeta{ID: plan.ID, Changes: plan.Changes, OutputsChange: plan.OutputsChange, Resources: plan.Resources, InputsHash: hash, File: &idx,
+		Lock: plan.Lock, ProviderChanges: plan.ProviderChanges})
 	if err != nil {
 		return fmt.Errorf("encode plan: %w", err)
 	}
@@ -109,7 +114,7 @@ func (s *planStore) load(ctx context.Context, mg resource.Managed) (*engine.Plan
 		return nil, "", err
 	}
 	return &engine.Plan{ID: meta.ID, Changes: meta.Changes, OutputsChange: meta.OutputsChange, Resources: meta.Resources,
-		File: file, Text: string(sec.Data[resource.PlanTextKey])}, meta.InputsHash, nil
+		File: file, Text: string(sec.Data[resource.PlanTextKey]), Lock: meta.Lock, ProviderChanges: meta.ProviderChanges}, meta.InputsHash, nil
 }
 
 // keepText drops the saved plan and keeps text, the plan as shown to users: the plan

@@ -30,7 +30,7 @@ type run struct {
 	// recovered is set once an interrupted create is known to carry on: only then can
 	// the run's outcome settle the create-pending record.
 	recovered bool
-	out        outcome
+	out       outcome
 }
 
 // next is what comes after a step.
@@ -75,6 +75,7 @@ func (e *run) Apply(ctx context.Context, mg resource.Managed) (managed.Applied, 
 	if e.recovered {
 		err = e.t.settle(ctx, mg, err)
 	}
+	e.t.recordLock(ctx, mg, e.out.lock)
 	if err != nil {
 		return managed.Applied{}, terraformError(err)
 	}
@@ -146,7 +147,7 @@ func (e *run) createDirectly(ctx context.Context) (next, error) {
 	if err != nil {
 		return proceed, err
 	}
-	e.out.applied, e.out.outputs = &res, res.Outputs
+	e.out.applied, e.out.outputs, e.out.lock = &res, res.Outputs, res.Lock
 	return finished, nil
 }
 
@@ -167,7 +168,7 @@ func (e *run) makePlan(ctx context.Context) (next, error) {
 	if e.plan.HasChanges() {
 		return proceed, nil
 	}
-	e.out.outputs = e.plan.Outputs
+	e.out.outputs, e.out.lock = e.plan.Outputs, e.plan.Lock
 	return finished, e.t.discardUnapplied(ctx, e.mg)
 }
 
@@ -192,7 +193,9 @@ func (e *run) markCreating(ctx context.Context) (next, error) {
 	return proceed, e.t.markCreating(ctx, e.mg)
 }
 
-// apply applies the plan. A saved plan gone stale is planned again, once.
+// apply applies the plan. A saved plan gone stale is planned again, once. The plan's
+// lock is the resource's from then on, even when the apply fails: it may have written
+// state with those providers.
 func (e *run) apply(ctx context.Context) (next, error) {
 	res, err := e.t.runner.ApplyPlan(ctx, e.ws.Workspace, e.plan)
 	var stale *engine.StalePlanError
@@ -200,10 +203,14 @@ func (e *run) apply(ctx context.Context) (next, error) {
 		e.staleTried = true
 		return replan, nil
 	}
+	e.out.lock = e.plan.Lock
 	if err != nil {
 		return proceed, err
 	}
 	e.out.applied, e.out.outputs = &res, res.Outputs
+	if res.Lock != nil {
+		e.out.lock = res.Lock
+	}
 	return proceed, nil
 }
 

@@ -104,6 +104,49 @@ func TestApplySteps(t *testing.T) {
 		}},
 		{name: "nothing to recover without a pending create", edit: applied, step: (*run).recoverInterruptedCreate, next: proceed},
 		{name: "a free state lock lets the apply go on", step: (*run).clearStaleLock, next: proceed},
+		{name: "a resource that exists is planned with provider upgrades, and a plan without changes keeps its lock", edit: applied,
+			runner: fakeRunner{lock: []byte("lock-a")}, step: (*run).makePlan, calls: "plan", next: finished, check: func(t *testing.T, e *run) {
+				if opts := e.t.runner.(*fakeRunner).opts; len(opts) != 1 || !opts[0].UpgradeProviders {
+					t.Errorf("plan options %+v, want provider upgrades offered", opts)
+				}
+				if string(e.out.lock) != "lock-a" {
+					t.Errorf("lock %q, want the plan's", e.out.lock)
+				}
+			}},
+		{name: "a create is planned with its module's lock", edit: func(m *terraformv1.Module) { m.Spec.Approval = common.ApprovalManual },
+			step: (*run).makePlan, calls: "plan", next: finished, check: func(t *testing.T, e *run) {
+				if opts := e.t.runner.(*fakeRunner).opts; len(opts) != 1 || opts[0].UpgradeProviders {
+					t.Errorf("plan options %+v, want no provider upgrades", opts)
+				}
+			}},
+		{name: "so is a resource that may not be updated", edit: func(m *terraformv1.Module) {
+			applied(m)
+			m.Spec.ManagementPolicies = []common.ManagementAction{common.ManagementObserve}
+		}, step: (*run).makePlan, calls: "plan", next: finished, check: func(t *testing.T, e *run) {
+			if opts := e.t.runner.(*fakeRunner).opts; len(opts) != 1 || opts[0].UpgradeProviders {
+				t.Errorf("plan options %+v, want no provider upgrades", opts)
+			}
+		}},
+		{name: "a provider upgrade is held", edit: applied, plan: upgrade, step: (*run).decide, next: finished, reason: common.ReasonProviderUpgrade},
+		{name: "an applied plan's lock is the resource's", edit: applied, plan: &engine.Plan{ID: "u", Changes: update.Changes, Lock: []byte("lock-b")},
+			step: (*run).apply, calls: "apply", next: proceed, check: func(t *testing.T, e *run) {
+				if string(e.out.lock) != "lock-b" {
+					t.Errorf("lock %q, want the plan's", e.out.lock)
+				}
+			}},
+		{name: "so is a failed one's: it may have written state", edit: applied, runner: fakeRunner{failing: errors.New("boom")},
+			plan: &engine.Plan{ID: "u", Changes: update.Changes, Lock: []byte("lock-b")}, step: (*run).apply, calls: "apply", next: proceed, reason: "error",
+			check: func(t *testing.T, e *run) {
+				if string(e.out.lock) != "lock-b" {
+					t.Errorf("lock %q, want the plan's", e.out.lock)
+				}
+			}},
+		{name: "a direct create's lock is the resource's", runner: fakeRunner{lock: []byte("lock-c")}, step: (*run).createDirectly, calls: "create",
+			next: finished, check: func(t *testing.T, e *run) {
+				if string(e.out.lock) != "lock-c" {
+					t.Errorf("lock %q, want the create's", e.out.lock)
+				}
+			}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newHarness(t, nil)

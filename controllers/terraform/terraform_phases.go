@@ -38,6 +38,9 @@ type outcome struct {
 	outputs map[string]engine.Output
 	// drift is a plan of drift that the management policies leave uncorrected.
 	drift bool
+	// lock is the dependency lock the resource now runs with: a plan's that found nothing
+	// to change, or an apply's; nil leaves status.terraform.providerLock as it is.
+	lock []byte
 }
 
 // stateObjects are the Secret and Lease the kubernetes backend keeps for mg, and the
@@ -123,7 +126,15 @@ func (r *connector) newPlan(ctx context.Context, mg resource.Managed, ws *worksp
 		return nil, err
 	}
 	tf := mg.GetManagedStatus().Terraform
-	return r.runner.Plan(ctx, ws.Workspace, engine.PlanOptions{Key: key, Outputs: tf.InputsHash != ws.Hash || tf.LastApplyTime == nil})
+	return r.runner.Plan(ctx, ws.Workspace, engine.PlanOptions{Key: key, Outputs: tf.InputsHash != ws.Hash || tf.LastApplyTime == nil,
+		UpgradeProviders: offersUpgrades(mg)})
+}
+
+// offersUpgrades reports whether mg's plans are made with newer provider versions than its
+// lock holds, when there are any: once it exists (a create uses its module's lock) and may
+// be updated. Such a plan waits for approval (decide, ProviderUpgrade).
+func offersUpgrades(mg resource.Managed) bool {
+	return !creating(mg) && mg.GetManagedSpec().ChangePolicy.Allows(common.ManagementUpdate)
 }
 
 // createsDirectly reports whether mg is created with one combined plan-and-apply: its

@@ -1,11 +1,13 @@
 package terraform
 
 import (
+	"context"
 	"fmt"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	common "terraplane.io/terraplane/apis/common/v1alpha1"
 	"terraplane.io/terraplane/internal/engine"
@@ -31,6 +33,10 @@ func (r *connector) recordRun(mg resource.Managed, out outcome, gen int64, succe
 	tf.LastHandledRequest = mg.GetAnnotations()[common.RequestedAtAnnotation]
 	if out.plan != nil && out.plan.HasChanges() && (tf.Plan == nil || tf.Plan.ID != out.plan.ID) {
 		tf.Plan = planSummary(out.plan.ID, out.reason, out.plan.Changes, out.hash, now)
+		tf.Plan.Providers = providerSummary(out.plan.ProviderChanges)
+	}
+	if out.lock != nil {
+		tf.ProviderLock = string(out.lock)
 	}
 	switch {
 	case out.applied != nil:
@@ -83,6 +89,26 @@ func (r *connector) driftDetected(mg resource.Managed, plan *engine.Plan) {
 	driftDetectedTotal.WithLabelValues(r.kind.GVK.Kind, r.kind.GVK.Group).Inc()
 	r.recorder.Eventf(mg, corev1.EventTypeNormal, common.ReasonDriftDetected, "the periodic plan found drift: plan %s (%s): %s",
 		plan.ID, engine.CountChanges(plan.Changes), listChanges(plan, 5))
+}
+
+// providerSummary is the status form of a plan's provider changes.
+func providerSummary(changes []engine.ProviderChange) []common.ProviderVersionChange {
+	var out []common.ProviderVersionChange
+	for _, c := range changes {
+		out = append(out, common.ProviderVersionChange{Provider: c.Provider, From: c.From, To: c.To})
+	}
+	return out
+}
+
+// recordLock keeps the lock a run left mg with where its kind keeps its module's (a
+// ModuleClass's status), if the kind does; a failure only means a later run records it.
+func (r *connector) recordLock(ctx context.Context, mg resource.Managed, lock []byte) {
+	if lock == nil || r.kind.Terraform.RecordLock == nil {
+		return
+	}
+	if err := r.kind.Terraform.RecordLock(ctx, r.client, mg, lock); err != nil {
+		log.FromContext(ctx).Info("could not record the provider lock", "error", err.Error())
+	}
 }
 
 // planSummary is the status form of a plan.

@@ -43,6 +43,10 @@ type fakeRunner struct {
 	planErrs []error
 	// locker judges state locks, when set.
 	locker *statelock.Locker
+	// opts are the options Plan was called with, in turn.
+	opts []engine.PlanOptions
+	// lock is the dependency lock Create and plans without changes ran with.
+	lock []byte
 }
 
 func (f *fakeRunner) Create(context.Context, engine.Workspace) (engine.Result, error) {
@@ -51,18 +55,19 @@ func (f *fakeRunner) Create(context.Context, engine.Workspace) (engine.Result, e
 		return engine.Result{}, f.failing
 	}
 	return engine.Result{Changes: []engine.Change{{Address: "terraform_data.a", Actions: []string{"create"}}}, Resources: 1,
-		Outputs: map[string]engine.Output{"id": {Value: []byte(`"a"`)}}}, nil
+		Outputs: map[string]engine.Output{"id": {Value: []byte(`"a"`)}}, Lock: f.lock}, nil
 }
 
-func (f *fakeRunner) Plan(context.Context, engine.Workspace, engine.PlanOptions) (*engine.Plan, error) {
+func (f *fakeRunner) Plan(_ context.Context, _ engine.Workspace, opts engine.PlanOptions) (*engine.Plan, error) {
 	f.calls = append(f.calls, "plan")
+	f.opts = append(f.opts, opts)
 	if len(f.planErrs) > 0 {
 		err := f.planErrs[0]
 		f.planErrs = f.planErrs[1:]
 		return nil, err
 	}
 	if len(f.plans) == 0 {
-		return &engine.Plan{Resources: -1}, nil
+		return &engine.Plan{Resources: -1, Lock: f.lock}, nil
 	}
 	p := *f.plans[0]
 	f.plans = f.plans[1:]
@@ -82,7 +87,7 @@ func (f *fakeRunner) ApplyPlan(_ context.Context, _ engine.Workspace, p *engine.
 		return engine.Result{}, &engine.StalePlanError{}
 	}
 	f.applied = append(f.applied, p)
-	return engine.Result{Changes: p.Changes, Resources: p.Resources, Outputs: map[string]engine.Output{}}, nil
+	return engine.Result{Changes: p.Changes, Resources: p.Resources, Outputs: map[string]engine.Output{}, Lock: p.Lock}, nil
 }
 
 func (f *fakeRunner) Outputs(context.Context, engine.Workspace) (map[string]engine.Output, error) {

@@ -35,11 +35,66 @@ func moduleKind(loader *modsource.Loader) registry.ManagedKind {
 			WatchedObjects:     moduleWatchedObjects,
 			InputsAreVariables: true,
 			LoadModule: func(ctx context.Context, c client.Client, mg resource.Managed) (*module.Module, error) {
-				return loader.Load(ctx, c, mg.GetNamespace(), mg.(*terraformv1.Module).Spec.Source)
+				mod, err := loader.Load(ctx, c, mg.GetNamespace(), mg.(*terraformv1.Module).Spec.Source)
+				if err != nil {
+					return nil, err
+				}
+				return withClassLock(ctx, c, mg, mod)
 			},
 			ConnectionKeysFor: moduleConnectionKeys,
+			RecordLock:        recordClassLock,
 		},
 	}
+}
+
+// moduleClassOf is the ModuleClass mg was made from; nil for a Module made without one,
+// or whose class is gone.
+func moduleClassOf(ctx context.Context, c client.Client, mg resource.Managed) (*terraformv1.ModuleClass, error) {
+	ref := mg.GetManagedSpec().ClassRef
+	if ref == nil || ref.Kind != "ModuleClass" || ref.APIVersion != terraformv1.GroupVersion.String() {
+		return nil, nil
+	}
+	ns := ref.Namespace
+	if ns == "" {
+		ns = mg.GetNamespace()
+	}
+	class := &terraformv1.ModuleClass{}
+	err := c.Get(ctx, types.NamespacedName{Namespace: ns, Name: ref.Name}, class)
+	if apierrors.IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("get module class: %w", err)
+	}
+	return class, nil
+}
+
+// withClassLock is mod with the dependency lock mg's ModuleClass recorded, if it did: the
+// lock every Module of the class starts from. (The loader's module is shared: a copy.)
+func withClassLock(ctx context.Context, c client.Client, mg resource.Managed, mod *module.Module) (*module.Module, error) {
+	class, err := moduleClassOf(ctx, c, mg)
+	if err != nil || class == nil || class.Status.ProviderLock == "" {
+		return mod, err
+	}
+	cp := *mod
+	cp.Lock = []byte(class.Status.ProviderLock)
+	return &cp, nil
+}
+
+// recordClassLock keeps lock, the one a Module ran with, in its ModuleClass's status when
+// the class has none yet: the first init of the class's module fixes the versions every
+// later Module of the class starts from.
+func recordClassLock(ctx context.Context, c client.Client, mg resource.Managed, lock []byte) error {
+	class, err := moduleClassOf(ctx, c, mg)
+	if err != nil || class == nil || class.Status.ProviderLock != "" {
+		return err
+	}
+	patch := client.MergeFromWithOptions(class.DeepCopy(), client.MergeFromWithOptimisticLock{})
+	class.Status.ProviderLock = string(lock)
+	if err := c.Status().Patch(ctx, class, patch); err != nil && !apierrors.IsConflict(err) {
+		return fmt.Errorf("record the provider lock of ModuleClass %s/%s: %w", class.Namespace, class.Name, err)
+	}
+	return nil
 }
 
 // moduleConnectionKeys maps a Module's outputs to connection keys as its spec.connection

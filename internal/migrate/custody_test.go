@@ -31,21 +31,22 @@ func tools(t *testing.T, objs ...client.Object) Tools {
 	return Tools{Client: fake.NewClientBuilder().WithScheme(reg.Scheme()).WithObjects(objs...).Build(), Registry: reg}
 }
 
-// TestReadModule: variable files and the lock file stay behind, local calls inside the
-// directory travel with it, and a call out of it is refused.
+// TestReadModule: variable files stay behind, the lock file becomes the module's Lock,
+// local calls inside the directory travel with it, and a call out of it is refused.
 func TestReadModule(t *testing.T) {
 	cases := map[string]struct {
 		files     map[string]string
 		wantFiles []string
+		wantLock  string
 		wantErr   string
 	}{
-		"variable files stay behind": {map[string]string{
+		"variable files stay behind, the lock is the module's": {map[string]string{
 			"main.tf": `variable "name" {}`, "terraform.tfvars": `name = "x"`, "x.auto.tfvars.json": `{}`, ".terraform.lock.hcl": "# lock",
-		}, []string{"main.tf"}, ""},
-		"a local call travels": {map[string]string{
-			"main.tf": `module "net" { source = "./modules/net" }`, "modules/net/main.tf": `output "id" { value = 1 }`,
-		}, []string{"main.tf", "modules/net/main.tf"}, ""},
-		"a call out of the directory": {map[string]string{"main.tf": `module "up" { source = "../shared" }`}, nil, `calls ../shared, outside`},
+		}, []string{"main.tf"}, "# lock", ""},
+		"a local call travels, without its own lock": {map[string]string{
+			"main.tf": `module "net" { source = "./modules/net" }`, "modules/net/main.tf": `output "id" { value = 1 }`, "modules/net/.terraform.lock.hcl": "# nested",
+		}, []string{"main.tf", "modules/net/main.tf"}, "", ""},
+		"a call out of the directory": {map[string]string{"main.tf": `module "up" { source = "../shared" }`}, nil, "", `calls ../shared, outside`},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -76,6 +77,9 @@ func TestReadModule(t *testing.T) {
 			sort.Strings(got)
 			if diff := cmp.Diff(tc.wantFiles, got); diff != "" {
 				t.Errorf("files (-want +got):\n%s", diff)
+			}
+			if string(mod.Lock) != tc.wantLock {
+				t.Errorf("lock = %q, want %q", mod.Lock, tc.wantLock)
 			}
 		})
 	}

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	common "terraplane.io/terraplane/apis/common/v1alpha1"
+	"terraplane.io/terraplane/internal/module"
 	"terraplane.io/terraplane/internal/workspace"
 )
 
@@ -52,6 +53,9 @@ func Export(ctx context.Context, t Tools, kindName, namespace, name, dir string)
 	}
 	files := local.Files
 	files["terraform.tfstate"] = []byte(state)
+	if local.Lock != nil {
+		files[module.LockFile] = local.Lock // the provider versions the state was written with
+	}
 	say("writing %d files to %s", len(files), dir)
 	for name, content := range files {
 		path := filepath.Join(dir, filepath.FromSlash(name))

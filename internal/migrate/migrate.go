@@ -3,6 +3,7 @@ package migrate
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -112,9 +113,10 @@ func Migrate(ctx context.Context, t Tools, o Options) (*terraformv1.Module, erro
 	return mg, nil
 }
 
-// readModule reads the module in dir without what a module never ships (variable files,
-// whose values become the Module's inputs, and the dependency lock file), and refuses
-// local module calls that leave dir.
+// readModule reads the module in dir without variable files (whose values become the
+// Module's inputs) and lock files below its top level, and refuses local module calls
+// that leave dir. Its top-level dependency lock file, if any, is the module's Lock: the
+// Module installs the provider versions the state was written with.
 func readModule(dir string) (*module.Module, error) {
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 		return nil, fmt.Errorf("%s is not a directory", dir)
@@ -124,7 +126,7 @@ func readModule(dir string) (*module.Module, error) {
 		return nil, fmt.Errorf("%s: %w", dir, err)
 	}
 	for name := range mod.Files {
-		if strings.HasSuffix(name, ".tfvars") || strings.HasSuffix(name, ".tfvars.json") || path.Base(name) == ".terraform.lock.hcl" {
+		if strings.HasSuffix(name, ".tfvars") || strings.HasSuffix(name, ".tfvars.json") || path.Base(name) == module.LockFile {
 			delete(mod.Files, name)
 		}
 	}
@@ -137,11 +139,16 @@ func readModule(dir string) (*module.Module, error) {
 }
 
 func (t Tools) createPaused(ctx context.Context, o Options, mod *module.Module, values map[string]any) (*terraformv1.Module, error) {
-	cm, err := moduleConfigMap(o.Name+"-module", o.Namespace, mod.Files)
+	files := mod.Files
+	if mod.Lock != nil {
+		files = maps.Clone(files)
+		files[module.LockFile] = mod.Lock
+	}
+	cm, err := moduleConfigMap(o.Name+"-module", o.Namespace, files)
 	if err != nil {
 		return nil, err
 	}
-	t.progress()("creating ConfigMap %s/%s with the module (%d files)", cm.Namespace, cm.Name, len(mod.Files))
+	t.progress()("creating ConfigMap %s/%s with the module (%d files)", cm.Namespace, cm.Name, len(files))
 	if err := t.Client.Create(ctx, cm); err != nil {
 		return nil, fmt.Errorf("create module configmap: %w", err)
 	}

@@ -110,6 +110,9 @@ type TerraformKind struct {
 	// resource reads ("Secret/name", "ConfigMap/name": its variables, its module source
 	// and the source's credentials), so that a change to one reaches it at once.
 	WatchedObjects func(mg resource.Managed) []string
+	// RecordLock, when set, keeps the dependency lock a resource ran with where its
+	// module's other workspaces start from (its class's status), if none is kept there yet.
+	RecordLock func(ctx context.Context, c client.Client, mg resource.Managed, lock []byte) error
 }
 
 // ProviderConnection is what the kind takes from its Provider's connection details: the

@@ -121,9 +121,20 @@ func (r *Renderer) Render(ctx context.Context, mg resource.Managed) (*Rendered, 
 	base := Ref(mg)
 	base.Kind = r.kind.GVK.GroupKind().String()
 	base.Group, base.Files, base.Env, base.SecretVars, base.BackendConfig = group, files.Files, pc.Env, secretVars, r.backendConfig(mg)
+	base.Lock = lock(mg, mod)
 	ws := &Rendered{Workspace: base, Provider: pc}
 	ws.Hash = hashWorkspace(ws.Workspace, vars.Sources)
 	return ws, nil
+}
+
+// lock is the dependency lock mg runs with: the one its state was last written with, or
+// for a resource that never ran, its module's (bundled, recorded by its class, or shipped
+// with the module); nil when there is neither.
+func lock(mg resource.Managed, mod *module.Module) []byte {
+	if l := mg.GetManagedStatus().Terraform.ProviderLock; l != "" {
+		return []byte(l)
+	}
+	return mod.Lock
 }
 
 // variableValue is raw as the variable's type wants it: text for a string (or a value

@@ -284,3 +284,44 @@ func TestModuleChoice(t *testing.T) {
 		t.Error("NewRenderer with a module directory that does not exist: no error")
 	}
 }
+
+// TestRenderLock: a resource runs with the lock its state was last written with; one that
+// never ran, with its module's; without either, with none.
+func TestRenderLock(t *testing.T) {
+	cases := map[string]struct {
+		module, status, want string
+	}{
+		"the resource's own lock":          {module: "module lock", status: "resource lock", want: "resource lock"},
+		"the module's, before a first run": {module: "module lock", want: "module lock"},
+		"none":                             {},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			k := kind(&registry.ProviderConfig{})
+			k.Terraform.Modules, k.Terraform.ModuleDir = nil, ""
+			k.Terraform.LoadModule = func(context.Context, client.Client, resource.Managed) (*module.Module, error) {
+				files := map[string][]byte{"main.tf": []byte(`variable "name" {}`)}
+				if tc.module != "" {
+					files[module.LockFile] = []byte(tc.module)
+				}
+				return module.FromFiles(files)
+			}
+			r, err := NewRenderer(nil, k, "", "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			mg := managed(`{"name": "n"}`)
+			mg.Status.Terraform.ProviderLock = tc.status
+			ws, err := r.Render(context.Background(), mg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(ws.Lock) != tc.want || tc.want == "" && ws.Lock != nil {
+				t.Errorf("lock %q, want %q", ws.Lock, tc.want)
+			}
+			if _, inFiles := ws.Files["module/"+module.LockFile]; inFiles {
+				t.Error("the lock was copied into the module's files")
+			}
+		})
+	}
+}

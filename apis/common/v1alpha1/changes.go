@@ -148,6 +148,10 @@ type PlanSummary struct {
 	// ChangesOmitted counts the changes left out of Changes.
 	// +optional
 	ChangesOmitted int `json:"changesOmitted,omitempty"`
+	// Providers lists the provider versions the plan moves to, outside the resource's
+	// dependency lock; such a plan waits for approval (reason ProviderUpgrade).
+	// +optional
+	Providers []ProviderVersionChange `json:"providers,omitempty"`
 	// CreatedAt is when the plan was made.
 	CreatedAt metav1.Time `json:"createdAt"`
 	// InputsHash is the checksum of the inputs the plan was made from.
@@ -162,6 +166,16 @@ type PlannedChange struct {
 	// Actions Terraform plans for it: create, update, delete (delete then create is a
 	// replacement), or import.
 	Actions []string `json:"actions"`
+}
+
+// ProviderVersionChange is a provider whose version a plan moves.
+type ProviderVersionChange struct {
+	// Provider is the provider's address, e.g. registry.terraform.io/hashicorp/random.
+	Provider string `json:"provider"`
+	// From is the version the resource's lock holds.
+	From string `json:"from"`
+	// To is the version the plan was made with.
+	To string `json:"to"`
 }
 
 // ApplySummary records the last plan Terraform applied.
@@ -183,7 +197,7 @@ type ApplySummary struct {
 // IsHoldReason reports whether a Synced reason is change control holding a plan.
 func IsHoldReason(reason string) bool {
 	switch reason {
-	case ReasonAwaitingApproval, ReasonDestructiveChangeRefused, ReasonAdoptionRefused, ReasonCreateNotAllowed:
+	case ReasonAwaitingApproval, ReasonDestructiveChangeRefused, ReasonAdoptionRefused, ReasonCreateNotAllowed, ReasonProviderUpgrade:
 		return true
 	}
 	return false

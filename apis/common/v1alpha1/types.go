@@ -280,4 +280,10 @@ type TerraformStatus struct {
 	// LastApply is the last plan Terraform applied.
 	// +optional
 	LastApply *ApplySummary `json:"lastApply,omitempty"`
+	// ProviderLock is the dependency lock (.terraform.lock.hcl) the resource last ran with:
+	// the provider versions, and the checksums terraform recorded, that its state was
+	// written with. Every later run installs exactly these; a newer version takes a plan
+	// that waits for approval (reason ProviderUpgrade).
+	// +optional
+	ProviderLock string `json:"providerLock,omitempty"`
 }

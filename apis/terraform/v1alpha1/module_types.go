@@ -217,6 +217,12 @@ type ModuleClassStatus struct {
 	// ConfigMap's resourceVersion.
 	// +optional
 	Revision string `json:"revision,omitempty"`
+	// ProviderLock is the dependency lock (.terraform.lock.hcl) recorded at the first init
+	// of the class's module: every Module made from the class starts with these provider
+	// versions (each then keeps its own, status.terraform.providerLock). Empty until a
+	// Module of the class has run; delete it to have the next first init record it anew.
+	// +optional
+	ProviderLock string `json:"providerLock,omitempty"`
 	// Conditions: Ready says whether claims can bind to the class.
 	// +optional
 	// +listType=map

@@ -1,0 +1,67 @@
+package kinds
+
+import (
+	"context"
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+
+	common "terraplane.io/terraplane/apis/common/v1alpha1"
+	terraformv1 "terraplane.io/terraplane/apis/terraform/v1alpha1"
+	"terraplane.io/terraplane/internal/module"
+)
+
+// TestClassLock: a Module of a ModuleClass starts from the lock the class recorded; the
+// first lock a Module of the class runs with is recorded, a later one is not; a Module
+// without a class (or whose class is gone) keeps its module's own.
+func TestClassLock(t *testing.T) {
+	ctx := context.Background()
+	classRef := func(name string) *common.ClassReference {
+		return &common.ClassReference{APIVersion: terraformv1.GroupVersion.String(), Kind: "ModuleClass", Name: name, Namespace: "admin"}
+	}
+	recorded := &terraformv1.ModuleClass{ObjectMeta: metav1.ObjectMeta{Namespace: "admin", Name: "recorded"}}
+	recorded.Status.ProviderLock = "class lock"
+	fresh := &terraformv1.ModuleClass{ObjectMeta: metav1.ObjectMeta{Namespace: "admin", Name: "fresh"}}
+	c := fake.NewClientBuilder().WithScheme(NewScheme()).WithObjects(recorded, fresh).WithStatusSubresource(recorded, fresh).Build()
+	mod := &module.Module{Files: map[string][]byte{"main.tf": nil}, Lock: []byte("shipped lock")}
+	cases := map[string]struct {
+		class    *common.ClassReference
+		want     string
+		recorded string // the class's lock after recordClassLock(..., "run lock")
+	}{
+		"a class that recorded one":  {classRef("recorded"), "class lock", "class lock"},
+		"a class that recorded none": {classRef("fresh"), "shipped lock", "run lock"},
+		"a class that is gone":       {classRef("gone"), "shipped lock", ""},
+		"no class":                   {nil, "shipped lock", ""},
+		"a class of another kind": {&common.ClassReference{APIVersion: "storage.aws.terraplane.io/v1alpha1", Kind: "S3BucketClass", Name: "fresh", Namespace: "admin"},
+			"shipped lock", ""},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			mg := &terraformv1.Module{ObjectMeta: metav1.ObjectMeta{Namespace: "admin", Name: "m"}}
+			mg.Spec.ClassRef = tc.class
+			got, err := withClassLock(ctx, c, mg, mod)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(got.Lock) != tc.want || string(mod.Lock) != "shipped lock" {
+				t.Errorf("lock %q (the loader's module now %q), want %q and the loader's module unchanged", got.Lock, mod.Lock, tc.want)
+			}
+			if err := recordClassLock(ctx, c, mg, []byte("run lock")); err != nil {
+				t.Fatal(err)
+			}
+			if tc.class == nil || tc.class.Kind != "ModuleClass" || tc.class.Name == "gone" {
+				return
+			}
+			class := &terraformv1.ModuleClass{}
+			if err := c.Get(ctx, client.ObjectKey{Namespace: "admin", Name: tc.class.Name}, class); err != nil {
+				t.Fatal(err)
+			}
+			if class.Status.ProviderLock != tc.recorded {
+				t.Errorf("class lock %q, want %q", class.Status.ProviderLock, tc.recorded)
+			}
+		})
+	}
+}
