@@ -200,6 +200,7 @@ type {{.Class}}SpecTemplate struct {
 
 // {{.Class}} is a non-portable class of {{.Name}}s, each {{.Noun}}.
 // +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
 // +kubebuilder:resource:categories=terraplane;class
 // +kubebuilder:printcolumn:name="PROVIDER",type=string,JSONPath=` + "`" + `.specTemplate.providerRef.name` + "`" + `
 // +kubebuilder:printcolumn:name="RECLAIM-POLICY",type=string,JSONPath=` + "`" + `.specTemplate.reclaimPolicy` + "`" + `
@@ -214,6 +215,8 @@ type {{.Class}} struct {
 	AllowedNamespaces *common.AllowedNamespaces ` + "`" + `json:"allowedNamespaces,omitempty"` + "`" + `
 	// SpecTemplate is what new {{.Name}}s start with.
 	SpecTemplate {{.Class}}SpecTemplate ` + "`" + `json:"specTemplate"` + "`" + `
+	// Status reports the class's revisions.
+	Status common.ClassStatus ` + "`" + `json:"status,omitempty"` + "`" + `
 }
 
 // {{.Class}}List is a list of {{.Class}} objects.
@@ -265,6 +268,9 @@ func (c *{{.Class}}) GetSpecTemplate() *common.ClassSpecTemplate { return &c.Spe
 
 // GetAllowedNamespaces returns the namespaces whose portable classes may point at this class.
 func (c *{{.Class}}) GetAllowedNamespaces() *common.AllowedNamespaces { return c.AllowedNamespaces }
+
+// GetClassRevisions returns the class's revisions.
+func (c *{{.Class}}) GetClassRevisions() *common.ClassRevisions { return &c.Status.ClassRevisions }
 
 // GetForProviderTemplate returns the module inputs new {{.Name}}s start with.
 func (c *{{.Class}}) GetForProviderTemplate() (map[string]any, error) {

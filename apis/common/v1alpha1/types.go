@@ -175,6 +175,11 @@ type ClassSpecTemplate struct {
 	RunnerPool string `json:"runnerPool,omitempty"`
 	// ChangePolicy of new resources: approval, destructiveChanges and managementPolicies.
 	ChangePolicy `json:",inline"`
+	// RevisionPolicy says whether the class's resources follow its new revisions:
+	// Automatic (default) moves them to each new revision; Manual keeps each on its
+	// spec.revision until it is changed. A resource's own spec.revisionPolicy wins.
+	// +optional
+	RevisionPolicy RevisionPolicy `json:"revisionPolicy,omitempty"`
 }
 
 // ManagedSpec holds the fields every managed resource's spec shares.
@@ -216,6 +221,18 @@ type ManagedSpec struct {
 	Imports []ImportInstruction `json:"imports,omitempty"`
 	// ChangePolicy: approval, destructiveChanges and managementPolicies.
 	ChangePolicy `json:",inline"`
+	// RevisionPolicy says whether this resource follows its class's new revisions:
+	// Automatic moves it to each one, Manual keeps it on spec.revision. Unset, the class's
+	// specTemplate.revisionPolicy applies (Automatic if that is unset too).
+	// +optional
+	RevisionPolicy RevisionPolicy `json:"revisionPolicy,omitempty"`
+	// Revision names the revision of its class (a ClassRevision in this namespace) whose
+	// module, spec template and provider lock the resource runs. The claim controller sets
+	// it for a resource made from a class; with revisionPolicy Manual, set it to one of
+	// the class's status.revisions to move the resource. Empty: the class's live content.
+	// +optional
+	// +kubebuilder:validation:MaxLength=253
+	Revision string `json:"revision,omitempty"`
 	// ApprovedPlan is the id of a plan (status.terraform.plan.id) to apply: with
 	// approval Manual, or for a plan that destructiveChanges: Refuse holds back. An id
 	// that is not the pending plan's applies nothing.
@@ -250,6 +267,10 @@ type ManagedStatus struct {
 	// ObservedGeneration is the generation last applied.
 	// +optional
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+	// Revision is the class revision the resource last ran successfully: its state
+	// matches that revision's module and template.
+	// +optional
+	Revision string `json:"revision,omitempty"`
 	// Terraform records what the engine last did; it holds no secret values.
 	// +optional
 	Terraform TerraformStatus `json:"terraform,omitempty"`

@@ -207,6 +207,7 @@ type ModuleOutput struct {
 
 // ModuleClassStatus is what the class's module offers and whether the class is usable.
 type ModuleClassStatus struct {
+	common.ClassRevisions `json:",inline"`
 	// Variables of the module.
 	// +optional
 	Variables []ModuleVariable `json:"variables,omitempty"`
@@ -302,6 +303,9 @@ func (c *ModuleClass) GetSpecTemplate() *common.ClassSpecTemplate {
 
 // GetAllowedNamespaces returns the namespaces whose portable classes may point at this class.
 func (c *ModuleClass) GetAllowedNamespaces() *common.AllowedNamespaces { return c.AllowedNamespaces }
+
+// GetClassRevisions returns the class's revisions.
+func (c *ModuleClass) GetClassRevisions() *common.ClassRevisions { return &c.Status.ClassRevisions }
 
 // GetManagedSpec returns the shared managed spec.
 func (m *Module) GetManagedSpec() *common.ManagedSpec { return &m.Spec.ManagedSpec }

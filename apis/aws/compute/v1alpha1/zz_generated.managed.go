@@ -39,6 +39,7 @@ type EKSClusterClassSpecTemplate struct {
 
 // EKSClusterClass is a non-portable class of EKSClusters, each an EKS cluster.
 // +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
 // +kubebuilder:resource:categories=terraplane;class
 // +kubebuilder:printcolumn:name="PROVIDER",type=string,JSONPath=`.specTemplate.providerRef.name`
 // +kubebuilder:printcolumn:name="RECLAIM-POLICY",type=string,JSONPath=`.specTemplate.reclaimPolicy`
@@ -53,6 +54,8 @@ type EKSClusterClass struct {
 	AllowedNamespaces *common.AllowedNamespaces `json:"allowedNamespaces,omitempty"`
 	// SpecTemplate is what new EKSClusters start with.
 	SpecTemplate EKSClusterClassSpecTemplate `json:"specTemplate"`
+	// Status reports the class's revisions.
+	Status common.ClassStatus `json:"status,omitempty"`
 }
 
 // EKSClusterClassList is a list of EKSClusterClass objects.
@@ -107,6 +110,9 @@ func (c *EKSClusterClass) GetSpecTemplate() *common.ClassSpecTemplate {
 func (c *EKSClusterClass) GetAllowedNamespaces() *common.AllowedNamespaces {
 	return c.AllowedNamespaces
 }
+
+// GetClassRevisions returns the class's revisions.
+func (c *EKSClusterClass) GetClassRevisions() *common.ClassRevisions { return &c.Status.ClassRevisions }
 
 // GetForProviderTemplate returns the module inputs new EKSClusters start with.
 func (c *EKSClusterClass) GetForProviderTemplate() (map[string]any, error) {

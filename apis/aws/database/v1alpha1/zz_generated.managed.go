@@ -39,6 +39,7 @@ type RDSInstanceClassSpecTemplate struct {
 
 // RDSInstanceClass is a non-portable class of RDSInstances, each an RDS database instance.
 // +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
 // +kubebuilder:resource:categories=terraplane;class
 // +kubebuilder:printcolumn:name="PROVIDER",type=string,JSONPath=`.specTemplate.providerRef.name`
 // +kubebuilder:printcolumn:name="RECLAIM-POLICY",type=string,JSONPath=`.specTemplate.reclaimPolicy`
@@ -53,6 +54,8 @@ type RDSInstanceClass struct {
 	AllowedNamespaces *common.AllowedNamespaces `json:"allowedNamespaces,omitempty"`
 	// SpecTemplate is what new RDSInstances start with.
 	SpecTemplate RDSInstanceClassSpecTemplate `json:"specTemplate"`
+	// Status reports the class's revisions.
+	Status common.ClassStatus `json:"status,omitempty"`
 }
 
 // RDSInstanceClassList is a list of RDSInstanceClass objects.
@@ -111,6 +114,11 @@ func (c *RDSInstanceClass) GetSpecTemplate() *common.ClassSpecTemplate {
 // GetAllowedNamespaces returns the namespaces whose portable classes may point at this class.
 func (c *RDSInstanceClass) GetAllowedNamespaces() *common.AllowedNamespaces {
 	return c.AllowedNamespaces
+}
+
+// GetClassRevisions returns the class's revisions.
+func (c *RDSInstanceClass) GetClassRevisions() *common.ClassRevisions {
+	return &c.Status.ClassRevisions
 }
 
 // GetForProviderTemplate returns the module inputs new RDSInstances start with.

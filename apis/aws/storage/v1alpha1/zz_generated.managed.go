@@ -39,6 +39,7 @@ type S3BucketClassSpecTemplate struct {
 
 // S3BucketClass is a non-portable class of S3Buckets, each an S3 bucket.
 // +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
 // +kubebuilder:resource:categories=terraplane;class
 // +kubebuilder:printcolumn:name="PROVIDER",type=string,JSONPath=`.specTemplate.providerRef.name`
 // +kubebuilder:printcolumn:name="RECLAIM-POLICY",type=string,JSONPath=`.specTemplate.reclaimPolicy`
@@ -53,6 +54,8 @@ type S3BucketClass struct {
 	AllowedNamespaces *common.AllowedNamespaces `json:"allowedNamespaces,omitempty"`
 	// SpecTemplate is what new S3Buckets start with.
 	SpecTemplate S3BucketClassSpecTemplate `json:"specTemplate"`
+	// Status reports the class's revisions.
+	Status common.ClassStatus `json:"status,omitempty"`
 }
 
 // S3BucketClassList is a list of S3BucketClass objects.
@@ -104,6 +107,9 @@ func (c *S3BucketClass) GetSpecTemplate() *common.ClassSpecTemplate {
 
 // GetAllowedNamespaces returns the namespaces whose portable classes may point at this class.
 func (c *S3BucketClass) GetAllowedNamespaces() *common.AllowedNamespaces { return c.AllowedNamespaces }
+
+// GetClassRevisions returns the class's revisions.
+func (c *S3BucketClass) GetClassRevisions() *common.ClassRevisions { return &c.Status.ClassRevisions }
 
 // GetForProviderTemplate returns the module inputs new S3Buckets start with.
 func (c *S3BucketClass) GetForProviderTemplate() (map[string]any, error) {

@@ -39,6 +39,7 @@ type RedisCacheClassSpecTemplate struct {
 
 // RedisCacheClass is a non-portable class of RedisCaches, each an Azure Cache for Redis.
 // +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
 // +kubebuilder:resource:categories=terraplane;class
 // +kubebuilder:printcolumn:name="PROVIDER",type=string,JSONPath=`.specTemplate.providerRef.name`
 // +kubebuilder:printcolumn:name="RECLAIM-POLICY",type=string,JSONPath=`.specTemplate.reclaimPolicy`
@@ -53,6 +54,8 @@ type RedisCacheClass struct {
 	AllowedNamespaces *common.AllowedNamespaces `json:"allowedNamespaces,omitempty"`
 	// SpecTemplate is what new RedisCaches start with.
 	SpecTemplate RedisCacheClassSpecTemplate `json:"specTemplate"`
+	// Status reports the class's revisions.
+	Status common.ClassStatus `json:"status,omitempty"`
 }
 
 // RedisCacheClassList is a list of RedisCacheClass objects.
@@ -107,6 +110,9 @@ func (c *RedisCacheClass) GetSpecTemplate() *common.ClassSpecTemplate {
 func (c *RedisCacheClass) GetAllowedNamespaces() *common.AllowedNamespaces {
 	return c.AllowedNamespaces
 }
+
+// GetClassRevisions returns the class's revisions.
+func (c *RedisCacheClass) GetClassRevisions() *common.ClassRevisions { return &c.Status.ClassRevisions }
 
 // GetForProviderTemplate returns the module inputs new RedisCaches start with.
 func (c *RedisCacheClass) GetForProviderTemplate() (map[string]any, error) {

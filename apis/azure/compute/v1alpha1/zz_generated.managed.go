@@ -39,6 +39,7 @@ type AKSClusterClassSpecTemplate struct {
 
 // AKSClusterClass is a non-portable class of AKSClusters, each an AKS cluster.
 // +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
 // +kubebuilder:resource:categories=terraplane;class
 // +kubebuilder:printcolumn:name="PROVIDER",type=string,JSONPath=`.specTemplate.providerRef.name`
 // +kubebuilder:printcolumn:name="RECLAIM-POLICY",type=string,JSONPath=`.specTemplate.reclaimPolicy`
@@ -53,6 +54,8 @@ type AKSClusterClass struct {
 	AllowedNamespaces *common.AllowedNamespaces `json:"allowedNamespaces,omitempty"`
 	// SpecTemplate is what new AKSClusters start with.
 	SpecTemplate AKSClusterClassSpecTemplate `json:"specTemplate"`
+	// Status reports the class's revisions.
+	Status common.ClassStatus `json:"status,omitempty"`
 }
 
 // AKSClusterClassList is a list of AKSClusterClass objects.
@@ -107,6 +110,9 @@ func (c *AKSClusterClass) GetSpecTemplate() *common.ClassSpecTemplate {
 func (c *AKSClusterClass) GetAllowedNamespaces() *common.AllowedNamespaces {
 	return c.AllowedNamespaces
 }
+
+// GetClassRevisions returns the class's revisions.
+func (c *AKSClusterClass) GetClassRevisions() *common.ClassRevisions { return &c.Status.ClassRevisions }
 
 // GetForProviderTemplate returns the module inputs new AKSClusters start with.
 func (c *AKSClusterClass) GetForProviderTemplate() (map[string]any, error) {

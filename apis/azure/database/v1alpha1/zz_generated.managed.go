@@ -40,6 +40,7 @@ type MySQLFlexibleServerClassSpecTemplate struct {
 
 // MySQLFlexibleServerClass is a non-portable class of MySQLFlexibleServers, each an Azure Database for MySQL flexible server.
 // +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
 // +kubebuilder:resource:categories=terraplane;class
 // +kubebuilder:printcolumn:name="PROVIDER",type=string,JSONPath=`.specTemplate.providerRef.name`
 // +kubebuilder:printcolumn:name="RECLAIM-POLICY",type=string,JSONPath=`.specTemplate.reclaimPolicy`
@@ -54,6 +55,8 @@ type MySQLFlexibleServerClass struct {
 	AllowedNamespaces *common.AllowedNamespaces `json:"allowedNamespaces,omitempty"`
 	// SpecTemplate is what new MySQLFlexibleServers start with.
 	SpecTemplate MySQLFlexibleServerClassSpecTemplate `json:"specTemplate"`
+	// Status reports the class's revisions.
+	Status common.ClassStatus `json:"status,omitempty"`
 }
 
 // MySQLFlexibleServerClassList is a list of MySQLFlexibleServerClass objects.
@@ -113,6 +116,11 @@ func (c *MySQLFlexibleServerClass) GetAllowedNamespaces() *common.AllowedNamespa
 	return c.AllowedNamespaces
 }
 
+// GetClassRevisions returns the class's revisions.
+func (c *MySQLFlexibleServerClass) GetClassRevisions() *common.ClassRevisions {
+	return &c.Status.ClassRevisions
+}
+
 // GetForProviderTemplate returns the module inputs new MySQLFlexibleServers start with.
 func (c *MySQLFlexibleServerClass) GetForProviderTemplate() (map[string]any, error) {
 	return common.ToValues(c.SpecTemplate.ForProvider)
@@ -159,6 +167,7 @@ type PostgreSQLFlexibleServerClassSpecTemplate struct {
 
 // PostgreSQLFlexibleServerClass is a non-portable class of PostgreSQLFlexibleServers, each an Azure Database for PostgreSQL flexible server.
 // +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
 // +kubebuilder:resource:categories=terraplane;class
 // +kubebuilder:printcolumn:name="PROVIDER",type=string,JSONPath=`.specTemplate.providerRef.name`
 // +kubebuilder:printcolumn:name="RECLAIM-POLICY",type=string,JSONPath=`.specTemplate.reclaimPolicy`
@@ -173,6 +182,8 @@ type PostgreSQLFlexibleServerClass struct {
 	AllowedNamespaces *common.AllowedNamespaces `json:"allowedNamespaces,omitempty"`
 	// SpecTemplate is what new PostgreSQLFlexibleServers start with.
 	SpecTemplate PostgreSQLFlexibleServerClassSpecTemplate `json:"specTemplate"`
+	// Status reports the class's revisions.
+	Status common.ClassStatus `json:"status,omitempty"`
 }
 
 // PostgreSQLFlexibleServerClassList is a list of PostgreSQLFlexibleServerClass objects.
@@ -230,6 +241,11 @@ func (c *PostgreSQLFlexibleServerClass) GetSpecTemplate() *common.ClassSpecTempl
 // GetAllowedNamespaces returns the namespaces whose portable classes may point at this class.
 func (c *PostgreSQLFlexibleServerClass) GetAllowedNamespaces() *common.AllowedNamespaces {
 	return c.AllowedNamespaces
+}
+
+// GetClassRevisions returns the class's revisions.
+func (c *PostgreSQLFlexibleServerClass) GetClassRevisions() *common.ClassRevisions {
+	return &c.Status.ClassRevisions
 }
 
 // GetForProviderTemplate returns the module inputs new PostgreSQLFlexibleServers start with.

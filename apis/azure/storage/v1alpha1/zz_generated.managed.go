@@ -39,6 +39,7 @@ type StorageAccountClassSpecTemplate struct {
 
 // StorageAccountClass is a non-portable class of StorageAccounts, each an Azure storage account with one blob container.
 // +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
 // +kubebuilder:resource:categories=terraplane;class
 // +kubebuilder:printcolumn:name="PROVIDER",type=string,JSONPath=`.specTemplate.providerRef.name`
 // +kubebuilder:printcolumn:name="RECLAIM-POLICY",type=string,JSONPath=`.specTemplate.reclaimPolicy`
@@ -53,6 +54,8 @@ type StorageAccountClass struct {
 	AllowedNamespaces *common.AllowedNamespaces `json:"allowedNamespaces,omitempty"`
 	// SpecTemplate is what new StorageAccounts start with.
 	SpecTemplate StorageAccountClassSpecTemplate `json:"specTemplate"`
+	// Status reports the class's revisions.
+	Status common.ClassStatus `json:"status,omitempty"`
 }
 
 // StorageAccountClassList is a list of StorageAccountClass objects.
@@ -107,6 +110,11 @@ func (c *StorageAccountClass) GetSpecTemplate() *common.ClassSpecTemplate {
 // GetAllowedNamespaces returns the namespaces whose portable classes may point at this class.
 func (c *StorageAccountClass) GetAllowedNamespaces() *common.AllowedNamespaces {
 	return c.AllowedNamespaces
+}
+
+// GetClassRevisions returns the class's revisions.
+func (c *StorageAccountClass) GetClassRevisions() *common.ClassRevisions {
+	return &c.Status.ClassRevisions
 }
 
 // GetForProviderTemplate returns the module inputs new StorageAccounts start with.

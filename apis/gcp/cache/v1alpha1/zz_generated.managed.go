@@ -39,6 +39,7 @@ type RedisInstanceClassSpecTemplate struct {
 
 // RedisInstanceClass is a non-portable class of RedisInstances, each a Memorystore for Redis instance.
 // +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
 // +kubebuilder:resource:categories=terraplane;class
 // +kubebuilder:printcolumn:name="PROVIDER",type=string,JSONPath=`.specTemplate.providerRef.name`
 // +kubebuilder:printcolumn:name="RECLAIM-POLICY",type=string,JSONPath=`.specTemplate.reclaimPolicy`
@@ -53,6 +54,8 @@ type RedisInstanceClass struct {
 	AllowedNamespaces *common.AllowedNamespaces `json:"allowedNamespaces,omitempty"`
 	// SpecTemplate is what new RedisInstances start with.
 	SpecTemplate RedisInstanceClassSpecTemplate `json:"specTemplate"`
+	// Status reports the class's revisions.
+	Status common.ClassStatus `json:"status,omitempty"`
 }
 
 // RedisInstanceClassList is a list of RedisInstanceClass objects.
@@ -106,6 +109,11 @@ func (c *RedisInstanceClass) GetSpecTemplate() *common.ClassSpecTemplate {
 // GetAllowedNamespaces returns the namespaces whose portable classes may point at this class.
 func (c *RedisInstanceClass) GetAllowedNamespaces() *common.AllowedNamespaces {
 	return c.AllowedNamespaces
+}
+
+// GetClassRevisions returns the class's revisions.
+func (c *RedisInstanceClass) GetClassRevisions() *common.ClassRevisions {
+	return &c.Status.ClassRevisions
 }
 
 // GetForProviderTemplate returns the module inputs new RedisInstances start with.

@@ -39,6 +39,7 @@ type GKEClusterClassSpecTemplate struct {
 
 // GKEClusterClass is a non-portable class of GKEClusters, each a GKE cluster.
 // +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
 // +kubebuilder:resource:categories=terraplane;class
 // +kubebuilder:printcolumn:name="PROVIDER",type=string,JSONPath=`.specTemplate.providerRef.name`
 // +kubebuilder:printcolumn:name="RECLAIM-POLICY",type=string,JSONPath=`.specTemplate.reclaimPolicy`
@@ -53,6 +54,8 @@ type GKEClusterClass struct {
 	AllowedNamespaces *common.AllowedNamespaces `json:"allowedNamespaces,omitempty"`
 	// SpecTemplate is what new GKEClusters start with.
 	SpecTemplate GKEClusterClassSpecTemplate `json:"specTemplate"`
+	// Status reports the class's revisions.
+	Status common.ClassStatus `json:"status,omitempty"`
 }
 
 // GKEClusterClassList is a list of GKEClusterClass objects.
@@ -107,6 +110,9 @@ func (c *GKEClusterClass) GetSpecTemplate() *common.ClassSpecTemplate {
 func (c *GKEClusterClass) GetAllowedNamespaces() *common.AllowedNamespaces {
 	return c.AllowedNamespaces
 }
+
+// GetClassRevisions returns the class's revisions.
+func (c *GKEClusterClass) GetClassRevisions() *common.ClassRevisions { return &c.Status.ClassRevisions }
 
 // GetForProviderTemplate returns the module inputs new GKEClusters start with.
 func (c *GKEClusterClass) GetForProviderTemplate() (map[string]any, error) {

@@ -39,6 +39,7 @@ type CloudSQLInstanceClassSpecTemplate struct {
 
 // CloudSQLInstanceClass is a non-portable class of CloudSQLInstances, each a Cloud SQL instance.
 // +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
 // +kubebuilder:resource:categories=terraplane;class
 // +kubebuilder:printcolumn:name="PROVIDER",type=string,JSONPath=`.specTemplate.providerRef.name`
 // +kubebuilder:printcolumn:name="RECLAIM-POLICY",type=string,JSONPath=`.specTemplate.reclaimPolicy`
@@ -53,6 +54,8 @@ type CloudSQLInstanceClass struct {
 	AllowedNamespaces *common.AllowedNamespaces `json:"allowedNamespaces,omitempty"`
 	// SpecTemplate is what new CloudSQLInstances start with.
 	SpecTemplate CloudSQLInstanceClassSpecTemplate `json:"specTemplate"`
+	// Status reports the class's revisions.
+	Status common.ClassStatus `json:"status,omitempty"`
 }
 
 // CloudSQLInstanceClassList is a list of CloudSQLInstanceClass objects.
@@ -107,6 +110,11 @@ func (c *CloudSQLInstanceClass) GetSpecTemplate() *common.ClassSpecTemplate {
 // GetAllowedNamespaces returns the namespaces whose portable classes may point at this class.
 func (c *CloudSQLInstanceClass) GetAllowedNamespaces() *common.AllowedNamespaces {
 	return c.AllowedNamespaces
+}
+
+// GetClassRevisions returns the class's revisions.
+func (c *CloudSQLInstanceClass) GetClassRevisions() *common.ClassRevisions {
+	return &c.Status.ClassRevisions
 }
 
 // GetForProviderTemplate returns the module inputs new CloudSQLInstances start with.

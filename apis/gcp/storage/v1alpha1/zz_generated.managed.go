@@ -39,6 +39,7 @@ type CloudStorageBucketClassSpecTemplate struct {
 
 // CloudStorageBucketClass is a non-portable class of CloudStorageBuckets, each a Cloud Storage bucket.
 // +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
 // +kubebuilder:resource:categories=terraplane;class
 // +kubebuilder:printcolumn:name="PROVIDER",type=string,JSONPath=`.specTemplate.providerRef.name`
 // +kubebuilder:printcolumn:name="RECLAIM-POLICY",type=string,JSONPath=`.specTemplate.reclaimPolicy`
@@ -53,6 +54,8 @@ type CloudStorageBucketClass struct {
 	AllowedNamespaces *common.AllowedNamespaces `json:"allowedNamespaces,omitempty"`
 	// SpecTemplate is what new CloudStorageBuckets start with.
 	SpecTemplate CloudStorageBucketClassSpecTemplate `json:"specTemplate"`
+	// Status reports the class's revisions.
+	Status common.ClassStatus `json:"status,omitempty"`
 }
 
 // CloudStorageBucketClassList is a list of CloudStorageBucketClass objects.
@@ -106,6 +109,11 @@ func (c *CloudStorageBucketClass) GetSpecTemplate() *common.ClassSpecTemplate {
 // GetAllowedNamespaces returns the namespaces whose portable classes may point at this class.
 func (c *CloudStorageBucketClass) GetAllowedNamespaces() *common.AllowedNamespaces {
 	return c.AllowedNamespaces
+}
+
+// GetClassRevisions returns the class's revisions.
+func (c *CloudStorageBucketClass) GetClassRevisions() *common.ClassRevisions {
+	return &c.Status.ClassRevisions
 }
 
 // GetForProviderTemplate returns the module inputs new CloudStorageBuckets start with.

@@ -39,6 +39,7 @@ type DatabaseClassSpecTemplate struct {
 
 // DatabaseClass is a non-portable class of Databases, each a MySQL database.
 // +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
 // +kubebuilder:resource:categories=terraplane;class
 // +kubebuilder:printcolumn:name="PROVIDER",type=string,JSONPath=`.specTemplate.providerRef.name`
 // +kubebuilder:printcolumn:name="RECLAIM-POLICY",type=string,JSONPath=`.specTemplate.reclaimPolicy`
@@ -53,6 +54,8 @@ type DatabaseClass struct {
 	AllowedNamespaces *common.AllowedNamespaces `json:"allowedNamespaces,omitempty"`
 	// SpecTemplate is what new Databases start with.
 	SpecTemplate DatabaseClassSpecTemplate `json:"specTemplate"`
+	// Status reports the class's revisions.
+	Status common.ClassStatus `json:"status,omitempty"`
 }
 
 // DatabaseClassList is a list of DatabaseClass objects.
@@ -105,6 +108,9 @@ func (c *DatabaseClass) GetSpecTemplate() *common.ClassSpecTemplate {
 
 // GetAllowedNamespaces returns the namespaces whose portable classes may point at this class.
 func (c *DatabaseClass) GetAllowedNamespaces() *common.AllowedNamespaces { return c.AllowedNamespaces }
+
+// GetClassRevisions returns the class's revisions.
+func (c *DatabaseClass) GetClassRevisions() *common.ClassRevisions { return &c.Status.ClassRevisions }
 
 // GetForProviderTemplate returns the module inputs new Databases start with.
 func (c *DatabaseClass) GetForProviderTemplate() (map[string]any, error) {
