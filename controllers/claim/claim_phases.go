@@ -105,7 +105,8 @@ func (r *Reconciler) bind(ctx context.Context, claim resource.Claim) (resource.M
 
 // syncSpec keeps a dynamically provisioned resource's spec equal to what its claim and
 // class make now, so edits to the claim's portable fields and to the class (a new module
-// tag, say) reach the resource. Statically provisioned resources keep what the admin wrote.
+// tag, say) reach the resource: the class as it is at the revision the resource should
+// run (its latest, or with revisionPolicy Manual the resource's own spec.revision). Statically provisioned resources keep what the admin wrote.
 // A class that is gone, or now makes another kind, is reported, never passed over: the
 // resource keeps running as last configured and the claim's edits wait.
 func (r *Reconciler) syncSpec(ctx context.Context, claim resource.Claim, mg resource.Managed) error {
@@ -129,11 +130,17 @@ func (r *Reconciler) syncSpec(ctx context.Context, claim resource.Claim, mg reso
 	if err != nil {
 		return err
 	}
+	class, rev, err := r.atRevision(ctx, class, mg, mk)
+	if err != nil {
+		return err
+	}
 	want, err := r.configure(registry.Request{Claim: claim, Class: class, ClusterLabels: labels}, mk)
 	if err != nil {
 		return err
 	}
-	want.GetManagedSpec().ApprovedPlan = mg.GetManagedSpec().ApprovedPlan // approvals are the resource's own
+	spec := want.GetManagedSpec()
+	spec.ApprovedPlan = mg.GetManagedSpec().ApprovedPlan                         // approvals are the resource's own
+	spec.RevisionPolicy, spec.Revision = mg.GetManagedSpec().RevisionPolicy, rev // and so is its revision policy
 	wantObj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(want)
 	if err != nil {
 		return err

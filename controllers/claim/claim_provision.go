@@ -29,6 +29,10 @@ func (r *Reconciler) provision(ctx context.Context, claim resource.Claim) error 
 	if err != nil {
 		return err
 	}
+	class, rev, err := r.atRevision(ctx, class, nil, mk)
+	if err != nil {
+		return err
+	}
 	req, err := r.request(ctx, claim, portable, class)
 	if err != nil {
 		return err
@@ -37,6 +41,7 @@ func (r *Reconciler) provision(ctx context.Context, claim resource.Claim) error 
 	if err != nil {
 		return err
 	}
+	mg.GetManagedSpec().Revision = rev
 	if err := r.client.Create(ctx, mg); err != nil && !apierrors.IsAlreadyExists(err) {
 		return fmt.Errorf("create %s: %w", mk.GVK.Kind, err)
 	}

@@ -53,3 +53,22 @@ func TestRequestedAtAsksForAPlanOnce(t *testing.T) {
 		t.Fatal("a requested-at already answered asks again")
 	}
 }
+
+// TestRevisionMoveIsDue: a resource told to run another class revision runs terraform
+// at once, even when the revision renders the same inputs; once it ran it, it is not due.
+func TestRevisionMoveIsDue(t *testing.T) {
+	r := &connector{opts: Options{DriftInterval: time.Hour}}
+	m := &terraformv1.Module{ObjectMeta: metav1.ObjectMeta{Generation: 1}}
+	now := metav1.Now()
+	m.Status.Terraform.LastPlanTime, m.Status.Terraform.InputsHash = &now, "h"
+	m.Spec.Revision, m.Status.Revision = "c-2", "c-1"
+	resource.SetCondition(&m.Status.Conditions, 1, common.TypeSynced, metav1.ConditionTrue, "ReconcileSuccess", "")
+	resource.SetCondition(&m.Status.Conditions, 1, common.TypeReady, metav1.ConditionTrue, common.ReasonAvailable, "")
+	if due, _ := r.due(m, "h"); !due {
+		t.Fatal("a resource told to run another revision is not due")
+	}
+	m.Status.Revision = "c-2"
+	if due, _ := r.due(m, "h"); due {
+		t.Fatal("a resource that runs its revision is due")
+	}
+}

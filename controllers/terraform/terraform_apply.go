@@ -70,7 +70,7 @@ var applySteps = []step{
 // keys to the connection details.
 func (e *run) Apply(ctx context.Context, mg resource.Managed) (managed.Applied, error) {
 	e.mg, e.ws = mg, e.rendered
-	e.out = outcome{ran: true, hash: e.rendered.Hash, reason: planReason(mg, e.rendered.Hash)}
+	e.out = outcome{ran: true, hash: e.rendered.Hash, revision: e.rendered.Revision, reason: planReason(mg, e.rendered.Hash)}
 	err := e.runSteps(ctx, applySteps)
 	if e.recovered {
 		err = e.t.settle(ctx, mg, err)

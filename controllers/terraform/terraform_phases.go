@@ -26,8 +26,8 @@ import (
 type outcome struct {
 	// ran is true when terraform ran.
 	ran bool
-	// hash is the inputs hash the sync worked from.
-	hash string
+	// hash is the inputs hash the sync worked from, and revision the class revision.
+	hash, revision string
 	// reason is why it planned.
 	reason common.PlanReason
 	// plan is the plan it made or applied; nil for a create without a saved plan.
@@ -54,7 +54,7 @@ func stateObjects(mg resource.Managed) []client.Object {
 }
 
 // due reports whether terraform must run: never planned, an approved plan waits, the
-// inputs changed, the last run failed, a held plan's spec was edited, or the drift
+// inputs or the class revision changed, the last run failed, a held plan's spec was edited, or the drift
 // interval has passed. Otherwise it says when to look again.
 func (r *connector) due(mg resource.Managed, hash string) (bool, time.Duration) {
 	st := mg.GetManagedStatus()
@@ -68,7 +68,8 @@ func (r *connector) due(mg resource.Managed, hash string) (bool, time.Duration) 
 			synced == nil || synced.ObservedGeneration != mg.GetGeneration() {
 			return true, 0
 		}
-	} else if tf.InputsHash != hash || !meta.IsStatusConditionTrue(st.Conditions, common.TypeSynced) || !resource.IsReady(st.Conditions) {
+	} else if tf.InputsHash != hash || st.Revision != mg.GetManagedSpec().Revision ||
+		!meta.IsStatusConditionTrue(st.Conditions, common.TypeSynced) || !resource.IsReady(st.Conditions) {
 		return true, 0
 	}
 	next := tf.LastPlanTime.Add(r.opts.DriftInterval)

@@ -50,6 +50,7 @@ func (r *connector) recordRun(mg resource.Managed, out outcome, gen int64, succe
 	}
 	if succeeded && !out.drift {
 		tf.InputsHash = out.hash
+		st.Revision = out.revision
 	}
 }
 

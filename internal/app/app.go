@@ -20,6 +20,7 @@ import (
 
 	"terraplane.io/terraplane/controllers/claim"
 	"terraplane.io/terraplane/controllers/claimdefinition"
+	"terraplane.io/terraplane/controllers/classrevision"
 	"terraplane.io/terraplane/controllers/kubernetes"
 	"terraplane.io/terraplane/controllers/moduleclass"
 	"terraplane.io/terraplane/controllers/provider"
@@ -217,6 +218,9 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manager, *en
 		Host: module.RegistryHost(opts.TerraformPath)}
 	if err := moduleclass.Setup(mgr, loader, moduleclass.WithProviderSources(sources)); err != nil {
 		return nil, nil, fmt.Errorf("set up ModuleClass controller: %w", err)
+	}
+	if err := classrevision.Setup(mgr, reg); err != nil {
+		return nil, nil, fmt.Errorf("set up class revision controllers: %w", err)
 	}
 	if !opts.DisableStackManager {
 		if err := stack.Setup(mgr, stack.Options{DefaultRegistry: opts.StackRegistry, UserErrorRetry: opts.UserErrorRetry,

@@ -35,14 +35,14 @@ func moduleKind(loader *modsource.Loader) registry.ManagedKind {
 			WatchedObjects:     moduleWatchedObjects,
 			InputsAreVariables: true,
 			LoadModule: func(ctx context.Context, c client.Client, mg resource.Managed) (*module.Module, error) {
-				mod, err := loader.Load(ctx, c, mg.GetNamespace(), mg.(*terraformv1.Module).Spec.Source)
-				if err != nil {
-					return nil, err
-				}
-				return withClassLock(ctx, c, mg, mod)
+				return loader.Load(ctx, c, mg.GetNamespace(), mg.(*terraformv1.Module).Spec.Source)
+			},
+			ClassModule: func(ctx context.Context, c client.Client, class client.Object) (*module.Module, error) {
+				return loader.Load(ctx, c, class.GetNamespace(), class.(*terraformv1.ModuleClass).SpecTemplate.Source)
 			},
 			ConnectionKeysFor: moduleConnectionKeys,
 			RecordLock:        recordClassLock,
+			ClassLock:         classLock,
 		},
 	}
 }
@@ -69,16 +69,14 @@ func moduleClassOf(ctx context.Context, c client.Client, mg resource.Managed) (*
 	return class, nil
 }
 
-// withClassLock is mod with the dependency lock mg's ModuleClass recorded, if it did: the
-// lock every Module of the class starts from. (The loader's module is shared: a copy.)
-func withClassLock(ctx context.Context, c client.Client, mg resource.Managed, mod *module.Module) (*module.Module, error) {
+// classLock is the dependency lock mg's ModuleClass recorded, if it did: the lock every
+// Module of the class starts from when its module ships none.
+func classLock(ctx context.Context, c client.Client, mg resource.Managed) ([]byte, error) {
 	class, err := moduleClassOf(ctx, c, mg)
 	if err != nil || class == nil || class.Status.ProviderLock == "" {
-		return mod, err
+		return nil, err
 	}
-	cp := *mod
-	cp.Lock = []byte(class.Status.ProviderLock)
-	return &cp, nil
+	return []byte(class.Status.ProviderLock), nil
 }
 
 // recordClassLock keeps lock, the one a Module ran with, in its ModuleClass's status when

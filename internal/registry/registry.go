@@ -113,6 +113,12 @@ type TerraformKind struct {
 	// RecordLock, when set, keeps the dependency lock a resource ran with where its
 	// module's other workspaces start from (its class's status), if none is kept there yet.
 	RecordLock func(ctx context.Context, c client.Client, mg resource.Managed, lock []byte) error
+	// ClassLock, when set, is the dependency lock RecordLock kept for mg's class, which a
+	// resource that never ran starts from when its module ships none; nil when none is kept.
+	ClassLock func(ctx context.Context, c client.Client, mg resource.Managed) ([]byte, error)
+	// ClassModule, when set, reads the module a class's resources run (for the class's
+	// revisions); unset, it is the bundled module.
+	ClassModule func(ctx context.Context, c client.Client, class client.Object) (*module.Module, error)
 }
 
 // ProviderConnection is what the kind takes from its Provider's connection details: the

@@ -18,6 +18,7 @@ import (
 	"terraplane.io/terraplane/internal/registry"
 	"terraplane.io/terraplane/internal/render"
 	"terraplane.io/terraplane/internal/resource"
+	"terraplane.io/terraplane/internal/revision"
 )
 
 // Rendered is a managed resource rendered for the engine.
@@ -29,14 +30,18 @@ type Rendered struct {
 	Hash string
 	// Provider is what the resource's Provider contributed.
 	Provider *registry.ProviderConfig
+	// Revision names the class revision whose module was rendered (spec.revision); empty
+	// when the module was read from its live source.
+	Revision string
 }
 
 // Renderer turns a managed resource into its Terraform workspace. The reconciler and the
 // migrate and export tools share it, so all three see the same configuration.
 type Renderer struct {
-	client  client.Client
-	kind    *registry.ManagedKind
-	bundled *module.Module
+	client    client.Client
+	kind      *registry.ManagedKind
+	bundled   *module.Module
+	revisions *revision.Modules
 	// StateKubeconfig is what terraform's kubernetes backend reads: one path, or several
 	// joined as in $KUBECONFIG; empty means in-cluster configuration.
 	StateKubeconfig string
@@ -56,7 +61,7 @@ func NewRenderer(c client.Client, kind *registry.ManagedKind, stateKubeconfig, s
 	if kind.Terraform == nil {
 		return nil, fmt.Errorf("%s is not served by Terraform", kind.GVK.Kind)
 	}
-	r := &Renderer{client: c, kind: kind, StateKubeconfig: stateKubeconfig, StateContext: stateContext}
+	r := &Renderer{client: c, kind: kind, StateKubeconfig: stateKubeconfig, StateContext: stateContext, revisions: revision.NewModules(0)}
 	if kind.Terraform.LoadModule == nil {
 		var err error
 		if r.bundled, err = module.Load(kind.Terraform.Modules, kind.Terraform.ModuleDir); err != nil {
@@ -72,7 +77,7 @@ func (r *Renderer) Render(ctx context.Context, mg resource.Managed) (*Rendered, 
 	if err != nil {
 		return nil, err
 	}
-	mod, err := r.module(ctx, mg)
+	mod, rev, err := r.module(ctx, mg)
 	if err != nil {
 		return nil, err
 	}
@@ -121,20 +126,26 @@ func (r *Renderer) Render(ctx context.Context, mg resource.Managed) (*Rendered, 
 	base := Ref(mg)
 	base.Kind = r.kind.GVK.GroupKind().String()
 	base.Group, base.Files, base.Env, base.SecretVars, base.BackendConfig = group, files.Files, pc.Env, secretVars, r.backendConfig(mg)
-	base.Lock = lock(mg, mod)
-	ws := &Rendered{Workspace: base, Provider: pc}
+	if base.Lock, err = r.lock(ctx, mg, mod); err != nil {
+		return nil, err
+	}
+	ws := &Rendered{Workspace: base, Provider: pc, Revision: rev}
 	ws.Hash = hashWorkspace(ws.Workspace, vars.Sources)
 	return ws, nil
 }
 
 // lock is the dependency lock mg runs with: the one its state was last written with, or
-// for a resource that never ran, its module's (bundled, recorded by its class, or shipped
-// with the module); nil when there is neither.
-func lock(mg resource.Managed, mod *module.Module) []byte {
+// for a resource that never ran, its module's own (committed beside a bundled module, or
+// shipped with it), else the one its class recorded at the first init of the module; nil
+// when there is none.
+func (r *Renderer) lock(ctx context.Context, mg resource.Managed, mod *module.Module) ([]byte, error) {
 	if l := mg.GetManagedStatus().Terraform.ProviderLock; l != "" {
-		return []byte(l)
+		return []byte(l), nil
 	}
-	return mod.Lock
+	if mod.Lock != nil || r.kind.Terraform.ClassLock == nil {
+		return mod.Lock, nil
+	}
+	return r.kind.Terraform.ClassLock(ctx, r.client, mg)
 }
 
 // variableValue is raw as the variable's type wants it: text for a string (or a value
@@ -165,12 +176,27 @@ func (r *Renderer) variables(ctx context.Context, mg resource.Managed) (*registr
 	return r.kind.Terraform.ResolveVariables(ctx, r.client, mg)
 }
 
-// module returns the kind's bundled module, or the one its loader picks for mg.
-func (r *Renderer) module(ctx context.Context, mg resource.Managed) (*module.Module, error) {
-	if r.kind.Terraform.LoadModule != nil {
-		return r.kind.Terraform.LoadModule(ctx, r.client, mg)
+// module returns the module mg runs, and the revision it comes from: its class revision's
+// (spec.revision), else the kind's bundled module or the one its loader picks. A resource
+// being deleted whose revision is gone (with its class) is destroyed with the live module.
+func (r *Renderer) module(ctx context.Context, mg resource.Managed) (*module.Module, string, error) {
+	if spec := mg.GetManagedSpec(); spec.Revision != "" && spec.ClassRef != nil {
+		name := spec.Revision
+		rev, err := revision.Get(ctx, r.client, mg.GetNamespace(), name, *spec.ClassRef)
+		_, gone := resource.AsUserError(err)
+		switch {
+		case err == nil:
+			mod, err := r.revisions.Module(rev)
+			return mod, name, err
+		case !gone || mg.GetDeletionTimestamp().IsZero():
+			return nil, "", err
+		}
 	}
-	return r.bundled, nil
+	if r.kind.Terraform.LoadModule != nil {
+		mod, err := r.kind.Terraform.LoadModule(ctx, r.client, mg)
+		return mod, "", err
+	}
+	return r.bundled, "", nil
 }
 
 // backend keeps state in a Secret in the resource's namespace, named after its UID: the

@@ -1,0 +1,139 @@
+// Package classrevision keeps the revisions of every class of a Terraform kind: each time
+// what a class's resources run changes (its spec template, its module's files, the
+// module's provider lock) it makes a ClassRevision, and it reports in the class's status
+// how many resources run each revision. The claim controller moves resources between
+// revisions (controllers/claim: wantRevision).
+package classrevision
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	common "terraplane.io/terraplane/apis/common/v1alpha1"
+	terraformv1 "terraplane.io/terraplane/apis/terraform/v1alpha1"
+	"terraplane.io/terraplane/internal/module"
+	"terraplane.io/terraplane/internal/registry"
+	"terraplane.io/terraplane/internal/resource"
+	"terraplane.io/terraplane/internal/revision"
+)
+
+// Keep is how many revisions a class keeps besides those its resources name: the ones
+// a resource may be moved back to.
+const Keep = 10
+
+// retry is how soon a class whose module could not be read is looked at again.
+const retry = time.Minute
+
+// Reconciler keeps the revisions of the classes of one Terraform kind.
+type Reconciler struct {
+	client  client.Client
+	kind    *registry.ManagedKind
+	bundled *module.Module
+}
+
+// Setup registers a revision controller for the class kind of every Terraform kind in reg.
+func Setup(mgr ctrl.Manager, reg *registry.Registry) error {
+	for _, kind := range reg.TerraformKinds() {
+		if kind.ClassGVK.Empty() || kind.NewClass == nil {
+			continue
+		}
+		r := &Reconciler{client: mgr.GetClient(), kind: kind}
+		if kind.Terraform.ClassModule == nil {
+			var err error
+			if r.bundled, err = module.Load(kind.Terraform.Modules, kind.Terraform.ModuleDir); err != nil {
+				return fmt.Errorf("load module for %s: %w", kind.GVK.Kind, err)
+			}
+		}
+		err := ctrl.NewControllerManagedBy(mgr).
+			Named("classrevision-"+kind.ClassGVK.Kind+"."+kind.ClassGVK.Group).
+			For(kind.NewClass()).
+			Owns(&terraformv1.ClassRevision{}).
+			Watches(kind.New(), handler.EnqueueRequestsFromMapFunc(r.classOf)).
+			Complete(r)
+		if err != nil {
+			return fmt.Errorf("set up the revisions of %s: %w", kind.ClassGVK.Kind, err)
+		}
+	}
+	return nil
+}
+
+// classOf maps a managed resource to the class it was made from.
+func (r *Reconciler) classOf(_ context.Context, obj client.Object) []reconcile.Request {
+	mg, ok := obj.(resource.Managed)
+	if !ok {
+		return nil
+	}
+	ref := mg.GetManagedSpec().ClassRef
+	if ref == nil || ref.Kind != r.kind.ClassGVK.Kind || ref.APIVersion != r.kind.ClassGVK.GroupVersion().String() {
+		return nil
+	}
+	ns := ref.Namespace
+	if ns == "" {
+		ns = mg.GetNamespace()
+	}
+	return []reconcile.Request{{NamespacedName: client.ObjectKey{Namespace: ns, Name: ref.Name}}}
+}
+
+// Reconcile makes the class's revision for what it runs now, if there is none, drops the
+// revisions no resource needs beyond Keep, and reports them with their resources.
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	obj := r.kind.NewClass()
+	if err := r.client.Get(ctx, req.NamespacedName, obj); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	class, ok := obj.(revision.Class)
+	if !ok || !obj.GetDeletionTimestamp().IsZero() {
+		return ctrl.Result{}, nil
+	}
+	orig := class.DeepCopyObject().(client.Object)
+	revs, err := r.revisions(ctx, class)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	result := ctrl.Result{}
+	latest, err := r.ensure(ctx, class, revs)
+	switch {
+	case err == nil:
+		revs = upsert(revs, latest)
+	case r.waits(err):
+		result.RequeueAfter = retry // the class's own status says why its module cannot be read
+	default:
+		return ctrl.Result{}, err
+	}
+	fleet, err := r.fleet(ctx, class)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	if revs, err = r.prune(ctx, revs, latest, fleet); err != nil {
+		return ctrl.Result{}, err
+	}
+	*class.GetClassRevisions() = report(revs, latest, fleet, class.GetClassRevisions().LatestRevision)
+	if err := resource.PatchStatus(ctx, r.client, class, orig, false); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	return result, nil
+}
+
+// waits reports whether err is the class's module not being readable (yet), which the
+// class reports itself: it is retried on a timer, not with backoff.
+func (r *Reconciler) waits(err error) bool {
+	_, user := resource.AsUserError(err)
+	return user || err == errNotReady
+}
+
+// errNotReady: a ModuleClass is not Ready, so its module is not known to be usable.
+var errNotReady = fmt.Errorf("the class is not Ready")
+
+// ready reports whether class may have a revision made: a class with conditions (a
+// ModuleClass) only once it is Ready.
+func ready(class client.Object) bool {
+	mc, ok := class.(*terraformv1.ModuleClass)
+	return !ok || meta.IsStatusConditionTrue(mc.Status.Conditions, common.TypeReady)
+}

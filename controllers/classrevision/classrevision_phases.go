@@ -1,0 +1,161 @@
+package classrevision
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	common "terraplane.io/terraplane/apis/common/v1alpha1"
+	terraformv1 "terraplane.io/terraplane/apis/terraform/v1alpha1"
+	"terraplane.io/terraplane/internal/module"
+	"terraplane.io/terraplane/internal/resource"
+	"terraplane.io/terraplane/internal/revision"
+)
+
+// revisions lists the class's revisions, oldest first.
+func (r *Reconciler) revisions(ctx context.Context, class revision.Class) ([]terraformv1.ClassRevision, error) {
+	list := &terraformv1.ClassRevisionList{}
+	if err := r.client.List(ctx, list, client.InNamespace(class.GetNamespace()), client.MatchingLabels{revision.ClassLabel: string(class.GetUID())}); err != nil {
+		return nil, fmt.Errorf("list class revisions: %w", err)
+	}
+	slices.SortFunc(list.Items, func(a, b terraformv1.ClassRevision) int { return int(a.Spec.Revision - b.Spec.Revision) })
+	return list.Items, nil
+}
+
+// module is what the class's resources run now: the bundled module, or the class's own.
+func (r *Reconciler) module(ctx context.Context, class client.Object) (*module.Module, error) {
+	if r.kind.Terraform.ClassModule == nil {
+		return r.bundled, nil
+	}
+	if !ready(class) {
+		return nil, errNotReady
+	}
+	return r.kind.Terraform.ClassModule(ctx, r.client, class)
+}
+
+// ensure returns the revision of what the class runs now, made (numbered after the
+// class's newest) if the class has none with that content.
+func (r *Reconciler) ensure(ctx context.Context, class revision.Class, revs []terraformv1.ClassRevision) (*terraformv1.ClassRevision, error) {
+	mod, err := r.module(ctx, class)
+	if err != nil {
+		return nil, err
+	}
+	var next int64 = 1
+	if n := len(revs); n > 0 {
+		next = revs[n-1].Spec.Revision + 1
+	}
+	want, err := revision.Build(class, r.kind.ClassGVK, mod, next)
+	if err != nil {
+		return nil, err
+	}
+	for i := range revs {
+		if revs[i].Name == want.Name {
+			return &revs[i], nil
+		}
+	}
+	if err := controllerutil.SetControllerReference(class, want, r.client.Scheme()); err != nil {
+		return nil, fmt.Errorf("own class revision: %w", err)
+	}
+	if err := r.client.Create(ctx, want); err != nil {
+		if apierrors.IsAlreadyExists(err) { // made by an earlier run our cache does not show yet
+			return nil, fmt.Errorf("class revision %s exists already; looking again", want.Name)
+		}
+		return nil, fmt.Errorf("create class revision: %w", err)
+	}
+	return want, nil
+}
+
+// upsert is revs with rev in it.
+func upsert(revs []terraformv1.ClassRevision, rev *terraformv1.ClassRevision) []terraformv1.ClassRevision {
+	if slices.ContainsFunc(revs, func(x terraformv1.ClassRevision) bool { return x.Name == rev.Name }) {
+		return revs
+	}
+	return append(revs, *rev)
+}
+
+// member is one resource of the class, as the revisions see it.
+type member struct {
+	// want is the revision it is told to run (spec.revision), runs the one it ran last.
+	want, runs string
+	// ready: Ready and Synced.
+	ready bool
+}
+
+// fleet lists the resources made from class.
+func (r *Reconciler) fleet(ctx context.Context, class client.Object) ([]member, error) {
+	list := r.kind.NewList()
+	if err := r.client.List(ctx, list, client.InNamespace(class.GetNamespace())); err != nil {
+		return nil, fmt.Errorf("list %s: %w", r.kind.GVK.Kind, err)
+	}
+	items, err := meta.ExtractList(list)
+	if err != nil {
+		return nil, err
+	}
+	var out []member
+	for _, it := range items {
+		mg, ok := it.(resource.Managed)
+		if !ok {
+			continue
+		}
+		ref := mg.GetManagedSpec().ClassRef
+		if ref == nil || ref.Kind != r.kind.ClassGVK.Kind || ref.Name != class.GetName() {
+			continue
+		}
+		st := mg.GetManagedStatus()
+		out = append(out, member{want: mg.GetManagedSpec().Revision, runs: st.Revision,
+			ready: resource.IsReady(st.Conditions) && meta.IsStatusConditionTrue(st.Conditions, common.TypeSynced)})
+	}
+	return out, nil
+}
+
+// prune deletes the revisions that are not the latest, that no resource names, and that
+// are older than the Keep newest, and returns those left.
+func (r *Reconciler) prune(ctx context.Context, revs []terraformv1.ClassRevision, latest *terraformv1.ClassRevision, fleet []member) ([]terraformv1.ClassRevision, error) {
+	named := map[string]bool{}
+	for _, m := range fleet {
+		named[m.want], named[m.runs] = true, true
+	}
+	var kept []terraformv1.ClassRevision
+	for i, rev := range revs {
+		recent := i >= len(revs)-Keep
+		if recent || named[rev.Name] || latest != nil && rev.Name == latest.Name {
+			kept = append(kept, rev)
+			continue
+		}
+		if err := r.client.Delete(ctx, &revs[i]); client.IgnoreNotFound(err) != nil {
+			return nil, fmt.Errorf("delete class revision %s: %w", rev.Name, err)
+		}
+	}
+	return kept, nil
+}
+
+// report is the class's revisions, newest first, with the resources on each; latest names
+// the revision of what it runs now (nil: unknown, the last one reported, was, stays).
+func report(revs []terraformv1.ClassRevision, latest *terraformv1.ClassRevision, fleet []member, was string) common.ClassRevisions {
+	out := common.ClassRevisions{LatestRevision: was}
+	if latest != nil {
+		out.LatestRevision = latest.Name
+	}
+	for i := len(revs) - 1; i >= 0; i-- {
+		rev := revs[i]
+		c := common.RevisionCount{Name: rev.Name, Revision: rev.Spec.Revision, CreatedAt: rev.CreationTimestamp}
+		for _, m := range fleet {
+			switch {
+			case m.runs == rev.Name:
+				c.Resources++
+				if m.ready {
+					c.Ready++
+				}
+			case m.want == rev.Name:
+				c.Pending++
+			}
+		}
+		out.Revisions = append(out.Revisions, c)
+	}
+	return out
+}
