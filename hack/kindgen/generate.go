@@ -272,6 +272,9 @@ func (c *{{.Class}}) GetAllowedNamespaces() *common.AllowedNamespaces { return c
 // GetClassRevisions returns the class's revisions.
 func (c *{{.Class}}) GetClassRevisions() *common.ClassRevisions { return &c.Status.ClassRevisions }
 
+// GetClassConditions returns the class's conditions.
+func (c *{{.Class}}) GetClassConditions() *[]metav1.Condition { return &c.Status.Conditions }
+
 // GetForProviderTemplate returns the module inputs new {{.Name}}s start with.
 func (c *{{.Class}}) GetForProviderTemplate() (map[string]any, error) {
 	return common.ToValues(c.SpecTemplate.ForProvider)

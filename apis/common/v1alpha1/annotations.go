@@ -31,6 +31,15 @@ const (
 	// KubernetesApplicationResource (or kubernetes.terraplane.io Object) that created it;
 	// neither ever touches a remote object carrying another UID.
 	RemoteOwnerAnnotation = "workload.terraplane.io/resource-uid"
+	// RolloutResumedAtAnnotation, given a new value on a class (terraplane rollout resume),
+	// resumes a rollout paused by a failure: the resources failing then no longer hold it.
+	RolloutResumedAtAnnotation = "terraplane.io/rollout-resumed-at"
+	// RolloutUndoFromAnnotation and RolloutUndoToAnnotation on a class (terraplane rollout
+	// undo) roll its resources back from one revision to another for as long as the first
+	// is the class's latest.
+	RolloutUndoFromAnnotation = "terraplane.io/rollout-undo-from"
+	// RolloutUndoToAnnotation: see RolloutUndoFromAnnotation.
+	RolloutUndoToAnnotation = "terraplane.io/rollout-undo-to"
 	// LockInfoAnnotation is where terraform's kubernetes backend keeps a state lock's
 	// details on its Lease (Terraplane writes its locks in the same format).
 	LockInfoAnnotation = "app.terraform.io/lock-info"

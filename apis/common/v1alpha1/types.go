@@ -180,6 +180,11 @@ type ClassSpecTemplate struct {
 	// spec.revision until it is changed. A resource's own spec.revisionPolicy wins.
 	// +optional
 	RevisionPolicy RevisionPolicy `json:"revisionPolicy,omitempty"`
+	// Rollout stages how a new revision reaches the class's resources that follow new
+	// revisions: a canary, then batches of maxUnavailable. Unset: a canary of 1, then
+	// batches of 25%.
+	// +optional
+	Rollout *RolloutPolicy `json:"rollout,omitempty"`
 }
 
 // ManagedSpec holds the fields every managed resource's spec shares.

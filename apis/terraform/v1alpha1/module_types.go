@@ -307,6 +307,9 @@ func (c *ModuleClass) GetAllowedNamespaces() *common.AllowedNamespaces { return 
 // GetClassRevisions returns the class's revisions.
 func (c *ModuleClass) GetClassRevisions() *common.ClassRevisions { return &c.Status.ClassRevisions }
 
+// GetClassConditions returns the class's conditions.
+func (c *ModuleClass) GetClassConditions() *[]metav1.Condition { return &c.Status.Conditions }
+
 // GetManagedSpec returns the shared managed spec.
 func (m *Module) GetManagedSpec() *common.ManagedSpec { return &m.Spec.ManagedSpec }
 

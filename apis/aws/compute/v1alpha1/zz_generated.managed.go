@@ -114,6 +114,9 @@ func (c *EKSClusterClass) GetAllowedNamespaces() *common.AllowedNamespaces {
 // GetClassRevisions returns the class's revisions.
 func (c *EKSClusterClass) GetClassRevisions() *common.ClassRevisions { return &c.Status.ClassRevisions }
 
+// GetClassConditions returns the class's conditions.
+func (c *EKSClusterClass) GetClassConditions() *[]metav1.Condition { return &c.Status.Conditions }
+
 // GetForProviderTemplate returns the module inputs new EKSClusters start with.
 func (c *EKSClusterClass) GetForProviderTemplate() (map[string]any, error) {
 	return common.ToValues(c.SpecTemplate.ForProvider)

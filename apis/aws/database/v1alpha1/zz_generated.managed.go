@@ -121,6 +121,9 @@ func (c *RDSInstanceClass) GetClassRevisions() *common.ClassRevisions {
 	return &c.Status.ClassRevisions
 }
 
+// GetClassConditions returns the class's conditions.
+func (c *RDSInstanceClass) GetClassConditions() *[]metav1.Condition { return &c.Status.Conditions }
+
 // GetForProviderTemplate returns the module inputs new RDSInstances start with.
 func (c *RDSInstanceClass) GetForProviderTemplate() (map[string]any, error) {
 	return common.ToValues(c.SpecTemplate.ForProvider)

@@ -111,6 +111,9 @@ func (c *S3BucketClass) GetAllowedNamespaces() *common.AllowedNamespaces { retur
 // GetClassRevisions returns the class's revisions.
 func (c *S3BucketClass) GetClassRevisions() *common.ClassRevisions { return &c.Status.ClassRevisions }
 
+// GetClassConditions returns the class's conditions.
+func (c *S3BucketClass) GetClassConditions() *[]metav1.Condition { return &c.Status.Conditions }
+
 // GetForProviderTemplate returns the module inputs new S3Buckets start with.
 func (c *S3BucketClass) GetForProviderTemplate() (map[string]any, error) {
 	return common.ToValues(c.SpecTemplate.ForProvider)

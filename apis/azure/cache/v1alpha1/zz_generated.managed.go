@@ -114,6 +114,9 @@ func (c *RedisCacheClass) GetAllowedNamespaces() *common.AllowedNamespaces {
 // GetClassRevisions returns the class's revisions.
 func (c *RedisCacheClass) GetClassRevisions() *common.ClassRevisions { return &c.Status.ClassRevisions }
 
+// GetClassConditions returns the class's conditions.
+func (c *RedisCacheClass) GetClassConditions() *[]metav1.Condition { return &c.Status.Conditions }
+
 // GetForProviderTemplate returns the module inputs new RedisCaches start with.
 func (c *RedisCacheClass) GetForProviderTemplate() (map[string]any, error) {
 	return common.ToValues(c.SpecTemplate.ForProvider)

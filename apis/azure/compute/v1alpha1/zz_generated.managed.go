@@ -114,6 +114,9 @@ func (c *AKSClusterClass) GetAllowedNamespaces() *common.AllowedNamespaces {
 // GetClassRevisions returns the class's revisions.
 func (c *AKSClusterClass) GetClassRevisions() *common.ClassRevisions { return &c.Status.ClassRevisions }
 
+// GetClassConditions returns the class's conditions.
+func (c *AKSClusterClass) GetClassConditions() *[]metav1.Condition { return &c.Status.Conditions }
+
 // GetForProviderTemplate returns the module inputs new AKSClusters start with.
 func (c *AKSClusterClass) GetForProviderTemplate() (map[string]any, error) {
 	return common.ToValues(c.SpecTemplate.ForProvider)

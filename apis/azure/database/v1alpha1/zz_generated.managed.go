@@ -121,6 +121,11 @@ func (c *MySQLFlexibleServerClass) GetClassRevisions() *common.ClassRevisions {
 	return &c.Status.ClassRevisions
 }
 
+// GetClassConditions returns the class's conditions.
+func (c *MySQLFlexibleServerClass) GetClassConditions() *[]metav1.Condition {
+	return &c.Status.Conditions
+}
+
 // GetForProviderTemplate returns the module inputs new MySQLFlexibleServers start with.
 func (c *MySQLFlexibleServerClass) GetForProviderTemplate() (map[string]any, error) {
 	return common.ToValues(c.SpecTemplate.ForProvider)
@@ -246,6 +251,11 @@ func (c *PostgreSQLFlexibleServerClass) GetAllowedNamespaces() *common.AllowedNa
 // GetClassRevisions returns the class's revisions.
 func (c *PostgreSQLFlexibleServerClass) GetClassRevisions() *common.ClassRevisions {
 	return &c.Status.ClassRevisions
+}
+
+// GetClassConditions returns the class's conditions.
+func (c *PostgreSQLFlexibleServerClass) GetClassConditions() *[]metav1.Condition {
+	return &c.Status.Conditions
 }
 
 // GetForProviderTemplate returns the module inputs new PostgreSQLFlexibleServers start with.

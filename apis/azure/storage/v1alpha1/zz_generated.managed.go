@@ -117,6 +117,9 @@ func (c *StorageAccountClass) GetClassRevisions() *common.ClassRevisions {
 	return &c.Status.ClassRevisions
 }
 
+// GetClassConditions returns the class's conditions.
+func (c *StorageAccountClass) GetClassConditions() *[]metav1.Condition { return &c.Status.Conditions }
+
 // GetForProviderTemplate returns the module inputs new StorageAccounts start with.
 func (c *StorageAccountClass) GetForProviderTemplate() (map[string]any, error) {
 	return common.ToValues(c.SpecTemplate.ForProvider)

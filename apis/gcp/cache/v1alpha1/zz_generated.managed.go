@@ -116,6 +116,9 @@ func (c *RedisInstanceClass) GetClassRevisions() *common.ClassRevisions {
 	return &c.Status.ClassRevisions
 }
 
+// GetClassConditions returns the class's conditions.
+func (c *RedisInstanceClass) GetClassConditions() *[]metav1.Condition { return &c.Status.Conditions }
+
 // GetForProviderTemplate returns the module inputs new RedisInstances start with.
 func (c *RedisInstanceClass) GetForProviderTemplate() (map[string]any, error) {
 	return common.ToValues(c.SpecTemplate.ForProvider)

@@ -114,6 +114,9 @@ func (c *GKEClusterClass) GetAllowedNamespaces() *common.AllowedNamespaces {
 // GetClassRevisions returns the class's revisions.
 func (c *GKEClusterClass) GetClassRevisions() *common.ClassRevisions { return &c.Status.ClassRevisions }
 
+// GetClassConditions returns the class's conditions.
+func (c *GKEClusterClass) GetClassConditions() *[]metav1.Condition { return &c.Status.Conditions }
+
 // GetForProviderTemplate returns the module inputs new GKEClusters start with.
 func (c *GKEClusterClass) GetForProviderTemplate() (map[string]any, error) {
 	return common.ToValues(c.SpecTemplate.ForProvider)

@@ -116,6 +116,11 @@ func (c *CloudStorageBucketClass) GetClassRevisions() *common.ClassRevisions {
 	return &c.Status.ClassRevisions
 }
 
+// GetClassConditions returns the class's conditions.
+func (c *CloudStorageBucketClass) GetClassConditions() *[]metav1.Condition {
+	return &c.Status.Conditions
+}
+
 // GetForProviderTemplate returns the module inputs new CloudStorageBuckets start with.
 func (c *CloudStorageBucketClass) GetForProviderTemplate() (map[string]any, error) {
 	return common.ToValues(c.SpecTemplate.ForProvider)

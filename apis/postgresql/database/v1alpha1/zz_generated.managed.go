@@ -112,6 +112,9 @@ func (c *DatabaseClass) GetAllowedNamespaces() *common.AllowedNamespaces { retur
 // GetClassRevisions returns the class's revisions.
 func (c *DatabaseClass) GetClassRevisions() *common.ClassRevisions { return &c.Status.ClassRevisions }
 
+// GetClassConditions returns the class's conditions.
+func (c *DatabaseClass) GetClassConditions() *[]metav1.Condition { return &c.Status.Conditions }
+
 // GetForProviderTemplate returns the module inputs new Databases start with.
 func (c *DatabaseClass) GetForProviderTemplate() (map[string]any, error) {
 	return common.ToValues(c.SpecTemplate.ForProvider)
