@@ -2,6 +2,7 @@ package claim
 
 import (
 	"context"
+	"slices"
 
 	common "terraplane.io/terraplane/apis/common/v1alpha1"
 	"terraplane.io/terraplane/internal/registry"
@@ -9,21 +10,32 @@ import (
 	"terraplane.io/terraplane/internal/revision"
 )
 
-// wantRevision is the class revision mg (nil for a resource still to make) should run:
-// the class's latest for a new resource, for one that names none, and for one that
-// follows new revisions (Automatic); its own for one that stays (Manual), or while the
-// class has made no revision. Empty: the class keeps no revisions yet.
+// wantRevision is the class revision mg (nil for a resource still to make) should run.
+// The target is the revision rolling out (the class's latest, or the one an undo went
+// back to). A new resource and one that names no revision get the target; one that stays
+// (Manual) keeps its own, as does every one while the class has made no revision; one
+// that follows new revisions (Automatic) gets the target once the rollout lets it on.
+// Empty: the class keeps no revisions yet.
 func wantRevision(mg resource.Managed, class revision.Class) string {
-	latest := class.GetClassRevisions().LatestRevision
+	rc := class.GetClassRevisions()
+	target, ro := rc.LatestRevision, rc.Rollout
+	if ro != nil && ro.Revision != "" {
+		target = ro.Revision
+	}
 	if mg == nil {
-		return latest
+		return target
 	}
 	spec := mg.GetManagedSpec()
 	policy := common.RevisionPolicyOf(spec.RevisionPolicy, class.GetSpecTemplate().RevisionPolicy)
-	if spec.Revision != "" && (policy == common.RevisionManual || latest == "") {
+	switch {
+	case spec.Revision == "" || spec.Revision == target:
+		return target
+	case policy == common.RevisionManual || target == "":
 		return spec.Revision
+	case ro != nil && ro.Revision == target && (ro.CompletedAt != nil || slices.Contains(ro.Admitted, mg.GetName())):
+		return target
 	}
-	return latest
+	return spec.Revision // until the rollout lets it on
 }
 
 // atRevision returns class as it was at the revision mg should run (wantRevision), with

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -28,6 +29,20 @@ func TestWantRevision(t *testing.T) {
 		m.Spec.Revision, m.Spec.RevisionPolicy = rev, policy
 		return m
 	}
+	rolling := func(target string, admitted ...string) *awsstoragev1.S3BucketClass {
+		c := class("r3", "")
+		c.Status.Rollout = &common.RolloutStatus{Revision: target, Admitted: admitted}
+		return c
+	}
+	manualRolling := rolling("r3", "b")
+	manualRolling.SpecTemplate.RevisionPolicy = common.RevisionManual
+	done := rolling("r3")
+	done.Status.Rollout.CompletedAt = &metav1.Time{}
+	named := func(name, rev string) resource.Managed {
+		m := mg(rev, "").(*awsstoragev1.S3Bucket)
+		m.Name = name
+		return m
+	}
 	for _, tc := range []struct {
 		name  string
 		mg    resource.Managed
@@ -35,13 +50,25 @@ func TestWantRevision(t *testing.T) {
 		want  string
 	}{
 		{"a new resource runs the latest", nil, class("r2", common.RevisionManual), "r2"},
-		{"one on an older revision follows (Automatic by default)", mg("r1", ""), class("r2", ""), "r2"},
+		{"one on an older revision waits for a rollout (Automatic by default)", mg("r1", ""), class("r2", ""), "r1"},
 		{"one that stays, stays (the class says Manual)", mg("r1", ""), class("r2", common.RevisionManual), "r1"},
 		{"one that stays, stays (it says Manual)", mg("r1", common.RevisionManual), class("r2", common.RevisionAutomatic), "r1"},
-		{"its own Automatic wins over the class's Manual", mg("r1", common.RevisionAutomatic), class("r2", common.RevisionManual), "r2"},
+		{"its own Automatic wins over the class's Manual", func() resource.Managed {
+			m := named("b", "r1").(*awsstoragev1.S3Bucket)
+			m.Spec.RevisionPolicy = common.RevisionAutomatic
+			return m
+		}(), manualRolling, "r3"},
+		{"as the class's Manual wins over none", named("b", "r1"), manualRolling, "r1"},
 		{"one that names none gets the latest, Manual or not", mg("", common.RevisionManual), class("r2", ""), "r2"},
 		{"a class without revisions keeps what it has", mg("r1", ""), class("", ""), "r1"},
 		{"and gives none", mg("", ""), class("", ""), ""},
+		{"a rollout lets the admitted on", named("a", "r1"), rolling("r3", "a"), "r3"},
+		{"and holds the others back", named("b", "r1"), rolling("r3", "a"), "r1"},
+		{"a new resource gets the revision rolling out", nil, rolling("r3"), "r3"},
+		{"so does one that names none", named("b", ""), rolling("r3"), "r3"},
+		{"a completed rollout lets every one on", named("b", "r1"), done, "r3"},
+		{"an undo rolls the admitted back", named("a", "r3"), rolling("r2", "a"), "r2"},
+		{"the others stay until admitted", named("b", "r3"), rolling("r2", "a"), "r3"},
 	} {
 		if got := wantRevision(tc.mg, tc.class); got != tc.want {
 			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
@@ -93,6 +120,8 @@ func TestRevisionsGovernTheSpec(t *testing.T) {
 			t.Fatal(err)
 		}
 		cl.Status.LatestRevision = name
+		now := metav1.Now()
+		cl.Status.Rollout = &common.RolloutStatus{Revision: name, CompletedAt: &now}
 		if err := c.Update(ctx, cl); err != nil {
 			t.Fatal(err)
 		}

@@ -8,9 +8,12 @@ package classrevision
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
@@ -36,6 +39,7 @@ type Reconciler struct {
 	client  client.Client
 	kind    *registry.ManagedKind
 	bundled *module.Module
+	events  resource.Recorder
 }
 
 // Setup registers a revision controller for the class kind of every Terraform kind in reg.
@@ -44,7 +48,7 @@ func Setup(mgr ctrl.Manager, reg *registry.Registry) error {
 		if kind.ClassGVK.Empty() || kind.NewClass == nil {
 			continue
 		}
-		r := &Reconciler{client: mgr.GetClient(), kind: kind}
+		r := &Reconciler{client: mgr.GetClient(), kind: kind, events: resource.NewRecorder(mgr, "terraplane-classrevision")}
 		if kind.Terraform.ClassModule == nil {
 			var err error
 			if r.bundled, err = module.Load(kind.Terraform.Modules, kind.Terraform.ModuleDir); err != nil {
@@ -82,7 +86,8 @@ func (r *Reconciler) classOf(_ context.Context, obj client.Object) []reconcile.R
 }
 
 // Reconcile makes the class's revision for what it runs now, if there is none, drops the
-// revisions no resource needs beyond Keep, and reports them with their resources.
+// revisions no resource needs beyond Keep, reports them with their resources, and moves
+// the rollout of the revision to roll out on.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	obj := r.kind.NewClass()
 	if err := r.client.Get(ctx, req.NamespacedName, obj); err != nil {
@@ -114,11 +119,46 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if revs, err = r.prune(ctx, revs, latest, fleet); err != nil {
 		return ctrl.Result{}, err
 	}
-	*class.GetClassRevisions() = report(revs, latest, fleet, class.GetClassRevisions().LatestRevision)
-	if err := resource.PatchStatus(ctx, r.client, class, orig, false); err != nil {
+	rc := class.GetClassRevisions()
+	rollout := rc.Rollout
+	*rc = report(revs, latest, fleet, rc.LatestRevision)
+	notes := r.roll(class, rollout, revs, fleet)
+	if err := resource.PatchStatus(ctx, r.client, class, orig, true); err != nil {
+		if apierrors.IsConflict(err) {
+			return ctrl.Result{RequeueAfter: time.Second}, nil // another controller wrote the class's status first
+		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
+	for _, n := range notes {
+		r.events.Event(class, n.Type, n.Reason, n.Message)
+	}
 	return result, nil
+}
+
+// roll moves the rollout of the class's target revision on (see step), records it in the
+// class's status with the RolloutPaused condition, and returns the events to send.
+func (r *Reconciler) roll(class revision.Class, prev *common.RolloutStatus, revs []terraformv1.ClassRevision, fleet []member) []resource.Note {
+	rc := class.GetClassRevisions()
+	target := rolloutTarget(class, rc.LatestRevision, revs)
+	if target == "" {
+		return nil
+	}
+	var notes []resource.Note
+	rc.Rollout, notes = step(prev, rolloutInput{target: target, policy: class.GetSpecTemplate().Rollout,
+		resumed: class.GetAnnotations()[common.RolloutResumedAtAnnotation], now: metav1.Now()}, fleet)
+	status, reason, msg := pausedCondition(rc.Rollout)
+	resource.SetCondition(class.GetClassConditions(), class.GetGeneration(), common.TypeRolloutPaused, status, reason, msg)
+	return notes
+}
+
+// rolloutTarget is the revision to roll out: the class's latest, or, while the latest is
+// the revision an undo rolled back from, the one it rolled back to.
+func rolloutTarget(class client.Object, latest string, revs []terraformv1.ClassRevision) string {
+	from, to := class.GetAnnotations()[common.RolloutUndoFromAnnotation], class.GetAnnotations()[common.RolloutUndoToAnnotation]
+	if from != "" && from == latest && slices.ContainsFunc(revs, func(r terraformv1.ClassRevision) bool { return r.Name == to }) {
+		return to
+	}
+	return latest
 }
 
 // waits reports whether err is the class's module not being readable (yet), which the

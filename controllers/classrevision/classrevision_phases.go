@@ -7,6 +7,7 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
@@ -80,14 +81,22 @@ func upsert(revs []terraformv1.ClassRevision, rev *terraformv1.ClassRevision) []
 
 // member is one resource of the class, as the revisions see it.
 type member struct {
+	// name is the resource's; key orders a rollout's waves: its claim's namespace and
+	// name, so that resources move in the order users know them by.
+	name, key string
 	// want is the revision it is told to run (spec.revision), runs the one it ran last.
 	want, runs string
 	// ready: Ready and Synced.
 	ready bool
+	// automatic: it follows new revisions (revisionPolicy Automatic).
+	automatic bool
+	// failed says how its latest spec failed (a Synced=False reason that is not a wait,
+	// and its message); empty when it did not.
+	failed string
 }
 
 // fleet lists the resources made from class.
-func (r *Reconciler) fleet(ctx context.Context, class client.Object) ([]member, error) {
+func (r *Reconciler) fleet(ctx context.Context, class revision.Class) ([]member, error) {
 	list := r.kind.NewList()
 	if err := r.client.List(ctx, list, client.InNamespace(class.GetNamespace())); err != nil {
 		return nil, fmt.Errorf("list %s: %w", r.kind.GVK.Kind, err)
@@ -106,11 +115,32 @@ func (r *Reconciler) fleet(ctx context.Context, class client.Object) ([]member, 
 		if ref == nil || ref.Kind != r.kind.ClassGVK.Kind || ref.Name != class.GetName() {
 			continue
 		}
-		st := mg.GetManagedStatus()
-		out = append(out, member{want: mg.GetManagedSpec().Revision, runs: st.Revision,
-			ready: resource.IsReady(st.Conditions) && meta.IsStatusConditionTrue(st.Conditions, common.TypeSynced)})
+		st, spec := mg.GetManagedStatus(), mg.GetManagedSpec()
+		key := mg.GetName()
+		if ref := spec.ClaimRef; ref != nil {
+			key = ref.Namespace + "/" + ref.Name
+		}
+		out = append(out, member{name: mg.GetName(), key: key, want: spec.Revision, runs: st.Revision,
+			ready:     resource.IsReady(st.Conditions) && meta.IsStatusConditionTrue(st.Conditions, common.TypeSynced),
+			automatic: common.RevisionPolicyOf(spec.RevisionPolicy, class.GetSpecTemplate().RevisionPolicy) == common.RevisionAutomatic,
+			failed:    failure(mg)})
 	}
 	return out, nil
+}
+
+// failure says how mg's latest spec failed: its Synced=False reason and message, unless
+// the reason is a wait; empty when it did not fail.
+func failure(mg resource.Managed) string {
+	synced := meta.FindStatusCondition(mg.GetManagedStatus().Conditions, common.TypeSynced)
+	if synced == nil || synced.Status != metav1.ConditionFalse || synced.ObservedGeneration != mg.GetGeneration() ||
+		slices.Contains(waitingReasons, synced.Reason) {
+		return ""
+	}
+	msg := synced.Message
+	if len(msg) > 200 {
+		msg = msg[:200] + "..."
+	}
+	return synced.Reason + ": " + msg
 }
 
 // prune deletes the revisions that are not the latest, that no resource names, and that

@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
@@ -17,6 +18,7 @@ import (
 	terraformv1 "terraplane.io/terraplane/apis/terraform/v1alpha1"
 	"terraplane.io/terraplane/internal/kinds"
 	"terraplane.io/terraplane/internal/module"
+	"terraplane.io/terraplane/internal/resource"
 	"terraplane.io/terraplane/internal/revision"
 )
 
@@ -63,7 +65,7 @@ func TestReconcile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &Reconciler{client: c, kind: kind, bundled: bundled}
+	r := &Reconciler{client: c, kind: kind, bundled: bundled, events: resource.RecorderFor(events.NewFakeRecorder(100))}
 	reconcile := func() *awsstoragev1.S3BucketClass {
 		t.Helper()
 		if _, err := r.Reconcile(ctx, ctrl.Request{NamespacedName: client.ObjectKeyFromObject(class)}); err != nil {

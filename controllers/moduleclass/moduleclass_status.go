@@ -57,5 +57,6 @@ func (r *Reconciler) finish(ctx context.Context, c *check) (ctrl.Result, error) 
 	if c.loaded != nil && c.loaded.Moving && (o.Requeue == 0 || r.loader.RefreshPeriod() < o.Requeue) {
 		o.Requeue = r.loader.RefreshPeriod()
 	}
-	return resource.Finisher{Client: r.client, Recorder: r.events}.Finish(ctx, c.class, c.orig, o, notes)
+	// Guarded: the revision controller writes the class's conditions too (RolloutPaused).
+	return resource.Finisher{Client: r.client, Recorder: r.events, Guarded: true}.Finish(ctx, c.class, c.orig, o, notes)
 }

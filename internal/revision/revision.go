@@ -39,6 +39,8 @@ type Class interface {
 	resource.NonPortableClass
 	// GetClassRevisions returns the class's revisions.
 	GetClassRevisions() *common.ClassRevisions
+	// GetClassConditions returns the class's conditions.
+	GetClassConditions() *[]metav1.Condition
 }
 
 // notInTemplate are the specTemplate fields that say how resources follow revisions,

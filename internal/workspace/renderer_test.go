@@ -6,19 +6,23 @@ import (
 	"errors"
 	"testing"
 	"testing/fstest"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	common "terraplane.io/terraplane/apis/common/v1alpha1"
 	terraformv1 "terraplane.io/terraplane/apis/terraform/v1alpha1"
+	"terraplane.io/terraplane/internal/kinds"
 	"terraplane.io/terraplane/internal/module"
 	"terraplane.io/terraplane/internal/registry"
 	"terraplane.io/terraplane/internal/render"
 	"terraplane.io/terraplane/internal/resource"
+	"terraplane.io/terraplane/internal/revision"
 )
 
 const bucketTF = `
@@ -324,4 +328,56 @@ func TestRenderLock(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestRenderRevision: a resource made from a class renders its revision's module and lock,
+// not the module the kind bundles now (a Terraplane upgrade that changed it makes a new
+// revision, which reaches the resource only when it moves); a revision of another class
+// is refused, and a resource being deleted whose revision is gone renders the live module.
+func TestRenderRevision(t *testing.T) {
+	ctx := context.Background()
+	k := kind(&registry.ProviderConfig{})
+	k.ClassGVK = schema.GroupVersionKind{Group: "storage.example.org", Version: "v1alpha1", Kind: "BucketClass"}
+	old, err := module.FromFiles(map[string][]byte{"main.tf": []byte(`variable "bucket_name" {}`), module.LockFile: []byte("old lock")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	class := &terraformv1.ModuleClass{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "standard", UID: "c"}}
+	rev, err := revision.Build(class, k.ClassGVK, old, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := fake.NewClientBuilder().WithScheme(kinds.NewScheme()).WithObjects(rev).Build()
+	r, err := NewRenderer(c, k, "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mg := managed(`{"bucketName": "logs"}`)
+	mg.Spec.ClassRef = &common.ClassReference{APIVersion: "storage.example.org/v1alpha1", Kind: "BucketClass", Name: "standard"}
+	mg.Spec.Revision = rev.Name
+	ws, err := r.Render(ctx, mg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(ws.Files["module/main.tf"]) != `variable "bucket_name" {}` || string(ws.Lock) != "old lock" || ws.Revision != rev.Name {
+		t.Errorf("rendered %q with lock %q from revision %q; want the revision's module", ws.Files["module/main.tf"], ws.Lock, ws.Revision)
+	}
+	mg.Spec.ClassRef.Name = "premium"
+	if _, err := r.Render(ctx, mg); !isUser(err, revision.ReasonRevisionNotFound) {
+		t.Errorf("a revision of another class: %v", err)
+	}
+	mg.Spec.ClassRef.Name, mg.Spec.Revision = "standard", "standard-gone"
+	if _, err := r.Render(ctx, mg); !isUser(err, revision.ReasonRevisionNotFound) {
+		t.Errorf("a revision that is gone: %v", err)
+	}
+	mg.DeletionTimestamp = &metav1.Time{Time: time.Now()}
+	if ws, err := r.Render(ctx, mg); err != nil || ws.Revision != "" || string(ws.Files["module/main.tf"]) != bucketTF {
+		t.Errorf("a resource being deleted whose revision is gone: %v, revision %q", err, ws.Revision)
+	}
+}
+
+// isUser reports whether err is a user error with reason.
+func isUser(err error, reason string) bool {
+	u, ok := resource.AsUserError(err)
+	return ok && u.Reason == reason
 }
