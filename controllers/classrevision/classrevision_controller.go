@@ -123,6 +123,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	rollout := rc.Rollout
 	*rc = report(revs, latest, fleet, rc.LatestRevision)
 	notes := r.roll(class, rollout, revs, fleet)
+	if unchanged(class, orig) {
+		return result, nil
+	}
 	if err := resource.PatchStatus(ctx, r.client, class, orig, true); err != nil {
 		if apierrors.IsConflict(err) {
 			return ctrl.Result{RequeueAfter: time.Second}, nil // another controller wrote the class's status first
@@ -149,6 +152,13 @@ func (r *Reconciler) roll(class revision.Class, prev *common.RolloutStatus, revs
 	status, reason, msg := pausedCondition(rc.Rollout)
 	resource.SetCondition(class.GetClassConditions(), class.GetGeneration(), common.TypeRolloutPaused, status, reason, msg)
 	return notes
+}
+
+// unchanged reports whether class's status is still orig's: a guarded write would be
+// sent anyway (it carries the resourceVersion).
+func unchanged(class, orig client.Object) bool {
+	data, err := client.MergeFrom(orig).Data(class)
+	return err == nil && string(data) == "{}"
 }
 
 // rolloutTarget is the revision to roll out: the class's latest, or, while the latest is

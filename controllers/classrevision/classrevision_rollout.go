@@ -112,7 +112,7 @@ func view(st *common.RolloutStatus, fleet []member) fleetView {
 		case slices.Contains(st.Skipped, m.name):
 		case m.want == st.Revision && m.failed != "":
 			v.failing = append(v.failing, m.name)
-			v.failures = append(v.failures, m.name+" ("+m.failed+")")
+			v.failures = append(v.failures, m.describe())
 		case admitted || m.want == st.Revision:
 			if admitted {
 				v.inFlight = append(v.inFlight, m.name)
@@ -122,6 +122,14 @@ func view(st *common.RolloutStatus, fleet []member) fleetView {
 		}
 	}
 	return v
+}
+
+// describe names m and its failure, with its claim when it has one.
+func (m member) describe() string {
+	if m.key != m.name {
+		return m.name + " (claim " + m.key + "; " + m.failed + ")"
+	}
+	return m.name + " (" + m.failed + ")"
 }
 
 // note is an event to send.

@@ -106,7 +106,7 @@ func TestStep(t *testing.T) {
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
 			}
-			if st.Paused == common.ReasonRolloutFailed && !strings.Contains(st.Message, "c (ApplyFailed: boom)") {
+			if st.Paused == common.ReasonRolloutFailed && !strings.Contains(st.Message, "c (claim team/c; ApplyFailed: boom)") {
 				t.Errorf("message %q does not name the failure", st.Message)
 			}
 		})

@@ -162,6 +162,18 @@ func TestRollout(t *testing.T) {
 	}).WithTimeout(2 * timeout).Should(Succeed())
 	t.Logf("undo: the %d resources back on %s in %s (%d waves)", len(touched), first, time.Since(undone).Round(time.Second), class.Status.Rollout.Wave)
 	g.Expect(rolloutCLI(t, cli, "status", "moduleclass/fleet", "-n", adminNS, "--kubeconfig", kc, "--watch", "--timeout", "10s")).To(ContainSubstring("runs on all 20"))
+
+	By(t, "rollout pause and resume")
+	pausedAs := func(reason string) func(g Gomega) {
+		return func(g Gomega) {
+			g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(class), class)).To(Succeed())
+			g.Expect(framework.Condition(class.Status.Conditions, common.TypeRolloutPaused).Reason).To(Equal(reason))
+		}
+	}
+	rolloutCLI(t, cli, "pause", "moduleclass/fleet", "-n", adminNS, "--kubeconfig", kc)
+	g.Eventually(pausedAs(common.ReasonRolloutPauseRequested)).WithTimeout(timeout).Should(Succeed())
+	rolloutCLI(t, cli, "resume", "moduleclass/fleet", "-n", adminNS, "--kubeconfig", kc)
+	g.Eventually(pausedAs(common.ReasonRolloutComplete)).WithTimeout(timeout).Should(Succeed())
 }
 
 // rolloutCLI runs terraplane rollout with args and returns its output.
