@@ -5,6 +5,7 @@ import (
 	"errors"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
@@ -29,10 +30,8 @@ func (r *Reconciler) finish(ctx context.Context, orig, mg resource.Managed, ext 
 		return o.Result() // the cache was behind a write: nothing to record
 	}
 	st := mg.GetManagedStatus()
-	if o.Succeeded() {
-		st.ObservedGeneration = gen
-	}
 	notes := o.Record(&st.Conditions, gen, r.kind.readyRule())
+	resource.SetProgress(&st.Conditions, &st.ObservedGeneration, gen, o.Succeeded() && resource.IsReady(st.Conditions))
 	result, rerr := r.finisher().Finish(ctx, mg, orig, o, notes)
 	if rerr != nil {
 		log.FromContext(ctx).Info("reconcile failed; retrying with backoff", "error", rerr.Error())
@@ -65,18 +64,20 @@ func (r *Reconciler) outcome(ctx context.Context, mg resource.Managed, err error
 
 // settled ends a reconcile that found nothing changed (Observation.Settled): the
 // conditions stand and now speak for mg's current generation, so that a claim knows an
-// edit that changes nothing external (such as the reclaim policy) is applied.
+// edit that changes nothing external (such as the reclaim policy) is applied, and kstatus
+// reads the edit as applied (or stalled, as before it).
 func (r *Reconciler) settled(ctx context.Context, orig, mg resource.Managed, after time.Duration) (ctrl.Result, error) {
 	result := ctrl.Result{RequeueAfter: after, Priority: ptr.To(handler.LowPriority)}
 	st := mg.GetManagedStatus()
 	gen := mg.GetGeneration()
-	if st.ObservedGeneration == gen {
+	if st.ObservedGeneration == gen && !resource.Applying(st.Conditions, gen) {
 		return result, nil
 	}
-	st.ObservedGeneration = gen
 	for i := range st.Conditions {
 		st.Conditions[i].ObservedGeneration = gen
 	}
+	resource.SetProgress(&st.Conditions, &st.ObservedGeneration, gen,
+		meta.IsStatusConditionTrue(st.Conditions, common.TypeSynced) && resource.IsReady(st.Conditions))
 	if err := resource.PatchStatus(ctx, r.client, mg, orig, false); err != nil {
 		return ctrl.Result{}, err
 	}
@@ -104,6 +105,25 @@ func (r *Reconciler) finishDelete(ctx context.Context, mg resource.Managed, err 
 	notes := o.SetSynced(conds, gen)
 	resource.Deleting().Set(conds, gen)
 	return r.finisher().Finish(ctx, mg, orig, o, notes)
+}
+
+// markApplying records, before an Apply of a kind whose applies are slow (SlowApply),
+// that generation gen of mg is being applied (Reconciling=True), so that kstatus sees an
+// edit, or a create, in progress while terraform runs rather than only once it ends. It
+// writes nothing when gen is applied already (a drift check), or marked. It returns the
+// status now stored, the base of the reconcile's last status write.
+func (r *Reconciler) markApplying(ctx context.Context, orig, mg resource.Managed) (resource.Managed, error) {
+	st := mg.GetManagedStatus()
+	gen := orig.GetGeneration()
+	if !r.kind.SlowApply || st.ObservedGeneration == gen || resource.Applying(st.Conditions, gen) {
+		return orig, nil
+	}
+	resource.MarkReconciling(&st.Conditions, gen)
+	written := mg.DeepCopyObject().(resource.Managed)
+	if err := resource.PatchStatus(ctx, r.client, mg, orig, false); err != nil {
+		return orig, err
+	}
+	return written, nil
 }
 
 // finisher writes managed resources' status, unguarded: only this reconciler writes

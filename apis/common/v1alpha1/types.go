@@ -37,15 +37,15 @@ const (
 	TypeReady = "Ready"
 	// TypeSynced says whether the last reconcile succeeded.
 	TypeSynced = "Synced"
-	// TypeReconciling is present (True) on a claim while its latest edit is being
-	// applied; kstatus, and so Flux and Argo CD, read it as in progress.
+	// TypeReconciling is present (True) on a claim or managed resource while its latest
+	// edit is being applied; kstatus, and so Flux and Argo CD, read it as in progress.
 	TypeReconciling = "Reconciling"
 	// TypeDrifted says whether the last periodic plan found the external resource
 	// differs from its spec and the difference is not yet corrected.
 	TypeDrifted = "Drifted"
-	// TypeStalled is present (True) on a claim whose latest edit cannot be applied
-	// without someone acting (bad input, a refused or unapproved plan); kstatus reads
-	// it as failed.
+	// TypeStalled is present (True) on a claim or managed resource whose latest edit
+	// cannot be applied without someone acting (bad input, a refused or unapproved
+	// plan); kstatus reads it as failed.
 	TypeStalled = "Stalled"
 )
 
@@ -230,12 +230,15 @@ type ManagedStatus struct {
 	// BindingPhase of the resource.
 	// +optional
 	BindingPhase BindingPhase `json:"bindingPhase,omitempty"`
-	// Conditions Ready and Synced.
+	// Conditions Ready and Synced (Drifted for Terraform kinds), and Reconciling and
+	// Stalled as kstatus reads them.
 	// +optional
 	// +listType=map
 	// +listMapKey=type
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
-	// ObservedGeneration is the generation last applied.
+	// ObservedGeneration is the generation last applied, or found impossible to apply
+	// (then Stalled says why). While it is behind metadata.generation the resource is
+	// Reconciling.
 	// +optional
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 	// Terraform records what the engine last did; it holds no secret values.
