@@ -29,8 +29,9 @@ type Kind struct {
 	NewList func() client.ObjectList
 	// Connector reaches the kind's external resources.
 	Connector Connector
-	// Retries says how soon each outcome is looked at again; it is called once per outcome.
-	Retries func() resource.Retries
+	// Retries says how soon each outcome of a resource is looked at again; it is called
+	// once per outcome.
+	Retries func(resource.Managed) resource.Retries
 	// KeepsReady makes a failed reconcile leave a resource once Available Ready
 	// (Creating until then), as for Terraform kinds: a failed change does not take away
 	// what exists. Otherwise a failure is Ready=False with its reason, as for native

@@ -53,7 +53,7 @@ func (k Kind) readyRule() resource.ReadyRule {
 // outcome classifies err by the kind's retries, reporting a streak of stale outcomes,
 // and shortens an unexpected error by the kind's Summary.
 func (r *Reconciler) outcome(ctx context.Context, mg resource.Managed, err error) resource.Outcome {
-	o := r.streaks.Classify(mg.GetUID(), err, r.kind.Retries())
+	o := r.streaks.Classify(mg.GetUID(), err, r.kind.Retries(mg))
 	if o.Err != nil && r.kind.Summary != nil {
 		o.Message = r.kind.Summary(err)
 		o.Err = errors.New(o.Message)                                             // the error log gets one line too
@@ -92,7 +92,7 @@ func (r *Reconciler) finishDelete(ctx context.Context, mg resource.Managed, err 
 	}
 	orig := mg.DeepCopyObject().(resource.Managed)
 	gen := mg.GetGeneration()
-	o := resource.Classify(err, r.kind.Retries())
+	o := resource.Classify(err, r.kind.Retries(mg))
 	msg := err.Error()
 	if r.kind.Summary != nil {
 		msg = r.kind.Summary(err)

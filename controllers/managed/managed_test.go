@@ -88,7 +88,9 @@ func newHarness(t *testing.T, keepsReady bool, edit func(*kubernetesv1.Object)) 
 	ext := &fakeExternal{}
 	k := Kind{Name: "object", New: func() resource.Managed { return &kubernetesv1.Object{} },
 		NewList: func() client.ObjectList { return &kubernetesv1.ObjectList{} }, Connector: ext, KeepsReady: keepsReady,
-		Retries:  func() resource.Retries { return resource.Retries{Success: time.Hour, UserError: time.Minute} },
+		Retries: func(resource.Managed) resource.Retries {
+			return resource.Retries{Success: time.Hour, UserError: time.Minute}
+		},
 		Recorder: resource.RecorderFor(events.NewFakeRecorder(100))}
 	return &harness{t: t, r: New(c, k), c: c, ext: ext}
 }

@@ -126,7 +126,7 @@ func newHarness(t *testing.T, edit func(*terraformv1.Module)) *harness {
 	kind, _ := kinds.NewRegistry(nil).Managed(terraformv1.GroupVersion.WithKind("Module"))
 	h := &harness{t: t, c: c, runner: &fakeRunner{}, render: &fakeRenderer{hash: "h1"}, events: events.NewFakeRecorder(100)}
 	h.tf = &connector{client: c, kind: kind, render: h.render, runner: h.runner, plans: &planStore{client: c, reader: c},
-		opts: Options{DriftInterval: time.Hour, UserErrorRetry: time.Minute, Locker: statelock.NewLocker(c, c, time.Hour)}, recorder: resource.RecorderFor(h.events)}
+		opts: Options{DriftInterval: time.Hour, UserErrorRetry: time.Minute, Locker: statelock.NewLocker(c, c, time.Hour, time.Minute)}, recorder: resource.RecorderFor(h.events)}
 	h.r = managed.New(c, h.tf.managedKind())
 	return h
 }

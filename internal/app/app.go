@@ -64,8 +64,12 @@ type Options struct {
 	MaxConcurrentTerraformPerProvider int
 	// MaxConcurrentReconciles per kind; 0 means 10.
 	MaxConcurrentReconciles int
-	// DriftInterval between plans of unchanged resources.
+	// DriftInterval between plans of unchanged resources, unless a resource's
+	// spec.driftInterval says otherwise.
 	DriftInterval time.Duration
+	// TerraformTimeout bounds each terraform command, unless a resource's spec.timeout
+	// says otherwise; 0 means engine.DefaultTimeout (20 minutes).
+	TerraformTimeout time.Duration
 	// UserErrorRetry is how soon a resource stopped by bad input is looked at again.
 	UserErrorRetry time.Duration
 	// MetricsAddr serves Prometheus metrics; "0" disables.
@@ -149,7 +153,7 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manager, *en
 	if err != nil {
 		return nil, nil, fmt.Errorf("create manager: %w", err)
 	}
-	locker, err := stateLocker(cfg, reg)
+	locker, err := stateLocker(cfg, reg, opts.TerraformTimeout)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -158,7 +162,7 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manager, *en
 		WorkDir:       opts.WorkDir,
 		PluginMirror:  opts.PluginMirror,
 		NetworkMirror: opts.ProviderMirrorURL, AllowDirect: opts.ProviderDownload, PluginCacheDir: opts.PluginCacheDir,
-		MaxConcurrent: opts.MaxConcurrentTerraform,
+		MaxConcurrent: opts.MaxConcurrentTerraform, Timeout: opts.TerraformTimeout,
 
 		MaxConcurrentPerGroup: opts.MaxConcurrentTerraformPerProvider,
 		OnRun:                 observeRun(ctrl.Log.WithName("terraform")),
@@ -289,13 +293,18 @@ func managerOptions(opts Options, scheme *runtime.Scheme) ctrl.Options {
 
 // stateLocker takes the state locks of this process's terraform runs, reading and writing
 // their Leases straight through the API server (a cached copy would only make conflicts).
-// A lock lives no longer than a terraform command can run, and a minute more.
-func stateLocker(cfg *rest.Config, reg interface{ Scheme() *runtime.Scheme }) (*statelock.Locker, error) {
+// A lock lives no longer than its command can run (its deadline and the grace after
+// SIGINT), and a minute more.
+func stateLocker(cfg *rest.Config, reg interface{ Scheme() *runtime.Scheme }, timeout time.Duration) (*statelock.Locker, error) {
 	c, err := client.New(cfg, client.Options{Scheme: reg.Scheme()})
 	if err != nil {
 		return nil, fmt.Errorf("state lock client: %w", err)
 	}
-	return statelock.NewLocker(c, c, engine.DefaultTimeout+engine.DefaultGracePeriod+time.Minute), nil
+	if timeout <= 0 {
+		timeout = engine.DefaultTimeout
+	}
+	grace := engine.DefaultGracePeriod + time.Minute
+	return statelock.NewLocker(c, c, timeout+grace, grace), nil
 }
 
 // shards sets up this replica's share of the managed resources; nil when not sharded.

@@ -65,7 +65,8 @@ type Options struct {
 }
 
 // StateLocker takes a workspace's state lock, named by its backend settings, for one
-// terraform command (verb); unlock releases it, also after ctx has ended.
+// terraform command (verb), which runs under ctx's deadline; unlock releases it, also
+// after ctx has ended.
 type StateLocker interface {
 	LockState(ctx context.Context, backend map[string]string, verb string) (unlock func(), err error)
 	// SeedState writes an empty state for a workspace that has none: terraform locks the

@@ -50,6 +50,9 @@ type Workspace struct {
 	// given to init as -backend-config. With them out of the files, workspaces of one
 	// module share one init: later ones copy the first one's result.
 	BackendConfig map[string]string
+	// Timeout bounds each terraform command of this workspace; 0 means the engine's
+	// (Options.Timeout).
+	Timeout time.Duration
 }
 
 // secrets are the values to redact from ws's errors.
@@ -277,7 +280,7 @@ type Run struct {
 // run executes one terraform command, in the slot prepare took, under the command
 // deadline, redacts the workspace's secrets from its error and reports the run.
 func (e *Engine) run(ctx context.Context, ws Workspace, verb string, cmd func(context.Context) error) (err error) {
-	ctx, cancel := context.WithTimeout(ctx, e.opts.Timeout)
+	ctx, cancel := context.WithTimeout(ctx, e.timeout(ws))
 	defer cancel()
 	if len(ws.SecretVars) > 0 {
 		remove, err := writeSecretVars(e.Dir(ws.ID), ws.SecretVars)
@@ -319,6 +322,14 @@ func (e *Engine) run(ctx context.Context, ws Workspace, verb string, cmd func(co
 		return e.unsaved(ws, Redact(err, ws.secrets()))
 	}
 	return nil
+}
+
+// timeout is the deadline of each of ws's commands: its own, or the engine's.
+func (e *Engine) timeout(ws Workspace) time.Duration {
+	if ws.Timeout > 0 {
+		return ws.Timeout
+	}
+	return e.opts.Timeout
 }
 
 // writeSecretVars writes vars where terraform loads them by itself, for one command; the

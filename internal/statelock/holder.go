@@ -32,8 +32,8 @@ type Holder struct {
 	// PID and Start (in clock ticks after boot) identify the process on its machine.
 	PID   int    `json:"pid"`
 	Start uint64 `json:"start,omitempty"`
-	// Expires is when no terraform command of the lock can still run: the command
-	// deadline and the grace after it, from when the lock was taken.
+	// Expires is when no terraform command of the lock can still run: the command's own
+	// deadline (the resource's spec.timeout, or the controller's) and the grace after it.
 	Expires time.Time `json:"expires,omitempty"`
 }
 

@@ -133,7 +133,7 @@ func TestLocker(t *testing.T) {
 	_ = corev1.AddToScheme(scheme)
 	c := fake.NewClientBuilder().WithScheme(scheme).Build()
 	ctx := context.Background()
-	l := NewLocker(c, c, time.Hour)
+	l := NewLocker(c, c, time.Hour, time.Minute)
 	self := l.self
 	mine := self
 	mine.Expires = time.Now().Add(time.Hour)
@@ -198,7 +198,7 @@ func TestSeedState(t *testing.T) {
 	scheme := runtime.NewScheme()
 	_ = corev1.AddToScheme(scheme)
 	c := fake.NewClientBuilder().WithScheme(scheme).Build()
-	l := NewLocker(c, c, time.Hour)
+	l := NewLocker(c, c, time.Hour, time.Minute)
 	ctx := context.Background()
 	backend := map[string]string{"namespace": "ns", "secret_suffix": "abc"}
 	if err := l.SeedState(ctx, backend); err != nil {
@@ -255,7 +255,7 @@ func TestUnlockRetriesUntilItLands(t *testing.T) {
 	_ = coordinationv1.AddToScheme(scheme)
 	_ = corev1.AddToScheme(scheme)
 	c := &failingUpdates{Client: fake.NewClientBuilder().WithScheme(scheme).Build()}
-	l := NewLocker(c, c, time.Hour)
+	l := NewLocker(c, c, time.Hour, time.Minute)
 	ctx := context.Background()
 	key := client.ObjectKey{Namespace: "ns", Name: "lock"}
 	unlock, err := l.Lock(ctx, key, "sfx", "apply")

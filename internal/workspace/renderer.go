@@ -115,7 +115,8 @@ func (r *Renderer) Render(ctx context.Context, mg resource.Managed) (*Rendered, 
 		group += "/" + ref.Name
 	}
 	ws := &Rendered{Workspace: engine.Workspace{ID: string(mg.GetUID()), Kind: r.kind.GVK.GroupKind().String(), Name: mg.GetNamespace() + "/" + mg.GetName(),
-		Group: group, Files: files.Files, Env: pc.Env, SecretVars: secretVars, BackendConfig: r.backendConfig(mg)}, Provider: pc}
+		Group: group, Files: files.Files, Env: pc.Env, SecretVars: secretVars, BackendConfig: r.backendConfig(mg),
+		Timeout: mg.GetManagedSpec().Timing.TimeoutOr(0)}, Provider: pc}
 	ws.Hash = hashWorkspace(ws.Workspace, vars.Sources)
 	return ws, nil
 }
