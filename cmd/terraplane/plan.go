@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	common "terraplane.io/terraplane/apis/common/v1alpha1"
+	terraformv1 "terraplane.io/terraplane/apis/terraform/v1alpha1"
 	"terraplane.io/terraplane/internal/kinds"
 	"terraplane.io/terraplane/internal/resource"
 )
@@ -175,12 +176,11 @@ func printPlan(ctx context.Context, out io.Writer, c client.Client, mg resource.
 		fmt.Fprintf(out, ", %d to import", p.Import)
 	}
 	fmt.Fprintln(out)
-	sec := &corev1.Secret{}
-	err := c.Get(ctx, client.ObjectKey{Namespace: mg.GetNamespace(), Name: resource.PlanSecretName(mg)}, sec)
-	if err != nil && !apierrors.IsNotFound(err) {
-		return fmt.Errorf("read plan: %w", err)
+	text, err := planText(ctx, c, mg, p.ID)
+	if err != nil {
+		return err
 	}
-	if text := string(sec.Data[resource.PlanTextKey]); text != "" {
+	if text != "" {
 		fmt.Fprintf(out, "\n%s", text)
 		return nil
 	}
@@ -189,6 +189,26 @@ func printPlan(ctx context.Context, out io.Writer, c client.Client, mg resource.
 		fmt.Fprintf(out, "  %s: %s\n", ch.Address, strings.Join(ch.Actions, ", "))
 	}
 	return nil
+}
+
+// planText reads the text of mg's plan id from its Plan, which reviewers may read; else
+// from the plan Secret, where controllers before Plans kept it (an approver may not
+// read Secrets: that is no error).
+func planText(ctx context.Context, c client.Client, mg resource.Managed, id string) (string, error) {
+	p := &terraformv1.Plan{}
+	err := c.Get(ctx, client.ObjectKey{Namespace: mg.GetNamespace(), Name: resource.PlanName(mg)}, p)
+	if err == nil && p.Summary.ID == id {
+		return p.Text, nil
+	}
+	if err != nil && !apierrors.IsNotFound(err) && !meta.IsNoMatchError(err) {
+		return "", fmt.Errorf("read plan: %w", err)
+	}
+	sec := &corev1.Secret{}
+	err = c.Get(ctx, client.ObjectKey{Namespace: mg.GetNamespace(), Name: resource.PlanSecretName(mg)}, sec)
+	if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsForbidden(err) {
+		return "", fmt.Errorf("read plan: %w", err)
+	}
+	return string(sec.Data[resource.PlanTextKey]), nil
 }
 
 // pendingPlanOf is the plan mg holds unapplied, if any.

@@ -16,5 +16,5 @@ var SchemeBuilder = common.NewSchemeBuilder(GroupVersion)
 var AddToScheme = SchemeBuilder.AddToScheme
 
 func init() {
-	SchemeBuilder.Register(&ProviderConfig{}, &ProviderConfigList{}, &ModuleClass{}, &ModuleClassList{}, &Module{}, &ModuleList{})
+	SchemeBuilder.Register(&ProviderConfig{}, &ProviderConfigList{}, &ModuleClass{}, &ModuleClassList{}, &Module{}, &ModuleList{}, &Plan{}, &PlanList{})
 }
