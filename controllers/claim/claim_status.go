@@ -71,7 +71,19 @@ func (r *Reconciler) finish(ctx context.Context, claim resource.Claim, mg resour
 	}
 	notes := o.SetSynced(&st.Conditions, claim.GetGeneration())
 	resource.SetProgress(&st.Conditions, &st.ObservedGeneration, claim.GetGeneration(), applied)
+	if firstReady(orig.GetClaimStatus().Conditions, st.Conditions) {
+		resource.ObserveFirstReady(resource.ClaimFamily, r.kind.GVK, claim.GetCreationTimestamp().Time)
+	}
 	return resource.Finisher{Client: r.client, Recorder: r.recorder}.Finish(ctx, claim, orig, o, notes)
+}
+
+// firstReady reports whether a claim found with conditions before and left with after is
+// Ready for the first time: its Ready mirrors its resource's, which once True goes False
+// only while it is deleted (Terraform kinds) or its target cluster does not answer
+// (native kinds, whose recovery counts again).
+func firstReady(before, after []metav1.Condition) bool {
+	ready := meta.FindStatusCondition(before, common.TypeReady)
+	return resource.IsReady(after) && (ready == nil || ready.Status != metav1.ConditionTrue && ready.Reason != common.ReasonDeleting)
 }
 
 // appliedBy says whether mg has applied its current spec: Synced and Ready, both said

@@ -89,3 +89,27 @@ func TestReadyWaitsForTheApplyWhileStalled(t *testing.T) {
 		meta.RemoveStatusCondition(&claim.Status.Conditions, common.TypeSynced)
 	}
 }
+
+// TestFirstReady: a claim's time to ready is measured when its Ready first turns True.
+func TestFirstReady(t *testing.T) {
+	ready := func(status metav1.ConditionStatus, reason string) []metav1.Condition {
+		return []metav1.Condition{{Type: common.TypeReady, Status: status, Reason: reason}}
+	}
+	for name, tc := range map[string]struct {
+		before, after []metav1.Condition
+		want          bool
+	}{
+		"bound to a resource ready at once":       {nil, ready(metav1.ConditionTrue, common.ReasonAvailable), true},
+		"after waiting for the resource":          {ready(metav1.ConditionFalse, ReasonWaiting), ready(metav1.ConditionTrue, common.ReasonAvailable), true},
+		"after its create was approved":           {ready(metav1.ConditionFalse, common.ReasonAwaitingApproval), ready(metav1.ConditionTrue, common.ReasonAvailable), true},
+		"still ready":                             {ready(metav1.ConditionTrue, common.ReasonAvailable), ready(metav1.ConditionTrue, common.ReasonAvailable), false},
+		"not ready yet":                           {nil, ready(metav1.ConditionFalse, ReasonWaiting), false},
+		"its resource ready again after Deleting": {ready(metav1.ConditionFalse, common.ReasonDeleting), ready(metav1.ConditionTrue, common.ReasonAvailable), false},
+	} {
+		t.Run(name, func(t *testing.T) {
+			if got := firstReady(tc.before, tc.after); got != tc.want {
+				t.Errorf("firstReady = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}

@@ -6,8 +6,11 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
@@ -32,6 +35,9 @@ func (r *Reconciler) finish(ctx context.Context, orig, mg resource.Managed, ext 
 	st := mg.GetManagedStatus()
 	notes := o.Record(&st.Conditions, gen, r.kind.readyRule())
 	resource.SetProgress(&st.Conditions, &st.ObservedGeneration, gen, o.Succeeded() && resource.IsReady(st.Conditions))
+	if r.kind.firstReady(orig.GetManagedStatus(), st) {
+		resource.ObserveFirstReady(resource.ManagedFamily, r.gvk(mg), mg.GetCreationTimestamp().Time)
+	}
 	result, rerr := r.finisher().Finish(ctx, mg, orig, o, notes)
 	if rerr != nil {
 		log.FromContext(ctx).Info("reconcile failed; retrying with backoff", "error", rerr.Error())
@@ -48,6 +54,36 @@ func (k Kind) readyRule() resource.ReadyRule {
 		return resource.KeepsReady(resource.Available(), resource.Creating("waiting for a successful apply"))
 	}
 	return resource.FromOutcome(resource.Available())
+}
+
+// firstReady reports whether a reconcile that found status before and leaves after
+// makes a resource Ready for the first time. A kind that keeps Ready (Terraform) is
+// Creating until its first success; any other may lose Ready (its target cluster does not
+// answer) and regain it, which is no first time: it counts only while it never had a
+// generation applied or stalled.
+func (k Kind) firstReady(before, after *common.ManagedStatus) bool {
+	if !resource.IsReady(after.Conditions) {
+		return false
+	}
+	ready := meta.FindStatusCondition(before.Conditions, common.TypeReady)
+	switch {
+	case ready == nil:
+		return true
+	case ready.Status == metav1.ConditionTrue:
+		return false
+	case k.KeepsReady:
+		return ready.Reason == common.ReasonCreating
+	}
+	return before.ObservedGeneration == 0
+}
+
+// gvk is mg's kind, from the scheme (objects read from the cache carry none).
+func (r *Reconciler) gvk(mg resource.Managed) schema.GroupVersionKind {
+	gvk, err := apiutil.GVKForObject(mg, r.client.Scheme())
+	if err != nil {
+		return schema.GroupVersionKind{Kind: r.kind.Name}
+	}
+	return gvk
 }
 
 // outcome classifies err by the kind's retries, reporting a streak of stale outcomes,

@@ -123,3 +123,35 @@ func TestSettledCatchesUp(t *testing.T) {
 		t.Errorf("err %v, progress %+v: want generation 2 applied", err, progress(o))
 	}
 }
+
+// TestFirstReady: the time to ready is measured once per resource: when Ready turns True
+// for the first time, not when a resource regains it.
+func TestFirstReady(t *testing.T) {
+	ready := func(status metav1.ConditionStatus, reason string, observed int64) *common.ManagedStatus {
+		st := &common.ManagedStatus{ObservedGeneration: observed}
+		if status != "" {
+			st.Conditions = []metav1.Condition{{Type: common.TypeReady, Status: status, Reason: reason}}
+		}
+		return st
+	}
+	nowReady := ready(metav1.ConditionTrue, common.ReasonAvailable, 1)
+	for name, tc := range map[string]struct {
+		keepsReady    bool
+		before, after *common.ManagedStatus
+		want          bool
+	}{
+		"first status, ready":                 {true, ready("", "", 0), nowReady, true},
+		"created after Creating":              {true, ready(metav1.ConditionFalse, common.ReasonCreating, 1), nowReady, true},
+		"still ready":                         {true, nowReady, nowReady, false},
+		"not ready yet":                       {true, ready("", "", 0), ready(metav1.ConditionFalse, common.ReasonCreating, 0), false},
+		"terraform, ready again after delete": {true, ready(metav1.ConditionFalse, common.ReasonDeleting, 1), nowReady, false},
+		"native, first success after retries": {false, ready(metav1.ConditionFalse, common.ReasonReconcileError, 0), nowReady, true},
+		"native, back after an outage":        {false, ready(metav1.ConditionFalse, common.ReasonClusterUnreachable, 3), nowReady, false},
+	} {
+		t.Run(name, func(t *testing.T) {
+			if got := (Kind{KeepsReady: tc.keepsReady}).firstReady(tc.before, tc.after); got != tc.want {
+				t.Errorf("firstReady = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}

@@ -73,7 +73,7 @@ func Setup(mgr ctrl.Manager, reg *registry.Registry, opts Options) error {
 	if opts.Locker == nil {
 		return fmt.Errorf("managed: no state locker")
 	}
-	if err := registerMetrics(mgr.GetClient(), reg.TerraformKinds()); err != nil {
+	if err := registerMetrics(); err != nil {
 		return fmt.Errorf("register managed metrics: %w", err)
 	}
 	plans := &planStore{client: mgr.GetClient(), reader: mgr.GetAPIReader()}

@@ -183,6 +183,13 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manager, *en
 	if err != nil {
 		return nil, nil, err
 	}
+	gauges := &objectSource{reader: mgr.GetClient(), reg: reg, scheme: reg.Scheme(), elected: mgr.Elected()}
+	if shards != nil {
+		gauges.holds = shards.Holds
+	}
+	if err := registerObjectGauges(gauges); err != nil {
+		return nil, nil, fmt.Errorf("register metrics: %w", err)
+	}
 	err = terraform.Setup(mgr, reg, terraform.Options{
 		Runner: eng, KubeconfigPath: opts.StateKubeconfig, KubeconfigContext: opts.StateContext, DriftInterval: opts.DriftInterval,
 		UserErrorRetry: opts.UserErrorRetry, MaxConcurrentReconciles: opts.MaxConcurrentReconciles, Shards: shards, Locker: locker,

@@ -269,3 +269,17 @@ func (e *Engine) group(name string) chan struct{} {
 // ProvidersStarted counts the provider processes started to be kept warm (0 without
 // provider reuse).
 func (e *Engine) ProvidersStarted() int { return e.plugins.Started() }
+
+// ProviderStats is what the warm provider pool did and holds, by provider address; nil
+// without provider reuse, or with a pool that keeps no statistics.
+func (e *Engine) ProviderStats() map[string]plugins.ProviderStats {
+	if e == nil || e.plugins == nil {
+		return nil
+	}
+	if s, ok := e.plugins.(interface {
+		Stats() map[string]plugins.ProviderStats
+	}); ok {
+		return s.Stats()
+	}
+	return nil
+}
