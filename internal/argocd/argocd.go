@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"cmp"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -63,6 +65,42 @@ func Kinds(reg *registry.Registry, others []schema.GroupKind) []Kind {
 		return cmp.Or(cmp.Compare(a.GroupKind.Group, b.GroupKind.Group), cmp.Compare(a.GroupKind.Kind, b.GroupKind.Kind))
 	})
 	return out
+}
+
+// All lists every kind of reg (claims, managed resources) and every other Terraplane kind
+// of its scheme that reports conditions, each with its family.
+func All(reg *registry.Registry) []Kind {
+	skip := map[schema.GroupKind]bool{}
+	for _, k := range reg.ManagedKinds() {
+		skip[k.GVK.GroupKind()] = true
+	}
+	for _, k := range reg.ClaimKinds() {
+		skip[k.GVK.GroupKind()] = true
+	}
+	return Kinds(reg, WithConditions(reg.Scheme(), skip))
+}
+
+// FamilyOf is the family of gk among kinds; Ready for a kind not among them.
+func FamilyOf(kinds []Kind, gk schema.GroupKind) Family {
+	for _, k := range kinds {
+		if k.GroupKind == gk {
+			return k.Family
+		}
+	}
+	return Ready
+}
+
+// ReadScripts reads the families' scripts from dir (charts/terraplane/argocd).
+func ReadScripts(dir string) (map[Family]string, error) {
+	out := map[Family]string{}
+	for _, f := range Families {
+		b, err := os.ReadFile(filepath.Join(dir, f.File()))
+		if err != nil {
+			return nil, fmt.Errorf("read health script: %w", err)
+		}
+		out[f] = string(b)
+	}
+	return out, nil
 }
 
 // ConfigMap renders the argocd-cm entries of kinds as a ConfigMap to merge into Argo

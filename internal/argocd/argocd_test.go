@@ -3,13 +3,11 @@ package argocd
 import (
 	"flag"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/yaml"
 
 	"terraplane.io/terraplane/internal/kinds"
@@ -25,29 +23,15 @@ const (
 // scripts reads the chart's health scripts.
 func scripts(t *testing.T) map[Family]string {
 	t.Helper()
-	out := map[Family]string{}
-	for _, f := range Families {
-		b, err := os.ReadFile(filepath.Join(scriptDir, f.File()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		out[f] = string(b)
+	out, err := ReadScripts(scriptDir)
+	if err != nil {
+		t.Fatal(err)
 	}
 	return out
 }
 
 // terraplaneKinds are the kinds of the registry and every other kind with conditions.
-func terraplaneKinds() []Kind {
-	reg := kinds.NewRegistry(nil)
-	skip := map[schema.GroupKind]bool{}
-	for _, k := range reg.ManagedKinds() {
-		skip[k.GVK.GroupKind()] = true
-	}
-	for _, k := range reg.ClaimKinds() {
-		skip[k.GVK.GroupKind()] = true
-	}
-	return Kinds(reg, WithConditions(reg.Scheme(), skip))
-}
+func terraplaneKinds() []Kind { return All(kinds.NewRegistry(nil)) }
 
 // TestConfigMap: the chart's argocd-cm holds, for every Terraplane kind that reports
 // conditions, its family's script; go test -update rewrites it.

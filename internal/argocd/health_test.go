@@ -200,13 +200,7 @@ func TestHealth(t *testing.T) {
 func Views(t *testing.T, obj map[string]any) (Health, *status.Result) {
 	t.Helper()
 	u := &unstructured.Unstructured{Object: obj}
-	family := Ready
-	for _, k := range terraplaneKinds() {
-		if k.GroupKind == u.GroupVersionKind().GroupKind() {
-			family = k.Family
-		}
-	}
-	h, err := Eval(scripts(t)[family], obj)
+	h, err := Eval(scripts(t)[FamilyOf(terraplaneKinds(), u.GroupVersionKind().GroupKind())], obj)
 	if err != nil {
 		t.Fatal(err)
 	}
