@@ -152,8 +152,12 @@ func TestHealthEveryState(t *testing.T) {
 	classes := map[string]func(*terraformv1.ModuleClass){
 		"health":        nil,
 		"health-manual": func(c *terraformv1.ModuleClass) { c.SpecTemplate.Approval = common.ApprovalManual },
-		"health-slow":   func(c *terraformv1.ModuleClass) { c.SpecTemplate.ForProvider = &apiextensionsv1.JSON{Raw: []byte(`{"sleep": 60}`)} },
-		"health-bad":    func(c *terraformv1.ModuleClass) { c.SpecTemplate.ForProvider = &apiextensionsv1.JSON{Raw: []byte(`{"sleep": "a while"}`)} },
+		"health-slow": func(c *terraformv1.ModuleClass) {
+			c.SpecTemplate.ForProvider = &apiextensionsv1.JSON{Raw: []byte(`{"sleep": 60}`)}
+		},
+		"health-bad": func(c *terraformv1.ModuleClass) {
+			c.SpecTemplate.ForProvider = &apiextensionsv1.JSON{Raw: []byte(`{"sleep": "a while"}`)}
+		},
 	}
 	for name, edit := range classes {
 		c := &terraformv1.ModuleClass{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, AllowedNamespaces: framework.Allow(appNS)}

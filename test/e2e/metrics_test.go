@@ -164,10 +164,10 @@ func TestMetricsOfARunningController(t *testing.T) {
 		g.Expect(got).To(HaveKeyWithValue("terraplane_claim_ready{"+claimKind+"}", ready))
 		g.Expect(got["terraplane_managed_first_ready_seconds_count{"+module+"}"]-before["terraplane_managed_first_ready_seconds_count{"+module+"}"]).
 			To(Equal(3.0), "a, b and the claim's Module were first Ready")
-		g.Expect(got["terraplane_claim_first_ready_seconds_count{"+claimKind+"}"]-before["terraplane_claim_first_ready_seconds_count{"+claimKind+"}"]).
+		g.Expect(got["terraplane_claim_first_ready_seconds_count{"+claimKind+"}"] - before["terraplane_claim_first_ready_seconds_count{"+claimKind+"}"]).
 			To(Equal(1.0))
-		g.Expect(got).To(HaveKey(`terraplane_terraform_run_seconds_bucket{`+module+`,le="1200",result="success",verb="apply"}`))
-		g.Expect(got).To(HaveKey(`terraplane_terraform_run_seconds_bucket{`+module+`,le="3600",result="success",verb="apply"}`))
+		g.Expect(got).To(HaveKey(`terraplane_terraform_run_seconds_bucket{` + module + `,le="1200",result="success",verb="apply"}`))
+		g.Expect(got).To(HaveKey(`terraplane_terraform_run_seconds_bucket{` + module + `,le="3600",result="success",verb="apply"}`))
 		g.Expect(got["terraplane_terraform_processes_total{}"]).To(BeNumerically(">", before["terraplane_terraform_processes_total{}"]))
 		g.Expect(got["terraplane_provider_processes{"+random+"}"]).To(BeNumerically(">=", 1))
 		g.Expect(got["terraplane_provider_pool_misses_total{"+random+"}"]).To(BeNumerically(">=", 1))
