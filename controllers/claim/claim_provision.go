@@ -109,6 +109,7 @@ func (r *Reconciler) configure(req registry.Request, mk *registry.ManagedKind) (
 			Name: class.GetName(), Namespace: class.GetNamespace()},
 		ChangePolicy: *tmpl.ChangePolicy.DeepCopy(),
 		Timing:       *tmpl.Timing.DeepCopy(),
+		RunnerPool:   tmpl.RunnerPool,
 	}
 	if err := r.kind.Configurators[mk.GVK](req, mg); err != nil {
 		return nil, err

@@ -79,13 +79,13 @@ func TestKubeconfigLoadingRulesAndContext(t *testing.T) {
 
 	both := twoContexts(t)
 	r = terraplane(t, userEnv(t, "KUBECONFIG="+both), "unlock", "Module/idle", "-n", "cli-loading")
-	assertOneLineError(t, r, "127.0.0.1:1")
+	assertOneLineError(t, r, 1, "127.0.0.1:1")
 	r = terraplane(t, userEnv(t, "KUBECONFIG="+both), "unlock", "Module/idle", "-n", "cli-loading", "--context", "good")
 	if r.code != 0 || !strings.Contains(r.stdout, "not locked") {
 		t.Fatalf("--context good: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	r = terraplane(t, userEnv(t), "unlock", "Module/idle", "-n", "cli-loading", "--kubeconfig", both, "--context", "nowhere")
-	assertOneLineError(t, r, "nowhere")
+	assertOneLineError(t, r, 1, "nowhere")
 }
 
 // flatModule is a module terraform runs with no provider at all.
