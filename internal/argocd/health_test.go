@@ -44,7 +44,7 @@ var (
 	awaiting      = resource.Holdf(common.ReasonAwaitingApproval, "plan 3f9a6c1e2b7d4a50 awaits approval: set spec.approvedPlan")
 	refused       = resource.Refusef(common.ReasonDestructiveChangeRefused, "plan 3f9a6c1e2b7d4a50 replaces terraform_data.a")
 	userFault     = resource.UserErrorf("InvalidInput", "Invalid value for input variable")
-	transient     = errors.New("Error: connection reset by peer")
+	errTransient  = errors.New("connection reset by peer")
 )
 
 // module is a Module at generation gen after errs (nil: applied), its generation 1
@@ -134,15 +134,15 @@ func TestHealth(t *testing.T) {
 		{"Module: an edit awaiting approval", module(2, awaiting), views{"Suspended", status.FailedStatus}},
 		{"Module: an edit refused as destructive", module(2, refused), views{"Degraded", status.FailedStatus}},
 		{"Module: an edit failed for bad input", module(2, userFault), views{"Degraded", status.FailedStatus}},
-		{"Module: its create failing, retried", module(1, transient), views{"Degraded", status.InProgressStatus}},
-		{"Module: an edit failing, retried", module(2, transient), views{"Degraded", status.InProgressStatus}},
+		{"Module: its create failing, retried", module(1, errTransient), views{"Degraded", status.InProgressStatus}},
+		{"Module: an edit failing, retried", module(2, errTransient), views{"Degraded", status.InProgressStatus}},
 		{"Module: an approved edit applied after the wait", module(2, awaiting, nil), views{"Healthy", status.CurrentStatus}},
 		{"Module: being deleted", deleting(module(1)), views{"Progressing", status.TerminatingStatus}},
 		{"Object: applied", object(nil), views{"Healthy", status.CurrentStatus}},
 		{"Object: waiting for its namespace", object(resource.Waitf("WaitingForNamespace", "namespace x does not exist yet")),
 			views{"Progressing", status.InProgressStatus}},
 		{"Object: refused by its cluster", object(resource.UserErrorf("RemoteRejected", "cluster refused it")), views{"Degraded", status.FailedStatus}},
-		{"Object: failing, retried", object(transient), views{"Degraded", status.InProgressStatus}},
+		{"Object: failing, retried", object(errTransient), views{"Degraded", status.InProgressStatus}},
 		{"Bucket: ready", bucket(ready, succeeded, true), views{"Healthy", status.CurrentStatus}},
 		{"Bucket: bound, its resource being created", bucket(cond(common.TypeReady, metav1.ConditionFalse, common.ReasonCreating, "waiting for a successful apply"), succeeded, false),
 			views{"Progressing", status.InProgressStatus}},
