@@ -30,7 +30,7 @@ var (
 		misses: prometheus.NewDesc("terraplane_provider_pool_misses_total",
 			"Provider processes started because no running one could serve a run, per provider.", []string{"provider"}, nil),
 		evictions: prometheus.NewDesc("terraplane_provider_pool_evictions_total",
-			"Provider processes retired: exited, past their TTL, idle too long, worn out by uses, or interrupted, per provider.", []string{"provider"}, nil),
+			"Provider processes retired: exited, past their TTL, idle too long, worn out by uses, interrupted, or over the memory budget, per provider.", []string{"provider"}, nil),
 		memory: prometheus.NewDesc("terraplane_provider_memory_bytes",
 			"Resident memory (RSS, from /proc) of the warm provider processes, per provider.", []string{"provider"}, nil),
 	}
