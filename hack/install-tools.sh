@@ -83,6 +83,14 @@ progress() {
 	say "$name: built in $(mins $((SECONDS - start)))"
 }
 
+# go_in DIR CMD... runs CMD (a go command) in DIR without its "go: downloading" lines: the
+# step lines and the line a minute say what is happening.
+go_in() {
+	local dir=$1
+	shift
+	(cd "$dir" && "$@" 2> >(grep -v '^go: downloading ' >&2))
+}
+
 # build NAME TOOLDIR PACKAGE [LDFLAGS] builds PACKAGE from hack/tools/TOOLDIR into $BIN/NAME
 # unless the stamp (pins + flags) is unchanged.
 build() {
@@ -94,7 +102,7 @@ build() {
 		return
 	fi
 	progress "$name" "$pkg from the Go module proxy" \
-		bash -c 'cd "$1" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w $2" -o "$3" "$4"' _ "$dir" "$ldflags" "$tmp" "$pkg"
+		go_in "$dir" env CGO_ENABLED=0 go build -trimpath -ldflags "-s -w $ldflags" -o "$tmp" "$pkg"
 	mv "$tmp" "$BIN/$name"
 	echo "$stamp" >"$BIN/.$name.stamp"
 }
@@ -183,7 +191,7 @@ trap '((TERRAPLANE_JOB == 0)) || kill -- -"$TERRAPLANE_JOB" 2>/dev/null || true'
 # start_terraplane builds bin/terraplane (as make build does) in a background job of its own.
 start_terraplane() {
 	set -m
-	(cd "$ROOT" && progress terraplane "bin/terraplane beside the tools" "${GO:-go}" build -o bin/terraplane ./cmd/terraplane) &
+	progress terraplane "bin/terraplane beside the tools" go_in "$ROOT" "${GO:-go}" build -o bin/terraplane ./cmd/terraplane &
 	TERRAPLANE_JOB=$!
 	set +m
 }
