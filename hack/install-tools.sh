@@ -55,7 +55,13 @@ heartbeat() {
 		((SECONDS - start >= next)) || continue
 		left=""
 		if ((est > 0)); then
-			if ((est > SECONDS - start + 30)); then left=", $(about $((est - SECONDS + start))) left"; else left=", should finish soon"; fi
+			if ((est > SECONDS - start + 30)); then
+				left=", $(about $((est - SECONDS + start))) left"
+			elif ((SECONDS - start < est + 120)); then
+				left=", should finish soon"
+			else
+				left=", past the usual $(mins "$est"): a busy machine is slower"
+			fi
 		fi
 		say "$name: still building ($(mins $((SECONDS - start))) so far$left)"
 		next=$((next + 60))
