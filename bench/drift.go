@@ -5,13 +5,14 @@ import (
 	"fmt"
 	"time"
 
+	common "terraplane.io/terraplane/apis/common/v1alpha1"
+
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	storagev1 "terraplane.io/terraplane/apis/storage/v1alpha1"
-	"terraplane.io/terraplane/controllers/managed"
 )
 
 // managedOf returns the managed resources bound to the claims, as unstructured objects.
@@ -46,7 +47,7 @@ func (h *harness) drift(ctx context.Context, names []string) (time.Duration, err
 	c0 := h.fleet.cpu()
 	p0 := h.fleet.providerCPU()
 	value := time.Now().UTC().Format(time.RFC3339Nano)
-	patch := fmt.Appendf(nil, `{"metadata":{"annotations":{%q:%q}}}`, managed.RequestedAtAnnotation, value)
+	patch := fmt.Appendf(nil, `{"metadata":{"annotations":{%q:%q}}}`, common.RequestedAtAnnotation, value)
 	for _, u := range objs {
 		if err := h.c.Patch(ctx, u, client.RawPatch(types.MergePatchType, patch)); err != nil {
 			return 0, fmt.Errorf("ask %s for a drift check: %w", u.GetName(), err)

@@ -21,9 +21,9 @@ import (
 
 // claimCommand is `terraplane claim generate` for platform teams.
 func claimCommand() *cobra.Command {
-	cmd := &cobra.Command{Use: "claim", Short: "Define claim kinds from Terraform modules",
-		Example: "  terraplane claim generate ./modules/network --kind Network --group platform.example.org"}
-	var kind, group, plural, name, namespace, out string
+	cmd := group(&cobra.Command{Use: "claim", Short: "Define claim kinds from Terraform modules",
+		Example: "  terraplane claim generate ./modules/network --kind Network --group platform.example.org"})
+	var kind, group, plural, name, namespace, file string
 	var allow []string
 	gen := &cobra.Command{
 		Use:   "generate DIR",
@@ -31,60 +31,72 @@ func claimCommand() *cobra.Command {
 		Long: `Prints a ModuleClass for the module in DIR and a ClaimDefinition whose claim kind takes
 the module's variables as spec.parameters (name for name; sensitive ones as <name>SecretRef).
 It checks that the schema can be generated and lists the validation rules that stay with
-terraform because they have no CEL equivalent.`,
-		Example: `  terraplane claim generate ./modules/network --kind Network --group platform.example.org | kubectl apply -f -`,
-		Args:    cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			dir := args[0]
-			if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-				return fmt.Errorf("module directory %s does not exist or is not a directory", dir)
-			}
-			m, err := module.Load(os.DirFS(dir), ".")
-			if err != nil {
-				return fmt.Errorf("%s: %w", dir, err)
-			}
-			if name == "" {
-				abs, _ := filepath.Abs(dir)
-				name = filepath.Base(abs)
-			}
-			if plural == "" {
-				plural = strings.ToLower(kind) + "s"
-			}
-			b, err := claimSkeleton(m, kind, group, plural, name, namespace, allow)
+terraform because they have no CEL equivalent. --out writes them to a file (it was -o
+before); -o json or -o yaml prints them as a List, without the comments.`,
+		Example: `  terraplane claim generate ./modules/network --kind Network --group platform.example.org | kubectl apply -f -
+  terraplane claim generate ./modules/network --kind Network --group platform.example.org --out network.yaml
+  terraplane claim generate ./modules/network --kind Network --group platform.example.org -o json`,
+		Args: cobra.ExactArgs(1),
+	}
+	out := bindOutput(gen, "--out", "json", "yaml")
+	gen.RunE = func(cmd *cobra.Command, args []string) error {
+		dir := args[0]
+		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+			return fmt.Errorf("module directory %s does not exist or is not a directory", dir)
+		}
+		m, err := module.Load(os.DirFS(dir), ".")
+		if err != nil {
+			return fmt.Errorf("%s: %w", dir, err)
+		}
+		if name == "" {
+			abs, _ := filepath.Abs(dir)
+			name = filepath.Base(abs)
+		}
+		if plural == "" {
+			plural = strings.ToLower(kind) + "s"
+		}
+		if out.data() {
+			class, def, _, err := claimObjects(m, kind, group, plural, name, namespace, allow)
 			if err != nil {
 				return err
 			}
-			if out == "" || out == "-" {
-				_, err = cmd.OutOrStdout().Write(b)
-				return err
-			}
-			return os.WriteFile(out, b, 0o644)
-		},
+			return out.print(cmd.OutOrStdout(), map[string]any{"apiVersion": "v1", "kind": "List", "items": []any{class, def}})
+		}
+		b, err := claimSkeleton(m, kind, group, plural, name, namespace, allow)
+		if err != nil {
+			return err
+		}
+		if file == "" || file == "-" {
+			_, err = cmd.OutOrStdout().Write(b)
+			return err
+		}
+		return os.WriteFile(file, b, 0o644)
 	}
 	gen.Flags().StringVar(&kind, "kind", "", "claim kind, e.g. Network (required)")
 	gen.Flags().StringVar(&group, "group", "", "API group of the claim kind, e.g. platform.example.org (required)")
 	gen.Flags().StringVar(&plural, "plural", "", "plural resource name (default: the kind in lower case + s)")
 	gen.Flags().StringVar(&name, "name", "", "name of the ModuleClass (default: the directory's name)")
-	gen.Flags().StringVar(&namespace, "namespace", "terraplane-system", "namespace of the ModuleClass")
+	gen.Flags().StringVarP(&namespace, "namespace", "n", defaultAdminNamespace, "namespace of the ModuleClass (a non-portable class: the admin namespace)")
 	gen.Flags().StringSliceVar(&allow, "allow-namespace", nil, "namespace whose portable classes may point at the ModuleClass (its allowedNamespaces; repeat or comma-separate; \"*\" for all)")
-	gen.Flags().StringVarP(&out, "output", "o", "", "file to write (default: stdout)")
+	gen.Flags().StringVarP(&file, "out", "f", "", "file to write (default: stdout; was -o)")
 	_ = gen.MarkFlagRequired("kind")
 	_ = gen.MarkFlagRequired("group")
 	cmd.AddCommand(gen)
 	return cmd
 }
 
-// claimSkeleton writes a ModuleClass (every output published, no input mappings: a
-// defined kind's parameters reach the variables by name, and portable classes in the
-// namespaces allow lists may point at it) and a ClaimDefinition from it.
-func claimSkeleton(m *module.Module, kind, group, plural, name, namespace string, allow []string) ([]byte, error) {
+// claimObjects are a ModuleClass (every output published, no input mappings: a defined
+// kind's parameters reach the variables by name, and portable classes in the
+// namespaces allow lists may point at it) and a ClaimDefinition from it, with the
+// generated schema.
+func claimObjects(m *module.Module, kind, group, plural, name, namespace string, allow []string) (*terraformv1.ModuleClass, *apiextv1.ClaimDefinition, *claimschema.Result, error) {
 	vars, err := claimschema.ParseVariables(m.Files)
 	if err != nil {
-		return nil, err
+		return nil, nil, nil, err
 	}
 	res, err := claimschema.Generate(vars, claimschema.Options{})
 	if err != nil {
-		return nil, fmt.Errorf("generate the claim schema: %w", err)
+		return nil, nil, nil, fmt.Errorf("generate the claim schema: %w", err)
 	}
 	class := &terraformv1.ModuleClass{
 		TypeMeta:   metav1.TypeMeta{APIVersion: terraformv1.GroupVersion.String(), Kind: "ModuleClass"},
@@ -103,6 +115,15 @@ func claimSkeleton(m *module.Module, kind, group, plural, name, namespace string
 		ObjectMeta: metav1.ObjectMeta{Name: plural + "." + group},
 		Spec: apiextv1.ClaimDefinitionSpec{Group: group, Names: apiextv1.ClaimDefinitionNames{Kind: kind, Plural: plural},
 			FromModule: &apiextv1.FromModule{ModuleClassRef: apiextv1.ModuleClassReference{Name: name, Namespace: namespace}}},
+	}
+	return class, def, res, nil
+}
+
+// claimSkeleton writes claimObjects as commented YAML.
+func claimSkeleton(m *module.Module, kind, group, plural, name, namespace string, allow []string) ([]byte, error) {
+	class, def, res, err := claimObjects(m, kind, group, plural, name, namespace, allow)
+	if err != nil {
+		return nil, err
 	}
 	var buf bytes.Buffer
 	fmt.Fprintf(&buf, "# ModuleClass for the module in %s. Ship its files in the ConfigMap %s-module\n# (kubectl create configmap %s-module -n %s --from-file=DIR) or point source at git.\n", name, name, name, namespace)

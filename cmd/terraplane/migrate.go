@@ -14,6 +14,7 @@ import (
 	"terraplane.io/terraplane/internal/devenv"
 	"terraplane.io/terraplane/internal/engine"
 	"terraplane.io/terraplane/internal/kinds"
+	"terraplane.io/terraplane/internal/kref"
 	"terraplane.io/terraplane/internal/migrate"
 	"terraplane.io/terraplane/internal/modsource"
 )
@@ -87,6 +88,7 @@ func progressTo(w io.Writer) migrate.Progress {
 func migrateCommand() *cobra.Command {
 	var f toolsFlags
 	var o migrate.Options
+	var ns nsFlags
 	cmd := &cobra.Command{
 		Use:   "migrate DIR",
 		Short: "Take a Terraform working directory into Terraplane's custody as a Module",
@@ -97,71 +99,108 @@ The state is read from whatever backend DIR uses (terraform state pull, after te
 init if DIR is not initialised), with your environment and CLI configuration. Local
 module calls inside DIR (./modules/...) travel with the module. Variable values from
 terraform.tfvars and *.auto.tfvars become the Module's inputs. The Module starts with
-reclaimPolicy Retain, and its first reconcile applies nothing unless the plan is empty.`,
+reclaimPolicy Retain, and its first reconcile applies nothing unless the plan is empty.
+It is made in the admin namespace (terraplane-system, or --admin-namespace) unless -n
+names another. -o json or -o yaml prints the Module made.`,
 		Example: `  # a directory with local state or any backend, into the admin namespace
   terraplane migrate ./infra/db --name orders-db --provider-config aws
 
   # and a claim bound to it, in the team's namespace
   terraplane migrate ./infra/db --name orders-db --claim PostgreSQLInstance/orders/db`,
-		Args: cobra.MatchAll(cobra.ExactArgs(1), func(_ *cobra.Command, args []string) error {
+		Args: cobra.ExactArgs(1),
+		// a missing directory is a failure (exit 1), not a usage error, found before
+		// anything reaches the cluster
+		PreRunE: func(_ *cobra.Command, args []string) error {
 			if st, err := os.Stat(args[0]); err != nil || !st.IsDir() {
 				return fmt.Errorf("%s is not a directory", args[0])
 			}
 			return nil
-		}),
-		RunE: f.run(func(ctx context.Context, cmd *cobra.Command, t migrate.Tools, args []string) error {
-			o.Dir = args[0]
-			if o.Name == "" {
-				abs, _ := filepath.Abs(o.Dir)
-				o.Name = filepath.Base(abs)
-			}
-			mod, err := migrate.Migrate(ctx, t, o)
-			if err != nil {
-				return err
-			}
-			out := cmd.OutOrStdout()
-			fmt.Fprintf(out, "Module %s/%s now holds the state (reclaimPolicy Retain). Its first reconcile applies nothing unless the plan is empty:\n", mod.Namespace, mod.Name)
-			fmt.Fprintf(out, "    kubectl get module -n %s %s\n", mod.Namespace, mod.Name)
-			return nil
-		}),
+		},
 	}
+	out := bindOutput(cmd, "", "json", "yaml")
+	cmd.RunE = f.run(func(ctx context.Context, cmd *cobra.Command, t migrate.Tools, args []string) error {
+		o.Dir = args[0]
+		if o.Name == "" {
+			abs, _ := filepath.Abs(o.Dir)
+			o.Name = filepath.Base(abs)
+		}
+		o.Namespace = kref.Namespaces{Explicit: ns.namespace, Admin: ns.admin}.For(true)
+		mod, err := migrate.Migrate(ctx, t, o)
+		if err != nil {
+			return err
+		}
+		w := cmd.OutOrStdout()
+		if out.data() {
+			mod.SetGroupVersionKind(kinds.ModuleGVK)
+			return out.print(w, mod)
+		}
+		fmt.Fprintf(w, "Module %s/%s now holds the state (reclaimPolicy Retain). Its first reconcile applies nothing unless the plan is empty:\n", mod.Namespace, mod.Name)
+		fmt.Fprintf(w, "    kubectl get module -n %s %s\n", mod.Namespace, mod.Name)
+		return nil
+	})
 	f.bind(cmd)
+	ns.bind(cmd.Flags())
 	cmd.Flags().StringVar(&o.Name, "name", "", "name of the Module and of its ConfigMap <name>-module (default: the directory's name)")
-	cmd.Flags().StringVarP(&o.Namespace, "namespace", "n", "terraplane-system", "admin namespace for the Module")
 	cmd.Flags().StringSliceVar(&o.ProviderConfigs, "provider-config", nil, "terraform.terraplane.io ProviderConfigs the module's providers use")
 	cmd.Flags().StringVar(&o.Claim, "claim", "", "also create a claim bound to the Module, as Kind/namespace/name")
 	return cmd
 }
 
+// exported is what export -o json prints.
+type exported struct {
+	// Directory holds the module, its variables and its state.
+	Directory string `json:"directory"`
+	// Environment names the credentials terraform needs there (values not written).
+	Environment []string `json:"environment,omitempty"`
+}
+
 func exportCommand() *cobra.Command {
 	var f toolsFlags
-	var namespace, out string
+	var ns nsFlags
+	var dir string
 	cmd := &cobra.Command{
-		Use:   "export KIND NAME",
+		Use:   "export KIND/NAME",
 		Short: "Hand a retained managed resource back to plain terraform: module, variables and state in a directory",
 		Long: `Hand a managed resource with reclaimPolicy Retain back to plain terraform: its module,
-variables and state are written to a directory where terraform init && terraform plan
-shows no changes. Credentials are not written; the command names the environment
-variables terraform needs.`,
-		Example: `  terraplane export Module orders-db -n terraplane-system -o ./orders-db
-  terraplane export S3Bucket photos -o ./photos --context prod`,
-		Args: cobra.ExactArgs(2),
-		RunE: f.run(func(ctx context.Context, cmd *cobra.Command, t migrate.Tools, args []string) error {
-			env, err := migrate.Export(ctx, t, args[0], namespace, args[1], out)
-			if err != nil {
-				return err
-			}
-			w := cmd.OutOrStdout()
-			fmt.Fprintf(w, "Exported to %s; `terraform init && terraform plan` there shows no changes.\n", out)
-			if len(env) > 0 {
-				fmt.Fprintf(w, "Set these credentials in the environment first (values not written): %v\n", env)
-			}
-			fmt.Fprintln(w, "Then delete the managed resource; its reclaimPolicy Retain keeps the infrastructure.")
-			return nil
-		}),
+variables and state are written to a directory (--out) where terraform init && terraform
+plan shows no changes. Credentials are not written; the command names the environment
+variables terraform needs.
+
+The resource is named KIND/NAME (or KIND NAME) and looked for in the admin namespace
+(terraplane-system, or --admin-namespace) unless -n names another. The directory was -o
+before; -o is now the output format: -o json or -o yaml prints the directory and the
+environment variables as data.`,
+		Example: `  terraplane export module/orders-db --out ./orders-db
+  terraplane export S3Bucket photos -f ./photos --context prod -o json`,
+		Args: refArgs,
 	}
+	out := bindOutput(cmd, "--out", "json", "yaml")
+	cmd.RunE = f.run(func(ctx context.Context, cmd *cobra.Command, t migrate.Tools, args []string) error {
+		s, err := f.kube.connect(&ns, cmd.ErrOrStderr())
+		if err != nil {
+			return err
+		}
+		target, err := s.resolve(args)
+		if err != nil {
+			return err
+		}
+		env, err := migrate.Export(ctx, t, target.gvk.GroupKind().String(), target.namespace, target.name, dir)
+		if err != nil {
+			return err
+		}
+		w := cmd.OutOrStdout()
+		if out.data() {
+			return out.print(w, exported{Directory: dir, Environment: env})
+		}
+		fmt.Fprintf(w, "Exported to %s; `terraform init && terraform plan` there shows no changes.\n", dir)
+		if len(env) > 0 {
+			fmt.Fprintf(w, "Set these credentials in the environment first (values not written): %v\n", env)
+		}
+		fmt.Fprintln(w, "Then delete the managed resource; its reclaimPolicy Retain keeps the infrastructure.")
+		return nil
+	})
 	f.bind(cmd)
-	cmd.Flags().StringVarP(&namespace, "namespace", "n", "terraplane-system", "namespace of the managed resource")
-	cmd.Flags().StringVarP(&out, "output", "o", "exported", "directory to write")
+	ns.bind(cmd.Flags())
+	cmd.Flags().StringVarP(&dir, "out", "f", "exported", "directory to write (was -o)")
 	return cmd
 }

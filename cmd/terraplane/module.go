@@ -19,52 +19,67 @@ import (
 )
 
 func moduleCommand() *cobra.Command {
-	cmd := &cobra.Command{Use: "module", Short: "Work with Terraform modules used as classes",
-		Example: "  terraplane module inspect ./modules/postgres -o postgres-class.yaml"}
-	var out, name, namespace string
+	cmd := group(&cobra.Command{Use: "module", Short: "Work with Terraform modules used as classes",
+		Example: "  terraplane module inspect ./modules/postgres --out postgres-class.yaml"})
+	var file, name, namespace string
 	inspect := &cobra.Command{
 		Use:   "inspect DIR",
 		Short: "Print a module's inputs and outputs and write a ModuleClass skeleton",
+		Long: `Print a module's inputs and outputs and a ModuleClass skeleton for it. --out writes the
+skeleton to a file (it was -o before). -o json or -o yaml prints the ModuleClass alone,
+its status.variables and status.outputs describing the module, ready for kubectl apply -f -.`,
 		Example: `  # print the interface and the skeleton
   terraplane module inspect ./modules/postgres
 
   # write the skeleton to a file, for a class in another namespace
-  terraplane module inspect ./modules/postgres --name team-db --namespace platform -o team-db.yaml`,
+  terraplane module inspect ./modules/postgres --name team-db -n platform --out team-db.yaml
+
+  # the ModuleClass as YAML, to apply
+  terraplane module inspect ./modules/postgres -o yaml | kubectl apply -f -`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			dir := args[0]
-			if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-				return fmt.Errorf("module directory %s does not exist or is not a directory", dir)
-			}
-			m, err := module.Load(os.DirFS(dir), ".")
-			if err != nil {
-				return fmt.Errorf("%s: %w", dir, err)
-			}
-			stdout := cmd.OutOrStdout()
-			printInterface(stdout, m)
-			if name == "" {
-				abs, _ := filepath.Abs(args[0])
-				name = filepath.Base(abs)
-			}
-			skeleton, err := classSkeleton(m, name, namespace)
-			if err != nil {
-				return err
-			}
-			if out == "" || out == "-" {
-				fmt.Fprintln(stdout, "---")
-				_, err = stdout.Write(skeleton)
-				return err
-			}
-			if err := os.WriteFile(out, skeleton, 0o644); err != nil {
-				return err
-			}
-			fmt.Fprintf(stdout, "\nModuleClass skeleton written to %s\n", out)
-			return nil
-		},
 	}
-	inspect.Flags().StringVarP(&out, "output", "o", "", "file for the ModuleClass skeleton (default: stdout)")
+	out := bindOutput(inspect, "--out", "json", "yaml")
+	inspect.RunE = func(cmd *cobra.Command, args []string) error {
+		dir := args[0]
+		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+			return fmt.Errorf("module directory %s does not exist or is not a directory", dir)
+		}
+		m, err := module.Load(os.DirFS(dir), ".")
+		if err != nil {
+			return fmt.Errorf("%s: %w", dir, err)
+		}
+		if name == "" {
+			abs, _ := filepath.Abs(args[0])
+			name = filepath.Base(abs)
+		}
+		class, err := classObject(m, name, namespace)
+		if err != nil {
+			return err
+		}
+		stdout := cmd.OutOrStdout()
+		if out.data() {
+			class.Status.Variables, class.Status.Outputs = modsource.Describe(m)
+			return out.print(stdout, class)
+		}
+		printInterface(stdout, m)
+		skeleton, err := classSkeleton(class)
+		if err != nil {
+			return err
+		}
+		if file == "" || file == "-" {
+			fmt.Fprintln(stdout, "---")
+			_, err = stdout.Write(skeleton)
+			return err
+		}
+		if err := os.WriteFile(file, skeleton, 0o644); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "\nModuleClass skeleton written to %s\n", file)
+		return nil
+	}
+	inspect.Flags().StringVarP(&file, "out", "f", "", "file for the ModuleClass skeleton (default: stdout; was -o)")
 	inspect.Flags().StringVar(&name, "name", "", "name of the ModuleClass (default: the directory's name)")
-	inspect.Flags().StringVar(&namespace, "namespace", "terraplane-system", "namespace of the ModuleClass")
+	inspect.Flags().StringVarP(&namespace, "namespace", "n", defaultAdminNamespace, "namespace of the ModuleClass (a non-portable class: the admin namespace)")
 	cmd.AddCommand(inspect)
 	return cmd
 }
@@ -84,9 +99,9 @@ func printInterface(w io.Writer, m *module.Module) {
 	_ = tw.Flush()
 }
 
-// classSkeleton is a ModuleClass that supplies every required variable from a claim field
+// classObject is a ModuleClass that supplies every required variable from a claim field
 // of the same name and publishes every output; the admin edits it from there.
-func classSkeleton(m *module.Module, name, namespace string) ([]byte, error) {
+func classObject(m *module.Module, name, namespace string) (*terraformv1.ModuleClass, error) {
 	class := &terraformv1.ModuleClass{
 		TypeMeta:   metav1.TypeMeta{APIVersion: terraformv1.GroupVersion.String(), Kind: "ModuleClass"},
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace},
@@ -106,10 +121,16 @@ func classSkeleton(m *module.Module, name, namespace string) ([]byte, error) {
 	if err := modsource.Validate(m, *t); err != nil {
 		return nil, fmt.Errorf("skeleton does not validate: %w", err)
 	}
+	return class, nil
+}
+
+// classSkeleton is class as commented YAML.
+func classSkeleton(class *terraformv1.ModuleClass) ([]byte, error) {
 	b, err := yaml.Marshal(class)
 	if err != nil {
 		return nil, err
 	}
+	name, namespace := class.Name, class.Namespace
 	header := fmt.Sprintf("# ModuleClass for the module in %s. Ship its files in the ConfigMap %s-module\n# (kubectl create configmap %s-module -n %s --from-file=DIR) or point source at git.\n", name, name, name, namespace)
 	return append([]byte(header), b...), nil
 }

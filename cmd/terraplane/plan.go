@@ -17,42 +17,55 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	common "terraplane.io/terraplane/apis/common/v1alpha1"
-	"terraplane.io/terraplane/internal/kinds"
 	"terraplane.io/terraplane/internal/resource"
 )
 
 func planCommand() *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "plan",
-		Short: "Read the Terraform plans of managed resources",
-	}
-	var namespace string
+	cmd := group(&cobra.Command{
+		Use:     "plan",
+		Short:   "Read the Terraform plans of managed resources",
+		Example: "  terraplane plan show s3bucket/bucket-6f1c",
+	})
+	var ns nsFlags
 	var kube kubeFlags
 	show := &cobra.Command{
 		Use:   "show KIND/NAME",
 		Short: "Print the pending (or last) plan of a managed resource, as Terraform shows it",
 		Long: `Print the plan of a managed resource: the one awaiting approval or refused, or else the
-last one applied. Sensitive values are masked as "(sensitive value)".`,
-		Example: `  terraplane plan show s3bucket/bucket-6f1c -n terraplane-system
-  terraplane plan show module.terraform.terraplane.io/network -n platform`,
-		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx := ctrl.SetupSignalHandler()
-			c, mg, err := getManaged(ctx, &kube, args[0], namespace)
+last one applied. Sensitive values are masked as "(sensitive value)". -o json or -o yaml
+gives the plan's summary, its state and its text as data.
+
+The resource is looked for in the admin namespace (terraplane-system, or
+--admin-namespace) unless -n names another.`,
+		Example: `  terraplane plan show s3bucket/bucket-6f1c
+  terraplane plan show module.terraform.terraplane.io/network -n platform -o json`,
+		Args: refArgs,
+	}
+	out := bindOutput(show, "", "json", "yaml")
+	show.RunE = func(cmd *cobra.Command, args []string) error {
+		ctx := ctrl.SetupSignalHandler()
+		s, mg, err := getManaged(ctx, cmd, &kube, &ns, args)
+		if err != nil {
+			return err
+		}
+		if out.data() {
+			v, err := readPlan(ctx, s.client, mg)
 			if err != nil {
 				return err
 			}
-			return printPlan(ctx, cmd.OutOrStdout(), c, mg)
-		},
+			return out.print(cmd.OutOrStdout(), v)
+		}
+		return printPlan(ctx, cmd.OutOrStdout(), s.client, mg)
 	}
-	show.Flags().StringVarP(&namespace, "namespace", "n", "default", "namespace of the resource")
+	ns.bind(show.Flags())
 	kube.bind(show.Flags())
 	cmd.AddCommand(show)
 	return cmd
 }
 
 func approveCommand() *cobra.Command {
-	var namespace, id string
+	var ns nsFlags
+	var id string
 	var yes, wait bool
 	var kube kubeFlags
 	cmd := &cobra.Command{
@@ -61,16 +74,21 @@ func approveCommand() *cobra.Command {
 		Long: `Approve the plan a managed resource holds (approval: Manual, or a destructive change
 refused by destructiveChanges: Refuse): print it, ask for confirmation, and set
 spec.approvedPlan to its id. The controller then applies exactly that plan. If the plan
-changed in the meantime, nothing is applied and the new plan waits for approval.`,
+changed in the meantime, nothing is applied and the new plan waits for approval.
+
+The resource is looked for in the admin namespace (terraplane-system, or
+--admin-namespace) unless -n names another. With -o json or -o yaml the plan and the
+question go to stderr, and stdout gets what was approved (and applied, with --wait).`,
 		Example: `  terraplane approve module/network -n platform
-  terraplane approve s3bucket/bucket-6f1c -n terraplane-system --plan 3f9a6c1e2b7d4a50 --yes --wait`,
-		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx := ctrl.SetupSignalHandler()
-			return approve(ctx, cmd, &kube, args[0], namespace, id, yes, wait)
-		},
+  terraplane approve s3bucket/bucket-6f1c --plan 3f9a6c1e2b7d4a50 --yes --wait -o json`,
+		Args: refArgs,
 	}
-	cmd.Flags().StringVarP(&namespace, "namespace", "n", "default", "namespace of the resource")
+	out := bindOutput(cmd, "", "json", "yaml")
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		ctx := ctrl.SetupSignalHandler()
+		return approve(ctx, cmd, &kube, &ns, args, approveOptions{id: id, yes: yes, wait: wait, out: out})
+	}
+	ns.bind(cmd.Flags())
 	cmd.Flags().StringVar(&id, "plan", "", "approve only if the pending plan has this id")
 	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "do not ask for confirmation")
 	cmd.Flags().BoolVar(&wait, "wait", false, "wait until the plan is applied")
@@ -78,12 +96,35 @@ changed in the meantime, nothing is applied and the new plan waits for approval.
 	return cmd
 }
 
-func approve(ctx context.Context, cmd *cobra.Command, kube *kubeFlags, ref, namespace, id string, yes, wait bool) error {
-	c, mg, err := getManaged(ctx, kube, ref, namespace)
+// approveOptions are approve's flags.
+type approveOptions struct {
+	id        string
+	yes, wait bool
+	out       *output
+}
+
+// approval is what approve -o json prints.
+type approval struct {
+	APIVersion   string `json:"apiVersion"`
+	Kind         string `json:"kind"`
+	Namespace    string `json:"namespace"`
+	Name         string `json:"name"`
+	ApprovedPlan string `json:"approvedPlan"`
+	// Applied is set with --wait, once the plan is applied.
+	Applied *common.ApplySummary `json:"applied,omitempty"`
+}
+
+func approve(ctx context.Context, cmd *cobra.Command, kube *kubeFlags, ns *nsFlags, args []string, o approveOptions) error {
+	s, mg, err := getManaged(ctx, cmd, kube, ns, args)
 	if err != nil {
 		return err
 	}
+	gvk := mg.GetObjectKind().GroupVersionKind()
+	c, ref := s.client, gvk.Kind+"/"+mg.GetName()
 	out := cmd.OutOrStdout()
+	if o.out.data() {
+		out = cmd.ErrOrStderr() // the data alone goes to stdout
+	}
 	pending := pendingPlanOf(mg)
 	if pending == nil {
 		return fmt.Errorf("%s holds no plan: nothing to approve", ref)
@@ -91,13 +132,13 @@ func approve(ctx context.Context, cmd *cobra.Command, kube *kubeFlags, ref, name
 	if synced := meta.FindStatusCondition(mg.GetManagedStatus().Conditions, common.TypeSynced); synced == nil || synced.Status != "False" {
 		return fmt.Errorf("%s leaves plan %s unapplied because its managementPolicies do not include Update: approving cannot apply it", ref, pending.ID)
 	}
-	if id != "" && id != pending.ID {
-		return fmt.Errorf("the pending plan of %s is %s, not %s: nothing was approved", ref, pending.ID, id)
+	if o.id != "" && o.id != pending.ID {
+		return fmt.Errorf("the pending plan of %s is %s, not %s: nothing was approved", ref, pending.ID, o.id)
 	}
 	if err := printPlan(ctx, out, c, mg); err != nil {
 		return err
 	}
-	if !yes && !confirm(cmd.InOrStdin(), out, fmt.Sprintf("Apply plan %s to %s? [y/N] ", pending.ID, ref)) {
+	if !o.yes && !confirm(cmd.InOrStdin(), out, fmt.Sprintf("Apply plan %s to %s? [y/N] ", pending.ID, ref)) {
 		return fmt.Errorf("not approved")
 	}
 	patch := fmt.Sprintf(`{"spec":{"approvedPlan":%q}}`, pending.ID)
@@ -105,10 +146,18 @@ func approve(ctx context.Context, cmd *cobra.Command, kube *kubeFlags, ref, name
 		return fmt.Errorf("approve %s: %w", ref, err)
 	}
 	fmt.Fprintf(out, "approved plan %s of %s\n", pending.ID, ref)
-	if !wait {
-		return nil
+	result := approval{APIVersion: gvk.GroupVersion().String(), Kind: gvk.Kind,
+		Namespace: mg.GetNamespace(), Name: mg.GetName(), ApprovedPlan: pending.ID}
+	if o.wait {
+		if err := waitApplied(ctx, out, c, mg, pending.ID); err != nil {
+			return err
+		}
+		result.Applied = mg.GetManagedStatus().Terraform.LastApply
 	}
-	return waitApplied(ctx, out, c, mg, pending.ID)
+	if o.out.data() {
+		return o.out.print(cmd.OutOrStdout(), result)
+	}
+	return nil
 }
 
 // waitApplied waits until mg's last apply is plan id, or its Synced condition says why not.
@@ -149,39 +198,73 @@ func notApplied(mg resource.Managed, id string) error {
 	return fmt.Errorf("plan %s was not applied: %s: %s", id, synced.Reason, synced.Message)
 }
 
-// printPlan prints mg's pending or last plan: its summary from status, then its text.
-func printPlan(ctx context.Context, out io.Writer, c client.Client, mg resource.Managed) error {
+// planView is a managed resource's pending or last plan, as plan show -o json prints it.
+type planView struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	Namespace  string `json:"namespace"`
+	Name       string `json:"name"`
+	// Plan is the plan's summary; nil when the resource has made no plan with changes.
+	Plan *common.PlanSummary `json:"plan,omitempty"`
+	// Pending says change control holds the plan unapplied.
+	Pending bool `json:"pending"`
+	// State says where the plan stands: "pending: <reason>", "applied <time>", "not applied".
+	State string `json:"state,omitempty"`
+	// Text is the plan as Terraform shows it, sensitive values masked; empty when the
+	// resource was made with one combined plan-and-apply (then plan.changes lists it).
+	Text string `json:"text,omitempty"`
+}
+
+// readPlan reads mg's pending or last plan: its summary from status, its text from the
+// plan Secret.
+func readPlan(ctx context.Context, c client.Client, mg resource.Managed) (*planView, error) {
+	gvk := mg.GetObjectKind().GroupVersionKind()
+	v := &planView{APIVersion: gvk.GroupVersion().String(), Kind: gvk.Kind, Namespace: mg.GetNamespace(), Name: mg.GetName()}
 	tf := mg.GetManagedStatus().Terraform
 	if tf.Plan == nil {
+		return v, nil
+	}
+	v.Plan, v.State = tf.Plan, "applied "+formatTime(tf.LastApply)
+	if pendingPlanOf(mg) != nil {
+		v.Pending = true
+		synced := meta.FindStatusCondition(mg.GetManagedStatus().Conditions, common.TypeSynced)
+		v.State = "pending"
+		if synced != nil && synced.Status == "False" {
+			v.State = "pending: " + synced.Reason
+		} else if meta.IsStatusConditionTrue(mg.GetManagedStatus().Conditions, common.TypeDrifted) {
+			v.State = "pending: drift not corrected (managementPolicies)"
+		}
+	} else if tf.LastApply == nil || tf.LastApply.ID != tf.Plan.ID {
+		v.State = "not applied"
+	}
+	sec := &corev1.Secret{}
+	err := c.Get(ctx, client.ObjectKey{Namespace: mg.GetNamespace(), Name: resource.PlanSecretName(mg)}, sec)
+	if err != nil && !apierrors.IsNotFound(err) {
+		return nil, fmt.Errorf("read plan: %w", err)
+	}
+	v.Text = string(sec.Data[resource.PlanTextKey])
+	return v, nil
+}
+
+// printPlan prints mg's pending or last plan: its summary from status, then its text.
+func printPlan(ctx context.Context, out io.Writer, c client.Client, mg resource.Managed) error {
+	v, err := readPlan(ctx, c, mg)
+	if err != nil {
+		return err
+	}
+	p := v.Plan
+	if p == nil {
 		fmt.Fprintf(out, "%s/%s has no plan with changes yet\n", mg.GetNamespace(), mg.GetName())
 		return nil
 	}
-	p := tf.Plan
-	state := "applied " + formatTime(tf.LastApply)
-	if pendingPlanOf(mg) != nil {
-		synced := meta.FindStatusCondition(mg.GetManagedStatus().Conditions, common.TypeSynced)
-		state = "pending"
-		if synced != nil && synced.Status == "False" {
-			state = "pending: " + synced.Reason
-		} else if meta.IsStatusConditionTrue(mg.GetManagedStatus().Conditions, common.TypeDrifted) {
-			state = "pending: drift not corrected (managementPolicies)"
-		}
-	} else if tf.LastApply == nil || tf.LastApply.ID != p.ID {
-		state = "not applied"
-	}
-	fmt.Fprintf(out, "Plan %s (%s, made %s; %s)\n", p.ID, p.Reason, p.CreatedAt.UTC().Format(time.RFC3339), state)
+	fmt.Fprintf(out, "Plan %s (%s, made %s; %s)\n", p.ID, p.Reason, p.CreatedAt.UTC().Format(time.RFC3339), v.State)
 	fmt.Fprintf(out, "  +%d to add, ~%d to change, -%d to destroy, -/+%d to replace", p.Add, p.Change, p.Destroy, p.Replace)
 	if p.Import > 0 {
 		fmt.Fprintf(out, ", %d to import", p.Import)
 	}
 	fmt.Fprintln(out)
-	sec := &corev1.Secret{}
-	err := c.Get(ctx, client.ObjectKey{Namespace: mg.GetNamespace(), Name: resource.PlanSecretName(mg)}, sec)
-	if err != nil && !apierrors.IsNotFound(err) {
-		return fmt.Errorf("read plan: %w", err)
-	}
-	if text := string(sec.Data[resource.PlanTextKey]); text != "" {
-		fmt.Fprintf(out, "\n%s", text)
+	if v.Text != "" {
+		fmt.Fprintf(out, "\n%s", v.Text)
 		return nil
 	}
 	fmt.Fprintln(out, "\n(created with one combined plan-and-apply: no saved plan to show; the changes were)")
@@ -211,29 +294,20 @@ func confirm(in io.Reader, out io.Writer, question string) bool {
 	return answer == "y" || answer == "yes"
 }
 
-// getManaged reads the managed resource KIND/NAME in namespace.
-func getManaged(ctx context.Context, kube *kubeFlags, ref, namespace string) (client.Client, resource.Managed, error) {
-	kindName, name, ok := strings.Cut(ref, "/")
-	if !ok || kindName == "" || name == "" {
-		return nil, nil, fmt.Errorf("name the resource as KIND/NAME, e.g. s3bucket/photos")
-	}
-	reg := kinds.NewRegistry(nil)
-	kind, err := findKind(reg, kindName)
+// getManaged connects and reads the Terraform managed resource args name (KIND/NAME),
+// in -n or the admin namespace.
+func getManaged(ctx context.Context, cmd *cobra.Command, kube *kubeFlags, ns *nsFlags, args []string) (*session, resource.Managed, error) {
+	s, err := kube.connect(ns, cmd.ErrOrStderr())
 	if err != nil {
 		return nil, nil, err
 	}
-	cfg, err := kube.restConfig()
+	t, err := s.resolve(args)
 	if err != nil {
 		return nil, nil, err
 	}
-	c, err := client.New(cfg, client.Options{Scheme: reg.Scheme()})
+	mg, err := s.managed(ctx, t)
 	if err != nil {
 		return nil, nil, err
 	}
-	mg := kind.New()
-	if err := c.Get(ctx, client.ObjectKey{Namespace: namespace, Name: name}, mg); err != nil {
-		return nil, nil, fmt.Errorf("get %s: %w", ref, err)
-	}
-	mg.GetObjectKind().SetGroupVersionKind(kind.GVK)
-	return c, mg, nil
+	return s, mg, nil
 }

@@ -40,7 +40,7 @@ func TestNotApplied(t *testing.T) {
 		{"the approval is not seen yet", heldModule(approved, cond(common.ReasonAwaitingApproval, 1, "plan "+approved+" awaits approval")), false},
 		{"a stale plan planned again differently waits", heldModule(newer, cond(common.ReasonAwaitingApproval, 2, stale)), true},
 		{"and so does a refused one", heldModule(newer, cond(common.ReasonDestructiveChangeRefused, 2, stale)), true},
-		{"the apply failed", heldModule(approved, cond(resource.ReasonReconcileError, 2, "Error: boom")), true},
+		{"the apply failed", heldModule(approved, cond(common.ReasonReconcileError, 2, "Error: boom")), true},
 		{"still syncing", heldModule(approved, metav1.Condition{Type: common.TypeSynced, Status: metav1.ConditionTrue, ObservedGeneration: 2}), false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -55,7 +55,7 @@ func TestNotApplied(t *testing.T) {
 // TestPrintPlanOfObservedDrift: plan show prints the drift plan that an observe-only
 // resource holds, with the text the controller kept for it.
 func TestPrintPlanOfObservedDrift(t *testing.T) {
-	mg := heldModule("aaaa000000000003", metav1.Condition{Type: common.TypeSynced, Status: metav1.ConditionTrue, Reason: resource.ReasonSucceeded, ObservedGeneration: 2})
+	mg := heldModule("aaaa000000000003", metav1.Condition{Type: common.TypeSynced, Status: metav1.ConditionTrue, Reason: common.ReasonReconcileSuccess, ObservedGeneration: 2})
 	mg.Status.Terraform.Plan.Reason = common.PlanDrift
 	mg.Status.Conditions = append(mg.Status.Conditions, metav1.Condition{Type: common.TypeDrifted, Status: metav1.ConditionTrue, Reason: "DriftDetected"})
 	sec := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: resource.PlanSecretName(mg), Namespace: "platform"},

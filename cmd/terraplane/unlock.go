@@ -3,19 +3,18 @@ package main
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/spf13/cobra"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"terraplane.io/terraplane/internal/registry"
 	"terraplane.io/terraplane/internal/resource"
 	"terraplane.io/terraplane/internal/statelock"
 )
 
 func unlockCommand() *cobra.Command {
-	var namespace, lockID string
+	var ns nsFlags
+	var lockID string
 	var kube kubeFlags
 	cmd := &cobra.Command{
 		Use:   "unlock KIND/NAME",
@@ -24,63 +23,64 @@ func unlockCommand() *cobra.Command {
 
 The controller releases locks its own interrupted runs left behind by itself. Use this
 command for a lock it cannot vouch for (taken by another host), after making sure that
-run is gone. KIND is the managed kind (S3Bucket, Module, ...); add its group when two
-kinds share a name (Database.database.postgresql.terraplane.io).`,
-		Example: `  terraplane unlock S3Bucket/photos -n terraplane-system
-  terraplane unlock Database.database.postgresql.terraplane.io/orders -n terraplane-system --lock-id 4b1c...`,
-		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx := ctrl.SetupSignalHandler()
-			return unlock(ctx, cmd, &kube, args[0], namespace, lockID)
-		},
+run is gone. KIND is the managed kind, by kind, plural or short name (S3Bucket,
+s3buckets, module, ...); add its group when two kinds share a name
+(database.database.postgresql.terraplane.io). The resource is looked for in the admin
+namespace (terraplane-system, or --admin-namespace) unless -n names another.`,
+		Example: `  terraplane unlock S3Bucket/photos
+  terraplane unlock database.database.postgresql.terraplane.io/orders -n platform --lock-id 4b1c...
+  terraplane unlock module/network -n platform -o json`,
+		Args: refArgs,
 	}
-	cmd.Flags().StringVarP(&namespace, "namespace", "n", "default", "namespace of the resource")
+	out := bindOutput(cmd, "", "json", "yaml")
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		ctx := ctrl.SetupSignalHandler()
+		return unlock(ctx, cmd, &kube, &ns, args, lockID, out)
+	}
+	ns.bind(cmd.Flags())
 	cmd.Flags().StringVar(&lockID, "lock-id", "", "release the lock only if it still has this ID")
 	kube.bind(cmd.Flags())
 	return cmd
 }
 
-func unlock(ctx context.Context, cmd *cobra.Command, kube *kubeFlags, ref, namespace, lockID string) error {
-	c, mg, err := getManaged(ctx, kube, ref, namespace)
+// unlocked is what unlock -o json prints.
+type unlocked struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	Namespace  string `json:"namespace"`
+	Name       string `json:"name"`
+	// Released is the lock released; nil when the state was not locked.
+	Released *statelock.LockInfo `json:"released,omitempty"`
+}
+
+func unlock(ctx context.Context, cmd *cobra.Command, kube *kubeFlags, ns *nsFlags, args []string, lockID string, o *output) error {
+	s, mg, err := getManaged(ctx, cmd, kube, ns, args)
 	if err != nil {
 		return err
 	}
-	key := client.ObjectKey{Namespace: namespace, Name: "lock-" + resource.StateSecretName(mg)}
-	info, err := statelock.LockHolder(ctx, c, key)
+	gvk := mg.GetObjectKind().GroupVersionKind()
+	ref := gvk.Kind + "/" + mg.GetName()
+	result := unlocked{APIVersion: gvk.GroupVersion().String(), Kind: gvk.Kind, Namespace: mg.GetNamespace(), Name: mg.GetName()}
+	key := client.ObjectKey{Namespace: mg.GetNamespace(), Name: "lock-" + resource.StateSecretName(mg)}
+	info, err := statelock.LockHolder(ctx, s.client, key)
 	if err != nil {
 		return err
 	}
 	out := cmd.OutOrStdout()
-	if info == nil {
-		fmt.Fprintf(out, "%s: the Terraform state is not locked\n", ref)
-		return nil
-	}
-	if err := statelock.Unlock(ctx, c, key, lockID); err != nil {
-		return err
-	}
-	fmt.Fprintf(out, "%s: released the Terraform state lock %s (held by %s for %s since %s)\n",
-		ref, info.ID, info.Who, info.Operation, info.Created.UTC().Format("2006-01-02 15:04:05 MST"))
-	return nil
-}
-
-// findKind matches a managed kind by Kind or Kind.group, case-insensitively.
-func findKind(reg *registry.Registry, name string) (*registry.ManagedKind, error) {
-	kind, group, _ := strings.Cut(name, ".")
-	var found []*registry.ManagedKind
-	for _, k := range reg.TerraformKinds() {
-		if strings.EqualFold(k.GVK.Kind, kind) && (group == "" || strings.EqualFold(k.GVK.Group, group)) {
-			found = append(found, k)
+	if info != nil {
+		if err := statelock.Unlock(ctx, s.client, key, lockID); err != nil {
+			return err
 		}
+		result.Released = info
 	}
-	switch len(found) {
-	case 0:
-		return nil, fmt.Errorf("no managed kind %q", name)
-	case 1:
-		return found[0], nil
+	switch {
+	case o.data():
+		return o.print(out, result)
+	case info == nil:
+		fmt.Fprintf(out, "%s: the Terraform state is not locked\n", ref)
+	default:
+		fmt.Fprintf(out, "%s: released the Terraform state lock %s (held by %s for %s since %s)\n",
+			ref, info.ID, info.Who, info.Operation, info.Created.UTC().Format("2006-01-02 15:04:05 MST"))
 	}
-	groups := make([]string, 0, len(found))
-	for _, k := range found {
-		groups = append(groups, k.GVK.Kind+"."+k.GVK.Group)
-	}
-	return nil, fmt.Errorf("%q is ambiguous: use one of %s", name, strings.Join(groups, ", "))
+	return nil
 }

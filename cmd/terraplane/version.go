@@ -44,18 +44,38 @@ func versionCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "version",
 		Short: "Print Terraplane's version and the terraform (or OpenTofu) it would run",
+		Long: `Print Terraplane's version and the terraform (or OpenTofu) it would run. terraplane
+--version prints the same.`,
 		Example: `  terraplane version
-  terraplane version --terraform tofu`,
+  terraplane version --terraform tofu
+  terraplane version -o json`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			out := cmd.OutOrStdout()
-			fmt.Fprintf(out, "terraplane %s %s %s/%s\n", buildVersion(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
-			fmt.Fprintln(out, "terraform  "+terraformVersion(cmd.Context(), terraform))
-			return nil
-		},
 	}
+	out := bindOutput(cmd, "", "json", "yaml")
+	cmd.RunE = func(cmd *cobra.Command, _ []string) error { return printVersion(cmd, terraform, out.format) }
 	cmd.Flags().StringVar(&terraform, "terraform", "", "terraform or OpenTofu binary, a path or a name on PATH such as tofu (default: terraform)")
 	return cmd
+}
+
+// versionInfo is what version prints.
+type versionInfo struct {
+	Terraplane string `json:"terraplane"`
+	Go         string `json:"go"`
+	Platform   string `json:"platform"`
+	Terraform  string `json:"terraform"`
+}
+
+// printVersion prints Terraplane's version and terraform's, as text or data (format).
+func printVersion(cmd *cobra.Command, terraform, format string) error {
+	v := versionInfo{Terraplane: buildVersion(), Go: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH,
+		Terraform: terraformVersion(cmd.Context(), terraform)}
+	out := cmd.OutOrStdout()
+	if format != "" {
+		return (&output{format: format}).print(out, v)
+	}
+	fmt.Fprintf(out, "terraplane %s %s %s\n", v.Terraplane, v.Go, v.Platform)
+	fmt.Fprintln(out, "terraform  "+v.Terraform)
+	return nil
 }
 
 // terraformVersion is "<version> (<path>)" of the binary the engine would run, or why

@@ -18,8 +18,8 @@ import (
 const (
 	ReasonBound          = "Bound"
 	ReasonWaiting        = "WaitingForResource"
-	ReasonReconcileError = resource.ReasonReconcileError
-	ReasonSucceeded      = resource.ReasonSucceeded
+	ReasonReconcileError = common.ReasonReconcileError
+	ReasonSucceeded      = common.ReasonReconcileSuccess
 	// ReasonWaitingForFirstConsumer: the class binds on first consumer and none is scheduled.
 	ReasonWaitingForFirstConsumer = "WaitingForFirstConsumer"
 	// ReasonApplying: the claim's latest edit is on its way to the resource.
@@ -32,9 +32,6 @@ const (
 	// ReasonDeletionBlocked: the deleted claim waits for its resource's destroy, which fails.
 	ReasonDeletionBlocked = "DeletionBlocked"
 )
-
-// waitRetry is how soon a claim that waits on something under way is looked at again.
-const waitRetry = 5 * time.Second
 
 // statusCoalesce is how long a claim's status waits for a new resource's first status:
 // a resource that is Ready within it (a quick apply) costs the claim one status write,
@@ -61,7 +58,7 @@ func (r *Reconciler) finish(ctx context.Context, claim resource.Claim, mg resour
 	st := claim.GetClaimStatus()
 	applied := appliedBy(mg) && err == nil // an edit that could not reach mg is not applied
 	r.mirrorResource(claim, mg, applied)
-	o := resource.Classify(err, resource.Retries{UserError: r.opts.UserErrorRetry, Waiting: waitRetry})
+	o := resource.Classify(err, resource.Retries{UserError: r.opts.UserErrorRetry, Waiting: resource.WaitRetry})
 	switch w, waiting := resource.AsWaiting(err); {
 	case err == nil:
 		o = mirrorSynced(mg, o)

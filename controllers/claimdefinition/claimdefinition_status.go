@@ -27,9 +27,9 @@ const (
 	ReasonWaitingForCRD = "WaitingForCRD"
 )
 
-// waitRetry is how soon a definition waiting for its CRDs is looked at again (their
-// watch usually comes first).
-const waitRetry = 2 * time.Second
+// crdPoll is how soon a definition waiting for its CRDs is looked at again (their watch
+// usually comes first): sooner than resource.WaitRetry, as a CRD is served in seconds.
+const crdPoll = 2 * time.Second
 
 // finish maps the error (resource.Classify) to Synced, derives Ready from it and writes
 // the status once: Ready=True only when the kinds are served.
@@ -37,7 +37,7 @@ func (r *Reconciler) finish(ctx context.Context, c *run) (ctrl.Result, error) {
 	if !c.def.DeletionTimestamp.IsZero() && c.err == nil {
 		return ctrl.Result{}, nil // finalizer removed: the definition is gone
 	}
-	o := resource.Classify(c.err, resource.Retries{UserError: r.opts.UserErrorRetry, Waiting: waitRetry})
+	o := resource.Classify(c.err, resource.Retries{UserError: r.opts.UserErrorRetry, Waiting: crdPoll})
 	if o.Stale() {
 		return o.Result()
 	}
@@ -46,9 +46,8 @@ func (r *Reconciler) finish(ctx context.Context, c *run) (ctrl.Result, error) {
 		st.ClaimCRD, st.ClassCRD = c.claim.Name, c.class.Name
 		st.Untranslated = c.untranslated
 	}
-	notes := o.SetSynced(&st.Conditions, gen)
-	o.Ready(resource.ReadyBecause(ReasonServed, "claims of kind "+c.def.Spec.Names.Kind+" and classes of kind "+c.def.ClassKindName()+" are served")).
-		Set(&st.Conditions, gen)
+	served := resource.ReadyBecause(ReasonServed, "claims of kind "+c.def.Spec.Names.Kind+" and classes of kind "+c.def.ClassKindName()+" are served")
+	notes := o.Record(&st.Conditions, gen, resource.FromOutcome(served))
 	st.ObservedGeneration = gen
 	return resource.Finisher{Client: r.client, Recorder: r.events}.Finish(ctx, c.def, c.orig, o, notes)
 }

@@ -12,7 +12,7 @@ import (
 
 	kubernetesv1 "terraplane.io/terraplane/apis/kubernetes/v1alpha1"
 	workloadv1 "terraplane.io/terraplane/apis/workload/v1alpha1"
-	"terraplane.io/terraplane/controllers/managed/reconciler"
+	"terraplane.io/terraplane/controllers/managed"
 	"terraplane.io/terraplane/internal/remote"
 	"terraplane.io/terraplane/internal/resource"
 )
@@ -30,8 +30,8 @@ func setupClusters(mgr ctrl.Manager, targets *Targets, opts Options) error {
 	r := &clusters{native{client: mgr.GetClient(), targets: targets, opts: opts, recorder: resource.NewRecorder(mgr, "terraplane-kubernetes")}}
 	k := r.managedKind("kubernetes-cluster", func() resource.Managed { return &kubernetesv1.Cluster{} },
 		func() client.ObjectList { return &kubernetesv1.ClusterList{} }, r)
-	k.Watches = []reconciler.Watch{{Object: &kubernetesv1.ProviderConfig{}, Map: r.forProviderConfig}, {Object: &corev1.Secret{}, Map: r.forCredentials}}
-	return reconciler.Setup(mgr, k)
+	k.Watches = []managed.Watch{{Object: &kubernetesv1.ProviderConfig{}, Map: r.forProviderConfig}, {Object: &corev1.Secret{}, Map: r.forCredentials}}
+	return managed.Setup(mgr, k)
 }
 
 // cluster is the External of one Cluster: its client and credentials Secret.
@@ -42,7 +42,7 @@ type cluster struct {
 }
 
 // Connect reaches the cluster the Cluster's ProviderConfig names.
-func (r *clusters) Connect(ctx context.Context, mg resource.Managed) (reconciler.External, error) {
+func (r *clusters) Connect(ctx context.Context, mg resource.Managed) (managed.External, error) {
 	c := mg.(*kubernetesv1.Cluster)
 	ref := workloadv1.ClusterReference{Kind: workloadv1.ClusterKindProviderConfig}
 	if c.Spec.ProviderRef != nil {
@@ -60,22 +60,22 @@ func (r *clusters) Connect(ctx context.Context, mg resource.Managed) (reconciler
 }
 
 // Observe asks the cluster for its version and passes its credentials on.
-func (e *cluster) Observe(ctx context.Context, mg resource.Managed) (reconciler.Observation, error) {
+func (e *cluster) Observe(ctx context.Context, mg resource.Managed) (managed.Observation, error) {
 	version, err := e.cluster.Ping()
 	if err != nil {
-		return reconciler.Observation{}, err
+		return managed.Observation{}, err
 	}
 	mg.(*kubernetesv1.Cluster).Status.AtProvider = kubernetesv1.ClusterObservation{Endpoint: e.cluster.Host, Version: version}
 	creds := &corev1.Secret{}
 	if err := e.r.client.Get(ctx, e.creds, creds); err != nil {
-		return reconciler.Observation{}, fmt.Errorf("get credentials %s: %w", e.creds, err)
+		return managed.Observation{}, fmt.Errorf("get credentials %s: %w", e.creds, err)
 	}
-	return reconciler.Observation{UpToDate: true, ConnectionDetails: clusterConnection(creds, e.cluster.Host)}, nil
+	return managed.Observation{UpToDate: true, ConnectionDetails: clusterConnection(creds, e.cluster.Host)}, nil
 }
 
 // Apply is never asked for: a Cluster is always up to date.
-func (e *cluster) Apply(context.Context, resource.Managed) (reconciler.Applied, error) {
-	return reconciler.Applied{}, nil
+func (e *cluster) Apply(context.Context, resource.Managed) (managed.Applied, error) {
+	return managed.Applied{}, nil
 }
 
 // Delete removes the connection Secret; the cluster itself stays.

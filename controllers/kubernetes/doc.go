@@ -1,6 +1,6 @@
 // Package kubernetes serves the Kubernetes-native managed kinds of group
 // kubernetes.terraplane.io. Object and Cluster are Connectors of the one managed
-// reconciler (controllers/managed/reconciler): an Object manages a Kubernetes object in
+// reconciler (controllers/managed): an Object manages a Kubernetes object in
 // a target cluster as an external resource with connection details read from it, a
 // Cluster hands on the credentials of an existing cluster. The ProviderConfig controller
 // reports whether a ProviderConfig's cluster answers. Targets

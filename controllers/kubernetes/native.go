@@ -3,7 +3,7 @@ package kubernetes
 import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"terraplane.io/terraplane/controllers/managed/reconciler"
+	"terraplane.io/terraplane/controllers/managed"
 	"terraplane.io/terraplane/internal/resource"
 )
 
@@ -20,7 +20,7 @@ type native struct {
 // each reconcile's calls to target clusters bounded by RemoteTimeout, and Ready=False
 // when an observation fails (a cluster that does not answer), which the scheduler relies
 // on.
-func (n native) managedKind(name string, newObj func() resource.Managed, newList func() client.ObjectList, c reconciler.Connector) reconciler.Kind {
-	return reconciler.Kind{Name: name, New: newObj, NewList: newList, Connector: c, Retries: n.opts.Retries,
+func (n native) managedKind(name string, newObj func() resource.Managed, newList func() client.ObjectList, c managed.Connector) managed.Kind {
+	return managed.Kind{Name: name, New: newObj, NewList: newList, Connector: c, Retries: n.opts.Retries,
 		Timeout: n.opts.RemoteTimeout, MaxConcurrentReconciles: n.opts.MaxConcurrentReconciles, Recorder: n.recorder}
 }

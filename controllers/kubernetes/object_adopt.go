@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	common "terraplane.io/terraplane/apis/common/v1alpha1"
+
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
@@ -22,24 +24,24 @@ func (r *objects) adopt(o *kubernetesv1.Object) AdoptFunc {
 		policy := o.Spec.AdoptionPolicy
 		if other == "" {
 			if policy == kubernetesv1.AdoptAlways {
-				r.recorder.Eventf(o, corev1.EventTypeNormal, ReasonAdopted, "%s and was not created by Terraplane; adoptionPolicy Always takes it over", exists)
+				r.recorder.Eventf(o, corev1.EventTypeNormal, common.ReasonAdopted, "%s and was not created by Terraplane; adoptionPolicy Always takes it over", exists)
 				return nil
 			}
-			return resource.UserErrorf(ReasonRemoteObjectConflict, "%s and was not created by Terraplane; it is left untouched: set spec.adoptionPolicy: Always on this Object to take it over, or rename the manifest", exists)
+			return resource.UserErrorf(common.ReasonRemoteObjectConflict, "%s and was not created by Terraplane; it is left untouched: set spec.adoptionPolicy: Always on this Object to take it over, or rename the manifest", exists)
 		}
 		owner, err := r.ownerOf(ctx, types.UID(other))
 		if err != nil {
 			return err
 		}
 		if owner != "" {
-			return resource.UserErrorf(ReasonRemoteObjectConflict, "%s and belongs to %s, which still exists; it is never taken over from a live owner: delete %s first (with reclaimPolicy Retain the remote object stays), then set spec.adoptionPolicy: Orphaned on this Object",
+			return resource.UserErrorf(common.ReasonRemoteObjectConflict, "%s and belongs to %s, which still exists; it is never taken over from a live owner: delete %s first (with reclaimPolicy Retain the remote object stays), then set spec.adoptionPolicy: Orphaned on this Object",
 				exists, owner, owner)
 		}
 		if policy == kubernetesv1.AdoptOrphaned || policy == kubernetesv1.AdoptAlways {
-			r.recorder.Eventf(o, corev1.EventTypeNormal, ReasonAdopted, "%s and was left behind by a Terraplane object that is gone (UID %s); adoptionPolicy %s takes it over", exists, other, policy)
+			r.recorder.Eventf(o, corev1.EventTypeNormal, common.ReasonAdopted, "%s and was left behind by a Terraplane object that is gone (UID %s); adoptionPolicy %s takes it over", exists, other, policy)
 			return nil
 		}
-		return resource.UserErrorf(ReasonRemoteObjectConflict, "%s and was left behind by a Terraplane object that no longer exists (UID %s), such as an Object deleted with reclaimPolicy Retain; it is left untouched: set spec.adoptionPolicy: Orphaned on this Object to take it over, or rename the manifest",
+		return resource.UserErrorf(common.ReasonRemoteObjectConflict, "%s and was left behind by a Terraplane object that no longer exists (UID %s), such as an Object deleted with reclaimPolicy Retain; it is left untouched: set spec.adoptionPolicy: Orphaned on this Object to take it over, or rename the manifest",
 			exists, other)
 	}
 }

@@ -10,7 +10,7 @@ import (
 	common "terraplane.io/terraplane/apis/common/v1alpha1"
 	kubernetesv1 "terraplane.io/terraplane/apis/kubernetes/v1alpha1"
 	workloadv1 "terraplane.io/terraplane/apis/workload/v1alpha1"
-	"terraplane.io/terraplane/controllers/managed/reconciler"
+	"terraplane.io/terraplane/controllers/managed"
 	"terraplane.io/terraplane/internal/remote"
 	"terraplane.io/terraplane/internal/resource"
 )
@@ -21,10 +21,10 @@ type objects struct {
 	native
 }
 
-// setupObjects registers Objects with the managed reconciler.
+// setupObjects registers Objects with the managed managed.
 func setupObjects(mgr ctrl.Manager, targets *Targets, opts Options) error {
 	r := &objects{native{client: mgr.GetClient(), targets: targets, opts: opts, recorder: resource.NewRecorder(mgr, "terraplane-kubernetes")}}
-	return reconciler.Setup(mgr, r.managedKind("kubernetes-object", func() resource.Managed { return &kubernetesv1.Object{} },
+	return managed.Setup(mgr, r.managedKind("kubernetes-object", func() resource.Managed { return &kubernetesv1.Object{} },
 		func() client.ObjectList { return &kubernetesv1.ObjectList{} }, r))
 }
 
@@ -35,7 +35,7 @@ type object struct {
 }
 
 // Connect reaches the Object's target cluster.
-func (r *objects) Connect(ctx context.Context, mg resource.Managed) (reconciler.External, error) {
+func (r *objects) Connect(ctx context.Context, mg resource.Managed) (managed.External, error) {
 	o := mg.(*kubernetesv1.Object)
 	cluster, err := r.targets.Cluster(ctx, o.Namespace, "spec.providerRef", r.target(o))
 	if err != nil {
@@ -46,8 +46,8 @@ func (r *objects) Connect(ctx context.Context, mg resource.Managed) (reconciler.
 
 // Observe asks for an apply on every look: server-side apply changes nothing that is
 // already right, corrects drift, and reads back the remote status.
-func (e *object) Observe(context.Context, resource.Managed) (reconciler.Observation, error) {
-	return reconciler.Observation{}, nil
+func (e *object) Observe(context.Context, resource.Managed) (managed.Observation, error) {
+	return managed.Observation{}, nil
 }
 
 // Delete removes the remote object unless the policy retains it, and the connection Secret.

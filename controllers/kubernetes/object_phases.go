@@ -13,32 +13,32 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	kubernetesv1 "terraplane.io/terraplane/apis/kubernetes/v1alpha1"
-	"terraplane.io/terraplane/controllers/managed/reconciler"
+	"terraplane.io/terraplane/controllers/managed"
 	"terraplane.io/terraplane/internal/remote"
 	"terraplane.io/terraplane/internal/resource"
 )
 
 // Apply applies the manifest, copies the remote status into status.atProvider and
 // returns the connection details once every one has a value.
-func (e *object) Apply(ctx context.Context, mg resource.Managed) (reconciler.Applied, error) {
+func (e *object) Apply(ctx context.Context, mg resource.Managed) (managed.Applied, error) {
 	o := mg.(*kubernetesv1.Object)
 	obj, err := o.Spec.ForProvider.Manifest.Object()
 	if err != nil {
-		return reconciler.Applied{}, resource.UserErrorf("InvalidManifest", "spec.forProvider.manifest: %v", err)
+		return managed.Applied{}, resource.UserErrorf("InvalidManifest", "spec.forProvider.manifest: %v", err)
 	}
 	if err := Apply(ctx, e.cluster, o.UID, obj, e.r.adopt(o)); err != nil {
-		return reconciler.Applied{}, err
+		return managed.Applied{}, err
 	}
 	o.Status.AtProvider = nil
 	if st, ok := obj.Object["status"]; ok {
 		b, err := json.Marshal(st)
 		if err != nil {
-			return reconciler.Applied{}, fmt.Errorf("encode remote status: %w", err)
+			return managed.Applied{}, fmt.Errorf("encode remote status: %w", err)
 		}
 		o.Status.AtProvider = &apiextensionsv1.JSON{Raw: b}
 	}
 	details, err := connectionDetails(ctx, e.cluster, o, obj)
-	return reconciler.Applied{ConnectionDetails: details}, err
+	return managed.Applied{ConnectionDetails: details}, err
 }
 
 // connectionDetails reads every connection key from the remote object or the Secret it

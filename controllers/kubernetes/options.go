@@ -5,18 +5,7 @@ import (
 
 	ctrl "sigs.k8s.io/controller-runtime"
 
-	"terraplane.io/terraplane/internal/remote"
 	"terraplane.io/terraplane/internal/resource"
-)
-
-// Condition and event reasons of the controllers that reach target clusters.
-const (
-	// ReasonUnreachable: the target cluster does not answer.
-	ReasonUnreachable = remote.ReasonUnreachable
-	// ReasonRemoteObjectConflict: the remote object exists and is not this object's to manage.
-	ReasonRemoteObjectConflict = "RemoteObjectConflict"
-	// ReasonAdopted (an event): an Object took over a remote object, as its adoptionPolicy allows.
-	ReasonAdopted = "Adopted"
 )
 
 // Options configure the controllers that reach target clusters (these and workload's).
@@ -53,12 +42,9 @@ func (o Options) WithDefaults() Options {
 	return o
 }
 
-// waitRetry is how soon an object waiting for something under way is looked at again.
-const waitRetry = 5 * time.Second
-
 // Retries says how soon each outcome of an object in a target cluster is looked at again.
 func (o Options) Retries() resource.Retries {
-	return resource.Retries{Success: o.Resync, UserError: o.UserErrorRetry, Waiting: waitRetry, Unavailable: o.UnreachableRetry}
+	return resource.Retries{Success: o.Resync, UserError: o.UserErrorRetry, Waiting: resource.WaitRetry, Unavailable: o.UnreachableRetry}
 }
 
 // Setup registers the kubernetes.terraplane.io controllers: Clusters, Objects and the

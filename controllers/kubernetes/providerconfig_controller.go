@@ -4,6 +4,8 @@ import (
 	"context"
 	"time"
 
+	common "terraplane.io/terraplane/apis/common/v1alpha1"
+
 	corev1 "k8s.io/api/core/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
@@ -16,9 +18,6 @@ import (
 	"terraplane.io/terraplane/internal/remote"
 	"terraplane.io/terraplane/internal/resource"
 )
-
-// ReasonReachable says a ProviderConfig's cluster answered.
-const ReasonReachable = "Reachable"
 
 // providerConfigResync is how often a ProviderConfig's cluster is asked again.
 const providerConfigResync = 5 * time.Minute
@@ -66,7 +65,7 @@ func (r *ProviderConfigReconciler) Reconcile(ctx context.Context, req ctrl.Reque
 	if o.Stale() {
 		return o.Result()
 	}
-	o.Ready(resource.ReadyBecause(ReasonReachable, "Kubernetes "+version)).Set(&pc.Status.Conditions, pc.Generation)
+	o.Record(&pc.Status.Conditions, pc.Generation, resource.FromOutcome(resource.ReadyBecause(common.ReasonReachable, "Kubernetes "+version)))
 	if o.Err != nil { // a health check: any failure is retried like an unreachable cluster
 		o.Requeue, o.Err = r.opts.UnreachableRetry, nil
 	}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	common "terraplane.io/terraplane/apis/common/v1alpha1"
+
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -13,11 +15,6 @@ import (
 	"terraplane.io/terraplane/internal/remote"
 	"terraplane.io/terraplane/internal/resource"
 )
-
-// OwnerAnnotation on a remote object holds the UID of the KubernetesApplicationResource
-// (or kubernetes.terraplane.io Object) that created it; neither ever touches a remote
-// object carrying another UID.
-const OwnerAnnotation = "workload.terraplane.io/resource-uid"
 
 // fieldOwner is the server-side apply field manager in target clusters.
 const fieldOwner = client.FieldOwner("terraplane-workload")
@@ -40,7 +37,7 @@ func Apply(ctx context.Context, cluster *remote.Cluster, owner types.UID, obj *u
 	if annotations == nil {
 		annotations = map[string]string{}
 	}
-	annotations[OwnerAnnotation] = string(owner)
+	annotations[common.RemoteOwnerAnnotation] = string(owner)
 	obj.SetAnnotations(annotations)
 	err := cluster.Client.Apply(ctx, client.ApplyConfigurationFromUnstructured(obj), fieldOwner, client.ForceOwnership)
 	return remoteError(cluster, obj, err)
@@ -52,7 +49,7 @@ func checkOwner(ctx context.Context, cluster *remote.Cluster, owner types.UID, o
 	if err != nil || existing == nil {
 		return err
 	}
-	if other := existing.GetAnnotations()[OwnerAnnotation]; other != string(owner) {
+	if other := existing.GetAnnotations()[common.RemoteOwnerAnnotation]; other != string(owner) {
 		return adopt(ctx, cluster, obj, other)
 	}
 	return nil
@@ -78,7 +75,7 @@ func getRemote(ctx context.Context, cluster *remote.Cluster, obj *unstructured.U
 // DeleteRemote removes obj from the cluster when owner owns it.
 func DeleteRemote(ctx context.Context, cluster *remote.Cluster, owner types.UID, obj *unstructured.Unstructured) error {
 	existing, err := getRemote(ctx, cluster, obj)
-	if err != nil || existing == nil || existing.GetAnnotations()[OwnerAnnotation] != string(owner) {
+	if err != nil || existing == nil || existing.GetAnnotations()[common.RemoteOwnerAnnotation] != string(owner) {
 		return err
 	}
 	if !existing.GetDeletionTimestamp().IsZero() {

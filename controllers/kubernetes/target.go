@@ -20,8 +20,15 @@ import (
 type Targets struct {
 	// Local reads claims, ProviderConfigs and Secrets in the control cluster.
 	Local client.Client
-	// Cache holds the clients of target clusters.
-	Cache *remote.Cache
+	// Cache holds the clients of target clusters: a *remote.Cache.
+	Cache ClusterSource
+}
+
+// ClusterSource gives the client of the cluster whose credentials a Secret holds. A
+// *remote.Cache is the one there is; unit tests put a fake cluster in its place.
+type ClusterSource interface {
+	// Cluster returns a client of the cluster the credentials Secret key describes.
+	Cluster(ctx context.Context, key types.NamespacedName) (*remote.Cluster, error)
 }
 
 // Cluster returns a client of the cluster ref names; ns is the referrer's namespace and

@@ -1,6 +1,6 @@
-// Package managed is the Terraform implementation of the managed reconciler's Connector
-// (controllers/managed/reconciler): for every registered Terraform kind it renders the
-// resource into a Terraform workspace, plans it under change control and applies it,
-// publishes outputs to status and the connection Secret, and destroys or retains it on
-// deletion, with crash recovery of interrupted creates and stale state locks.
+// Package managed is the one managed-resource reconciler. Its skeleton — get, shard and
+// pause check, deletion, finalizer, connect, observe, apply when needed, publish, finish —
+// runs every managed kind through a crossplane-style Connector and External that the kind
+// implements: the Terraform engine in controllers/terraform, the native kinds Object and
+// Cluster in controllers/kubernetes. It imports neither of them.
 package managed

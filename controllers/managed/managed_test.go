@@ -7,514 +7,237 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	common "terraplane.io/terraplane/apis/common/v1alpha1"
-	terraformv1 "terraplane.io/terraplane/apis/terraform/v1alpha1"
-	"terraplane.io/terraplane/controllers/managed/reconciler"
-	"terraplane.io/terraplane/internal/engine"
-	"terraplane.io/terraplane/internal/kinds"
-	"terraplane.io/terraplane/internal/registry"
+	kubernetesv1 "terraplane.io/terraplane/apis/kubernetes/v1alpha1"
 	"terraplane.io/terraplane/internal/resource"
-	"terraplane.io/terraplane/internal/statelock"
-	"terraplane.io/terraplane/internal/workspace"
 )
 
-// fakeRunner plays terraform: it answers Plan with the next planned plan and records
+// fakeExternal is a Connector and External that plays back what it is told and records
 // every call.
-type fakeRunner struct {
-	plans   []*engine.Plan // answered in turn by Plan
-	stale   int            // ApplyPlan calls that fail as stale before one succeeds
-	calls   []string
-	applied []*engine.Plan
-	state   string // answered by PullState
-	failing error  // returned by Create and ApplyPlan, when set
-	// emptyState makes plans come from an empty state, as when the state Secret is lost.
-	emptyState bool
+type fakeExternal struct {
+	connectErr error
+	obs        Observation
+	observeErr error
+	applied    Applied
+	applyErr   error
+	deleteErr  error
+	calls      []string
 }
 
-func (f *fakeRunner) Create(context.Context, engine.Workspace) (engine.Result, error) {
-	f.calls = append(f.calls, "create")
-	if f.failing != nil {
-		return engine.Result{}, f.failing
-	}
-	return engine.Result{Changes: []engine.Change{{Address: "terraform_data.a", Actions: []string{"create"}}}, Resources: 1,
-		Outputs: map[string]engine.Output{"id": {Value: []byte(`"a"`)}}}, nil
+func (f *fakeExternal) Connect(context.Context, resource.Managed) (External, error) {
+	f.calls = append(f.calls, "connect")
+	return f, f.connectErr
 }
 
-func (f *fakeRunner) Plan(context.Context, engine.Workspace, engine.PlanOptions) (*engine.Plan, error) {
-	f.calls = append(f.calls, "plan")
-	if len(f.plans) == 0 {
-		return &engine.Plan{Resources: -1}, nil
-	}
-	p := *f.plans[0]
-	f.plans = f.plans[1:]
-	if p.PriorResources == 0 && !f.emptyState {
-		p.PriorResources = 1 // planned from a state that holds what was created
-	}
-	return &p, nil
+func (f *fakeExternal) Observe(context.Context, resource.Managed) (Observation, error) {
+	f.calls = append(f.calls, "observe")
+	return f.obs, f.observeErr
 }
 
-func (f *fakeRunner) ApplyPlan(_ context.Context, _ engine.Workspace, p *engine.Plan) (engine.Result, error) {
+func (f *fakeExternal) Apply(context.Context, resource.Managed) (Applied, error) {
 	f.calls = append(f.calls, "apply")
-	if f.failing != nil {
-		return engine.Result{}, f.failing
-	}
-	if f.stale > 0 {
-		f.stale--
-		return engine.Result{}, &engine.StalePlanError{}
-	}
-	f.applied = append(f.applied, p)
-	return engine.Result{Changes: p.Changes, Resources: p.Resources, Outputs: map[string]engine.Output{}}, nil
+	return f.applied, f.applyErr
 }
 
-func (f *fakeRunner) Outputs(context.Context, engine.Workspace) (map[string]engine.Output, error) {
-	return nil, nil
-}
-func (f *fakeRunner) Destroy(context.Context, engine.Workspace) error {
-	f.calls = append(f.calls, "destroy")
-	return nil
-}
-func (f *fakeRunner) PullState(context.Context, engine.Workspace) (string, error) {
-	return f.state, nil
-}
-func (f *fakeRunner) Busy(string) bool    { return false }
-func (f *fakeRunner) Remove(string) error { return nil }
-
-// fakeRenderer renders every resource to a workspace whose inputs hash is hash.
-type fakeRenderer struct{ hash string }
-
-func (f *fakeRenderer) Render(_ context.Context, mg resource.Managed) (*workspace.Rendered, error) {
-	return &workspace.Rendered{Workspace: engine.Workspace{ID: string(mg.GetUID())}, Hash: f.hash, Provider: &registry.ProviderConfig{}}, nil
+func (f *fakeExternal) Delete(context.Context, resource.Managed) error {
+	f.calls = append(f.calls, "delete")
+	return f.deleteErr
 }
 
-// harness is a managed reconciler of Modules over a fake client, runner and renderer.
-type harness struct {
-	t      *testing.T
-	r      *reconciler.Reconciler
-	tf     *terraform
-	c      client.Client
-	runner *fakeRunner
-	render *fakeRenderer
-	events *events.FakeRecorder
-}
-
-func newHarness(t *testing.T, edit func(*terraformv1.Module)) *harness {
-	t.Helper()
-	scheme := kinds.NewScheme()
-	mg := &terraformv1.Module{ObjectMeta: metav1.ObjectMeta{Name: "net", Namespace: "platform", UID: "u-1", Generation: 1,
-		Finalizers: []string{resource.Finalizer}}}
-	if edit != nil {
-		edit(mg)
-	}
-	c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(mg).WithStatusSubresource(mg).Build()
-	kind, _ := kinds.NewRegistry(nil).Managed(terraformv1.GroupVersion.WithKind("Module"))
-	h := &harness{t: t, c: c, runner: &fakeRunner{}, render: &fakeRenderer{hash: "h1"}, events: events.NewFakeRecorder(100)}
-	h.tf = &terraform{client: c, kind: kind, render: h.render, runner: h.runner, plans: &planStore{client: c, reader: c},
-		opts: Options{DriftInterval: time.Hour, UserErrorRetry: time.Minute, Locker: statelock.NewLocker(c, c, time.Hour)}, recorder: resource.RecorderFor(h.events)}
-	h.r = reconciler.New(c, h.tf.managedKind())
-	return h
-}
-
-// reconcile runs one reconcile and returns the module as it is afterwards.
-func (h *harness) reconcile() *terraformv1.Module {
-	h.t.Helper()
-	if _, err := h.r.Reconcile(context.Background(), ctrl.Request{NamespacedName: client.ObjectKey{Namespace: "platform", Name: "net"}}); err != nil {
-		h.t.Fatalf("reconcile: %v", err)
-	}
-	return h.get()
-}
-
-func (h *harness) get() *terraformv1.Module {
-	h.t.Helper()
-	mg := &terraformv1.Module{}
-	if err := h.c.Get(context.Background(), client.ObjectKey{Namespace: "platform", Name: "net"}, mg); err != nil {
-		h.t.Fatal(err)
-	}
-	return mg
-}
-
-// edit changes the module's spec as a user would, bumping its generation.
-func (h *harness) edit(fn func(*terraformv1.Module)) {
-	h.t.Helper()
-	mg := h.get()
-	fn(mg)
-	mg.Generation++
-	if err := h.c.Update(context.Background(), mg); err != nil {
-		h.t.Fatal(err)
-	}
-}
-
-// keepPlanText makes the plan Secret hold text, as after an apply.
-func (h *harness) keepPlanText(text string) {
-	h.t.Helper()
-	if err := h.tf.plans.keepText(context.Background(), h.get(), text); err != nil {
-		h.t.Fatal(err)
-	}
-}
-
-// planSecret returns the plan Secret's data as strings; nil when there is no Secret.
-func (h *harness) planSecret() map[string]string {
-	h.t.Helper()
-	sec := &corev1.Secret{}
-	err := h.c.Get(context.Background(), client.ObjectKey{Namespace: "platform", Name: resource.PlanSecretName(&metav1.ObjectMeta{UID: "u-1"})}, sec)
-	if apierrors.IsNotFound(err) {
-		return nil
-	}
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	out := map[string]string{}
-	for k, v := range sec.Data {
-		out[k] = string(v)
-	}
-	return out
-}
-
-// savedFile returns the file of the saved plan; "" when none is kept.
-func (h *harness) savedFile() string {
-	h.t.Helper()
-	p, _, err := h.tf.plans.load(context.Background(), h.get())
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	if p == nil {
-		return ""
-	}
-	return string(p.File)
-}
-
-// drain returns the events sent so far.
-func (h *harness) drain() []string {
-	var out []string
-	for {
-		select {
-		case e := <-h.events.Events:
-			out = append(out, e)
-		default:
-			return out
-		}
-	}
-}
-
-func (h *harness) calls() string {
-	s := strings.Join(h.runner.calls, " ")
-	h.runner.calls = nil
+func (f *fakeExternal) took() string {
+	s := strings.Join(f.calls, " ")
+	f.calls = nil
 	return s
 }
 
-func synced(mg resource.Managed) metav1.Condition {
-	if c := meta.FindStatusCondition(mg.GetManagedStatus().Conditions, common.TypeSynced); c != nil {
+// harness is a reconciler of Objects over a fake client and a fake External.
+type harness struct {
+	t   *testing.T
+	r   *Reconciler
+	c   client.Client
+	ext *fakeExternal
+}
+
+func newHarness(t *testing.T, keepsReady bool, edit func(*kubernetesv1.Object)) *harness {
+	t.Helper()
+	scheme := runtime.NewScheme()
+	_ = clientgoscheme.AddToScheme(scheme)
+	_ = kubernetesv1.AddToScheme(scheme)
+	o := &kubernetesv1.Object{ObjectMeta: metav1.ObjectMeta{Name: "obj", Namespace: "platform", UID: "u-1", Generation: 1}}
+	o.Spec.WriteConnectionSecretToRef = &common.SecretReference{Name: "obj-conn"}
+	if edit != nil {
+		edit(o)
+	}
+	c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(o).WithStatusSubresource(o).Build()
+	ext := &fakeExternal{}
+	k := Kind{Name: "object", New: func() resource.Managed { return &kubernetesv1.Object{} },
+		NewList: func() client.ObjectList { return &kubernetesv1.ObjectList{} }, Connector: ext, KeepsReady: keepsReady,
+		Retries:  func() resource.Retries { return resource.Retries{Success: time.Hour, UserError: time.Minute} },
+		Recorder: resource.RecorderFor(events.NewFakeRecorder(100))}
+	return &harness{t: t, r: New(c, k), c: c, ext: ext}
+}
+
+// reconcile runs one reconcile and returns its result and the Object as it is afterwards
+// (nil when it is gone).
+func (h *harness) reconcile() (ctrl.Result, *kubernetesv1.Object, error) {
+	h.t.Helper()
+	res, err := h.r.Reconcile(context.Background(), ctrl.Request{NamespacedName: client.ObjectKey{Namespace: "platform", Name: "obj"}})
+	o := &kubernetesv1.Object{}
+	if gerr := h.c.Get(context.Background(), client.ObjectKey{Namespace: "platform", Name: "obj"}, o); gerr != nil {
+		return res, nil, err
+	}
+	return res, o, err
+}
+
+func (h *harness) secret() map[string][]byte {
+	s := &corev1.Secret{}
+	if err := h.c.Get(context.Background(), client.ObjectKey{Namespace: "platform", Name: "obj-conn"}, s); err != nil {
+		return nil
+	}
+	return s.Data
+}
+
+func condition(o *kubernetesv1.Object, typ string) metav1.Condition {
+	if c := meta.FindStatusCondition(o.Status.Conditions, typ); c != nil {
 		return *c
 	}
 	return metav1.Condition{}
 }
 
-func hasEvent(evs []string, prefix string) bool {
-	for _, e := range evs {
-		if strings.HasPrefix(e, prefix) {
-			return true
-		}
+func TestUpToDateAppliesNothing(t *testing.T) {
+	h := newHarness(t, false, nil)
+	h.ext.obs = Observation{UpToDate: true, ConnectionDetails: map[string][]byte{"endpoint": []byte("e")}}
+	res, o, err := h.reconcile()
+	if err != nil || h.ext.took() != "connect observe" {
+		t.Fatalf("err %v, calls %v: want connect and observe only", err, h.ext.calls)
 	}
-	return false
-}
-
-// TestReplacementRefusedThenApproved walks a resource through a create, a refused
-// replacement (kept, not re-planned while nothing changes) and its approval, which
-// applies the saved plan itself.
-func TestReplacementRefusedThenApproved(t *testing.T) {
-	h := newHarness(t, nil)
-	mg := h.reconcile()
-	if got := h.calls(); got != "create" {
-		t.Fatalf("first reconcile ran %q, want one combined create", got)
-	}
-	tf := mg.Status.Terraform
-	if tf.LastApply == nil || tf.Plan == nil || tf.LastApply.ID != tf.Plan.ID || tf.LastApply.Add != 1 || tf.Resources != 1 || tf.Plan.Reason != common.PlanCreate {
-		t.Fatalf("after create: %+v", tf)
-	}
-	if !hasEvent(h.drain(), "Normal Applied applied plan "+tf.Plan.ID+" (+1 ~0 -0") {
-		t.Error("no Applied event for the create")
-	}
-	if h.reconcile(); h.calls() != "" {
-		t.Fatal("a settled resource ran terraform again before the drift interval")
-	}
-
-	h.render.hash = "h2"
-	h.runner.plans = []*engine.Plan{replace}
-	replace.File, replace.Text = []byte("saved-plan"), "the plan text"
-	mg = h.reconcile()
-	if got := h.calls(); got != "plan" {
-		t.Fatalf("an edit ran %q, want a plan only", got)
-	}
-	if s := synced(mg); s.Reason != ReasonDestructiveChangeRefused || !strings.Contains(s.Message, "terraform_data.a: delete, create") {
-		t.Fatalf("Synced = %+v", s)
-	}
-	if p := mg.Status.Terraform.Plan; p.ID != replace.ID || p.Replace != 1 || p.Reason != common.PlanUpdate || p.InputsHash != "h2" {
-		t.Errorf("status plan = %+v", p)
-	}
-	if evs := h.drain(); len(evs) != 1 || !strings.HasPrefix(evs[0], "Warning DestructiveChangeRefused") {
-		t.Errorf("events = %v, want one Warning", evs)
-	}
-	if got := h.savedFile(); got != "saved-plan" {
-		t.Fatalf("the refused plan was not kept: %q", got)
-	}
-	if h.reconcile(); h.calls() != "" {
-		t.Fatal("a held plan was planned again with nothing changed")
-	}
-
-	h.edit(func(m *terraformv1.Module) { m.Spec.ApprovedPlan = replace.ID })
-	mg = h.reconcile()
-	if got := h.calls(); got != "apply" || len(h.runner.applied) != 1 || string(h.runner.applied[0].File) != "saved-plan" {
-		t.Fatalf("approval ran %q and applied %v, want the saved plan applied without a new plan", got, h.runner.applied)
-	}
-	if s := synced(mg); s.Status != metav1.ConditionTrue || mg.Status.Terraform.LastApply.ID != replace.ID || mg.Status.Terraform.InputsHash != "h2" {
-		t.Errorf("after approval: Synced %+v, lastApply %+v", s, mg.Status.Terraform.LastApply)
-	}
-	if diff := cmp.Diff(map[string]string{resource.PlanTextKey: "the plan text"}, h.planSecret()); diff != "" || h.savedFile() != "" {
-		t.Errorf("after the apply the saved plan must go and its text stay (-want +got):\n%s", diff)
-	}
-}
-
-// TestRevertedEditDropsTheSavedPlan: a refused plan's saved file, which holds secret
-// values, goes when a later plan has no changes; its text stays for plan show.
-func TestRevertedEditDropsTheSavedPlan(t *testing.T) {
-	h := newHarness(t, nil)
-	h.reconcile()
-	h.render.hash = "h2"
-	held := *replace
-	held.File, held.Text = []byte("saved-plan"), "the refused plan"
-	h.runner.plans = []*engine.Plan{&held}
-	if s := synced(h.reconcile()); s.Reason != ReasonDestructiveChangeRefused {
-		t.Fatalf("Synced = %+v", s)
-	}
-	h.calls()
-
-	h.render.hash = "h1" // the edit is reverted: the next plan has no changes
-	mg := h.reconcile()
-	if got := h.calls(); got != "plan" {
-		t.Fatalf("ran %q, want a plan only", got)
-	}
-	if s := synced(mg); s.Status != metav1.ConditionTrue {
+	if s := condition(o, common.TypeSynced); s.Status != metav1.ConditionTrue || s.Reason != common.ReasonReconcileSuccess {
 		t.Errorf("Synced = %+v", s)
 	}
-	if diff := cmp.Diff(map[string]string{resource.PlanTextKey: "the refused plan"}, h.planSecret()); diff != "" {
-		t.Errorf("plan Secret (-want +got):\n%s", diff)
+	if r := condition(o, common.TypeReady); r.Reason != common.ReasonAvailable || o.Status.ObservedGeneration != 1 {
+		t.Errorf("Ready = %+v, observedGeneration %d", r, o.Status.ObservedGeneration)
+	}
+	if string(h.secret()["endpoint"]) != "e" || res.RequeueAfter != time.Hour || len(o.Finalizers) != 1 {
+		t.Errorf("secret %v, result %+v, finalizers %v", h.secret(), res, o.Finalizers)
 	}
 }
 
-// TestDeleteRemovesTheSavedPlan: deleting a resource deletes its plan Secret whether or
-// not the external resource is destroyed; its state stays unless it is.
-func TestDeleteRemovesTheSavedPlan(t *testing.T) {
+func TestNotUpToDateApplies(t *testing.T) {
+	h := newHarness(t, false, nil)
+	h.ext.applied = Applied{ConnectionDetails: map[string][]byte{"token": []byte("t")}}
+	_, o, err := h.reconcile()
+	if err != nil || h.ext.took() != "connect observe apply" {
+		t.Fatalf("err %v, calls %v: want an apply", err, h.ext.calls)
+	}
+	if s := condition(o, common.TypeSynced); s.Status != metav1.ConditionTrue || string(h.secret()["token"]) != "t" {
+		t.Errorf("Synced = %+v, secret %v", s, h.secret())
+	}
+}
+
+func TestSettledWritesOnlyTheGeneration(t *testing.T) {
+	h := newHarness(t, true, func(o *kubernetesv1.Object) {
+		o.Generation = 2
+		o.Status.Conditions = []metav1.Condition{{Type: common.TypeSynced, Status: metav1.ConditionFalse, Reason: "AwaitingApproval",
+			ObservedGeneration: 1, LastTransitionTime: metav1.Now()}}
+	})
+	h.ext.obs = Observation{Settled: true, RequeueAfter: time.Minute}
+	res, o, err := h.reconcile()
+	if err != nil || h.ext.took() != "connect observe" || res.RequeueAfter != time.Minute {
+		t.Fatalf("err %v, calls %v, result %+v", err, h.ext.calls, res)
+	}
+	if s := condition(o, common.TypeSynced); s.Reason != "AwaitingApproval" || s.ObservedGeneration != 2 || o.Status.ObservedGeneration != 2 {
+		t.Errorf("Synced = %+v, observedGeneration %d: want the condition kept, for generation 2", s, o.Status.ObservedGeneration)
+	}
+}
+
+func TestErrorsBecomeSyncedFalse(t *testing.T) {
 	for _, tc := range []struct {
-		name      string
-		edit      func(*terraformv1.Module)
-		wantCalls string
-		wantState bool
+		name       string
+		keepsReady bool
+		set        func(*fakeExternal)
+		calls      string
+		reason     string
+		ready      string
+		retried    bool
 	}{
-		{"Delete destroys", func(*terraformv1.Module) {}, "destroy", false},
-		{"Retain keeps the state", func(m *terraformv1.Module) { m.Spec.ReclaimPolicy = common.ReclaimRetain }, "", true},
-		{"managementPolicies without Delete keep the state", func(m *terraformv1.Module) {
-			m.Spec.ManagementPolicies = []common.ManagementAction{common.ManagementObserve, common.ManagementCreate, common.ManagementUpdate}
-		}, "", true},
+		{"connect", false, func(f *fakeExternal) { f.connectErr = resource.UserErrorf("ProviderNotFound", "no provider") },
+			"connect", "ProviderNotFound", "ProviderNotFound", false},
+		{"observe", false, func(f *fakeExternal) { f.observeErr = resource.UserErrorf("Unreachable", "no answer") },
+			"connect observe", "Unreachable", "Unreachable", false},
+		{"apply", false, func(f *fakeExternal) { f.applyErr = errors.New("boom") },
+			"connect observe apply", common.ReasonReconcileError, common.ReasonReconcileError, true},
+		{"apply of a kind that keeps Ready", true, func(f *fakeExternal) { f.applyErr = errors.New("boom") },
+			"connect observe apply", common.ReasonReconcileError, common.ReasonAvailable, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			h := newHarness(t, tc.edit)
-			h.reconcile()
-			h.keepPlanText("the plan")
-			ctx := context.Background()
-			state := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: resource.StateSecretName(h.get()), Namespace: "platform"}}
-			if err := h.c.Create(ctx, state); err != nil {
-				t.Fatal(err)
+			h := newHarness(t, tc.keepsReady, nil)
+			h.reconcile() // Available first
+			h.ext.took()
+			tc.set(h.ext)
+			_, o, err := h.reconcile()
+			if (err != nil) != tc.retried || h.ext.took() != tc.calls {
+				t.Fatalf("err %v, calls %v", err, h.ext.calls)
 			}
-			h.calls()
-			if err := h.c.Delete(ctx, h.get()); err != nil {
-				t.Fatal(err)
+			if s := condition(o, common.TypeSynced); s.Status != metav1.ConditionFalse || s.Reason != tc.reason {
+				t.Errorf("Synced = %+v, want False %s", s, tc.reason)
 			}
-			if _, err := h.r.Reconcile(ctx, ctrl.Request{NamespacedName: client.ObjectKey{Namespace: "platform", Name: "net"}}); err != nil {
-				t.Fatalf("reconcile: %v", err)
-			}
-			if got := h.calls(); got != tc.wantCalls {
-				t.Errorf("deletion ran %q, want %q", got, tc.wantCalls)
-			}
-			if sec := h.planSecret(); sec != nil {
-				t.Errorf("the plan Secret is still there: %v", sec)
-			}
-			err := h.c.Get(ctx, client.ObjectKeyFromObject(state), &corev1.Secret{})
-			if diff := cmp.Diff(tc.wantState, err == nil); diff != "" {
-				t.Errorf("state kept (-want +got):\n%s\nget: %v", diff, err)
+			if r := condition(o, common.TypeReady); r.Reason != tc.ready {
+				t.Errorf("Ready = %+v, want reason %s", r, tc.ready)
 			}
 		})
 	}
 }
 
-// TestManualApprovalOfAStalePlan: an approved plan that went stale is planned again, and
-// applied when the new plan is the same.
-func TestManualApprovalOfAStalePlan(t *testing.T) {
-	h := newHarness(t, func(m *terraformv1.Module) {
-		m.Spec.Approval = common.ApprovalManual
-	})
-	create.File = []byte("saved-create")
-	h.runner.plans = []*engine.Plan{create}
-	mg := h.reconcile()
-	if s := synced(mg); s.Reason != ReasonAwaitingApproval || h.calls() != "plan" || !hasEvent(h.drain(), "Normal PlanAwaitingApproval") {
-		t.Fatalf("a manual create must wait: %+v", s)
-	}
-	if mg.Annotations[CreatePendingAnnotation] != "" {
-		t.Error("a create that waits for approval is not in flight")
-	}
-	h.edit(func(m *terraformv1.Module) { m.Spec.ApprovedPlan = create.ID })
-	h.runner.stale, h.runner.plans = 1, []*engine.Plan{create}
-	mg = h.reconcile()
-	if got := h.calls(); got != "apply plan apply" {
-		t.Fatalf("ran %q, want the stale plan planned again and applied", got)
-	}
-	if mg.Status.Terraform.LastApply == nil || mg.Status.Terraform.LastApply.ID != create.ID || !resource.IsReady(mg.Status.Conditions) {
-		t.Errorf("after approval: %+v", mg.Status)
-	}
-}
-
-// TestManualApprovalOfAStalePlanThatChanged: an approved plan that went stale and plans
-// again differently applies nothing; the new plan gets its own id and waits for approval.
-func TestManualApprovalOfAStalePlanThatChanged(t *testing.T) {
-	h := newHarness(t, func(m *terraformv1.Module) { m.Spec.Approval = common.ApprovalManual })
-	first := *create
-	first.File = []byte("saved-first")
-	h.runner.plans = []*engine.Plan{&first}
+func TestDeletionDeletesThenLetsGo(t *testing.T) {
+	h := newHarness(t, false, nil)
 	h.reconcile()
-	h.calls()
-	h.drain()
-
-	h.edit(func(m *terraformv1.Module) { m.Spec.ApprovedPlan = first.ID })
-	second := &engine.Plan{ID: "aaaa000000000009", File: []byte("saved-second"), Text: "the second plan",
-		Changes: []engine.Change{{Address: "terraform_data.b", Actions: []string{"create"}}}}
-	h.runner.stale, h.runner.plans = 1, []*engine.Plan{second}
-	mg := h.reconcile()
-	if got := h.calls(); got != "apply plan" || len(h.runner.applied) != 0 {
-		t.Fatalf("ran %q and applied %v, want the stale plan planned again and nothing applied", got, h.runner.applied)
+	h.ext.took()
+	o := &kubernetesv1.Object{ObjectMeta: metav1.ObjectMeta{Name: "obj", Namespace: "platform"}}
+	if err := h.c.Delete(context.Background(), o); err != nil {
+		t.Fatal(err)
 	}
-	s := synced(mg)
-	if s.Reason != ReasonAwaitingApproval || !strings.Contains(s.Message, "spec.approvedPlan "+first.ID+" is not the pending plan, so nothing was applied") {
-		t.Errorf("Synced = %+v, want the new plan awaiting approval and the old approval named", s)
+	h.ext.deleteErr = resource.UserErrorf("Stuck", "cannot reach it")
+	_, got, err := h.reconcile()
+	if err != nil || h.ext.took() != "delete" || got == nil {
+		t.Fatalf("err %v, calls %v, object %v: want a delete that fails and keeps the object", err, h.ext.calls, got)
 	}
-	if p := mg.Status.Terraform.Plan; p == nil || p.ID != second.ID || mg.Status.Terraform.LastApply != nil {
-		t.Errorf("status.terraform = %+v, want plan %s pending and nothing applied", mg.Status.Terraform, second.ID)
+	if s, r := condition(got, common.TypeSynced), condition(got, common.TypeReady); s.Reason != "Stuck" ||
+		s.Message != "cannot delete: cannot reach it" || r.Reason != common.ReasonDeleting {
+		t.Errorf("Synced = %+v, Ready = %+v", s, r)
 	}
-	if !hasEvent(h.drain(), "Normal PlanAwaitingApproval") {
-		t.Error("the new plan was not announced")
-	}
-	if diff := cmp.Diff("saved-second", h.savedFile()); diff != "" {
-		t.Errorf("saved plan (-want +got):\n%s", diff)
-	}
-	if h.reconcile(); h.calls() != "" {
-		t.Fatal("the new plan was planned again with nothing changed")
-	}
-
-	h.edit(func(m *terraformv1.Module) { m.Spec.ApprovedPlan = second.ID })
-	mg = h.reconcile()
-	if got := h.calls(); got != "apply" || len(h.runner.applied) != 1 || string(h.runner.applied[0].File) != "saved-second" {
-		t.Fatalf("approving the new id ran %q and applied %v, want the saved second plan", got, h.runner.applied)
-	}
-	if a := mg.Status.Terraform.LastApply; a == nil || a.ID != second.ID {
-		t.Errorf("lastApply = %+v", a)
+	h.ext.deleteErr = nil
+	if _, got, err = h.reconcile(); err != nil || h.ext.took() != "delete" || got != nil {
+		t.Fatalf("err %v, object %v: want the finalizer removed and the object gone", err, got)
 	}
 }
 
-// TestApprovedReplacementGoneStaleIsRefusedAgain: an approved destructive plan that went
-// stale and plans again differently is refused under its new id, naming the old approval.
-func TestApprovedReplacementGoneStaleIsRefusedAgain(t *testing.T) {
-	h := newHarness(t, nil)
-	h.reconcile()
-	h.render.hash = "h2"
-	first := *replace
-	first.File = []byte("saved-first")
-	h.runner.plans = []*engine.Plan{&first}
-	h.reconcile()
-	h.calls()
-	h.drain()
-
-	h.edit(func(m *terraformv1.Module) { m.Spec.ApprovedPlan = first.ID })
-	second := &engine.Plan{ID: "aaaa00000000000a", File: []byte("saved-second"),
-		Changes: []engine.Change{{Address: "terraform_data.a", Actions: []string{"delete"}}}}
-	h.runner.stale, h.runner.plans = 1, []*engine.Plan{second}
-	mg := h.reconcile()
-	if got := h.calls(); got != "apply plan" || len(h.runner.applied) != 0 {
-		t.Fatalf("ran %q and applied %v, want the stale plan planned again and nothing applied", got, h.runner.applied)
-	}
-	s := synced(mg)
-	if s.Reason != ReasonDestructiveChangeRefused || !strings.HasPrefix(s.Message, "spec.approvedPlan "+first.ID+" is not the pending plan, so nothing was applied. plan "+second.ID) {
-		t.Errorf("Synced = %+v, want the new plan refused and the old approval named", s)
-	}
-	if p := mg.Status.Terraform.Plan; p == nil || p.ID != second.ID {
-		t.Errorf("status plan = %+v, want %s", p, second.ID)
-	}
-	if evs := h.drain(); len(evs) != 1 || !strings.HasPrefix(evs[0], "Warning DestructiveChangeRefused") {
-		t.Errorf("events = %v, want one Warning for the new plan", evs)
+func TestPausedIsLeftAlone(t *testing.T) {
+	h := newHarness(t, false, func(o *kubernetesv1.Object) { o.Annotations = map[string]string{common.PausedAnnotation: "true"} })
+	if _, o, err := h.reconcile(); err != nil || h.ext.took() != "" || len(o.Finalizers) != 0 {
+		t.Fatalf("err %v, calls %v, finalizers %v", err, h.ext.calls, o.Finalizers)
 	}
 }
 
-// TestObserveOnlyReportsDrift: the periodic plan's drift is reported, once, and never applied.
-func TestObserveOnlyReportsDrift(t *testing.T) {
-	h := newHarness(t, func(m *terraformv1.Module) {
-		m.Spec.ManagementPolicies = []common.ManagementAction{common.ManagementObserve}
-		now := metav1.NewTime(time.Now().Add(-2 * time.Hour))
-		m.Status.Terraform = common.TerraformStatus{InputsHash: "h1", LastPlanTime: &now, LastApplyTime: &now}
-		m.Status.Conditions = []metav1.Condition{
-			{Type: common.TypeReady, Status: metav1.ConditionTrue, Reason: ReasonAvailable, LastTransitionTime: now, ObservedGeneration: 1},
-			{Type: common.TypeSynced, Status: metav1.ConditionTrue, Reason: resource.ReasonSucceeded, LastTransitionTime: now, ObservedGeneration: 1}}
-	})
-	h.keepPlanText("the last applied plan")
-	drift := *update
-	drift.Text = "the drift plan"
-	h.runner.plans = []*engine.Plan{&drift}
-	mg := h.reconcile()
-	if got := h.calls(); got != "plan" {
-		t.Fatalf("ran %q, want a plan only", got)
+// TestFailureBackoff: a kind's failures are retried after its FailureBackoff, doubling.
+func TestFailureBackoff(t *testing.T) {
+	rl := Kind{FailureBackoff: 5 * time.Second}.rateLimiter()
+	req := reconcile.Request{NamespacedName: types.NamespacedName{Namespace: "ns", Name: "x"}}
+	if first, second := rl.When(req), rl.When(req); first != 5*time.Second || second != 10*time.Second {
+		t.Errorf("backoff %s then %s, want 5s then 10s", first, second)
 	}
-	if diff := cmp.Diff(map[string]string{resource.PlanTextKey: "the drift plan"}, h.planSecret()); diff != "" {
-		t.Errorf("plan show must print the drift plan's text (-want +got):\n%s", diff)
+	if (Kind{}).rateLimiter() != nil {
+		t.Error("a kind without FailureBackoff keeps controller-runtime's rate limiter")
 	}
-	drifted := meta.FindStatusCondition(mg.Status.Conditions, common.TypeDrifted)
-	if drifted == nil || drifted.Status != metav1.ConditionTrue || synced(mg).Status != metav1.ConditionTrue {
-		t.Fatalf("Drifted = %+v, Synced = %+v", drifted, synced(mg))
-	}
-	if evs := h.drain(); len(evs) != 1 || !strings.HasPrefix(evs[0], "Normal DriftDetected") {
-		t.Errorf("events = %v, want one DriftDetected", evs)
-	}
-	if h.reconcile(); h.calls() != "" {
-		t.Error("observed drift was planned again before the drift interval")
-	}
-}
-
-// TestFailedUpdateKeepsReady: a failed update leaves Ready as it was and says why in Synced.
-func TestFailedUpdateKeepsReady(t *testing.T) {
-	h := newHarness(t, nil)
-	h.reconcile()
-	h.render.hash = "h2"
-	h.runner.plans = []*engine.Plan{update}
-	h.tf.runner = &failingApply{fakeRunner: h.runner}
-	_, err := h.r.Reconcile(context.Background(), ctrl.Request{NamespacedName: client.ObjectKey{Namespace: "platform", Name: "net"}})
-	if err == nil {
-		t.Fatal("a failed apply must be retried with backoff")
-	}
-	mg := h.get()
-	if s := synced(mg); s.Status != metav1.ConditionFalse || s.Reason != resource.ReasonReconcileError || s.Message != "boom: it broke" {
-		t.Errorf("Synced = %+v", s)
-	}
-	if !resource.IsReady(mg.Status.Conditions) || mg.Status.Terraform.InputsHash != "h1" {
-		t.Errorf("a failed update must keep Ready and the last applied inputs: %+v", mg.Status)
-	}
-}
-
-type failingApply struct{ *fakeRunner }
-
-func (f *failingApply) ApplyPlan(context.Context, engine.Workspace, *engine.Plan) (engine.Result, error) {
-	return engine.Result{}, errors.New("Error: boom\n\nit broke")
 }

@@ -3,7 +3,8 @@ package stack
 import (
 	"context"
 	"fmt"
-	"time"
+
+	common "terraplane.io/terraplane/apis/common/v1alpha1"
 
 	"github.com/google/go-containerregistry/pkg/name"
 	corev1 "k8s.io/api/core/v1"
@@ -25,11 +26,11 @@ const (
 
 // Condition reasons of installs.
 const (
-	ReasonSucceeded              = resource.ReasonSucceeded
+	ReasonSucceeded              = common.ReasonReconcileSuccess
 	ReasonPending                = "Pending"
 	ReasonInstalled              = "Installed"
 	ReasonUpgraded               = "Upgraded"
-	ReasonReconcileError         = resource.ReasonReconcileError
+	ReasonReconcileError         = common.ReasonReconcileError
 	ReasonNoRegistry             = "NoRegistry"
 	ReasonRegistryUnavailable    = "RegistryUnavailable"
 	ReasonCRDNotFound            = "CRDNotFound"
@@ -46,17 +47,13 @@ const (
 	ReasonKeptModules            = "KeptModules"
 )
 
-// waitRetry is how soon an install waiting on something under way is looked at again;
-// watches on Stacks and dependency installs usually wake it sooner.
-const waitRetry = 5 * time.Second
-
 // finish derives every condition from the phases that ran and the error (mapped by
 // resource.Classify), writes the status and emits one event per new problem.
 func (r *InstallReconciler) finish(ctx context.Context, in *install, err error) (ctrl.Result, error) {
 	if in.obj.GetDeletionTimestamp() != nil && err == nil {
 		return ctrl.Result{}, nil // uninstalled; the object is gone
 	}
-	o := resource.Classify(err, resource.Retries{UserError: r.opts.UserErrorRetry, Waiting: waitRetry})
+	o := resource.Classify(err, resource.Retries{UserError: r.opts.UserErrorRetry, Waiting: resource.WaitRetry})
 	if o.Stale() {
 		return o.Result()
 	}

@@ -22,7 +22,7 @@ func (r *StackReconciler) finish(ctx context.Context, s, orig *stacksv1.Stack, e
 	if !s.DeletionTimestamp.IsZero() && err == nil {
 		return ctrl.Result{}, nil
 	}
-	o := resource.Classify(err, resource.Retries{UserError: r.opts.UserErrorRetry, Waiting: waitRetry})
+	o := resource.Classify(err, resource.Retries{UserError: r.opts.UserErrorRetry, Waiting: resource.WaitRetry})
 	if o.Stale() {
 		return o.Result()
 	}
@@ -31,7 +31,6 @@ func (r *StackReconciler) finish(ctx context.Context, s, orig *stacksv1.Stack, e
 	if s.Spec.Controller.Deployment == nil {
 		deployed = ReasonNoController
 	}
-	o.Ready(resource.ReadyBecause(deployed, "")).Set(&st.Conditions, gen)
-	notes := o.SetSynced(&st.Conditions, gen)
+	notes := o.Record(&st.Conditions, gen, resource.FromOutcome(resource.ReadyBecause(deployed, "")))
 	return resource.Finisher{Client: r.client, Recorder: r.recorder, Guarded: true}.Finish(ctx, s, orig, o, notes)
 }

@@ -168,8 +168,8 @@ func desiredResource(app *workloadv1.KubernetesApplication, t workloadv1.Kuberne
 // same reports whether have already carries want's labels, annotations and spec.
 func same(have, want *workloadv1.KubernetesApplicationResource) bool {
 	type view struct {
-		L map[string]string
-		A map[string]string
+		L map[string]string `json:",omitempty"` // the API server keeps no empty map
+		A map[string]string `json:",omitempty"`
 		S workloadv1.KubernetesApplicationResourceSpec
 	}
 	return reflect.DeepEqual(normalize(view{have.Labels, have.Annotations, have.Spec}), normalize(view{want.Labels, want.Annotations, want.Spec}))

@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 
+	common "terraplane.io/terraplane/apis/common/v1alpha1"
+
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -81,7 +83,7 @@ func adoptNever(_ context.Context, cluster *remote.Cluster, obj *unstructured.Un
 	if other != "" {
 		by = "belongs to another Terraplane object (UID " + other + ")"
 	}
-	return resource.UserErrorf(kubernetes.ReasonRemoteObjectConflict, "%s %s already exists in cluster %s and %s; it is left untouched: rename the template or remove that object",
+	return resource.UserErrorf(common.ReasonRemoteObjectConflict, "%s %s already exists in cluster %s and %s; it is left untouched: rename the template or remove that object",
 		obj.GetKind(), kubernetes.Describe(obj), cluster.Host, by)
 }
 

@@ -3,6 +3,8 @@ package workload
 import (
 	"context"
 
+	common "terraplane.io/terraplane/apis/common/v1alpha1"
+
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	workloadv1 "terraplane.io/terraplane/apis/workload/v1alpha1"
@@ -12,8 +14,8 @@ import (
 // Condition reasons of application resources.
 const (
 	ReasonSubmitted      = "Submitted"
-	ReasonReconcileError = resource.ReasonReconcileError
-	ReasonSucceeded      = resource.ReasonSucceeded
+	ReasonReconcileError = common.ReasonReconcileError
+	ReasonSucceeded      = common.ReasonReconcileSuccess
 )
 
 // finish derives the resource's state and conditions from the reconcile's error (mapped
@@ -40,7 +42,6 @@ func (r *ResourceReconciler) finish(ctx context.Context, orig, res *workloadv1.K
 	if st.ClusterRef != nil {
 		submitted.Message = "submitted to cluster " + st.ClusterRef.Name
 	}
-	o.Ready(submitted).Set(&st.Conditions, res.Generation)
-	notes := o.SetSynced(&st.Conditions, res.Generation)
+	notes := o.Record(&st.Conditions, res.Generation, resource.FromOutcome(submitted))
 	return resource.Finisher{Client: r.client, Recorder: r.recorder}.Finish(ctx, res, orig, o, notes)
 }

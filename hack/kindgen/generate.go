@@ -53,6 +53,9 @@ var SchemeBuilder = common.NewSchemeBuilder(GroupVersion)
 var AddToScheme = SchemeBuilder.AddToScheme
 {{end}}
 func init() {
+{{- range .Providers}}
+	SchemeBuilder.Register(&{{.Name}}{}, &{{.Name}}List{})
+{{- end}}
 {{- range .Claims}}
 	SchemeBuilder.Register(&{{.Name}}{}, &{{.Name}}List{}, &{{.Class}}{}, &{{.Class}}List{})
 {{- end}}
@@ -60,7 +63,39 @@ func init() {
 	SchemeBuilder.Register(&{{.Name}}{}, &{{.Name}}List{}, &{{.Class}}{}, &{{.Class}}List{})
 {{- end}}
 }
-{{range .Claims}}
+{{range .Providers}}
+// {{.Name}}GroupVersionKind is the {{.Name}} kind.
+var {{.Name}}GroupVersionKind = GroupVersion.WithKind("{{.Name}}")
+
+{{.Comment}}
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:categories=terraplane;provider
+{{- range .Columns}}
+// {{.Marker}}
+{{- end}}
+// +kubebuilder:printcolumn:name="USERS",type=integer,JSONPath=` + "`" + `.status.users` + "`" + `
+// +kubebuilder:printcolumn:name="AGE",type=date,JSONPath=` + "`" + `.metadata.creationTimestamp` + "`" + `
+type {{.Name}} struct {
+	metav1.TypeMeta   ` + "`" + `json:",inline"` + "`" + `
+	metav1.ObjectMeta ` + "`" + `json:"metadata,omitempty"` + "`" + `
+
+	Spec   {{.Spec}} ` + "`" + `json:"spec"` + "`" + `
+	Status {{.StatusType}} ` + "`" + `json:"status,omitempty"` + "`" + `
+}
+
+// {{.Name}}List is a list of {{.Name}}s.
+// +kubebuilder:object:root=true
+type {{.Name}}List struct {
+	metav1.TypeMeta ` + "`" + `json:",inline"` + "`" + `
+	metav1.ListMeta ` + "`" + `json:"metadata,omitempty"` + "`" + `
+	Items           []{{.Name}} ` + "`" + `json:"items"` + "`" + `
+}
+
+// GetProviderStatus returns who uses the {{.Name}}.
+func (p *{{.Name}}) GetProviderStatus() *common.ProviderStatus { return &p.Status{{if .Status}}.ProviderStatus{{end}} }
+{{end}}
+{{- range .Claims}}
 var (
 	// {{.Name}}GroupVersionKind is the {{.Name}} claim kind.
 	{{.Name}}GroupVersionKind = GroupVersion.WithKind("{{.Name}}")

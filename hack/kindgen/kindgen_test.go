@@ -45,6 +45,9 @@ func TestMarkerArgs(t *testing.T) {
 		{in: "kind=A", want: map[string]string{"kind": "A"}},
 		{in: `kind=A,noun="an a, really"`, want: map[string]string{"kind": "A", "noun": "an a, really"}},
 		{in: `noun="x",class=B`, want: map[string]string{"noun": "x", "class": "B"}},
+		{in: "name=\"R\",JSONPath=`.a[?(@.t==\"x,y\")]`,type=string", want: map[string]string{"name": "R", "JSONPath": `.a[?(@.t=="x,y")]`, "type": "string"}},
+		{in: "JSONPath=`.a`x", err: true},
+		{in: "JSONPath=`.a", err: true},
 		{in: "kind", err: true},
 		{in: `noun="x"y`, err: true},
 	} {

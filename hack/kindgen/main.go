@@ -1,4 +1,4 @@
-// Command kindgen writes the boilerplate of Terraform managed kinds, the way crossplane's
+// Command kindgen writes the boilerplate of API kinds, the way crossplane's
 // angryjet writes accessors: for every parameters struct marked
 //
 //	// +terraplane:managed:kind=RDSInstance,noun="an RDS database instance"
@@ -18,8 +18,18 @@
 //	// +terraplane:claim:kind=RedisCluster,noun="a Redis cluster"
 //
 // it writes the claim kind (its spec inlines the parameters), the portable class, their
-// lists and accessors; immediateOnly="why" refuses WaitForFirstConsumer classes. controller-gen then
-// writes the deepcopy functions and CRDs of the generated types. `make generate` runs:
+// lists and accessors; immediateOnly="why" refuses WaitForFirstConsumer classes. For every
+// provider spec struct marked
+//
+//	// +terraplane:provider:kind=Provider,doc="configures access to AWS for managed resources in its namespace."
+//	// +terraplane:provider:printcolumn:name="REGION",type=string,JSONPath=`.spec.region`
+//	type ProviderSpec struct { ... }
+//
+// it writes the provider kind (doc comment "<kind> <doc>", a \n in doc starting a new
+// line; its own printer columns, then USERS and AGE; status common.ProviderStatus, or the
+// type status= names, which inlines it), its list, GetProviderStatus and its
+// GroupVersionKind. controller-gen then writes the deepcopy functions and CRDs of the
+// generated types. `make generate` runs:
 //
 //	go run ./hack/kindgen apis
 package main
@@ -31,7 +41,7 @@ import (
 	"path/filepath"
 )
 
-// output is the file kindgen writes in every package with managed kinds.
+// output is the file kindgen writes in every package with generated kinds.
 const output = "zz_generated.managed.go"
 
 func main() {
@@ -46,7 +56,7 @@ func main() {
 }
 
 // run generates every package below root, and removes generated files of packages that
-// no longer have managed kinds.
+// no longer have generated kinds.
 func run(root string) error {
 	return filepath.WalkDir(root, func(dir string, d fs.DirEntry, err error) error {
 		if err != nil || !d.IsDir() {

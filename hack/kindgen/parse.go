@@ -32,6 +32,8 @@ type Package struct {
 	Kinds []Kind
 	// Claims are the portable claim kinds, sorted by name.
 	Claims []Claim
+	// Providers are the provider kinds, sorted by name.
+	Providers []Provider
 }
 
 // Claim is one portable claim kind and its portable class.
@@ -94,11 +96,13 @@ func parsePackage(dir string) (*Package, error) {
 	if pkg != nil {
 		sort.Slice(pkg.Kinds, func(i, j int) bool { return pkg.Kinds[i].Name < pkg.Kinds[j].Name })
 		sort.Slice(pkg.Claims, func(i, j int) bool { return pkg.Claims[i].Name < pkg.Claims[j].Name })
+		sort.Slice(pkg.Providers, func(i, j int) bool { return pkg.Providers[i].Name < pkg.Providers[j].Name })
 	}
 	return pkg, nil
 }
 
-// read collects the group marker, a GroupVersion declaration and marked parameter structs.
+// read collects the group marker, a GroupVersion declaration, and marked parameter and
+// provider spec structs.
 func (p *Package) read(f *ast.File) error {
 	if f.Doc != nil {
 		for _, c := range f.Doc.List {
@@ -135,6 +139,13 @@ func (p *Package) read(f *ast.File) error {
 					return fmt.Errorf("type %s: %w", s.Name.Name, err)
 				}
 				p.Claims = append(p.Claims, claims...)
+				prov, err := readProvider(s, doc)
+				if err != nil {
+					return fmt.Errorf("type %s: %w", s.Name.Name, err)
+				}
+				if prov != nil {
+					p.Providers = append(p.Providers, *prov)
+				}
 			}
 		}
 	}
@@ -204,7 +215,9 @@ func readClaims(s *ast.TypeSpec, doc *ast.CommentGroup) ([]Claim, error) {
 }
 
 // empty reports whether the package declares no generated kind.
-func (p *Package) empty() bool { return len(p.Kinds) == 0 && len(p.Claims) == 0 }
+func (p *Package) empty() bool {
+	return len(p.Kinds) == 0 && len(p.Claims) == 0 && len(p.Providers) == 0
+}
 
 // readImmutable returns the field's immutability rule, or nil when it has none.
 func readImmutable(field *ast.Field) (*Immutable, error) {
@@ -248,7 +261,8 @@ func zeroValue(t ast.Expr) (string, error) {
 	return "", fmt.Errorf("%s applies to string, bool and integer fields", immutableMarker)
 }
 
-// markerArgs parses key=value pairs separated by commas; a value may be a quoted string.
+// markerArgs parses key=value pairs separated by commas; a value may be a quoted string,
+// or a raw string in backticks as kubebuilder's JSONPath takes.
 func markerArgs(s string) (map[string]string, error) {
 	args := map[string]string{}
 	for s != "" {
@@ -264,6 +278,12 @@ func markerArgs(s string) (map[string]string, error) {
 			}
 			value, _ = strconv.Unquote(quoted)
 			rest = rest[len(quoted):]
+		} else if raw, ok := strings.CutPrefix(rest, "`"); ok {
+			end := strings.IndexByte(raw, '`')
+			if end < 0 {
+				return nil, fmt.Errorf("marker argument %s: unterminated raw string", key)
+			}
+			value, rest = raw[:end], raw[end+1:]
 		} else {
 			end := strings.IndexByte(rest, ',')
 			if end < 0 {

@@ -21,11 +21,11 @@ import (
 	"terraplane.io/terraplane/controllers/claim"
 	"terraplane.io/terraplane/controllers/claimdefinition"
 	"terraplane.io/terraplane/controllers/kubernetes"
-	"terraplane.io/terraplane/controllers/managed"
 	"terraplane.io/terraplane/controllers/moduleclass"
 	"terraplane.io/terraplane/controllers/provider"
 	"terraplane.io/terraplane/controllers/scheduler"
 	"terraplane.io/terraplane/controllers/stack"
+	"terraplane.io/terraplane/controllers/terraform"
 	"terraplane.io/terraplane/controllers/workload"
 	"terraplane.io/terraplane/internal/engine"
 	"terraplane.io/terraplane/internal/kinds"
@@ -33,6 +33,7 @@ import (
 	"terraplane.io/terraplane/internal/module"
 	"terraplane.io/terraplane/internal/remote"
 	"terraplane.io/terraplane/internal/resource"
+	"terraplane.io/terraplane/internal/runner"
 	"terraplane.io/terraplane/internal/shard"
 	"terraplane.io/terraplane/internal/statelock"
 )
@@ -114,6 +115,15 @@ type Options struct {
 	// ModuleSourceRefresh is how often a module source that names a branch, a tag or an
 	// OCI tag is looked up again; 0 means modsource.DefaultRefreshInterval.
 	ModuleSourceRefresh time.Duration
+	// Runner says where terraform runs: RunnerInProcess (this process, with its
+	// identity) or RunnerProcess (a runner process per pool, with the pool's identity);
+	// empty means RunnerInProcess.
+	Runner string
+	// RunnerBinary is the terraplane binary runner processes run; empty means this one.
+	RunnerBinary string
+	// ProviderMemoryBudget caps the resident memory of the warm provider processes of
+	// each engine (this process's, or each runner's), in bytes; 0 means no cap.
+	ProviderMemoryBudget int64
 	// AllowKubeconfigExec lets kubeconfigs read from Secrets run commands (exec,
 	// auth-provider) and read files inside the controller; off, they are refused
 	// (UnsafeKubeconfig).
@@ -137,55 +147,15 @@ var cachedSecrets = func() labels.Selector {
 
 // New builds a manager with every Terraplane controller registered.
 func New(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manager, *engine.Engine, error) {
-	if opts.MaxConcurrentReconciles <= 0 {
-		opts.MaxConcurrentReconciles = 10
-	}
-	if opts.MetricsAddr == "" {
-		opts.MetricsAddr = "0"
-	}
-	if opts.HealthAddr == "" {
-		opts.HealthAddr = "0"
-	}
-	defaultConcurrency(&opts)
-	if opts.Shards > 0 {
-		opts.LeaderElection = true
-	}
-	cfg = rest.CopyConfig(cfg)
-	if cfg.QPS == 0 {
-		// client-go's default (5 QPS, or 20 in controller-runtime) makes the API client,
-		// not terraform, the bottleneck when many claims arrive at once.
-		cfg.QPS, cfg.Burst = 200, 400
-	}
+	opts = withDefaults(opts, func() Limits { return ReadLimits(cgroupRoot) })
+	cfg = restConfig(cfg)
 	if err := modsource.ValidateAllowList(opts.ModuleSourceAllow); err != nil {
 		return nil, nil, err
 	}
 	loader := &modsource.Loader{CacheDir: filepath.Join(opts.WorkDir, ".modules"), AllowedSources: opts.ModuleSourceAllow,
 		AllowInsecure: opts.AllowInsecureModuleSources, MaxFetchBytes: opts.ModuleSourceMaxFetch, RefreshInterval: opts.ModuleSourceRefresh}
 	reg := kinds.NewRegistry(loader)
-	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
-		Scheme:                  reg.Scheme(),
-		Metrics:                 metricsOptions(opts.MetricsAddr, opts.MetricsSecure),
-		HealthProbeBindAddress:  opts.HealthAddr,
-		LeaderElection:          opts.LeaderElection,
-		LeaderElectionID:        "terraplane-controller",
-		LeaderElectionNamespace: opts.LeaderElectionNamespace,
-		// The manager gives leadership up once its reconcilers, and so their terraform
-		// runs, have stopped: the next leader takes over at once, not after the Lease
-		// expires, and never while a run of this one is in flight.
-		LeaderElectionReleaseOnCancel: true,
-		// Terraform state Secrets (kubernetes backend, label tfstate=true) are never read
-		// through the cache; leaving them out spares the API server a watch event per
-		// state write and the controller a copy of every state.
-		Cache: cache.Options{ByObject: map[client.Object]cache.ByObject{
-			&corev1.Secret{}: {Label: cachedSecrets},
-		}},
-		// Tests run several managers in one process; names stay unique within each.
-		// The priority queue lets user changes overtake queued drift checks (low priority).
-		// In-flight terraform gets SIGINT and engine.DefaultGracePeriod to write its
-		// state; the manager waits longer than that before it gives up on its runnables.
-		GracefulShutdownTimeout: ptr.To(engine.DefaultGracePeriod + 15*time.Second),
-		Controller:              config.Controller{SkipNameValidation: ptr.To(true), UsePriorityQueue: ptr.To(true)},
-	})
+	mgr, err := ctrl.NewManager(cfg, managerOptions(opts, reg.Scheme()))
 	if err != nil {
 		return nil, nil, fmt.Errorf("create manager: %w", err)
 	}
@@ -203,6 +173,7 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manager, *en
 		MaxConcurrentPerGroup: opts.MaxConcurrentTerraformPerProvider,
 		OnRun:                 observeRun(ctrl.Log.WithName("terraform")),
 		ProviderReuse:         opts.ProviderReuse, ProviderTTL: opts.ProviderTTL, ProviderRunsPerProcess: opts.ProviderRunsPerProcess,
+		ProviderMemoryBudget: opts.ProviderMemoryBudget, Log: ctrl.Log.WithName("providers"),
 		Locker: locker,
 	})
 	if err != nil {
@@ -219,9 +190,14 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manager, *en
 	if err != nil {
 		return nil, nil, err
 	}
-	err = managed.Setup(mgr, reg, managed.Options{
-		Runner: eng, KubeconfigPath: opts.StateKubeconfig, KubeconfigContext: opts.StateContext, DriftInterval: opts.DriftInterval,
-		UserErrorRetry: opts.UserErrorRetry, MaxConcurrentReconciles: opts.MaxConcurrentReconciles, Shards: shards, Locker: locker,
+	runs, err := runnerOf(mgr, cfg, opts, &runner.Local{Engine: eng, Locker: locker})
+	if err != nil {
+		return nil, nil, err
+	}
+	err = terraform.Setup(mgr, reg, terraform.Options{
+		Runner: runs, KubeconfigPath: opts.StateKubeconfig, KubeconfigContext: opts.StateContext, DriftInterval: opts.DriftInterval,
+		StateFromEnvironment: opts.Runner == RunnerProcess,
+		UserErrorRetry:       opts.UserErrorRetry, MaxConcurrentReconciles: opts.MaxConcurrentReconciles, Shards: shards,
 	})
 	if err != nil {
 		return nil, nil, err
@@ -266,6 +242,65 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manager, *en
 		return nil, nil, err
 	}
 	return mgr, eng, nil
+}
+
+// withDefaults fills in the options left zero: 10 reconciles per kind, metrics and
+// probes off, the cap on terraform processes from the container's limits (read only
+// when it is needed), and leader election whenever the resources are sharded.
+func withDefaults(opts Options, limits func() Limits) Options {
+	if opts.MaxConcurrentReconciles <= 0 {
+		opts.MaxConcurrentReconciles = 10
+	}
+	if opts.MetricsAddr == "" {
+		opts.MetricsAddr = "0"
+	}
+	if opts.HealthAddr == "" {
+		opts.HealthAddr = "0"
+	}
+	defaultConcurrency(&opts, limits)
+	if opts.Shards > 0 {
+		opts.LeaderElection = true
+	}
+	return opts
+}
+
+// restConfig is a copy of cfg whose rate limits, when left to client-go's default (5
+// QPS, or 20 in controller-runtime), do not make the API client, rather than
+// terraform, the bottleneck when many claims arrive at once.
+func restConfig(cfg *rest.Config) *rest.Config {
+	cfg = rest.CopyConfig(cfg)
+	if cfg.QPS == 0 {
+		cfg.QPS, cfg.Burst = 200, 400
+	}
+	return cfg
+}
+
+// managerOptions are the controller-runtime manager's options for opts.
+func managerOptions(opts Options, scheme *runtime.Scheme) ctrl.Options {
+	return ctrl.Options{
+		Scheme:                  scheme,
+		Metrics:                 metricsOptions(opts.MetricsAddr, opts.MetricsSecure),
+		HealthProbeBindAddress:  opts.HealthAddr,
+		LeaderElection:          opts.LeaderElection,
+		LeaderElectionID:        "terraplane-controller",
+		LeaderElectionNamespace: opts.LeaderElectionNamespace,
+		// The manager gives leadership up once its reconcilers, and so their terraform
+		// runs, have stopped: the next leader takes over at once, not after the Lease
+		// expires, and never while a run of this one is in flight.
+		LeaderElectionReleaseOnCancel: true,
+		// Terraform state Secrets (kubernetes backend, label tfstate=true) are never read
+		// through the cache; leaving them out spares the API server a watch event per
+		// state write and the controller a copy of every state.
+		Cache: cache.Options{ByObject: map[client.Object]cache.ByObject{
+			&corev1.Secret{}: {Label: cachedSecrets},
+		}},
+		// Tests run several managers in one process; names stay unique within each.
+		// The priority queue lets user changes overtake queued drift checks (low priority).
+		// In-flight terraform gets SIGINT and engine.DefaultGracePeriod to write its
+		// state; the manager waits longer than that before it gives up on its runnables.
+		GracefulShutdownTimeout: ptr.To(engine.DefaultGracePeriod + 15*time.Second),
+		Controller:              config.Controller{SkipNameValidation: ptr.To(true), UsePriorityQueue: ptr.To(true)},
+	}
 }
 
 // stateLocker takes the state locks of this process's terraform runs, reading and writing

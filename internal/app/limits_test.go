@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 func writeFiles(t *testing.T, files map[string]string) string {
@@ -86,5 +88,71 @@ func TestDefaultMaxConcurrentTerraform(t *testing.T) {
 				t.Error("no reason given")
 			}
 		})
+	}
+}
+
+// TestOwnCgroups: each hierarchy's controllers map to the process's cgroup in it, the
+// unified hierarchy under ""; malformed lines are skipped; no file gives nothing.
+func TestOwnCgroups(t *testing.T) {
+	cases := map[string]struct {
+		content string
+		want    map[string]string
+	}{
+		"v2":                 {"0::/kubepods/pod1/c1\n", map[string]string{"": "/kubepods/pod1/c1"}},
+		"v1":                 {"12:memory:/pods/p\n4:cpu,cpuacct:/pods/q\n1:name=systemd:/x\n", map[string]string{"memory": "/pods/p", "cpu": "/pods/q", "cpuacct": "/pods/q", "name=systemd": "/x"}},
+		"a path with colons": {"0::/a:b\n", map[string]string{"": "/a:b"}},
+		"malformed":          {"garbage\n3:cpu\n", map[string]string{}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			dir := writeFiles(t, map[string]string{"cgroup": tc.content})
+			if diff := cmp.Diff(tc.want, ownCgroups(filepath.Join(dir, "cgroup"))); diff != "" {
+				t.Errorf("ownCgroups (-want +got):\n%s", diff)
+			}
+		})
+	}
+	if got := ownCgroups(filepath.Join(t.TempDir(), "absent")); got != nil {
+		t.Errorf("no file: %v", got)
+	}
+}
+
+// TestReadPairAndInt: cgroup values, "max" as no limit, anything else refused.
+func TestReadPairAndInt(t *testing.T) {
+	pairs := map[string]struct {
+		quota, period int64
+		ok            bool
+	}{
+		"50000 100000\n": {50000, 100000, true},
+		"max 100000\n":   {0, 100000, true},
+		"50000\n":        {0, 0, false},
+		"x 100000\n":     {0, 0, false},
+		"50000 y\n":      {0, 0, false},
+	}
+	for content, want := range pairs {
+		q, p, ok := readPair(filepath.Join(writeFiles(t, map[string]string{"f": content}), "f"))
+		if q != want.quota || p != want.period || ok != want.ok {
+			t.Errorf("readPair(%q) = %d %d %v, want %d %d %v", content, q, p, ok, want.quota, want.period, want.ok)
+		}
+	}
+	ints := map[string]struct {
+		v  int64
+		ok bool
+	}{"1024\n": {1024, true}, "max\n": {0, true}, "-1\n": {-1, true}, "lots\n": {0, false}}
+	for content, want := range ints {
+		v, ok := readInt(filepath.Join(writeFiles(t, map[string]string{"f": content}), "f"))
+		if v != want.v || ok != want.ok {
+			t.Errorf("readInt(%q) = %d %v, want %d %v", content, v, ok, want.v, want.ok)
+		}
+	}
+	if _, _, ok := readPair("/nonexistent/cpu.max"); ok {
+		t.Error("readPair of a missing file")
+	}
+	for _, tc := range []struct {
+		quota, period int64
+		want          float64
+	}{{150000, 100000, 1.5}, {-1, 100000, 0}, {100000, 0, 0}} {
+		if got := quotaCPUs(tc.quota, tc.period); got != tc.want {
+			t.Errorf("quotaCPUs(%d, %d) = %g, want %g", tc.quota, tc.period, got, tc.want)
+		}
 	}
 }

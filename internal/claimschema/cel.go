@@ -10,18 +10,20 @@ import (
 	"github.com/zclconf/go-cty/cty"
 )
 
-// celTranslator turns a validation condition on variable name into a CEL rule on the
-// property itself (self). Only a clean subset translates; anything else is an error
-// that says what was not understood.
+// celTranslator turns a validation condition on variable name, of type ty, into a CEL
+// rule on the property itself (self). Only a clean subset translates; anything else is
+// an error that says what was not understood.
 type celTranslator struct {
 	name string
-	// locals are the names bound by enclosing for expressions.
-	locals map[string]bool
+	ty   cty.Type
+	// locals are the names bound by enclosing for expressions, with their types.
+	locals map[string]cty.Type
 }
 
-// toCEL translates the condition of a validation block of variable name.
-func toCEL(name string, cond hcl.Expression) (string, error) {
-	t := celTranslator{name: name, locals: map[string]bool{}}
+// toCEL translates the condition of a validation block of variable name, of type ty
+// (cty.DynamicPseudoType when it has none).
+func toCEL(name string, ty cty.Type, cond hcl.Expression) (string, error) {
+	t := celTranslator{name: name, ty: ty, locals: map[string]cty.Type{}}
 	return t.expr(cond)
 }
 
@@ -175,13 +177,20 @@ func (t celTranslator) quantifier(x *hclsyntax.FunctionCallExpr) (string, error)
 	if f == nil || f.KeyExpr != nil || f.CondExpr != nil || f.KeyVar != "" {
 		return "", fmt.Errorf("%s() translates only around [for v in collection : condition]", x.Name)
 	}
+	ct := t.typeOf(f.CollExpr)
+	if !ct.IsListType() && !ct.IsSetType() {
+		// CEL iterates a map's keys where terraform iterates its values
+		return "", fmt.Errorf("%s() translates only over a list or set; terraform iterates a map's or object's values, CEL its keys", x.Name)
+	}
 	coll, err := t.expr(f.CollExpr)
 	if err != nil {
 		return "", err
 	}
-	inner := celTranslator{name: t.name, locals: map[string]bool{f.ValVar: true}}
-	for k := range t.locals {
-		inner.locals[k] = true
+	inner := celTranslator{name: t.name, ty: t.ty, locals: map[string]cty.Type{f.ValVar: ct.ElementType()}}
+	for k, v := range t.locals {
+		if k != f.ValVar {
+			inner.locals[k] = v
+		}
 	}
 	cond, err := inner.expr(f.ValExpr)
 	if err != nil {
@@ -191,10 +200,54 @@ func (t celTranslator) quantifier(x *hclsyntax.FunctionCallExpr) (string, error)
 	return fmt.Sprintf("%s.%s(%s, %s)", coll, q, f.ValVar, cond), nil
 }
 
+// typeOf is the type of a reference to the variable or to a for expression's variable,
+// as far as it is known; cty.DynamicPseudoType otherwise.
+func (t celTranslator) typeOf(e hcl.Expression) cty.Type {
+	x, ok := e.(*hclsyntax.ScopeTraversalExpr)
+	if !ok {
+		return cty.DynamicPseudoType
+	}
+	tr := x.Traversal
+	ty, local := t.locals[tr.RootName()]
+	switch {
+	case local:
+		tr = tr[1:]
+	case tr.RootName() == "var" && len(tr) >= 2:
+		if attr, ok := tr[1].(hcl.TraverseAttr); !ok || attr.Name != t.name {
+			return cty.DynamicPseudoType
+		}
+		ty, tr = t.ty, tr[2:]
+	default:
+		return cty.DynamicPseudoType
+	}
+	for _, step := range tr {
+		ty = stepType(ty, step)
+	}
+	return ty
+}
+
+// stepType is the type of one attribute or index step into a value of type ty.
+func stepType(ty cty.Type, step hcl.Traverser) cty.Type {
+	switch s := step.(type) {
+	case hcl.TraverseAttr:
+		if ty.IsObjectType() && ty.HasAttribute(s.Name) {
+			return ty.AttributeType(s.Name)
+		}
+		if ty.IsMapType() {
+			return ty.ElementType()
+		}
+	case hcl.TraverseIndex:
+		if ty.IsListType() || ty.IsMapType() {
+			return ty.ElementType()
+		}
+	}
+	return cty.DynamicPseudoType
+}
+
 // traversal translates var.<name>... to self... and a for expression's variable to itself.
 func (t celTranslator) traversal(tr hcl.Traversal) (string, error) {
 	root := tr.RootName()
-	if t.locals[root] {
+	if _, local := t.locals[root]; local {
 		rest, err := steps(tr[1:])
 		return root + rest, err
 	}

@@ -39,12 +39,15 @@ type Result struct {
 	SecretRefs map[string]string
 	// Untranslated lists the validation rules terraform checks but the API server does not.
 	Untranslated []Untranslated
+	// cost is the API server's estimate of the cost of the rules kept so far.
+	cost uint64
 }
 
 // Generate builds the spec.parameters schema from a module's variables: one property
 // per variable, named as the variable; required when it has no default; its default and
-// description; its validation blocks as CEL rules where they translate. A sensitive
-// variable is replaced by <name>SecretRef {name, key}, a Secret key in the claim's namespace.
+// description; its validation blocks as CEL rules where they translate and the API
+// server accepts them (the others are listed in Untranslated). A sensitive variable is
+// replaced by <name>SecretRef {name, key}, a Secret key in the claim's namespace.
 func Generate(vars []Variable, opts Options) (*Result, error) {
 	if err := checkNames(vars, opts); err != nil {
 		return nil, err
@@ -95,8 +98,9 @@ func variableSchema(v Variable, res *Result) (apiextensionsv1.JSONSchemaProps, e
 			return p, fmt.Errorf("default: %w", err)
 		}
 	}
+	var conds []string
 	for _, val := range v.Validations {
-		rule, err := toCEL(v.Name, val.Condition)
+		rule, err := toCEL(v.Name, ty, val.Condition)
 		if err != nil {
 			res.Untranslated = append(res.Untranslated, Untranslated{Variable: v.Name, Condition: val.ConditionText, Reason: err.Error()})
 			continue
@@ -106,6 +110,10 @@ func variableSchema(v Variable, res *Result) (apiextensionsv1.JSONSchemaProps, e
 			msg = "failed the module's validation: " + strings.Join(strings.Fields(val.ConditionText), " ")
 		}
 		p.XValidations = append(p.XValidations, apiextensionsv1.ValidationRule{Rule: rule, Message: msg})
+		conds = append(conds, val.ConditionText)
+	}
+	if len(p.XValidations) > 0 {
+		keepAccepted(v.Name, &p, conds, res)
 	}
 	return p, nil
 }

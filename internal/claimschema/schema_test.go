@@ -127,15 +127,15 @@ variable "password" {
 
 func TestGenerateValidations(t *testing.T) {
 	cases := map[string]struct {
-		condition, rule, untranslated string
+		typ, condition, rule, untranslated string // typ defaults to string
 	}{
 		"length":        {condition: `length(var.v) <= 20`, rule: `size(self) <= 20`},
 		"regex":         {condition: `can(regex("^[a-z][a-z0-9-]*$", var.v))`, rule: `self.matches("^[a-z][a-z0-9-]*$")`},
 		"contains":      {condition: `contains(["dev", "prod"], var.v)`, rule: `self in ["dev", "prod"]`},
 		"combined":      {condition: `length(var.v) > 0 && !startswith(var.v, "x")`, rule: `size(self) > 0 && !self.startsWith("x")`},
 		"cidr":          {condition: `can(cidrhost(var.v, 0))`, rule: `isCIDR(self)`},
-		"alltrue":       {condition: `alltrue([for s in var.v : can(cidrhost(s.cidr, 0))])`, rule: `self.all(s, isCIDR(s.cidr))`},
-		"attribute":     {condition: `var.v.size >= 1 || var.v["name"] == "x"`, rule: `self.size >= 1 || self["name"] == "x"`},
+		"alltrue":       {typ: "list(string)", condition: `alltrue([for s in var.v : length(s) > 0])`, rule: `self.all(s, size(s) > 0)`},
+		"attribute":     {typ: "object({size = number, name = string})", condition: `var.v.size >= 1 || var.v.name == "x"`, rule: `self.size >= 1 || self.name == "x"`},
 		"other var":     {condition: `var.other != ""`, untranslated: "a reference to another variable does not translate"},
 		"template":      {condition: `var.v != "${local.x}"`, untranslated: "string templates do not translate"},
 		"function":      {condition: `lower(var.v) == var.v`, untranslated: "function lower() does not translate"},
@@ -144,7 +144,11 @@ func TestGenerateValidations(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			src := "variable \"v\" {\n  type = any\n  validation {\n    condition = " + tc.condition + "\n    error_message = \"must be\\n good.\"\n  }\n}\n"
+			typ := tc.typ
+			if typ == "" {
+				typ = "string"
+			}
+			src := "variable \"v\" {\n  type = " + typ + "\n  validation {\n    condition = " + tc.condition + "\n    error_message = \"must be\\n good.\"\n  }\n}\n"
 			_, res := generate(t, src, Options{})
 			got := res.Parameters.Properties["v"].XValidations
 			if tc.untranslated != "" {

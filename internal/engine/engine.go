@@ -14,6 +14,7 @@ import (
 	"text/template"
 	"time"
 
+	"github.com/go-logr/logr"
 	install "github.com/hashicorp/hc-install"
 	"github.com/hashicorp/hc-install/fs"
 	"github.com/hashicorp/hc-install/product"
@@ -58,6 +59,11 @@ type Options struct {
 	// ProviderRunsPerProcess is how many runs one reused provider process serves at
 	// once; 0 means plugins.DefaultRunsPerProcess.
 	ProviderRunsPerProcess int
+	// ProviderMemoryBudget caps the resident memory of the warm provider processes, in
+	// bytes (idle ones are stopped past it, the least recently used first); 0: no cap.
+	ProviderMemoryBudget int64
+	// Log says when a warm provider process is stopped to stay within the budget.
+	Log logr.Logger
 	// Locker, when set, holds the state lock of every workspace with a kubernetes
 	// backend (BackendConfig secret_suffix) around each command that writes its state,
 	// in place of terraform; nil leaves locking to terraform.
@@ -109,8 +115,20 @@ type Engine struct {
 	inits       initCache    // one init per module, copied to its other workspaces
 	initsShared atomic.Int64 // inits copied rather than run
 
-	plugins *plugins.Pool                  // nil without provider reuse
+	plugins ProviderPool                   // plugins.Off without provider reuse
 	lent    map[string]tfexec.ReattachInfo // providers lent, per workspace
+}
+
+// ProviderPool lends terraform runs warm provider processes: a *plugins.Pool with
+// provider reuse on, plugins.Off (which lends none) with it off.
+type ProviderPool interface {
+	// Acquire lends a process for each of providers to one run, which gives them back
+	// with Lease.Release; a Lease with no Reattach leaves terraform to start its own.
+	Acquire(ctx context.Context, providers []plugins.Provider, env map[string]string, config []byte, types []string) (*plugins.Lease, error)
+	// Started counts the provider processes started so far.
+	Started() int
+	// Stop ends the processes, those lent as their runs end.
+	Stop()
 }
 
 // New finds terraform and prepares the work directory and CLI configuration.
@@ -139,7 +157,8 @@ func New(ctx context.Context, opts Options) (*Engine, error) {
 	for _, f := range leftovers {
 		_ = os.Remove(f)
 	}
-	e := &Engine{opts: opts, execPath: execPath, slots: make(chan struct{}, opts.MaxConcurrent)}
+	e := &Engine{opts: opts, execPath: execPath, slots: make(chan struct{}, opts.MaxConcurrent), plugins: plugins.Off{},
+		lent: map[string]tfexec.ReattachInfo{}}
 	if _, err = terraformVersion(ctx, execPath, opts.WorkDir); err != nil { // a broken binary fails here, not in every reconcile
 		return nil, err
 	}
@@ -150,20 +169,16 @@ func New(ctx context.Context, opts Options) (*Engine, error) {
 		return nil, err
 	}
 	if opts.ProviderReuse {
-		if e.plugins, err = plugins.NewPool(os.TempDir(), plugins.Options{TTL: opts.ProviderTTL, RunsPerProcess: opts.ProviderRunsPerProcess}); err != nil {
+		if e.plugins, err = plugins.NewPool(os.TempDir(), plugins.Options{TTL: opts.ProviderTTL, RunsPerProcess: opts.ProviderRunsPerProcess,
+			MemoryBudget: opts.ProviderMemoryBudget, Log: opts.Log}); err != nil {
 			return nil, err
 		}
-		e.lent = map[string]tfexec.ReattachInfo{}
 	}
 	return e, nil
 }
 
 // Stop stops the provider processes kept warm (those in use as their runs end).
-func (e *Engine) Stop() {
-	if e.plugins != nil {
-		e.plugins.Stop()
-	}
-}
+func (e *Engine) Stop() { e.plugins.Stop() }
 
 // FindTerraform locates the terraform (or OpenTofu) binary with hc-install: path may be
 // a file, or a binary name looked up on PATH such as "tofu"; empty means terraform.
@@ -259,9 +274,4 @@ func (e *Engine) group(name string) chan struct{} {
 
 // ProvidersStarted counts the provider processes started to be kept warm (0 without
 // provider reuse).
-func (e *Engine) ProvidersStarted() int {
-	if e.plugins == nil {
-		return 0
-	}
-	return e.plugins.Started()
-}
+func (e *Engine) ProvidersStarted() int { return e.plugins.Started() }

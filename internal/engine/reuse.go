@@ -19,16 +19,20 @@ import (
 )
 
 // prepareWithProviders is prepare for the verbs that run providers (plan, apply,
-// destroy, show): with provider reuse on, it also lends the workspace warm provider
-// processes for as long as the slot is held.
+// destroy, show): it also lends the workspace warm provider processes, if the pool has
+// any to lend (provider reuse on), for as long as the slot is held.
 func (e *Engine) prepareWithProviders(ctx context.Context, ws Workspace) (*tfexec.Terraform, func(), error) {
 	tf, done, err := e.prepare(ctx, ws)
-	if err != nil || e.plugins == nil {
+	if err != nil {
 		return tf, done, err
 	}
 	providers, err := installedProviders(e.Dir(ws.ID))
-	if err != nil || len(providers) == 0 {
-		return tf, done, err
+	if err != nil {
+		done() // the caller has no slot to give back
+		return nil, nil, err
+	}
+	if len(providers) == 0 {
+		return tf, done, nil
 	}
 	lease, err := e.plugins.Acquire(ctx, providers, e.env(ws), providerConfig(ws), e.namedTypes(ws))
 	if err != nil {
@@ -202,10 +206,11 @@ var schemaMissing = regexp.MustCompile(`no schema available for \S+ while readin
 // describingAll runs verb, and runs it again with every type of the providers described
 // when terraform missed the schema of a type that only the state holds (a resource the
 // configuration no longer has): terraform stops at that before it changes anything.
-// The workspace keeps every type described from then on.
+// The workspace keeps every type described from then on. (Without provider reuse
+// terraform is told of every type already: the second run fails alike, once.)
 func describingAll[T any](e *Engine, ws Workspace, verb func() (T, error)) (T, error) {
 	v, err := verb()
-	if err == nil || e.plugins == nil || !schemaMissing.MatchString(err.Error()) {
+	if err == nil || !schemaMissing.MatchString(err.Error()) {
 		return v, err
 	}
 	marker := filepath.Join(e.Dir(ws.ID), fullSchemaFile)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"terraplane.io/terraplane/internal/devenv"
+	"terraplane.io/terraplane/internal/plugins"
 )
 
 // petModule uses the real random provider: a provider process terraform would start on
@@ -32,7 +33,7 @@ func reuseEngine(t *testing.T) *Engine {
 	}
 	mirror := devenv.PluginMirror()
 	if _, err := os.Stat(filepath.Join(mirror, "registry.terraform.io", "hashicorp", "random")); err != nil {
-		t.Fatalf("the random provider is not in %s: run `make tools`", mirror)
+		t.Fatalf("the random provider is not in %s: run `make tools-test`", mirror)
 	}
 	e, err := New(context.Background(), Options{WorkDir: t.TempDir(), PluginMirror: mirror, ProviderReuse: true})
 	if err != nil {
@@ -95,8 +96,9 @@ func TestProviderReuse(t *testing.T) {
 	}
 	addr := provs[0].Address
 	// a process that crashed while idle is replaced
+	pool := e.plugins.(*plugins.Pool)
 	before := e.plugins.Started()
-	for _, pid := range e.plugins.PIDs() {
+	for _, pid := range pool.PIDs() {
 		_ = syscall.Kill(pid, syscall.SIGKILL)
 		for syscall.Kill(pid, 0) == nil { // until the pool has seen it exit
 			time.Sleep(10 * time.Millisecond)
@@ -119,7 +121,7 @@ func TestProviderReuse(t *testing.T) {
 	if pid := lent.Reattach[addr].Pid; pid == os.Getpid() || pid == 0 {
 		t.Fatalf("terraform is given pid %d for the provider", pid)
 	}
-	pids := append(e.plugins.PIDs(), lent.Reattach[addr].Pid)
+	pids := append(pool.PIDs(), lent.Reattach[addr].Pid)
 	e.Stop()
 	if _, err := os.Stat(lent.Reattach[addr].Addr.String); err != nil {
 		t.Fatalf("the socket of a lent process is gone after Stop: %v", err)

@@ -36,9 +36,9 @@ var (
 // credential in any connection Secret.
 func (c cloud) kind(gvk, class schema.GroupVersionKind, dir string, keys map[string]string, recover recoverFunc, meets map[schema.GroupVersionKind]registry.Configurator) registry.ManagedKind {
 	return registry.ManagedKind{
-		GVK: gvk, ClassGVK: class, ProviderGVK: c.provider,
-		Modules: tfmodules.FS, ModuleDir: dir, ResolveProvider: c.resolve,
-		ConnectionKeys: keys, RecoverCreate: recover, Meets: meets,
+		GVK: gvk, ClassGVK: class, ProviderGVK: c.provider, Meets: meets,
+		Terraform: &registry.TerraformKind{Modules: tfmodules.FS, ModuleDir: dir, ResolveProvider: c.resolve,
+			ConnectionKeys: keys, RecoverCreate: recover},
 	}
 }
 

@@ -85,7 +85,7 @@ func planCases(t *testing.T, reg *registry.Registry, c client.Client, eng *engin
 			}
 			if missing := (module.ProviderSources{Mirror: mirror}).Unavailable(context.Background(), reqs); len(missing) > 0 {
 				t.Fatalf("%s cannot be planned: %s. Put the provider in %s (unpacked: <source>/<version>/<os_arch>/, or the release zip) and run make test-cloud-plan again",
-					k.ModuleDir, strings.Join(missing, "; "), mirror)
+					k.Terraform.ModuleDir, strings.Join(missing, "; "), mirror)
 			}
 			if strings.HasSuffix(tc.managed.Group, ".azure.terraplane.io") {
 				requireEnv(t, "ARM_SUBSCRIPTION_ID", "ARM_TENANT_ID", "ARM_CLIENT_ID", "ARM_CLIENT_SECRET")

@@ -137,7 +137,7 @@ func recoverCase(t *testing.T, name string) []string {
 	c := fake.NewClientBuilder().WithScheme(reg.Scheme()).WithObjects(testCloudProviders(t, reg.Scheme())...).Build()
 	tc := cloudCases[slices.IndexFunc(cloudCases, func(c cloudCase) bool { return c.name == name })]
 	k, _ := reg.Managed(tc.managed)
-	if k.RecoverCreate == nil {
+	if k.Terraform.RecoverCreate == nil {
 		t.Fatalf("%s has no create recovery", tc.managed.Kind)
 	}
 	mg := provision(t, reg, k, tc)
@@ -149,11 +149,11 @@ func recoverCase(t *testing.T, name string) []string {
 	if err != nil {
 		t.Fatalf("render: %v", err)
 	}
-	imports, ok := k.RecoverCreate(mg, ws.Provider)
+	imports, ok := k.Terraform.RecoverCreate(mg, ws.Provider)
 	if !ok {
 		t.Fatal("no recovery for a resource named after its claim")
 	}
-	main, err := fs.ReadFile(k.Modules, k.ModuleDir+"/main.tf")
+	main, err := fs.ReadFile(k.Terraform.Modules, k.Terraform.ModuleDir+"/main.tf")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,7 +162,7 @@ func recoverCase(t *testing.T, name string) []string {
 		typ, rest, _ := strings.Cut(im.Address, ".")
 		res := regexp.MustCompile(`^\w+`).FindString(rest)
 		if !strings.Contains(string(main), fmt.Sprintf("resource %q %q", typ, res)) {
-			t.Errorf("the module %s has no resource %s.%s", k.ModuleDir, typ, res)
+			t.Errorf("the module %s has no resource %s.%s", k.Terraform.ModuleDir, typ, res)
 		}
 		got = append(got, im.Address+"="+im.ID)
 	}

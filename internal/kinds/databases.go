@@ -31,16 +31,18 @@ var (
 // postgresqlDatabase is a database and its owner role on an existing PostgreSQL server.
 func postgresqlDatabase() registry.ManagedKind {
 	return registry.ManagedKind{
-		GVK:             pgdbv1.DatabaseGroupVersionKind,
-		ClassGVK:        pgdbv1.DatabaseClassGroupVersionKind,
-		ProviderGVK:     pgv1.ProviderGroupVersionKind,
-		Modules:         tfmodules.FS,
-		ModuleDir:       "postgresql/database",
-		ResolveProvider: resolvePostgreSQLProvider,
-		ConnectionKeys:  databaseConnectionKeys,
-		RecoverCreate:   rerunCreate,
-		// converge re-runs the idempotent SQL that makes the database match its inputs.
-		HarmlessReplacements: []string{"terraform_data.converge"},
+		GVK:         pgdbv1.DatabaseGroupVersionKind,
+		ClassGVK:    pgdbv1.DatabaseClassGroupVersionKind,
+		ProviderGVK: pgv1.ProviderGroupVersionKind,
+		Terraform: &registry.TerraformKind{
+			Modules:         tfmodules.FS,
+			ModuleDir:       "postgresql/database",
+			ResolveProvider: resolvePostgreSQLProvider,
+			ConnectionKeys:  databaseConnectionKeys,
+			RecoverCreate:   rerunCreate,
+			// converge re-runs the idempotent SQL that makes the database match its inputs.
+			HarmlessReplacements: []string{"terraform_data.converge"},
+		},
 		Meets: map[schema.GroupVersionKind]registry.Configurator{PostgreSQLInstanceGVK: configurator(
 			func(claim *databasev1.PostgreSQLInstance, class *pgdbv1.DatabaseClass, db *pgdbv1.Database) error {
 				return fillDatabase("PostgreSQL", claim, claim.Spec.DatabaseParameters, class.Name, &db.Spec.ForProvider.DatabaseName, &db.Spec.ForProvider.RoleName, db.Spec.ForProvider.EngineVersion)
@@ -51,17 +53,19 @@ func postgresqlDatabase() registry.ManagedKind {
 // mysqlDatabase is a database and its owner user on an existing MySQL or MariaDB server.
 func mysqlDatabase() registry.ManagedKind {
 	return registry.ManagedKind{
-		GVK:             mysqldbv1.DatabaseGroupVersionKind,
-		ClassGVK:        mysqldbv1.DatabaseClassGroupVersionKind,
-		ProviderGVK:     mysqlv1.ProviderGroupVersionKind,
-		Modules:         tfmodules.FS,
-		ModuleDir:       "mysql/database",
-		ResolveProvider: resolveMySQLProvider,
-		ObserveInputs:   observeMySQL,
-		ConnectionKeys:  databaseConnectionKeys,
-		RecoverCreate:   rerunCreate,
-		// converge re-runs the idempotent SQL that makes the database match its inputs.
-		HarmlessReplacements: []string{"terraform_data.converge"},
+		GVK:         mysqldbv1.DatabaseGroupVersionKind,
+		ClassGVK:    mysqldbv1.DatabaseClassGroupVersionKind,
+		ProviderGVK: mysqlv1.ProviderGroupVersionKind,
+		Terraform: &registry.TerraformKind{
+			Modules:         tfmodules.FS,
+			ModuleDir:       "mysql/database",
+			ResolveProvider: resolveMySQLProvider,
+			ObserveInputs:   observeMySQL,
+			ConnectionKeys:  databaseConnectionKeys,
+			RecoverCreate:   rerunCreate,
+			// converge re-runs the idempotent SQL that makes the database match its inputs.
+			HarmlessReplacements: []string{"terraform_data.converge"},
+		},
 		Meets: map[schema.GroupVersionKind]registry.Configurator{MySQLInstanceGVK: configurator(
 			func(claim *databasev1.MySQLInstance, class *mysqldbv1.DatabaseClass, db *mysqldbv1.Database) error {
 				return fillDatabase("MySQL", claim, claim.Spec.DatabaseParameters, class.Name, &db.Spec.ForProvider.DatabaseName, &db.Spec.ForProvider.RoleName, db.Spec.ForProvider.EngineVersion)

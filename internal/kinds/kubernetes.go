@@ -26,7 +26,6 @@ func object() registry.ManagedKind {
 		GVK:         ObjectGVK,
 		ClassGVK:    kubernetesv1.GroupVersion.WithKind("ObjectClass"),
 		ProviderGVK: kubernetesv1.GroupVersion.WithKind("ProviderConfig"),
-		Native:      true,
 	}
 }
 
@@ -35,7 +34,6 @@ func cluster() registry.ManagedKind {
 	return registry.ManagedKind{
 		GVK:         ClusterGVK,
 		ProviderGVK: kubernetesv1.GroupVersion.WithKind("ProviderConfig"),
-		Native:      true,
 	}
 }
 

@@ -20,11 +20,11 @@ import (
 // and every resource and data source belongs to a provider it requires.
 func TestBundledModulesReferences(t *testing.T) {
 	for _, k := range NewRegistry(nil).TerraformKinds() {
-		if k.LoadModule != nil {
+		if k.Terraform.LoadModule != nil {
 			continue
 		}
-		t.Run(k.ModuleDir, func(t *testing.T) {
-			m, err := module.Load(k.Modules, k.ModuleDir)
+		t.Run(k.Terraform.ModuleDir, func(t *testing.T) {
+			m, err := module.Load(k.Terraform.Modules, k.Terraform.ModuleDir)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -32,7 +32,7 @@ func TestBundledModulesReferences(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			decl, bodies := declarations(t, k.ModuleDir)
+			decl, bodies := declarations(t, k.Terraform.ModuleDir)
 			for _, b := range bodies {
 				checkReferences(t, b, decl, nil)
 			}
@@ -43,7 +43,7 @@ func TestBundledModulesReferences(t *testing.T) {
 				}
 				local, _, _ := strings.Cut(typ, "_") // terraform_* are terraform's own
 				if !slices.ContainsFunc(reqs, func(p module.ProviderRequirement) bool { return p.Name == local }) {
-					t.Errorf("%s belongs to provider %s, which %s does not require", addr, local, k.ModuleDir)
+					t.Errorf("%s belongs to provider %s, which %s does not require", addr, local, k.Terraform.ModuleDir)
 				}
 			}
 		})

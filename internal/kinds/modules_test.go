@@ -28,30 +28,30 @@ var providerInputs = map[string][]string{
 func TestBundledModulesMatchRegistrations(t *testing.T) {
 	r := NewRegistry(nil)
 	for _, k := range r.TerraformKinds() {
-		if k.LoadModule != nil {
+		if k.Terraform.LoadModule != nil {
 			continue // the module is chosen per resource
 		}
 		t.Run(k.GVK.String(), func(t *testing.T) {
-			m, err := module.Load(k.Modules, k.ModuleDir)
+			m, err := module.Load(k.Terraform.Modules, k.Terraform.ModuleDir)
 			if err != nil {
-				t.Fatalf("module %s: %v", k.ModuleDir, err)
+				t.Fatalf("module %s: %v", k.Terraform.ModuleDir, err)
 			}
 			fields := forProviderFields(t, k)
 			for _, f := range fields {
 				if _, ok := m.Variable(render.Snake(f)); !ok {
-					t.Errorf("forProvider.%s has no variable %s in %s", f, render.Snake(f), k.ModuleDir)
+					t.Errorf("forProvider.%s has no variable %s in %s", f, render.Snake(f), k.Terraform.ModuleDir)
 				}
 			}
 			for _, v := range m.Variables {
 				fromField := slices.ContainsFunc(fields, func(f string) bool { return render.Snake(f) == v.Name })
 				supplied := fromField || slices.Contains(providerInputs[k.ProviderGVK.Group], v.Name)
 				if v.Required && !supplied {
-					t.Errorf("variable %s of %s is required, but neither forProvider nor the Provider supplies it", v.Name, k.ModuleDir)
+					t.Errorf("variable %s of %s is required, but neither forProvider nor the Provider supplies it", v.Name, k.Terraform.ModuleDir)
 				}
 			}
-			for output, key := range k.ConnectionKeys {
+			for output, key := range k.Terraform.ConnectionKeys {
 				if _, ok := m.Output(output); !ok {
-					t.Errorf("connection key %s maps output %s, which %s does not declare", key, output, k.ModuleDir)
+					t.Errorf("connection key %s maps output %s, which %s does not declare", key, output, k.Terraform.ModuleDir)
 				}
 			}
 		})

@@ -19,19 +19,21 @@ import (
 // (connectionCredentials: Provider, for S3-compatible servers without IAM such as MinIO).
 func s3Bucket() registry.ManagedKind {
 	return registry.ManagedKind{
-		GVK:             awsstoragev1.S3BucketGroupVersionKind,
-		ClassGVK:        awsstoragev1.S3BucketClassGroupVersionKind,
-		ProviderGVK:     awsv1.ProviderGroupVersionKind,
-		Modules:         tfmodules.FS,
-		ModuleDir:       "aws/s3bucket",
-		ResolveProvider: resolveAWSProvider,
-		RecoverCreate:   recoverS3Bucket,
-		ConnectionKeys: map[string]string{
-			"endpoint": "endpoint", "bucket": "bucket", "region": "region",
-			"access_key_id": "accessKeyID", "secret_access_key": "secretAccessKey",
+		GVK:         awsstoragev1.S3BucketGroupVersionKind,
+		ClassGVK:    awsstoragev1.S3BucketClassGroupVersionKind,
+		ProviderGVK: awsv1.ProviderGroupVersionKind,
+		Meets:       map[schema.GroupVersionKind]registry.Configurator{BucketGVK: configurator(configureS3Bucket)},
+		Terraform: &registry.TerraformKind{
+			Modules:         tfmodules.FS,
+			ModuleDir:       "aws/s3bucket",
+			ResolveProvider: resolveAWSProvider,
+			RecoverCreate:   recoverS3Bucket,
+			ConnectionKeys: map[string]string{
+				"endpoint": "endpoint", "bucket": "bucket", "region": "region",
+				"access_key_id": "accessKeyID", "secret_access_key": "secretAccessKey",
+			},
+			ProviderConnectionKeys: []string{awsv1.CredentialsAccessKeyID, awsv1.CredentialsSecretAccessKey},
 		},
-		ProviderConnectionKeys: []string{awsv1.CredentialsAccessKeyID, awsv1.CredentialsSecretAccessKey},
-		Meets:                  map[schema.GroupVersionKind]registry.Configurator{BucketGVK: configurator(configureS3Bucket)},
 	}
 }
 

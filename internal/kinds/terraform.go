@@ -26,28 +26,33 @@ var ModuleGVK = terraformv1.GroupVersion.WithKind("Module")
 
 func moduleKind(loader *modsource.Loader) registry.ManagedKind {
 	return registry.ManagedKind{
-		GVK:                ModuleGVK,
-		ClassGVK:           terraformv1.GroupVersion.WithKind("ModuleClass"),
-		ProviderGVK:        terraformv1.GroupVersion.WithKind("ProviderConfig"),
-		ResolveProvider:    resolveProviderConfigs,
-		ResolveVariables:   resolveModuleVariables,
-		WatchedObjects:     moduleWatchedObjects,
-		InputsAreVariables: true,
-		LoadModule: func(ctx context.Context, c client.Client, mg resource.Managed) (*module.Module, error) {
-			return loader.Load(ctx, c, mg.GetNamespace(), mg.(*terraformv1.Module).Spec.Source)
-		},
-		ConnectionKeysFor: func(mg resource.Managed) map[string]string {
-			m := mg.(*terraformv1.Module)
-			keys := map[string]string{}
-			for _, c := range m.Spec.Connection {
-				keys[c.FromOutput] = c.ToKey
-			}
-			if len(keys) == 0 {
-				return nil // every output under its own name
-			}
-			return keys
+		GVK:         ModuleGVK,
+		ClassGVK:    terraformv1.GroupVersion.WithKind("ModuleClass"),
+		ProviderGVK: terraformv1.GroupVersion.WithKind("ProviderConfig"),
+		Terraform: &registry.TerraformKind{
+			ResolveProvider:    resolveProviderConfigs,
+			ResolveVariables:   resolveModuleVariables,
+			WatchedObjects:     moduleWatchedObjects,
+			InputsAreVariables: true,
+			LoadModule: func(ctx context.Context, c client.Client, mg resource.Managed) (*module.Module, error) {
+				return loader.Load(ctx, c, mg.GetNamespace(), mg.(*terraformv1.Module).Spec.Source)
+			},
+			ConnectionKeysFor: moduleConnectionKeys,
 		},
 	}
+}
+
+// moduleConnectionKeys maps a Module's outputs to connection keys as its spec.connection
+// says; nil (no mapping) puts every output under its own name.
+func moduleConnectionKeys(mg resource.Managed) map[string]string {
+	keys := map[string]string{}
+	for _, c := range mg.(*terraformv1.Module).Spec.Connection {
+		keys[c.FromOutput] = c.ToKey
+	}
+	if len(keys) == 0 {
+		return nil
+	}
+	return keys
 }
 
 // configureModule makes a Module for any claim: the class's module, providers, connection

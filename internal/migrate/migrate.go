@@ -99,7 +99,7 @@ func Migrate(ctx context.Context, t Tools, o Options) (*terraformv1.Module, erro
 	if err := t.pushState(ctx, mg, state); err != nil {
 		return nil, err
 	}
-	patch := []byte(fmt.Sprintf(`{"metadata":{"annotations":{%q:null}}}`, resource.PausedAnnotation))
+	patch := []byte(fmt.Sprintf(`{"metadata":{"annotations":{%q:null}}}`, common.PausedAnnotation))
 	if err := t.Client.Patch(ctx, mg, client.RawPatch(types.MergePatchType, patch)); err != nil {
 		return nil, fmt.Errorf("unpause module: %w", err)
 	}
@@ -151,7 +151,7 @@ func (t Tools) createPaused(ctx context.Context, o Options, mod *module.Module, 
 	}
 	mg := &terraformv1.Module{
 		ObjectMeta: metav1.ObjectMeta{Name: o.Name, Namespace: o.Namespace, Annotations: map[string]string{
-			resource.AdoptedAnnotation: "true", resource.PausedAnnotation: "true",
+			common.AdoptedAnnotation: "true", common.PausedAnnotation: "true",
 		}},
 		Spec: terraformv1.ModuleSpec{
 			ManagedSpec: common.ManagedSpec{ReclaimPolicy: common.ReclaimRetain},

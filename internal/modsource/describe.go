@@ -47,7 +47,7 @@ func Validate(m *module.Module, tmpl terraformv1.ModuleClassSpecTemplate, fromCl
 	for _, in := range tmpl.Inputs {
 		supplied[in.ToVariable] = true
 		if _, ok := m.Variable(in.ToVariable); !ok {
-			problems = append(problems, fmt.Sprintf("input %s maps to unknown variable %q", in.FromFieldPath, in.ToVariable))
+			problems = append(problems, fmt.Sprintf("input %s maps to unknown variable %q", inputSource(in), in.ToVariable))
 		}
 	}
 	for _, from := range tmpl.VariablesFrom {
@@ -74,4 +74,12 @@ func Validate(m *module.Module, tmpl terraformv1.ModuleClassSpecTemplate, fromCl
 		return fmt.Errorf("%s", strings.Join(problems, "; "))
 	}
 	return nil
+}
+
+// inputSource names where an input mapping reads its value, as a problem shows it.
+func inputSource(in terraformv1.InputMapping) string {
+	if in.FromFieldPath == "" && in.FromClusterLabel != "" {
+		return "from cluster label " + in.FromClusterLabel
+	}
+	return in.FromFieldPath
 }

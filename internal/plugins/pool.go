@@ -5,13 +5,16 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
+	"github.com/go-logr/logr"
 	"github.com/hashicorp/terraform-exec/tfexec"
 )
 
@@ -34,6 +37,16 @@ type Options struct {
 	// DefaultRunsPerProcess. Runs that share a process share its key, so they configure
 	// it alike.
 	RunsPerProcess int
+	// Starter starts the provider processes; nil runs their binaries, each behind a
+	// proxy that answers pure calls from a cache shared by the pool's processes.
+	Starter Starter
+	// MemoryBudget caps the resident memory of the pool's processes, in bytes: past it,
+	// idle processes are stopped, the least recently used first; 0 means no cap.
+	MemoryBudget int64
+	// RSS reads a process's resident memory in bytes; nil reads /proc.
+	RSS func(pid int) int64
+	// Log says when a process is stopped to stay within the memory budget.
+	Log logr.Logger
 }
 
 // Provider is one provider a workspace uses: its address and installed binary.
@@ -48,16 +61,28 @@ type Provider struct {
 type Pool struct {
 	opts    Options
 	dir     string
-	cache   *answers
+	now     func() time.Time
+	kills   sync.WaitGroup // processes being killed
 	mu      sync.Mutex
 	live    map[string][]*process // processes that may take more runs, by key
 	started int                   // processes started so far
+	evicted int                   // processes stopped for the memory budget
 	stopped bool
 	done    chan struct{}
 }
 
 // NewPool returns a pool whose proxy sockets live in a private directory under dir.
 func NewPool(dir string, opts Options) (*Pool, error) {
+	p, err := newPool(dir, opts, time.Now)
+	if err != nil {
+		return nil, err
+	}
+	go p.janitor()
+	return p, nil
+}
+
+// newPool is NewPool reading the time from now, without its janitor.
+func newPool(dir string, opts Options, now func() time.Time) (*Pool, error) {
 	if opts.TTL <= 0 {
 		opts.TTL = DefaultTTL
 	}
@@ -70,6 +95,12 @@ func NewPool(dir string, opts Options) (*Pool, error) {
 	if opts.RunsPerProcess <= 0 {
 		opts.RunsPerProcess = DefaultRunsPerProcess
 	}
+	if opts.RSS == nil {
+		opts.RSS = residentMemory
+	}
+	if opts.Log.GetSink() == nil {
+		opts.Log = logr.Discard()
+	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
 	}
@@ -77,9 +108,10 @@ func NewPool(dir string, opts Options) (*Pool, error) {
 	if err != nil {
 		return nil, fmt.Errorf("provider socket directory: %w", err)
 	}
-	p := &Pool{opts: opts, dir: sockets, cache: &answers{}, live: map[string][]*process{}, done: make(chan struct{})}
-	go p.janitor()
-	return p, nil
+	if opts.Starter == nil {
+		opts.Starter = execStarter{cache: &answers{}}
+	}
+	return &Pool{opts: opts, dir: sockets, now: now, live: map[string][]*process{}, done: make(chan struct{})}, nil
 }
 
 // Lease is the provider processes one terraform run uses, and how terraform reaches them.
@@ -95,21 +127,22 @@ type Lease struct {
 // types its processes tell terraform of.
 func Key(binary string, env map[string]string, config []byte, types []string) string {
 	h := sha256.New()
-	keys := make([]string, 0, len(env))
-	for k := range env {
-		keys = append(keys, k)
+	// every part is length-prefixed: no value can pass for another split
+	field := func(s string) { fmt.Fprintf(h, "%d:%s", len(s), s) }
+	field(binary)
+	fmt.Fprintf(h, "%d;", len(env))
+	for _, k := range slices.Sorted(maps.Keys(env)) {
+		field(k)
+		field(env[k])
 	}
-	sort.Strings(keys)
-	fmt.Fprintf(h, "%s\x00", binary)
-	for _, k := range keys {
-		fmt.Fprintf(h, "%s=%s\x00", k, env[k])
-	}
-	h.Write(config)
+	field(string(config))
 	if types == nil {
-		h.Write([]byte("\x00all types"))
-	}
-	for _, t := range slices.Sorted(slices.Values(types)) {
-		fmt.Fprintf(h, "\x00%s", t)
+		h.Write([]byte("all types"))
+	} else {
+		fmt.Fprintf(h, "%d;", len(types))
+		for _, t := range slices.Sorted(slices.Values(types)) {
+			field(t)
+		}
 	}
 	return hex.EncodeToString(h.Sum(nil))
 }
@@ -129,14 +162,14 @@ func (p *Pool) Acquire(ctx context.Context, providers []Provider, env map[string
 	for _, prov := range providers {
 		proc, err := p.get(ctx, prov, Key(prov.Binary, env, config, types), env, want)
 		if err != nil {
-			l.Release(false)
+			l.Release(true) // never used: the processes got so far serve on
 			return nil, err
 		}
 		l.procs = append(l.procs, proc)
 		// Pid is the provider's own: terraform's plugin client kills the process it is
 		// given when it cannot reach the address, and it must never be the controller.
 		// Test keeps terraform from stopping the provider when its run ends.
-		l.Reattach[prov.Address] = tfexec.ReattachConfig{Protocol: "grpc", ProtocolVersion: proc.protocol, Pid: proc.cmd.Process.Pid, Test: true,
+		l.Reattach[prov.Address] = tfexec.ReattachConfig{Protocol: "grpc", ProtocolVersion: proc.handle.Protocol(), Pid: proc.handle.Pid(), Test: true,
 			Addr: tfexec.ReattachConfigAddr{Network: "unix", String: proc.socket}}
 	}
 	return l, nil
@@ -154,9 +187,10 @@ func (p *Pool) get(ctx context.Context, prov Provider, key string, env map[strin
 	proc := p.leastBusy(key)
 	if proc == nil {
 		p.started++
-		proc = newProcess(key, prov.Address, filepath.Join(p.dir, fmt.Sprintf("p%d.sock", p.started)))
+		proc = newProcess(key, prov.Address, filepath.Join(p.dir, fmt.Sprintf("p%d.sock", p.started)), p.now())
 		p.live[key] = append(p.live[key], proc)
-		go proc.start(prov.Binary, env, p.cache, types, func() bool { return p.stopAsked(proc) })
+		launch := Launch{Provider: prov, Env: env, Socket: proc.socket, Types: types, Stopping: func() bool { return p.stopAsked(proc) }}
+		go proc.start(p.opts.Starter, launch)
 	}
 	proc.runs++
 	p.mu.Unlock()
@@ -197,7 +231,7 @@ func (p *Pool) retire(proc *process) {
 		delete(p.live, proc.key)
 	}
 	if proc.runs == 0 {
-		go proc.kill()
+		p.kills.Go(proc.kill)
 	}
 }
 
@@ -239,14 +273,72 @@ func (p *Pool) giveBack(proc *process, healthy bool) {
 		proc.stops-- // an interrupted run: the one that asked to stop, as far as can be told
 	}
 	proc.uses++
-	proc.lastUsed = time.Now()
-	worn := proc.uses >= p.opts.MaxUses || time.Since(proc.started) > p.opts.TTL
+	proc.lastUsed = p.now()
+	worn := proc.uses >= p.opts.MaxUses || proc.lastUsed.Sub(proc.started) > p.opts.TTL
 	switch {
 	case proc.retired && proc.runs == 0:
-		go proc.kill()
+		p.kills.Go(proc.kill)
 	case !proc.retired && (!healthy || p.stopped || !proc.alive() || worn):
 		p.retire(proc)
 	}
+	p.fitBudget()
+}
+
+// fitBudget stops idle processes, the least recently used first, while the pool's
+// processes hold more memory than its budget. The caller holds p.mu.
+func (p *Pool) fitBudget() {
+	if p.opts.MemoryBudget <= 0 {
+		return
+	}
+	rss := map[*process]int64{}
+	var total int64
+	for _, procs := range p.live {
+		for _, proc := range procs {
+			if pid, ok := proc.pid(); ok {
+				rss[proc] = p.opts.RSS(pid)
+				total += rss[proc]
+			}
+		}
+	}
+	for total > p.opts.MemoryBudget {
+		var lru *process
+		for proc := range rss {
+			if proc.runs == 0 && !proc.retired && (lru == nil || proc.lastUsed.Before(lru.lastUsed)) {
+				lru = proc
+			}
+		}
+		if lru == nil {
+			return // every process is in use: the budget is exceeded until runs end
+		}
+		p.opts.Log.Info("stopped a warm provider process to stay within the memory budget", "provider", lru.address,
+			"rssMiB", rss[lru]>>20, "totalMiB", total>>20, "budgetMiB", p.opts.MemoryBudget>>20)
+		p.retire(lru)
+		p.evicted++
+		total -= rss[lru]
+		delete(rss, lru)
+	}
+}
+
+// Evicted counts the processes stopped to stay within the memory budget.
+func (p *Pool) Evicted() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.evicted
+}
+
+// residentMemory reads a process's resident set size from /proc; 0 when it cannot.
+func residentMemory(pid int) int64 {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+			return kb << 10
+		}
+	}
+	return 0
 }
 
 // janitor stops processes past their TTL or idle too long.
@@ -259,17 +351,24 @@ func (p *Pool) janitor() {
 			return
 		case <-t.C:
 		}
-		p.mu.Lock()
-		for _, procs := range p.live {
-			for _, proc := range slices.Clone(procs) {
-				idle := proc.runs == 0 && time.Since(proc.lastUsed) > p.opts.IdleTTL
-				if !proc.alive() || time.Since(proc.started) > p.opts.TTL || idle {
-					p.retire(proc)
-				}
+		p.sweep()
+	}
+}
+
+// sweep retires the live processes that died, outlived the TTL, or were idle too long.
+func (p *Pool) sweep() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	now := p.now()
+	for _, procs := range p.live {
+		for _, proc := range slices.Clone(procs) {
+			idle := proc.runs == 0 && now.Sub(proc.lastUsed) > p.opts.IdleTTL
+			if !proc.alive() || now.Sub(proc.started) > p.opts.TTL || idle {
+				p.retire(proc)
 			}
 		}
-		p.mu.Unlock()
 	}
+	p.fitBudget()
 }
 
 // Started counts the provider processes started so far.
@@ -305,12 +404,8 @@ func (p *Pool) PIDs() []int {
 	var out []int
 	for _, procs := range p.live {
 		for _, proc := range procs {
-			select {
-			case <-proc.ready:
-				if proc.err == nil {
-					out = append(out, proc.cmd.Process.Pid)
-				}
-			default: // still starting
+			if pid, ok := proc.pid(); ok {
+				out = append(out, pid)
 			}
 		}
 	}

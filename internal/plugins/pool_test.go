@@ -17,7 +17,7 @@ func randomProvider(t *testing.T) Provider {
 	}
 	bins, _ := filepath.Glob(filepath.Join(devenv.PluginMirror(), "registry.terraform.io", "hashicorp", "random", "*", "*", "terraform-provider-random*"))
 	if len(bins) == 0 {
-		t.Fatalf("the random provider is not in %s: run `make tools`", devenv.PluginMirror())
+		t.Fatalf("the random provider is not in %s: run `make tools-test`", devenv.PluginMirror())
 	}
 	return Provider{Address: "registry.terraform.io/hashicorp/random", Binary: bins[0]}
 }
@@ -34,6 +34,10 @@ func testPool(t *testing.T, runs int) (Provider, *Pool) {
 	t.Cleanup(pool.Stop)
 	return prov, pool
 }
+
+// stopRequest is a run's request that the provider of proc stop, as its proxy passes it to
+// the pool: true when it goes on to the provider.
+func stopRequest(proc *process) bool { return proc.handle.(*execProcess).proxy.stopping() }
 
 // TestSharedProcesses: a process serves up to RunsPerProcess runs at once; a run's stop
 // request reaches the provider only once every run it serves has asked, and the process
@@ -62,7 +66,7 @@ func TestSharedProcesses(t *testing.T) {
 	}
 
 	shared := a.procs[0]
-	if shared.proxy.stopping() {
+	if stopRequest(shared) {
 		t.Fatal("one of two runs asked to stop, and the provider was told to")
 	}
 	if d := acquire(env); socket(d) == socket(a) {
@@ -70,7 +74,7 @@ func TestSharedProcesses(t *testing.T) {
 	} else {
 		d.Release(true)
 	}
-	if !shared.proxy.stopping() {
+	if !stopRequest(shared) {
 		t.Fatal("both runs asked to stop, and the provider was not told to")
 	}
 	a.Release(false)
@@ -78,7 +82,7 @@ func TestSharedProcesses(t *testing.T) {
 		t.Fatal("the process was killed while a run still used it")
 	}
 	b.Release(false)
-	<-shared.exited // killed once its last run ended
+	<-shared.handle.Exited() // killed once its last run ended
 	c.Release(true)
 }
 
@@ -120,11 +124,11 @@ func TestStopAfterAnInterruptedRunLeft(t *testing.T) {
 		leases = append(leases, l)
 	}
 	shared := leases[0].procs[0]
-	if shared.proxy.stopping() {
+	if stopRequest(shared) {
 		t.Fatal("the first of three runs asked to stop, and the provider was told to")
 	}
 	leases[0].Release(false)
-	if shared.proxy.stopping() {
+	if stopRequest(shared) {
 		t.Fatal("the second of three runs asked to stop while the third had not, and the provider was told to")
 	}
 	leases[1].Release(false)

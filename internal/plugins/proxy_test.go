@@ -4,63 +4,35 @@ import (
 	"context"
 	"net"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
-	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/grpc/status"
 )
 
-func TestHasField(t *testing.T) {
-	var msg []byte
-	msg = protowire.AppendTag(msg, 1, protowire.BytesType)
-	msg = protowire.AppendBytes(msg, []byte("prepared config"))
-	if hasField(msg, 2) {
-		t.Error("an answer without diagnostics reads as having them: it would never be cached")
-	}
-	withDiag := protowire.AppendTag(append([]byte(nil), msg...), 2, protowire.BytesType)
-	withDiag = protowire.AppendBytes(withDiag, []byte("diagnostic"))
-	if !hasField(withDiag, 2) {
-		t.Error("an answer with diagnostics reads as clean: a problem would be replayed from the cache")
-	}
-	if !hasField([]byte{0xff}, 2) {
-		t.Error("an unreadable answer must count as having diagnostics")
-	}
-	if hasField(nil, 4) {
-		t.Error("an empty answer has no diagnostics")
-	}
-}
-
-// TestStopEndsOnlyThatRunsCalls: a run that asks a shared provider to stop, while other
-// runs still use it, has its own calls in flight cancelled at the provider; the other
-// runs' calls go on.
-func TestStopEndsOnlyThatRunsCalls(t *testing.T) {
+// proxyTo serves handler as a provider on a socket, and a proxy in front of it that asks
+// stopping; dial connects a run to the proxy.
+func proxyTo(t *testing.T, handler grpc.StreamHandler, stopping func() bool) (dial func() *grpc.ClientConn) {
+	t.Helper()
 	dir := t.TempDir()
 	backend, err := net.Listen("unix", filepath.Join(dir, "provider.sock"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	cancelled := make(chan string, 4)
-	provider := grpc.NewServer(grpc.ForceServerCodec(rawCodec{}), grpc.UnknownServiceHandler(func(_ any, s grpc.ServerStream) error {
-		var req []byte
-		if err := s.RecvMsg(&req); err != nil {
-			return err
-		}
-		<-s.Context().Done() // a long create, until cancelled
-		cancelled <- string(req)
-		return s.Context().Err()
-	}))
+	provider := grpc.NewServer(grpc.ForceServerCodec(rawCodec{}), grpc.UnknownServiceHandler(handler))
 	go func() { _ = provider.Serve(backend) }()
-	defer provider.Stop()
-	p, err := newProxy(filepath.Join(dir, "proxy.sock"), "unix", filepath.Join(dir, "provider.sock"), "bin", &answers{}, nil)
+	t.Cleanup(provider.Stop)
+	p, err := newProxy(filepath.Join(dir, "proxy.sock"), "unix", filepath.Join(dir, "provider.sock"), &pureCalls{binary: "bin", cache: &answers{}}, stopping)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer p.close()
-	p.stopping = func() bool { return false } // another run still uses the process
-
-	dial := func() *grpc.ClientConn {
+	t.Cleanup(p.close)
+	return func() *grpc.ClientConn {
 		c, err := grpc.NewClient("unix://"+filepath.Join(dir, "proxy.sock"), grpc.WithTransportCredentials(insecure.NewCredentials()))
 		if err != nil {
 			t.Fatal(err)
@@ -68,11 +40,116 @@ func TestStopEndsOnlyThatRunsCalls(t *testing.T) {
 		t.Cleanup(func() { c.Close() })
 		return c
 	}
+}
+
+// invoke makes one unary call through c.
+func invoke(ctx context.Context, c *grpc.ClientConn, method, body string) (string, error) {
+	req, resp := []byte(body), []byte(nil)
+	err := c.Invoke(ctx, method, &req, &resp, grpc.ForceCodec(rawCodec{}))
+	return string(resp), err
+}
+
+// TestForward: which calls of terraform the provider gets, and what terraform is answered.
+func TestForward(t *testing.T) {
+	const (
+		apply    = "/tfplugin6.Provider/ApplyResourceChange"
+		metadata = "/tfplugin6.Provider/GetMetadata"
+		stop     = "/tfplugin6.Provider/StopProvider"
+		stop5    = "/tfplugin5.Provider/Stop"
+		fail     = "/tfplugin6.Provider/ReadResource"
+	)
+	type call struct{ method, body, want string }
+	cases := []struct {
+		name     string
+		stopping bool // every run the process serves asked it to stop
+		calls    []call
+		asked    map[string]int // calls the provider got, by method
+	}{{
+		name:  "a call that is not pure is relayed every time",
+		calls: []call{{apply, "x", "provider: x"}, {apply, "x", "provider: x"}},
+		asked: map[string]int{apply: 2},
+	}, {
+		name:  "a pure call is asked once",
+		calls: []call{{metadata, "", "provider: "}, {metadata, "", "provider: "}},
+		asked: map[string]int{metadata: 1},
+	}, {
+		name:  "Shutdown never reaches the provider",
+		calls: []call{{shutdownMethod, "", ""}},
+		asked: map[string]int{},
+	}, {
+		name:  "a stop request is held back while other runs have not asked",
+		calls: []call{{stop, "", ""}, {stop5, "", ""}},
+		asked: map[string]int{},
+	}, {
+		name:     "a stop request goes on once every run has asked",
+		stopping: true,
+		calls:    []call{{stop, "", "provider: "}},
+		asked:    map[string]int{stop: 1},
+	}, {
+		name:  "the provider's error reaches terraform",
+		calls: []call{{fail, "x", "error NotFound"}},
+		asked: map[string]int{fail: 1},
+	}}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var mu sync.Mutex
+			asked := map[string]int{}
+			dial := proxyTo(t, func(_ any, s grpc.ServerStream) error {
+				method, _ := grpc.MethodFromServerStream(s)
+				mu.Lock()
+				asked[method]++
+				mu.Unlock()
+				var req []byte
+				if err := s.RecvMsg(&req); err != nil {
+					return err
+				}
+				if method == fail {
+					return status.Error(codes.NotFound, "gone")
+				}
+				// a valid answer without diagnostics: field 1 holds the text
+				resp := field1("provider: " + string(req))
+				return s.SendMsg(&resp)
+			}, func() bool { return tc.stopping })
+			c := dial()
+			for _, call := range tc.calls {
+				got, err := invoke(context.Background(), c, call.method, call.body)
+				if err != nil {
+					got = "error " + status.Code(err).String()
+				} else if got != "" {
+					got = string(got[2:]) // field 1's tag and length
+				}
+				if got != call.want {
+					t.Errorf("%s answered %q, want %q", call.method, got, call.want)
+				}
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if diff := cmp.Diff(tc.asked, asked); diff != "" {
+				t.Errorf("calls the provider got (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestStopEndsOnlyThatRunsCalls: a run that asks a shared provider to stop, while other
+// runs still use it, has its own calls in flight cancelled at the provider; the other
+// runs' calls go on.
+func TestStopEndsOnlyThatRunsCalls(t *testing.T) {
+	cancelled := make(chan string, 4)
+	dial := proxyTo(t, func(_ any, s grpc.ServerStream) error {
+		var req []byte
+		if err := s.RecvMsg(&req); err != nil {
+			return err
+		}
+		<-s.Context().Done() // a long create, until cancelled
+		cancelled <- string(req)
+		return s.Context().Err()
+	}, func() bool { return false }) // another run still uses the process
 	call := func(c *grpc.ClientConn, method, body string) chan error {
 		errs := make(chan error, 1)
 		go func() {
-			req, resp := []byte(body), []byte(nil)
-			errs <- c.Invoke(context.Background(), method, &req, &resp, grpc.ForceCodec(rawCodec{}))
+			_, err := invoke(context.Background(), c, method, body)
+			errs <- err
 		}()
 		return errs
 	}

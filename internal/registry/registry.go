@@ -54,6 +54,20 @@ type ManagedKind struct {
 	NewClass func() resource.NonPortableClass
 	// ProviderGVK is the Provider kind that providerRef names.
 	ProviderGVK schema.GroupVersionKind
+	// Meets maps each claim kind this kind can satisfy to the configurator that makes one
+	// from a claim; the registry adds them to the claim kinds' Configurators.
+	Meets map[schema.GroupVersionKind]Configurator
+	// Terraform, when set, says the Terraform Connector (controllers/terraform) serves
+	// the kind, and how. Nil means a native kind served by its own Connector
+	// (controllers/kubernetes): the claim reconciler binds it like any other kind, and
+	// only GVK, New, NewList, ClassGVK, NewClass and ProviderGVK are used.
+	Terraform *TerraformKind
+}
+
+// TerraformKind is how the Terraform Connector serves a managed kind: its module, how
+// its Provider becomes provider configuration, which outputs become connection keys, and
+// how an interrupted create carries on.
+type TerraformKind struct {
 	// Modules holds the bundled module; ModuleDir is its directory inside. Unused when LoadModule is set.
 	Modules fs.FS
 	// ModuleDir is the module's directory inside Modules.
@@ -67,9 +81,6 @@ type ManagedKind struct {
 	// empty. Empty, the default, hands out outputs only: a Provider's credentials reach a
 	// connection Secret only through a kind that names them here.
 	ProviderConnectionKeys []string
-	// Meets maps each claim kind this kind can satisfy to the configurator that makes one
-	// from a claim; the registry adds them to the claim kinds' Configurators.
-	Meets map[schema.GroupVersionKind]Configurator
 	// InputsAreVariables says forProvider keys are module variable names already;
 	// otherwise camelCase field names are turned into snake_case variable names.
 	InputsAreVariables bool
@@ -99,15 +110,11 @@ type ManagedKind struct {
 	// resource reads ("Secret/name", "ConfigMap/name": its variables, its module source
 	// and the source's credentials), so that a change to one reaches it at once.
 	WatchedObjects func(mg resource.Managed) []string
-	// Native kinds are served by their own Connector (controllers/kubernetes); the claim
-	// reconciler binds them like any other kind, the Terraform reconciler leaves them
-	// alone, and only GVK, New, NewList, ClassGVK, NewClass and ProviderGVK are used.
-	Native bool
 }
 
 // ProviderConnection is what the kind takes from its Provider's connection details: the
 // ProviderConnectionKeys the Provider offers, nothing else.
-func (k *ManagedKind) ProviderConnection(pc *ProviderConfig) map[string][]byte {
+func (k *TerraformKind) ProviderConnection(pc *ProviderConfig) map[string][]byte {
 	out := map[string][]byte{}
 	if pc == nil {
 		return out
@@ -254,7 +261,7 @@ func constructor[T runtime.Object](s *runtime.Scheme, gvk schema.GroupVersionKin
 func (r *Registry) TerraformKinds() []*ManagedKind {
 	var out []*ManagedKind
 	for _, k := range r.managed {
-		if !k.Native {
+		if k.Terraform != nil {
 			out = append(out, k)
 		}
 	}

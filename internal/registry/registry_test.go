@@ -107,13 +107,13 @@ func TestProviderConnection(t *testing.T) {
 		"names an empty one": {keys: []string{"empty", "missing"}, want: map[string][]byte{}},
 	} {
 		t.Run(name, func(t *testing.T) {
-			k := registry.ManagedKind{ProviderConnectionKeys: tc.keys}
+			k := registry.TerraformKind{ProviderConnectionKeys: tc.keys}
 			if diff := cmp.Diff(tc.want, k.ProviderConnection(pc)); diff != "" {
 				t.Errorf("ProviderConnection (-want +got):\n%s", diff)
 			}
 		})
 	}
-	if got := (&registry.ManagedKind{ProviderConnectionKeys: []string{"accessKeyID"}}).ProviderConnection(nil); len(got) != 0 {
+	if got := (&registry.TerraformKind{ProviderConnectionKeys: []string{"accessKeyID"}}).ProviderConnection(nil); len(got) != 0 {
 		t.Errorf("ProviderConnection(nil) = %v, want nothing", got)
 	}
 }

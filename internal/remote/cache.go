@@ -9,6 +9,8 @@ import (
 	"sync"
 	"time"
 
+	common "terraplane.io/terraplane/apis/common/v1alpha1"
+
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -177,11 +179,8 @@ func (u *Unreachable) Error() string {
 // Unwrap returns the network failure.
 func (u *Unreachable) Unwrap() error { return u.err }
 
-// ReasonUnreachable is the condition reason of a target cluster that does not answer.
-const ReasonUnreachable = "ClusterUnreachable"
-
 // UnavailableReason makes an Unreachable a resource.Unavailable.
-func (u *Unreachable) UnavailableReason() string { return ReasonUnreachable }
+func (u *Unreachable) UnavailableReason() string { return common.ReasonClusterUnreachable }
 
 // Classify marks network failures and timeouts talking to host as Unreachable.
 func Classify(host string, err error) error {

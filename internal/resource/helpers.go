@@ -60,21 +60,14 @@ const ManagedLabel = "terraplane.io/managed-uid"
 // ConnectionSecretType is the type of connection Secrets.
 const ConnectionSecretType = "connection.terraplane.io/v1alpha1"
 
-// AdoptedAnnotation marks a managed resource whose state was brought in from elsewhere
-// (`terraplane migrate`): its first plan must change nothing, or nothing is applied.
-const AdoptedAnnotation = "terraplane.io/adopted"
-
 // Adopting reports whether mg takes over infrastructure that already exists.
 func Adopting(mg Managed) bool {
-	return len(mg.GetManagedSpec().Imports) > 0 || mg.GetAnnotations()[AdoptedAnnotation] == "true"
+	return len(mg.GetManagedSpec().Imports) > 0 || mg.GetAnnotations()[common.AdoptedAnnotation] == "true"
 }
-
-// PausedAnnotation set to "true" makes the managed reconciler leave a resource alone.
-const PausedAnnotation = "terraplane.io/paused"
 
 // Paused reports whether mg is paused.
 func Paused(obj interface{ GetAnnotations() map[string]string }) bool {
-	return obj.GetAnnotations()[PausedAnnotation] == "true"
+	return obj.GetAnnotations()[common.PausedAnnotation] == "true"
 }
 
 // StateSuffix is the kubernetes state backend's secret_suffix for mg: its UID without

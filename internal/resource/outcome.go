@@ -13,14 +13,6 @@ import (
 	common "terraplane.io/terraplane/apis/common/v1alpha1"
 )
 
-// Synced reasons every reconciler shares.
-const (
-	// ReasonSucceeded: the last reconcile did everything it had to.
-	ReasonSucceeded = "ReconcileSuccess"
-	// ReasonReconcileError: an unexpected failure, retried with backoff.
-	ReasonReconcileError = "ReconcileError"
-)
-
 // Held is a change held back until someone acts: a plan awaiting approval, a refused
 // destructive change. It is not retried on a timer of its own: the next edit, or the
 // next periodic check, looks at it again.
@@ -57,6 +49,10 @@ type Unavailable interface {
 	UnavailableReason() string
 }
 
+// WaitRetry is how soon something waiting on work under way is looked at again, unless a
+// kind says otherwise (a watch usually wakes it first).
+const WaitRetry = 5 * time.Second
+
 // Retries says how soon each kind of outcome is looked at again; zero means not on a timer.
 type Retries struct {
 	// Success is the periodic re-check of a reconciled object.
@@ -90,7 +86,7 @@ type Outcome struct {
 
 // Succeeded reports whether the reconcile did everything it had to.
 func (o Outcome) Succeeded() bool {
-	return o.Synced == metav1.ConditionTrue && o.Reason == ReasonSucceeded
+	return o.Synced == metav1.ConditionTrue && o.Reason == common.ReasonReconcileSuccess
 }
 
 // Classify maps a reconcile's error to its outcome: the one place errors become results.
@@ -103,7 +99,7 @@ func Classify(err error, retries Retries) Outcome {
 	)
 	switch {
 	case err == nil:
-		return Outcome{Synced: metav1.ConditionTrue, Reason: ReasonSucceeded, Requeue: retries.Success}
+		return Outcome{Synced: metav1.ConditionTrue, Reason: common.ReasonReconcileSuccess, Requeue: retries.Success}
 	case errors.As(err, &waiting):
 		return Outcome{Synced: metav1.ConditionTrue, Reason: waiting.Reason, Message: waiting.Message, Requeue: retries.Waiting}
 	case errors.As(err, &held):
@@ -121,7 +117,7 @@ func Classify(err error, retries Retries) Outcome {
 		// The cache has not caught up with a write yet: look again shortly, quietly.
 		return Outcome{Requeue: time.Second}
 	}
-	return Outcome{Synced: metav1.ConditionFalse, Reason: ReasonReconcileError, Message: err.Error(), EventType: corev1.EventTypeWarning, Err: err}
+	return Outcome{Synced: metav1.ConditionFalse, Reason: common.ReasonReconcileError, Message: err.Error(), EventType: corev1.EventTypeWarning, Err: err}
 }
 
 // Note is an event to send once the status write that records it has landed.

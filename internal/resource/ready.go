@@ -6,16 +6,6 @@ import (
 	common "terraplane.io/terraplane/apis/common/v1alpha1"
 )
 
-// Ready reasons every managed kind shares, Terraform and native alike.
-const (
-	// ReasonAvailable: the external resource exists and every connection detail was written.
-	ReasonAvailable = "Available"
-	// ReasonCreating: the external resource has not been created successfully yet.
-	ReasonCreating = "Creating"
-	// ReasonDeleting: the external resource is being deleted.
-	ReasonDeleting = "Deleting"
-)
-
 // Ready is the Ready condition an object is to get: its status, reason and message.
 type Ready struct {
 	// Status is True or False.
@@ -28,13 +18,13 @@ type Ready struct {
 
 // Available is a managed resource's Ready=True: the external resource exists and every
 // connection detail was written.
-func Available() Ready { return ReadyBecause(ReasonAvailable, "") }
+func Available() Ready { return ReadyBecause(common.ReasonAvailable, "") }
 
 // Creating is a managed resource's Ready=False until its first successful create.
-func Creating(msg string) Ready { return NotReady(ReasonCreating, msg) }
+func Creating(msg string) Ready { return NotReady(common.ReasonCreating, msg) }
 
 // Deleting is a managed resource's Ready=False while its external resource is deleted.
-func Deleting() Ready { return NotReady(ReasonDeleting, "") }
+func Deleting() Ready { return NotReady(common.ReasonDeleting, "") }
 
 // ReadyBecause is Ready=True for reason, for kinds other than managed resources.
 func ReadyBecause(reason, msg string) Ready {
@@ -44,6 +34,47 @@ func ReadyBecause(reason, msg string) Ready {
 // NotReady is Ready=False for reason.
 func NotReady(reason, msg string) Ready {
 	return Ready{Status: metav1.ConditionFalse, Reason: reason, Message: msg}
+}
+
+// ReadyRule derives an object's Ready condition from how its reconcile ended (o) and its
+// conditions before; ok false leaves the condition as it is.
+type ReadyRule func(o Outcome, conds []metav1.Condition) (r Ready, ok bool)
+
+// FromOutcome is the rule of kinds whose reconcile observes what they stand for: ready
+// when it succeeded, else Ready=False with the outcome's reason (Outcome.Ready).
+func FromOutcome(ready Ready) ReadyRule {
+	return func(o Outcome, _ []metav1.Condition) (Ready, bool) { return o.Ready(ready), true }
+}
+
+// KeepsReady is the rule of kinds that keep what exists through a failed change: ready
+// when the reconcile succeeded; after a failure an object once ready stays so, and one
+// never ready is pending.
+func KeepsReady(ready, pending Ready) ReadyRule {
+	return func(o Outcome, conds []metav1.Condition) (Ready, bool) {
+		switch {
+		case o.Succeeded():
+			return ready, true
+		case IsReady(conds):
+			return Ready{}, false
+		}
+		return pending, true
+	}
+}
+
+// Record records how a reconcile ended on conds, for generation gen: Synced, and Ready
+// by rule (nil: the kind has no Ready of its own). It returns Synced's event, if new. A
+// stale outcome (the cache behind a write) records nothing.
+func (o Outcome) Record(conds *[]metav1.Condition, gen int64, rule ReadyRule) []Note {
+	if o.Stale() {
+		return nil
+	}
+	notes := o.SetSynced(conds, gen)
+	if rule != nil {
+		if r, ok := rule(o, *conds); ok {
+			r.Set(conds, gen)
+		}
+	}
+	return notes
 }
 
 // Ready is the one Ready rule of a reconcile that observes what the object stands for:

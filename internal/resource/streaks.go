@@ -5,14 +5,12 @@ import (
 	"sync"
 	"time"
 
+	common "terraplane.io/terraplane/apis/common/v1alpha1"
+
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 )
-
-// ReasonWriteConflict: writes of a reconcile kept conflicting with what the API server
-// holds, several times in a row.
-const ReasonWriteConflict = "WriteConflict"
 
 // staleLimit is how many reconciles in a row may end stale before it is reported.
 const staleLimit = 5
@@ -47,7 +45,7 @@ func (s *Streaks) Classify(uid types.UID, err error, retries Retries) Outcome {
 	if n < staleLimit {
 		return o
 	}
-	return Outcome{Synced: metav1.ConditionFalse, Reason: ReasonWriteConflict, EventType: corev1.EventTypeWarning,
+	return Outcome{Synced: metav1.ConditionFalse, Reason: common.ReasonWriteConflict, EventType: corev1.EventTypeWarning,
 		Message: fmt.Sprintf("%d reconciles in a row could not write what they must: %v; retrying with backoff", n, err),
 		Requeue: min(time.Second<<min(n-staleLimit+1, 16), maxStaleBackoff)}
 }

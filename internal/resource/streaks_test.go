@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	common "terraplane.io/terraplane/apis/common/v1alpha1"
+
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -24,7 +26,7 @@ func TestStreaksReportAndBackOff(t *testing.T) {
 			}
 			continue
 		}
-		if o.Synced != metav1.ConditionFalse || o.Reason != ReasonWriteConflict || o.Requeue <= last {
+		if o.Synced != metav1.ConditionFalse || o.Reason != common.ReasonWriteConflict || o.Requeue <= last {
 			t.Fatalf("stale outcome %d: %+v, want it reported, waiting longer than %s", i, o, last)
 		}
 		last = o.Requeue
@@ -32,7 +34,7 @@ func TestStreaksReportAndBackOff(t *testing.T) {
 	if o := s.Classify("other", exists, Retries{}); !o.Stale() {
 		t.Errorf("another object's first stale outcome is reported: %+v", o)
 	}
-	if o := s.Classify("u", errors.New("boom"), Retries{}); o.Reason != ReasonReconcileError {
+	if o := s.Classify("u", errors.New("boom"), Retries{}); o.Reason != common.ReasonReconcileError {
 		t.Fatalf("a failure: %+v", o)
 	}
 	if o := s.Classify("u", exists, Retries{}); !o.Stale() {

@@ -3,6 +3,7 @@ package shard
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -19,20 +20,19 @@ const (
 	memberLeasePrefix = "terraplane-member-"
 )
 
-// balance renews this replica's member Lease, counts the live replicas, and takes,
-// keeps or lets go of shard Leases so that it holds its fair share.
+// balance renews this replica's member Lease, reads the shard and member Leases, and
+// does with each shard's Lease what plan decides.
 func (s *Set) balance(ctx context.Context) error {
 	if err := s.announce(ctx); err != nil {
 		return err
 	}
-	members, err := s.members(ctx)
+	leases, members, err := s.read(ctx)
 	if err != nil {
 		return err
 	}
-	fair := (s.opts.Shards + members - 1) / max(members, 1)
 	renewed := true
-	for i := range s.opts.Shards {
-		if err := s.visit(ctx, i, fair); err != nil {
+	for i, m := range s.decide(leases, members, time.Now()) {
+		if err := s.apply(ctx, i, m, leases[i]); err != nil {
 			renewed = false
 			if ctx.Err() != nil {
 				return err
@@ -64,66 +64,86 @@ func (s *Set) announce(ctx context.Context) error {
 	return s.client.Update(ctx, &lease)
 }
 
-// members counts the replicas whose member Lease is live, this one included.
-func (s *Set) members(ctx context.Context) (int, error) {
+// read lists the Leases: each shard's (nil when it has none yet), and how many replicas
+// have a live member Lease, this one included.
+func (s *Set) read(ctx context.Context) ([]*coordinationv1.Lease, int, error) {
 	var list coordinationv1.LeaseList
 	if err := s.client.List(ctx, &list, client.InNamespace(s.opts.Namespace)); err != nil {
-		return 0, fmt.Errorf("list member leases: %w", err)
+		return nil, 0, fmt.Errorf("list leases: %w", err)
 	}
-	n := 0
+	shards, members := make([]*coordinationv1.Lease, s.opts.Shards), 0
+	now := time.Now()
 	for i := range list.Items {
-		if strings.HasPrefix(list.Items[i].Name, memberLeasePrefix) && !expired(&list.Items[i]) {
-			n++
+		lease := &list.Items[i]
+		if strings.HasPrefix(lease.Name, memberLeasePrefix) && !expired(lease, now) {
+			members++
+		}
+		if n, err := strconv.Atoi(strings.TrimPrefix(lease.Name, shardLeasePrefix)); err == nil &&
+			strings.HasPrefix(lease.Name, shardLeasePrefix) && n >= 0 && n < s.opts.Shards {
+			shards[n] = lease
 		}
 	}
-	return max(n, 1), nil
+	return shards, max(members, 1), nil
 }
 
-// visit takes, renews or lets go of shard i's Lease.
-func (s *Set) visit(ctx context.Context, i, fair int) error {
-	key := client.ObjectKey{Namespace: s.opts.Namespace, Name: fmt.Sprintf("%s%d", shardLeasePrefix, i)}
-	var lease coordinationv1.Lease
-	err := s.client.Get(ctx, key, &lease)
-	if apierrors.IsNotFound(err) {
-		if s.count() >= fair {
-			return nil
+// decide plans this round from what the shards hold now, and stops new work at once in
+// the shards it drains or lets go.
+func (s *Set) decide(leases []*coordinationv1.Lease, members int, now time.Time) []move {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	held := make(map[int]holding, len(s.owned))
+	for i, c := range s.owned {
+		held[i] = holding{inFlight: c.inFlight, releasing: c.releasing}
+	}
+	moves := plan(s.opts.Identity, leases, held, members, now)
+	for i, m := range moves {
+		if m == drain || m == release {
+			s.owned[i].releasing = true
 		}
-		lease = coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name}}
-		s.hold(&lease)
-		if err := s.client.Create(ctx, &lease); err != nil {
+	}
+	return moves
+}
+
+// apply does move m with shard i's Lease. A renewal that fails keeps the shard: if
+// renewals keep failing, fencing stops the work on it.
+func (s *Set) apply(ctx context.Context, i int, m move, lease *coordinationv1.Lease) error {
+	switch m {
+	case take:
+		return s.acquire(ctx, i, lease)
+	case renew, drain:
+		s.hold(lease)
+		if err := s.client.Update(ctx, lease); err != nil {
+			return fmt.Errorf("renew shard lease %d: %w", i, err)
+		}
+	case release:
+		return s.release(ctx, i, lease)
+	case lose:
+		s.lose(i)
+	}
+	return nil
+}
+
+// acquire creates shard i's Lease, or takes it over, in this replica's name; when
+// another replica was faster, the shard is left to it.
+func (s *Set) acquire(ctx context.Context, i int, lease *coordinationv1.Lease) error {
+	if lease == nil {
+		lease = &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Namespace: s.opts.Namespace, Name: fmt.Sprintf("%s%d", shardLeasePrefix, i)}}
+		s.hold(lease)
+		if err := s.client.Create(ctx, lease); err != nil {
 			return client.IgnoreAlreadyExists(err)
 		}
 		s.take(i)
 		return nil
 	}
-	if err != nil {
-		return fmt.Errorf("read shard lease %d: %w", i, err)
-	}
-	holder := ptr.Deref(lease.Spec.HolderIdentity, "")
-	switch {
-	case holder == s.opts.Identity && s.owns(i):
-		if s.letGo(i, fair) {
-			return s.release(ctx, i, &lease)
-		}
-		s.hold(&lease)
-		if err := s.client.Update(ctx, &lease); err != nil {
-			s.drop(i)
-			return fmt.Errorf("renew shard lease %d: %w", i, err)
-		}
-	case holder == "" || holder == s.opts.Identity || expired(&lease):
-		if s.count() >= fair {
-			return nil
-		}
-		s.hold(&lease)
+	if ptr.Deref(lease.Spec.HolderIdentity, "") != s.opts.Identity {
 		lease.Spec.LeaseTransitions = ptr.To(ptr.Deref(lease.Spec.LeaseTransitions, 0) + 1)
-		lease.Spec.AcquireTime = lease.Spec.RenewTime
-		if err := s.client.Update(ctx, &lease); err != nil {
-			return client.IgnoreNotFound(ignoreConflict(err)) // another replica was faster
-		}
-		s.take(i)
-	default:
-		s.drop(i) // held, live, by another replica
 	}
+	s.hold(lease)
+	lease.Spec.AcquireTime = lease.Spec.RenewTime
+	if err := s.client.Update(ctx, lease); err != nil {
+		return client.IgnoreNotFound(ignoreConflict(err))
+	}
+	s.take(i)
 	return nil
 }
 
@@ -134,11 +154,15 @@ func (s *Set) hold(lease *coordinationv1.Lease) {
 	lease.Spec.RenewTime = &metav1.MicroTime{Time: time.Now()}
 }
 
-// release lets shard i go: it is free for the next replica to take.
+// release lets shard i go, and its Lease when it is in this replica's name: it is free
+// for the next replica to take.
 func (s *Set) release(ctx context.Context, i int, lease *coordinationv1.Lease) error {
+	s.drop(i)
+	if lease == nil || ptr.Deref(lease.Spec.HolderIdentity, "") != s.opts.Identity {
+		return nil
+	}
 	lease.Spec.HolderIdentity = nil
 	lease.Spec.RenewTime = nil
-	s.drop(i)
 	if err := s.client.Update(ctx, lease); err != nil {
 		return client.IgnoreNotFound(ignoreConflict(err))
 	}
@@ -166,20 +190,12 @@ func (s *Set) leave(ctx context.Context) {
 		}
 		var lease coordinationv1.Lease
 		key := client.ObjectKey{Namespace: s.opts.Namespace, Name: fmt.Sprintf("%s%d", shardLeasePrefix, i)}
-		if s.client.Get(ctx, key, &lease) == nil && ptr.Deref(lease.Spec.HolderIdentity, "") == s.opts.Identity {
+		if s.client.Get(ctx, key, &lease) == nil {
 			_ = s.release(ctx, i, &lease)
 		}
 	}
 	member := &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Namespace: s.opts.Namespace, Name: memberLeasePrefix + s.opts.Identity}}
 	_ = s.client.Delete(ctx, member)
-}
-
-// expired reports whether a Lease's holder has stopped renewing it.
-func expired(lease *coordinationv1.Lease) bool {
-	if lease.Spec.RenewTime == nil || lease.Spec.LeaseDurationSeconds == nil {
-		return true
-	}
-	return time.Since(lease.Spec.RenewTime.Time) > time.Duration(*lease.Spec.LeaseDurationSeconds)*time.Second
 }
 
 func ignoreConflict(err error) error {

@@ -170,7 +170,7 @@ func (s *Set) Start(ctx context.Context) error {
 		if err := s.balance(ctx); err != nil && ctx.Err() == nil {
 			logger.Error(err, "shard leases")
 		}
-		s.fenceIfStale(logger)
+		s.fenceIfStale(logger, time.Now())
 		select {
 		case <-ctx.Done():
 			stop, cancel := context.WithTimeout(context.Background(), s.opts.LeaseDuration)
@@ -184,10 +184,10 @@ func (s *Set) Start(ctx context.Context) error {
 
 // fenceIfStale stops working on every shard once its Leases may have expired, so a
 // replica cut off from the API server never overlaps the one that takes over.
-func (s *Set) fenceIfStale(logger logr.Logger) {
+func (s *Set) fenceIfStale(logger logr.Logger, now time.Time) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if len(s.owned) > 0 && time.Since(s.lastRenew) > s.opts.LeaseDuration/2 {
+	if len(s.owned) > 0 && stale(s.lastRenew, now, s.opts.LeaseDuration) {
 		logger.Info("could not renew shard leases in time; stopping work on them and interrupting their runs", "shards", len(s.owned))
 		for _, c := range s.owned {
 			c.interrupt()
@@ -196,23 +196,14 @@ func (s *Set) fenceIfStale(logger logr.Logger) {
 	}
 }
 
-// count is how many shards this replica holds, those being let go included.
-func (s *Set) count() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.owned)
-}
-
-func (s *Set) owns(i int) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.owned[i] != nil
-}
-
-// take records shard i as held and tells the subscribers.
+// take records shard i as held and tells the subscribers; a shard held already keeps
+// its runs in flight.
 func (s *Set) take(i int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.owned[i] != nil {
+		return
+	}
 	s.owned[i] = &claim{}
 	for _, sub := range s.gained {
 		sub.pending[i] = true
@@ -223,9 +214,20 @@ func (s *Set) take(i int) {
 	}
 }
 
+// drop forgets shard i: it takes no new work.
 func (s *Set) drop(i int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	delete(s.owned, i)
+}
+
+// lose forgets shard i, which another replica holds, and interrupts its runs in flight.
+func (s *Set) lose(i int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if c := s.owned[i]; c != nil {
+		c.interrupt()
+	}
 	delete(s.owned, i)
 }
 
@@ -235,22 +237,4 @@ func (s *Set) drained(i int) bool {
 	defer s.mu.Unlock()
 	c := s.owned[i]
 	return c == nil || c.inFlight == 0
-}
-
-// letGo decides whether shard i is let go now: while this replica holds more than its
-// fair share, the excess shards take no new work and go once their runs have finished.
-func (s *Set) letGo(i, fair int) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	c := s.owned[i]
-	if !c.releasing {
-		active := 0
-		for _, o := range s.owned {
-			if !o.releasing {
-				active++
-			}
-		}
-		c.releasing = active > fair
-	}
-	return c.releasing && c.inFlight == 0
 }

@@ -3,13 +3,13 @@ package shard
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/go-logr/logr"
 	coordinationv1 "k8s.io/api/coordination/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
@@ -29,11 +29,7 @@ func newSets(t *testing.T, c client.Client, names ...string) []*Set {
 }
 
 func fakeClient(t *testing.T) client.Client {
-	scheme := runtime.NewScheme()
-	if err := coordinationv1.AddToScheme(scheme); err != nil {
-		t.Fatal(err)
-	}
-	return fake.NewClientBuilder().WithScheme(scheme).Build()
+	return fake.NewClientBuilder().WithScheme(leaseScheme(t)).Build()
 }
 
 // noOverlap fails when two sets hold one shard at once.
@@ -74,7 +70,7 @@ func TestBalanceSharesShardsAndRebalancesOnJoin(t *testing.T) {
 			noOverlap(t, sets)
 		}
 	}
-	if !sets[0].owns(sets[0].Of(uid)) {
+	if !slices.Contains(sets[0].Owned(), sets[0].Of(uid)) {
 		t.Fatal("a let go of a shard with a run in flight")
 	}
 	done()
@@ -89,7 +85,7 @@ func TestBalanceSharesShardsAndRebalancesOnJoin(t *testing.T) {
 	if a, b := len(sets[0].Owned()), len(sets[1].Owned()); a != 3 || b != 3 {
 		t.Fatalf("after b joined: a holds %d, b holds %d; want 3 each", a, b)
 	}
-	if _, _, ok := sets[1].Begin(ctx, types.UID("x")); ok == sets[0].owns(sets[0].Of("x")) {
+	if _, _, ok := sets[1].Begin(ctx, types.UID("x")); ok == slices.Contains(sets[0].Owned(), sets[0].Of("x")) {
 		t.Fatal("exactly one replica must own a resource")
 	}
 }
@@ -150,7 +146,7 @@ func TestFencingInterruptsRuns(t *testing.T) {
 	}
 	defer done()
 	sets[0].lastRenew = time.Now().Add(-time.Minute) // cut off from the API server since
-	sets[0].fenceIfStale(logr.Discard())
+	sets[0].fenceIfStale(logr.Discard(), time.Now())
 	select {
 	case <-run.Done():
 	default:

@@ -6,13 +6,12 @@ import (
 	"fmt"
 	"time"
 
+	common "terraplane.io/terraplane/apis/common/v1alpha1"
+
 	coordinationv1 "k8s.io/api/coordination/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
-
-// LockInfoAnnotation is where terraform's kubernetes backend keeps a lock's details on its Lease.
-const LockInfoAnnotation = "app.terraform.io/lock-info"
 
 // LockInfo is what terraform records about a state lock's holder.
 type LockInfo struct {
@@ -69,7 +68,7 @@ func heldBy(lease *coordinationv1.Lease) *LockInfo {
 		return nil
 	}
 	info := &LockInfo{ID: *lease.Spec.HolderIdentity}
-	if raw := lease.Annotations[LockInfoAnnotation]; raw != "" {
+	if raw := lease.Annotations[common.LockInfoAnnotation]; raw != "" {
 		_ = json.Unmarshal([]byte(raw), info) // a lock without readable details is still held
 	}
 	return info
@@ -91,7 +90,7 @@ func Unlock(ctx context.Context, c client.Client, key client.ObjectKey, id strin
 // free clears lease's holder and its details.
 func free(ctx context.Context, c client.Client, lease *coordinationv1.Lease) error {
 	lease.Spec.HolderIdentity = nil
-	delete(lease.Annotations, LockInfoAnnotation)
+	delete(lease.Annotations, common.LockInfoAnnotation)
 	if err := c.Update(ctx, lease); err != nil {
 		return fmt.Errorf("release state lock %s: %w", lease.Name, err)
 	}

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	common "terraplane.io/terraplane/apis/common/v1alpha1"
+
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -118,7 +120,7 @@ func TestParseStart(t *testing.T) {
 func heldLease(name string, info LockInfo) *coordinationv1.Lease {
 	raw, _ := json.Marshal(info)
 	return &coordinationv1.Lease{
-		ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name, Annotations: map[string]string{LockInfoAnnotation: string(raw)}},
+		ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name, Annotations: map[string]string{common.LockInfoAnnotation: string(raw)}},
 		Spec:       coordinationv1.LeaseSpec{HolderIdentity: ptr.To(info.ID)},
 	}
 }

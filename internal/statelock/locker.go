@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"time"
 
+	common "terraplane.io/terraplane/apis/common/v1alpha1"
+
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -109,7 +111,7 @@ func stamp(lease *coordinationv1.Lease, info LockInfo) {
 	if lease.Annotations == nil {
 		lease.Annotations = map[string]string{}
 	}
-	lease.Annotations[LockInfoAnnotation] = string(raw)
+	lease.Annotations[common.LockInfoAnnotation] = string(raw)
 	lease.Spec.HolderIdentity = ptr.To(info.ID)
 }
 

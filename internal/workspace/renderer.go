@@ -44,15 +44,22 @@ type Renderer struct {
 	StateContext string
 	// LocalState renders without a backend, for a workspace handed back to plain terraform.
 	LocalState bool
+	// StateFromEnvironment renders the kubernetes backend with no cluster settings: the
+	// terraform that runs it finds its cluster in its environment (KUBE_CONFIG_PATH, or
+	// KUBE_IN_CLUSTER_CONFIG), as a runner pool's runner gives it its own identity.
+	StateFromEnvironment bool
 }
 
 // NewRenderer prepares a renderer for kind, loading its bundled module once; state goes
 // to the cluster of stateKubeconfig at stateContext (both empty: in-cluster).
 func NewRenderer(c client.Client, kind *registry.ManagedKind, stateKubeconfig, stateContext string) (*Renderer, error) {
+	if kind.Terraform == nil {
+		return nil, fmt.Errorf("%s is not served by Terraform", kind.GVK.Kind)
+	}
 	r := &Renderer{client: c, kind: kind, StateKubeconfig: stateKubeconfig, StateContext: stateContext}
-	if kind.LoadModule == nil {
+	if kind.Terraform.LoadModule == nil {
 		var err error
-		if r.bundled, err = module.Load(kind.Modules, kind.ModuleDir); err != nil {
+		if r.bundled, err = module.Load(kind.Terraform.Modules, kind.Terraform.ModuleDir); err != nil {
 			return nil, fmt.Errorf("load module for %s: %w", kind.GVK.Kind, err)
 		}
 	}
@@ -61,7 +68,7 @@ func NewRenderer(c client.Client, kind *registry.ManagedKind, stateKubeconfig, s
 
 // Render resolves mg's Provider and module and renders its workspace.
 func (r *Renderer) Render(ctx context.Context, mg resource.Managed) (*Rendered, error) {
-	pc, err := r.kind.ResolveProvider(ctx, r.client, mg)
+	pc, err := r.kind.Terraform.ResolveProvider(ctx, r.client, mg)
 	if err != nil {
 		return nil, err
 	}
@@ -73,7 +80,7 @@ func (r *Renderer) Render(ctx context.Context, mg resource.Managed) (*Rendered, 
 	if err != nil {
 		return nil, resource.UserErrorf("InvalidForProvider", "spec.forProvider: %v", err)
 	}
-	if !r.kind.InputsAreVariables {
+	if !r.kind.Terraform.InputsAreVariables {
 		values = render.SnakeKeys(values)
 	}
 	observed, err := r.observe(ctx, mg, pc)
@@ -111,8 +118,10 @@ func (r *Renderer) Render(ctx context.Context, mg resource.Managed) (*Rendered, 
 	if ref := mg.GetManagedSpec().ProviderRef; ref != nil {
 		group += "/" + ref.Name
 	}
-	ws := &Rendered{Workspace: engine.Workspace{ID: string(mg.GetUID()), Kind: r.kind.GVK.GroupKind().String(), Name: mg.GetNamespace() + "/" + mg.GetName(),
-		Group: group, Files: files.Files, Env: pc.Env, SecretVars: secretVars, BackendConfig: r.backendConfig(mg)}, Provider: pc}
+	base := Ref(mg)
+	base.Kind = r.kind.GVK.GroupKind().String()
+	base.Group, base.Files, base.Env, base.SecretVars, base.BackendConfig = group, files.Files, pc.Env, secretVars, r.backendConfig(mg)
+	ws := &Rendered{Workspace: base, Provider: pc}
 	ws.Hash = hashWorkspace(ws.Workspace, vars.Sources)
 	return ws, nil
 }
@@ -131,24 +140,24 @@ func variableValue(mod *module.Module, name, raw string) any {
 
 // observe reads what mg's external resource is now, for kinds whose module cannot.
 func (r *Renderer) observe(ctx context.Context, mg resource.Managed, pc *registry.ProviderConfig) (map[string]any, error) {
-	if r.kind.ObserveInputs == nil {
+	if r.kind.Terraform.ObserveInputs == nil {
 		return nil, nil
 	}
-	return r.kind.ObserveInputs(ctx, mg, pc)
+	return r.kind.Terraform.ObserveInputs(ctx, mg, pc)
 }
 
 // variables reads the variables mg takes from Secrets and ConfigMaps, if its kind has any.
 func (r *Renderer) variables(ctx context.Context, mg resource.Managed) (*registry.Variables, error) {
-	if r.kind.ResolveVariables == nil {
+	if r.kind.Terraform.ResolveVariables == nil {
 		return &registry.Variables{}, nil
 	}
-	return r.kind.ResolveVariables(ctx, r.client, mg)
+	return r.kind.Terraform.ResolveVariables(ctx, r.client, mg)
 }
 
 // module returns the kind's bundled module, or the one its loader picks for mg.
 func (r *Renderer) module(ctx context.Context, mg resource.Managed) (*module.Module, error) {
-	if r.kind.LoadModule != nil {
-		return r.kind.LoadModule(ctx, r.client, mg)
+	if r.kind.Terraform.LoadModule != nil {
+		return r.kind.Terraform.LoadModule(ctx, r.client, mg)
 	}
 	return r.bundled, nil
 }
@@ -160,6 +169,9 @@ func (r *Renderer) backend() render.Backend {
 		return render.Backend{}
 	}
 	cfg := map[string]any{}
+	if r.StateFromEnvironment {
+		return render.Backend{Type: "kubernetes", Config: cfg}
+	}
 	switch paths := filepath.SplitList(r.StateKubeconfig); len(paths) {
 	case 0:
 		cfg["in_cluster_config"] = true
@@ -181,7 +193,15 @@ func (r *Renderer) backendConfig(mg resource.Managed) map[string]string {
 	if r.LocalState {
 		return nil
 	}
-	return map[string]string{"secret_suffix": resource.StateSuffix(mg), "namespace": mg.GetNamespace()}
+	return Ref(mg).BackendConfig
+}
+
+// Ref names mg's workspace without rendering it: its ID, where its state is kept and
+// the runner pool that runs it; enough to release its lock or remove its directory.
+func Ref(mg resource.Managed) engine.Workspace {
+	return engine.Workspace{ID: string(mg.GetUID()), Kind: mg.GetObjectKind().GroupVersionKind().GroupKind().String(), Name: mg.GetNamespace() + "/" + mg.GetName(),
+		BackendConfig: map[string]string{"secret_suffix": resource.StateSuffix(mg), "namespace": mg.GetNamespace()},
+		Pool:          mg.GetManagedSpec().RunnerPool}
 }
 
 // hashWorkspace covers the files, the environment's names and the sources of variables

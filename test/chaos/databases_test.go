@@ -19,7 +19,6 @@ import (
 	common "terraplane.io/terraplane/apis/common/v1alpha1"
 	pgdbv1 "terraplane.io/terraplane/apis/postgresql/database/v1alpha1"
 	pgv1 "terraplane.io/terraplane/apis/postgresql/v1alpha1"
-	"terraplane.io/terraplane/controllers/managed"
 	"terraplane.io/terraplane/test/framework"
 )
 
@@ -145,7 +144,7 @@ func (d *databases) unsettled(ctx context.Context) []string {
 			continue
 		}
 		synced := framework.Condition(db.Status.Conditions, common.TypeSynced)
-		if synced.Reason == managed.ReasonCreateInterrupted && !d.stopped[n] {
+		if synced.Reason == common.ReasonCreateInterrupted && !d.stopped[n] {
 			d.stopped[n] = true
 			d.t.Errorf("database %s stopped at CreateInterrupted, but its identity is fixed: %s", n, synced.Message)
 		}

@@ -25,7 +25,6 @@ import (
 
 	common "terraplane.io/terraplane/apis/common/v1alpha1"
 	terraformv1 "terraplane.io/terraplane/apis/terraform/v1alpha1"
-	"terraplane.io/terraplane/controllers/managed"
 	"terraplane.io/terraplane/internal/resource"
 	"terraplane.io/terraplane/test/framework"
 )
@@ -317,12 +316,12 @@ func (s *scenario) unsettled(ctx context.Context, answered, stopped map[string]b
 			continue
 		}
 		synced := framework.Condition(m.Status.Conditions, common.TypeSynced)
-		if synced.Reason == managed.ReasonCreateInterrupted && synced.ObservedGeneration != m.Generation {
+		if synced.Reason == common.ReasonCreateInterrupted && synced.ObservedGeneration != m.Generation {
 			// said by an earlier controller about an earlier spec: this one has not looked yet
 			out = append(out, n+": CreateInterrupted not yet confirmed")
 			continue
 		}
-		if synced.Reason == managed.ReasonCreateInterrupted {
+		if synced.Reason == common.ReasonCreateInterrupted {
 			if !strings.Contains(synced.Message, "terraform_data.x") {
 				s.t.Errorf("%s: CreateInterrupted does not name terraform_data.x: %s", n, synced.Message)
 			}
@@ -331,7 +330,10 @@ func (s *scenario) unsettled(ctx context.Context, answered, stopped map[string]b
 				continue
 			}
 			answered[n] = true
-			m.Annotations[managed.CreateAgainAnnotation] = "true"
+			if m.Annotations == nil {
+				m.Annotations = map[string]string{}
+			}
+			m.Annotations[common.CreateAgainAnnotation] = "true"
 			_ = env.Client.Update(ctx, m)
 			out = append(out, n+": answered create-again")
 			continue

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	common "terraplane.io/terraplane/apis/common/v1alpha1"
+
 	coordinationv1 "k8s.io/api/coordination/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -36,7 +38,7 @@ func TestUnlockCommand(t *testing.T) {
 	key := client.ObjectKey{Namespace: unlockNS, Name: "lock-" + resource.StateSecretName(m)}
 	info, _ := json.Marshal(statelock.LockInfo{ID: "lock-1", Who: "ci@elsewhere", Operation: "OperationTypeApply", Created: time.Now()})
 	lease := &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name,
-		Annotations: map[string]string{statelock.LockInfoAnnotation: string(info)}}, Spec: coordinationv1.LeaseSpec{HolderIdentity: ptr.To("lock-1")}}
+		Annotations: map[string]string{common.LockInfoAnnotation: string(info)}}, Spec: coordinationv1.LeaseSpec{HolderIdentity: ptr.To("lock-1")}}
 	if err := env.Client.Create(ctx, lease); err != nil {
 		t.Fatal(err)
 	}

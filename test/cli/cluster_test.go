@@ -50,7 +50,7 @@ func pausedModule(t *testing.T, ns, name string) {
 	if err := env.Namespace(ctx, ns); err != nil {
 		t.Fatal(err)
 	}
-	m := &terraformv1.Module{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Annotations: map[string]string{resource.PausedAnnotation: "true"}}}
+	m := &terraformv1.Module{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Annotations: map[string]string{common.PausedAnnotation: "true"}}}
 	m.Spec.Source.ConfigMap = &terraformv1.ConfigMapSource{Name: "unused"}
 	m.Spec.ReclaimPolicy = common.ReclaimRetain
 	if err := env.Client.Create(ctx, m); client.IgnoreAlreadyExists(err) != nil {
@@ -79,13 +79,13 @@ func TestKubeconfigLoadingRulesAndContext(t *testing.T) {
 
 	both := twoContexts(t)
 	r = terraplane(t, userEnv(t, "KUBECONFIG="+both), "unlock", "Module/idle", "-n", "cli-loading")
-	assertOneLineError(t, r, "127.0.0.1:1")
+	assertOneLineError(t, r, 1, "127.0.0.1:1")
 	r = terraplane(t, userEnv(t, "KUBECONFIG="+both), "unlock", "Module/idle", "-n", "cli-loading", "--context", "good")
 	if r.code != 0 || !strings.Contains(r.stdout, "not locked") {
 		t.Fatalf("--context good: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	r = terraplane(t, userEnv(t), "unlock", "Module/idle", "-n", "cli-loading", "--kubeconfig", both, "--context", "nowhere")
-	assertOneLineError(t, r, "nowhere")
+	assertOneLineError(t, r, 1, "nowhere")
 }
 
 // flatModule is a module terraform runs with no provider at all.

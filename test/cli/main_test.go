@@ -87,7 +87,11 @@ func terraplane(t *testing.T, environ []string, args ...string) result {
 	cmd.Env = environ
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	start := time.Now()
 	err := cmd.Run()
+	if took := time.Since(start); took > 3*time.Second {
+		t.Logf("terraplane %s took %s", strings.Join(args, " "), took.Round(100*time.Millisecond))
+	}
 	r := result{stdout: stdout.String(), stderr: stderr.String()}
 	if exit, ok := err.(*exec.ExitError); ok {
 		r.code = exit.ExitCode()

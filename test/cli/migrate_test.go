@@ -93,7 +93,7 @@ output "id" { value = terraform_data.pet.id }
 
 	By(t, "export hands it back, with its subdirectory")
 	out := filepath.Join(t.TempDir(), "out")
-	r = terraplane(t, userEnv(t), append([]string{"export", "Module", "pipeline", "-n", ns, "-o", out}, kubeconfig...)...)
+	r = terraplane(t, userEnv(t), append([]string{"export", "Module", "pipeline", "-n", ns, "--out", out}, kubeconfig...)...)
 	g.Expect(r.code).To(BeZero(), "%s%s", r.stdout, r.stderr)
 	g.Expect(r.stderr).To(ContainSubstring("==> reading its state from the cluster"))
 	g.Expect(r.stderr).To(MatchRegexp(`==> writing \d+ files to ` + out))

@@ -14,7 +14,6 @@ import (
 
 	awsstoragev1 "terraplane.io/terraplane/apis/aws/storage/v1alpha1"
 	common "terraplane.io/terraplane/apis/common/v1alpha1"
-	"terraplane.io/terraplane/controllers/managed"
 	"terraplane.io/terraplane/internal/app"
 	"terraplane.io/terraplane/test/framework"
 )
@@ -32,7 +31,7 @@ func TestInterruptedBucketCreate(t *testing.T) {
 	_, err := admin.PutObject(ctx, "interrupted-made", "keep.txt", bytes.NewReader([]byte("data")), 4, minio.PutObjectOptions{})
 	g.Expect(err).NotTo(HaveOccurred())
 
-	pending := map[string]string{managed.CreatePendingAnnotation: time.Now().UTC().Format(time.RFC3339)}
+	pending := map[string]string{common.CreatePendingAnnotation: time.Now().UTC().Format(time.RFC3339)}
 	made := adoptedBucket("interrupted-made", "interrupted-made")
 	notMade := adoptedBucket("interrupted-not-made", "interrupted-not-made")
 	for _, b := range []*awsstoragev1.S3Bucket{made, notMade} {
@@ -50,7 +49,7 @@ func TestInterruptedBucketCreate(t *testing.T) {
 			g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(b), b)).To(Succeed())
 			g.Expect(framework.Condition(b.Status.Conditions, common.TypeReady).Status).To(Equal(metav1.ConditionTrue),
 				"%+v", framework.Condition(b.Status.Conditions, common.TypeSynced))
-			g.Expect(b.Annotations).NotTo(HaveKey(managed.CreatePendingAnnotation))
+			g.Expect(b.Annotations).NotTo(HaveKey(common.CreatePendingAnnotation))
 		}).WithTimeout(timeout).Should(Succeed())
 	}
 	_, err = admin.StatObject(ctx, "interrupted-made", "keep.txt", minio.StatObjectOptions{})

@@ -23,7 +23,6 @@ import (
 
 	common "terraplane.io/terraplane/apis/common/v1alpha1"
 	terraformv1 "terraplane.io/terraplane/apis/terraform/v1alpha1"
-	"terraplane.io/terraplane/controllers/managed"
 	"terraplane.io/terraplane/internal/app"
 	"terraplane.io/terraplane/internal/resource"
 	"terraplane.io/terraplane/internal/statelock"
@@ -90,7 +89,7 @@ func holdLock(g Gomega, ctx context.Context, mg resource.Managed, who string, ho
 	}
 	info, _ := json.Marshal(lock)
 	lease := &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name,
-		Annotations: map[string]string{statelock.LockInfoAnnotation: string(info)}},
+		Annotations: map[string]string{common.LockInfoAnnotation: string(info)}},
 		Spec: coordinationv1.LeaseSpec{HolderIdentity: ptr.To("dead-run-" + mg.GetName())}}
 	g.Expect(env.Client.Create(ctx, lease)).To(Succeed())
 	return key
@@ -127,7 +126,7 @@ func TestCrashRecovery(t *testing.T) {
 	stale := ledgerModuleObj(ns, "stale-lock", ledger, 0)
 	foreign := ledgerModuleObj(ns, "foreign-lock", ledger, 0)
 	interrupted := ledgerModuleObj(ns, "interrupted", ledger, 0)
-	interrupted.Annotations = map[string]string{managed.CreatePendingAnnotation: time.Now().UTC().Format(time.RFC3339)}
+	interrupted.Annotations = map[string]string{common.CreatePendingAnnotation: time.Now().UTC().Format(time.RFC3339)}
 	for _, m := range []*terraformv1.Module{stale, foreign, interrupted} {
 		g.Expect(env.Client.Create(ctx, m)).To(Succeed())
 	}
@@ -153,7 +152,7 @@ func TestCrashRecovery(t *testing.T) {
 	By(t, "a lock held by another host is left alone, with a one-line condition saying how to release it")
 	g.Eventually(func(g Gomega) {
 		synced, _ := moduleConditions(g, ctx, foreign)
-		g.Expect(synced.Reason).To(Equal(managed.ReasonStateLocked))
+		g.Expect(synced.Reason).To(Equal(common.ReasonStateLocked))
 		g.Expect(synced.Message).To(And(ContainSubstring("ci@another-host"), ContainSubstring("terraplane unlock")))
 		g.Expect(synced.Message).NotTo(ContainSubstring("\n"))
 	}).WithTimeout(timeout).Should(Succeed())
@@ -169,22 +168,22 @@ func TestCrashRecovery(t *testing.T) {
 	By(t, "an interrupted create of a user module stops, naming what may exist, and creates nothing")
 	g.Eventually(func(g Gomega) {
 		synced, _ := moduleConditions(g, ctx, interrupted)
-		g.Expect(synced.Reason).To(Equal(managed.ReasonCreateInterrupted))
-		g.Expect(synced.Message).To(And(ContainSubstring("terraform_data.x"), ContainSubstring(managed.CreateAgainAnnotation)))
+		g.Expect(synced.Reason).To(Equal(common.ReasonCreateInterrupted))
+		g.Expect(synced.Message).To(And(ContainSubstring("terraform_data.x"), ContainSubstring(common.CreateAgainAnnotation)))
 	}).WithTimeout(timeout).Should(Succeed())
 	g.Expect(creates(g, ledger, "interrupted")).To(Equal(0))
 
 	By(t, "create-again lets it create, once, and both annotations go")
 	g.Eventually(func() error {
 		_ = env.Client.Get(ctx, client.ObjectKeyFromObject(interrupted), interrupted)
-		interrupted.Annotations[managed.CreateAgainAnnotation] = "true"
+		interrupted.Annotations[common.CreateAgainAnnotation] = "true"
 		return env.Client.Update(ctx, interrupted)
 	}).WithTimeout(timeout).Should(Succeed())
 	g.Eventually(func(g Gomega) {
 		_, ready := moduleConditions(g, ctx, interrupted)
 		g.Expect(ready.Status).To(Equal(metav1.ConditionTrue), "%v", interrupted.Status.Conditions)
-		g.Expect(interrupted.Annotations).NotTo(HaveKey(managed.CreatePendingAnnotation))
-		g.Expect(interrupted.Annotations).NotTo(HaveKey(managed.CreateAgainAnnotation))
+		g.Expect(interrupted.Annotations).NotTo(HaveKey(common.CreatePendingAnnotation))
+		g.Expect(interrupted.Annotations).NotTo(HaveKey(common.CreateAgainAnnotation))
 	}).WithTimeout(timeout).Should(Succeed())
 	g.Expect(creates(g, ledger, "interrupted")).To(Equal(1))
 
@@ -193,7 +192,7 @@ func TestCrashRecovery(t *testing.T) {
 	g.Expect(env.Client.Create(ctx, slow)).To(Succeed())
 	g.Eventually(func(g Gomega) {
 		g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(slow), slow)).To(Succeed())
-		g.Expect(slow.Annotations).To(HaveKey(managed.CreatePendingAnnotation))
+		g.Expect(slow.Annotations).To(HaveKey(common.CreatePendingAnnotation))
 	}).WithTimeout(timeout).Should(Succeed())
 	time.Sleep(time.Second) // terraform is in the provisioner now
 	g.Expect(mgr.Stop()).To(Succeed())
@@ -209,7 +208,7 @@ func TestCrashRecovery(t *testing.T) {
 	g.Eventually(func(g Gomega) {
 		_, ready := moduleConditions(g, ctx, slow)
 		g.Expect(ready.Status).To(Equal(metav1.ConditionTrue), "%v", slow.Status.Conditions)
-		g.Expect(slow.Annotations).NotTo(HaveKey(managed.CreatePendingAnnotation))
+		g.Expect(slow.Annotations).NotTo(HaveKey(common.CreatePendingAnnotation))
 	}).WithTimeout(timeout).Should(Succeed())
 	g.Expect(creates(g, ledger, "slow")).To(Equal(1), "the restarted controller did not create again")
 }

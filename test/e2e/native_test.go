@@ -22,7 +22,6 @@ import (
 	databasev1 "terraplane.io/terraplane/apis/database/v1alpha1"
 	kubernetesv1 "terraplane.io/terraplane/apis/kubernetes/v1alpha1"
 	workloadv1 "terraplane.io/terraplane/apis/workload/v1alpha1"
-	"terraplane.io/terraplane/controllers/kubernetes"
 	"terraplane.io/terraplane/test/framework"
 )
 
@@ -80,7 +79,7 @@ func TestKubernetesNativeObject(t *testing.T) {
 		cluster, err = remoteObject(ctx, remote.client, "cockroachdb.rook.io/v1alpha1", "Cluster", "rook", "db")
 		return err
 	}).WithTimeout(timeout).Should(Succeed())
-	g.Expect(cluster.GetAnnotations()).To(HaveKeyWithValue(kubernetes.OwnerAnnotation, string(o.UID)))
+	g.Expect(cluster.GetAnnotations()).To(HaveKeyWithValue(common.RemoteOwnerAnnotation, string(o.UID)))
 	g.Eventually(func(g Gomega) {
 		g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(o), o)).To(Succeed())
 		ready := framework.Condition(o.Status.Conditions, common.TypeReady)

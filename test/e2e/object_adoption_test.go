@@ -12,7 +12,6 @@ import (
 
 	common "terraplane.io/terraplane/apis/common/v1alpha1"
 	kubernetesv1 "terraplane.io/terraplane/apis/kubernetes/v1alpha1"
-	"terraplane.io/terraplane/controllers/kubernetes"
 	"terraplane.io/terraplane/test/framework"
 )
 
@@ -97,7 +96,7 @@ func TestObjectAdoption(t *testing.T) {
 	g.Eventually(func(g Gomega) {
 		g.Expect(syncedOf(g, ctx, second).Status).To(Equal(metav1.ConditionTrue))
 		g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "shared"}, cm)).To(Succeed())
-		g.Expect(cm.Annotations).To(HaveKeyWithValue(kubernetes.OwnerAnnotation, string(second.UID)))
+		g.Expect(cm.Annotations).To(HaveKeyWithValue(common.RemoteOwnerAnnotation, string(second.UID)))
 		g.Expect(cm.Data).To(HaveKeyWithValue("by", "second"))
 		events, err := env.Events(ctx, second)
 		g.Expect(err).NotTo(HaveOccurred())

@@ -22,7 +22,6 @@ import (
 	common "terraplane.io/terraplane/apis/common/v1alpha1"
 	kubernetesv1 "terraplane.io/terraplane/apis/kubernetes/v1alpha1"
 	workloadv1 "terraplane.io/terraplane/apis/workload/v1alpha1"
-	"terraplane.io/terraplane/controllers/kubernetes"
 	"terraplane.io/terraplane/internal/app"
 	"terraplane.io/terraplane/test/framework"
 )
@@ -129,7 +128,7 @@ func TestTenancyKubernetes(t *testing.T) {
 	g.Expect(env.Client.Create(ctx, kubeconfigSecret(kubeAdminNS, "control-credentials", admin))).To(Succeed())
 	control := providerConfig(kubeAdminNS, "control", "control-credentials")
 	g.Expect(env.Client.Create(ctx, control)).To(Succeed())
-	waitProviderConfig(g, ctx, control, metav1.ConditionTrue, kubernetes.ReasonReachable)
+	waitProviderConfig(g, ctx, control, metav1.ConditionTrue, common.ReasonReachable)
 
 	By(t, "alice's application on the admin's ProviderConfig is refused, and nothing reaches the cluster")
 	escalate := configMapApp(tenant, "escalate", &workloadv1.ProviderConfigReference{Name: "control", Namespace: kubeAdminNS}, "unused")
@@ -226,7 +225,7 @@ func TestTenancyKubernetes(t *testing.T) {
 	for name := range unsafe {
 		g.Eventually(func(g Gomega) {
 			ready := providerConfigReady(ctx, tenant, name)(g)
-			g.Expect(ready.Reason).To(Equal(kubernetes.ReasonReachable), "%s: %+v", name, ready)
+			g.Expect(ready.Reason).To(Equal(common.ReasonReachable), "%s: %+v", name, ready)
 		}).WithTimeout(timeout).Should(Succeed())
 	}
 	_, err = os.Stat(marker)

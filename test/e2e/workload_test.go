@@ -27,7 +27,6 @@ import (
 	mysqldbv1 "terraplane.io/terraplane/apis/mysql/database/v1alpha1"
 	mysqlv1 "terraplane.io/terraplane/apis/mysql/v1alpha1"
 	workloadv1 "terraplane.io/terraplane/apis/workload/v1alpha1"
-	"terraplane.io/terraplane/controllers/kubernetes"
 	"terraplane.io/terraplane/internal/app"
 	"terraplane.io/terraplane/internal/devenv"
 	"terraplane.io/terraplane/internal/kinds"
@@ -211,7 +210,7 @@ func TestWorkloadWordPress(t *testing.T) {
 		u, err := remoteObject(ctx, remote.client, o.apiVersion, o.kind, o.ns, o.name)
 		g.Expect(err).NotTo(HaveOccurred(), o.kind)
 		res := getResource(g, ctx, ns, o.resource)
-		g.Expect(u.GetAnnotations()).To(HaveKeyWithValue(kubernetes.OwnerAnnotation, string(res.UID)))
+		g.Expect(u.GetAnnotations()).To(HaveKeyWithValue(common.RemoteOwnerAnnotation, string(res.UID)))
 		g.Expect(res.Status.ClusterRef.Name).To(Equal("remote"))
 	}
 	local := &corev1.Secret{}
@@ -381,7 +380,7 @@ func TestKubernetesProviderConfig(t *testing.T) {
 	g.Expect(env.Client.Create(ctx, kubeconfigSecret(ns, "remote-kubeconfig", remote.kubeconfig))).To(Succeed())
 	byKubeconfig := providerConfig(ns, "remote", "remote-kubeconfig")
 	g.Expect(env.Client.Create(ctx, byKubeconfig)).To(Succeed())
-	ready := waitProviderConfig(g, ctx, byKubeconfig, metav1.ConditionTrue, kubernetes.ReasonReachable)
+	ready := waitProviderConfig(g, ctx, byKubeconfig, metav1.ConditionTrue, common.ReasonReachable)
 	g.Expect(ready.Message).To(ContainSubstring("Kubernetes v1."))
 	g.Expect(strings.TrimSuffix(byKubeconfig.Status.Endpoint, "/")).To(Equal(strings.TrimSuffix(remote.cp.Config.Host, "/")))
 
@@ -392,7 +391,7 @@ func TestKubernetesProviderConfig(t *testing.T) {
 	g.Expect(env.Client.Create(ctx, fields)).To(Succeed())
 	byFields := providerConfig(ns, "remote-fields", "remote-fields")
 	g.Expect(env.Client.Create(ctx, byFields)).To(Succeed())
-	waitProviderConfig(g, ctx, byFields, metav1.ConditionTrue, kubernetes.ReasonReachable)
+	waitProviderConfig(g, ctx, byFields, metav1.ConditionTrue, common.ReasonReachable)
 
 	By(t, "the control cluster itself through a ServiceAccount token")
 	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "terraplane-self"}}
@@ -405,7 +404,7 @@ func TestKubernetesProviderConfig(t *testing.T) {
 	g.Expect(env.Client.Create(ctx, self)).To(Succeed())
 	bySA := providerConfig(ns, "self", "self-token")
 	g.Expect(env.Client.Create(ctx, bySA)).To(Succeed())
-	waitProviderConfig(g, ctx, bySA, metav1.ConditionTrue, kubernetes.ReasonReachable)
+	waitProviderConfig(g, ctx, bySA, metav1.ConditionTrue, common.ReasonReachable)
 	g.Expect(strings.TrimSuffix(bySA.Status.Endpoint, "/")).To(Equal(strings.TrimSuffix(env.ControlPlane.Config.Host, "/")))
 
 	By(t, "a missing Secret is a condition that clears when the Secret appears")
@@ -414,13 +413,13 @@ func TestKubernetesProviderConfig(t *testing.T) {
 	ready = waitProviderConfig(g, ctx, late, metav1.ConditionFalse, "CredentialsNotFound")
 	g.Expect(ready.Message).To(ContainSubstring("late-kubeconfig"))
 	g.Expect(env.Client.Create(ctx, kubeconfigSecret(ns, "late-kubeconfig", remote.kubeconfig))).To(Succeed())
-	waitProviderConfig(g, ctx, late, metav1.ConditionTrue, kubernetes.ReasonReachable)
+	waitProviderConfig(g, ctx, late, metav1.ConditionTrue, common.ReasonReachable)
 
 	By(t, "the client is rebuilt when the Secret changes: pointing it at a dead endpoint makes it unreachable")
 	g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(fields), fields)).To(Succeed())
 	fields.Data["endpoint"] = []byte("https://127.0.0.1:1")
 	g.Expect(env.Client.Update(ctx, fields)).To(Succeed())
-	ready = waitProviderConfig(g, ctx, byFields, metav1.ConditionFalse, kubernetes.ReasonUnreachable)
+	ready = waitProviderConfig(g, ctx, byFields, metav1.ConditionFalse, common.ReasonClusterUnreachable)
 	g.Expect(ready.Message).To(ContainSubstring("127.0.0.1:1"))
 	g.Expect(ready.Message).NotTo(ContainSubstring("BEGIN"), "no credentials in conditions")
 
@@ -460,7 +459,7 @@ func TestKubernetesProviderConfig(t *testing.T) {
 		st := getApp(g, ctx, stuck).Status // never placed on a cluster that cannot be reached
 		g.Expect(st.State).To(Equal(workloadv1.ApplicationStatePending))
 		g.Expect(framework.Condition(st.Conditions, workloadv1.TypeScheduled).Message).To(
-			ContainSubstring("ClusterUnusable: ProviderConfig e2e-providerconfig/remote-fields cannot reach its cluster: " + kubernetes.ReasonUnreachable))
+			ContainSubstring("ClusterUnusable: ProviderConfig e2e-providerconfig/remote-fields cannot reach its cluster: " + common.ReasonClusterUnreachable))
 	}).WithTimeout(timeout).Should(Succeed())
 
 	By(t, "when the Secret is fixed the stuck application is submitted")

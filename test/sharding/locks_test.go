@@ -41,8 +41,10 @@ func TestTwoControllersOnOneHost(t *testing.T) {
 	const lockNS = "two-controllers"
 	dir := t.TempDir()
 	ledger := filepath.Join(dir, "ledger")
-	if err := env.Namespace(ctx, lockNS); err != nil {
-		t.Fatal(err)
+	for _, n := range []string{lockNS, systemNS} {
+		if err := env.Namespace(ctx, n); err != nil {
+			t.Fatal(err)
+		}
 	}
 	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: lockNS, Name: "span-module"}, Data: map[string]string{"main.tf": spanModule}}
 	if err := env.Client.Create(ctx, cm); err != nil {

@@ -22,7 +22,6 @@ import (
 
 	common "terraplane.io/terraplane/apis/common/v1alpha1"
 	terraformv1 "terraplane.io/terraplane/apis/terraform/v1alpha1"
-	"terraplane.io/terraplane/controllers/managed"
 	"terraplane.io/terraplane/test/framework"
 )
 
@@ -113,8 +112,10 @@ func TestPartitionedReplica(t *testing.T) {
 	ctx := context.Background()
 	const partNS = "partition"
 	dir := t.TempDir()
-	if err := env.Namespace(ctx, partNS); err != nil {
-		t.Fatal(err)
+	for _, n := range []string{partNS, systemNS} {
+		if err := env.Namespace(ctx, n); err != nil {
+			t.Fatal(err)
+		}
 	}
 	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: partNS, Name: "span-module"}, Data: map[string]string{"main.tf": spanModule}}
 	if err := env.Client.Create(ctx, cm); err != nil {
@@ -161,9 +162,12 @@ func TestPartitionedReplica(t *testing.T) {
 	time.Sleep(40 * time.Second) // its shard Leases expire; the other replica takes them
 	link.setCut(false)
 	deadline = time.Now().Add(5 * time.Minute)
-	for pending := settleInterrupted(t, partNS); pending > 0; pending = settleInterrupted(t, partNS) {
+	for pending := settleInterrupted(t, partNS); len(pending) > 0; pending = settleInterrupted(t, partNS) {
 		if time.Now().After(deadline) {
-			t.Fatalf("%d Modules not Ready", pending)
+			for _, path := range logs {
+				t.Logf("%s:\n%s", filepath.Base(path), tail(readFile(path), 15))
+			}
+			t.Fatalf("%d Modules not Ready: %s", len(pending), strings.Join(pending, "; "))
 		}
 		time.Sleep(time.Second)
 	}
@@ -177,25 +181,26 @@ func TestPartitionedReplica(t *testing.T) {
 	}
 }
 
-// settleInterrupted counts the Modules of namespace not Ready, answering create-again
+// settleInterrupted lists the Modules of namespace not Ready, answering create-again
 // (as a user would) for those whose interrupted create stopped at CreateInterrupted.
-func settleInterrupted(t *testing.T, namespace string) int {
+func settleInterrupted(t *testing.T, namespace string) []string {
 	var list terraformv1.ModuleList
 	if err := env.Client.List(context.Background(), &list, client.InNamespace(namespace)); err != nil {
 		t.Fatal(err)
 	}
-	pending := 0
+	var pending []string
 	for i := range list.Items {
 		m := &list.Items[i]
 		if framework.Condition(m.Status.Conditions, common.TypeReady).Status == metav1.ConditionTrue {
 			continue
 		}
-		pending++
-		if framework.Condition(m.Status.Conditions, common.TypeSynced).Reason == managed.ReasonCreateInterrupted && m.Annotations[managed.CreateAgainAnnotation] == "" {
+		synced := framework.Condition(m.Status.Conditions, common.TypeSynced)
+		pending = append(pending, fmt.Sprintf("%s: %s %s", m.Name, synced.Reason, synced.Message))
+		if framework.Condition(m.Status.Conditions, common.TypeSynced).Reason == common.ReasonCreateInterrupted && m.Annotations[common.CreateAgainAnnotation] == "" {
 			if m.Annotations == nil {
 				m.Annotations = map[string]string{}
 			}
-			m.Annotations[managed.CreateAgainAnnotation] = "true"
+			m.Annotations[common.CreateAgainAnnotation] = "true"
 			_ = env.Client.Update(context.Background(), m)
 		}
 	}
@@ -235,4 +240,10 @@ func applyOverlaps(t *testing.T, logs []string) (overlaps, runs int) {
 		}
 	}
 	return overlaps, runs
+}
+
+// tail is the last n lines of text.
+func tail(text string, n int) string {
+	lines := strings.Split(strings.TrimRight(text, "\n"), "\n")
+	return strings.Join(lines[max(len(lines)-n, 0):], "\n")
 }

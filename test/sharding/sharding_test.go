@@ -19,7 +19,6 @@ import (
 
 	common "terraplane.io/terraplane/apis/common/v1alpha1"
 	terraformv1 "terraplane.io/terraplane/apis/terraform/v1alpha1"
-	"terraplane.io/terraplane/controllers/managed"
 	"terraplane.io/terraplane/test/framework"
 )
 
@@ -235,10 +234,10 @@ func waitSettled(t *testing.T, ledger string, limit time.Duration) int {
 			m := &list.Items[i]
 			synced := framework.Condition(m.Status.Conditions, common.TypeSynced)
 			switch {
-			case synced.Reason == managed.ReasonCreateInterrupted && strings.Contains(readFile(ledger), "create "+m.Name+"\n"):
+			case synced.Reason == common.ReasonCreateInterrupted && strings.Contains(readFile(ledger), "create "+m.Name+"\n"):
 				interrupted++
-			case synced.Reason == managed.ReasonCreateInterrupted && m.Annotations[managed.CreateAgainAnnotation] == "":
-				m.Annotations[managed.CreateAgainAnnotation] = "true"
+			case synced.Reason == common.ReasonCreateInterrupted && m.Annotations[common.CreateAgainAnnotation] == "":
+				m.Annotations[common.CreateAgainAnnotation] = "true"
 				_ = env.Client.Update(ctx, m)
 				pending = append(pending, m.Name+": answered create-again")
 			case framework.Condition(m.Status.Conditions, common.TypeReady).Status != metav1.ConditionTrue:

@@ -1,11 +1,5 @@
 package v1alpha1
 
-import (
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
-	common "terraplane.io/terraplane/apis/common/v1alpha1"
-)
-
 // Keys read from a Provider's credentials Secret.
 const (
 	// CredentialsAccessKeyID is the Secret key holding the access key ID.
@@ -65,6 +59,9 @@ type Credentials struct {
 }
 
 // ProviderSpec configures the hashicorp/aws Terraform provider.
+// +terraplane:provider:kind=Provider,doc="configures access to AWS (or an S3-compatible endpoint) for managed resources in its namespace."
+// +terraplane:provider:printcolumn:name="REGION",type=string,JSONPath=`.spec.region`
+// +terraplane:provider:printcolumn:name="ENDPOINT",type=string,JSONPath=`.spec.endpoint`
 // +kubebuilder:validation:XValidation:rule="(has(self.credentials) && self.credentials.source == 'InjectedIdentity') != has(self.credentialsSecretRef)",message="set credentialsSecretRef for credentials from a Secret, or credentials.source: InjectedIdentity without credentialsSecretRef"
 // +kubebuilder:validation:XValidation:rule="!has(self.connectionCredentials) || self.connectionCredentials != 'Provider' || has(self.credentialsSecretRef)",message="connectionCredentials: Provider hands out the keys in credentialsSecretRef; set it, or use connectionCredentials: None"
 type ProviderSpec struct {
@@ -113,31 +110,4 @@ type ProviderSpec struct {
 	// SkipRegionValidation accepts any region name.
 	// +optional
 	SkipRegionValidation bool `json:"skipRegionValidation,omitempty"`
-}
-
-// Provider configures access to AWS (or an S3-compatible endpoint) for managed resources in its namespace.
-// +kubebuilder:object:root=true
-// +kubebuilder:subresource:status
-// +kubebuilder:resource:categories=terraplane;provider
-// +kubebuilder:printcolumn:name="REGION",type=string,JSONPath=`.spec.region`
-// +kubebuilder:printcolumn:name="ENDPOINT",type=string,JSONPath=`.spec.endpoint`
-// +kubebuilder:printcolumn:name="USERS",type=integer,JSONPath=`.status.users`
-// +kubebuilder:printcolumn:name="AGE",type=date,JSONPath=`.metadata.creationTimestamp`
-type Provider struct {
-	metav1.TypeMeta   `json:",inline"`
-	metav1.ObjectMeta `json:"metadata,omitempty"`
-
-	Spec   ProviderSpec          `json:"spec"`
-	Status common.ProviderStatus `json:"status,omitempty"`
-}
-
-// GetProviderStatus returns who uses the Provider.
-func (p *Provider) GetProviderStatus() *common.ProviderStatus { return &p.Status }
-
-// ProviderList is a list of Providers.
-// +kubebuilder:object:root=true
-type ProviderList struct {
-	metav1.TypeMeta `json:",inline"`
-	metav1.ListMeta `json:"metadata,omitempty"`
-	Items           []Provider `json:"items"`
 }

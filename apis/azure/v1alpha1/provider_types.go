@@ -1,11 +1,5 @@
 package v1alpha1
 
-import (
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
-	common "terraplane.io/terraplane/apis/common/v1alpha1"
-)
-
 // Keys read from a Provider's credentials Secret.
 const (
 	// CredentialsClientID is the Secret key holding the service principal's client ID.
@@ -45,6 +39,9 @@ type Credentials struct {
 }
 
 // ProviderSpec is where and as whom the azurerm provider runs.
+// +terraplane:provider:kind=Provider,doc="configures the hashicorp/azurerm Terraform provider for the Azure managed\nkinds. Its credentials never reach a connection Secret."
+// +terraplane:provider:printcolumn:name="SUBSCRIPTION",type=string,JSONPath=`.spec.subscriptionID`
+// +terraplane:provider:printcolumn:name="LOCATION",type=string,JSONPath=`.spec.location`
 // +kubebuilder:validation:XValidation:rule="(has(self.credentials) && self.credentials.source == 'InjectedIdentity') || has(self.credentialsSecretRef)",message="name the Secret with clientID and clientSecret in credentialsSecretRef, or set credentials.source: InjectedIdentity"
 type ProviderSpec struct {
 	// SubscriptionID is the subscription resources are made in.
@@ -66,32 +63,4 @@ type ProviderSpec struct {
 	// InjectedIdentity.
 	// +optional
 	CredentialsSecretRef *CredentialsSecretReference `json:"credentialsSecretRef,omitempty"`
-}
-
-// Provider configures the hashicorp/azurerm Terraform provider for the Azure managed
-// kinds. Its credentials never reach a connection Secret.
-// +kubebuilder:object:root=true
-// +kubebuilder:subresource:status
-// +kubebuilder:resource:categories=terraplane;provider
-// +kubebuilder:printcolumn:name="SUBSCRIPTION",type=string,JSONPath=`.spec.subscriptionID`
-// +kubebuilder:printcolumn:name="LOCATION",type=string,JSONPath=`.spec.location`
-// +kubebuilder:printcolumn:name="USERS",type=integer,JSONPath=`.status.users`
-// +kubebuilder:printcolumn:name="AGE",type=date,JSONPath=`.metadata.creationTimestamp`
-type Provider struct {
-	metav1.TypeMeta   `json:",inline"`
-	metav1.ObjectMeta `json:"metadata,omitempty"`
-
-	Spec   ProviderSpec          `json:"spec"`
-	Status common.ProviderStatus `json:"status,omitempty"`
-}
-
-// GetProviderStatus returns who uses the Provider.
-func (p *Provider) GetProviderStatus() *common.ProviderStatus { return &p.Status }
-
-// ProviderList is a list of Providers.
-// +kubebuilder:object:root=true
-type ProviderList struct {
-	metav1.TypeMeta `json:",inline"`
-	metav1.ListMeta `json:"metadata,omitempty"`
-	Items           []Provider `json:"items"`
 }

@@ -180,20 +180,6 @@ type ApplySummary struct {
 	Time metav1.Time `json:"time"`
 }
 
-// Synced=False reasons with which change control holds a plan.
-const (
-	// ReasonAwaitingApproval: the plan waits for spec.approvedPlan to name it.
-	ReasonAwaitingApproval = "AwaitingApproval"
-	// ReasonDestructiveChangeRefused: the plan would delete or replace something that exists.
-	ReasonDestructiveChangeRefused = "DestructiveChangeRefused"
-	// ReasonAdoptionRefused: the first plan of a resource adopting existing
-	// infrastructure would destroy (imports) or change (migrated state) something.
-	ReasonAdoptionRefused = "AdoptionRefused"
-	// ReasonCreateNotAllowed: the resource does not exist and managementPolicies do not
-	// include Create.
-	ReasonCreateNotAllowed = "CreateNotAllowed"
-)
-
 // IsHoldReason reports whether a Synced reason is change control holding a plan.
 func IsHoldReason(reason string) bool {
 	switch reason {

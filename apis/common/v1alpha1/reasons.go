@@ -21,3 +21,63 @@ const (
 	// lock, and waits for approval.
 	ReasonProviderUpgrade = "ProviderUpgrade"
 )
+
+// Synced=False reasons with which change control holds a plan.
+const (
+	// ReasonAwaitingApproval: the plan waits for spec.approvedPlan to name it.
+	ReasonAwaitingApproval = "AwaitingApproval"
+	// ReasonDestructiveChangeRefused: the plan would delete or replace something that exists.
+	ReasonDestructiveChangeRefused = "DestructiveChangeRefused"
+	// ReasonAdoptionRefused: the first plan of a resource adopting existing
+	// infrastructure would destroy (imports) or change (migrated state) something.
+	ReasonAdoptionRefused = "AdoptionRefused"
+	// ReasonCreateNotAllowed: the resource does not exist and managementPolicies do not
+	// include Create.
+	ReasonCreateNotAllowed = "CreateNotAllowed"
+)
+
+// Reasons every reconciler shares.
+const (
+	// ReasonReconcileSuccess: the last reconcile did everything it had to.
+	ReasonReconcileSuccess = "ReconcileSuccess"
+	// ReasonReconcileError: an unexpected failure, retried with backoff.
+	ReasonReconcileError = "ReconcileError"
+	// ReasonWriteConflict: writes of a reconcile kept conflicting with what the API
+	// server holds, several times in a row.
+	ReasonWriteConflict = "WriteConflict"
+)
+
+// Ready reasons of managed resources.
+const (
+	// ReasonAvailable: the external resource exists and every connection detail was written.
+	ReasonAvailable = "Available"
+	// ReasonCreating: the external resource has not been created successfully yet.
+	ReasonCreating = "Creating"
+	// ReasonDeleting: the external resource is being deleted.
+	ReasonDeleting = "Deleting"
+)
+
+// Reasons of Terraform managed resources.
+const (
+	// ReasonCreateInterrupted: a create was interrupted and the user must say how to go on.
+	ReasonCreateInterrupted = "CreateInterrupted"
+	// ReasonStateLocked: the state lock is held by a run the controller waits for, or by
+	// one it cannot vouch for.
+	ReasonStateLocked = "StateLocked"
+	// ReasonDriftDetected: the external resource differs from the spec.
+	ReasonDriftDetected = "DriftDetected"
+	// ReasonNoDrift: the last plan found the external resource matches the spec.
+	ReasonNoDrift = "NoDrift"
+)
+
+// Reasons of the kinds that reach target clusters.
+const (
+	// ReasonReachable: the target cluster answers with the ProviderConfig's credentials.
+	ReasonReachable = "Reachable"
+	// ReasonClusterUnreachable: the target cluster does not answer.
+	ReasonClusterUnreachable = "ClusterUnreachable"
+	// ReasonRemoteObjectConflict: the remote object exists and is not this object's to manage.
+	ReasonRemoteObjectConflict = "RemoteObjectConflict"
+	// ReasonAdopted (an event): an Object took over a remote object, as its adoptionPolicy allows.
+	ReasonAdopted = "Adopted"
+)

@@ -1,11 +1,5 @@
 package v1alpha1
 
-import (
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
-	common "terraplane.io/terraplane/apis/common/v1alpha1"
-)
-
 // CredentialsKey is the key of a Provider's credentials Secret that holds the service
 // account key, as the JSON file Google Cloud hands out.
 const CredentialsKey = "credentials.json"
@@ -40,6 +34,9 @@ type Credentials struct {
 }
 
 // ProviderSpec is where and as whom the google provider runs.
+// +terraplane:provider:kind=Provider,doc="configures the hashicorp/google Terraform provider for the GCP managed kinds.\nIts credentials never reach a connection Secret."
+// +terraplane:provider:printcolumn:name="PROJECT",type=string,JSONPath=`.spec.project`
+// +terraplane:provider:printcolumn:name="REGION",type=string,JSONPath=`.spec.region`
 // +kubebuilder:validation:XValidation:rule="(has(self.credentials) && self.credentials.source == 'InjectedIdentity') || has(self.credentialsSecretRef)",message="name the Secret with the service account key in credentialsSecretRef, or set credentials.source: InjectedIdentity"
 type ProviderSpec struct {
 	// Project is the ID of the project resources are made in.
@@ -58,32 +55,4 @@ type ProviderSpec struct {
 	// InjectedIdentity.
 	// +optional
 	CredentialsSecretRef *CredentialsSecretReference `json:"credentialsSecretRef,omitempty"`
-}
-
-// Provider configures the hashicorp/google Terraform provider for the GCP managed kinds.
-// Its credentials never reach a connection Secret.
-// +kubebuilder:object:root=true
-// +kubebuilder:subresource:status
-// +kubebuilder:resource:categories=terraplane;provider
-// +kubebuilder:printcolumn:name="PROJECT",type=string,JSONPath=`.spec.project`
-// +kubebuilder:printcolumn:name="REGION",type=string,JSONPath=`.spec.region`
-// +kubebuilder:printcolumn:name="USERS",type=integer,JSONPath=`.status.users`
-// +kubebuilder:printcolumn:name="AGE",type=date,JSONPath=`.metadata.creationTimestamp`
-type Provider struct {
-	metav1.TypeMeta   `json:",inline"`
-	metav1.ObjectMeta `json:"metadata,omitempty"`
-
-	Spec   ProviderSpec          `json:"spec"`
-	Status common.ProviderStatus `json:"status,omitempty"`
-}
-
-// GetProviderStatus returns who uses the Provider.
-func (p *Provider) GetProviderStatus() *common.ProviderStatus { return &p.Status }
-
-// ProviderList is a list of Providers.
-// +kubebuilder:object:root=true
-type ProviderList struct {
-	metav1.TypeMeta `json:",inline"`
-	metav1.ListMeta `json:"metadata,omitempty"`
-	Items           []Provider `json:"items"`
 }

@@ -1,10 +1,6 @@
 package v1alpha1
 
-import (
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
-	common "terraplane.io/terraplane/apis/common/v1alpha1"
-)
+import common "terraplane.io/terraplane/apis/common/v1alpha1"
 
 // CredentialsSecretReference names the Secret, in the ProviderConfig's namespace, that
 // holds a target cluster's credentials.
@@ -21,6 +17,10 @@ type CredentialsSecretReference struct {
 
 // ProviderConfigSpec says how to reach a target Kubernetes cluster, and which other
 // namespaces may use it.
+// +terraplane:provider:kind=ProviderConfig,status=ProviderConfigStatus,doc="holds the credentials of one target Kubernetes cluster."
+// +terraplane:provider:printcolumn:name="SECRET",type=string,JSONPath=`.spec.credentialsSecretRef.name`
+// +terraplane:provider:printcolumn:name="ENDPOINT",type=string,JSONPath=`.status.endpoint`
+// +terraplane:provider:printcolumn:name="READY",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
 type ProviderConfigSpec struct {
 	// CredentialsSecretRef names a Secret in the ProviderConfig's namespace holding either
 	// a kubeconfig (key kubeconfig) or the fields endpoint, clusterCA, clientCert,
@@ -50,34 +50,6 @@ type ProviderConfigStatus struct {
 	// resources that use it.
 	common.ProviderStatus `json:",inline"`
 }
-
-// ProviderConfig holds the credentials of one target Kubernetes cluster.
-// +kubebuilder:object:root=true
-// +kubebuilder:subresource:status
-// +kubebuilder:resource:categories=terraplane;provider
-// +kubebuilder:printcolumn:name="SECRET",type=string,JSONPath=`.spec.credentialsSecretRef.name`
-// +kubebuilder:printcolumn:name="ENDPOINT",type=string,JSONPath=`.status.endpoint`
-// +kubebuilder:printcolumn:name="READY",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
-// +kubebuilder:printcolumn:name="USERS",type=integer,JSONPath=`.status.users`
-// +kubebuilder:printcolumn:name="AGE",type=date,JSONPath=`.metadata.creationTimestamp`
-type ProviderConfig struct {
-	metav1.TypeMeta   `json:",inline"`
-	metav1.ObjectMeta `json:"metadata,omitempty"`
-
-	Spec   ProviderConfigSpec   `json:"spec"`
-	Status ProviderConfigStatus `json:"status,omitempty"`
-}
-
-// ProviderConfigList is a list of ProviderConfigs.
-// +kubebuilder:object:root=true
-type ProviderConfigList struct {
-	metav1.TypeMeta `json:",inline"`
-	metav1.ListMeta `json:"metadata,omitempty"`
-	Items           []ProviderConfig `json:"items"`
-}
-
-// GetProviderStatus returns who uses the ProviderConfig.
-func (p *ProviderConfig) GetProviderStatus() *common.ProviderStatus { return &p.Status.ProviderStatus }
 
 // GetAllowedNamespaces returns the namespaces besides its own that may use the
 // ProviderConfig.

@@ -1,11 +1,5 @@
 package v1alpha1
 
-import (
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
-	common "terraplane.io/terraplane/apis/common/v1alpha1"
-)
-
 // Keys read from a Provider's credentials Secret.
 const (
 	// CredentialsUsername is the Secret key holding the admin user name.
@@ -23,6 +17,9 @@ type CredentialsSecretReference struct {
 }
 
 // ProviderSpec says where the MySQL server is and how to log in as its admin.
+// +terraplane:provider:kind=Provider,doc="is an existing MySQL server that managed databases are made on."
+// +terraplane:provider:printcolumn:name="HOST",type=string,JSONPath=`.spec.host`
+// +terraplane:provider:printcolumn:name="PORT",type=integer,JSONPath=`.spec.port`
 type ProviderSpec struct {
 	// Host name or address of the server.
 	// +kubebuilder:validation:MinLength=1
@@ -37,31 +34,4 @@ type ProviderSpec struct {
 	// CredentialsSecretRef names the Secret with the admin credentials. They reach the
 	// client only through the environment of the terraform process.
 	CredentialsSecretRef CredentialsSecretReference `json:"credentialsSecretRef"`
-}
-
-// Provider is an existing MySQL server that managed databases are made on.
-// +kubebuilder:object:root=true
-// +kubebuilder:subresource:status
-// +kubebuilder:resource:categories=terraplane;provider
-// +kubebuilder:printcolumn:name="HOST",type=string,JSONPath=`.spec.host`
-// +kubebuilder:printcolumn:name="PORT",type=integer,JSONPath=`.spec.port`
-// +kubebuilder:printcolumn:name="USERS",type=integer,JSONPath=`.status.users`
-// +kubebuilder:printcolumn:name="AGE",type=date,JSONPath=`.metadata.creationTimestamp`
-type Provider struct {
-	metav1.TypeMeta   `json:",inline"`
-	metav1.ObjectMeta `json:"metadata,omitempty"`
-
-	Spec   ProviderSpec          `json:"spec"`
-	Status common.ProviderStatus `json:"status,omitempty"`
-}
-
-// GetProviderStatus returns who uses the Provider.
-func (p *Provider) GetProviderStatus() *common.ProviderStatus { return &p.Status }
-
-// ProviderList is a list of Providers.
-// +kubebuilder:object:root=true
-type ProviderList struct {
-	metav1.TypeMeta `json:",inline"`
-	metav1.ListMeta `json:"metadata,omitempty"`
-	Items           []Provider `json:"items"`
 }

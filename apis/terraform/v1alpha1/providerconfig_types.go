@@ -1,11 +1,6 @@
 package v1alpha1
 
-import (
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
-	common "terraplane.io/terraplane/apis/common/v1alpha1"
-)
+import apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 
 // SecretKeySelector names one key of a Secret in the referrer's namespace.
 type SecretKeySelector struct {
@@ -38,6 +33,10 @@ type CredentialEnv struct {
 }
 
 // ProviderConfigSpec configures one Terraform provider.
+// +terraplane:provider:kind=ProviderConfig,doc="is one Terraform provider's configuration for Modules in its namespace."
+// +terraplane:provider:printcolumn:name="SOURCE",type=string,JSONPath=`.spec.source`
+// +terraplane:provider:printcolumn:name="VERSION",type=string,JSONPath=`.spec.version`
+// +terraplane:provider:printcolumn:name="ALIAS",type=string,JSONPath=`.spec.alias`
 type ProviderConfigSpec struct {
 	// Source is the provider's source address, e.g. hashicorp/random.
 	// +kubebuilder:validation:Pattern=`^([a-z0-9.-]+/)?[a-z0-9-]+/[a-z0-9-]+$`
@@ -70,32 +69,4 @@ type ProviderConfigSpec struct {
 	// +kubebuilder:validation:MaxItems=16
 	// +kubebuilder:validation:items:Enum=AWS_ROLE_ARN;AWS_WEB_IDENTITY_TOKEN_FILE;AWS_ROLE_SESSION_NAME;AWS_REGION;AWS_DEFAULT_REGION;AWS_STS_REGIONAL_ENDPOINTS;AWS_CONTAINER_CREDENTIALS_FULL_URI;AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE;AZURE_CLIENT_ID;AZURE_TENANT_ID;AZURE_FEDERATED_TOKEN_FILE;AZURE_AUTHORITY_HOST;ARM_CLIENT_ID;ARM_TENANT_ID;ARM_SUBSCRIPTION_ID;ARM_USE_OIDC;ARM_USE_AKS_WORKLOAD_IDENTITY;ARM_OIDC_TOKEN_FILE_PATH;GOOGLE_APPLICATION_CREDENTIALS;GOOGLE_CLOUD_PROJECT;GOOGLE_IMPERSONATE_SERVICE_ACCOUNT
 	InjectedIdentity []string `json:"injectedIdentity,omitempty"`
-}
-
-// ProviderConfig is one Terraform provider's configuration for Modules in its namespace.
-// +kubebuilder:object:root=true
-// +kubebuilder:subresource:status
-// +kubebuilder:resource:categories=terraplane;provider
-// +kubebuilder:printcolumn:name="SOURCE",type=string,JSONPath=`.spec.source`
-// +kubebuilder:printcolumn:name="VERSION",type=string,JSONPath=`.spec.version`
-// +kubebuilder:printcolumn:name="ALIAS",type=string,JSONPath=`.spec.alias`
-// +kubebuilder:printcolumn:name="USERS",type=integer,JSONPath=`.status.users`
-// +kubebuilder:printcolumn:name="AGE",type=date,JSONPath=`.metadata.creationTimestamp`
-type ProviderConfig struct {
-	metav1.TypeMeta   `json:",inline"`
-	metav1.ObjectMeta `json:"metadata,omitempty"`
-
-	Spec   ProviderConfigSpec    `json:"spec"`
-	Status common.ProviderStatus `json:"status,omitempty"`
-}
-
-// GetProviderStatus returns who uses the ProviderConfig.
-func (p *ProviderConfig) GetProviderStatus() *common.ProviderStatus { return &p.Status }
-
-// ProviderConfigList is a list of ProviderConfigs.
-// +kubebuilder:object:root=true
-type ProviderConfigList struct {
-	metav1.TypeMeta `json:",inline"`
-	metav1.ListMeta `json:"metadata,omitempty"`
-	Items           []ProviderConfig `json:"items"`
 }

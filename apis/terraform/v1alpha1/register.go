@@ -1,20 +1,5 @@
 package v1alpha1
 
-import (
-	"k8s.io/apimachinery/pkg/runtime/schema"
-
-	common "terraplane.io/terraplane/apis/common/v1alpha1"
-)
-
-// GroupVersion is terraform.terraplane.io/v1alpha1.
-var GroupVersion = schema.GroupVersion{Group: "terraform.terraplane.io", Version: "v1alpha1"}
-
-// SchemeBuilder registers this package's types.
-var SchemeBuilder = common.NewSchemeBuilder(GroupVersion)
-
-// AddToScheme adds this package's types to a scheme.
-var AddToScheme = SchemeBuilder.AddToScheme
-
 func init() {
-	SchemeBuilder.Register(&ProviderConfig{}, &ProviderConfigList{}, &ModuleClass{}, &ModuleClassList{}, &Module{}, &ModuleList{})
+	SchemeBuilder.Register(&ModuleClass{}, &ModuleClassList{}, &Module{}, &ModuleList{})
 }

@@ -1,0 +1,37 @@
+package v1alpha1
+
+// Annotations users and Terraplane set on its objects.
+const (
+	// CreatePendingAnnotation records, on a managed resource, when a create started; it is
+	// removed once the apply's outcome is recorded. Found on a resource with no state, it
+	// means a create was interrupted and may have made things terraform never recorded.
+	CreatePendingAnnotation = "terraplane.io/create-pending"
+	// CreateAgainAnnotation set to "true" on a managed resource lets an interrupted create
+	// run again, or a resource whose state is missing create everything again; it is used
+	// once.
+	CreateAgainAnnotation = "terraplane.io/create-again"
+	// RequestedAtAnnotation, given a new value (a time, say), asks a managed resource for a
+	// plan now rather than at the next drift interval, as `kubectl annotate --overwrite`
+	// does; status.terraform.lastHandledRequest says when it has been answered.
+	RequestedAtAnnotation = "terraplane.io/requested-at"
+	// AdoptedAnnotation marks a managed resource whose state was brought in from elsewhere
+	// (`terraplane migrate`): its first plan must change nothing, or nothing is applied.
+	AdoptedAnnotation = "terraplane.io/adopted"
+	// PausedAnnotation set to "true" makes the managed reconciler leave a resource alone.
+	PausedAnnotation = "terraplane.io/paused"
+	// SelectedClusterAnnotation on a claim whose class binds on first consumer names the
+	// cluster chosen for it, as <kind>/<namespace>/<name>: the claim reconciler writes the
+	// cluster of the first scheduled application using the claim's Secret, unless a user set
+	// it first.
+	SelectedClusterAnnotation = "terraplane.io/selected-cluster"
+	// SelectedClusterLabelsAnnotation records, as a JSON object, the labels the selected
+	// cluster had when it was chosen; the class's configurator always sees these.
+	SelectedClusterLabelsAnnotation = "terraplane.io/selected-cluster-labels"
+	// RemoteOwnerAnnotation on an object in a target cluster holds the UID of the
+	// KubernetesApplicationResource (or kubernetes.terraplane.io Object) that created it;
+	// neither ever touches a remote object carrying another UID.
+	RemoteOwnerAnnotation = "workload.terraplane.io/resource-uid"
+	// LockInfoAnnotation is where terraform's kubernetes backend keeps a state lock's
+	// details on its Lease (Terraplane writes its locks in the same format).
+	LockInfoAnnotation = "app.terraform.io/lock-info"
+)

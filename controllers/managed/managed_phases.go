@@ -1,0 +1,59 @@
+package managed
+
+import (
+	"context"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	"terraplane.io/terraplane/internal/resource"
+)
+
+// applyAndPublish applies mg when the observation says it needs it, then writes the
+// connection details the apply (or an up-to-date observation) gave.
+func (r *Reconciler) applyAndPublish(ctx context.Context, ext External, mg resource.Managed, obs Observation) error {
+	details := obs.ConnectionDetails
+	if !obs.UpToDate {
+		applied, err := ext.Apply(ctx, mg)
+		if err != nil {
+			return err
+		}
+		details = applied.ConnectionDetails
+	}
+	if details == nil {
+		return nil
+	}
+	return resource.WriteConnectionSecret(ctx, r.client, mg, details)
+}
+
+// delete deletes the external resource through the kind's Connector, then lets the
+// object go.
+func (r *Reconciler) delete(ctx context.Context, mg resource.Managed) error {
+	if !controllerutil.ContainsFinalizer(mg, resource.Finalizer) {
+		return nil
+	}
+	if err := r.kind.Connector.Delete(ctx, mg); err != nil {
+		return err
+	}
+	return resource.RemoveFinalizer(ctx, r.client, mg)
+}
+
+// listAll lists every resource of the kind, for the shards this replica takes.
+func (r *Reconciler) listAll(ctx context.Context) ([]client.Object, error) {
+	list := r.kind.NewList()
+	if err := r.client.List(ctx, list); err != nil {
+		return nil, err
+	}
+	items, err := meta.ExtractList(list)
+	if err != nil {
+		return nil, err
+	}
+	objs := make([]client.Object, 0, len(items))
+	for _, it := range items {
+		if mg, ok := it.(resource.Managed); ok {
+			objs = append(objs, mg)
+		}
+	}
+	return objs, nil
+}

@@ -1,0 +1,113 @@
+package managed
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+
+	common "terraplane.io/terraplane/apis/common/v1alpha1"
+	"terraplane.io/terraplane/internal/resource"
+)
+
+// finish maps the reconcile's error to conditions, one event, and a result — the only
+// place where errors become results. The status speaks for the generation the reconcile
+// started from (orig's): a write during the run may have refreshed mg to a newer one.
+func (r *Reconciler) finish(ctx context.Context, orig, mg resource.Managed, ext External, err error) (ctrl.Result, error) {
+	gen := orig.GetGeneration()
+	resource.SyncBindingPhase(mg)
+	o := r.outcome(ctx, mg, err)
+	ran := false
+	if rep, ok := ext.(Reporter); ok {
+		ran = rep.Report(mg, gen, o)
+	}
+	if o.Stale() && !ran {
+		return o.Result() // the cache was behind a write: nothing to record
+	}
+	st := mg.GetManagedStatus()
+	if o.Succeeded() {
+		st.ObservedGeneration = gen
+	}
+	notes := o.Record(&st.Conditions, gen, r.kind.readyRule())
+	result, rerr := r.finisher().Finish(ctx, mg, orig, o, notes)
+	if rerr != nil {
+		log.FromContext(ctx).Info("reconcile failed; retrying with backoff", "error", rerr.Error())
+	}
+	if o.Succeeded() || o.Reason == common.ReasonAwaitingApproval {
+		result.Priority = ptr.To(handler.LowPriority) // periodic checks wait behind user changes
+	}
+	return result, rerr
+}
+
+// readyRule is the kind's Ready rule: see Kind.KeepsReady.
+func (k Kind) readyRule() resource.ReadyRule {
+	if k.KeepsReady {
+		return resource.KeepsReady(resource.Available(), resource.Creating("waiting for a successful apply"))
+	}
+	return resource.FromOutcome(resource.Available())
+}
+
+// outcome classifies err by the kind's retries, reporting a streak of stale outcomes,
+// and shortens an unexpected error by the kind's Summary.
+func (r *Reconciler) outcome(ctx context.Context, mg resource.Managed, err error) resource.Outcome {
+	o := r.streaks.Classify(mg.GetUID(), err, r.kind.Retries())
+	if o.Err != nil && r.kind.Summary != nil {
+		o.Message = r.kind.Summary(err)
+		o.Err = errors.New(o.Message)                                             // the error log gets one line too
+		log.FromContext(ctx).V(1).Info("reconcile failed", "detail", err.Error()) // redacted by the kind
+	}
+	return o
+}
+
+// settled ends a reconcile that found nothing changed (Observation.Settled): the
+// conditions stand and now speak for mg's current generation, so that a claim knows an
+// edit that changes nothing external (such as the reclaim policy) is applied.
+func (r *Reconciler) settled(ctx context.Context, orig, mg resource.Managed, after time.Duration) (ctrl.Result, error) {
+	result := ctrl.Result{RequeueAfter: after, Priority: ptr.To(handler.LowPriority)}
+	st := mg.GetManagedStatus()
+	gen := mg.GetGeneration()
+	if st.ObservedGeneration == gen {
+		return result, nil
+	}
+	st.ObservedGeneration = gen
+	for i := range st.Conditions {
+		st.Conditions[i].ObservedGeneration = gen
+	}
+	if err := resource.PatchStatus(ctx, r.client, mg, orig, false); err != nil {
+		return ctrl.Result{}, err
+	}
+	return result, nil
+}
+
+// finishDelete maps a deletion's error to a result: Synced says why the deletion cannot
+// go on, Ready says Deleting.
+func (r *Reconciler) finishDelete(ctx context.Context, mg resource.Managed, err error) (ctrl.Result, error) {
+	if err == nil {
+		return ctrl.Result{}, nil
+	}
+	orig := mg.DeepCopyObject().(resource.Managed)
+	gen := mg.GetGeneration()
+	o := resource.Classify(err, r.kind.Retries())
+	msg := err.Error()
+	if r.kind.Summary != nil {
+		msg = r.kind.Summary(err)
+	}
+	o.Message = "cannot delete: " + msg
+	if o.Err != nil {
+		o.Err = errors.New(o.Message)
+	}
+	conds := &mg.GetManagedStatus().Conditions
+	notes := o.SetSynced(conds, gen)
+	resource.Deleting().Set(conds, gen)
+	return r.finisher().Finish(ctx, mg, orig, o, notes)
+}
+
+// finisher writes managed resources' status, unguarded: only this reconciler writes
+// their conditions (the claim reconciler writes bindingPhase alone).
+func (r *Reconciler) finisher() resource.Finisher {
+	return resource.Finisher{Client: r.client, Recorder: r.kind.Recorder}
+}

@@ -1,0 +1,192 @@
+package terraform
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	common "terraplane.io/terraplane/apis/common/v1alpha1"
+	"terraplane.io/terraplane/internal/engine"
+	"terraplane.io/terraplane/internal/render"
+	"terraplane.io/terraplane/internal/resource"
+)
+
+// EventPlanAwaitingApproval announces a plan that waits for approval.
+const EventPlanAwaitingApproval = "PlanAwaitingApproval"
+
+// verdict is what change control lets happen to a plan with changes.
+type verdict int
+
+const (
+	// applyPlan: apply it now.
+	applyPlan verdict = iota
+	// holdPlan: keep it until someone acts; the error says why and how.
+	holdPlan
+	// observeOnly: report it as drift and apply nothing (managementPolicies).
+	observeOnly
+)
+
+// decide applies change control to a plan with changes: management policies first,
+// then the adoption rules of a first plan, the destructive-change guardrail and the
+// approval policy. Approving the plan's exact id lets it through all but the
+// management policies. harmless names the module's addresses whose replacement destroys
+// nothing outside Terraform.
+func decide(mg resource.Managed, plan *engine.Plan, reason common.PlanReason, harmless []string) (verdict, error) {
+	spec := mg.GetManagedSpec()
+	policy := spec.ChangePolicy
+	importOnly := onlyImports(plan)
+	switch {
+	case reason == common.PlanCreate && !policy.Allows(common.ManagementCreate) && !importOnly:
+		return holdPlan, resource.Holdf(common.ReasonCreateNotAllowed,
+			"the external resource does not exist and managementPolicies do not include Create, so nothing was created (plan %s: %s)", plan.ID, listChanges(plan, 3))
+	case reason != common.PlanCreate && !policy.Allows(common.ManagementUpdate) && !importOnly:
+		return observeOnly, nil
+	}
+	if spec.ApprovedPlan == plan.ID {
+		return applyPlan, nil
+	}
+	if err := stateMissing(mg, plan); err != nil {
+		return holdPlan, err
+	}
+	first := creating(mg)
+	if first && resource.Adopting(mg) {
+		if err := adoptionRefusal(mg, plan); err != nil {
+			return holdPlan, err
+		}
+	}
+	if destructive := destructiveChanges(plan, harmless); len(destructive) > 0 && !first && !policy.AllowsDestructive() {
+		return holdPlan, destructiveRefusal(mg, plan, destructive)
+	}
+	if policy.ApprovalOf() == common.ApprovalManual {
+		return holdPlan, awaitingApproval(mg, plan)
+	}
+	return applyPlan, nil
+}
+
+// stateMissing refuses a plan made from an empty state for a resource that records
+// resources in it: the state Secret was deleted, or a restore left it out, and applying
+// would create everything again. Adopting with spec.imports, the create-again
+// annotation, or approving this plan lets it through.
+func stateMissing(mg resource.Managed, plan *engine.Plan) error {
+	recorded := mg.GetManagedStatus().Terraform.Resources
+	if plan.PriorResources != 0 || recorded == 0 || len(mg.GetManagedSpec().Imports) > 0 || mg.GetAnnotations()[common.CreateAgainAnnotation] == "true" {
+		return nil
+	}
+	return resource.Refusef(common.ReasonStateMissing,
+		"the Terraform state is empty, but this resource recorded %d resource(s) in it, so nothing was applied: plan %s would create them again (%s). Restore the state Secret %s/%s from a backup, adopt what exists with spec.imports, or create everything again with annotation %s=true or by approving this exact plan with spec.approvedPlan: %s",
+		recorded, plan.ID, listChanges(plan, 3), mg.GetNamespace(), resource.StateSecretName(mg), common.CreateAgainAnnotation, plan.ID)
+}
+
+// destructiveChanges are the plan's deletions and replacements, but for replacements of
+// harmless module addresses.
+func destructiveChanges(plan *engine.Plan, harmless []string) []engine.Change {
+	var out []engine.Change
+	for _, c := range plan.Destructive() {
+		inModule := strings.TrimPrefix(c.Address, "module."+render.ModuleName+".")
+		if c.Replaces() && slices.Contains(harmless, inModule) {
+			continue
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// adoptionRefusal holds the first plan of a resource that adopts what exists: with
+// imports it may create but not destroy; with migrated state it must change nothing.
+func adoptionRefusal(mg resource.Managed, plan *engine.Plan) error {
+	changes := plan.Destructive()
+	what := "destroy or replace"
+	if mg.GetAnnotations()[common.AdoptedAnnotation] == "true" {
+		changes, what = plan.Changes, "change"
+	}
+	if len(changes) == 0 {
+		return nil
+	}
+	return resource.Refusef(common.ReasonAdoptionRefused,
+		"adopting the existing infrastructure was stopped and nothing was applied: plan %s would %s:\n%s\nMake spec.forProvider match what exists or fix spec.imports, or approve this exact plan with spec.approvedPlan: %s",
+		plan.ID, what, changeLines(changes), plan.ID)
+}
+
+// destructiveRefusal refuses a plan that destroys or replaces what exists, and says
+// whether spec.approvedPlan names an older plan.
+func destructiveRefusal(mg resource.Managed, plan *engine.Plan, destructive []engine.Change) error {
+	return resource.Refusef(common.ReasonDestructiveChangeRefused,
+		"%splan %s would destroy or replace what exists, so nothing was applied:\n%s\nApprove this exact plan with spec.approvedPlan: %s (terraplane approve %s), or set spec.destructiveChanges: Allow",
+		olderApproval(mg), plan.ID, changeLines(destructive), plan.ID, approveTarget(mg))
+}
+
+// awaitingApproval says the plan waits, and whether spec.approvedPlan names an older one.
+func awaitingApproval(mg resource.Managed, plan *engine.Plan) error {
+	return &resource.Held{Reason: common.ReasonAwaitingApproval, Event: EventPlanAwaitingApproval,
+		Message: fmt.Sprintf("%splan %s (%s) awaits approval: %s; approve it with spec.approvedPlan: %s (terraplane approve %s)",
+			olderApproval(mg), plan.ID, engine.CountChanges(plan.Changes), listChanges(plan, 5), plan.ID, approveTarget(mg))}
+}
+
+// olderApproval says that spec.approvedPlan names a plan other than the one decided on
+// (decide only asks when it does); empty when it names none.
+func olderApproval(mg resource.Managed) string {
+	approved := mg.GetManagedSpec().ApprovedPlan
+	if approved == "" {
+		return ""
+	}
+	return fmt.Sprintf("spec.approvedPlan %s is not the pending plan, so nothing was applied. ", approved)
+}
+
+// onlyImports reports whether a plan only imports existing objects.
+func onlyImports(plan *engine.Plan) bool {
+	if plan.OutputsChange || len(plan.Changes) == 0 {
+		return false
+	}
+	for _, c := range plan.Changes {
+		if !c.Importing || len(c.Actions) != 1 || c.Actions[0] != "no-op" {
+			return false
+		}
+	}
+	return true
+}
+
+// changeLines are "address: actions" lines.
+func changeLines(changes []engine.Change) string {
+	lines := make([]string, 0, len(changes))
+	for _, c := range changes {
+		lines = append(lines, "  "+c.Address+": "+strings.Join(c.Actions, ", "))
+	}
+	return strings.Join(lines, "\n")
+}
+
+// listChanges names at most n changes on one line.
+func listChanges(plan *engine.Plan, n int) string {
+	if len(plan.Changes) == 0 {
+		return "outputs change"
+	}
+	parts := make([]string, 0, n+1)
+	for i, c := range plan.Changes {
+		if i == n {
+			parts = append(parts, fmt.Sprintf("and %d more", len(plan.Changes)-n))
+			break
+		}
+		parts = append(parts, c.Address+" ("+strings.Join(c.Actions, ", ")+")")
+	}
+	return strings.Join(parts, ", ")
+}
+
+// approveTarget is how `terraplane approve` names mg.
+func approveTarget(mg resource.Managed) string {
+	return fmt.Sprintf("%s/%s -n %s", strings.ToLower(mg.GetObjectKind().GroupVersionKind().Kind), mg.GetName(), mg.GetNamespace())
+}
+
+// planReason says why a plan of mg made from inputs hash is made.
+func planReason(mg resource.Managed, hash string) common.PlanReason {
+	switch {
+	case creating(mg):
+		return common.PlanCreate
+	case mg.GetManagedStatus().Terraform.InputsHash != hash:
+		return common.PlanUpdate
+	}
+	return common.PlanDrift
+}
+
+// pendingPlan is mg's plan that is held or observed and not applied, if any.
+func pendingPlan(mg resource.Managed) *common.PlanSummary {
+	return mg.GetManagedStatus().PendingPlan()
+}

@@ -1,0 +1,166 @@
+package terraform
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	common "terraplane.io/terraplane/apis/common/v1alpha1"
+	terraformv1 "terraplane.io/terraplane/apis/terraform/v1alpha1"
+	"terraplane.io/terraplane/internal/engine"
+	"terraplane.io/terraplane/internal/resource"
+)
+
+func module(edit func(*terraformv1.Module)) *terraformv1.Module {
+	m := &terraformv1.Module{}
+	m.Name, m.Namespace = "net", "platform"
+	m.SetGroupVersionKind(terraformv1.GroupVersion.WithKind("Module"))
+	m.Status.Terraform.InputsHash = "applied-before" // exists: not a create
+	if edit != nil {
+		edit(m)
+	}
+	return m
+}
+
+var (
+	update  = &engine.Plan{ID: "aaaa000000000001", Changes: []engine.Change{{Address: "terraform_data.a", Actions: []string{"update"}}}}
+	replace = &engine.Plan{ID: "aaaa000000000002", Changes: []engine.Change{{Address: "terraform_data.a", Actions: []string{"delete", "create"}}}}
+	create  = &engine.Plan{ID: "aaaa000000000003", Changes: []engine.Change{{Address: "terraform_data.a", Actions: []string{"create"}}}}
+	imports = &engine.Plan{ID: "aaaa000000000004", Changes: []engine.Change{{Address: "terraform_data.a", Actions: []string{"no-op"}, Importing: true}}}
+)
+
+func TestDecide(t *testing.T) {
+	creating := func(m *terraformv1.Module) { m.Status.Terraform.InputsHash = "" }
+	recorded := func(m *terraformv1.Module) { m.Status.Terraform.Resources = 2 }
+	manual := func(m *terraformv1.Module) { m.Spec.Approval = common.ApprovalManual }
+	observe := func(m *terraformv1.Module) {
+		m.Spec.ManagementPolicies = []common.ManagementAction{common.ManagementObserve}
+	}
+	type want struct {
+		Verdict verdict
+		Reason  string
+		Warning bool
+		Event   string
+	}
+	for _, tc := range []struct {
+		name   string
+		mg     *terraformv1.Module
+		plan   *engine.Plan
+		reason common.PlanReason
+		want   want
+	}{
+		{"an update applies", module(nil), update, common.PlanUpdate, want{Verdict: applyPlan}},
+		{"a plan from an empty state of a resource that recorded some is refused", module(recorded), create, common.PlanDrift,
+			want{Verdict: holdPlan, Reason: common.ReasonStateMissing, Warning: true}},
+		{"create-again lets it create again", module(func(m *terraformv1.Module) {
+			recorded(m)
+			m.Annotations = map[string]string{common.CreateAgainAnnotation: "true"}
+		}), create, common.PlanDrift, want{Verdict: applyPlan}},
+		{"so does approving it", module(func(m *terraformv1.Module) { recorded(m); m.Spec.ApprovedPlan = create.ID }), create, common.PlanDrift,
+			want{Verdict: applyPlan}},
+		{"adopting with imports is not refused", module(func(m *terraformv1.Module) {
+			recorded(m)
+			m.Spec.Imports = []common.ImportInstruction{{Address: "terraform_data.a", ID: "x"}}
+		}), imports, common.PlanUpdate, want{Verdict: applyPlan}},
+		{"a plan from a state that holds resources is not", module(recorded),
+			&engine.Plan{ID: "p", PriorResources: 1, Changes: create.Changes}, common.PlanUpdate, want{Verdict: applyPlan}},
+		{"a replacement is refused by default", module(nil), replace, common.PlanUpdate,
+			want{Verdict: holdPlan, Reason: common.ReasonDestructiveChangeRefused, Warning: true}},
+		{"drift that replaces is refused too", module(nil), replace, common.PlanDrift,
+			want{Verdict: holdPlan, Reason: common.ReasonDestructiveChangeRefused, Warning: true}},
+		{"the refused plan's id approves it", module(func(m *terraformv1.Module) { m.Spec.ApprovedPlan = replace.ID }), replace, common.PlanUpdate,
+			want{Verdict: applyPlan}},
+		{"another id does not", module(func(m *terraformv1.Module) { m.Spec.ApprovedPlan = update.ID }), replace, common.PlanUpdate,
+			want{Verdict: holdPlan, Reason: common.ReasonDestructiveChangeRefused, Warning: true}},
+		{"replacing a harmless address is not destructive", module(nil),
+			&engine.Plan{ID: "h", Changes: []engine.Change{{Address: "module.this.terraform_data.converge", Actions: []string{"delete", "create"}}}},
+			common.PlanDrift, want{Verdict: applyPlan}},
+		{"deleting it is", module(nil),
+			&engine.Plan{ID: "d", Changes: []engine.Change{{Address: "module.this.terraform_data.converge", Actions: []string{"delete"}}}},
+			common.PlanUpdate, want{Verdict: holdPlan, Reason: common.ReasonDestructiveChangeRefused, Warning: true}},
+		{"destructiveChanges Allow lets it through", module(func(m *terraformv1.Module) { m.Spec.DestructiveChanges = common.DestructiveAllow }),
+			replace, common.PlanUpdate, want{Verdict: applyPlan}},
+		{"the first create is never refused", module(creating), &engine.Plan{ID: "c", Changes: []engine.Change{{Address: "a", Actions: []string{"delete", "create"}}}},
+			common.PlanCreate, want{Verdict: applyPlan}},
+		{"manual approval holds a change", module(manual), update, common.PlanUpdate,
+			want{Verdict: holdPlan, Reason: common.ReasonAwaitingApproval, Event: EventPlanAwaitingApproval}},
+		{"manual approval holds a create", module(func(m *terraformv1.Module) { creating(m); manual(m) }), create, common.PlanCreate,
+			want{Verdict: holdPlan, Reason: common.ReasonAwaitingApproval, Event: EventPlanAwaitingApproval}},
+		{"an approved manual plan applies", module(func(m *terraformv1.Module) { manual(m); m.Spec.ApprovedPlan = update.ID }), update, common.PlanUpdate,
+			want{Verdict: applyPlan}},
+		{"observe-only leaves drift alone", module(observe), update, common.PlanDrift, want{Verdict: observeOnly}},
+		{"observe-only leaves an update alone, approved or not", module(func(m *terraformv1.Module) { observe(m); m.Spec.ApprovedPlan = update.ID }),
+			update, common.PlanUpdate, want{Verdict: observeOnly}},
+		{"observe-only creates nothing", module(func(m *terraformv1.Module) { creating(m); observe(m) }), create, common.PlanCreate,
+			want{Verdict: holdPlan, Reason: common.ReasonCreateNotAllowed}},
+		{"observe-only may import", module(func(m *terraformv1.Module) { creating(m); observe(m) }), imports, common.PlanCreate,
+			want{Verdict: applyPlan}},
+		{"adopting by imports may not destroy", module(func(m *terraformv1.Module) {
+			creating(m)
+			m.Spec.Imports = []common.ImportInstruction{{Address: "terraform_data.a", ID: "x"}}
+		}), replace, common.PlanCreate, want{Verdict: holdPlan, Reason: common.ReasonAdoptionRefused, Warning: true}},
+		{"adopting migrated state may not change anything", module(func(m *terraformv1.Module) {
+			creating(m)
+			m.Annotations = map[string]string{common.AdoptedAnnotation: "true"}
+		}), update, common.PlanCreate, want{Verdict: holdPlan, Reason: common.ReasonAdoptionRefused, Warning: true}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			v, err := decide(tc.mg, tc.plan, tc.reason, []string{"terraform_data.converge"})
+			got := want{Verdict: v}
+			if h, ok := err.(*resource.Held); ok {
+				got.Reason, got.Warning, got.Event = h.Reason, h.Warning, h.Event
+				if !strings.Contains(h.Message, tc.plan.ID) {
+					t.Errorf("message %q does not name plan %s", h.Message, tc.plan.ID)
+				}
+			} else if err != nil {
+				t.Fatalf("decide: %v", err)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("decide (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestApprovalOfAnOlderPlanSaysSo(t *testing.T) {
+	mg := module(func(m *terraformv1.Module) {
+		m.Spec.Approval = common.ApprovalManual
+		m.Spec.ApprovedPlan = "0000000000000000"
+	})
+	_, err := decide(mg, update, common.PlanUpdate, nil)
+	if err == nil || !strings.Contains(err.Error(), "spec.approvedPlan 0000000000000000 is not the pending plan, so nothing was applied") {
+		t.Errorf("err = %v", err)
+	}
+}
+
+func TestRefusalOfADestructivePlanNamesAnOlderApproval(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		approved string
+		want     bool
+	}{
+		{"no approval", "", false},
+		{"an older plan approved", update.ID, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			mg := module(func(m *terraformv1.Module) { m.Spec.ApprovedPlan = tc.approved })
+			_, err := decide(mg, replace, common.PlanUpdate, nil)
+			h, ok := err.(*resource.Held)
+			if !ok || h.Reason != common.ReasonDestructiveChangeRefused {
+				t.Fatalf("err = %v, want a DestructiveChangeRefused hold", err)
+			}
+			says := strings.HasPrefix(h.Message, "spec.approvedPlan "+update.ID+" is not the pending plan, so nothing was applied. plan "+replace.ID)
+			if diff := cmp.Diff(tc.want, says); diff != "" {
+				t.Errorf("message names the older approval (-want +got):\n%s\nmessage: %s", diff, h.Message)
+			}
+		})
+	}
+}
+
+func TestRefusalListsAddresses(t *testing.T) {
+	_, err := decide(module(nil), replace, common.PlanUpdate, nil)
+	if err == nil || !strings.Contains(err.Error(), "\n  terraform_data.a: delete, create\n") || !strings.Contains(err.Error(), "terraplane approve module/net -n platform") {
+		t.Errorf("err = %v", err)
+	}
+}

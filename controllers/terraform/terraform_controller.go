@@ -1,0 +1,183 @@
+package terraform
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	common "terraplane.io/terraplane/apis/common/v1alpha1"
+	"terraplane.io/terraplane/controllers/managed"
+	"terraplane.io/terraplane/internal/engine"
+	"terraplane.io/terraplane/internal/registry"
+	"terraplane.io/terraplane/internal/resource"
+	"terraplane.io/terraplane/internal/shard"
+	"terraplane.io/terraplane/internal/workspace"
+)
+
+// Options configure the managed reconcilers.
+type Options struct {
+	// Runner runs terraform: the engine.
+	Runner Runner
+	// KubeconfigPath is what terraform's kubernetes state backend uses (one path, or
+	// several joined as in $KUBECONFIG); empty means in-cluster.
+	KubeconfigPath string
+	// KubeconfigContext is the context of KubeconfigPath to use; empty means its current one.
+	KubeconfigContext string
+	// StateFromEnvironment leaves the state backend's cluster to the environment of the
+	// terraform that runs (a runner pool's identity); KubeconfigPath is then unused.
+	StateFromEnvironment bool
+	// DriftInterval is how often an unchanged resource is planned to detect drift.
+	DriftInterval time.Duration
+	// UserErrorRetry is how soon a resource stopped by a user error is looked at again.
+	UserErrorRetry time.Duration
+	// MaxConcurrentReconciles per kind.
+	MaxConcurrentReconciles int
+	// Shards is this replica's share of the resources; nil means all of them. When set,
+	// the managed controllers run on every replica, not only the elected leader.
+	Shards *shard.Set
+}
+
+// connector is the Connector of one Terraform kind: Connect renders a resource's
+// workspace, the External it returns plans and applies it, and Delete destroys it.
+type connector struct {
+	client   client.Client
+	kind     *registry.ManagedKind
+	render   Renderer
+	runner   Runner
+	plans    *planStore
+	opts     Options
+	recorder resource.Recorder
+}
+
+// Setup registers the managed reconciler of every Terraform kind in reg.
+func Setup(mgr ctrl.Manager, reg *registry.Registry, opts Options) error {
+	if opts.DriftInterval <= 0 {
+		opts.DriftInterval = 10 * time.Minute
+	}
+	if opts.UserErrorRetry <= 0 {
+		opts.UserErrorRetry = 30 * time.Second
+	}
+	if err := registerMetrics(mgr.GetClient(), reg.TerraformKinds()); err != nil {
+		return fmt.Errorf("register managed metrics: %w", err)
+	}
+	plans := &planStore{client: mgr.GetClient(), reader: mgr.GetAPIReader()}
+	for _, kind := range reg.TerraformKinds() {
+		renderer, err := workspace.NewRenderer(mgr.GetClient(), kind, opts.KubeconfigPath, opts.KubeconfigContext)
+		if err != nil {
+			return err
+		}
+		renderer.StateFromEnvironment = opts.StateFromEnvironment
+		t := &connector{client: mgr.GetClient(), kind: kind, render: renderer, runner: opts.Runner, plans: plans, opts: opts,
+			recorder: resource.NewRecorder(mgr, "terraplane-managed")}
+		provider, err := reg.Scheme().New(kind.ProviderGVK)
+		if err != nil {
+			return fmt.Errorf("provider kind for %s: %w", kind.GVK.Kind, err)
+		}
+		k := t.managedKind()
+		k.Watches = t.watches(provider.(client.Object))
+		if err := managed.Setup(mgr, k); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// failureBackoff is the first wait before a failed terraform run is retried: a run costs
+// seconds of CPU, and what failed it rarely passes within milliseconds.
+const failureBackoff = 5 * time.Second
+
+// managedKind is how the managed reconciler serves t's kind: sharded, a failed change
+// leaving a resource once created Ready, terraform's diagnostics summed up.
+func (r *connector) managedKind() managed.Kind {
+	return managed.Kind{Name: r.kind.GVK.Kind, New: r.kind.New, NewList: r.kind.NewList, Connector: r, Retries: r.retries,
+		KeepsReady: true, Summary: engine.Summary, Recorder: r.recorder, Shards: r.opts.Shards,
+		MaxConcurrentReconciles: r.opts.MaxConcurrentReconciles, FailureBackoff: failureBackoff,
+		Predicates: []predicate.Predicate{predicate.Or(predicate.GenerationChangedPredicate{}, userAnnotationChanged)}}
+}
+
+// watches are the objects whose changes reach t's resources: their Provider (its spec,
+// not the status its usage controller writes), Secrets, and the ConfigMaps that hold
+// variables.
+func (r *connector) watches(provider client.Object) []managed.Watch {
+	w := []managed.Watch{
+		{Object: provider, Map: r.forProvider, Predicates: []predicate.Predicate{predicate.GenerationChangedPredicate{}}},
+		{Object: &corev1.Secret{}, Map: r.forSecret},
+	}
+	if r.kind.Terraform.WatchedObjects != nil {
+		w = append(w, managed.Watch{Object: &corev1.ConfigMap{}, Map: r.forVariableObject("ConfigMap")})
+	}
+	return w
+}
+
+// userAnnotationChanged passes annotation changes other than the create-pending record
+// this reconciler writes around a create: a reconcile set off by that write would read a
+// cached copy without the status the create is about to record, and create again.
+var userAnnotationChanged = predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
+	ours := func(k string, _ string) bool { return k == common.CreatePendingAnnotation }
+	before, after := maps.Clone(e.ObjectOld.GetAnnotations()), maps.Clone(e.ObjectNew.GetAnnotations())
+	maps.DeleteFunc(before, ours)
+	maps.DeleteFunc(after, ours)
+	return !maps.Equal(before, after)
+}}
+
+// forVariableObject maps a Secret or ConfigMap to the resources of this kind whose
+// variables it holds.
+func (r *connector) forVariableObject(kind string) handler.MapFunc {
+	return func(ctx context.Context, obj client.Object) []reconcile.Request {
+		return r.resourcesIn(ctx, obj.GetNamespace(), func(mg resource.Managed) bool {
+			return slices.Contains(r.kind.Terraform.WatchedObjects(mg), kind+"/"+obj.GetName())
+		})
+	}
+}
+
+// forSecret maps a Secret to the resources of this kind whose variables it holds, and to
+// those in its namespace that are failing (on missing or wrong credentials, say), so that
+// creating or fixing a Provider's Secret takes effect at once. Secrets Terraplane writes
+// itself (connection details, saved plans) retry nothing.
+func (r *connector) forSecret(ctx context.Context, obj client.Object) []reconcile.Request {
+	ours := obj.GetLabels()[resource.ManagedLabel] != "" || obj.GetLabels()[resource.PlanLabel] != ""
+	return r.resourcesIn(ctx, obj.GetNamespace(), func(mg resource.Managed) bool {
+		synced := meta.FindStatusCondition(mg.GetManagedStatus().Conditions, common.TypeSynced)
+		failing := synced != nil && synced.Status == metav1.ConditionFalse && !common.IsHoldReason(synced.Reason) &&
+			synced.Reason != common.ReasonCreateInterrupted
+		waiting := failing && (!ours || strings.Contains(synced.Reason, "Secret"))
+		uses := r.kind.Terraform.WatchedObjects != nil && slices.Contains(r.kind.Terraform.WatchedObjects(mg), "Secret/"+obj.GetName())
+		return waiting || uses
+	})
+}
+
+// forProvider maps a Provider to the resources of this kind that use it.
+func (r *connector) forProvider(ctx context.Context, p client.Object) []reconcile.Request {
+	return r.resourcesIn(ctx, p.GetNamespace(), func(mg resource.Managed) bool {
+		ref := mg.GetManagedSpec().ProviderRef
+		return ref != nil && ref.Name == p.GetName()
+	})
+}
+
+// resourcesIn names the resources of this kind in namespace ns that match.
+func (r *connector) resourcesIn(ctx context.Context, ns string, match func(resource.Managed) bool) []reconcile.Request {
+	list := r.kind.NewList()
+	if err := r.client.List(ctx, list, client.InNamespace(ns)); err != nil {
+		return nil
+	}
+	var reqs []reconcile.Request
+	_ = forEach(list, func(mg resource.Managed) {
+		if match(mg) {
+			reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(mg)})
+		}
+	})
+	return reqs
+}

@@ -1,0 +1,36 @@
+package terraform
+
+import (
+	"context"
+
+	"terraplane.io/terraplane/controllers/managed"
+	"terraplane.io/terraplane/internal/resource"
+)
+
+// Connect resolves mg's Provider and module and renders its workspace.
+func (r *connector) Connect(ctx context.Context, mg resource.Managed) (managed.External, error) {
+	ws, err := r.render.Render(ctx, mg)
+	if err != nil {
+		return nil, err
+	}
+	return &run{t: r, rendered: ws}, nil
+}
+
+// Observe says whether terraform must run (see due); a resource that needs no run is
+// settled until the drift interval, and a lock a killed run left on it is released.
+func (e *run) Observe(ctx context.Context, mg resource.Managed) (managed.Observation, error) {
+	due, wait := e.t.due(mg, e.rendered.Hash)
+	if due {
+		return managed.Observation{}, nil
+	}
+	e.t.releaseStaleLock(ctx, mg)
+	return managed.Observation{UpToDate: true, Settled: true, RequeueAfter: wait}, nil
+}
+
+// Report records what terraform did in status.terraform, Drifted and events.
+func (e *run) Report(mg resource.Managed, gen int64, o resource.Outcome) bool {
+	e.t.recordRun(mg, e.out, gen, o.Succeeded())
+	return e.out.ran
+}
+
+var _ managed.Reporter = (*run)(nil)

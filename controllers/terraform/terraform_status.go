@@ -1,0 +1,101 @@
+package terraform
+
+import (
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	common "terraplane.io/terraplane/apis/common/v1alpha1"
+	"terraplane.io/terraplane/internal/engine"
+	"terraplane.io/terraplane/internal/resource"
+)
+
+// retries says how soon each outcome of a managed resource is looked at again.
+func (r *connector) retries() resource.Retries {
+	drift := r.opts.DriftInterval + jitter(r.opts.DriftInterval)
+	return resource.Retries{Success: drift, UserError: r.opts.UserErrorRetry, Waiting: 5 * time.Second, Held: drift}
+}
+
+// recordRun writes what terraform did into status.terraform, the Drifted condition and
+// the events that announce applies and drift.
+func (r *connector) recordRun(mg resource.Managed, out outcome, gen int64, succeeded bool) {
+	if !out.ran {
+		return
+	}
+	st := mg.GetManagedStatus()
+	tf := &st.Terraform
+	now := metav1.Now()
+	tf.LastPlanTime = &now
+	tf.LastHandledRequest = mg.GetAnnotations()[common.RequestedAtAnnotation]
+	if out.plan != nil && out.plan.HasChanges() && (tf.Plan == nil || tf.Plan.ID != out.plan.ID) {
+		tf.Plan = planSummary(out.plan.ID, out.reason, out.plan.Changes, out.hash, now)
+	}
+	switch {
+	case out.applied != nil:
+		r.recordApply(mg, out, now)
+		resource.SetCondition(&st.Conditions, gen, common.TypeDrifted, metav1.ConditionFalse, common.ReasonNoDrift, "")
+	case out.drift || out.reason == common.PlanDrift && pendingOutcome(out):
+		resource.SetCondition(&st.Conditions, gen, common.TypeDrifted, metav1.ConditionTrue, common.ReasonDriftDetected,
+			fmt.Sprintf("plan %s: %s", out.plan.ID, listChanges(out.plan, 5)))
+	case succeeded:
+		resource.SetCondition(&st.Conditions, gen, common.TypeDrifted, metav1.ConditionFalse, common.ReasonNoDrift, "")
+	}
+	if succeeded && !out.drift {
+		tf.InputsHash = out.hash
+	}
+}
+
+// pendingOutcome reports whether the sync left a plan with changes unapplied.
+func pendingOutcome(out outcome) bool {
+	return out.applied == nil && out.plan != nil && out.plan.HasChanges()
+}
+
+// recordApply records an apply in status.terraform and announces it.
+func (r *connector) recordApply(mg resource.Managed, out outcome, now metav1.Time) {
+	tf := &mg.GetManagedStatus().Terraform
+	res := out.applied
+	id := ""
+	if out.plan != nil {
+		id = out.plan.ID
+	} else {
+		id = engine.ChangesID(res.Changes) // a create without a saved plan
+		tf.Plan = planSummary(id, out.reason, res.Changes, out.hash, now)
+	}
+	c := engine.CountChanges(res.Changes)
+	tf.LastApply = &common.ApplySummary{ID: id, Add: c.Add, Change: c.Change, Destroy: c.Destroy, Replace: c.Replace, Time: now}
+	tf.LastApplyTime = &now
+	if res.Resources >= 0 {
+		tf.Resources = res.Resources
+	}
+	r.recorder.Eventf(mg, corev1.EventTypeNormal, "Applied", "applied plan %s (%s, reason %s)", id, c, out.reason)
+	if out.reason == common.PlanDrift {
+		r.recorder.Eventf(mg, corev1.EventTypeNormal, "DriftCorrected", "corrected drift with plan %s (%s)", id, c)
+	}
+}
+
+// driftDetected announces drift the periodic plan found, once per plan.
+func (r *connector) driftDetected(mg resource.Managed, plan *engine.Plan) {
+	if prev := mg.GetManagedStatus().Terraform.Plan; prev != nil && prev.ID == plan.ID && pendingPlan(mg) != nil {
+		return // already announced
+	}
+	driftDetectedTotal.WithLabelValues(r.kind.GVK.Kind, r.kind.GVK.Group).Inc()
+	r.recorder.Eventf(mg, corev1.EventTypeNormal, common.ReasonDriftDetected, "the periodic plan found drift: plan %s (%s): %s",
+		plan.ID, engine.CountChanges(plan.Changes), listChanges(plan, 5))
+}
+
+// planSummary is the status form of a plan.
+func planSummary(id string, reason common.PlanReason, changes []engine.Change, hash string, at metav1.Time) *common.PlanSummary {
+	c := engine.CountChanges(changes)
+	s := &common.PlanSummary{ID: id, Reason: reason, Add: c.Add, Change: c.Change, Destroy: c.Destroy, Replace: c.Replace,
+		Import: c.Import, CreatedAt: at, InputsHash: hash}
+	for i, ch := range changes {
+		if i == common.MaxPlannedChanges {
+			s.ChangesOmitted = len(changes) - i
+			break
+		}
+		s.Changes = append(s.Changes, common.PlannedChange{Address: ch.Address, Actions: ch.Actions})
+	}
+	return s
+}

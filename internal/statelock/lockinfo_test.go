@@ -1,0 +1,207 @@
+package statelock
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	common "terraplane.io/terraplane/apis/common/v1alpha1"
+
+	"github.com/google/go-cmp/cmp"
+	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
+)
+
+// TestHeldBy: a Lease without a holder is free; a holder without readable details is
+// still held, by its id.
+func TestHeldBy(t *testing.T) {
+	created := time.Date(2024, 1, 2, 3, 4, 5, 0, time.UTC)
+	full, _ := json.Marshal(LockInfo{ID: "abc", Operation: "apply", Who: "me@host", Created: created})
+	cases := map[string]struct {
+		holder     *string
+		annotation string
+		want       *LockInfo
+	}{
+		"no holder":           {nil, "", nil},
+		"empty holder":        {ptr.To(""), string(full), nil},
+		"holder with details": {ptr.To("abc"), string(full), &LockInfo{ID: "abc", Operation: "apply", Who: "me@host", Created: created}},
+		"holder, no details":  {ptr.To("abc"), "", &LockInfo{ID: "abc"}},
+		"holder, bad details": {ptr.To("abc"), "{not json", &LockInfo{ID: "abc"}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			lease := &coordinationv1.Lease{Spec: coordinationv1.LeaseSpec{HolderIdentity: tc.holder}}
+			if tc.annotation != "" {
+				lease.Annotations = map[string]string{common.LockInfoAnnotation: tc.annotation}
+			}
+			if diff := cmp.Diff(tc.want, heldBy(lease)); diff != "" {
+				t.Errorf("heldBy (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestLockInfoHolder: only Info holding a Holder with an id names a Terraplane process.
+func TestLockInfoHolder(t *testing.T) {
+	cases := map[string]struct {
+		info string
+		want *Holder
+	}{
+		"terraform's lock": {"", nil},
+		"free text":        {"run by ci", nil},
+		"no id":            {`{"host":"h","pid":3}`, nil},
+		"a holder":         {`{"id":"x","host":"h","pid":3}`, &Holder{ID: "x", Host: "h", PID: 3}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, LockInfo{Info: tc.info}.Holder()); diff != "" {
+				t.Errorf("Holder (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestUnlock: force-unlock frees the Lease only when it still has the id asked for (or
+// any, for an empty id); a free or absent Lease is no error.
+func TestUnlock(t *testing.T) {
+	ctx := context.Background()
+	cases := map[string]struct {
+		lease    *coordinationv1.Lease
+		id       string
+		wantErr  string
+		wantFree bool
+	}{
+		"absent":          {nil, "abc", "", true},
+		"free":            {&coordinationv1.Lease{}, "abc", "", true},
+		"held by that id": {heldLease("l", LockInfo{ID: "abc"}), "abc", "", true},
+		"any holder":      {heldLease("l", LockInfo{ID: "abc"}), "", "", true},
+		"held by another": {heldLease("l", LockInfo{ID: "xyz"}), "abc", "held by another run (xyz)", false},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			scheme := runtime.NewScheme()
+			_ = coordinationv1.AddToScheme(scheme)
+			b := fake.NewClientBuilder().WithScheme(scheme)
+			if tc.lease != nil {
+				tc.lease.Namespace, tc.lease.Name = "ns", "l"
+				b = b.WithObjects(tc.lease)
+			}
+			c := b.Build()
+			key := client.ObjectKey{Namespace: "ns", Name: "l"}
+			err := Unlock(ctx, c, key, tc.id)
+			if tc.wantErr == "" && err != nil || tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)) {
+				t.Fatalf("Unlock = %v, want error %q", err, tc.wantErr)
+			}
+			info, err := LockHolder(ctx, c, key)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if (info == nil) != tc.wantFree {
+				t.Errorf("after Unlock held by %+v, want free %v", info, tc.wantFree)
+			}
+			if lease := (&coordinationv1.Lease{}); tc.wantFree && tc.lease != nil && c.Get(ctx, key, lease) == nil && lease.Annotations[common.LockInfoAnnotation] != "" {
+				t.Errorf("a freed lock keeps its details: %v", lease.Annotations)
+			}
+		})
+	}
+}
+
+// TestLockTakenMeanwhile: when another process creates the Lease between the read and
+// the create, Lock says who holds it instead of failing.
+func TestLockTakenMeanwhile(t *testing.T) {
+	ctx := context.Background()
+	scheme := runtime.NewScheme()
+	_ = coordinationv1.AddToScheme(scheme)
+	_ = corev1.AddToScheme(scheme)
+	other := Holder{ID: "other", Host: "elsewhere", PID: 1, Expires: time.Now().Add(time.Hour)}
+	raced := false
+	c := fake.NewClientBuilder().WithScheme(scheme).WithInterceptorFuncs(interceptor.Funcs{
+		Create: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
+			if _, ok := obj.(*coordinationv1.Lease); ok && !raced {
+				raced = true
+				if err := c.Create(ctx, heldLease(obj.GetName(), lockOf(&other))); err != nil {
+					return err
+				}
+			}
+			return c.Create(ctx, obj, opts...)
+		}}).Build()
+	l := NewLocker(c, c, time.Hour)
+	_, err := l.Lock(ctx, LeaseKey("ns", "sfx"), "sfx", "apply")
+	var held *HeldError
+	if !errors.As(err, &held) || held.Holder.ID != "other" {
+		t.Fatalf("Lock = %v, want a HeldError naming the other process", err)
+	}
+}
+
+// TestSeedEmptySecret: a state Secret that exists without a state gets one written in.
+func TestSeedEmptySecret(t *testing.T) {
+	ctx := context.Background()
+	scheme := runtime.NewScheme()
+	_ = corev1.AddToScheme(scheme)
+	existing := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "tfstate-default-abc"}}
+	c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(existing).Build()
+	if err := NewLocker(c, c, time.Hour).SeedState(ctx, map[string]string{"namespace": "ns", "secret_suffix": "abc"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Get(ctx, client.ObjectKeyFromObject(existing), existing); err != nil || len(existing.Data["tfstate"]) == 0 {
+		t.Errorf("state after seeding: %v, %v; want one written", existing.Data, err)
+	}
+}
+
+// TestHolderFacts: how a holder reads, whether it shares this process table, and how a
+// malformed process status is refused.
+func TestHolderFacts(t *testing.T) {
+	if got, want := (Holder{ID: "a", PodName: "ctl-0", PodNamespace: "sys", PID: 7, Host: "h"}).String(), "terraplane a (pod sys/ctl-0)"; got != want {
+		t.Errorf("String = %q, want %q", got, want)
+	}
+	if got, want := (Holder{ID: "a", PID: 7, Host: "h"}).String(), "terraplane a (pid 7 on h)"; got != want {
+		t.Errorf("String = %q, want %q", got, want)
+	}
+	here := Holder{Boot: "b", PIDNamespace: "pid:[1]"}
+	for _, tc := range []struct {
+		name string
+		h    Holder
+		want bool
+	}{
+		{"same boot and namespace", Holder{Boot: "b", PIDNamespace: "pid:[1]"}, true},
+		{"another namespace", Holder{Boot: "b", PIDNamespace: "pid:[2]"}, false},
+		{"another boot", Holder{Boot: "c", PIDNamespace: "pid:[1]"}, false},
+		{"unknown boot", Holder{PIDNamespace: "pid:[1]"}, false},
+		{"unknown namespace", Holder{Boot: "b"}, false},
+	} {
+		if got := tc.h.sameProcessTable(here); got != tc.want {
+			t.Errorf("%s: sameProcessTable = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+	for _, bad := range []string{"", "42 no paren S 1", "42 (x) S 1 2 3", "42 (x) S 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 notanumber 9"} {
+		if _, err := parseStart([]byte(bad)); err == nil {
+			t.Errorf("parseStart(%q): want an error", bad)
+		}
+	}
+}
+
+// TestErrorMessages: the errors name the holder, what it runs and the way out.
+func TestErrorMessages(t *testing.T) {
+	lock := LockInfo{ID: "abc", Operation: "apply", Who: "ana@laptop", Created: time.Date(2024, 5, 6, 7, 8, 9, 0, time.UTC)}
+	stale := (&StaleLockError{Lock: lock}).Error()
+	for _, want := range []string{"ana@laptop", "apply", "2024-05-06T07:08:09Z", "abc", "terraplane unlock"} {
+		if !strings.Contains(stale, want) {
+			t.Errorf("StaleLockError %q lacks %q", stale, want)
+		}
+	}
+	held := (&HeldError{Lock: lock, Holder: Holder{ID: "h1", PodName: "p", PodNamespace: "n"}}).Error()
+	for _, want := range []string{"terraplane h1 (pod n/p)", "apply", "waiting"} {
+		if !strings.Contains(held, want) {
+			t.Errorf("HeldError %q lacks %q", held, want)
+		}
+	}
+}
