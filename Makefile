@@ -121,6 +121,7 @@ fuzz:
 
 ## chaos: the fault-injection test at length (make test runs it with 30 kills): make chaos N=200 [SEED=42]
 chaos: tools
+	hack/install-tools.sh postgres
 	CHAOS_KILLS=$(or $(N),100) $(if $(SEED),CHAOS_SEED=$(SEED)) $(GO) test -count=1 -timeout 120m -run TestChaos -v ./test/chaos/
 
 fmt:
