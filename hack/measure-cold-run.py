@@ -62,7 +62,7 @@ def sample_load(log, stop):
 
 def run_make(clone, env, log_path):
     """Run make run in clone until Bound; return [(step, offset)] and the total, or fail."""
-    steps, bound = [], None
+    steps, bound = [], threading.Event()
     with open(log_path, "w", buffering=1) as log:
         log.write("# %s, HEAD %s\n" % (load(), git(clone, "rev-parse", "HEAD")))
         stop = threading.Event()
@@ -72,27 +72,40 @@ def run_make(clone, env, log_path):
                              stderr=subprocess.STDOUT, text=True, start_new_session=True,
                              # a shell's background job ignores Ctrl-C; make run must not
                              preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
-        try:
+
+        def read():
             for line in p.stdout:
                 t = time.monotonic() - start
                 log.write("%7.1f %s" % (t, line))
                 name = milestone(line)
-                if name and bound is None:
+                if name and not bound.is_set():
                     steps.append((name, t))
-                if BOUND in line and bound is None:
-                    bound = t
+                if BOUND in line and not bound.is_set():
                     log.write("# BOUND at %.1f s; %s\n" % (t, load()))
-                    os.killpg(p.pid, signal.SIGINT)
+                    bound.set()
+
+        reader = threading.Thread(target=read, daemon=True)
+        reader.start()
+        try:
+            while not bound.wait(1) and p.poll() is None:
+                pass
+            if bound.is_set():
+                os.killpg(p.pid, signal.SIGINT)  # Ctrl-C, as a person stops it
             p.wait(timeout=STOP_GRACE)
         except (subprocess.TimeoutExpired, KeyboardInterrupt):
-            os.killpg(p.pid, signal.SIGKILL)
-            p.wait()
+            pass
         finally:
             stop.set()
+            try:
+                os.killpg(p.pid, signal.SIGKILL)  # whatever outlived make
+            except ProcessLookupError:
+                pass
+            p.wait()
+            reader.join(timeout=5)
         log.write("# make exited %d at %.1f s\n" % (p.returncode, time.monotonic() - start))
-    if bound is None:
+    if not bound.is_set():
         sys.exit("make run stopped (exit %d) before the quickstart was Ready; see %s" % (p.returncode, log_path))
-    return steps, bound
+    return steps, steps[-1][1]
 
 
 def git(cwd, *args):
