@@ -73,7 +73,7 @@ func TestChart(t *testing.T) {
 func TestKustomize(t *testing.T) {
 	g := NewWithT(t)
 	ctx := context.Background()
-	kubectl := tool(t, "kubectl", "make tools")
+	kubectl := tool(t, "kubectl", "make tools-test")
 	manifests := runTool(g, kubectl, "kustomize", "../../config/default")
 	g.Expect(manifests).To(ContainSubstring("pod-security.kubernetes.io/enforce: restricted"))
 	// A server-side dry run cannot place objects in a namespace that does not exist yet.
