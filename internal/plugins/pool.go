@@ -109,7 +109,7 @@ func newPool(dir string, opts Options, now func() time.Time) (*Pool, error) {
 		return nil, fmt.Errorf("provider socket directory: %w", err)
 	}
 	if opts.Starter == nil {
-		opts.Starter = execStarter{cache: &answers{}}
+		opts.Starter = execStarter{cache: &answers{}, log: opts.Log}
 	}
 	return &Pool{opts: opts, dir: sockets, now: now, live: map[string][]*process{}, done: make(chan struct{})}, nil
 }
@@ -190,7 +190,7 @@ func (p *Pool) get(ctx context.Context, prov Provider, key string, env map[strin
 		proc = newProcess(key, prov.Address, filepath.Join(p.dir, fmt.Sprintf("p%d.sock", p.started)), p.now())
 		p.live[key] = append(p.live[key], proc)
 		launch := Launch{Provider: prov, Env: env, Socket: proc.socket, Types: types, Stopping: func() bool { return p.stopAsked(proc) }}
-		go proc.start(p.opts.Starter, launch)
+		go p.start(proc, launch)
 	}
 	proc.runs++
 	p.mu.Unlock()
@@ -205,6 +205,17 @@ func (p *Pool) get(ctx context.Context, prov Provider, key string, env map[strin
 		p.giveBack(proc, true)
 		return nil, ctx.Err()
 	}
+}
+
+// start starts proc and says, at debug level, how long it took.
+func (p *Pool) start(proc *process, l Launch) {
+	began := time.Now()
+	proc.start(p.opts.Starter, l)
+	kv := []any{"provider", l.Provider.Address, "duration", time.Since(began).Round(time.Millisecond).String()}
+	if proc.err != nil {
+		kv = append(kv, "error", proc.err.Error())
+	}
+	p.opts.Log.V(1).Info("started a provider process", kv...)
 }
 
 // leastBusy is the live process of key with the fewest runs below RunsPerProcess;

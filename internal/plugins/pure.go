@@ -4,7 +4,11 @@ import (
 	"context"
 	"crypto/sha256"
 	"fmt"
+	"path/filepath"
 	"sync"
+	"time"
+
+	"github.com/go-logr/logr"
 
 	"google.golang.org/protobuf/encoding/protowire"
 )
@@ -125,6 +129,8 @@ type pureCalls struct {
 	cache  *answers
 	// types are the resource and data source types terraform is told of; nil means all.
 	types map[string]bool
+	// log says, at debug level, what the provider was asked and how long it took.
+	log logr.Logger
 
 	trimMu  sync.Mutex
 	trimmed []byte // the schema answer, trimmed to types
@@ -144,7 +150,17 @@ func (c *pureCalls) answer(ctx context.Context, method string, req []byte, ask f
 	if !ok {
 		return nil, fmt.Errorf("%s is not a pure call", method)
 	}
-	resp, err := c.cache.do(ctx, c.cache.key(c.binary, method, req), ask, func(resp []byte) bool { return !hasField(resp, diagnostics) })
+	asking := func() ([]byte, error) {
+		began := time.Now()
+		resp, err := ask()
+		kv := []any{"binary", filepath.Base(c.binary), "method", method, "duration", time.Since(began).Round(time.Millisecond).String(), "bytes", len(resp)}
+		if err != nil {
+			kv = append(kv, "error", err.Error())
+		}
+		c.log.V(1).Info("asked the provider a pure call", kv...)
+		return resp, err
+	}
+	resp, err := c.cache.do(ctx, c.cache.key(c.binary, method, req), asking, func(resp []byte) bool { return !hasField(resp, diagnostics) })
 	if err != nil {
 		return nil, err
 	}
