@@ -22,6 +22,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/go-logr/logr"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 )
 
 // The sides of a row.
@@ -74,6 +77,7 @@ func main() {
 		}
 	}
 	o.ctrlArgs = strings.Fields(*ctrlArgs)
+	ctrllog.SetLogger(logr.Discard()) // the control plane's own logs are not the bench's
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	if err := run(ctx, o); err != nil {
@@ -112,7 +116,7 @@ func run(ctx context.Context, o options) error {
 // runRow runs the sides of one (variant, N): the yardsticks, then Terraplane from a
 // fresh controller, cold and (with -warm) warm.
 func (h *harness) runRow(ctx context.Context, o options, variant string, n int, last bool) ([]row, error) {
-	r := row{variant: variant, n: n, start: "cold"}
+	r := row{variant: variant, n: n, start: none}
 	var err error
 	if slices.Contains(o.sides, sideSingle) {
 		say("%s, N=%d: one workspace, for_each", variant, n)
@@ -129,6 +133,7 @@ func (h *harness) runRow(ctx context.Context, o options, variant string, n int, 
 	if !slices.Contains(o.sides, sideTerraplane) {
 		return []row{r}, nil
 	}
+	r.start = "cold"
 	if err := h.startFleet(ctx, fmt.Sprintf("%s-%d", variant, n)); err != nil {
 		return nil, err
 	}

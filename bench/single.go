@@ -44,7 +44,7 @@ func (h *harness) runSingle(ctx context.Context, variant string, n, parallelism 
 	for i := range names {
 		names[i] = fmt.Sprintf("one%s%dn%d", flat, n, i)
 	}
-	env, err := h.singleFiles(dir, cfg, variant, fmt.Sprintf("single-%s-%d", flat, n), names)
+	env, err := h.singleFiles(dir, cfg, variant, fmt.Sprintf("single%sn%d", flat, n), names)
 	if err != nil {
 		return singleResult{}, err
 	}
