@@ -45,29 +45,23 @@ func (r rawResult) ran() bool { return r.processes > 0 }
 // ran reports whether Terraplane's side ran.
 func (r tpResult) ran() bool { return r.ready.last > 0 }
 
-// headline renders the main table: time to Ready against both yardsticks, and CPU.
+// headline renders the main table: the first and the last claim Ready, against both
+// yardsticks, and what it cost.
 func headline(b *strings.Builder, rows []row) {
-	b.WriteString("| module | N | controller | Terraplane Ready first / median / last (s) | single workspace: init + apply (s) | ratio to single | raw, a workspace each: all applied (s) | ratio to raw | terraform CPU per claim (s): Terraplane / single / raw | controller CPU (s) | kube-apiserver + etcd CPU (s): Terraplane / single / raw | controller peak RSS (MB) | terraform processes per claim: Terraplane / raw | disk per claim (KB): Terraplane / raw | controller API writes per claim | deletion (s): Terraplane / single destroy |\n")
-	b.WriteString("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	b.WriteString("| module | N | controller | first Ready (s) | all Ready (s) | ratio to the single workspace | single workspace: init + apply (s) | ratio to raw | raw, a workspace each: all applied (s) | median Ready (s) | terraform CPU per claim (s): Terraplane / single / raw | controller CPU (s) | kube-apiserver + etcd CPU (s): Terraplane / single / raw | controller peak RSS (MB) | terraform processes per claim: Terraplane / raw | disk per claim (KB): Terraplane / raw | controller API writes per claim | deletion (s): Terraplane / single destroy |\n")
+	b.WriteString("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, r := range rows {
 		n := float64(r.n)
-		tp, single, raw := none, none, none
-		if r.tp.ran() {
-			tp = secs(r.tp.ready.first) + " / " + secs(r.tp.ready.median) + " / " + secs(r.tp.ready.last)
-		}
-		if r.single.ran {
-			single = secs(r.single.applied())
-		}
-		if r.raw.ran() {
-			raw = secs(r.raw.ready.last)
-		}
-		fmt.Fprintf(b, "| %s | %d | %s | %s | %s | %s | %s | %s | %s / %s / %s | %s | %s / %s / %s | %s | %s / %s | %s / %s | %s | %s / %s |\n",
-			r.variant, r.n, r.start, tp, single, ratio(r.tp.ready.last, r.single.applied()), raw, ratio(r.tp.ready.last, r.raw.ready.last),
-			perClaim(r.tp.tfCPU, r.n, r.tp.ran()), perClaim(r.single.init.cpu+r.single.apply.cpu, r.n, r.single.ran), perClaim(r.raw.tfCPU, r.n, r.raw.ran()),
-			num(r.tp.ctrlCPU.Seconds(), r.tp.ran()), num(r.tp.cpCPU.Seconds(), r.tp.ran()), num(r.single.cpCPU.Seconds(), r.single.ran), num(r.raw.cpCPU.Seconds(), r.raw.ran()),
-			num0(r.tp.peakRSS, r.tp.ran()), num(r.tp.processes/n, r.tp.ran()), num(float64(r.raw.processes)/n, r.raw.ran()),
-			num0(float64(r.tp.diskBytes)/1024, r.tp.ran()), num0(float64(r.raw.diskBytes)/1024, r.raw.ran()), num(r.tp.writes/n, r.tp.ran()),
-			num(r.tp.deletion.Seconds(), r.tp.ran()), num(r.single.destroy.wall.Seconds(), r.single.ran))
+		ran := r.tp.ran()
+		fmt.Fprintf(b, "| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s / %s / %s | %s | %s / %s / %s | %s | %s / %s | %s / %s | %s | %s / %s |\n",
+			r.variant, r.n, r.start, num(r.tp.ready.first.Seconds(), ran), num(r.tp.ready.last.Seconds(), ran),
+			ratio(r.tp.ready.last, r.single.applied()), num(r.single.applied().Seconds(), r.single.ran),
+			ratio(r.tp.ready.last, r.raw.ready.last), num(r.raw.ready.last.Seconds(), r.raw.ran()), num(r.tp.ready.median.Seconds(), ran),
+			perClaim(r.tp.tfCPU, r.n, ran), perClaim(r.single.init.cpu+r.single.apply.cpu, r.n, r.single.ran), perClaim(r.raw.tfCPU, r.n, r.raw.ran()),
+			num(r.tp.ctrlCPU.Seconds(), ran), num(r.tp.cpCPU.Seconds(), ran), num(r.single.cpCPU.Seconds(), r.single.ran), num(r.raw.cpCPU.Seconds(), r.raw.ran()),
+			num0(r.tp.peakRSS, ran), num(r.tp.processes/n, ran), num(float64(r.raw.processes)/n, r.raw.ran()),
+			num0(float64(r.tp.diskBytes)/1024, ran), num0(float64(r.raw.diskBytes)/1024, r.raw.ran()), num(r.tp.writes/n, ran),
+			num(r.tp.deletion.Seconds(), ran), num(r.single.destroy.wall.Seconds(), r.single.ran))
 	}
 }
 
