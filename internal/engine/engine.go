@@ -114,6 +114,7 @@ type Engine struct {
 	handles  handlePool
 
 	inits       initCache    // one init per module, copied to its other workspaces
+	initFlights initFlights  // the inits running, by module: one at a time
 	initsShared atomic.Int64 // inits copied rather than run
 
 	plugins ProviderPool                   // plugins.Off without provider reuse

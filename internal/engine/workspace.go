@@ -148,6 +148,7 @@ func (e *Engine) handle(ws Workspace) (*tfexec.Terraform, error) {
 
 // ensureInit readies the workspace for this configuration: nothing when it is ready,
 // otherwise a copy of another workspace's init of the same module, or terraform init.
+// While one workspace of a module runs init, the others wait for it and copy its result.
 func (e *Engine) ensureInit(ctx context.Context, ws Workspace, tf *tfexec.Terraform) error {
 	dir := e.Dir(ws.ID)
 	module := e.moduleChecksum(ws)
@@ -158,9 +159,19 @@ func (e *Engine) ensureInit(ctx context.Context, ws Workspace, tf *tfexec.Terraf
 			return nil
 		}
 	}
-	if err := e.inits.restore(module, dir, ws.BackendConfig); err == nil {
-		e.initsShared.Add(1)
-		return writeStamp(dir, stamp)
+	for {
+		if err := e.inits.restore(module, dir, ws.BackendConfig); err == nil {
+			e.initsShared.Add(1)
+			return writeStamp(dir, stamp)
+		}
+		done, err := e.initFlights.lead(ctx, module)
+		if err != nil {
+			return err
+		}
+		if done != nil {
+			defer done()
+			break
+		}
 	}
 	// A changed configuration may pin other provider versions than the lock file holds.
 	changed := stampErr == nil

@@ -114,7 +114,7 @@ func newPool(dir string, opts Options, now func() time.Time) (*Pool, error) {
 		return nil, fmt.Errorf("provider socket directory: %w", err)
 	}
 	if opts.Starter == nil {
-		opts.Starter = execStarter{cache: &answers{}}
+		opts.Starter = execStarter{cache: &answers{}, log: opts.Log}
 	}
 	return &Pool{opts: opts, dir: sockets, now: now, live: map[string][]*process{}, running: map[*process]bool{},
 		counts: map[string]*counts{}, done: make(chan struct{})}, nil
@@ -200,7 +200,7 @@ func (p *Pool) get(ctx context.Context, prov Provider, key string, env map[strin
 		p.live[key] = append(p.live[key], proc)
 		p.running[proc] = true
 		launch := Launch{Provider: prov, Env: env, Socket: proc.socket, Types: types, Stopping: func() bool { return p.stopAsked(proc) }}
-		go proc.start(p.opts.Starter, launch)
+		go p.start(proc, launch)
 	}
 	proc.runs++
 	p.mu.Unlock()
@@ -215,6 +215,17 @@ func (p *Pool) get(ctx context.Context, prov Provider, key string, env map[strin
 		p.giveBack(proc, true)
 		return nil, ctx.Err()
 	}
+}
+
+// start starts proc and says, at debug level, how long it took.
+func (p *Pool) start(proc *process, l Launch) {
+	began := time.Now()
+	proc.start(p.opts.Starter, l)
+	kv := []any{"provider", l.Provider.Address, "duration", time.Since(began).Round(time.Millisecond).String()}
+	if proc.err != nil {
+		kv = append(kv, "error", proc.err.Error())
+	}
+	p.opts.Log.V(1).Info("started a provider process", kv...)
 }
 
 // leastBusy is the live process of key with the fewest runs below RunsPerProcess;
