@@ -183,8 +183,8 @@ func TestHolderFacts(t *testing.T) {
 		}
 	}
 	for _, bad := range []string{"", "42 no paren S 1", "42 (x) S 1 2 3", "42 (x) S 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 notanumber 9"} {
-		if _, err := parseStart([]byte(bad)); err == nil {
-			t.Errorf("parseStart(%q): want an error", bad)
+		if _, err := parseStat([]byte(bad)); err == nil {
+			t.Errorf("parseStat(%q): want an error", bad)
 		}
 	}
 }
