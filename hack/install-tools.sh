@@ -135,7 +135,7 @@ install_node() {
 # project's image builder (hack/image pause); make cluster imports it into containerd.
 install_pause() {
 	local dir=$CACHE/images stamp
-	stamp=$(cat "$ROOT/hack/pause/main.go" "$ROOT/internal/image/pause.go" "$ROOT/internal/image/layers.go" | sha256sum | cut -c1-16)
+	stamp=$(cat "$ROOT/hack/pause/main.go" "$ROOT/internal/image/static.go" "$ROOT/internal/image/layers.go" | sha256sum | cut -c1-16)
 	if [[ -f $dir/pause.tar && "$(cat "$dir/.pause.stamp" 2>/dev/null)" == "$stamp" ]]; then
 		say "pause image: cached ($dir/pause.tar)"
 		return

@@ -2,6 +2,7 @@ package image
 
 import (
 	"fmt"
+	"path"
 
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/empty"
@@ -15,16 +16,23 @@ const PauseUID = 65535
 const PausePath = "/pause"
 
 // BuildPause assembles the sandbox ("pause") image of make cluster's node from a
-// statically linked pause binary (hack/pause): one layer holding it at PausePath,
-// run as PauseUID. scratch holds the compressed layer.
+// statically linked pause binary (hack/pause): the binary at PausePath, run as PauseUID.
 func BuildPause(binary, scratch string) (v1.Image, error) {
-	l, err := writeLayer(scratch, "pause", []entry{{Path: PausePath, Mode: 0o755, File: binary}})
+	return BuildStatic(binary, PausePath, PauseUID, scratch)
+}
+
+// BuildStatic assembles an image of one statically linked binary: one layer holding it
+// at path, its entrypoint, run as uid (and the same gid). scratch holds the compressed
+// layer.
+func BuildStatic(binary, at string, uid int, scratch string) (v1.Image, error) {
+	name := path.Base(at)
+	l, err := writeLayer(scratch, name, []entry{{Path: at, Mode: 0o755, File: binary}})
 	if err != nil {
 		return nil, err
 	}
 	img, err := mutate.AppendLayers(empty.Image, l)
 	if err != nil {
-		return nil, fmt.Errorf("assemble pause image: %w", err)
+		return nil, fmt.Errorf("assemble %s image: %w", name, err)
 	}
 	cfg, err := img.ConfigFile()
 	if err != nil {
@@ -33,9 +41,9 @@ func BuildPause(binary, scratch string) (v1.Image, error) {
 	cfg = cfg.DeepCopy()
 	cfg.Architecture, cfg.OS = "amd64", "linux"
 	cfg.Config = v1.Config{
-		Entrypoint: []string{PausePath},
-		User:       fmt.Sprintf("%d:%d", PauseUID, PauseUID),
-		Labels:     map[string]string{"org.opencontainers.image.title": "terraplane-pause"},
+		Entrypoint: []string{at},
+		User:       fmt.Sprintf("%d:%d", uid, uid),
+		Labels:     map[string]string{"org.opencontainers.image.title": "terraplane-" + name},
 	}
 	return mutate.ConfigFile(img, cfg)
 }
