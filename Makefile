@@ -14,7 +14,7 @@ CLOUD_PLAN ?= google|azurerm
 IMAGE_TAG ?= dev
 TERRAFORM ?= terraform
 
-.PHONY: image image-push all build generate manifests tools tools-test run test test-tofu test-cloud-plan unit lint integration e2e bench chaos fuzz fmt vet clean
+.PHONY: cluster cluster-stop image image-push all build generate manifests tools tools-test run test test-tofu test-cloud-plan unit lint integration e2e bench chaos fuzz fmt vet clean
 
 all: build
 
@@ -38,9 +38,20 @@ tools:
 	hack/install-tools.sh terraform providers etcd kube kubectl controller-gen minio
 
 ## tools-test: everything the tests need: what tools installs, plus helm, OpenTofu, the
-## AWS API emulator (moto_server), PostgreSQL and MariaDB
+## AWS API emulator (moto_server), PostgreSQL, MariaDB, and the node of make cluster
 tools-test: tools
-	hack/install-tools.sh helm tofu moto postgres mariadb
+	hack/install-tools.sh helm tofu moto postgres mariadb cluster
+
+## cluster: a real one-node Kubernetes cluster on this machine (needs root): containerd,
+## etcd, kube-apiserver, controller manager, scheduler, kubelet and kube-proxy on 10.254.0.1
+## (an address on lo); data under .terraplane/cluster, kubeconfig .terraplane/cluster/kubeconfig
+cluster:
+	hack/install-tools.sh cluster
+	$(GO) run ./hack/cluster start
+
+## cluster-stop: stop it: every process, mount, iptables rule and kernel setting it made
+cluster-stop:
+	$(GO) run ./hack/cluster stop
 
 ## generate: managed kinds' boilerplate (hack/kindgen), deepcopy functions and CRDs from kubebuilder markers,
 ## and the API reference in docs/api (crd-ref-docs, hack/api-docs)
