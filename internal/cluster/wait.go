@@ -162,6 +162,22 @@ func (cl *Cluster) ImportImage(ctx context.Context, tarball string) error {
 	return err
 }
 
+// HasLabeledImage says whether the node's containerd holds ref (as containerd names it,
+// e.g. docker.io/library/terraplane:dev) with the label key=value.
+func (cl *Cluster) HasLabeledImage(ctx context.Context, ref, key, value string) (bool, error) {
+	out, err := cl.ctr(ctx, "images", "ls", "-q", fmt.Sprintf("name==%s,labels.%q==%s", ref, key, value))
+	if err != nil {
+		return false, err
+	}
+	return strings.TrimSpace(out) == ref, nil
+}
+
+// LabelImage sets the label key=value on the node's image ref.
+func (cl *Cluster) LabelImage(ctx context.Context, ref, key, value string) error {
+	_, err := cl.ctr(ctx, "images", "label", ref, key+"="+value)
+	return err
+}
+
 // HasImage says whether the node's containerd holds ref.
 func (cl *Cluster) HasImage(ctx context.Context, ref string) (bool, error) {
 	out, err := cl.ctr(ctx, "images", "ls", "-q")
