@@ -5,9 +5,11 @@
 # found on the machine, or installed from Debian packages. A warm re-run only checks stamps
 # and takes seconds.
 #
-#   hack/install-tools.sh [terraplane|kube|etcd|kubectl|kubectl-any|controller-gen|crd-ref-docs|staticcheck|minio|helm|providers|random|terraform|tofu|moto|postgres|mariadb]...
+#   hack/install-tools.sh [terraplane|kube|etcd|kubectl|kubectl-any|kubelet|kube-scheduler|kube-controller-manager|kube-proxy|node|cluster|
+#                          controller-gen|crd-ref-docs|staticcheck|minio|helm|providers|random|terraform|tofu|moto|postgres|mariadb]...
 #
-# With no arguments it installs what 'make run' needs. The target terraplane builds
+# With no arguments it installs what 'make run' needs; 'cluster' is everything 'make
+# cluster' runs (the Kubernetes components and the node). The target terraplane builds
 # bin/terraplane in the background while the other targets install (make run uses it, so
 # that its module downloads and compiling fill the time the tools leave idle). Every build
 # prints what it is doing with an estimate, and a line a minute while it runs.
@@ -126,6 +128,11 @@ install_kube() { build kube-apiserver kube k8s.io/kubernetes/cmd/kube-apiserver 
 install_kubectl() { build kubectl kube k8s.io/kubernetes/cmd/kubectl "$(kube_ldflags)"; }
 # etcd shares kube's module (the version Kubernetes pins), so most of it is compiled already.
 install_etcd() { build etcd kube go.etcd.io/etcd/server/v3; }
+# The components of make cluster's node, from hack/tools/kubenode (the same pin as kube).
+install_kubelet() { build kubelet kubenode k8s.io/kubernetes/cmd/kubelet "$(kube_ldflags)"; }
+install_kube_scheduler() { build kube-scheduler kubenode k8s.io/kubernetes/cmd/kube-scheduler "$(kube_ldflags)"; }
+install_kube_controller_manager() { build kube-controller-manager kubenode k8s.io/kubernetes/cmd/kube-controller-manager "$(kube_ldflags)"; }
+install_kube_proxy() { build kube-proxy kubenode k8s.io/kubernetes/cmd/kube-proxy "$(kube_ldflags)"; }
 install_controller_gen() { build controller-gen controller-gen sigs.k8s.io/controller-tools/cmd/controller-gen; }
 install_crd_ref_docs() { build crd-ref-docs crd-ref-docs github.com/elastic/crd-ref-docs; }
 install_staticcheck() { build staticcheck staticcheck honnef.co/go/tools/cmd/staticcheck; }
@@ -210,11 +217,53 @@ wait_terraplane() {
 	TERRAPLANE_JOB=0
 }
 
-# apt_install PACKAGE... installs Debian packages (the tests start the servers themselves).
+# apt_install PACKAGE... installs Debian packages (the tests start the servers themselves);
+# it fails naming the packages, with apt-get's last words, when apt-get does.
 apt_install() {
 	[[ $(id -u) == 0 ]] || die "installing $* needs root (apt-get)"
-	apt-get update -qq >/dev/null
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null
+	local log
+	log=$(mktemp)
+	if ! apt-get update -qq >"$log" 2>&1 || ! DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >>"$log" 2>&1; then
+		tail -n 5 "$log" >&2
+		rm -f "$log"
+		die "apt-get could not install $* (it needs a Debian package mirror; install them by hand and run this again)"
+	fi
+	rm -f "$log"
+}
+
+# install_node installs what make cluster's node runs besides the Kubernetes binaries:
+# containerd, runc, the CNI plugins (bridge, host-local, loopback), iptables and conntrack
+# for kube-proxy, from Debian; and the sandbox (pause) image, built from hack/pause.
+install_node() {
+	local missing=()
+	{ command -v containerd && command -v ctr; } >/dev/null || missing+=(containerd)
+	command -v runc >/dev/null || missing+=(runc)
+	[[ -x /usr/lib/cni/bridge && -x /usr/lib/cni/host-local && -x /usr/lib/cni/loopback ]] || missing+=(containernetworking-plugins)
+	command -v iptables >/dev/null || missing+=(iptables)
+	command -v conntrack >/dev/null || missing+=(conntrack)
+	if [[ ${#missing[@]} -gt 0 ]]; then
+		say "node: installing the Debian packages ${missing[*]}"
+		apt_install "${missing[@]}"
+	fi
+	install_pause
+	say "node: $(containerd --version | cut -d' ' -f1,3), $(runc --version | head -n1), CNI plugins in /usr/lib/cni, $(iptables --version)"
+}
+
+# install_pause builds hack/pause statically and puts it in an image tarball with the
+# project's image builder (hack/image pause); make cluster imports it into containerd.
+install_pause() {
+	local dir=$CACHE/images stamp
+	stamp=$(cat "$ROOT/hack/pause/main.go" "$ROOT/internal/image/static.go" "$ROOT/internal/image/layers.go" | sha256sum | cut -c1-16)
+	if [[ -f $dir/pause.tar && "$(cat "$dir/.pause.stamp" 2>/dev/null)" == "$stamp" ]]; then
+		say "pause image: cached ($dir/pause.tar)"
+		return
+	fi
+	mkdir -p "$dir"
+	(cd "$ROOT" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$dir/pause" ./hack/pause &&
+		go run ./hack/image pause -binary "$dir/pause" -out "$dir/pause.tar.tmp")
+	mv "$dir/pause.tar.tmp" "$dir/pause.tar"
+	echo "$stamp" >"$dir/.pause.stamp"
+	say "pause image: built $dir/pause.tar"
 }
 
 install_postgres() {
@@ -254,6 +303,21 @@ for t in "${targets[@]}"; do
 	kube) install_kube ;;
 	kubectl) install_kubectl ;;
 	kubectl-any) install_kubectl_any ;;
+	kubelet) install_kubelet ;;
+	kube-scheduler) install_kube_scheduler ;;
+	kube-controller-manager) install_kube_controller_manager ;;
+	kube-proxy) install_kube_proxy ;;
+	node) install_node ;;
+	cluster)
+		install_etcd
+		install_kube
+		install_kubectl
+		install_kubelet
+		install_kube_scheduler
+		install_kube_controller_manager
+		install_kube_proxy
+		install_node
+		;;
 	etcd) install_etcd ;;
 	controller-gen) install_controller_gen ;;
 	crd-ref-docs) install_crd_ref_docs ;;

@@ -128,8 +128,13 @@ func tool(t *testing.T, name, target string) string {
 
 // runTool runs a tool (kubectl against the test API server) and returns its output.
 func runTool(g Gomega, bin string, args ...string) string {
+	return runToolOn(g, env.ControlPlane.Kubeconfig, bin, args...)
+}
+
+// runToolOn runs a tool (kubectl, helm) against the cluster of kubeconfig.
+func runToolOn(g Gomega, kubeconfig, bin string, args ...string) string {
 	cmd := exec.Command(bin, args...)
-	cmd.Env = append(os.Environ(), "KUBECONFIG="+env.ControlPlane.Kubeconfig, "HELM_CACHE_HOME="+os.TempDir()+"/terraplane-helm")
+	cmd.Env = append(os.Environ(), "KUBECONFIG="+kubeconfig, "HELM_CACHE_HOME="+os.TempDir()+"/terraplane-helm")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
