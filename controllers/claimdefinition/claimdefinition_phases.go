@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	apiextv1 "terraplane.io/terraplane/apis/apiextensions/v1alpha1"
+	common "terraplane.io/terraplane/apis/common/v1alpha1"
 	terraformv1 "terraplane.io/terraplane/apis/terraform/v1alpha1"
 	"terraplane.io/terraplane/internal/claimschema"
 	"terraplane.io/terraplane/internal/kinds"
@@ -80,7 +81,11 @@ func (r *Reconciler) fromModule(ctx context.Context, c *run, from *apiextv1.From
 	if err != nil {
 		return resource.UserErrorf(ReasonInvalidSchema, "module of ModuleClass %s/%s: %v", key.Namespace, key.Name, err)
 	}
-	res, err := claimschema.Generate(vars, claimschema.Options{Expose: from.Expose, Hide: from.Hide})
+	opts, err := schemaOptions(class, from)
+	if err != nil {
+		return resource.UserErrorf(ReasonInvalidSchema, "%v", err)
+	}
+	res, err := claimschema.Generate(vars, opts)
 	if err != nil {
 		return resource.UserErrorf(ReasonInvalidSchema, "module of ModuleClass %s/%s: %v", key.Namespace, key.Name, err)
 	}
@@ -90,6 +95,32 @@ func (r *Reconciler) fromModule(ctx context.Context, c *run, from *apiextv1.From
 		c.untranslated = append(c.untranslated, apiextv1.UntranslatedValidation{Variable: u.Variable, Condition: u.Condition, Reason: u.Reason})
 	}
 	return nil
+}
+
+// schemaOptions are how the definition makes its schema from class's module: the
+// variables it exposes or hides, the parameter schemas it gives, and the variables the
+// class fixes in its forProvider, which claims cannot set (the class's values win).
+func schemaOptions(class *terraformv1.ModuleClass, from *apiextv1.FromModule) (claimschema.Options, error) {
+	opts := claimschema.Options{Expose: from.Expose, Hide: from.Hide, InferAnyFromDefaults: from.InferAnyFromDefaults}
+	fixed, err := common.JSONValues(class.SpecTemplate.ForProvider)
+	if err != nil {
+		return opts, fmt.Errorf("ModuleClass %s/%s forProvider: %w", class.Namespace, class.Name, err)
+	}
+	for name := range fixed {
+		opts.Fixed = append(opts.Fixed, name)
+	}
+	sort.Strings(opts.Fixed)
+	for name, raw := range from.ParameterSchemas {
+		var p apiextensionsv1.JSONSchemaProps
+		if err := json.Unmarshal(raw.Raw, &p); err != nil {
+			return opts, fmt.Errorf("spec.fromModule.parameterSchemas.%s is not an OpenAPI v3 schema: %w", name, err)
+		}
+		if opts.ParameterSchemas == nil {
+			opts.ParameterSchemas = map[string]apiextensionsv1.JSONSchemaProps{}
+		}
+		opts.ParameterSchemas[name] = p
+	}
+	return opts, nil
 }
 
 // checkBreaking refuses a schema that removes or retypes a field existing claims set,

@@ -61,8 +61,10 @@ func configureModule(req registry.Request, mg resource.Managed) error {
 	return configureModuleWith(req, mg, nil)
 }
 
-// configureModuleWith is configureModule with claim values that override the class's
-// fixed inputs and are overridden by its input mappings.
+// configureModuleWith is configureModule with claim values (a defined kind's
+// parameters). The class's fixed inputs (forProvider) win over them, as do its input
+// mappings: a value the class fixes is the class's to decide, and a defined kind's
+// schema leaves such variables out of its parameters.
 func configureModuleWith(req registry.Request, mg resource.Managed, claimValues map[string]any) error {
 	cls := req.Class
 	class, ok1 := cls.(*terraformv1.ModuleClass)
@@ -78,11 +80,15 @@ func configureModuleWith(req registry.Request, mg resource.Managed, claimValues 
 		return resource.UserErrorf("ClassNotReady", "ModuleClass %s/%s is not Ready: %s", class.Namespace, class.Name, msg)
 	}
 	m.Spec.ModuleParameters = *class.SpecTemplate.ModuleParameters.DeepCopy()
-	values, err := common.JSONValues(class.SpecTemplate.ForProvider)
+	fixed, err := common.JSONValues(class.SpecTemplate.ForProvider)
 	if err != nil {
 		return resource.UserErrorf("InvalidClass", "ModuleClass %s forProvider: %v", class.Name, err)
 	}
-	maps.Copy(values, claimValues)
+	values := maps.Clone(claimValues)
+	if values == nil {
+		values = map[string]any{}
+	}
+	maps.Copy(values, fixed)
 	for _, in := range class.SpecTemplate.Inputs {
 		v, found, err := req.Value(in.FromFieldPath, in.FromClusterLabel)
 		if err != nil {
