@@ -164,7 +164,7 @@ func (r *connector) publish(mg resource.Managed, ws *workspace.Rendered, out out
 			}
 		}
 	}
-	for k, v := range r.kind.Terraform.ProviderConnection(ws.Provider) {
+	for k, v := range r.kind.Terraform.ProviderConnection(mg, ws.Provider) {
 		if _, ok := data[k]; !ok {
 			data[k] = v
 		}
