@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
@@ -30,7 +31,9 @@ type run struct {
 	params       apiextensionsv1.JSONSchemaProps
 	untranslated []apiextv1.UntranslatedValidation
 	claim, class *apiextensionsv1.CustomResourceDefinition
-	err          error
+	// conflicts are names of the kinds that another group serves too.
+	conflicts []string
+	err       error
 }
 
 // gvk is the claim kind; classGVK its portable class kind.
@@ -121,6 +124,25 @@ func schemaOptions(class *terraformv1.ModuleClass, from *apiextv1.FromModule) (c
 		opts.ParameterSchemas[name] = p
 	}
 	return opts, nil
+}
+
+// checkNames notes the names of the definition's kinds that another group serves too
+// (kubectl would answer from one group only): the kinds are served all the same, so that
+// a definition that worked goes on working, and Ready says so, with one event.
+func (r *Reconciler) checkNames(ctx context.Context, c *run) error {
+	if r.opts.Discovery == nil {
+		return nil
+	}
+	_, served, err := r.opts.Discovery.ServerGroupsAndResources()
+	if err != nil && len(served) == 0 {
+		ctrl.LoggerFrom(ctx).Info("names not checked: discovery failed", "error", err.Error())
+		return nil
+	}
+	n := c.def.Spec.Names
+	c.conflicts = claimschema.NameConflicts(served, c.def.Spec.Group, n.Kind, n.Plural, n.ShortNames)
+	class := c.classGVK().Kind
+	c.conflicts = append(c.conflicts, claimschema.NameConflicts(served, c.def.Spec.Group, class, c.class.Spec.Names.Plural, nil)...)
+	return nil
 }
 
 // checkBreaking refuses a schema that removes or retypes a field existing claims set,
