@@ -85,4 +85,3 @@ variable "rules" {
 		t.Errorf("rules[].days is %q, want the given integer", got)
 	}
 }
-
