@@ -39,7 +39,7 @@ func TestNameServedByAnotherGroup(t *testing.T) {
 		h.establish()
 	}
 	ready := meta.FindStatusCondition(h.def().Status.Conditions, common.TypeReady)
-	if ready == nil || ready.Status != metav1.ConditionTrue || !strings.Contains(ready.Message, "kind Network is also served by group network.terraplane.io") ||
+	if ready == nil || ready.Status != metav1.ConditionTrue || !strings.Contains(ready.Message, "networks.network.terraplane.io takes the same kind Network and plural networks") ||
 		!strings.Contains(ready.Message, "kubectl get networks.platform.example.org") {
 		t.Errorf("Ready = %+v", ready)
 	}

@@ -3,7 +3,6 @@ package moduleclass
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -22,11 +21,6 @@ const (
 	// ProviderConfig the class names.
 	ReasonProviderNotConfigured = "ProviderNotConfigured"
 )
-
-// configFree are the providers that work without a provider block, which a class need
-// not configure.
-var configFree = []string{"hashicorp/random", "hashicorp/null", "hashicorp/local", "hashicorp/time", "hashicorp/tls",
-	"hashicorp/archive", "hashicorp/external", "hashicorp/cloudinit", "hashicorp/http"}
 
 // Option configures the ModuleClass controller.
 type Option func(*Reconciler)
@@ -73,7 +67,7 @@ func (r *Reconciler) unconfigured(ctx context.Context, class *terraformv1.Module
 		}
 	}
 	for _, req := range reqs {
-		if !configured[req.Source] && !slices.ContainsFunc(configFree, func(s string) bool { return req.Source == fullSource(s) }) {
+		if !configured[req.Source] && module.NeedsConfiguration(req.Source) {
 			problems = append(problems, fmt.Sprintf("the module needs provider %s (%q), which no ProviderConfig the class names configures: create one with source %s and name it in specTemplate.providerConfigRefs",
 				req.Source, req.Name, strings.TrimPrefix(req.Source, module.DefaultRegistry+"/")))
 		}

@@ -2,6 +2,7 @@ package claimschema
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -13,14 +14,13 @@ import (
 // NameConflicts says which of the names a kind of group would take (its kind, plural
 // and short names) another group serves already, from the API server's discovery (or
 // a scheme's kinds, as Served writes them): `kubectl get <name>` would then answer from
-// one group only, with no warning.
+// one group only, with no warning. One line per resource of another group.
 func NameConflicts(served []*metav1.APIResourceList, group, kind, plural string, shortNames []string) []string {
 	mine := map[string]string{strings.ToLower(kind): "kind " + kind, plural: "plural " + plural}
 	for _, s := range shortNames {
 		mine[s] = "short name " + s
 	}
-	seen := map[string]bool{}
-	var out []string
+	found := map[string][]string{} // resource → what of mine it takes
 	for _, list := range served {
 		gv, err := schema.ParseGroupVersion(list.GroupVersion)
 		if err != nil || gv.Group == group {
@@ -30,21 +30,20 @@ func NameConflicts(served []*metav1.APIResourceList, group, kind, plural string,
 			if strings.Contains(r.Name, "/") {
 				continue // a subresource
 			}
-			theirs := append([]string{strings.ToLower(r.Kind), r.Name, r.SingularName}, r.ShortNames...)
-			for _, n := range theirs {
-				what, ok := mine[n]
-				key := what + "|" + gv.Group
-				if !ok || n == "" || seen[key] {
-					continue
+			resource := r.Name
+			if gv.Group != "" {
+				resource += "." + gv.Group
+			}
+			for _, n := range append([]string{strings.ToLower(r.Kind), r.Name, r.SingularName}, r.ShortNames...) {
+				if what, ok := mine[n]; ok && n != "" && !slices.Contains(found[resource], what) {
+					found[resource] = append(found[resource], what)
 				}
-				seen[key] = true
-				resource, by := r.Name+"."+gv.Group, fmt.Sprintf("group %s", gv.Group)
-				if gv.Group == "" {
-					resource, by = r.Name, "the core group"
-				}
-				out = append(out, fmt.Sprintf("%s is also served by %s (%s): kubectl get %s answers from one of them", what, by, resource, n))
 			}
 		}
+	}
+	var out []string
+	for resource, what := range found {
+		out = append(out, fmt.Sprintf("%s takes the same %s: kubectl would answer from one group only", resource, strings.Join(what, " and ")))
 	}
 	sort.Strings(out)
 	return out
