@@ -84,7 +84,7 @@ func TestParseModuleSource(t *testing.T) {
 			want: moduleSource{remote: git("https://git.example.com/org/vpc.git", "main", ""), name: "vpc"}},
 		"scp-like": {arg: "git@github.com:org/modules.git//db/postgres?ref=0123456789abcdef0123456789abcdef01234567",
 			want: moduleSource{remote: git("git@github.com:org/modules.git", "0123456789abcdef0123456789abcdef01234567", "db/postgres"), name: "postgres"}},
-		"file": {arg: "file:///srv/modules.git//net?ref=v1", want: moduleSource{remote: git("file:///srv/modules.git", "v1", "net"), name: "net"}},
+		"file":              {arg: "file:///srv/modules.git//net?ref=v1", want: moduleSource{remote: git("file:///srv/modules.git", "v1", "net"), name: "net"}},
 		"git without a ref": {arg: "git::https://git.example.com/org/modules.git//vpc", wantErrSub: "names no ref: add ?ref=TAG"},
 		"oci with a tag": {arg: "oci://registry.example.com/modules/db:v2",
 			want: moduleSource{remote: terraformv1.ModuleSource{OCI: &terraformv1.OCISource{Ref: "registry.example.com/modules/db:v2"}}, name: "db"}},
