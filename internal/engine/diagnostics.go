@@ -62,7 +62,9 @@ var faults = []struct {
 }{
 	{FaultAccessDenied, regexp.MustCompile(`api error (AccessDenied\w*|UnauthorizedOperation|AuthorizationError|InvalidClientTokenId|SignatureDoesNotMatch|UnrecognizedClientException|Forbidden)\b|StatusCode: 403\b`)},
 	{FaultAlreadyExists, regexp.MustCompile(`api error (\w*AlreadyExists\w*|\w*AlreadyOwnedByYou)\b|(?i)\balready exists\b`)},
-	{FaultInvalidInput, regexp.MustCompile(`Invalid value for (input )?variable|Incorrect attribute value type|Inappropriate value for attribute|Unsupported argument|Missing required argument`)},
+	{FaultInvalidInput, regexp.MustCompile(`Invalid value for (input )?variable|Incorrect attribute value type|Inappropriate value for attribute|Unsupported argument|Missing required argument|` +
+		// an expression that fails on the value an input variable holds fails again on the same inputs
+		`Error: variables? [\w-]+(, [\w-]+)*: `)},
 }
 
 // UserFault reports whether a failed run failed for a reason a user must fix (one of

@@ -5,17 +5,14 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 )
 
 // uiMessage is the part of terraform's machine-readable UI (-json) the engine reads.
 type uiMessage struct {
 	Type       string `json:"type"`
-	Diagnostic *struct {
-		Severity string `json:"severity"`
-		Summary  string `json:"summary"`
-		Detail   string `json:"detail"`
-	} `json:"diagnostic"`
+	Diagnostic *diagnostic `json:"diagnostic"`
 	Outputs map[string]struct {
 		Sensitive bool            `json:"sensitive"`
 		Value     json.RawMessage `json:"value"`
@@ -30,6 +27,53 @@ type uiMessage struct {
 	} `json:"change"`
 	// Changes is a change_summary's.
 	Changes *changeSummary `json:"changes"`
+}
+
+// diagnostic is one of terraform's -json diagnostics.
+type diagnostic struct {
+	Severity string `json:"severity"`
+	Summary  string `json:"summary"`
+	Detail   string `json:"detail"`
+	Snippet  *struct {
+		// Values are the values of what the failing expression refers to, e.g.
+		// {traversal: var.rule.days, statement: is "thirty"}.
+		Values []struct {
+			Traversal string `json:"traversal"`
+			Statement string `json:"statement"`
+		} `json:"values"`
+	} `json:"snippet"`
+}
+
+// text is the diagnostic as terraform's banner words it: "Error: summary", a blank line,
+// the detail. An error about a value an input variable holds is prefixed with the
+// variable, and the values it names follow the detail's first line, so that a one-line
+// summary says which input is wrong.
+func (d *diagnostic) text() string {
+	summary, detail := strings.TrimSpace(d.Summary), strings.TrimSpace(d.Detail)
+	var vars, statements []string
+	if d.Snippet != nil {
+		for _, v := range d.Snippet.Values {
+			name, ok := strings.CutPrefix(v.Traversal, "var.")
+			if !ok {
+				continue
+			}
+			name, _, _ = strings.Cut(strings.SplitN(name, "[", 2)[0], ".")
+			if !slices.Contains(vars, name) {
+				vars = append(vars, name)
+			}
+			statements = append(statements, v.Traversal+" "+v.Statement)
+		}
+	}
+	if len(vars) == 0 {
+		return "Error: " + summary + "\n\n" + detail
+	}
+	first, rest, _ := strings.Cut(detail, "\n")
+	first = strings.TrimSuffix(first, ".") + " (" + strings.Join(statements, ", ") + ")"
+	what := "variable "
+	if len(vars) > 1 {
+		what = "variables "
+	}
+	return "Error: " + what + strings.Join(vars, ", ") + ": " + summary + "\n\n" + strings.TrimSpace(first+"\n"+rest)
 }
 
 // changeSummary is what terraform counted of an apply.
@@ -68,7 +112,7 @@ func parseUIStream(raw []byte) uiStream {
 		}
 		switch {
 		case m.Type == "diagnostic" && m.Diagnostic != nil && m.Diagnostic.Severity == "error":
-			s.errorText = append(s.errorText, "Error: "+strings.TrimSpace(m.Diagnostic.Summary)+"\n\n"+strings.TrimSpace(m.Diagnostic.Detail))
+			s.errorText = append(s.errorText, m.Diagnostic.text())
 		case m.Type == "planned_change" && m.Change != nil:
 			acts, ok := streamActions[m.Change.Action]
 			importing := len(m.Change.Importing) > 0 && string(m.Change.Importing) != "null"
