@@ -11,9 +11,9 @@ import (
 
 // uiMessage is the part of terraform's machine-readable UI (-json) the engine reads.
 type uiMessage struct {
-	Type       string `json:"type"`
+	Type       string      `json:"type"`
 	Diagnostic *diagnostic `json:"diagnostic"`
-	Outputs map[string]struct {
+	Outputs    map[string]struct {
 		Sensitive bool            `json:"sensitive"`
 		Value     json.RawMessage `json:"value"`
 	} `json:"outputs"`
