@@ -69,6 +69,7 @@ func (r *Reconciler) finish(ctx context.Context, claim resource.Claim, mg resour
 		o.Requeue = r.opts.UserErrorRetry // the application watch acts first
 	}
 	notes := o.SetSynced(&st.Conditions, claim.GetGeneration())
+	notes = append(notes, mirrorDrift(claim, mg)...)
 	setProgress(claim, applied)
 	return resource.Finisher{Client: r.client, Recorder: r.recorder}.Finish(ctx, claim, orig, o, notes)
 }
