@@ -156,3 +156,29 @@ func TestRetries(t *testing.T) {
 		t.Error("a failure that may pass by itself is not retried with backoff")
 	}
 }
+
+// TestCreateInterruptedKeepsItsRecord: a resource stopped at CreateInterrupted keeps its
+// create-pending record through reconciles, so that nothing ever creates it again
+// without the user's answer.
+func TestCreateInterruptedKeepsItsRecord(t *testing.T) {
+	h := newHarness(t, func(m *terraformv1.Module) {
+		m.Annotations = map[string]string{common.CreatePendingAnnotation: "2026-11-27T10:00:00Z"}
+		m.Status.Terraform = common.TerraformStatus{}
+	})
+	h.runner.emptyState = true
+	h.runner.plans = []*engine.Plan{create, create}
+	req := ctrl.Request{NamespacedName: client.ObjectKey{Namespace: "platform", Name: "net"}}
+	for i := range 3 {
+		_, _ = h.r.Reconcile(context.Background(), req)
+		mg := h.get()
+		if s := synced(mg); s.Reason != common.ReasonCreateInterrupted {
+			t.Fatalf("reconcile %d: Synced = %+v, want CreateInterrupted", i, s)
+		}
+		if !pending(mg) {
+			t.Fatalf("reconcile %d cleared the create-pending record: the next one would create again", i)
+		}
+		if calls := h.calls(); strings.Contains(calls, "create") || strings.Contains(calls, "apply") {
+			t.Fatalf("reconcile %d ran %q", i, calls)
+		}
+	}
+}

@@ -2,13 +2,16 @@ package terraform
 
 import (
 	"context"
+	"time"
 
 	"terraplane.io/terraplane/internal/engine"
 	"terraplane.io/terraplane/internal/resource"
+	"terraplane.io/terraplane/internal/runner"
 	"terraplane.io/terraplane/internal/workspace"
 )
 
-// Runner runs terraform for workspaces: the engine, or a stand-in in unit tests.
+// Runner runs terraform for workspaces: the engine in this process, the runners of the
+// workspaces' pools, or a stand-in in unit tests.
 type Runner interface {
 	// Create makes a workspace's resources with one combined plan-and-apply.
 	Create(ctx context.Context, ws engine.Workspace) (engine.Result, error)
@@ -22,10 +25,12 @@ type Runner interface {
 	Destroy(ctx context.Context, ws engine.Workspace) error
 	// PullState reads the workspace's state.
 	PullState(ctx context.Context, ws engine.Workspace) (string, error)
-	// Busy reports whether a run is in flight for the workspace id.
-	Busy(id string) bool
-	// Remove deletes the workspace directory.
-	Remove(id string) error
+	// ClearStaleLock releases the workspace's state lock when its holder is provably
+	// gone, and says how long it had been held; a lock a live run holds is a
+	// *statelock.HeldError, one Terraplane did not take a *statelock.StaleLockError.
+	ClearStaleLock(ctx context.Context, ws engine.Workspace) (time.Duration, error)
+	// Remove deletes the workspace's directory.
+	Remove(ctx context.Context, ws engine.Workspace) error
 }
 
 // Renderer turns a managed resource into its workspace: the workspace renderer, or a
@@ -35,4 +40,7 @@ type Renderer interface {
 	Render(ctx context.Context, mg resource.Managed) (*workspace.Rendered, error)
 }
 
-var _ Runner = (*engine.Engine)(nil)
+var (
+	_ Runner = (*runner.Local)(nil)
+	_ Runner = (*runner.Pools)(nil)
+)

@@ -27,6 +27,9 @@ type run struct {
 	plan *engine.Plan
 	// staleTried is set once a saved plan went stale and was planned again.
 	staleTried bool
+	// recovered is set once an interrupted create is known to carry on: only then can
+	// the run's outcome settle the create-pending record.
+	recovered bool
 	out        outcome
 }
 
@@ -68,7 +71,10 @@ var applySteps = []step{
 func (e *run) Apply(ctx context.Context, mg resource.Managed) (managed.Applied, error) {
 	e.mg, e.ws = mg, e.rendered
 	e.out = outcome{ran: true, hash: e.rendered.Hash, reason: planReason(mg, e.rendered.Hash)}
-	err := e.t.settle(ctx, mg, e.runSteps(ctx, applySteps))
+	err := e.runSteps(ctx, applySteps)
+	if e.recovered {
+		err = e.t.settle(ctx, mg, err)
+	}
 	if err != nil {
 		return managed.Applied{}, terraformError(err)
 	}
@@ -129,14 +135,19 @@ func (e *run) clearStaleLock(ctx context.Context) (next, error) {
 // (CreateInterrupted).
 func (e *run) recoverInterruptedCreate(ctx context.Context) (next, error) {
 	if !pending(e.mg) {
+		e.recovered = true
 		return proceed, nil
 	}
 	imports, err := e.t.recoverCreate(ctx, e.mg, e.rendered)
 	if err != nil {
-		return proceed, err
+		return proceed, err // still interrupted: the record stays for the user's answer
 	}
 	e.imports = imports
-	return proceed, e.renderImports(ctx)
+	if err := e.renderImports(ctx); err != nil {
+		return proceed, err
+	}
+	e.recovered = true
+	return proceed, nil
 }
 
 // createDirectly creates a resource never applied whose changes need no decision with

@@ -24,7 +24,6 @@ import (
 	"terraplane.io/terraplane/internal/registry"
 	"terraplane.io/terraplane/internal/resource"
 	"terraplane.io/terraplane/internal/shard"
-	"terraplane.io/terraplane/internal/statelock"
 	"terraplane.io/terraplane/internal/workspace"
 )
 
@@ -37,14 +36,15 @@ type Options struct {
 	KubeconfigPath string
 	// KubeconfigContext is the context of KubeconfigPath to use; empty means its current one.
 	KubeconfigContext string
+	// StateFromEnvironment leaves the state backend's cluster to the environment of the
+	// terraform that runs (a runner pool's identity); KubeconfigPath is then unused.
+	StateFromEnvironment bool
 	// DriftInterval is how often an unchanged resource is planned to detect drift.
 	DriftInterval time.Duration
 	// UserErrorRetry is how soon a resource stopped by a user error is looked at again.
 	UserErrorRetry time.Duration
 	// MaxConcurrentReconciles per kind.
 	MaxConcurrentReconciles int
-	// Locker takes and releases the state locks of this process's runs; it is required.
-	Locker *statelock.Locker
 	// Shards is this replica's share of the resources; nil means all of them. When set,
 	// the managed controllers run on every replica, not only the elected leader.
 	Shards *shard.Set
@@ -70,9 +70,6 @@ func Setup(mgr ctrl.Manager, reg *registry.Registry, opts Options) error {
 	if opts.UserErrorRetry <= 0 {
 		opts.UserErrorRetry = 30 * time.Second
 	}
-	if opts.Locker == nil {
-		return fmt.Errorf("managed: no state locker")
-	}
 	if err := registerMetrics(mgr.GetClient(), reg.TerraformKinds()); err != nil {
 		return fmt.Errorf("register managed metrics: %w", err)
 	}
@@ -82,6 +79,7 @@ func Setup(mgr ctrl.Manager, reg *registry.Registry, opts Options) error {
 		if err != nil {
 			return err
 		}
+		renderer.StateFromEnvironment = opts.StateFromEnvironment
 		t := &connector{client: mgr.GetClient(), kind: kind, render: renderer, runner: opts.Runner, plans: plans, opts: opts,
 			recorder: resource.NewRecorder(mgr, "terraplane-managed")}
 		provider, err := reg.Scheme().New(kind.ProviderGVK)

@@ -217,13 +217,12 @@ func (r *connector) releaseStaleLock(ctx context.Context, mg resource.Managed) {
 // and says how long it had been held. A lock a live run of another process holds is
 // waited for; one Terraplane did not take is the user's to release.
 func (r *connector) clearStaleLock(ctx context.Context, mg resource.Managed) error {
-	key := statelock.LeaseKey(mg.GetNamespace(), resource.StateSuffix(mg))
-	age, err := r.opts.Locker.ClearStale(ctx, key, r.runner.Busy(string(mg.GetUID())))
+	age, err := r.runner.ClearStaleLock(ctx, workspace.Ref(mg))
 	if err != nil {
 		return lockError(err)
 	}
 	if age > 0 {
-		log.FromContext(ctx).Info("released a stale state lock", "lease", key.Name, "heldFor", age.Round(time.Millisecond).String(),
+		log.FromContext(ctx).Info("released a stale state lock", "resource", mg.GetName(), "heldFor", age.Round(time.Millisecond).String(),
 			"releasedAt", time.Now().UTC().Format(time.RFC3339Nano))
 		r.recorder.Eventf(mg, "Normal", "StateLockReleased", "released a state lock left by an interrupted run (held %s)", age.Round(time.Second))
 	}

@@ -201,7 +201,7 @@ func (r *connector) Delete(ctx context.Context, mg resource.Managed) error {
 	if err := r.plans.remove(ctx, mg); err != nil {
 		return err
 	}
-	if err := r.runner.Remove(string(mg.GetUID())); err != nil {
+	if err := r.runner.Remove(ctx, workspace.Ref(mg)); err != nil {
 		return fmt.Errorf("remove workspace: %w", err)
 	}
 	return nil

@@ -41,6 +41,8 @@ type fakeRunner struct {
 	emptyState bool
 	// planErrs are returned by Plan in turn, before its plans.
 	planErrs []error
+	// locker judges state locks, when set.
+	locker *statelock.Locker
 }
 
 func (f *fakeRunner) Create(context.Context, engine.Workspace) (engine.Result, error) {
@@ -93,8 +95,16 @@ func (f *fakeRunner) Destroy(context.Context, engine.Workspace) error {
 func (f *fakeRunner) PullState(context.Context, engine.Workspace) (string, error) {
 	return f.state, nil
 }
-func (f *fakeRunner) Busy(string) bool    { return false }
-func (f *fakeRunner) Remove(string) error { return nil }
+func (f *fakeRunner) Remove(context.Context, engine.Workspace) error { return nil }
+
+// ClearStaleLock judges the workspace's lock with a real locker over the fake client;
+// without one there is never a lock.
+func (f *fakeRunner) ClearStaleLock(ctx context.Context, ws engine.Workspace) (time.Duration, error) {
+	if f.locker == nil {
+		return 0, nil
+	}
+	return f.locker.ClearStale(ctx, statelock.LeaseKey(ws.BackendConfig["namespace"], ws.BackendConfig["secret_suffix"]), false)
+}
 
 // fakeRenderer renders every resource to a workspace whose inputs hash is hash.
 type fakeRenderer struct{ hash string }
@@ -126,7 +136,8 @@ func newHarness(t *testing.T, edit func(*terraformv1.Module)) *harness {
 	kind, _ := kinds.NewRegistry(nil).Managed(terraformv1.GroupVersion.WithKind("Module"))
 	h := &harness{t: t, c: c, runner: &fakeRunner{}, render: &fakeRenderer{hash: "h1"}, events: events.NewFakeRecorder(100)}
 	h.tf = &connector{client: c, kind: kind, render: h.render, runner: h.runner, plans: &planStore{client: c, reader: c},
-		opts: Options{DriftInterval: time.Hour, UserErrorRetry: time.Minute, Locker: statelock.NewLocker(c, c, time.Hour)}, recorder: resource.RecorderFor(h.events)}
+		opts: Options{DriftInterval: time.Hour, UserErrorRetry: time.Minute}, recorder: resource.RecorderFor(h.events)}
+	h.runner.locker = statelock.NewLocker(c, c, time.Hour)
 	h.r = managed.New(c, h.tf.managedKind())
 	return h
 }
@@ -317,8 +328,6 @@ func TestRevertedEditDropsTheSavedPlan(t *testing.T) {
 	}
 }
 
-// TestDeleteRemovesTheSavedPlan: deleting a resource deletes its plan Secret whether or
-// not the external resource is destroyed; its state stays unless it is.
 // TestDeleteRemovesTheSavedPlan: deleting destroys what the state holds (no terraform
 // when it holds nothing) unless the reclaim or management policies, or the abandon
 // annotation, keep it; the saved plan goes in every case.

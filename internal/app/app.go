@@ -33,6 +33,7 @@ import (
 	"terraplane.io/terraplane/internal/module"
 	"terraplane.io/terraplane/internal/remote"
 	"terraplane.io/terraplane/internal/resource"
+	"terraplane.io/terraplane/internal/runner"
 	"terraplane.io/terraplane/internal/shard"
 	"terraplane.io/terraplane/internal/statelock"
 )
@@ -114,6 +115,15 @@ type Options struct {
 	// ModuleSourceRefresh is how often a module source that names a branch, a tag or an
 	// OCI tag is looked up again; 0 means modsource.DefaultRefreshInterval.
 	ModuleSourceRefresh time.Duration
+	// Runner says where terraform runs: RunnerInProcess (this process, with its
+	// identity) or RunnerProcess (a runner process per pool, with the pool's identity);
+	// empty means RunnerInProcess.
+	Runner string
+	// RunnerBinary is the terraplane binary runner processes run; empty means this one.
+	RunnerBinary string
+	// ProviderMemoryBudget caps the resident memory of the warm provider processes of
+	// each engine (this process's, or each runner's), in bytes; 0 means no cap.
+	ProviderMemoryBudget int64
 	// AllowKubeconfigExec lets kubeconfigs read from Secrets run commands (exec,
 	// auth-provider) and read files inside the controller; off, they are refused
 	// (UnsafeKubeconfig).
@@ -163,6 +173,7 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manager, *en
 		MaxConcurrentPerGroup: opts.MaxConcurrentTerraformPerProvider,
 		OnRun:                 observeRun(ctrl.Log.WithName("terraform")),
 		ProviderReuse:         opts.ProviderReuse, ProviderTTL: opts.ProviderTTL, ProviderRunsPerProcess: opts.ProviderRunsPerProcess,
+		ProviderMemoryBudget: opts.ProviderMemoryBudget, Log: ctrl.Log.WithName("providers"),
 		Locker: locker,
 	})
 	if err != nil {
@@ -179,9 +190,14 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manager, *en
 	if err != nil {
 		return nil, nil, err
 	}
+	runs, err := runnerOf(mgr, cfg, opts, &runner.Local{Engine: eng, Locker: locker})
+	if err != nil {
+		return nil, nil, err
+	}
 	err = terraform.Setup(mgr, reg, terraform.Options{
-		Runner: eng, KubeconfigPath: opts.StateKubeconfig, KubeconfigContext: opts.StateContext, DriftInterval: opts.DriftInterval,
-		UserErrorRetry: opts.UserErrorRetry, MaxConcurrentReconciles: opts.MaxConcurrentReconciles, Shards: shards, Locker: locker,
+		Runner: runs, KubeconfigPath: opts.StateKubeconfig, KubeconfigContext: opts.StateContext, DriftInterval: opts.DriftInterval,
+		StateFromEnvironment: opts.Runner == RunnerProcess,
+		UserErrorRetry:       opts.UserErrorRetry, MaxConcurrentReconciles: opts.MaxConcurrentReconciles, Shards: shards,
 	})
 	if err != nil {
 		return nil, nil, err

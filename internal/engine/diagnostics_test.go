@@ -130,11 +130,22 @@ func TestUserFault(t *testing.T) {
 		{"Error: Invalid value for input variable\n\nThe given value is not suitable for var.days: a number is required.", FaultInvalidInput},
 		{"Error: reading S3 Bucket (b): operation error S3: HeadBucket, https response error StatusCode: 503, api error SlowDown", ""},
 		{"Error: Provider produced inconsistent result after apply", ""},
+		{"Error: creating EC2 Instance: operation error EC2: RunInstances, api error UnauthorizedOperation: You are not authorized", FaultAccessDenied},
+		{"Error: googleapi: Error 403: forbidden, StatusCode: 403 ", FaultAccessDenied},
+		{"Error: api error AccessDeniedException: no", FaultAccessDenied},
+		{"Error: StatusCode: 4031", ""},
+		{"Error: a database named app Already Exists", FaultAlreadyExists},
+		{"Error: Missing required argument\n\nThe argument \"name\" is required", FaultInvalidInput},
+		{"Error: Unsupported argument", FaultInvalidInput},
+		{"Error: api error Throttling: Rate exceeded", ""},
 	} {
 		got, ok := UserFault(errors.New(c.text))
 		if got != c.want || ok != (c.want != "") {
 			t.Errorf("UserFault(%.60q) = %q, %v; want %q", c.text, got, ok, c.want)
 		}
+	}
+	if got, ok := UserFault(nil); got != "" || ok {
+		t.Errorf("UserFault(nil) = %q, %v", got, ok)
 	}
 }
 
@@ -177,6 +188,10 @@ func TestErrorsNameTheVariable(t *testing.T) {
 			diag:    `{"severity":"error","summary":"creating S3 Bucket (b)","detail":"operation error S3: CreateBucket, StatusCode: 503, api error SlowDown","snippet":{"values":[]}}`,
 			summary: `creating S3 Bucket (b): operation error S3: CreateBucket, StatusCode: 503, api error SlowDown`,
 		},
+		"a precondition keeps its author's message": {
+			diag:    `{"severity":"error","summary":"Resource precondition failed","detail":"Set location.","snippet":{"values":[{"traversal":"var.location","statement":"is \"\""}]}}`,
+			summary: `Resource precondition failed: Set location.`,
+		},
 		"values of locals name no variable": {
 			diag:    `{"severity":"error","summary":"Invalid index","detail":"The given key does not identify an element.","snippet":{"values":[{"traversal":"local.zones","statement":"is empty list of string"}]}}`,
 			summary: `Invalid index: The given key does not identify an element.`,
@@ -191,5 +206,48 @@ func TestErrorsNameTheVariable(t *testing.T) {
 				t.Errorf("UserFault = %q, want %q", got, c.fault)
 			}
 		})
+	}
+}
+
+// TestSummarize: the first error's summary with the first line of its detail, colours and
+// frames removed, the detail left out when the summary holds it already; without an
+// error, the first line.
+func TestSummarize(t *testing.T) {
+	for _, tc := range []struct {
+		name, text, want string
+	}{
+		{"empty", "", ""},
+		{"colours", "\x1b[31m╷\n│ \x1b[1m\x1b[31mError: \x1b[0m\x1b[1mBoom\x1b[0m\n│ \n│ why it broke\n╵\x1b[0m", "Boom: why it broke"},
+		{"after the context it is wrapped in", "terraform apply: Error: Boom\n\nwhy", "Boom: why"},
+		{"a summary ending in a colon", "Error: Failed:\n\n  the reason", "Failed: the reason"},
+		{"detail already in the summary", "Error: bucket b exists\n\nexists", "bucket b exists"},
+		{"no detail", "Error: Boom", "Boom"},
+		{"the first error counts", "Error: First\n\none\n\nError: Second\n\ntwo", "First: one"},
+		{"no error line", "\n\n│ exit status 1\nmore", "exit status 1"},
+		{"request ids left out", "Error: failed: RequestID: 1a2b, HostID: xyz, api error Boom", "failed: api error Boom"},
+	} {
+		if got := summarize(tc.text); got != tc.want {
+			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
+		}
+	}
+	if Summary(nil) != "" {
+		t.Error("no error, no summary")
+	}
+}
+
+// TestClip: a summary is trimmed, and cut with an ellipsis past maxSummary.
+func TestClip(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want int
+	}{
+		{"  short  ", 5},
+		{strings.Repeat("x", maxSummary), maxSummary},
+		{strings.Repeat("x", maxSummary+1), maxSummary},
+	} {
+		got := clip(tc.in)
+		if len(got) != tc.want || len(tc.in) > maxSummary && !strings.HasSuffix(got, "...") {
+			t.Errorf("clip(%d bytes) = %d bytes %q...", len(tc.in), len(got), got[:5])
+		}
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"text/template"
 	"time"
 
+	"github.com/go-logr/logr"
 	install "github.com/hashicorp/hc-install"
 	"github.com/hashicorp/hc-install/fs"
 	"github.com/hashicorp/hc-install/product"
@@ -58,6 +59,11 @@ type Options struct {
 	// ProviderRunsPerProcess is how many runs one reused provider process serves at
 	// once; 0 means plugins.DefaultRunsPerProcess.
 	ProviderRunsPerProcess int
+	// ProviderMemoryBudget caps the resident memory of the warm provider processes, in
+	// bytes (idle ones are stopped past it, the least recently used first); 0: no cap.
+	ProviderMemoryBudget int64
+	// Log says when a warm provider process is stopped to stay within the budget.
+	Log logr.Logger
 	// Locker, when set, holds the state lock of every workspace with a kubernetes
 	// backend (BackendConfig secret_suffix) around each command that writes its state,
 	// in place of terraform; nil leaves locking to terraform.
@@ -163,7 +169,8 @@ func New(ctx context.Context, opts Options) (*Engine, error) {
 		return nil, err
 	}
 	if opts.ProviderReuse {
-		if e.plugins, err = plugins.NewPool(os.TempDir(), plugins.Options{TTL: opts.ProviderTTL, RunsPerProcess: opts.ProviderRunsPerProcess}); err != nil {
+		if e.plugins, err = plugins.NewPool(os.TempDir(), plugins.Options{TTL: opts.ProviderTTL, RunsPerProcess: opts.ProviderRunsPerProcess,
+			MemoryBudget: opts.ProviderMemoryBudget, Log: opts.Log}); err != nil {
 			return nil, err
 		}
 	}

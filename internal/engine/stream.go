@@ -47,11 +47,12 @@ type diagnostic struct {
 // text is the diagnostic as terraform's banner words it: "Error: summary", a blank line,
 // the detail. An error about a value an input variable holds is prefixed with the
 // variable, and the values it names follow the detail's first line, so that a one-line
-// summary says which input is wrong.
+// summary says which input is wrong. A failed precondition, postcondition or check keeps
+// its author's error_message as it is.
 func (d *diagnostic) text() string {
 	summary, detail := strings.TrimSpace(d.Summary), strings.TrimSpace(d.Detail)
 	var vars, statements []string
-	if d.Snippet != nil {
+	if d.Snippet != nil && !authoredCondition(summary) {
 		for _, v := range d.Snippet.Values {
 			name, ok := strings.CutPrefix(v.Traversal, "var.")
 			if !ok {
@@ -74,6 +75,14 @@ func (d *diagnostic) text() string {
 		what = "variables "
 	}
 	return "Error: " + what + strings.Join(vars, ", ") + ": " + summary + "\n\n" + strings.TrimSpace(first+"\n"+rest)
+}
+
+// authoredCondition reports whether a diagnostic's summary is that of a condition a
+// module's author wrote (a precondition, a postcondition, a check), whose detail is the
+// author's error_message.
+func authoredCondition(summary string) bool {
+	return strings.HasSuffix(summary, "precondition failed") || strings.HasSuffix(summary, "postcondition failed") ||
+		strings.HasSuffix(summary, "assertion failed")
 }
 
 // changeSummary is what terraform counted of an apply.

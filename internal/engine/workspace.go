@@ -50,6 +50,10 @@ type Workspace struct {
 	// given to init as -backend-config. With them out of the files, workspaces of one
 	// module share one init: later ones copy the first one's result.
 	BackendConfig map[string]string
+	// Pool names the runner pool that runs the workspace, in the namespace of its state
+	// (BackendConfig namespace); empty means the namespace's default pool. The engine
+	// itself does not read it.
+	Pool string
 }
 
 // secrets are the values to redact from ws's errors.
@@ -210,7 +214,7 @@ func initTerraform(ctx context.Context, tf *tfexec.Terraform, env map[string]str
 // in-cluster API address (the kubernetes state backend's in_cluster_config) and proxies
 // (network mirrors and registries).
 var passEnv = []string{"PATH", "HOME", "TMPDIR", "LANG", "SSL_CERT_FILE", "SSL_CERT_DIR",
-	"KUBERNETES_SERVICE_HOST", "KUBERNETES_SERVICE_PORT", "HTTPS_PROXY", "HTTP_PROXY", "NO_PROXY", "https_proxy", "http_proxy", "no_proxy"}
+	"KUBERNETES_SERVICE_HOST", "KUBERNETES_SERVICE_PORT", "KUBE_CONFIG_PATH", "KUBE_IN_CLUSTER_CONFIG", "HTTPS_PROXY", "HTTP_PROXY", "NO_PROXY", "https_proxy", "http_proxy", "no_proxy"}
 
 // env is the child process environment: a minimal base, the CLI config, and ws.Env.
 func (e *Engine) env(ws Workspace) map[string]string {
@@ -265,7 +269,8 @@ func initStamp(module string, backend map[string]string) string {
 type Run struct {
 	// Verb is the command: init, plan, show, apply, output, destroy, state-push, state-pull.
 	Verb string
-	// Kind and Name are the workspace's.
+	// Workspace is the workspace's ID; Kind and Name say whose it is.
+	Workspace  string
 	Kind, Name string
 	// Started is when the command started, Duration how long it ran.
 	Started  time.Time
@@ -297,7 +302,7 @@ func (e *Engine) run(ctx context.Context, ws Workspace, verb string, cmd func(co
 	start := time.Now()
 	if e.opts.OnRun != nil {
 		defer func() {
-			e.opts.OnRun(Run{Verb: verb, Kind: ws.Kind, Name: ws.Name, Started: start, Duration: time.Since(start), Err: err})
+			e.opts.OnRun(Run{Verb: verb, Workspace: ws.ID, Kind: ws.Kind, Name: ws.Name, Started: start, Duration: time.Since(start), Err: err})
 		}()
 	}
 	err = cmd(ctx)

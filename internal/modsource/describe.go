@@ -48,7 +48,7 @@ func Validate(m *module.Module, tmpl terraformv1.ModuleClassSpecTemplate, fromCl
 	for _, in := range tmpl.Inputs {
 		supplied[in.ToVariable] = true
 		if _, ok := m.Variable(in.ToVariable); !ok {
-			problems = append(problems, fmt.Sprintf("input %s maps to unknown variable %q", in.FromFieldPath, in.ToVariable))
+			problems = append(problems, fmt.Sprintf("input %s maps to unknown variable %q", inputSource(in), in.ToVariable))
 		}
 	}
 	for _, from := range tmpl.VariablesFrom {
@@ -98,4 +98,12 @@ func usesProviderConfig(tmpl terraformv1.ModuleClassSpecTemplate, name string) b
 		return true
 	}
 	return slices.ContainsFunc(tmpl.ProviderConfigRefs, func(r common.LocalReference) bool { return r.Name == name })
+}
+
+// inputSource names where an input mapping reads its value, as a problem shows it.
+func inputSource(in terraformv1.InputMapping) string {
+	if in.FromFieldPath == "" && in.FromClusterLabel != "" {
+		return "from cluster label " + in.FromClusterLabel
+	}
+	return in.FromFieldPath
 }

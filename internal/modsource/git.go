@@ -161,17 +161,7 @@ func (g *gitRepo) fetch(ctx context.Context, dir string, limit int64, commit str
 	if _, err := repo.CreateRemote(&config.RemoteConfig{Name: "origin", URLs: []string{g.src.URL}}); err != nil {
 		return nil, fmt.Errorf("add remote: %w", err)
 	}
-	var specs []config.RefSpec
-	switch {
-	case commitHash.MatchString(g.src.Ref):
-		specs = []config.RefSpec{config.RefSpec(commit + ":refs/heads/pinned")}
-	case strings.HasPrefix(g.src.Ref, "refs/"):
-		specs = []config.RefSpec{config.RefSpec("+" + g.src.Ref + ":" + g.src.Ref)}
-	default:
-		specs = []config.RefSpec{config.RefSpec("+refs/tags/" + g.src.Ref + ":refs/tags/" + g.src.Ref),
-			config.RefSpec("+refs/heads/" + g.src.Ref + ":refs/heads/" + g.src.Ref)}
-	}
-	for _, spec := range specs {
+	for _, spec := range fetchSpecs(g.src.Ref, commit) {
 		err = repo.FetchContext(ctx, &git.FetchOptions{RemoteName: "origin", RefSpecs: []config.RefSpec{spec}, Depth: 1, Auth: g.auth, Tags: git.NoTags})
 		if store.over() {
 			return nil, tooLarge
@@ -194,6 +184,20 @@ func (g *gitRepo) fetch(ctx context.Context, dir string, limit int64, commit str
 		return nil, g.fetchError(err)
 	}
 	return repo, nil
+}
+
+// fetchSpecs are the refspecs that may bring commit, the one ref resolved to, tried in
+// turn: the commit itself when ref pins one, ref as written when it is a full name,
+// otherwise the tag of that name, then the branch.
+func fetchSpecs(ref, commit string) []config.RefSpec {
+	switch {
+	case commitHash.MatchString(ref):
+		return []config.RefSpec{config.RefSpec(commit + ":refs/heads/pinned")}
+	case strings.HasPrefix(ref, "refs/"):
+		return []config.RefSpec{config.RefSpec("+" + ref + ":" + ref)}
+	}
+	return []config.RefSpec{config.RefSpec("+refs/tags/" + ref + ":refs/tags/" + ref),
+		config.RefSpec("+refs/heads/" + ref + ":refs/heads/" + ref)}
 }
 
 // treeFiles reads the regular files of commit's tree below dir, within the module limits;

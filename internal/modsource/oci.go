@@ -76,20 +76,25 @@ func (l *Loader) fromOCI(ctx context.Context, c client.Reader, namespace string,
 		if err != nil {
 			return nil, err
 		}
-		sub := map[string][]byte{}
-		for name, content := range files {
-			if dir == "" {
-				sub[name] = content
-			} else if rel, ok := strings.CutPrefix(name, dir+"/"); ok {
-				sub[rel] = content
-			}
-		}
-		m, err := module.FromFiles(sub)
+		m, err := module.FromFiles(subtree(files, dir))
 		if err != nil {
 			return nil, resource.UserErrorf(ReasonInvalidModule, "module in %s//%s: %v", src.Ref, src.Path, err)
 		}
 		return &Loaded{Module: m, Revision: digest}, nil
 	}))
+}
+
+// subtree is the files below dir ("" for all of them), named relative to it.
+func subtree(files map[string][]byte, dir string) map[string][]byte {
+	sub := map[string][]byte{}
+	for name, content := range files {
+		if dir == "" {
+			sub[name] = content
+		} else if rel, ok := strings.CutPrefix(name, dir+"/"); ok {
+			sub[rel] = content
+		}
+	}
+	return sub
 }
 
 // pull fetches the artifact at digest and unpacks its single layer with the archive rules.

@@ -9,9 +9,12 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
+	"github.com/go-logr/logr"
 	"github.com/hashicorp/terraform-exec/tfexec"
 )
 
@@ -37,6 +40,13 @@ type Options struct {
 	// Starter starts the provider processes; nil runs their binaries, each behind a
 	// proxy that answers pure calls from a cache shared by the pool's processes.
 	Starter Starter
+	// MemoryBudget caps the resident memory of the pool's processes, in bytes: past it,
+	// idle processes are stopped, the least recently used first; 0 means no cap.
+	MemoryBudget int64
+	// RSS reads a process's resident memory in bytes; nil reads /proc.
+	RSS func(pid int) int64
+	// Log says when a process is stopped to stay within the memory budget.
+	Log logr.Logger
 }
 
 // Provider is one provider a workspace uses: its address and installed binary.
@@ -56,6 +66,7 @@ type Pool struct {
 	mu      sync.Mutex
 	live    map[string][]*process // processes that may take more runs, by key
 	started int                   // processes started so far
+	evicted int                   // processes stopped for the memory budget
 	stopped bool
 	done    chan struct{}
 }
@@ -83,6 +94,12 @@ func newPool(dir string, opts Options, now func() time.Time) (*Pool, error) {
 	}
 	if opts.RunsPerProcess <= 0 {
 		opts.RunsPerProcess = DefaultRunsPerProcess
+	}
+	if opts.RSS == nil {
+		opts.RSS = residentMemory
+	}
+	if opts.Log.GetSink() == nil {
+		opts.Log = logr.Discard()
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
@@ -264,6 +281,64 @@ func (p *Pool) giveBack(proc *process, healthy bool) {
 	case !proc.retired && (!healthy || p.stopped || !proc.alive() || worn):
 		p.retire(proc)
 	}
+	p.fitBudget()
+}
+
+// fitBudget stops idle processes, the least recently used first, while the pool's
+// processes hold more memory than its budget. The caller holds p.mu.
+func (p *Pool) fitBudget() {
+	if p.opts.MemoryBudget <= 0 {
+		return
+	}
+	rss := map[*process]int64{}
+	var total int64
+	for _, procs := range p.live {
+		for _, proc := range procs {
+			if pid, ok := proc.pid(); ok {
+				rss[proc] = p.opts.RSS(pid)
+				total += rss[proc]
+			}
+		}
+	}
+	for total > p.opts.MemoryBudget {
+		var lru *process
+		for proc := range rss {
+			if proc.runs == 0 && !proc.retired && (lru == nil || proc.lastUsed.Before(lru.lastUsed)) {
+				lru = proc
+			}
+		}
+		if lru == nil {
+			return // every process is in use: the budget is exceeded until runs end
+		}
+		p.opts.Log.Info("stopped a warm provider process to stay within the memory budget", "provider", lru.address,
+			"rssMiB", rss[lru]>>20, "totalMiB", total>>20, "budgetMiB", p.opts.MemoryBudget>>20)
+		p.retire(lru)
+		p.evicted++
+		total -= rss[lru]
+		delete(rss, lru)
+	}
+}
+
+// Evicted counts the processes stopped to stay within the memory budget.
+func (p *Pool) Evicted() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.evicted
+}
+
+// residentMemory reads a process's resident set size from /proc; 0 when it cannot.
+func residentMemory(pid int) int64 {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+			return kb << 10
+		}
+	}
+	return 0
 }
 
 // janitor stops processes past their TTL or idle too long.
@@ -293,6 +368,7 @@ func (p *Pool) sweep() {
 			}
 		}
 	}
+	p.fitBudget()
 }
 
 // Started counts the provider processes started so far.

@@ -3,6 +3,7 @@ package plugins
 import (
 	"context"
 	"errors"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -113,6 +114,17 @@ func TestPoolRules(t *testing.T) {
 		steps: []step{acquire("a", "one"), release("a"), acquire("b", "one"), expectKilled(), release("b"), expectKilled(1),
 			acquire("c", "one")},
 		lent: map[string]int{"a": 1, "b": 1, "c": 2},
+	}, {
+		name: "past the memory budget the least recently used idle process is stopped",
+		opts: Options{MemoryBudget: 250 << 20, RSS: func(int) int64 { return 100 << 20 }},
+		steps: []step{acquire("a", "one"), release("a"), after(time.Second), acquire("b", "two"), release("b"), after(time.Second),
+			acquire("c", "three"), expectKilled(), release("c"), expectKilled(1), acquire("d", "one"), expectPIDs(2, 3, 4)},
+		lent: map[string]int{"a": 1, "b": 2, "c": 3, "d": 4},
+	}, {
+		name:  "processes in use are never stopped for the budget",
+		opts:  Options{MemoryBudget: 150 << 20, RSS: func(int) int64 { return 100 << 20 }},
+		steps: []step{acquire("a", "one"), acquire("b", "two"), sweep(), expectKilled(), release("a"), expectKilled(1)},
+		lent:  map[string]int{"a": 1, "b": 2},
 	}, {
 		name:  "a process that crashed while idle is replaced",
 		steps: []step{acquire("a", "one"), release("a"), crash(1), acquire("b", "one"), expectStarted(2), expectPIDs(2)},
@@ -232,4 +244,15 @@ func TestRunsShareAStartingProcess(t *testing.T) {
 	}
 	h.checkStarted(1)
 	h.checkKilled(nil)
+}
+
+// TestResidentMemory: a running process's resident memory is read from /proc; a process
+// that does not exist has none.
+func TestResidentMemory(t *testing.T) {
+	if rss := residentMemory(os.Getpid()); rss < 1<<20 {
+		t.Errorf("this process holds %d bytes, want at least a MiB", rss)
+	}
+	if rss := residentMemory(1 << 30); rss != 0 {
+		t.Errorf("a process that does not exist holds %d bytes", rss)
+	}
 }

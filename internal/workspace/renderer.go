@@ -44,6 +44,10 @@ type Renderer struct {
 	StateContext string
 	// LocalState renders without a backend, for a workspace handed back to plain terraform.
 	LocalState bool
+	// StateFromEnvironment renders the kubernetes backend with no cluster settings: the
+	// terraform that runs it finds its cluster in its environment (KUBE_CONFIG_PATH, or
+	// KUBE_IN_CLUSTER_CONFIG), as a runner pool's runner gives it its own identity.
+	StateFromEnvironment bool
 }
 
 // NewRenderer prepares a renderer for kind, loading its bundled module once; state goes
@@ -114,8 +118,10 @@ func (r *Renderer) Render(ctx context.Context, mg resource.Managed) (*Rendered, 
 	if ref := mg.GetManagedSpec().ProviderRef; ref != nil {
 		group += "/" + ref.Name
 	}
-	ws := &Rendered{Workspace: engine.Workspace{ID: string(mg.GetUID()), Kind: r.kind.GVK.GroupKind().String(), Name: mg.GetNamespace() + "/" + mg.GetName(),
-		Group: group, Files: files.Files, Env: pc.Env, SecretVars: secretVars, BackendConfig: r.backendConfig(mg)}, Provider: pc}
+	base := Ref(mg)
+	base.Kind = r.kind.GVK.GroupKind().String()
+	base.Group, base.Files, base.Env, base.SecretVars, base.BackendConfig = group, files.Files, pc.Env, secretVars, r.backendConfig(mg)
+	ws := &Rendered{Workspace: base, Provider: pc}
 	ws.Hash = hashWorkspace(ws.Workspace, vars.Sources)
 	return ws, nil
 }
@@ -163,6 +169,9 @@ func (r *Renderer) backend() render.Backend {
 		return render.Backend{}
 	}
 	cfg := map[string]any{}
+	if r.StateFromEnvironment {
+		return render.Backend{Type: "kubernetes", Config: cfg}
+	}
 	switch paths := filepath.SplitList(r.StateKubeconfig); len(paths) {
 	case 0:
 		cfg["in_cluster_config"] = true
@@ -184,7 +193,15 @@ func (r *Renderer) backendConfig(mg resource.Managed) map[string]string {
 	if r.LocalState {
 		return nil
 	}
-	return map[string]string{"secret_suffix": resource.StateSuffix(mg), "namespace": mg.GetNamespace()}
+	return Ref(mg).BackendConfig
+}
+
+// Ref names mg's workspace without rendering it: its ID, where its state is kept and
+// the runner pool that runs it; enough to release its lock or remove its directory.
+func Ref(mg resource.Managed) engine.Workspace {
+	return engine.Workspace{ID: string(mg.GetUID()), Kind: mg.GetObjectKind().GroupVersionKind().GroupKind().String(), Name: mg.GetNamespace() + "/" + mg.GetName(),
+		BackendConfig: map[string]string{"secret_suffix": resource.StateSuffix(mg), "namespace": mg.GetNamespace()},
+		Pool:          mg.GetManagedSpec().RunnerPool}
 }
 
 // hashWorkspace covers the files, the environment's names and the sources of variables

@@ -330,6 +330,9 @@ func (s *scenario) unsettled(ctx context.Context, answered, stopped map[string]b
 				continue
 			}
 			answered[n] = true
+			if m.Annotations == nil {
+				m.Annotations = map[string]string{}
+			}
 			m.Annotations[common.CreateAgainAnnotation] = "true"
 			_ = env.Client.Update(ctx, m)
 			out = append(out, n+": answered create-again")

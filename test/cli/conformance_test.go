@@ -64,6 +64,7 @@ func assertFails(t *testing.T, r result) {
 var exempt = map[string]string{
 	"controller": "runs the controllers until stopped: its output is logs",
 	"dev":        "runs a control plane until stopped: its output is progress and events",
+	"runner":     "serves one runner pool for the controller until stopped: its output is logs",
 	"plan":       "a command group", "stack": "a command group", "module": "a command group", "claim": "a command group", "get": "a command group",
 }
 

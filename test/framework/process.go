@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -79,4 +80,24 @@ func LogLines(path string, each func(line map[string]any)) error {
 		}
 	}
 	return sc.Err()
+}
+
+var (
+	builtOnce sync.Once
+	built     string
+	buildErr  error
+)
+
+// TerraplaneBinary builds the terraplane binary once per test binary, for tests that run
+// it as its own process (runners, controllers).
+func TerraplaneBinary() (string, error) {
+	builtOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "terraplane-bin-")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		built, buildErr = BuildTerraplane(dir)
+	})
+	return built, buildErr
 }

@@ -168,6 +168,11 @@ type ClassSpecTemplate struct {
 	// Secrets; defaults to the class's namespace.
 	// +optional
 	WriteConnectionSecretsToNamespace string `json:"writeConnectionSecretsToNamespace,omitempty"`
+	// RunnerPool names the runner pool, in the class's namespace, that runs new resources'
+	// terraform; empty means the namespace's default pool.
+	// +optional
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]{0,38}[a-z0-9])?$`
+	RunnerPool string `json:"runnerPool,omitempty"`
 	// ChangePolicy of new resources: approval, destructiveChanges and managementPolicies.
 	ChangePolicy `json:",inline"`
 }
@@ -197,6 +202,13 @@ type ManagedSpec struct {
 	// the claim spec.claimRef reserves it for.
 	// +optional
 	AllowedNamespaces *AllowedNamespaces `json:"allowedNamespaces,omitempty"`
+	// RunnerPool names the runner pool, in the resource's namespace, that runs its
+	// terraform (a process, or a Deployment in a cluster, with an identity of its own
+	// that reaches only the state of the namespaces it serves); empty means the
+	// namespace's default pool.
+	// +optional
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]{0,38}[a-z0-9])?$`
+	RunnerPool string `json:"runnerPool,omitempty"`
 	// Imports adopt existing infrastructure: before the first apply each address is
 	// imported from its provider ID, and the result is kept only if the plan then
 	// destroys or replaces nothing.

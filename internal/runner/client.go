@@ -1,0 +1,156 @@
+package runner
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"time"
+
+	"terraplane.io/terraplane/internal/engine"
+)
+
+// Client runs workspaces on one runner, through its socket.
+type Client struct {
+	http  *http.Client
+	token string
+	// OnRun, when set, is told about every terraform command the runner reports.
+	OnRun func(engine.Run)
+}
+
+// NewClient returns a client of the runner serving HTTP on the unix socket at path,
+// presenting token.
+func NewClient(socket, token string, onRun func(engine.Run)) *Client {
+	dial := func(ctx context.Context, _, _ string) (net.Conn, error) {
+		var d net.Dialer
+		return d.DialContext(ctx, "unix", socket)
+	}
+	return &Client{http: &http.Client{Transport: &http.Transport{DialContext: dial, MaxIdleConnsPerHost: 64}}, token: token, OnRun: onRun}
+}
+
+// call asks the runner for verb and reads its answer: the runs as they end, then the reply.
+func (c *Client) call(ctx context.Context, verb string, req request) (*reply, error) {
+	body, err := json.Marshal(req)
+	if err != nil {
+		return nil, fmt.Errorf("encode run: %w", err)
+	}
+	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, "http://runner/v1/"+verb, bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	hreq.Header.Set("Authorization", "Bearer "+c.token)
+	hreq.Header.Set("Content-Type", "application/json")
+	resp, err := c.http.Do(hreq)
+	if err != nil {
+		return nil, &unreachableError{fmt.Errorf("reach the runner: %w", err)}
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		msg, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+		return nil, fmt.Errorf("runner refused %s: %s: %s", verb, resp.Status, bytes.TrimSpace(msg))
+	}
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 64<<10), 1<<30)
+	for sc.Scan() {
+		var f frame
+		if err := json.Unmarshal(sc.Bytes(), &f); err != nil {
+			return nil, fmt.Errorf("read the runner's answer: %w", err)
+		}
+		if f.Run != nil && c.OnRun != nil {
+			c.OnRun(f.Run.run())
+		}
+		if f.Reply != nil {
+			return f.Reply, f.Reply.Error.err()
+		}
+	}
+	if err := sc.Err(); err != nil {
+		if ctx.Err() != nil {
+			return nil, engine.Unrecorded(fmt.Errorf("%s was interrupted: %w", verb, ctx.Err()))
+		}
+		return nil, engine.Unrecorded(&unreachableError{fmt.Errorf("the runner's answer to %s broke off: %w", verb, err)})
+	}
+	return nil, engine.Unrecorded(&unreachableError{fmt.Errorf("the runner ended %s without a reply", verb)})
+}
+
+// unreachableError is a runner that did not answer, or stopped answering.
+type unreachableError struct{ err error }
+
+func (e *unreachableError) Error() string { return e.err.Error() }
+func (e *unreachableError) Unwrap() error { return e.err }
+
+// unreachable reports whether err says the runner did not answer.
+func unreachable(err error) bool {
+	var u *unreachableError
+	return errors.As(err, &u)
+}
+
+// Create makes a workspace's resources with one combined plan-and-apply.
+func (c *Client) Create(ctx context.Context, ws engine.Workspace) (engine.Result, error) {
+	rep, err := c.call(ctx, verbCreate, request{Workspace: ws})
+	if err != nil || rep.Result == nil {
+		return engine.Result{}, err
+	}
+	return *rep.Result, nil
+}
+
+// Plan makes and saves a plan.
+func (c *Client) Plan(ctx context.Context, ws engine.Workspace, opts engine.PlanOptions) (*engine.Plan, error) {
+	rep, err := c.call(ctx, verbPlan, request{Workspace: ws, Options: &opts})
+	if err != nil {
+		return nil, err
+	}
+	return rep.Plan, nil
+}
+
+// ApplyPlan applies a saved plan exactly.
+func (c *Client) ApplyPlan(ctx context.Context, ws engine.Workspace, plan *engine.Plan) (engine.Result, error) {
+	rep, err := c.call(ctx, verbApplyPlan, request{Workspace: ws, Plan: plan})
+	if err != nil || rep.Result == nil {
+		return engine.Result{}, err
+	}
+	return *rep.Result, nil
+}
+
+// Outputs reads the outputs.
+func (c *Client) Outputs(ctx context.Context, ws engine.Workspace) (map[string]engine.Output, error) {
+	rep, err := c.call(ctx, verbOutputs, request{Workspace: ws})
+	if err != nil {
+		return nil, err
+	}
+	return rep.Outputs, nil
+}
+
+// Destroy destroys everything in the workspace's state.
+func (c *Client) Destroy(ctx context.Context, ws engine.Workspace) error {
+	_, err := c.call(ctx, verbDestroy, request{Workspace: ws})
+	return err
+}
+
+// PullState reads the workspace's state.
+func (c *Client) PullState(ctx context.Context, ws engine.Workspace) (string, error) {
+	rep, err := c.call(ctx, verbPullState, request{Workspace: ws})
+	if err != nil {
+		return "", err
+	}
+	return rep.State, nil
+}
+
+// ClearStaleLock releases the workspace's state lock when its holder is provably gone.
+func (c *Client) ClearStaleLock(ctx context.Context, ws engine.Workspace) (time.Duration, error) {
+	rep, err := c.call(ctx, verbClearStale, request{Workspace: ws})
+	if err != nil {
+		return 0, err
+	}
+	return rep.Age, nil
+}
+
+// Remove deletes the workspace's directory.
+func (c *Client) Remove(ctx context.Context, ws engine.Workspace) error {
+	_, err := c.call(ctx, verbRemove, request{Workspace: ws})
+	return err
+}

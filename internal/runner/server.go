@@ -1,0 +1,168 @@
+package runner
+
+import (
+	"context"
+	"crypto/subtle"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"terraplane.io/terraplane/internal/engine"
+)
+
+// Runs is what a runner does for the controller: the verbs of the Terraform Connector's
+// Runner.
+type Runs interface {
+	Create(ctx context.Context, ws engine.Workspace) (engine.Result, error)
+	Plan(ctx context.Context, ws engine.Workspace, opts engine.PlanOptions) (*engine.Plan, error)
+	ApplyPlan(ctx context.Context, ws engine.Workspace, plan *engine.Plan) (engine.Result, error)
+	Outputs(ctx context.Context, ws engine.Workspace) (map[string]engine.Output, error)
+	Destroy(ctx context.Context, ws engine.Workspace) error
+	PullState(ctx context.Context, ws engine.Workspace) (string, error)
+	ClearStaleLock(ctx context.Context, ws engine.Workspace) (time.Duration, error)
+	Remove(ctx context.Context, ws engine.Workspace) error
+}
+
+var (
+	_ Runs = (*Local)(nil)
+	_ Runs = (*Client)(nil)
+	_ Runs = (*Pools)(nil)
+)
+
+// Server serves one pool's runs over HTTP: a request needs the pool's token, and its
+// answer streams the terraform commands of the run as they end, then the reply. A
+// request whose connection closes interrupts its run.
+type Server struct {
+	// Runs runs the workspaces: Local, or a stand-in in unit tests.
+	Runs Runs
+	// Token is what a caller must present as its bearer token.
+	Token string
+
+	mu      sync.Mutex
+	streams map[string]chan engine.Run // the runs of each workspace's request in flight
+}
+
+// OnRun passes a finished terraform command to the request of its workspace; give it
+// to the engine as engine.Options.OnRun.
+func (s *Server) OnRun(r engine.Run) {
+	s.mu.Lock()
+	ch := s.streams[r.Workspace]
+	s.mu.Unlock()
+	if ch != nil {
+		select {
+		case ch <- r:
+		default: // a reader that fell behind loses a log line, never the reply
+		}
+	}
+}
+
+// ServeHTTP serves POST /v1/<verb>.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !s.authorized(r) {
+		http.Error(w, "unauthorized", http.StatusUnauthorized)
+		return
+	}
+	verb, ok := strings.CutPrefix(r.URL.Path, "/v1/")
+	if r.Method != http.MethodPost || !ok {
+		http.Error(w, "not found", http.StatusNotFound)
+		return
+	}
+	var req request
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+		http.Error(w, "bad request: "+err.Error(), http.StatusBadRequest)
+		return
+	}
+	runs := s.follow(req.Workspace.ID)
+	defer s.unfollow(req.Workspace.ID)
+	done := make(chan reply, 1)
+	go func() { done <- s.do(r.Context(), verb, req) }()
+	w.Header().Set("Content-Type", "application/x-ndjson")
+	enc := json.NewEncoder(w)
+	flush := func() {
+		if f, ok := w.(http.Flusher); ok {
+			f.Flush()
+		}
+	}
+	for {
+		select {
+		case run := <-runs:
+			_ = enc.Encode(frame{Run: toWireRun(run)})
+			flush()
+		case rep := <-done:
+			for len(runs) > 0 {
+				_ = enc.Encode(frame{Run: toWireRun(<-runs)})
+			}
+			_ = enc.Encode(frame{Reply: &rep})
+			flush()
+			return
+		}
+	}
+}
+
+// authorized checks the bearer token in constant time.
+func (s *Server) authorized(r *http.Request) bool {
+	got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	return ok && s.Token != "" && subtle.ConstantTimeCompare([]byte(got), []byte(s.Token)) == 1
+}
+
+// follow starts collecting the runs of workspace id.
+func (s *Server) follow(id string) chan engine.Run {
+	ch := make(chan engine.Run, 64)
+	s.mu.Lock()
+	if s.streams == nil {
+		s.streams = map[string]chan engine.Run{}
+	}
+	s.streams[id] = ch
+	s.mu.Unlock()
+	return ch
+}
+
+func (s *Server) unfollow(id string) {
+	s.mu.Lock()
+	delete(s.streams, id)
+	s.mu.Unlock()
+}
+
+// do runs verb for req on the local engine.
+func (s *Server) do(ctx context.Context, verb string, req request) reply {
+	var rep reply
+	var err error
+	ws := req.Workspace
+	switch verb {
+	case verbCreate:
+		var res engine.Result
+		res, err = s.Runs.Create(ctx, ws)
+		rep.Result = &res
+	case verbPlan:
+		opts := engine.PlanOptions{}
+		if req.Options != nil {
+			opts = *req.Options
+		}
+		rep.Plan, err = s.Runs.Plan(ctx, ws, opts)
+	case verbApplyPlan:
+		if req.Plan == nil {
+			err = fmt.Errorf("apply: no plan")
+			break
+		}
+		var res engine.Result
+		res, err = s.Runs.ApplyPlan(ctx, ws, req.Plan)
+		rep.Result = &res
+	case verbOutputs:
+		rep.Outputs, err = s.Runs.Outputs(ctx, ws)
+	case verbDestroy:
+		err = s.Runs.Destroy(ctx, ws)
+	case verbPullState:
+		rep.State, err = s.Runs.PullState(ctx, ws)
+	case verbClearStale:
+		rep.Age, err = s.Runs.ClearStaleLock(ctx, ws)
+	case verbRemove:
+		err = s.Runs.Remove(ctx, ws)
+	default:
+		err = fmt.Errorf("unknown verb %q", verb)
+	}
+	rep.Error = toWireError(err)
+	return rep
+}

@@ -1,0 +1,122 @@
+package runner
+
+import (
+	"errors"
+	"time"
+
+	"terraplane.io/terraplane/internal/engine"
+	"terraplane.io/terraplane/internal/statelock"
+)
+
+// Verbs a runner serves, one path each under /v1/.
+const (
+	verbCreate     = "create"
+	verbPlan       = "plan"
+	verbApplyPlan  = "apply-plan"
+	verbOutputs    = "outputs"
+	verbDestroy    = "destroy"
+	verbPullState  = "pull-state"
+	verbClearStale = "clear-stale-lock"
+	verbRemove     = "remove"
+)
+
+// request is one run a runner is asked for.
+type request struct {
+	Workspace engine.Workspace    `json:"workspace"`
+	Options   *engine.PlanOptions `json:"options,omitempty"`
+	Plan      *engine.Plan        `json:"plan,omitempty"`
+}
+
+// reply is what a run gave back: one of its results, or an error.
+type reply struct {
+	Result  *engine.Result           `json:"result,omitempty"`
+	Plan    *engine.Plan             `json:"plan,omitempty"`
+	Outputs map[string]engine.Output `json:"outputs,omitempty"`
+	State   string                   `json:"state,omitempty"`
+	Age     time.Duration            `json:"age,omitempty"`
+	Error   *wireError               `json:"error,omitempty"`
+}
+
+// frame is one line of a runner's answer: a terraform command that ended, or, last, the
+// reply.
+type frame struct {
+	Run   *wireRun `json:"run,omitempty"`
+	Reply *reply   `json:"reply,omitempty"`
+}
+
+// wireRun is an engine.Run on the wire.
+type wireRun struct {
+	Verb      string        `json:"verb"`
+	Workspace string        `json:"workspace"`
+	Kind      string        `json:"kind"`
+	Name      string        `json:"name"`
+	Started   time.Time     `json:"started"`
+	Duration  time.Duration `json:"duration"`
+	Error     string        `json:"error,omitempty"`
+}
+
+func toWireRun(r engine.Run) *wireRun {
+	w := &wireRun{Verb: r.Verb, Workspace: r.Workspace, Kind: r.Kind, Name: r.Name, Started: r.Started, Duration: r.Duration}
+	if r.Err != nil {
+		w.Error = r.Err.Error()
+	}
+	return w
+}
+
+func (w *wireRun) run() engine.Run {
+	r := engine.Run{Verb: w.Verb, Workspace: w.Workspace, Kind: w.Kind, Name: w.Name, Started: w.Started, Duration: w.Duration}
+	if w.Error != "" {
+		r.Err = errors.New(w.Error)
+	}
+	return r
+}
+
+// wireError is an error on the wire, with what the Connector tells errors apart by.
+type wireError struct {
+	Message string `json:"message"`
+	// Unrecorded: the run's effect may not be in the state (engine.OutcomeUnknown).
+	Unrecorded bool `json:"unrecorded,omitempty"`
+	// StalePlan: the saved plan no longer applies (engine.StalePlanError).
+	StalePlan bool `json:"stalePlan,omitempty"`
+	// Held: a live run of another process holds the state lock (statelock.HeldError).
+	Held *statelock.HeldError `json:"held,omitempty"`
+	// Foreign: a lock Terraplane did not take holds the state (statelock.StaleLockError).
+	Foreign *statelock.LockInfo `json:"foreign,omitempty"`
+}
+
+// toWireError encodes err; nil for nil.
+func toWireError(err error) *wireError {
+	if err == nil {
+		return nil
+	}
+	w := &wireError{Message: err.Error(), Unrecorded: engine.OutcomeUnknown(err)}
+	var stale *engine.StalePlanError
+	var held *statelock.HeldError
+	var foreign *statelock.StaleLockError
+	switch {
+	case errors.As(err, &stale):
+		w.StalePlan = true
+	case errors.As(err, &held):
+		w.Held = held
+	case errors.As(err, &foreign):
+		w.Foreign = &foreign.Lock
+	}
+	return w
+}
+
+// err decodes the error, as the engine and the locker made it.
+func (w *wireError) err() error {
+	switch {
+	case w == nil:
+		return nil
+	case w.StalePlan:
+		return &engine.StalePlanError{}
+	case w.Held != nil:
+		return w.Held
+	case w.Foreign != nil:
+		return &statelock.StaleLockError{Lock: *w.Foreign}
+	case w.Unrecorded:
+		return engine.Unrecorded(errors.New(w.Message))
+	}
+	return errors.New(w.Message)
+}
