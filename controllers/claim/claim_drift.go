@@ -34,26 +34,41 @@ func (r *Reconciler) forwardRequest(ctx context.Context, claim resource.Claim, m
 	return nil
 }
 
-// mirrorDrift copies the resource's Drifted condition to the claim, and says so in an
-// Normal event (as the resource's) when the resource found new drift: the app team sees
-// it where it looks.
+// mirrorDrift gives the claim a Drifted condition that says what its resource's does, and
+// the resource's last drift correction: the app team sees drift, found or corrected, where
+// it looks. A change of that condition to drift found or corrected is also a Normal event.
 func mirrorDrift(claim resource.Claim, mg resource.Managed) []resource.Note {
 	st := claim.GetClaimStatus()
-	var drifted *metav1.Condition
-	if mg != nil {
-		drifted = meta.FindStatusCondition(mg.GetManagedStatus().Conditions, common.TypeDrifted)
-	}
+	drifted := driftOf(mg)
 	if drifted == nil {
 		meta.RemoveStatusCondition(&st.Conditions, common.TypeDrifted)
 		return nil
 	}
-	msg := fmt.Sprintf("%s %s/%s: %s", mg.GetObjectKind().GroupVersionKind().Kind, mg.GetNamespace(), mg.GetName(), drifted.Message)
-	if drifted.Message == "" {
-		msg = ""
+	if drifted.Message != "" {
+		drifted.Message = fmt.Sprintf("%s %s/%s: %s", mg.GetObjectKind().GroupVersionKind().Kind, mg.GetNamespace(), mg.GetName(), drifted.Message)
 	}
-	changed := resource.SetCondition(&st.Conditions, claim.GetGeneration(), common.TypeDrifted, drifted.Status, drifted.Reason, msg)
-	if !changed || drifted.Status != metav1.ConditionTrue {
+	changed := resource.SetCondition(&st.Conditions, claim.GetGeneration(), common.TypeDrifted, drifted.Status, drifted.Reason, drifted.Message)
+	if !changed || drifted.Reason == common.ReasonNoDrift {
 		return nil
 	}
-	return []resource.Note{{Type: corev1.EventTypeNormal, Reason: common.ReasonDriftDetected, Message: msg}}
+	return []resource.Note{{Type: corev1.EventTypeNormal, Reason: drifted.Reason, Message: drifted.Message}}
+}
+
+// driftOf is mg's Drifted condition, or, while that says there is none and mg's last
+// apply corrected drift, a DriftCorrected one naming that plan; nil before mg's first plan.
+func driftOf(mg resource.Managed) *metav1.Condition {
+	if mg == nil {
+		return nil
+	}
+	st := mg.GetManagedStatus()
+	c := meta.FindStatusCondition(st.Conditions, common.TypeDrifted)
+	if c == nil {
+		return nil
+	}
+	c = c.DeepCopy()
+	plan, applied := st.Terraform.Plan, st.Terraform.LastApply
+	if c.Status == metav1.ConditionFalse && plan != nil && plan.Reason == common.PlanDrift && applied != nil && applied.ID == plan.ID {
+		c.Reason, c.Message = common.ReasonDriftCorrected, fmt.Sprintf("corrected drift with plan %s", plan.ID)
+	}
+	return c
 }

@@ -15,16 +15,19 @@ import (
 	"terraplane.io/terraplane/internal/resource"
 )
 
-// TestMirrorDrift: the claim carries its resource's Drifted condition, and new drift (only
-// new drift) gives one warning event that names the resource.
+// TestMirrorDrift: the claim carries its resource's Drifted condition, or its last drift
+// correction, and new drift or a new correction (only new ones) gives one Normal event
+// that names the resource.
 func TestMirrorDrift(t *testing.T) {
 	drifted := func(status metav1.ConditionStatus, reason, msg string) *metav1.Condition {
 		return &metav1.Condition{Type: common.TypeDrifted, Status: status, Reason: reason, Message: msg}
 	}
 	const plan = "plan p1: ~ aws_s3_bucket.this"
 	const named = "S3Bucket admin/bucket-uid-1: " + plan
+	const corrected = "S3Bucket admin/bucket-uid-1: corrected drift with plan p1"
 	for name, tc := range map[string]struct {
 		mgCond    *metav1.Condition // the resource's Drifted
+		corrected bool              // the resource's last apply was its drift plan
 		claimCond *metav1.Condition // the claim's before
 		noMg      bool
 		want      *metav1.Condition // the claim's after (Type, Status, Reason, Message)
@@ -40,10 +43,23 @@ func TestMirrorDrift(t *testing.T) {
 			claimCond: drifted(metav1.ConditionTrue, common.ReasonDriftDetected, named),
 			want:      drifted(metav1.ConditionTrue, common.ReasonDriftDetected, named),
 		},
-		"drift corrected": {
+		"drift gone without an apply": {
 			mgCond:    drifted(metav1.ConditionFalse, common.ReasonNoDrift, ""),
 			claimCond: drifted(metav1.ConditionTrue, common.ReasonDriftDetected, named),
 			want:      drifted(metav1.ConditionFalse, common.ReasonNoDrift, ""),
+		},
+		"drift corrected": {
+			mgCond:    drifted(metav1.ConditionFalse, common.ReasonNoDrift, ""),
+			corrected: true,
+			claimCond: drifted(metav1.ConditionTrue, common.ReasonDriftDetected, named),
+			want:      drifted(metav1.ConditionFalse, common.ReasonDriftCorrected, corrected),
+			notes:     []resource.Note{{Type: corev1.EventTypeNormal, Reason: common.ReasonDriftCorrected, Message: corrected}},
+		},
+		"correction already mirrored": {
+			mgCond:    drifted(metav1.ConditionFalse, common.ReasonNoDrift, ""),
+			corrected: true,
+			claimCond: drifted(metav1.ConditionFalse, common.ReasonDriftCorrected, corrected),
+			want:      drifted(metav1.ConditionFalse, common.ReasonDriftCorrected, corrected),
 		},
 		"resource has not planned yet": {
 			claimCond: drifted(metav1.ConditionFalse, common.ReasonNoDrift, ""),
@@ -64,6 +80,10 @@ func TestMirrorDrift(t *testing.T) {
 				s3.SetGroupVersionKind(awsstoragev1.GroupVersion.WithKind("S3Bucket"))
 				if tc.mgCond != nil {
 					s3.Status.Conditions = []metav1.Condition{*tc.mgCond}
+				}
+				s3.Status.Terraform.Plan = &common.PlanSummary{ID: "p1", Reason: common.PlanDrift}
+				if tc.corrected {
+					s3.Status.Terraform.LastApply = &common.ApplySummary{ID: "p1"}
 				}
 				mg = s3
 			}
