@@ -138,6 +138,8 @@ func TestUserFault(t *testing.T) {
 		{"Error: Missing required argument\n\nThe argument \"name\" is required", FaultInvalidInput},
 		{"Error: Unsupported argument", FaultInvalidInput},
 		{"Error: api error Throttling: Rate exceeded", ""},
+		{"Error: Unreadable module directory\n\nUnable to evaluate directory symlink: lstat modules: no such file or directory", FaultModuleIncomplete},
+		{"Error: Module not installed\n\nThis module is not yet installed. Run \"terraform init\" to install all modules required by this configuration.", FaultModuleIncomplete},
 	} {
 		got, ok := UserFault(errors.New(c.text))
 		if got != c.want || ok != (c.want != "") {
@@ -173,6 +175,20 @@ func TestErrorsNameTheVariable(t *testing.T) {
 			diag:    `{"severity":"error","summary":"Invalid operand","detail":"Unsuitable value for left operand: a number is required.","snippet":{"code":"days = var.lifecycle_rule.days + 1","values":[{"traversal":"var.lifecycle_rule.days","statement":"is \"thirty\""}]}}`,
 			summary: `variable lifecycle_rule: Invalid operand: Unsuitable value for left operand: a number is required (var.lifecycle_rule.days is "thirty")`,
 			fault:   FaultInvalidInput,
+		},
+		"an element a for expression takes from a variable": {
+			diag:    `{"severity":"error","summary":"Invalid operand","detail":"Unsuitable value for left operand: a number is required.","snippet":{"code":"  days = [for rule in var.lifecycle_rule : rule.days + 0]","values":[{"traversal":"rule.days","statement":"is \"thirty\""}]}}`,
+			summary: `variable lifecycle_rule: Invalid operand: Unsuitable value for left operand: a number is required (rule.days is "thirty")`,
+			fault:   FaultInvalidInput,
+		},
+		"a key and a value a for expression takes from a variable": {
+			diag:    `{"severity":"error","summary":"Invalid function argument","detail":"Invalid value.","snippet":{"code":"  x = { for k, v in var.cors : k => upper(v) }","values":[{"traversal":"v","statement":"is object with no attributes"}]}}`,
+			summary: `variable cors: Invalid function argument: Invalid value (v is object with no attributes)`,
+			fault:   FaultInvalidInput,
+		},
+		"a for expression over a local names no variable": {
+			diag:    `{"severity":"error","summary":"Invalid operand","detail":"Unsuitable value for left operand: a number is required.","snippet":{"code":"  days = [for rule in local.rules : rule.days + 0]","values":[{"traversal":"rule.days","statement":"is \"thirty\""}]}}`,
+			summary: `Invalid operand: Unsuitable value for left operand: a number is required.`,
 		},
 		"an attribute of a list element": {
 			diag:    `{"severity":"error","summary":"Unsupported attribute","detail":"This object does not have an attribute named \"dayz\".","snippet":{"values":[{"traversal":"var.rules[0]","statement":"is object with 1 attribute \"dayz\""}]}}`,

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"regexp"
 	"slices"
 	"strings"
 )
@@ -35,6 +36,8 @@ type diagnostic struct {
 	Summary  string `json:"summary"`
 	Detail   string `json:"detail"`
 	Snippet  *struct {
+		// Code is the source line of the failing expression.
+		Code string `json:"code"`
 		// Values are the values of what the failing expression refers to, e.g.
 		// {traversal: var.rule.days, statement: is "thirty"}.
 		Values []struct {
@@ -53,12 +56,17 @@ func (d *diagnostic) text() string {
 	summary, detail := strings.TrimSpace(d.Summary), strings.TrimSpace(d.Detail)
 	var vars, statements []string
 	if d.Snippet != nil && !authoredCondition(summary) {
+		iterated := forSymbols(d.Snippet.Code)
 		for _, v := range d.Snippet.Values {
-			name, ok := strings.CutPrefix(v.Traversal, "var.")
+			root, _, _ := strings.Cut(strings.SplitN(v.Traversal, "[", 2)[0], ".")
+			name, ok := iterated[root]
+			if !ok {
+				name, ok = strings.CutPrefix(v.Traversal, "var.")
+				name, _, _ = strings.Cut(strings.SplitN(name, "[", 2)[0], ".")
+			}
 			if !ok {
 				continue
 			}
-			name, _, _ = strings.Cut(strings.SplitN(name, "[", 2)[0], ".")
 			if !slices.Contains(vars, name) {
 				vars = append(vars, name)
 			}
@@ -75,6 +83,23 @@ func (d *diagnostic) text() string {
 		what = "variables "
 	}
 	return "Error: " + what + strings.Join(vars, ", ") + ": " + summary + "\n\n" + strings.TrimSpace(first+"\n"+rest)
+}
+
+// forClause matches a for expression over an input variable: for k, v in var.x.
+var forClause = regexp.MustCompile(`\bfor\s+([A-Za-z_][\w-]*)(?:\s*,\s*([A-Za-z_][\w-]*))?\s+in\s+var\.([A-Za-z_][\w-]*)`)
+
+// forSymbols maps the symbols of the for expressions in code that iterate over an input
+// variable to that variable: in [for rule in var.rules : rule.days + 0], a value of
+// rule.days is one of var.rules.
+func forSymbols(code string) map[string]string {
+	out := map[string]string{}
+	for _, m := range forClause.FindAllStringSubmatch(code, -1) {
+		out[m[1]] = m[3]
+		if m[2] != "" {
+			out[m[2]] = m[3]
+		}
+	}
+	return out
 }
 
 // authoredCondition reports whether a diagnostic's summary is that of a condition a
