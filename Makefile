@@ -23,6 +23,7 @@ build:
 	$(GO) build -o bin/terraplane ./cmd/terraplane
 
 ## image: build the container image (no container engine) into bin/image: make image [PROVIDERS=aws,random] [TERRAFORM=tofu] [IMAGE_TAG=dev]
+## (providers come from $(CACHE)/providers: aws with make tools, random with make tools-test, as tofu does)
 image:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "-s -w" -o bin/image/terraplane ./cmd/terraplane
 	$(GO) run ./hack/image build -terraplane bin/image/terraplane -terraform $(TERRAFORM) -providers "$(PROVIDERS)" \
@@ -33,14 +34,20 @@ image-push: image
 	@[ -n "$(REGISTRY)" ] || { echo "set REGISTRY, e.g. make image-push REGISTRY=registry.example.com/platform" >&2; exit 1; }
 	$(GO) run ./hack/image push -layout bin/image/oci -to $(REGISTRY)/terraplane:$(IMAGE_TAG)
 
-## tools: install kube-apiserver, etcd, kubectl, controller-gen, providers and MinIO into $(CACHE)
-tools:
-	hack/install-tools.sh terraform providers etcd kube kubectl controller-gen minio
+# RUN_TOOLS are what make run needs: terraform and the aws provider (found on the machine),
+# moto_server (the quickstart's S3), kube-apiserver and etcd (built), and a kubectl (one on
+# PATH from v1.30 on, else built).
+RUN_TOOLS := terraform providers moto kubectl-any kube etcd
 
-## tools-test: everything the tests need: what tools installs, plus helm, OpenTofu, the
-## AWS API emulator (moto_server), PostgreSQL and MariaDB
+## tools: install what make run needs into $(CACHE): kube-apiserver and etcd, the aws
+## provider mirror, moto_server and a kubectl
+tools:
+	hack/install-tools.sh $(RUN_TOOLS)
+
+## tools-test: everything the tests need: what tools installs, plus the pinned kubectl,
+## MinIO, the random provider, helm, OpenTofu, PostgreSQL and MariaDB
 tools-test: tools
-	hack/install-tools.sh helm tofu moto postgres mariadb
+	hack/install-tools.sh kubectl minio random helm tofu postgres mariadb
 
 ## generate: managed kinds' boilerplate (hack/kindgen), deepcopy functions and CRDs from kubebuilder markers,
 ## and the API reference in docs/api (crd-ref-docs, hack/api-docs)
@@ -61,8 +68,10 @@ generate:
 		sed -n '/^rules:/,$$p' config/rbac/stacks/role.yaml; echo '{{- end }}'; } > charts/terraplane/templates/clusterrole-stacks.yaml
 	hack/api-docs/generate.sh
 
-## run: install the toolchain, build, start the dev control plane and the quickstart
-run: tools build
+## run: install what running needs and build bin/terraplane beside it (make build's
+## command, in the background), then start the dev control plane and the quickstart
+run:
+	GO=$(GO) hack/install-tools.sh terraplane $(RUN_TOOLS)
 	bin/terraplane dev --kubeconfig-out .terraplane/kubeconfig --quickstart examples/quickstart
 
 ## test: hygiene checks, then unit, integration (envtest) and end-to-end tests, then the
@@ -101,9 +110,10 @@ lint:
 unit:
 	$(GO) test -count=1 -short ./...
 
-## bench: side-by-side benchmark against raw terraform (not part of make test)
+## bench: side-by-side benchmark against one hand-written workspace and raw terraform, from a cold controller (not part of make test): make bench [N=1,10,50] [VARIANTS=aws-s3] [SIDES=single,raw,terraplane] [REPLICAS=3]
 bench: tools build
-	$(GO) run ./bench $(if $(N),-n $(N)) $(if $(VARIANTS),-variants $(VARIANTS)) $(if $(REPLICAS),-replicas $(REPLICAS))
+	hack/install-tools.sh minio random
+	$(GO) run ./bench $(if $(N),-n $(N)) $(if $(VARIANTS),-variants $(VARIANTS)) $(if $(SIDES),-sides $(SIDES)) $(if $(REPLICAS),-replicas $(REPLICAS))
 
 ## fuzz: fuzz the workspace renderer (make test runs its seed corpus): make fuzz [FUZZTIME=5m]
 fuzz:
@@ -111,6 +121,7 @@ fuzz:
 
 ## chaos: the fault-injection test at length (make test runs it with 30 kills): make chaos N=200 [SEED=42]
 chaos: tools
+	hack/install-tools.sh postgres
 	CHAOS_KILLS=$(or $(N),100) $(if $(SEED),CHAOS_SEED=$(SEED)) $(GO) test -count=1 -timeout 120m -run TestChaos -v ./test/chaos/
 
 fmt:

@@ -15,6 +15,7 @@ import (
 	"terraplane.io/terraplane/controllers/stack"
 	"terraplane.io/terraplane/internal/app"
 	"terraplane.io/terraplane/internal/devenv"
+	"terraplane.io/terraplane/internal/engine"
 	"terraplane.io/terraplane/internal/modsource"
 	"terraplane.io/terraplane/internal/plugins"
 	"terraplane.io/terraplane/internal/shard"
@@ -37,7 +38,8 @@ func addManagerFlags(fs *pflag.FlagSet, o *app.Options) {
 	fs.IntVar(&o.ProviderRunsPerProcess, "provider-runs-per-process", plugins.DefaultRunsPerProcess, "how many terraform runs of one provider configuration a reused provider process serves at once (1: one at a time)")
 	fs.Var(byteSize{&o.ProviderMemoryBudget}, "provider-memory-budget", "cap on the resident memory of warm provider processes (of each runner pool, or of the controller with --runner in-process), e.g. 2Gi; idle ones are stopped past it, the least recently used first (default: none)")
 	fs.StringVar(&o.Runner, "runner", app.RunnerInProcess, "where terraform runs: in-process (the controller's own process and identity, for single-user installs) or process (a runner process per pool, with the pool's ServiceAccount and, when the controller runs as root, a uid of its own)")
-	fs.DurationVar(&o.DriftInterval, "drift-interval", 10*time.Minute, "how often an unchanged resource is planned to detect drift")
+	fs.DurationVar(&o.DriftInterval, "drift-interval", 10*time.Minute, "how often an unchanged resource is planned to detect drift (a resource's or class's spec.driftInterval overrides it)")
+	fs.DurationVar(&o.TerraformTimeout, "terraform-timeout", engine.DefaultTimeout, "deadline of each terraform command (a resource's or class's spec.timeout overrides it)")
 	fs.StringSliceVar(&o.ModuleSourceAllow, "module-source-allow", nil, "git URLs (https://host/org, git@host:org) and OCI repositories (oci://registry/org) module sources may use, each with what lies below it: same scheme, host and port, the path on / boundaries (default: any)")
 	fs.BoolVar(&o.AllowInsecureModuleSources, "allow-insecure-module-sources", false, "let git module sources use http:// and file:// (refused by default)")
 	o.ModuleSourceMaxFetch = modsource.DefaultMaxFetchBytes

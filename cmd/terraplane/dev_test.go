@@ -81,7 +81,7 @@ func quickstartReady(g Gomega, c client.Client) (*storagev1.Bucket, *awsstoragev
 	return b, mg
 }
 
-// buckets lists the buckets of the quickstart's MinIO through the S3 API.
+// buckets lists the buckets of the quickstart's S3 endpoint (moto_server) through the S3 API.
 func buckets(g Gomega, port int) []string {
 	mc, err := minio.New(fmt.Sprintf("127.0.0.1:%d", port), &minio.Options{Creds: credentials.NewStaticV4("terraplane", "terraplane-secret", "")})
 	g.Expect(err).NotTo(HaveOccurred())
@@ -94,13 +94,14 @@ func buckets(g Gomega, port int) []string {
 	return names
 }
 
-// TestDevKeepsItsData runs `terraplane dev --quickstart` on a non-default MinIO port, stops
+// TestDevKeepsItsData runs `terraplane dev --quickstart` on a non-default S3 port, stops
 // it and starts it again on the same state directory: the quickstart Provider points at
-// that port, and the second run finds the claim, its resource and its Terraform state
-// where the first left them, plans against MinIO and makes no second bucket.
+// that port, and the second run finds the claim, its resource, its Terraform state and
+// its bucket (moto_server replays what it recorded) where the first left them, plans
+// against the emulator and makes no second bucket.
 func TestDevKeepsItsData(t *testing.T) {
 	if testing.Short() {
-		t.Skip("starts a control plane, MinIO and terraform with the aws provider")
+		t.Skip("starts a control plane, moto_server and terraform with the aws provider")
 	}
 	g := NewWithT(t)
 	port, err := devenv.FreePort()
@@ -113,17 +114,17 @@ func TestDevKeepsItsData(t *testing.T) {
 		},
 		kubeconfigOut: filepath.Join(state, "kubeconfig"),
 		quickstart:    "../../examples/quickstart",
-		minioPort:     port,
+		s3Port:        port,
 		stateDir:      state,
 	}
 	ctx := context.Background()
 
-	t.Log("first run: the quickstart Bucket on MinIO at the port given")
+	t.Log("first run: the quickstart Bucket on the S3 emulator at the port given")
 	first := startDev(o)
 	c := devClient(g, o.kubeconfigOut)
 	claim, mg := quickstartReady(g, c)
 	provider := &awsv1.Provider{}
-	g.Expect(c.Get(ctx, client.ObjectKey{Namespace: "terraplane-system", Name: "minio"}, provider)).To(Succeed())
+	g.Expect(c.Get(ctx, client.ObjectKey{Namespace: "terraplane-system", Name: "local-s3"}, provider)).To(Succeed())
 	g.Expect(provider.Spec.Endpoint).To(Equal(fmt.Sprintf("http://127.0.0.1:%d", port)))
 	g.Expect(buckets(g, port)).To(ConsistOf(mg.Spec.ForProvider.BucketName))
 	applied := mg.Status.Terraform.LastApplyTime
@@ -145,7 +146,7 @@ func TestDevKeepsItsData(t *testing.T) {
 	g.Eventually(func(g Gomega) {
 		g.Expect(c.Get(ctx, client.ObjectKeyFromObject(mgAgain), mgAgain)).To(Succeed())
 		g.Expect(mgAgain.Status.Terraform.LastPlanTime).NotTo(BeNil())
-		g.Expect(mgAgain.Status.Terraform.LastPlanTime.After(applied.Time)).To(BeTrue(), "a plan ran against MinIO after the restart")
+		g.Expect(mgAgain.Status.Terraform.LastPlanTime.After(applied.Time)).To(BeTrue(), "a plan ran against the emulator after the restart")
 		g.Expect(syncedNow(mgAgain)).To(BeTrue())
 	}).WithTimeout(3 * time.Minute).WithPolling(time.Second).Should(Succeed())
 	g.Expect(mgAgain.Status.Terraform.LastApplyTime).To(Equal(applied), "nothing to apply")

@@ -57,6 +57,7 @@ input, the token each request must carry. It is not meant to be started by hand.
 	f.StringVar(&o.engine.NetworkMirror, "provider-mirror-url", "", "Terraform provider network mirror (static-file protocol)")
 	f.BoolVar(&o.engine.AllowDirect, "provider-download", false, "let terraform download providers from their registries")
 	f.StringVar(&o.engine.ModuleRegistryURL, "module-registry-url", "", "module registry serving the modules addressed to the public registry (default: the public registry)")
+	f.DurationVar(&o.engine.Timeout, "terraform-timeout", engine.DefaultTimeout, "deadline of each terraform command of a workspace that sets none of its own")
 	f.IntVar(&o.engine.MaxConcurrent, "max-concurrent-terraform", 0, "cap on terraform processes running at once (default: 2 per CPU)")
 	f.BoolVar(&o.engine.ProviderReuse, "provider-reuse", true, "keep the pool's provider processes warm between runs")
 	f.DurationVar(&o.engine.ProviderTTL, "provider-ttl", plugins.DefaultTTL, "how long a reused provider process lives")
@@ -83,7 +84,11 @@ func runRunner(ctx context.Context, o runnerOptions) error {
 	if err != nil {
 		return fmt.Errorf("pool client: %w", err)
 	}
-	locker := statelock.NewLocker(c, c, engine.DefaultTimeout+engine.DefaultGracePeriod+time.Minute)
+	hold, grace := o.engine.Timeout, engine.DefaultGracePeriod+time.Minute
+	if hold <= 0 {
+		hold = engine.DefaultTimeout
+	}
+	locker := statelock.NewLocker(c, c, hold+grace, grace)
 	srv := &runner.Server{Token: token}
 	o.engine.Locker, o.engine.OnRun, o.engine.Log = locker, srv.OnRun, ctrl.Log.WithName("providers")
 	eng, err := engine.New(ctx, o.engine)

@@ -268,7 +268,11 @@ func (r *Reconciler) delete(ctx context.Context, claim resource.Claim) error {
 	if err := r.deleteConnectionSecret(ctx, claim); err != nil {
 		return err
 	}
-	return resource.RemoveFinalizer(ctx, r.client, claim)
+	if err := resource.RemoveFinalizer(ctx, r.client, claim); err != nil {
+		return err
+	}
+	resource.ObserveDeletion(resource.ClaimFamily, r.kind.GVK, claim.GetDeletionTimestamp())
+	return nil
 }
 
 // release deletes (policy Delete, waiting until it is gone) or releases (Retain) the bound resource.

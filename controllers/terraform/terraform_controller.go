@@ -70,7 +70,7 @@ func Setup(mgr ctrl.Manager, reg *registry.Registry, opts Options) error {
 	if opts.UserErrorRetry <= 0 {
 		opts.UserErrorRetry = 30 * time.Second
 	}
-	if err := registerMetrics(mgr.GetClient(), reg.TerraformKinds()); err != nil {
+	if err := registerMetrics(); err != nil {
 		return fmt.Errorf("register managed metrics: %w", err)
 	}
 	plans := &planStore{client: mgr.GetClient(), reader: mgr.GetAPIReader()}
@@ -103,7 +103,7 @@ const failureBackoff = 5 * time.Second
 // leaving a resource once created Ready, terraform's diagnostics summed up.
 func (r *connector) managedKind() managed.Kind {
 	return managed.Kind{Name: r.kind.GVK.Kind, New: r.kind.New, NewList: r.kind.NewList, Connector: r, Retries: r.retries,
-		KeepsReady: true, Summary: engine.Summary, Recorder: r.recorder, Shards: r.opts.Shards,
+		KeepsReady: true, SlowApply: true, Summary: engine.Summary, Recorder: r.recorder, Shards: r.opts.Shards,
 		MaxConcurrentReconciles: r.opts.MaxConcurrentReconciles, FailureBackoff: failureBackoff,
 		Predicates: []predicate.Predicate{predicate.Or(predicate.GenerationChangedPredicate{}, userAnnotationChanged)}}
 }

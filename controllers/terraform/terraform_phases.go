@@ -68,11 +68,18 @@ func (r *connector) due(mg resource.Managed, hash string) (bool, time.Duration) 
 	} else if tf.InputsHash != hash || !meta.IsStatusConditionTrue(st.Conditions, common.TypeSynced) || !resource.IsReady(st.Conditions) {
 		return true, 0
 	}
-	next := tf.LastPlanTime.Add(r.opts.DriftInterval)
+	interval := r.driftInterval(mg)
+	next := tf.LastPlanTime.Add(interval)
 	if wait := time.Until(next); wait > 0 {
-		return false, wait + jitter(r.opts.DriftInterval)
+		return false, wait + jitter(interval)
 	}
 	return true, 0
+}
+
+// driftInterval is how often mg is planned while unchanged: its spec.driftInterval, or
+// the controller's.
+func (r *connector) driftInterval(mg resource.Managed) time.Duration {
+	return mg.GetManagedSpec().Timing.DriftIntervalOr(r.opts.DriftInterval)
 }
 
 // requested reports whether the user asked for a plan the last run did not answer.

@@ -12,9 +12,11 @@ import (
 	"terraplane.io/terraplane/internal/resource"
 )
 
-// retries says how soon each outcome of a managed resource is looked at again.
-func (r *connector) retries() resource.Retries {
-	drift := r.opts.DriftInterval + jitter(r.opts.DriftInterval)
+// retries says how soon each outcome of mg is looked at again: a success, or a held
+// plan, at its drift interval.
+func (r *connector) retries(mg resource.Managed) resource.Retries {
+	interval := r.driftInterval(mg)
+	drift := interval + jitter(interval)
 	return resource.Retries{Success: drift, UserError: r.opts.UserErrorRetry, Waiting: 5 * time.Second, Held: drift}
 }
 

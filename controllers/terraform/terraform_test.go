@@ -137,7 +137,7 @@ func newHarness(t *testing.T, edit func(*terraformv1.Module)) *harness {
 	h := &harness{t: t, c: c, runner: &fakeRunner{}, render: &fakeRenderer{hash: "h1"}, events: events.NewFakeRecorder(100)}
 	h.tf = &connector{client: c, kind: kind, render: h.render, runner: h.runner, plans: &planStore{client: c, reader: c},
 		opts: Options{DriftInterval: time.Hour, UserErrorRetry: time.Minute}, recorder: resource.RecorderFor(h.events)}
-	h.runner.locker = statelock.NewLocker(c, c, time.Hour)
+	h.runner.locker = statelock.NewLocker(c, c, time.Hour, time.Minute)
 	h.r = managed.New(c, h.tf.managedKind())
 	return h
 }
@@ -171,12 +171,31 @@ func (h *harness) edit(fn func(*terraformv1.Module)) {
 	}
 }
 
-// keepPlanText makes the plan Secret hold text, as after an apply.
+// keepPlanText makes the Plan hold text, as after an apply.
 func (h *harness) keepPlanText(text string) {
 	h.t.Helper()
-	if err := h.tf.plans.keepText(context.Background(), h.get(), text); err != nil {
+	applied := &engine.Plan{ID: "aaaa0000000000ff", Text: text}
+	if err := h.tf.plans.keepText(context.Background(), h.get(), applied, common.PlanUpdate, "h1"); err != nil {
 		h.t.Fatal(err)
 	}
+}
+
+// planText returns the text the Plan of the module holds, and the id of its plan; ""
+// when there is no Plan.
+func (h *harness) planText() (text, id string) {
+	h.t.Helper()
+	p := &terraformv1.Plan{}
+	err := h.c.Get(context.Background(), client.ObjectKey{Namespace: "platform", Name: resource.PlanName(&metav1.ObjectMeta{UID: "u-1"})}, p)
+	if apierrors.IsNotFound(err) {
+		return "", ""
+	}
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	if p.ResourceRef.Kind != "Module" || p.ResourceRef.Name != "net" || len(p.OwnerReferences) != 1 || p.OwnerReferences[0].UID != "u-1" {
+		h.t.Errorf("Plan %s names %+v, owners %+v; want Module net, owned by it", p.Name, p.ResourceRef, p.OwnerReferences)
+	}
+	return p.Text, p.Summary.ID
 }
 
 // planSecret returns the plan Secret's data as strings; nil when there is no Secret.
@@ -284,6 +303,12 @@ func TestReplacementRefusedThenApproved(t *testing.T) {
 	if got := h.savedFile(); got != "saved-plan" {
 		t.Fatalf("the refused plan was not kept: %q", got)
 	}
+	if text, id := h.planText(); text != "the plan text" || id != replace.ID {
+		t.Errorf("Plan holds %q of plan %s, want the refused plan's text", text, id)
+	}
+	if _, inSecret := h.planSecret()[resource.PlanTextKey]; inSecret {
+		t.Error("the plan's text is in the Secret of the saved plan: reviewers would need to read Secrets")
+	}
 	if h.reconcile(); h.calls() != "" {
 		t.Fatal("a held plan was planned again with nothing changed")
 	}
@@ -296,8 +321,8 @@ func TestReplacementRefusedThenApproved(t *testing.T) {
 	if s := synced(mg); s.Status != metav1.ConditionTrue || mg.Status.Terraform.LastApply.ID != replace.ID || mg.Status.Terraform.InputsHash != "h2" {
 		t.Errorf("after approval: Synced %+v, lastApply %+v", s, mg.Status.Terraform.LastApply)
 	}
-	if diff := cmp.Diff(map[string]string{resource.PlanTextKey: "the plan text"}, h.planSecret()); diff != "" || h.savedFile() != "" {
-		t.Errorf("after the apply the saved plan must go and its text stay (-want +got):\n%s", diff)
+	if text, id := h.planText(); text != "the plan text" || id != replace.ID || h.planSecret() != nil || h.savedFile() != "" {
+		t.Errorf("after the apply: Plan text %q of %s, plan Secret %v; want the saved plan gone and its text kept", text, id, h.planSecret())
 	}
 }
 
@@ -323,8 +348,8 @@ func TestRevertedEditDropsTheSavedPlan(t *testing.T) {
 	if s := synced(mg); s.Status != metav1.ConditionTrue {
 		t.Errorf("Synced = %+v", s)
 	}
-	if diff := cmp.Diff(map[string]string{resource.PlanTextKey: "the refused plan"}, h.planSecret()); diff != "" {
-		t.Errorf("plan Secret (-want +got):\n%s", diff)
+	if text, _ := h.planText(); text != "the refused plan" || h.planSecret() != nil {
+		t.Errorf("Plan text %q, plan Secret %v; want the saved plan gone and its text kept", text, h.planSecret())
 	}
 }
 
@@ -373,6 +398,9 @@ func TestDeleteRemovesTheSavedPlan(t *testing.T) {
 			}
 			if sec := h.planSecret(); sec != nil {
 				t.Errorf("the plan Secret is still there: %v", sec)
+			}
+			if text, _ := h.planText(); text != "" {
+				t.Errorf("the Plan is still there: %q", text)
 			}
 			err := h.c.Get(ctx, client.ObjectKeyFromObject(state), &corev1.Secret{})
 			if diff := cmp.Diff(tc.wantState, err == nil); diff != "" {
@@ -508,8 +536,8 @@ func TestObserveOnlyReportsDrift(t *testing.T) {
 	if got := h.calls(); got != "plan" {
 		t.Fatalf("ran %q, want a plan only", got)
 	}
-	if diff := cmp.Diff(map[string]string{resource.PlanTextKey: "the drift plan"}, h.planSecret()); diff != "" {
-		t.Errorf("plan show must print the drift plan's text (-want +got):\n%s", diff)
+	if text, id := h.planText(); text != "the drift plan" || id != drift.ID {
+		t.Errorf("plan show must print the drift plan's text: Plan holds %q of %s", text, id)
 	}
 	drifted := meta.FindStatusCondition(mg.Status.Conditions, common.TypeDrifted)
 	if drifted == nil || drifted.Status != metav1.ConditionTrue || synced(mg).Status != metav1.ConditionTrue {

@@ -68,8 +68,12 @@ type Options struct {
 	MaxConcurrentTerraformPerProvider int
 	// MaxConcurrentReconciles per kind; 0 means 10.
 	MaxConcurrentReconciles int
-	// DriftInterval between plans of unchanged resources.
+	// DriftInterval between plans of unchanged resources, unless a resource's
+	// spec.driftInterval says otherwise.
 	DriftInterval time.Duration
+	// TerraformTimeout bounds each terraform command, unless a resource's spec.timeout
+	// says otherwise; 0 means engine.DefaultTimeout (20 minutes).
+	TerraformTimeout time.Duration
 	// UserErrorRetry is how soon a resource stopped by bad input is looked at again.
 	UserErrorRetry time.Duration
 	// MetricsAddr serves Prometheus metrics; "0" disables.
@@ -162,7 +166,7 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manager, *en
 	if err != nil {
 		return nil, nil, fmt.Errorf("create manager: %w", err)
 	}
-	locker, err := stateLocker(cfg, reg)
+	locker, err := stateLocker(cfg, reg, opts.TerraformTimeout)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -172,7 +176,7 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manager, *en
 		PluginMirror:  opts.PluginMirror,
 		NetworkMirror: opts.ProviderMirrorURL, AllowDirect: opts.ProviderDownload, PluginCacheDir: opts.PluginCacheDir,
 		ModuleRegistryURL: opts.ModuleRegistryURL,
-		MaxConcurrent:     opts.MaxConcurrentTerraform,
+		MaxConcurrent:     opts.MaxConcurrentTerraform, Timeout: opts.TerraformTimeout,
 
 		MaxConcurrentPerGroup: opts.MaxConcurrentTerraformPerProvider,
 		OnRun:                 observeRun(ctrl.Log.WithName("terraform")),
@@ -193,6 +197,13 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manager, *en
 	shards, err := shards(mgr, cfg, opts)
 	if err != nil {
 		return nil, nil, err
+	}
+	gauges := &objectSource{reader: mgr.GetClient(), reg: reg, scheme: reg.Scheme(), elected: mgr.Elected()}
+	if shards != nil {
+		gauges.holds = shards.Holds
+	}
+	if err := registerObjectGauges(gauges); err != nil {
+		return nil, nil, fmt.Errorf("register metrics: %w", err)
 	}
 	runs, err := runnerOf(mgr, cfg, opts, &runner.Local{Engine: eng, Locker: locker})
 	if err != nil {
@@ -309,13 +320,18 @@ func managerOptions(opts Options, scheme *runtime.Scheme) ctrl.Options {
 
 // stateLocker takes the state locks of this process's terraform runs, reading and writing
 // their Leases straight through the API server (a cached copy would only make conflicts).
-// A lock lives no longer than a terraform command can run, and a minute more.
-func stateLocker(cfg *rest.Config, reg interface{ Scheme() *runtime.Scheme }) (*statelock.Locker, error) {
+// A lock lives no longer than its command can run (its deadline and the grace after
+// SIGINT), and a minute more.
+func stateLocker(cfg *rest.Config, reg interface{ Scheme() *runtime.Scheme }, timeout time.Duration) (*statelock.Locker, error) {
 	c, err := client.New(cfg, client.Options{Scheme: reg.Scheme()})
 	if err != nil {
 		return nil, fmt.Errorf("state lock client: %w", err)
 	}
-	return statelock.NewLocker(c, c, engine.DefaultTimeout+engine.DefaultGracePeriod+time.Minute), nil
+	if timeout <= 0 {
+		timeout = engine.DefaultTimeout
+	}
+	grace := engine.DefaultGracePeriod + time.Minute
+	return statelock.NewLocker(c, c, timeout+grace, grace), nil
 }
 
 // shards sets up this replica's share of the managed resources; nil when not sharded.

@@ -74,6 +74,7 @@ func runnerArgs(opts Options) []string {
 	add("--module-registry-url", opts.ModuleRegistryURL)
 	add("--max-concurrent-terraform", strconv.Itoa(opts.MaxConcurrentTerraform))
 	add("--provider-ttl", opts.ProviderTTL.String())
+	add("--terraform-timeout", opts.TerraformTimeout.String())
 	add("--provider-runs-per-process", strconv.Itoa(opts.ProviderRunsPerProcess))
 	if opts.ProviderMemoryBudget > 0 {
 		args = append(args, "--provider-memory-budget", strconv.FormatInt(opts.ProviderMemoryBudget, 10))

@@ -56,16 +56,21 @@ func StartMinIO(ctx context.Context, dir string, port int, accessKey, secretKey 
 }
 
 // Stop stops MinIO.
-func (m *MinIO) Stop() {
-	if m.cmd != nil && m.cmd.Process != nil {
-		_ = m.cmd.Process.Signal(syscall.SIGTERM)
-		done := make(chan struct{})
-		go func() { _ = m.cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			_ = m.cmd.Process.Kill()
-		}
+func (m *MinIO) Stop() { stopProcess(m.cmd) }
+
+// stopProcess stops a server started by this package: SIGTERM, then SIGKILL after 10s.
+func stopProcess(cmd *exec.Cmd) {
+	if cmd == nil || cmd.Process == nil {
+		return
+	}
+	_ = cmd.Process.Signal(syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		_ = cmd.Process.Kill()
+		<-done
 	}
 }
 

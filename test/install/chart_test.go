@@ -75,7 +75,7 @@ func TestChart(t *testing.T) {
 func TestKustomize(t *testing.T) {
 	g := NewWithT(t)
 	ctx := context.Background()
-	kubectl := tool(t, "kubectl", "make tools")
+	kubectl := tool(t, "kubectl", "make tools-test")
 	manifests := runTool(g, kubectl, "kustomize", "../../config/default")
 	g.Expect(manifests).To(ContainSubstring("pod-security.kubernetes.io/enforce: restricted"))
 	// A server-side dry run cannot place objects in a namespace that does not exist yet.
@@ -90,10 +90,15 @@ func TestKustomize(t *testing.T) {
 	pc, kc := chart.Spec.Template.Spec, kust.Spec.Template.Spec
 	g.Expect(kc.SecurityContext).To(Equal(pc.SecurityContext))
 	g.Expect(kc.TerminationGracePeriodSeconds).To(Equal(pc.TerminationGracePeriodSeconds))
-	g.Expect(pc.Hostname).To(Equal("terraplane-controller"), "a fixed host name lets a replacement pod release its predecessor's state locks")
+	g.Expect(pc.Hostname).To(BeEmpty(), "replicas have their own host names; state locks name the pod instead")
 	g.Expect(kc.Hostname).To(Equal(pc.Hostname))
 	g.Expect(kc.Volumes).To(Equal(pc.Volumes))
 	c, k := pc.Containers[0], kc.Containers[0]
+	for _, name := range []string{"POD_NAME", "POD_NAMESPACE", "POD_UID"} {
+		want := envVar(c.Env, name)
+		g.Expect(want).NotTo(BeNil(), "the chart gives the controller %s, which its state locks record", name)
+		g.Expect(envVar(k.Env, name)).To(Equal(want), name)
+	}
 	g.Expect(k.Args).To(ConsistOf(c.Args))
 	for _, field := range []string{"SecurityContext", "Resources", "VolumeMounts", "Ports", "LivenessProbe", "ReadinessProbe"} {
 		g.Expect(k).To(HaveField(field, reflect.ValueOf(c).FieldByName(field).Interface()), field)
@@ -181,5 +186,15 @@ func deployment(g Gomega, manifests string) *appsv1.Deployment {
 		return dep
 	}
 	g.Expect(fmt.Errorf("no Deployment in the manifests")).NotTo(HaveOccurred())
+	return nil
+}
+
+// envVar is the variable of env named name, or nil.
+func envVar(env []corev1.EnvVar, name string) *corev1.EnvVar {
+	for i := range env {
+		if env[i].Name == name {
+			return &env[i]
+		}
+	}
 	return nil
 }

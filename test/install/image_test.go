@@ -73,7 +73,7 @@ func TestImage(t *testing.T) {
 	g.Expect(os.Mkdir(scratch, 0o755)).To(Succeed())
 	img, err := image.Build(image.Options{Terraplane: bin, Terraform: terraform, CACerts: "/etc/ssl/certs/ca-certificates.crt",
 		ProviderMirror: devenv.PluginMirror(), Providers: []string{"aws", "random"}, Scratch: scratch})
-	g.Expect(err).NotTo(HaveOccurred(), "the provider mirror comes from `make tools`")
+	g.Expect(err).NotTo(HaveOccurred(), "the provider mirror comes from `make tools-test`")
 	g.Expect(image.WriteTarball(img, filepath.Join(work, "terraplane.tar"), "terraplane:test")).To(Succeed())
 
 	By(t, "push it to a registry on loopback and pull it back")
@@ -105,9 +105,9 @@ func TestImage(t *testing.T) {
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(os.WriteFile(filepath.Join(root, "tmp", "kubeconfig"), kubeconfig, 0o644)).To(Succeed())
 
-	By(t, "start MinIO, the quickstart's demo cloud")
+	By(t, "start MinIO as the quickstart's S3 (its Secret's keys are MinIO's root credentials)")
 	minio, err := devenv.StartMinIO(ctx, filepath.Join(work, "minio"), 0, quickstartUser, quickstartPassword)
-	g.Expect(err).NotTo(HaveOccurred(), "MinIO comes from `make tools`")
+	g.Expect(err).NotTo(HaveOccurred(), "MinIO comes from `make tools-test`")
 	defer minio.Stop()
 
 	By(t, "run the controller from the image's root file system")

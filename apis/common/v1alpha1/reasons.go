@@ -45,6 +45,9 @@ const (
 	// ReasonWriteConflict: writes of a reconcile kept conflicting with what the API
 	// server holds, several times in a row.
 	ReasonWriteConflict = "WriteConflict"
+	// ReasonApplying (condition Reconciling): the object's latest generation is being
+	// applied.
+	ReasonApplying = "Applying"
 )
 
 // Ready reasons of managed resources.

@@ -1,5 +1,5 @@
 package v1alpha1
 
 func init() {
-	SchemeBuilder.Register(&ModuleClass{}, &ModuleClassList{}, &Module{}, &ModuleList{})
+	SchemeBuilder.Register(&ModuleClass{}, &ModuleClassList{}, &Module{}, &ModuleList{}, &Plan{}, &PlanList{})
 }
