@@ -28,6 +28,7 @@ func addManagerFlags(fs *pflag.FlagSet, o *app.Options) {
 	fs.StringVar(&o.TerraformPath, "terraform", "", "terraform or OpenTofu binary, a path or a name on PATH such as tofu (default: terraform)")
 	fs.StringVar(&o.ProviderMirrorURL, "provider-mirror-url", "", "Terraform provider network mirror (static-file protocol), e.g. https://mirror.example.internal/providers/")
 	fs.BoolVar(&o.ProviderDownload, "provider-download", false, "let terraform download providers from their registries")
+	fs.StringVar(&o.ModuleRegistryURL, "module-registry-url", "", "module registry (terraform's modules.v1 protocol, e.g. a mirror) serving the modules that modules call by public registry address (source = \"org/name/system\"), e.g. https://modules.example.internal/v1/modules/ (default: the public registry)")
 	fs.StringVar(&o.PluginCacheDir, "plugin-cache-dir", "", "cache shared by all workspaces for providers from a network mirror or registry (default <workdir>/.plugin-cache)")
 	fs.IntVar(&o.MaxConcurrentTerraform, "max-concurrent-terraform", 0, "cap on terraform processes running at once (default: from the container's CPU quota and memory limit)")
 	fs.IntVar(&o.MaxConcurrentTerraformPerProvider, "max-concurrent-terraform-per-provider", 0, "cap on terraform processes per Provider (default: none beyond the global cap)")

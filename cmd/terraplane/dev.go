@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"time"
@@ -24,6 +25,9 @@ type devOptions struct {
 	s3Port        int
 	stateDir      string
 	ephemeral     bool
+	// workdirSet is true when --workdir was given; else workspaces go under the state
+	// directory.
+	workdirSet bool
 }
 
 func devCommand() *cobra.Command { return newDevCommand(&devOptions{}) }
@@ -47,13 +51,14 @@ instead. Its data is kept under --state-dir, so stopping and starting again resu
 			if devLogFormat != "text" && devLogFormat != "json" {
 				return fmt.Errorf("--log-format must be text or json, not %q", devLogFormat)
 			}
-			if !cmd.Flags().Changed("workdir") {
-				o.WorkDir = filepath.Join(o.stateDir, "workspaces")
-			}
+			o.workdirSet = cmd.Flags().Changed("workdir")
 			return runDev(ctrl.SetupSignalHandler(), *o)
 		},
 	}
 	addManagerFlags(cmd.Flags(), &o.Options)
+	workdir := cmd.Flags().Lookup("workdir")
+	workdir.DefValue = "<state-dir>/workspaces"
+	workdir.Usage = "directory for Terraform workspaces (disposable: state lives in the cluster); with --ephemeral, a temporary directory removed on exit"
 	cmd.Flags().StringVar(&o.kubeconfigOut, "kubeconfig-out", ".terraplane/kubeconfig", "where to write the control plane's admin kubeconfig")
 	cmd.Flags().StringVar(&o.quickstart, "quickstart", "", "directory of manifests to apply after start (starts moto_server, the AWS API emulator, as the S3 endpoint)")
 	cmd.Flags().IntVar(&o.s3Port, "s3-port", 9900, "loopback port of the quickstart's S3 endpoint (the quickstart Provider's endpoint follows it)")
@@ -61,7 +66,7 @@ instead. Its data is kept under --state-dir, so stopping and starting again resu
 	_ = cmd.Flags().MarkDeprecated("minio-port", "use --s3-port")
 	cmd.Flags().StringVar(&o.stateDir, "state-dir", ".terraplane", "directory for the control plane's data (etcd), the S3 emulator's data and workspaces; starting again on it resumes where the last run stopped")
 	cmd.Flags().StringVar(&devLogFormat, "log-format", "text", "text: progress and the controllers' events for a person; json: the controllers' log lines, for machines")
-	cmd.Flags().BoolVar(&o.ephemeral, "ephemeral", false, "keep the control plane's data in a temporary directory removed on exit (every claim, class, Provider and Terraform state is lost)")
+	cmd.Flags().BoolVar(&o.ephemeral, "ephemeral", false, "keep the control plane's data, MinIO's data and the workspaces in a temporary directory removed on exit (every claim, class, Provider and Terraform state is lost)")
 	return cmd
 }
 
@@ -74,8 +79,31 @@ func (o devOptions) etcdDir() string {
 	return filepath.Join(o.stateDir, "etcd")
 }
 
+// useDirs decides where the plane keeps its data: under --state-dir, or with --ephemeral
+// in a temporary directory that cleanup removes (workspaces and MinIO's data included,
+// unless --workdir names a directory of the user's).
+func (o *devOptions) useDirs() (cleanup func(), err error) {
+	cleanup = func() {}
+	if o.ephemeral {
+		tmp, err := os.MkdirTemp("", "terraplane-dev-")
+		if err != nil {
+			return nil, err
+		}
+		o.stateDir, cleanup = tmp, func() { _ = os.RemoveAll(tmp) }
+	}
+	if !o.workdirSet {
+		o.WorkDir = filepath.Join(o.stateDir, "workspaces")
+	}
+	return cleanup, nil
+}
+
 func runDev(ctx context.Context, o devOptions) error {
 	start := time.Now()
+	cleanup, err := o.useDirs()
+	if err != nil {
+		return err
+	}
+	defer cleanup() // last, once MinIO, the controllers and the control plane have stopped
 	say("starting the control plane (etcd + kube-apiserver)")
 	cp, err := devenv.StartControlPlaneWith(devenv.ControlPlaneOptions{Kubeconfig: o.kubeconfigOut, DataDir: o.etcdDir()})
 	if err != nil {
@@ -116,7 +144,7 @@ func runDev(ctx context.Context, o devOptions) error {
 			return err
 		}
 	}
-	printHelp(o)
+	printHelp(os.Stdout, o)
 	select {
 	case <-ctx.Done():
 		say("stopping")
@@ -185,13 +213,25 @@ func conditionTrue(u *unstructured.Unstructured, typ string) bool {
 	return false
 }
 
-func printHelp(o devOptions) {
+// printHelp says what to look at: the quickstart's objects when it was applied, the
+// kinds in general otherwise.
+func printHelp(w io.Writer, o devOptions) {
 	kubectl := "kubectl"
 	if p, err := devenv.Tool("kubectl"); err == nil {
 		kubectl = p
 	}
 	k := fmt.Sprintf("%s --kubeconfig %s", kubectl, o.kubeconfigOut)
-	fmt.Printf(`
+	if o.quickstart == "" {
+		fmt.Fprintf(w, `
+Terraplane is running, with nothing applied yet. Try:
+    %[1]s apply -f examples/quickstart/     (its Provider needs an S3 endpoint: terraplane dev --quickstart starts MinIO)
+    %[1]s get claim,managed,class -A
+    %[1]s api-resources --categories terraplane
+Press Ctrl-C to stop everything.
+`, k)
+		return
+	}
+	fmt.Fprintf(w, `
 Terraplane is running. Look around:
     %[1]s get buckets,bucketclasses -A
     %[1]s get s3buckets,s3bucketclasses,providers.aws.terraplane.io -A

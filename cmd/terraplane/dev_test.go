@@ -1,9 +1,12 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -194,5 +197,66 @@ func TestDevEphemeral(t *testing.T) {
 				t.Errorf("dev %v (-want +got):\n%s", tc.args, diff)
 			}
 		})
+	}
+}
+
+// TestDevDirs: workspaces go under --state-dir unless --workdir says otherwise; with
+// --ephemeral, the state directory (workspaces and MinIO's data) is a temporary one
+// that is gone once the plane stops. --workdir's help names dev's own default.
+func TestDevDirs(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		args      []string
+		wantWork  string // "" for under the temporary directory
+		ephemeral bool
+	}{
+		{"default", []string{"--state-dir", "/var/tp"}, "/var/tp/workspaces", false},
+		{"workdir given", []string{"--state-dir", "/var/tp", "--workdir", "/scratch"}, "/scratch", false},
+		{"ephemeral", []string{"--ephemeral", "--state-dir", "/var/tp"}, "", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o := &devOptions{}
+			cmd := newDevCommand(o)
+			if err := cmd.ParseFlags(tc.args); err != nil {
+				t.Fatal(err)
+			}
+			o.workdirSet = cmd.Flags().Changed("workdir")
+			cleanup, err := o.useDirs()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !tc.ephemeral {
+				cleanup()
+				if o.WorkDir != tc.wantWork {
+					t.Errorf("workdir %s, want %s", o.WorkDir, tc.wantWork)
+				}
+				return
+			}
+			if o.stateDir == "/var/tp" || o.WorkDir != filepath.Join(o.stateDir, "workspaces") {
+				t.Fatalf("ephemeral: state dir %s, workdir %s", o.stateDir, o.WorkDir)
+			}
+			g := NewWithT(t)
+			g.Expect(os.MkdirAll(filepath.Join(o.stateDir, "minio", "data"), 0o755)).To(Succeed())
+			g.Expect(os.MkdirAll(o.WorkDir, 0o755)).To(Succeed())
+			cleanup()
+			_, err = os.Stat(o.stateDir)
+			g.Expect(os.IsNotExist(err)).To(BeTrue(), "the temporary state directory is left behind")
+		})
+	}
+	if f := newDevCommand(&devOptions{}).Flags().Lookup("workdir"); f.DefValue != "<state-dir>/workspaces" {
+		t.Errorf("--workdir's default reads %q", f.DefValue)
+	}
+}
+
+// TestDevHelp: without the quickstart, dev points at nothing the quickstart would make.
+func TestDevHelp(t *testing.T) {
+	var without, with bytes.Buffer
+	printHelp(&without, devOptions{kubeconfigOut: "kc"})
+	printHelp(&with, devOptions{kubeconfigOut: "kc", quickstart: "examples/quickstart"})
+	if strings.Contains(without.String(), "quickstart-bucket") || strings.Contains(without.String(), "bucket -n demo") {
+		t.Errorf("without --quickstart the help names the quickstart's bucket:\n%s", without.String())
+	}
+	if !strings.Contains(with.String(), "describe bucket -n demo quickstart") {
+		t.Errorf("with --quickstart the help does not name its bucket:\n%s", with.String())
 	}
 }

@@ -56,6 +56,7 @@ input, the token each request must carry. It is not meant to be started by hand.
 	f.StringVar(&o.engine.TerraformPath, "terraform", "", "terraform or OpenTofu binary (default: terraform on PATH)")
 	f.StringVar(&o.engine.NetworkMirror, "provider-mirror-url", "", "Terraform provider network mirror (static-file protocol)")
 	f.BoolVar(&o.engine.AllowDirect, "provider-download", false, "let terraform download providers from their registries")
+	f.StringVar(&o.engine.ModuleRegistryURL, "module-registry-url", "", "module registry serving the modules addressed to the public registry (default: the public registry)")
 	f.DurationVar(&o.engine.Timeout, "terraform-timeout", engine.DefaultTimeout, "deadline of each terraform command of a workspace that sets none of its own")
 	f.IntVar(&o.engine.MaxConcurrent, "max-concurrent-terraform", 0, "cap on terraform processes running at once (default: 2 per CPU)")
 	f.BoolVar(&o.engine.ProviderReuse, "provider-reuse", true, "keep the pool's provider processes warm between runs")

@@ -100,6 +100,9 @@ func (r *Reconciler) bind(ctx context.Context, claim resource.Claim) (resource.M
 	if err := r.syncSpec(ctx, claim, mg); err != nil {
 		return mg, err // the bound resource keeps running as it is; the claim says why its edits wait
 	}
+	if err := r.forwardRequest(ctx, claim, mg); err != nil {
+		return mg, err
+	}
 	return mg, r.markBound(ctx, mg)
 }
 

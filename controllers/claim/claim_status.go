@@ -70,6 +70,7 @@ func (r *Reconciler) finish(ctx context.Context, claim resource.Claim, mg resour
 		o.Requeue = r.opts.UserErrorRetry // the application watch acts first
 	}
 	notes := o.SetSynced(&st.Conditions, claim.GetGeneration())
+	notes = append(notes, mirrorDrift(claim, mg)...)
 	resource.SetProgress(&st.Conditions, &st.ObservedGeneration, claim.GetGeneration(), applied)
 	if firstReady(orig.GetClaimStatus().Conditions, st.Conditions) {
 		resource.ObserveFirstReady(resource.ClaimFamily, r.kind.GVK, claim.GetCreationTimestamp().Time)

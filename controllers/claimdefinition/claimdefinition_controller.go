@@ -2,9 +2,12 @@ package claimdefinition
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/discovery"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
@@ -30,6 +33,16 @@ type Options struct {
 	UserErrorRetry time.Duration
 	// DefaultNamespace is where fromModule looks for a ModuleClass that names no namespace.
 	DefaultNamespace string
+	// Discovery lists the kinds the API server serves, to warn of names another group
+	// serves too; Setup makes one from the manager's configuration, nil checks nothing.
+	Discovery Discovery
+}
+
+// Discovery is the part of the API server's discovery the name check reads.
+type Discovery interface {
+	// ServerGroupsAndResources lists the served groups and their resources; with an
+	// error, what it could read.
+	ServerGroupsAndResources() ([]*metav1.APIGroup, []*metav1.APIResourceList, error)
 }
 
 // Reconciler serves ClaimDefinitions.
@@ -50,6 +63,13 @@ func Setup(mgr ctrl.Manager, loader *modsource.Loader, reg *registry.Registry, s
 	}
 	if opts.DefaultNamespace == "" {
 		opts.DefaultNamespace = "terraplane-system"
+	}
+	if opts.Discovery == nil {
+		d, err := discovery.NewDiscoveryClientForConfig(mgr.GetConfig())
+		if err != nil {
+			return fmt.Errorf("discovery client: %w", err)
+		}
+		opts.Discovery = d
 	}
 	r := &Reconciler{client: mgr.GetClient(), loader: loader, reg: reg, server: server, opts: opts,
 		events: resource.NewRecorder(mgr, "terraplane-claimdefinition")}
@@ -75,7 +95,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		return ctrl.Result{}, err
 	}
 	c.orig = def.DeepCopy()
-	for _, phase := range []func(context.Context, *run) error{r.schema, r.checkBreaking, r.apply, r.established, r.register} {
+	for _, phase := range []func(context.Context, *run) error{r.schema, r.checkNames, r.checkBreaking, r.apply, r.established, r.register} {
 		if c.err = phase(ctx, c); c.err != nil {
 			break
 		}

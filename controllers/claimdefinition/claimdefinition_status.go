@@ -2,10 +2,14 @@ package claimdefinition
 
 import (
 	"context"
+	"strings"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	ctrl "sigs.k8s.io/controller-runtime"
 
+	common "terraplane.io/terraplane/apis/common/v1alpha1"
 	"terraplane.io/terraplane/internal/resource"
 )
 
@@ -25,6 +29,9 @@ const (
 	ReasonConflict = "Conflict"
 	// ReasonWaitingForCRD: a CRD is not Established yet.
 	ReasonWaitingForCRD = "WaitingForCRD"
+	// ReasonNameConflict: the event that says a name of the kinds is served by another
+	// group too (the kinds are served all the same).
+	ReasonNameConflict = "NameConflict"
 )
 
 // crdPoll is how soon a definition waiting for its CRDs is looked at again (their watch
@@ -46,8 +53,16 @@ func (r *Reconciler) finish(ctx context.Context, c *run) (ctrl.Result, error) {
 		st.ClaimCRD, st.ClassCRD = c.claim.Name, c.class.Name
 		st.Untranslated = c.untranslated
 	}
-	served := resource.ReadyBecause(ReasonServed, "claims of kind "+c.def.Spec.Names.Kind+" and classes of kind "+c.def.ClassKindName()+" are served")
-	notes := o.Record(&st.Conditions, gen, resource.FromOutcome(served))
+	msg := "claims of kind " + c.def.Spec.Names.Kind + " and classes of kind " + c.def.ClassKindName() + " are served"
+	if len(c.conflicts) > 0 {
+		msg += "; but " + strings.Join(c.conflicts, "; ") + " (use the full name, e.g. kubectl get " + c.def.Spec.Names.Plural + "." + c.def.Spec.Group + ")"
+	}
+	before := meta.FindStatusCondition(st.Conditions, common.TypeReady)
+	warned := before != nil && before.Message == msg
+	notes := o.Record(&st.Conditions, gen, resource.FromOutcome(resource.ReadyBecause(ReasonServed, msg)))
+	if len(c.conflicts) > 0 && o.Succeeded() && !warned {
+		notes = append(notes, resource.Note{Type: corev1.EventTypeWarning, Reason: ReasonNameConflict, Message: strings.Join(c.conflicts, "; ")})
+	}
 	st.ObservedGeneration = gen
 	return resource.Finisher{Client: r.client, Recorder: r.events}.Finish(ctx, c.def, c.orig, o, notes)
 }

@@ -78,8 +78,25 @@ func (e *run) Apply(ctx context.Context, mg resource.Managed) (managed.Applied, 
 	if err != nil {
 		return managed.Applied{}, terraformError(err)
 	}
+	if err := e.countResources(ctx); err != nil {
+		return managed.Applied{}, err
+	}
 	details, err := e.t.publish(mg, e.ws, e.out)
 	return managed.Applied{ConnectionDetails: details}, err
+}
+
+// countResources counts the resources an apply left in the state, from the state
+// itself: what terraform says it added counts only this run's, which after an earlier
+// failed create is not all there is.
+func (e *run) countResources(ctx context.Context) error {
+	if e.out.applied == nil {
+		return nil
+	}
+	n, found, err := e.t.stateResources(ctx, e.mg)
+	if found {
+		e.out.applied.Resources = n
+	}
+	return err
 }
 
 // runSteps runs steps in order until one finishes the Apply or fails. A failure that

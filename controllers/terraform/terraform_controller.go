@@ -159,11 +159,15 @@ func (r *connector) forSecret(ctx context.Context, obj client.Object) []reconcil
 	})
 }
 
-// forProvider maps a Provider to the resources of this kind that use it.
+// forProvider maps a Provider to the resources of this kind that use it: through their
+// providerRef, or as one of the providers they name besides (a Module's providerConfigRefs).
 func (r *connector) forProvider(ctx context.Context, p client.Object) []reconcile.Request {
+	named := r.kind.ProviderGVK.Kind + "/" + p.GetName()
 	return r.resourcesIn(ctx, p.GetNamespace(), func(mg resource.Managed) bool {
-		ref := mg.GetManagedSpec().ProviderRef
-		return ref != nil && ref.Name == p.GetName()
+		if ref := mg.GetManagedSpec().ProviderRef; ref != nil && ref.Name == p.GetName() {
+			return true
+		}
+		return r.kind.Terraform.WatchedObjects != nil && slices.Contains(r.kind.Terraform.WatchedObjects(mg), named)
 	})
 }
 

@@ -171,7 +171,7 @@ func (r *connector) publish(mg resource.Managed, ws *workspace.Rendered, out out
 			}
 		}
 	}
-	for k, v := range r.kind.Terraform.ProviderConnection(ws.Provider) {
+	for k, v := range r.kind.Terraform.ProviderConnection(mg, ws.Provider) {
 		if _, ok := data[k]; !ok {
 			data[k] = v
 		}
@@ -191,11 +191,16 @@ func secretValue(v any) string {
 }
 
 // Delete destroys the external resource when the reclaim and management policies say
-// so. The saved plan and the workspace go in any case: the plan holds secret values and
-// nothing will apply it.
+// so, and the resource is not abandoned. The saved plan and the workspace go in any
+// case: the plan holds secret values and nothing will apply it.
 func (r *connector) Delete(ctx context.Context, mg resource.Managed) error {
 	spec := mg.GetManagedSpec()
-	if spec.ReclaimPolicy != common.ReclaimRetain && spec.ChangePolicy.Allows(common.ManagementDelete) {
+	switch {
+	case abandoned(mg):
+		r.recorder.Eventf(mg, corev1.EventTypeNormal, ReasonAbandoned,
+			"released without destroying (annotation %s): the external objects and the Terraform state Secret %s/%s are kept",
+			common.AbandonAnnotation, mg.GetNamespace(), resource.StateSecretName(mg))
+	case spec.ReclaimPolicy != common.ReclaimRetain && spec.ChangePolicy.Allows(common.ManagementDelete):
 		if err := r.destroy(ctx, mg); err != nil {
 			return terraformError(err)
 		}
@@ -209,26 +214,45 @@ func (r *connector) Delete(ctx context.Context, mg resource.Managed) error {
 	return nil
 }
 
+// ReasonAbandoned: a deleted resource was released without destroying anything.
+const ReasonAbandoned = "Abandoned"
+
+// abandoned reports whether mg is to be released, not destroyed, when deleted.
+func abandoned(mg resource.Managed) bool {
+	return mg.GetAnnotations()[common.AbandonAnnotation] == "true"
+}
+
+// destroy destroys what mg's state holds and deletes the state. A state that holds no
+// resource needs no terraform: nothing can be destroyed, and a module that no longer
+// initialises would otherwise block the deletion.
 func (r *connector) destroy(ctx context.Context, mg resource.Managed) error {
 	st := mg.GetManagedStatus().Terraform
 	neverApplied := st.InputsHash == "" && st.LastApplyTime == nil
 	if neverApplied && resource.Adopting(mg) {
 		return nil // adoption never went through: what exists was never ours to destroy
 	}
-	ws, err := r.render.Render(ctx, mg)
-	if _, user := resource.AsUserError(err); user && neverApplied {
-		return nil // nothing was ever applied
-	}
-	if err != nil {
-		return err
-	}
 	if err := r.clearStaleLock(ctx, mg); err != nil {
 		return err
 	}
-	if err := r.runner.Destroy(ctx, ws.Workspace); err != nil {
+	count, _, err := r.stateResources(ctx, mg)
+	if err != nil {
 		return err
 	}
-	r.recorder.Eventf(mg, corev1.EventTypeNormal, "Destroyed", "terraform destroyed the %d resource(s) in state", st.Resources)
+	if count > 0 {
+		ws, err := r.render.Render(ctx, mg)
+		if _, user := resource.AsUserError(err); user && neverApplied {
+			return nil // nothing was ever applied
+		}
+		if err != nil {
+			return err
+		}
+		if err := r.runner.Destroy(ctx, ws.Workspace); err != nil {
+			return err
+		}
+		r.recorder.Eventf(mg, corev1.EventTypeNormal, "Destroyed", "terraform destroyed the %d resource(s) in state", count)
+	} else if !neverApplied {
+		r.recorder.Eventf(mg, corev1.EventTypeNormal, "Destroyed", "the Terraform state holds no resources: nothing to destroy")
+	}
 	objs := stateObjects(mg)
 	if ref, ok := resource.ConnectionSecretRef(mg); ok {
 		objs = append(objs, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: ref.Name, Namespace: ref.Namespace}})

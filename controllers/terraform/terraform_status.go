@@ -73,7 +73,7 @@ func (r *connector) recordApply(mg resource.Managed, out outcome, now metav1.Tim
 	}
 	r.recorder.Eventf(mg, corev1.EventTypeNormal, "Applied", "applied plan %s (%s, reason %s)", id, c, out.reason)
 	if out.reason == common.PlanDrift {
-		r.recorder.Eventf(mg, corev1.EventTypeNormal, "DriftCorrected", "corrected drift with plan %s (%s)", id, c)
+		r.recorder.Eventf(mg, corev1.EventTypeNormal, common.ReasonDriftCorrected, "corrected drift with plan %s (%s)", id, c)
 	}
 }
 

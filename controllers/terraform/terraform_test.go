@@ -353,27 +353,36 @@ func TestRevertedEditDropsTheSavedPlan(t *testing.T) {
 	}
 }
 
-// TestDeleteRemovesTheSavedPlan: deleting a resource deletes its plan Secret whether or
-// not the external resource is destroyed; its state stays unless it is.
+// TestDeleteRemovesTheSavedPlan: deleting destroys what the state holds (no terraform
+// when it holds nothing) unless the reclaim or management policies, or the abandon
+// annotation, keep it; the saved plan goes in every case.
 func TestDeleteRemovesTheSavedPlan(t *testing.T) {
 	for _, tc := range []struct {
 		name      string
 		edit      func(*terraformv1.Module)
+		state     string
 		wantCalls string
 		wantState bool
+		wantEvent string
 	}{
-		{"Delete destroys", func(*terraformv1.Module) {}, "destroy", false},
-		{"Retain keeps the state", func(m *terraformv1.Module) { m.Spec.ReclaimPolicy = common.ReclaimRetain }, "", true},
+		{"Delete destroys", func(*terraformv1.Module) {}, oneResourceState, "destroy", false, "Normal Destroyed terraform destroyed the 1 resource(s) in state"},
+		{"an empty state needs no terraform", func(*terraformv1.Module) {}, `{"version":4,"resources":[]}`, "", false, "Normal Destroyed the Terraform state holds no resources"},
+		{"Retain keeps the state", func(m *terraformv1.Module) { m.Spec.ReclaimPolicy = common.ReclaimRetain }, oneResourceState, "", true, ""},
 		{"managementPolicies without Delete keep the state", func(m *terraformv1.Module) {
 			m.Spec.ManagementPolicies = []common.ManagementAction{common.ManagementObserve, common.ManagementCreate, common.ManagementUpdate}
-		}, "", true},
+		}, oneResourceState, "", true, ""},
+		{"abandoned keeps the state", func(m *terraformv1.Module) {
+			m.Annotations = map[string]string{common.AbandonAnnotation: "true"}
+		}, oneResourceState, "", true, "Normal Abandoned released without destroying"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newHarness(t, tc.edit)
 			h.reconcile()
 			h.keepPlanText("the plan")
+			h.drain()
 			ctx := context.Background()
-			state := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: resource.StateSecretName(h.get()), Namespace: "platform"}}
+			state := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: resource.StateSecretName(h.get()), Namespace: "platform"},
+				Data: map[string][]byte{"tfstate": gzipped(t, tc.state)}}
 			if err := h.c.Create(ctx, state); err != nil {
 				t.Fatal(err)
 			}
@@ -396,6 +405,9 @@ func TestDeleteRemovesTheSavedPlan(t *testing.T) {
 			err := h.c.Get(ctx, client.ObjectKeyFromObject(state), &corev1.Secret{})
 			if diff := cmp.Diff(tc.wantState, err == nil); diff != "" {
 				t.Errorf("state kept (-want +got):\n%s\nget: %v", diff, err)
+			}
+			if evs := h.drain(); tc.wantEvent != "" && !hasEvent(evs, tc.wantEvent) {
+				t.Errorf("events %q, want one starting %q", evs, tc.wantEvent)
 			}
 		})
 	}

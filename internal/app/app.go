@@ -53,6 +53,9 @@ type Options struct {
 	// PluginCacheDir caches providers a network mirror or registry served; empty means
 	// <WorkDir>/.plugin-cache.
 	PluginCacheDir string
+	// ModuleRegistryURL is a module registry (modules.v1 protocol) serving the modules
+	// configurations address to the public registry; empty means the public registry.
+	ModuleRegistryURL string
 	// StateKubeconfig is the kubeconfig terraform's state backend uses (one path, or
 	// several joined as in $KUBECONFIG); empty means in-cluster.
 	StateKubeconfig string
@@ -172,7 +175,8 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manager, *en
 		WorkDir:       opts.WorkDir,
 		PluginMirror:  opts.PluginMirror,
 		NetworkMirror: opts.ProviderMirrorURL, AllowDirect: opts.ProviderDownload, PluginCacheDir: opts.PluginCacheDir,
-		MaxConcurrent: opts.MaxConcurrentTerraform, Timeout: opts.TerraformTimeout,
+		ModuleRegistryURL: opts.ModuleRegistryURL,
+		MaxConcurrent:     opts.MaxConcurrentTerraform, Timeout: opts.TerraformTimeout,
 
 		MaxConcurrentPerGroup: opts.MaxConcurrentTerraformPerProvider,
 		OnRun:                 observeRun(ctrl.Log.WithName("terraform")),

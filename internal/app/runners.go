@@ -71,6 +71,7 @@ func runnerArgs(opts Options) []string {
 		}
 	}
 	add("--provider-mirror-url", opts.ProviderMirrorURL)
+	add("--module-registry-url", opts.ModuleRegistryURL)
 	add("--max-concurrent-terraform", strconv.Itoa(opts.MaxConcurrentTerraform))
 	add("--provider-ttl", opts.ProviderTTL.String())
 	add("--terraform-timeout", opts.TerraformTimeout.String())

@@ -16,6 +16,9 @@ func TestRunnerArgs(t *testing.T) {
 		want []string
 	}{
 		"defaults": {Options{}, []string{"--provider-reuse=false"}},
+		"mirrors": {
+			Options{ProviderMirrorURL: "https://providers.example/", ModuleRegistryURL: "https://modules.example/v1/modules/"},
+			[]string{"--provider-reuse=false", "--provider-mirror-url", "https://providers.example/", "--module-registry-url", "https://modules.example/v1/modules/"}},
 		"a terraform deadline": {Options{ProviderReuse: true, TerraformTimeout: 45 * time.Minute},
 			[]string{"--provider-reuse=true", "--terraform-timeout", "45m0s"}},
 		"provider settings and a deadline": {

@@ -40,6 +40,11 @@ type Options struct {
 	// PluginCacheDir caches providers that a network mirror or a registry served; empty
 	// means <WorkDir>/.plugin-cache. Unused when providers come only from PluginMirror.
 	PluginCacheDir string
+	// ModuleRegistryURL is the base URL of a module registry (terraform's modules.v1
+	// protocol) that serves the modules a configuration addresses to the public registry
+	// (source = "org/name/system"), e.g. an internal mirror; empty leaves them to
+	// registry.terraform.io (registry.opentofu.org for OpenTofu).
+	ModuleRegistryURL string
 	// MaxConcurrent caps terraform processes running at once; 0 means 2 × CPUs.
 	MaxConcurrent int
 	// MaxConcurrentPerGroup caps terraform processes of one group (a Provider, say) at

@@ -37,6 +37,7 @@ var everything = []string{
 	"--set", "envFrom[0].secretRef.name=terraplane-env", "--set", "concurrency.terraform=4", "--set", "driftInterval=30m",
 	"--set", "moduleSourceAllow={https://git.example.internal/}", "--set", "replicas=2",
 	"--set", "claimDefinitionGroups={platform.example.org}", "--set", "sharding.shards=12",
+	"--set", "moduleRegistryURL=https://modules.example.internal/v1/modules/",
 }
 
 // TestChart lints and renders the Helm chart, applies it with a server-side dry run and
@@ -65,6 +66,7 @@ func TestChart(t *testing.T) {
 		if tc.args != nil {
 			g.Expect(manifests).To(ContainSubstring("--shards=12"), "sharding.shards reaches the controller")
 			g.Expect(manifests).To(ContainSubstring("fieldPath: metadata.name"), "each replica is named by its pod")
+			g.Expect(manifests).To(ContainSubstring("--module-registry-url=https://modules.example.internal/v1/modules/"), "moduleRegistryURL reaches the controller")
 		}
 	}
 }

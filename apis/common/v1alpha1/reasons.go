@@ -71,6 +71,8 @@ const (
 	ReasonDriftDetected = "DriftDetected"
 	// ReasonNoDrift: the last plan found the external resource matches the spec.
 	ReasonNoDrift = "NoDrift"
+	// ReasonDriftCorrected: the last apply corrected drift a plan found.
+	ReasonDriftCorrected = "DriftCorrected"
 )
 
 // Reasons of the kinds that reach target clusters.
