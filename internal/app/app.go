@@ -124,6 +124,9 @@ type Options struct {
 	// ProviderMemoryBudget caps the resident memory of the warm provider processes of
 	// each engine (this process's, or each runner's), in bytes; 0 means no cap.
 	ProviderMemoryBudget int64
+	// SecretNamespaces are the namespaces whose Secrets the controller reads, writes and
+	// watches (the chart grants it Secrets there only); empty means every namespace.
+	SecretNamespaces []string
 	// AllowKubeconfigExec lets kubeconfigs read from Secrets run commands (exec,
 	// auth-provider) and read files inside the controller; off, they are refused
 	// (UnsafeKubeconfig).
@@ -288,12 +291,8 @@ func managerOptions(opts Options, scheme *runtime.Scheme) ctrl.Options {
 		// runs, have stopped: the next leader takes over at once, not after the Lease
 		// expires, and never while a run of this one is in flight.
 		LeaderElectionReleaseOnCancel: true,
-		// Terraform state Secrets (kubernetes backend, label tfstate=true) are never read
-		// through the cache; leaving them out spares the API server a watch event per
-		// state write and the controller a copy of every state.
-		Cache: cache.Options{ByObject: map[client.Object]cache.ByObject{
-			&corev1.Secret{}: {Label: cachedSecrets},
-		}},
+		Cache:                         cacheOptions(opts.SecretNamespaces),
+		Client:                        client.Options{Cache: &client.CacheOptions{DisableFor: []client.Object{&corev1.Secret{}, &corev1.ConfigMap{}}}},
 		// Tests run several managers in one process; names stay unique within each.
 		// The priority queue lets user changes overtake queued drift checks (low priority).
 		// In-flight terraform gets SIGINT and engine.DefaultGracePeriod to write its
@@ -331,4 +330,39 @@ func shards(mgr ctrl.Manager, cfg *rest.Config, opts Options) (*shard.Set, error
 		return nil, err
 	}
 	return set, mgr.Add(set)
+}
+
+// cacheOptions keep the cache small and free of secret values. Secrets and ConfigMaps are
+// read through the API server (managerOptions' DisableFor) and watched for their metadata
+// only; whatever still reaches the cache of either kind is stripped of its data. Terraform
+// state Secrets and saved plans (labelled) are not watched at all: that spares the API
+// server a watch event per state write. Secrets are watched only in namespaces, when
+// given: the controller holds no Secret rights elsewhere.
+func cacheOptions(namespaces []string) cache.Options {
+	secrets := cache.ByObject{Label: cachedSecrets, Transform: withoutData}
+	if len(namespaces) > 0 {
+		secrets.Namespaces = map[string]cache.Config{}
+		for _, ns := range namespaces {
+			secrets.Namespaces[ns] = cache.Config{}
+		}
+	}
+	return cache.Options{
+		DefaultTransform: cache.TransformStripManagedFields(),
+		ByObject: map[client.Object]cache.ByObject{
+			&corev1.Secret{}:    secrets,
+			&corev1.ConfigMap{}: {Transform: withoutData},
+		},
+	}
+}
+
+// withoutData strips a Secret's or ConfigMap's data, and every object's managed fields,
+// before it enters the cache.
+func withoutData(in any) (any, error) {
+	switch o := in.(type) {
+	case *corev1.Secret:
+		o.Data, o.StringData = nil, nil
+	case *corev1.ConfigMap:
+		o.Data, o.BinaryData = nil, nil
+	}
+	return cache.TransformStripManagedFields()(in)
 }
