@@ -28,7 +28,7 @@ func setupLogging(cmd *cobra.Command, _ []string) {
 	case cmd.Name() == "dev" && devLogFormat != "json":
 		ctrl.SetLogger(zap.New(zap.Level(zapcore.ErrorLevel), zap.ConsoleEncoder(), zap.StacktraceLevel(zapcore.PanicLevel)))
 		klog.SetLogger(logr.Discard())
-	case cmd.Name() == "controller" || cmd.Name() == "dev" || cmd.Name() == "runner":
+	case cmd.Name() == "controller" || cmd.Name() == "stack-manager" || cmd.Name() == "dev" || cmd.Name() == "runner":
 		if debugLogs {
 			logOptions.Level = zapcore.DebugLevel
 		}

@@ -4,10 +4,16 @@ import (
 	"context"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"terraplane.io/terraplane/internal/resource"
 )
+
+// TypeEstablished is True once both CRDs of the definition are served by the API server:
+// the controller then serves its kind (SetupServer).
+const TypeEstablished = "Established"
 
 // Reasons of the Ready condition.
 const (
@@ -48,6 +54,12 @@ func (r *Reconciler) finish(ctx context.Context, c *run) (ctrl.Result, error) {
 	}
 	served := resource.ReadyBecause(ReasonServed, "claims of kind "+c.def.Spec.Names.Kind+" and classes of kind "+c.def.ClassKindName()+" are served")
 	notes := o.Record(&st.Conditions, gen, resource.FromOutcome(served))
+	switch {
+	case c.established:
+		resource.SetCondition(&st.Conditions, gen, TypeEstablished, metav1.ConditionTrue, TypeEstablished, "both CustomResourceDefinitions are served")
+	case c.checked || meta.FindStatusCondition(st.Conditions, TypeEstablished) == nil:
+		resource.SetCondition(&st.Conditions, gen, TypeEstablished, metav1.ConditionFalse, ReasonWaitingForCRD, "the CustomResourceDefinitions are not served yet")
+	}
 	st.ObservedGeneration = gen
 	return resource.Finisher{Client: r.client, Recorder: r.events}.Finish(ctx, c.def, c.orig, o, notes)
 }

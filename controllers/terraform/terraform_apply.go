@@ -30,7 +30,7 @@ type run struct {
 	// recovered is set once an interrupted create is known to carry on: only then can
 	// the run's outcome settle the create-pending record.
 	recovered bool
-	out        outcome
+	out       outcome
 }
 
 // next is what comes after a step.

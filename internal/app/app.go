@@ -19,12 +19,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
 	"terraplane.io/terraplane/controllers/claim"
-	"terraplane.io/terraplane/controllers/claimdefinition"
 	"terraplane.io/terraplane/controllers/kubernetes"
 	"terraplane.io/terraplane/controllers/moduleclass"
 	"terraplane.io/terraplane/controllers/provider"
 	"terraplane.io/terraplane/controllers/scheduler"
-	"terraplane.io/terraplane/controllers/stack"
 	"terraplane.io/terraplane/controllers/terraform"
 	"terraplane.io/terraplane/controllers/workload"
 	"terraplane.io/terraplane/internal/engine"
@@ -84,9 +82,12 @@ type Options struct {
 	// 0 means modsource.DefaultMaxFetchBytes.
 	ModuleSourceMaxFetch int64
 	// DisableStackManager leaves out the stack manager (StackInstall, ClusterStackInstall,
-	// Stack), which needs the permissions of controllers/stack/rbac.go on top of the
-	// controller's own.
+	// Stack, and the CRDs and roles of ClaimDefinitions), which needs the permissions of
+	// controllers/stack/rbac.go: the controller then only serves the kinds ClaimDefinitions
+	// define once a stack manager of its own (NewStackManager) has made them.
 	DisableStackManager bool
+	// StackManagerOnly is set by NewStackManager: the manager runs the stack manager alone.
+	StackManagerOnly bool
 	// LeaderElection makes only one replica reconcile.
 	LeaderElection bool
 	// LeaderElectionNamespace holds the election Lease, and the shard Leases.
@@ -210,8 +211,8 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manager, *en
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := claimdefinition.Setup(mgr, loader, reg, claims, claimdefinition.Options{UserErrorRetry: opts.UserErrorRetry}); err != nil {
-		return nil, nil, fmt.Errorf("set up ClaimDefinition controller: %w", err)
+	if err := claimDefinitions(mgr, loader, reg, claims, opts); err != nil {
+		return nil, nil, err
 	}
 	if err := provider.Setup(mgr, reg); err != nil {
 		return nil, nil, fmt.Errorf("set up provider usage controllers: %w", err)
@@ -222,9 +223,8 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manager, *en
 		return nil, nil, fmt.Errorf("set up ModuleClass controller: %w", err)
 	}
 	if !opts.DisableStackManager {
-		if err := stack.Setup(mgr, stack.Options{DefaultRegistry: opts.StackRegistry, UserErrorRetry: opts.UserErrorRetry,
-			TagRefresh: opts.StackTagRefresh}); err != nil {
-			return nil, nil, fmt.Errorf("set up stack manager: %w", err)
+		if err := setupStacks(mgr, opts); err != nil {
+			return nil, nil, err
 		}
 	}
 	clusters := remote.NewCache(mgr.GetClient(), cfg, reg.Scheme())
@@ -285,7 +285,7 @@ func managerOptions(opts Options, scheme *runtime.Scheme) ctrl.Options {
 		Metrics:                 metricsOptions(opts.MetricsAddr, opts.MetricsSecure),
 		HealthProbeBindAddress:  opts.HealthAddr,
 		LeaderElection:          opts.LeaderElection,
-		LeaderElectionID:        "terraplane-controller",
+		LeaderElectionID:        leaderElectionID(opts),
 		LeaderElectionNamespace: opts.LeaderElectionNamespace,
 		// The manager gives leadership up once its reconcilers, and so their terraform
 		// runs, have stopped: the next leader takes over at once, not after the Lease
