@@ -38,8 +38,9 @@ type Identities struct {
 	Client client.Client
 	// Tokens mints tokens (the TokenRequest API).
 	Tokens kubernetes.Interface
-	// EnsureRole creates RunnerClusterRole when it is missing (in a cluster the chart
-	// ships it; `terraplane dev` and the tests make it).
+	// EnsureRole creates RunnerClusterRole when it is missing (`terraplane dev` and the
+	// tests); a controller without RBAC rights is refused and goes on, as in a cluster,
+	// where the chart ships the role.
 	EnsureRole bool
 }
 
@@ -47,7 +48,7 @@ type Identities struct {
 func (id *Identities) Ensure(ctx context.Context, pool PoolRef) (string, error) {
 	if id.EnsureRole {
 		role := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: RunnerClusterRole}, Rules: runnerRules}
-		if err := id.Client.Create(ctx, role); err != nil && !apierrors.IsAlreadyExists(err) {
+		if err := id.Client.Create(ctx, role); err != nil && !apierrors.IsAlreadyExists(err) && !apierrors.IsForbidden(err) {
 			return "", fmt.Errorf("runner role: %w", err)
 		}
 	}
