@@ -100,7 +100,9 @@ func TestStackManagerApart(t *testing.T) {
 
 	By(t, "once its claim is gone, deleting the definition removes its kind")
 	g.Expect(env.Client.Delete(ctx, claim)).To(Succeed())
-	g.Eventually(func() bool { return apierrors.IsNotFound(env.Client.Get(ctx, client.ObjectKeyFromObject(claim), claim)) }).
+	g.Eventually(func() bool {
+		return apierrors.IsNotFound(env.Client.Get(ctx, client.ObjectKeyFromObject(claim), claim))
+	}).
 		WithTimeout(time.Minute).Should(BeTrue())
 	g.Expect(env.Client.Delete(ctx, def)).To(Succeed())
 	g.Eventually(func() bool {
