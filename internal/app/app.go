@@ -122,6 +122,11 @@ type Options struct {
 	Runner string
 	// RunnerBinary is the terraplane binary runner processes run; empty means this one.
 	RunnerBinary string
+	// RunnerImage is the terraplane image runner Deployments run (RunnerDeployment).
+	RunnerImage string
+	// RunnerCPU and RunnerMemory are each runner Deployment's resources, as quantities;
+	// empty sets none.
+	RunnerCPU, RunnerMemory string
 	// ProviderMemoryBudget caps the resident memory of the warm provider processes of
 	// each engine (this process's, or each runner's), in bytes; 0 means no cap.
 	ProviderMemoryBudget int64
@@ -200,7 +205,7 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manager, *en
 	}
 	err = terraform.Setup(mgr, reg, terraform.Options{
 		Runner: runs, KubeconfigPath: opts.StateKubeconfig, KubeconfigContext: opts.StateContext, DriftInterval: opts.DriftInterval,
-		StateFromEnvironment: opts.Runner == RunnerProcess,
+		StateFromEnvironment: opts.Runner == RunnerProcess || opts.Runner == RunnerDeployment,
 		UserErrorRetry:       opts.UserErrorRetry, MaxConcurrentReconciles: opts.MaxConcurrentReconciles, Shards: shards,
 	})
 	if err != nil {

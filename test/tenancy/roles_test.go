@@ -81,16 +81,16 @@ func installRBAC(t *testing.T, g Gomega, ctx context.Context) map[string]*rbacv1
 	for _, ns := range []string{sys, tenant, other} {
 		g.Expect(env.Namespace(ctx, ns)).To(Succeed())
 	}
-	return applyRBAC(g, ctx, sys, renderChart(t, g, "-n", sys, "--set=stackManager.enabled=true", "--set=tenancy.namespaces={"+tenant+"}"))
+	return applyRBAC(g, ctx, sys, renderChart(t, g, "terraplane", "-n", sys, "--set=stackManager.enabled=true", "--set=tenancy.namespaces={"+tenant+"}"))
 }
 
-// renderChart runs helm template on the chart with args.
-func renderChart(t *testing.T, g Gomega, args ...string) string {
+// renderChart runs helm template on the chart for release with args.
+func renderChart(t *testing.T, g Gomega, release string, args ...string) string {
 	helm := filepath.Join(devenv.BinDir(), "helm")
 	if _, err := os.Stat(helm); err != nil {
 		t.Fatalf("helm is not installed in %s: run `make tools-test`", devenv.BinDir())
 	}
-	cmd := exec.Command(helm, append([]string{"template", "terraplane", "../../charts/terraplane"}, args...)...)
+	cmd := exec.Command(helm, append([]string{"template", release, "../../charts/terraplane"}, args...)...)
 	cmd.Env = append(os.Environ(), "HELM_CACHE_HOME="+filepath.Join(os.TempDir(), "terraplane-helm"))
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
