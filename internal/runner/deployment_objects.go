@@ -108,4 +108,3 @@ func podPaths(spec PodSpec) []string {
 	}
 	return out
 }
-
