@@ -35,7 +35,7 @@ func setupLogging(cmd *cobra.Command, _ []string) {
 	case cmd.Name() == "dev" && devLogFormat != "json":
 		ctrl.SetLogger(logr.New(&devSink{out: os.Stderr, mu: &sync.Mutex{}}))
 		klog.SetLogger(logr.Discard())
-	case cmd.Name() == "controller" || cmd.Name() == "dev" || cmd.Name() == "runner":
+	case cmd.Name() == "controller" || cmd.Name() == "stack-manager" || cmd.Name() == "dev" || cmd.Name() == "runner":
 		if debugLogs {
 			logOptions.Level = zapcore.DebugLevel
 		}

@@ -45,7 +45,8 @@ type Discovery interface {
 	ServerGroupsAndResources() ([]*metav1.APIGroup, []*metav1.APIResourceList, error)
 }
 
-// Reconciler serves ClaimDefinitions.
+// Reconciler defines the kinds of ClaimDefinitions: their CRDs and ClusterRoles, and,
+// with a KindServer, serves them (the stack manager defines, the controller serves).
 type Reconciler struct {
 	client client.Client
 	loader *modsource.Loader
@@ -55,9 +56,21 @@ type Reconciler struct {
 	events resource.Recorder
 }
 
-// Setup registers the ClaimDefinition controller. It watches the CRDs it generates (to
-// see them Established) and ModuleClasses (a new module version regenerates the schema).
+// Setup registers the ClaimDefinition controller that both defines kinds and serves them,
+// in one process. It watches the CRDs it generates (to see them Established) and
+// ModuleClasses (a new module version regenerates the schema).
 func Setup(mgr ctrl.Manager, loader *modsource.Loader, reg *registry.Registry, server KindServer, opts Options) error {
+	return setup(mgr, loader, reg, server, opts)
+}
+
+// SetupDefiner registers the ClaimDefinition controller of the stack manager: it writes
+// each definition's CRDs and ClusterRoles and its status, the condition Established
+// included, and serves nothing; the controller's SetupServer does.
+func SetupDefiner(mgr ctrl.Manager, loader *modsource.Loader, reg *registry.Registry, opts Options) error {
+	return setup(mgr, loader, reg, nil, opts)
+}
+
+func setup(mgr ctrl.Manager, loader *modsource.Loader, reg *registry.Registry, server KindServer, opts Options) error {
 	if opts.UserErrorRetry <= 0 {
 		opts.UserErrorRetry = 30 * time.Second
 	}
@@ -95,7 +108,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		return ctrl.Result{}, err
 	}
 	c.orig = def.DeepCopy()
-	for _, phase := range []func(context.Context, *run) error{r.schema, r.checkNames, r.checkBreaking, r.apply, r.established, r.register} {
+	for _, phase := range []func(context.Context, *run) error{r.schema, r.checkNames, r.checkBreaking, r.apply, r.established, r.roles, r.register} {
 		if c.err = phase(ctx, c); c.err != nil {
 			break
 		}
@@ -108,7 +121,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 
 // keepServing serves the kind with the CRDs as they are, after a change was refused.
 func (r *Reconciler) keepServing(ctx context.Context, c *run) {
-	if r.established(ctx, c) == nil {
+	if r.established(ctx, c) == nil && r.roles(ctx, c) == nil {
 		if err := r.register(ctx, c); err != nil {
 			ctrl.LoggerFrom(ctx).Error(err, "serve the kind with its previous schema")
 		}

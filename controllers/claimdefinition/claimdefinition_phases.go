@@ -33,7 +33,9 @@ type run struct {
 	claim, class *apiextensionsv1.CustomResourceDefinition
 	// conflicts are names of the kinds that another group serves too.
 	conflicts []string
-	err       error
+	// checked: the CRDs were looked at; established: both are served, and the kind may be.
+	checked, established bool
+	err                  error
 }
 
 // gvk is the claim kind; classGVK its portable class kind.
@@ -218,6 +220,7 @@ func (r *Reconciler) apply(ctx context.Context, c *run) error {
 
 // established waits until the API server serves both kinds.
 func (r *Reconciler) established(ctx context.Context, c *run) error {
+	c.checked = true
 	for _, name := range []string{c.claim.Name, c.class.Name} {
 		have := &apiextensionsv1.CustomResourceDefinition{}
 		if err := r.client.Get(ctx, client.ObjectKey{Name: name}, have); err != nil {
@@ -230,10 +233,12 @@ func (r *Reconciler) established(ctx context.Context, c *run) error {
 			return resource.Waitf(ReasonWaitingForCRD, "waiting for CustomResourceDefinition %s to be Established", name)
 		}
 	}
+	c.established = true
 	return nil
 }
 
-// register adds the kind to the registry and starts its claim reconciler.
+// register adds the kind to the registry and, with a KindServer, starts its claim
+// reconciler; a kind compiled in is a conflict either way.
 func (r *Reconciler) register(_ context.Context, c *run) error {
 	kind, ok := r.reg.Claim(c.gvk())
 	if !ok {
@@ -242,6 +247,9 @@ func (r *Reconciler) register(_ context.Context, c *run) error {
 	}
 	if !kind.Defined || kind.ClassGVK != c.classGVK() {
 		return resource.UserErrorf(ReasonConflict, "claim kind %s is already served (with class %s)", c.gvk(), kind.ClassGVK.Kind)
+	}
+	if r.server == nil {
+		return nil
 	}
 	if err := r.server.Serve(kind); err != nil {
 		return fmt.Errorf("serve %s: %w", c.gvk().Kind, err)

@@ -7,11 +7,16 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	common "terraplane.io/terraplane/apis/common/v1alpha1"
 	"terraplane.io/terraplane/internal/resource"
 )
+
+// TypeEstablished is True once both CRDs of the definition are served by the API server:
+// the controller then serves its kind (SetupServer).
+const TypeEstablished = "Established"
 
 // Reasons of the Ready condition.
 const (
@@ -62,6 +67,12 @@ func (r *Reconciler) finish(ctx context.Context, c *run) (ctrl.Result, error) {
 	notes := o.Record(&st.Conditions, gen, resource.FromOutcome(resource.ReadyBecause(ReasonServed, msg)))
 	if len(c.conflicts) > 0 && o.Succeeded() && !warned {
 		notes = append(notes, resource.Note{Type: corev1.EventTypeWarning, Reason: ReasonNameConflict, Message: strings.Join(c.conflicts, "; ")})
+	}
+	switch {
+	case c.established:
+		resource.SetCondition(&st.Conditions, gen, TypeEstablished, metav1.ConditionTrue, TypeEstablished, "both CustomResourceDefinitions are served")
+	case c.checked || meta.FindStatusCondition(st.Conditions, TypeEstablished) == nil:
+		resource.SetCondition(&st.Conditions, gen, TypeEstablished, metav1.ConditionFalse, ReasonWaitingForCRD, "the CustomResourceDefinitions are not served yet")
 	}
 	st.ObservedGeneration = gen
 	return resource.Finisher{Client: r.client, Recorder: r.events}.Finish(ctx, c.def, c.orig, o, notes)

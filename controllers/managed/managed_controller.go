@@ -69,6 +69,9 @@ type Watch struct {
 	Map handler.MapFunc
 	// Predicates filter Object's events.
 	Predicates []predicate.Predicate
+	// Metadata watches Object's metadata only: Map needs no more, and the cache then keeps
+	// none of its data (Secrets, ConfigMaps).
+	Metadata bool
 }
 
 // Reconciler reconciles the resources of one managed kind through its Connector.
@@ -93,7 +96,11 @@ func Setup(mgr ctrl.Manager, k Kind) error {
 		WithOptions(controller.Options{MaxConcurrentReconciles: k.MaxConcurrentReconciles, NeedLeaderElection: ptr.To(k.Shards == nil),
 			RateLimiter: k.rateLimiter()})
 	for _, w := range k.Watches {
-		b = b.Watches(w.Object, handler.EnqueueRequestsFromMapFunc(w.Map), builder.WithPredicates(w.Predicates...))
+		opts := []builder.WatchesOption{builder.WithPredicates(w.Predicates...)}
+		if w.Metadata {
+			opts = append(opts, builder.OnlyMetadata)
+		}
+		b = b.Watches(w.Object, handler.EnqueueRequestsFromMapFunc(w.Map), opts...)
 	}
 	if k.Shards != nil {
 		b = b.WatchesRawSource(k.Shards.Source(r.listAll))

@@ -34,8 +34,8 @@ func Setup(mgr ctrl.Manager, loader *modsource.Loader, opts ...Option) error {
 	}
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&terraformv1.ModuleClass{}).
-		Watches(&corev1.ConfigMap{}, handler.EnqueueRequestsFromMapFunc(r.using(configMapOf))).
-		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.using(secretOf))).
+		WatchesMetadata(&corev1.ConfigMap{}, handler.EnqueueRequestsFromMapFunc(r.using(configMapOf))).
+		WatchesMetadata(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.using(secretOf))).
 		Watches(&apiextv1.ClaimDefinition{}, handler.EnqueueRequestsFromMapFunc(r.forDefinition)).
 		Watches(&terraformv1.ProviderConfig{}, handler.EnqueueRequestsFromMapFunc(r.using(providerConfigsOf))).
 		Complete(r)

@@ -114,10 +114,10 @@ func (r *connector) managedKind() managed.Kind {
 func (r *connector) watches(provider client.Object) []managed.Watch {
 	w := []managed.Watch{
 		{Object: provider, Map: r.forProvider, Predicates: []predicate.Predicate{predicate.GenerationChangedPredicate{}}},
-		{Object: &corev1.Secret{}, Map: r.forSecret},
+		{Object: &corev1.Secret{}, Map: r.forSecret, Metadata: true},
 	}
 	if r.kind.Terraform.WatchedObjects != nil {
-		w = append(w, managed.Watch{Object: &corev1.ConfigMap{}, Map: r.forVariableObject("ConfigMap")})
+		w = append(w, managed.Watch{Object: &corev1.ConfigMap{}, Map: r.forVariableObject("ConfigMap"), Metadata: true})
 	}
 	return w
 }

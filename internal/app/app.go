@@ -19,12 +19,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
 	"terraplane.io/terraplane/controllers/claim"
-	"terraplane.io/terraplane/controllers/claimdefinition"
 	"terraplane.io/terraplane/controllers/kubernetes"
 	"terraplane.io/terraplane/controllers/moduleclass"
 	"terraplane.io/terraplane/controllers/provider"
 	"terraplane.io/terraplane/controllers/scheduler"
-	"terraplane.io/terraplane/controllers/stack"
 	"terraplane.io/terraplane/controllers/terraform"
 	"terraplane.io/terraplane/controllers/workload"
 	"terraplane.io/terraplane/internal/engine"
@@ -91,9 +89,12 @@ type Options struct {
 	// 0 means modsource.DefaultMaxFetchBytes.
 	ModuleSourceMaxFetch int64
 	// DisableStackManager leaves out the stack manager (StackInstall, ClusterStackInstall,
-	// Stack), which needs the permissions of controllers/stack/rbac.go on top of the
-	// controller's own.
+	// Stack, and the CRDs and roles of ClaimDefinitions), which needs the permissions of
+	// controllers/stack/rbac.go: the controller then only serves the kinds ClaimDefinitions
+	// define once a stack manager of its own (NewStackManager) has made them.
 	DisableStackManager bool
+	// StackManagerOnly is set by NewStackManager: the manager runs the stack manager alone.
+	StackManagerOnly bool
 	// LeaderElection makes only one replica reconcile.
 	LeaderElection bool
 	// LeaderElectionNamespace holds the election Lease, and the shard Leases.
@@ -128,9 +129,17 @@ type Options struct {
 	Runner string
 	// RunnerBinary is the terraplane binary runner processes run; empty means this one.
 	RunnerBinary string
+	// RunnerImage is the terraplane image runner Deployments run (RunnerDeployment).
+	RunnerImage string
+	// RunnerCPU and RunnerMemory are each runner Deployment's resources, as quantities;
+	// empty sets none.
+	RunnerCPU, RunnerMemory string
 	// ProviderMemoryBudget caps the resident memory of the warm provider processes of
 	// each engine (this process's, or each runner's), in bytes; 0 means no cap.
 	ProviderMemoryBudget int64
+	// SecretNamespaces are the namespaces whose Secrets the controller reads, writes and
+	// watches (the chart grants it Secrets there only); empty means every namespace.
+	SecretNamespaces []string
 	// AllowKubeconfigExec lets kubeconfigs read from Secrets run commands (exec,
 	// auth-provider) and read files inside the controller; off, they are refused
 	// (UnsafeKubeconfig).
@@ -211,7 +220,7 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manager, *en
 	}
 	err = terraform.Setup(mgr, reg, terraform.Options{
 		Runner: runs, KubeconfigPath: opts.StateKubeconfig, KubeconfigContext: opts.StateContext, DriftInterval: opts.DriftInterval,
-		StateFromEnvironment: opts.Runner == RunnerProcess,
+		StateFromEnvironment: opts.Runner == RunnerProcess || opts.Runner == RunnerDeployment,
 		UserErrorRetry:       opts.UserErrorRetry, MaxConcurrentReconciles: opts.MaxConcurrentReconciles, Shards: shards,
 	})
 	if err != nil {
@@ -222,8 +231,8 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manager, *en
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := claimdefinition.Setup(mgr, loader, reg, claims, claimdefinition.Options{UserErrorRetry: opts.UserErrorRetry}); err != nil {
-		return nil, nil, fmt.Errorf("set up ClaimDefinition controller: %w", err)
+	if err := claimDefinitions(mgr, loader, reg, claims, opts); err != nil {
+		return nil, nil, err
 	}
 	if err := provider.Setup(mgr, reg); err != nil {
 		return nil, nil, fmt.Errorf("set up provider usage controllers: %w", err)
@@ -234,9 +243,8 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manager, *en
 		return nil, nil, fmt.Errorf("set up ModuleClass controller: %w", err)
 	}
 	if !opts.DisableStackManager {
-		if err := stack.Setup(mgr, stack.Options{DefaultRegistry: opts.StackRegistry, UserErrorRetry: opts.UserErrorRetry,
-			TagRefresh: opts.StackTagRefresh}); err != nil {
-			return nil, nil, fmt.Errorf("set up stack manager: %w", err)
+		if err := setupStacks(mgr, opts); err != nil {
+			return nil, nil, err
 		}
 	}
 	clusters := remote.NewCache(mgr.GetClient(), cfg, reg.Scheme())
@@ -297,18 +305,14 @@ func managerOptions(opts Options, scheme *runtime.Scheme) ctrl.Options {
 		Metrics:                 metricsOptions(opts.MetricsAddr, opts.MetricsSecure),
 		HealthProbeBindAddress:  opts.HealthAddr,
 		LeaderElection:          opts.LeaderElection,
-		LeaderElectionID:        "terraplane-controller",
+		LeaderElectionID:        leaderElectionID(opts),
 		LeaderElectionNamespace: opts.LeaderElectionNamespace,
 		// The manager gives leadership up once its reconcilers, and so their terraform
 		// runs, have stopped: the next leader takes over at once, not after the Lease
 		// expires, and never while a run of this one is in flight.
 		LeaderElectionReleaseOnCancel: true,
-		// Terraform state Secrets (kubernetes backend, label tfstate=true) are never read
-		// through the cache; leaving them out spares the API server a watch event per
-		// state write and the controller a copy of every state.
-		Cache: cache.Options{ByObject: map[client.Object]cache.ByObject{
-			&corev1.Secret{}: {Label: cachedSecrets},
-		}},
+		Cache:                         cacheOptions(opts.SecretNamespaces),
+		Client:                        client.Options{Cache: &client.CacheOptions{DisableFor: []client.Object{&corev1.Secret{}, &corev1.ConfigMap{}}}},
 		// Tests run several managers in one process; names stay unique within each.
 		// The priority queue lets user changes overtake queued drift checks (low priority).
 		// In-flight terraform gets SIGINT and engine.DefaultGracePeriod to write its
@@ -351,4 +355,39 @@ func shards(mgr ctrl.Manager, cfg *rest.Config, opts Options) (*shard.Set, error
 		return nil, err
 	}
 	return set, mgr.Add(set)
+}
+
+// cacheOptions keep the cache small and free of secret values. Secrets and ConfigMaps are
+// read through the API server (managerOptions' DisableFor) and watched for their metadata
+// only; whatever still reaches the cache of either kind is stripped of its data. Terraform
+// state Secrets and saved plans (labelled) are not watched at all: that spares the API
+// server a watch event per state write. Secrets are watched only in namespaces, when
+// given: the controller holds no Secret rights elsewhere.
+func cacheOptions(namespaces []string) cache.Options {
+	secrets := cache.ByObject{Label: cachedSecrets, Transform: withoutData}
+	if len(namespaces) > 0 {
+		secrets.Namespaces = map[string]cache.Config{}
+		for _, ns := range namespaces {
+			secrets.Namespaces[ns] = cache.Config{}
+		}
+	}
+	return cache.Options{
+		DefaultTransform: cache.TransformStripManagedFields(),
+		ByObject: map[client.Object]cache.ByObject{
+			&corev1.Secret{}:    secrets,
+			&corev1.ConfigMap{}: {Transform: withoutData},
+		},
+	}
+}
+
+// withoutData strips a Secret's or ConfigMap's data, and every object's managed fields,
+// before it enters the cache.
+func withoutData(in any) (any, error) {
+	switch o := in.(type) {
+	case *corev1.Secret:
+		o.Data, o.StringData = nil, nil
+	case *corev1.ConfigMap:
+		o.Data, o.BinaryData = nil, nil
+	}
+	return cache.TransformStripManagedFields()(in)
 }

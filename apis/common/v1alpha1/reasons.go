@@ -20,6 +20,9 @@ const (
 	// ReasonProviderUpgrade: a plan would use a provider version outside the module's
 	// lock, and waits for approval.
 	ReasonProviderUpgrade = "ProviderUpgrade"
+	// ReasonTerraformNotAllowed: a stack ships terraform.terraplane.io kinds (code that
+	// runs for claims) without a ClusterStackInstall's spec.allowTerraform.
+	ReasonTerraformNotAllowed = "TerraformNotAllowed"
 )
 
 // Synced=False reasons with which change control holds a plan.
