@@ -27,7 +27,9 @@ import (
 const adminNS = "terraplane-system"
 
 // imageValues point the chart at the image the node tests imported.
-var imageValues = []string{"--set", "image.repository=" + nodeImageRepo, "--set", "image.tag=" + nodeImageTag, "--set", "image.pullPolicy=Never"}
+// The controller serves the quickstart's app namespace too (its connection Secret is there).
+var imageValues = []string{"--set", "image.repository=" + nodeImageRepo, "--set", "image.tag=" + nodeImageTag, "--set", "image.pullPolicy=Never",
+	"--set", "tenancy.namespaces={demo}"}
 
 // TestHelmOnNode installs the chart as a platform team does, on a real node: `helm
 // install` with the freshly built image into a namespace that enforces the restricted
@@ -50,6 +52,7 @@ func TestHelmOnNode(t *testing.T) {
 
 	By(t, "helm install into a namespace that enforces restricted; the controller pod becomes Ready")
 	g.Expect(n.Client.Create(ctx, restrictedNS(adminNS))).To(Succeed())
+	g.Expect(n.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "demo"}})).To(Succeed(), "the namespaces the chart serves exist first")
 	defer n.dumpPods(t, adminNS)
 	n.helm(g, helm, append([]string{"install", "terraplane", chartDir, "-n", adminNS, "--wait", "--timeout", "5m"}, imageValues...)...)
 	pod := n.controllerPod(g, ctx)
