@@ -305,6 +305,13 @@ func (e *Engine) run(ctx context.Context, ws Workspace, verb string, cmd func(co
 		}
 		defer remove()
 	}
+	if verb == "init" && e.locksItself(ws) {
+		// init would write a first state under a lock of its own, which an init killed
+		// midway leaves behind with no holder to judge: the state is there first.
+		if err := e.opts.Locker.SeedState(ctx, ws.BackendConfig); err != nil {
+			return fmt.Errorf("seed state: %w", err)
+		}
+	}
 	if lockingVerbs[verb] && e.locksItself(ws) {
 		unlock, err := e.opts.Locker.LockState(ctx, ws.BackendConfig, verb)
 		if err != nil {
