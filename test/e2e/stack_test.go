@@ -525,6 +525,7 @@ func TestStackSafety(t *testing.T) {
 	foreign := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: adminNS, Name: "tfdb-module"}, Data: map[string]string{"main.tf": "# theirs"}}
 	g.Expect(env.Client.Create(ctx, foreign)).To(Succeed())
 	tf := clusterInstall("tfdb-conflict", "stacks/tfdb:v1", "")
+	tf.Spec.AllowTerraform = true // the admin allows its ModuleClass; the ConfigMap still conflicts
 	g.Expect(env.Client.Create(ctx, tf)).To(Succeed())
 	g.Eventually(func(g Gomega) {
 		c := installCondition(g, ctx, tf, stack.TypeInstalled)
