@@ -234,6 +234,9 @@ func (r *connector) destroy(ctx context.Context, mg resource.Managed) error {
 	if err := r.clearStaleLock(ctx, mg); err != nil {
 		return err
 	}
+	if err := r.adoptBeforeDestroy(ctx, mg); err != nil {
+		return err
+	}
 	count, _, err := r.stateResources(ctx, mg)
 	if err != nil {
 		return err

@@ -43,6 +43,8 @@ type fakeRunner struct {
 	planErrs []error
 	// locker judges state locks, when set.
 	locker *statelock.Locker
+	// targets are the addresses the last plan was limited to.
+	targets []string
 }
 
 func (f *fakeRunner) Create(context.Context, engine.Workspace) (engine.Result, error) {
@@ -54,8 +56,8 @@ func (f *fakeRunner) Create(context.Context, engine.Workspace) (engine.Result, e
 		Outputs: map[string]engine.Output{"id": {Value: []byte(`"a"`)}}}, nil
 }
 
-func (f *fakeRunner) Plan(context.Context, engine.Workspace, engine.PlanOptions) (*engine.Plan, error) {
-	f.calls = append(f.calls, "plan")
+func (f *fakeRunner) Plan(_ context.Context, _ engine.Workspace, opts engine.PlanOptions) (*engine.Plan, error) {
+	f.calls, f.targets = append(f.calls, "plan"), opts.Targets
 	if len(f.planErrs) > 0 {
 		err := f.planErrs[0]
 		f.planErrs = f.planErrs[1:]

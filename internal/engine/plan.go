@@ -130,6 +130,9 @@ type PlanOptions struct {
 	// Key keys the hash of sensitive values in the plan ID; it must stay secret and
 	// stable, or the same plan gets another ID.
 	Key []byte
+	// Targets limits the plan to these resource addresses (terraform's -target), as
+	// the adoption of an interrupted create's objects before a destroy does.
+	Targets []string
 }
 
 // StalePlanError says a saved plan no longer applies: the state changed since it was made.
@@ -158,7 +161,11 @@ func (e *Engine) plan(ctx context.Context, ws Workspace, opts PlanOptions) (*Pla
 	defer os.Remove(path) // a saved plan holds every variable's value, secret ones too
 	var changed bool
 	_, err = e.runJSON(ctx, ws, "plan", func(ctx context.Context, w io.Writer) (err error) {
-		changed, err = tf.PlanJSON(ctx, w, runOptions[tfexec.PlanOption](e, ws, tfexec.Out(path), tfexec.Refresh(!opts.SkipRefresh))...)
+		own := []tfexec.PlanOption{tfexec.Out(path), tfexec.Refresh(!opts.SkipRefresh)}
+		for _, t := range opts.Targets {
+			own = append(own, tfexec.Target(t))
+		}
+		changed, err = tf.PlanJSON(ctx, w, runOptions[tfexec.PlanOption](e, ws, own...)...)
 		return err
 	})
 	if err != nil {
