@@ -26,7 +26,9 @@ func TestAdoptBeforeDestroy(t *testing.T) {
 	missing := errors.New(`Error: Cannot import non-existent remote object
 
 While attempting to import an existing object to "module.this.aws_s3_bucket.this", the provider detected that no object exists with the given id.`)
-	pendingCreate := func(m *terraformv1.Module) { m.Annotations = map[string]string{common.CreatePendingAnnotation: "2026-11-27T00:00:00Z"} }
+	pendingCreate := func(m *terraformv1.Module) {
+		m.Annotations = map[string]string{common.CreatePendingAnnotation: "2026-11-27T00:00:00Z"}
+	}
 	inState := `{"version":4,"resources":[{"module":"module.this","mode":"managed","type":"aws_s3_bucket","name":"this","instances":[{}]}]}`
 	for _, tc := range []struct {
 		name    string
