@@ -55,13 +55,8 @@ func (h *harness) rawAWSFiles(dir, bucket string) (map[string]string, []string, 
 	if err := os.CopyFS(filepath.Join(dir, "s3bucket"), sub); err != nil && !os.IsExist(err) {
 		return nil, nil, fmt.Errorf("copy the s3bucket module: %w", err)
 	}
-	provider := map[string]any{"aws": map[string]any{
-		"region": "us-east-1", "s3_use_path_style": true, "skip_credentials_validation": true,
-		"skip_requesting_account_id": true, "skip_metadata_api_check": true, "skip_region_validation": true,
-		"endpoints": []any{map[string]any{"s3": h.minio.Endpoint}},
-	}}
 	root := map[string]any{
-		"provider": provider,
+		"provider": h.awsProvider(),
 		"module": map[string]any{"this": map[string]any{
 			"source": "./s3bucket", "bucket_name": bucket, "force_destroy": true, "endpoint_url": h.minio.Endpoint,
 		}},
@@ -72,4 +67,13 @@ func (h *harness) rawAWSFiles(dir, bucket string) (map[string]string, []string, 
 	}
 	env := []string{"AWS_ACCESS_KEY_ID=" + minioUser, "AWS_SECRET_ACCESS_KEY=" + minioPassword}
 	return map[string]string{"main.tf.json": string(main)}, env, nil
+}
+
+// awsProvider is the aws provider block of the yardsticks, as the Provider above renders it.
+func (h *harness) awsProvider() map[string]any {
+	return map[string]any{"aws": map[string]any{
+		"region": "us-east-1", "s3_use_path_style": true, "skip_credentials_validation": true,
+		"skip_requesting_account_id": true, "skip_metadata_api_check": true, "skip_region_validation": true,
+		"endpoints": []any{map[string]any{"s3": h.minio.Endpoint}},
+	}}
 }

@@ -7,6 +7,7 @@ import (
 	"image/draw"
 	"image/png"
 	"os"
+	"time"
 
 	"golang.org/x/image/font"
 	"golang.org/x/image/font/basicfont"
@@ -20,28 +21,41 @@ type series struct {
 	pts   [][2]float64 // (N, seconds)
 }
 
-// writeChart draws time-to-all-Ready against N for raw terraform and Terraplane, per variant.
+// writeChart draws time-to-all-Ready against N per variant: the single workspace, raw
+// terraform (a workspace each) and Terraplane from a cold controller, each side that ran.
 func writeChart(path string, rows []row) error {
 	var all []series
-	palette := []color.RGBA{{200, 60, 40, 255}, {40, 90, 200, 255}, {230, 140, 30, 255}, {40, 160, 90, 255}}
-	byVariant := map[string][2]*series{}
+	palette := []color.RGBA{{120, 120, 120, 255}, {200, 60, 40, 255}, {40, 90, 200, 255}, {90, 90, 90, 255}, {230, 140, 30, 255},
+		{40, 160, 90, 255}, {60, 60, 60, 255}, {160, 40, 160, 255}, {20, 150, 170, 255}}
+	byVariant := map[string][3]*series{}
 	var order []string
 	for _, r := range rows {
+		if r.start != "cold" {
+			continue
+		}
 		s, ok := byVariant[r.variant]
 		if !ok {
-			i := len(order) * 2
-			s = [2]*series{
-				{label: "raw terraform (" + r.variant + ")", color: palette[i%4]},
-				{label: "Terraplane (" + r.variant + ")", color: palette[(i+1)%4]},
+			i := len(order) * 3
+			s = [3]*series{
+				{label: "one workspace (" + r.variant + ")", color: palette[i%9]},
+				{label: "raw terraform (" + r.variant + ")", color: palette[(i+1)%9]},
+				{label: "Terraplane, cold (" + r.variant + ")", color: palette[(i+2)%9]},
 			}
 			byVariant[r.variant] = s
 			order = append(order, r.variant)
 		}
-		s[0].pts = append(s[0].pts, [2]float64{float64(r.n), r.raw.ready.last.Seconds()})
-		s[1].pts = append(s[1].pts, [2]float64{float64(r.n), r.tp.ready.last.Seconds()})
+		for i, d := range []time.Duration{r.single.applied(), r.raw.ready.last, r.tp.ready.last} {
+			if d > 0 {
+				s[i].pts = append(s[i].pts, [2]float64{float64(r.n), d.Seconds()})
+			}
+		}
 	}
 	for _, v := range order {
-		all = append(all, *byVariant[v][0], *byVariant[v][1])
+		for _, s := range byVariant[v] {
+			if len(s.pts) > 0 {
+				all = append(all, *s)
+			}
+		}
 	}
 	img := plot(all)
 	f, err := os.Create(path)

@@ -30,15 +30,16 @@ const (
 // replicas that share the terraform parallelism. Its measures add up over the replicas,
 // except peak RSS, which is the largest replica's.
 type fleet struct {
+	work    string
 	cmds    []*exec.Cmd
 	metrics []string
 	logs    []string
 }
 
 // startFleet starts replicas controllers against kubeconfig, each with its own work
-// directory under work.
-func startFleet(bin, kubeconfig, work string, replicas, parallelism int) (*fleet, error) {
-	f := &fleet{}
+// directory under work, with extra arguments besides the bench's.
+func startFleet(bin, kubeconfig, work string, replicas, parallelism int, extra []string) (*fleet, error) {
+	f := &fleet{work: work}
 	perReplica := (parallelism + replicas - 1) / replicas
 	for i := range replicas {
 		port, err := devenv.FreePort()
@@ -49,12 +50,13 @@ func startFleet(bin, kubeconfig, work string, replicas, parallelism int) (*fleet
 			"--workdir", filepath.Join(work, fmt.Sprintf("workspaces-%d", i)), "--metrics-bind-address", fmt.Sprintf("127.0.0.1:%d", port), "--metrics-secure=false",
 			"--health-probe-bind-address", "0", "--max-concurrent-terraform", strconv.Itoa(perReplica),
 			"--max-concurrent-reconciles", strconv.Itoa(2 * perReplica)} // more workers than terraform slots keep the slots busy
+		args = append(args, extra...)
 		if replicas > 1 {
 			args = append(args, "--shards", strconv.Itoa(fleetShards), "--shard-identity", fmt.Sprintf("replica-%d", i),
 				"--leader-election-namespace", fleetNamespace)
 		}
 		cmd := exec.Command(bin, args...)
-		logPath := filepath.Join(os.TempDir(), fmt.Sprintf("terraplane-bench-controller-%d.log", i))
+		logPath := filepath.Join(os.TempDir(), fmt.Sprintf("terraplane-bench-%s-%d.log", filepath.Base(work), i))
 		if log, err := os.Create(logPath); err == nil {
 			cmd.Stdout, cmd.Stderr = log, log
 		}
@@ -70,10 +72,10 @@ func startFleet(bin, kubeconfig, work string, replicas, parallelism int) (*fleet
 }
 
 // workDirs are the replicas' workspace directories.
-func (f *fleet) workDirs(work string) []string {
+func (f *fleet) workDirs() []string {
 	out := make([]string, len(f.cmds))
 	for i := range f.cmds {
-		out[i] = filepath.Join(work, fmt.Sprintf("workspaces-%d", i))
+		out[i] = filepath.Join(f.work, fmt.Sprintf("workspaces-%d", i))
 	}
 	return out
 }
@@ -140,8 +142,11 @@ func (f *fleet) stop() {
 	}
 }
 
-// pids are the replicas' process ids.
+// pids are the replicas' process ids; none without a fleet.
 func (f *fleet) pids() []int {
+	if f == nil {
+		return nil
+	}
 	out := make([]int, len(f.cmds))
 	for i, cmd := range f.cmds {
 		out[i] = cmd.Process.Pid

@@ -49,24 +49,30 @@ output "id" { value = "${var.name}-${random_id.this.hex}" }
 `,
 }
 
-// harness is a control plane with the controller running as its own processes.
+// harness is a control plane, and the controller running as its own processes while
+// Terraplane's side of a row runs.
 type harness struct {
 	cp    *devenv.ControlPlane
 	c     client.Client
 	w     client.WithWatch
-	fleet *fleet
+	fleet *fleet // nil between Terraplane's sides
 	work  string
 	minio *devenv.MinIO
+	// bin, parallelism, replicas and ctrlArgs start the controllers.
+	bin         string
+	parallelism int
+	replicas    int
+	ctrlArgs    []string
 	// rawDirs are the raw side's workspaces of the last run, per variant, for its drift checks.
 	rawDirs map[string][]rawDir
 }
 
-func newHarness(ctx context.Context, bin string, parallelism, replicas int, variants []string) (*harness, error) {
+func newHarness(ctx context.Context, bin string, o options) (*harness, error) {
 	work, err := os.MkdirTemp("", "terraplane-bench-")
 	if err != nil {
 		return nil, err
 	}
-	h := &harness{work: work, rawDirs: map[string][]rawDir{}}
+	h := &harness{work: work, rawDirs: map[string][]rawDir{}, bin: bin, parallelism: o.parallelism, replicas: o.replicas, ctrlArgs: o.ctrlArgs}
 	if h.cp, err = devenv.StartControlPlane(filepath.Join(work, "kubeconfig")); err != nil {
 		return nil, err
 	}
@@ -79,25 +85,36 @@ func newHarness(ctx context.Context, bin string, parallelism, replicas int, vari
 	if err := h.setup(ctx); err != nil {
 		return nil, err
 	}
-	if slices.Contains(variants, awsVariant) {
+	if slices.Contains(o.variants, awsVariant) {
 		if err := h.startMinIO(ctx); err != nil {
 			return nil, err
 		}
 	}
-	h.fleet, err = startFleet(bin, h.cp.Kubeconfig, work, replicas, parallelism)
-	if err != nil {
-		return nil, err
-	}
-	if err := h.fleet.wait(ctx, h.c); err != nil {
-		return nil, err
-	}
 	return h, nil
 }
 
-func (h *harness) close() {
+// startFleet starts fresh controllers, each with a work directory of its own under a new
+// directory named for the row: no init, schema or provider process is cached. It returns
+// once their workers run.
+func (h *harness) startFleet(ctx context.Context, row string) error {
+	f, err := startFleet(h.bin, h.cp.Kubeconfig, filepath.Join(h.work, "controller-"+row), h.replicas, h.parallelism, h.ctrlArgs)
+	h.fleet = f
+	if err != nil {
+		return err
+	}
+	return f.wait(ctx, h.c)
+}
+
+// stopFleet stops the controllers; their provider processes end with them.
+func (h *harness) stopFleet() {
 	if h.fleet != nil {
 		h.fleet.stop()
+		h.fleet = nil
 	}
+}
+
+func (h *harness) close() {
+	h.stopFleet()
 	if h.cp != nil {
 		h.cp.Stop()
 	}

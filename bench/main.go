@@ -1,9 +1,14 @@
-// Command bench measures Terraplane against the raw terraform CLI, side by side in one
-// run: N claims of a kind whose module has one terraform_data resource, a variant with
-// the random provider and one with the bundled S3 kind and the aws provider on a local
-// MinIO; state in the cluster, the same parallelism for both, and one controller or
-// several sharded replicas (-replicas). It writes a
-// Markdown table and a PNG chart under bench/results/ and prints the table.
+// Command bench measures Terraplane against what a Terraform user does by hand, side by
+// side in one run: N claims of a kind whose module has one terraform_data resource, a
+// variant with the random provider and one with the bundled S3 kind and the aws provider
+// on a local MinIO. The yardsticks are one hand-written root module that calls the
+// variant's module N times with for_each (the single workspace), and one workspace per
+// claim (raw terraform); state in the cluster and the same parallelism for all. Every
+// Terraplane row starts from a fresh controller process with an empty work directory
+// (no init, schema or provider process cached): the cold row; the warm row sends N new
+// claims to the same controller once the cold ones are gone. One controller or several
+// sharded replicas (-replicas). It writes a Markdown table and a PNG chart under
+// bench/results/ and prints the table.
 package main
 
 import (
@@ -13,30 +18,47 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/go-logr/logr"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
+)
+
+// The sides of a row.
+const (
+	sideRaw        = "raw"
+	sideSingle     = "single"
+	sideTerraplane = "terraplane"
 )
 
 type options struct {
 	ns          []int
 	parallelism int
 	variants    []string
+	sides       []string
+	warm        bool
 	idle        time.Duration
 	out         string
 	binary      string
 	replicas    int
+	ctrlArgs    []string
 }
 
 func main() {
 	var o options
 	ns := flag.String("n", "1,10,50", "comma-separated claim counts")
 	variants := flag.String("variants", "terraform_data,random,aws-s3", "variants to run: terraform_data, random (ModuleClass claims), aws-s3 (the bundled S3 kind on MinIO, hashicorp/aws)")
-	flag.IntVar(&o.parallelism, "parallelism", 10, "concurrent terraform processes, for the controller and for raw terraform alike")
+	sides := flag.String("sides", "single,raw,terraplane", "sides to run: single (one root module, for_each over the N), raw (one workspace each), terraplane")
+	flag.BoolVar(&o.warm, "warm", true, "after each cold Terraplane row, a warm one: N new claims to the same controller")
+	flag.IntVar(&o.parallelism, "parallelism", 10, "concurrent terraform processes, for the controller and for raw terraform alike; -parallelism of the single workspace")
 	flag.DurationVar(&o.idle, "idle", 60*time.Second, "idle window measured at the largest N")
 	flag.StringVar(&o.out, "out", "bench/results", "directory for results.md and chart.png")
 	flag.StringVar(&o.binary, "terraplane", "bin/terraplane", "the terraplane binary (make build)")
 	flag.IntVar(&o.replicas, "replicas", 1, "controller replicas; more than one shards the managed resources between them, and they share the parallelism")
+	ctrlArgs := flag.String("controller-args", "", "extra arguments for every controller, space-separated (e.g. --debug)")
 	flag.Parse()
 	for _, s := range strings.Split(*ns, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(s))
@@ -47,6 +69,15 @@ func main() {
 		o.ns = append(o.ns, n)
 	}
 	o.variants = strings.Split(*variants, ",")
+	o.sides = strings.Split(*sides, ",")
+	for _, s := range o.sides {
+		if !slices.Contains([]string{sideRaw, sideSingle, sideTerraplane}, s) {
+			fmt.Fprintf(os.Stderr, "bad -sides %q\n", s)
+			os.Exit(2)
+		}
+	}
+	o.ctrlArgs = strings.Fields(*ctrlArgs)
+	ctrllog.SetLogger(logr.Discard()) // the control plane's own logs are not the bench's
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	if err := run(ctx, o); err != nil {
@@ -63,7 +94,7 @@ func run(ctx context.Context, o options) error {
 	if _, err := os.Stat(bin); err != nil {
 		return fmt.Errorf("%s not found: run `make build` (make bench does)", bin)
 	}
-	h, err := newHarness(ctx, bin, o.parallelism, o.replicas, o.variants)
+	h, err := newHarness(ctx, bin, o)
 	if err != nil {
 		return err
 	}
@@ -71,24 +102,62 @@ func run(ctx context.Context, o options) error {
 	var rows []row
 	for _, variant := range o.variants {
 		for i, n := range o.ns {
-			idle := time.Duration(0)
-			if i == len(o.ns)-1 {
-				idle = o.idle
-			}
-			say("%s, N=%d: raw terraform", variant, n)
-			raw, err := h.runRaw(ctx, variant, n, o.parallelism)
+			last := i == len(o.ns)-1
+			got, err := h.runRow(ctx, o, variant, n, last)
 			if err != nil {
 				return err
 			}
-			say("%s, N=%d: terraplane", variant, n)
-			tp, err := h.runClaims(ctx, variant, n, idle)
-			if err != nil {
-				return err
-			}
-			rows = append(rows, row{variant: variant, n: n, raw: raw, tp: tp})
+			rows = append(rows, got...)
 		}
 	}
 	return writeResults(o, rows)
+}
+
+// runRow runs the sides of one (variant, N): the yardsticks, then Terraplane from a
+// fresh controller, cold and (with -warm) warm.
+func (h *harness) runRow(ctx context.Context, o options, variant string, n int, last bool) ([]row, error) {
+	r := row{variant: variant, n: n, start: none}
+	var err error
+	if slices.Contains(o.sides, sideSingle) {
+		say("%s, N=%d: one workspace, for_each", variant, n)
+		if r.single, err = h.runSingle(ctx, variant, n, o.parallelism); err != nil {
+			return nil, err
+		}
+	}
+	if slices.Contains(o.sides, sideRaw) {
+		say("%s, N=%d: raw terraform, a workspace each", variant, n)
+		if r.raw, err = h.runRaw(ctx, variant, n, o.parallelism); err != nil {
+			return nil, err
+		}
+	}
+	if !slices.Contains(o.sides, sideTerraplane) {
+		return []row{r}, nil
+	}
+	r.start = "cold"
+	if err := h.startFleet(ctx, fmt.Sprintf("%s-%d", variant, n)); err != nil {
+		return nil, err
+	}
+	defer h.stopFleet()
+	idle := func(pass bool) time.Duration {
+		if last && pass {
+			return o.idle
+		}
+		return 0
+	}
+	say("%s, N=%d: terraplane, cold controller", variant, n)
+	if r.tp, err = h.runClaims(ctx, variant, n, "c", idle(!o.warm)); err != nil {
+		return nil, err
+	}
+	rows := []row{r}
+	if o.warm {
+		say("%s, N=%d: terraplane, warm controller", variant, n)
+		w := row{variant: variant, n: n, start: "warm", single: r.single, raw: r.raw}
+		if w.tp, err = h.runClaims(ctx, variant, n, "w", idle(true)); err != nil {
+			return nil, err
+		}
+		rows = append(rows, w)
+	}
+	return rows, nil
 }
 
 func say(format string, args ...any) {

@@ -8,48 +8,127 @@ import (
 	"time"
 )
 
-// row is one (variant, N) result.
+// row is one (variant, N) result: Terraplane cold or warm beside the yardsticks.
 type row struct {
 	variant string
 	n       int
+	start   string // cold: a fresh controller; warm: the same controller again
+	single  singleResult
 	raw     rawResult
 	tp      tpResult
 }
 
 func secs(d time.Duration) string { return fmt.Sprintf("%.1f", d.Seconds()) }
 
+// none stands for a side that did not run.
+const none = "—"
+
+// ratio is a / b, or none when b did not run.
+func ratio(a, b time.Duration) string {
+	if b <= 0 || a <= 0 {
+		return none
+	}
+	return fmt.Sprintf("%.2f×", a.Seconds()/b.Seconds())
+}
+
+// perClaim is d per claim, or none when d was not measured.
+func perClaim(d time.Duration, n int, ran bool) string {
+	if !ran {
+		return none
+	}
+	return fmt.Sprintf("%.2f", d.Seconds()/float64(n))
+}
+
+// ran reports whether the raw side ran.
+func (r rawResult) ran() bool { return r.processes > 0 }
+
+// ran reports whether Terraplane's side ran.
+func (r tpResult) ran() bool { return r.ready.last > 0 }
+
+// headline renders the main table: the first and the last claim Ready, against both
+// yardsticks, and what it cost.
+func headline(b *strings.Builder, rows []row) {
+	b.WriteString("| module | N | controller | first Ready (s) | all Ready (s) | ratio to the single workspace | single workspace: init + apply (s) | ratio to raw | raw, a workspace each: all applied (s) | median Ready (s) | terraform CPU per claim (s): Terraplane / single / raw | controller CPU (s) | kube-apiserver + etcd CPU (s): Terraplane / single / raw | controller peak RSS (MB) | terraform processes per claim: Terraplane / raw | disk per claim (KB): Terraplane / raw | controller API writes per claim | deletion (s): Terraplane / single destroy |\n")
+	b.WriteString("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	for _, r := range rows {
+		n := float64(r.n)
+		ran := r.tp.ran()
+		fmt.Fprintf(b, "| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s / %s / %s | %s | %s / %s / %s | %s | %s / %s | %s / %s | %s | %s / %s |\n",
+			r.variant, r.n, r.start, num(r.tp.ready.first.Seconds(), ran), num(r.tp.ready.last.Seconds(), ran),
+			ratio(r.tp.ready.last, r.single.applied()), num(r.single.applied().Seconds(), r.single.ran),
+			ratio(r.tp.ready.last, r.raw.ready.last), num(r.raw.ready.last.Seconds(), r.raw.ran()), num(r.tp.ready.median.Seconds(), ran),
+			perClaim(r.tp.tfCPU, r.n, ran), perClaim(r.single.init.cpu+r.single.apply.cpu, r.n, r.single.ran), perClaim(r.raw.tfCPU, r.n, r.raw.ran()),
+			num(r.tp.ctrlCPU.Seconds(), ran), num(r.tp.cpCPU.Seconds(), ran), num(r.single.cpCPU.Seconds(), r.single.ran), num(r.raw.cpCPU.Seconds(), r.raw.ran()),
+			num0(r.tp.peakRSS, ran), num(r.tp.processes/n, ran), num(float64(r.raw.processes)/n, r.raw.ran()),
+			num0(float64(r.tp.diskBytes)/1024, ran), num0(float64(r.raw.diskBytes)/1024, r.raw.ran()), num(r.tp.writes/n, ran),
+			num(r.tp.deletion.Seconds(), ran), num(r.single.destroy.wall.Seconds(), r.single.ran))
+	}
+}
+
+// num is v with one decimal, or none when it was not measured; num0 without decimals.
+func num(v float64, ran bool) string {
+	if !ran {
+		return none
+	}
+	return fmt.Sprintf("%.1f", v)
+}
+
+func num0(v float64, ran bool) string {
+	if !ran {
+		return none
+	}
+	return fmt.Sprintf("%.0f", v)
+}
+
+// singleTable renders the single workspace's own commands, once per (variant, N).
+func singleTable(b *strings.Builder, rows []row) {
+	b.WriteString("| module | N | init: wall (s) / CPU (s) | apply: wall (s) / CPU (s) / peak RSS (MB) | no-op plan: wall (s) / CPU (s) / peak RSS (MB) | destroy: wall (s) / CPU (s) / peak RSS (MB) |\n|---|---:|---:|---:|---:|---:|\n")
+	for _, r := range rows {
+		if !r.single.ran || r.start == "warm" {
+			continue
+		}
+		s := r.single
+		full := func(x step) string { return fmt.Sprintf("%s / %s / %.0f", secs(x.wall), secs(x.cpu), x.rss) }
+		fmt.Fprintf(b, "| %s | %d | %s / %s | %s | %s | %s |\n", r.variant, r.n, secs(s.init.wall), secs(s.init.cpu), full(s.apply), full(s.plan), full(s.destroy))
+	}
+}
+
 // table renders the results as Markdown.
 func table(rows []row, o options) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Parallelism %d for both; state in the cluster (kubernetes backend) for both; %s; %s.\n\n", o.parallelism, replicasText(o.replicas), time.Now().UTC().Format("2006-01-02"))
-	b.WriteString("| module | N | raw terraform: all applied (s) | Terraplane Ready first / median / last (s) | ratio | controller CPU (s) | kube-apiserver + etcd CPU (s): Terraplane / raw | peak RSS (MB) | terraform CPU per claim (s): Terraplane / raw | terraform processes per claim: Terraplane / raw | disk per claim (KB): Terraplane / raw | controller API writes per claim | deletion (s) |\n")
-	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	fmt.Fprintf(&b, "Parallelism %d for all (the single workspace: -parallelism=%d); state in the cluster (kubernetes backend) for all; %s; %s. "+
+		"A cold row starts from a fresh controller process with an empty work directory (no init, schema or provider process cached); a warm row sends N new claims to the same controller after the cold ones are deleted.\n\n",
+		o.parallelism, o.parallelism, replicasText(o.replicas), time.Now().UTC().Format("2006-01-02"))
+	headline(&b, rows)
+	b.WriteString("\nThe single workspace: one root module calling the variant's module N times with `for_each`.\n\n")
+	singleTable(&b, rows)
+	b.WriteString("\n| module | N | controller | no-op reconcile (ms) | terraform processes in the no-op round | idle window | controller CPU while idle | terraform processes while idle |\n|---|---:|---|---:|---:|---:|---:|---:|\n")
 	for _, r := range rows {
-		n := float64(r.n)
-		fmt.Fprintf(&b, "| %s | %d | %s | %s / %s / %s | %.2f× | %.1f | %.1f / %.1f | %.0f | %.2f / %.2f | %.1f / %.1f | %.0f / %.0f | %.1f | %s |\n",
-			r.variant, r.n, secs(r.raw.ready.last), secs(r.tp.ready.first), secs(r.tp.ready.median), secs(r.tp.ready.last),
-			r.tp.ready.last.Seconds()/r.raw.ready.last.Seconds(), r.tp.ctrlCPU.Seconds(), r.tp.cpCPU.Seconds(), r.raw.cpCPU.Seconds(), r.tp.peakRSS,
-			r.tp.tfCPU.Seconds()/n, r.raw.tfCPU.Seconds()/n, r.tp.processes/n, float64(r.raw.processes)/n,
-			float64(r.tp.diskBytes)/1024, float64(r.raw.diskBytes)/1024, r.tp.writes/n, secs(r.tp.deletion))
-	}
-	b.WriteString("\n| module | N | no-op reconcile (ms) | terraform processes in the no-op round | idle window | controller CPU while idle | terraform processes while idle |\n|---|---:|---:|---:|---:|---:|---:|\n")
-	for _, r := range rows {
-		idle, idleCPU := "—", "—"
-		procs := "—"
+		if !r.tp.ran() {
+			continue
+		}
+		idle, idleCPU := none, none
+		procs := none
 		if r.tp.idle > 0 {
 			idle = r.tp.idle.String()
 			idleCPU = fmt.Sprintf("%.2f %% of a core", 100*r.tp.idleCPU.Seconds()/r.tp.idle.Seconds())
 			procs = fmt.Sprintf("%.0f", r.tp.idleProcs)
 		}
-		fmt.Fprintf(&b, "| %s | %d | %.1f | %.0f | %s | %s | %s |\n", r.variant, r.n,
+		fmt.Fprintf(&b, "| %s | %d | %s | %.1f | %.0f | %s | %s | %s |\n", r.variant, r.n, r.start,
 			float64(r.tp.noopAvg.Microseconds())/1000, r.tp.noopProcs, idle, idleCPU, procs)
 	}
-	b.WriteString("\n| module | N | drift check (no-op plan) CPU per claim (s): Terraplane / raw | peak RSS of the process tree (MB): Terraplane (controller, terraform, providers) / raw (terraform, providers) | drift checks of 1,000 claims every " + driftInterval.String() + " (cores): Terraplane / raw |\n|---|---:|---:|---:|---:|\n")
+	b.WriteString("\n| module | N | controller | drift check (no-op plan) CPU per claim (s): Terraplane / single / raw | peak RSS of the process tree (MB): Terraplane (controller, terraform, providers) / single (apply) / raw (terraform, providers) | drift checks of 1,000 claims every " + driftInterval.String() + " (cores): Terraplane / single / raw |\n|---|---:|---|---:|---:|---:|\n")
 	for _, r := range rows {
-		n := float64(r.n)
-		project := func(cpu time.Duration) float64 { return cpu.Seconds() / n * 1000 / driftInterval.Seconds() }
-		fmt.Fprintf(&b, "| %s | %d | %.2f / %.2f | %.0f / %.0f | %.2f / %.2f |\n", r.variant, r.n,
-			r.tp.driftCPU.Seconds()/n, r.raw.driftCPU.Seconds()/n, r.tp.treeRSS, r.raw.treeRSS, project(r.tp.driftCPU), project(r.raw.driftCPU))
+		project := func(cpu time.Duration, ran bool) string {
+			if !ran {
+				return none
+			}
+			return fmt.Sprintf("%.2f", cpu.Seconds()/float64(r.n)*1000/driftInterval.Seconds())
+		}
+		fmt.Fprintf(&b, "| %s | %d | %s | %s / %s / %s | %s / %s / %s | %s / %s / %s |\n", r.variant, r.n, r.start,
+			perClaim(r.tp.driftCPU, r.n, r.tp.ran()), perClaim(r.single.plan.cpu, r.n, r.single.ran), perClaim(r.raw.driftCPU, r.n, r.raw.ran()),
+			num0(r.tp.treeRSS, r.tp.ran()), num0(r.single.apply.rss, r.single.ran), num0(r.raw.treeRSS, r.raw.ran()),
+			project(r.tp.driftCPU, r.tp.ran()), project(r.single.plan.cpu, r.single.ran), project(r.raw.driftCPU, r.raw.ran()))
 	}
 	return b.String()
 }
@@ -69,7 +148,7 @@ func writeResults(o options, rows []row) error {
 	if err := os.MkdirAll(o.out, 0o755); err != nil {
 		return err
 	}
-	md := "# Terraplane vs raw terraform\n\n" + table(rows, o) + "\n![time to Ready](chart.png)\n"
+	md := "# Terraplane vs one hand-written workspace and raw terraform\n\n" + table(rows, o) + "\n![time to Ready](chart.png)\n"
 	if err := os.WriteFile(filepath.Join(o.out, "results.md"), []byte(md), 0o644); err != nil {
 		return err
 	}

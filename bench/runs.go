@@ -73,8 +73,8 @@ type tpResult struct {
 // runRaw creates n workspaces with the terraform CLI (init + apply, kubernetes backend),
 // parallelism at a time.
 func (h *harness) runRaw(ctx context.Context, variant string, n, parallelism int) (rawResult, error) {
-	cfg := filepath.Join(h.work, "cli.tfrc")
-	if err := os.WriteFile(cfg, []byte(`provider_installation { filesystem_mirror { path = "`+devenv.PluginMirror()+`" } }`+"\n"), 0o600); err != nil {
+	cfg, err := h.cliConfig()
+	if err != nil {
 		return rawResult{}, err
 	}
 	base := filepath.Join(h.work, "raw", fmt.Sprintf("%s-%d", variant, n))
@@ -124,13 +124,19 @@ func (h *harness) runRaw(ctx context.Context, variant string, n, parallelism int
 		return rawResult{}, firstErr
 	}
 	h.rawDirs[variant] = dirs
-	var err error
 	if res.driftCPU, err = rawDrift(ctx, dirs, parallelism); err != nil {
 		return rawResult{}, err
 	}
 	res.ready = timingOf(done)
 	res.diskBytes = dirSize(base) / int64(n)
 	return res, nil
+}
+
+// cliConfig writes the yardsticks' CLI configuration: providers from the plugin mirror.
+func (h *harness) cliConfig() (string, error) {
+	cfg := filepath.Join(h.work, "cli.tfrc")
+	err := os.WriteFile(cfg, []byte(`provider_installation { filesystem_mirror { path = "`+devenv.PluginMirror()+`" } }`+"\n"), 0o600)
+	return cfg, err
 }
 
 // rawFiles writes a raw workspace: the variant's module, a kubernetes backend and the
@@ -204,13 +210,14 @@ func rawDrift(ctx context.Context, dirs []rawDir, parallelism int) (time.Duratio
 }
 
 // runClaims creates n Bucket claims of the variant's class, waits until all are Ready,
-// measures a no-op reconcile and (when idle > 0) an idle window, then deletes them.
-func (h *harness) runClaims(ctx context.Context, variant string, n int, idle time.Duration) (tpResult, error) {
+// measures a no-op reconcile and (when idle > 0) an idle window, then deletes them. tag
+// sets the claims of one pass apart from another's.
+func (h *harness) runClaims(ctx context.Context, variant string, n int, tag string, idle time.Duration) (tpResult, error) {
 	f := h.fleet
 	class := strings.ReplaceAll(variant, "_", "-")
 	cpu0 := f.cpu()
 	procs0, _ := f.metric("terraplane_terraform_processes_total", "")
-	disk0 := dirsSize(f.workDirs(h.work))
+	disk0 := dirsSize(f.workDirs())
 	gets0 := h.fleet.metricSum("rest_client_requests_total", `method="GET"`)
 	all0 := h.fleet.metricSum("rest_client_requests_total", "")
 	names := make([]string, n)
@@ -224,7 +231,7 @@ func (h *harness) runClaims(ctx context.Context, variant string, n int, idle tim
 	start := time.Now()
 	rw.start = start
 	for i := range names {
-		names[i] = fmt.Sprintf("%s-%d-%d", class, n, i)
+		names[i] = fmt.Sprintf("%s-%d-%s%d", class, n, tag, i)
 		b := &storagev1.Bucket{ObjectMeta: metav1.ObjectMeta{Namespace: appNS, Name: names[i]}}
 		b.Spec.ClassRef = &common.LocalReference{Name: class}
 		if err := h.c.Create(ctx, b); err != nil {
@@ -243,7 +250,7 @@ func (h *harness) runClaims(ctx context.Context, variant string, n int, idle tim
 	procs1, _ := f.metric("terraplane_terraform_processes_total", "")
 	// kept warm, provider processes are not yet in the controller's children's CPU
 	res.ctrlCPU, res.tfCPU, res.processes = cpu1.self-cpu0.self, cpu1.children-cpu0.children+f.providerCPU()-prov0, procs1-procs0
-	res.diskBytes = (dirsSize(f.workDirs(h.work)) - disk0) / int64(n)
+	res.diskBytes = (dirsSize(f.workDirs()) - disk0) / int64(n)
 	gets := h.fleet.metricSum("rest_client_requests_total", `method="GET"`) - gets0
 	res.reads, res.writes = gets, h.fleet.metricSum("rest_client_requests_total", "")-all0-gets
 	if err := h.noop(ctx, names, &res); err != nil {

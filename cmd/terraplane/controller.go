@@ -15,6 +15,7 @@ import (
 	"terraplane.io/terraplane/controllers/stack"
 	"terraplane.io/terraplane/internal/app"
 	"terraplane.io/terraplane/internal/devenv"
+	"terraplane.io/terraplane/internal/engine"
 	"terraplane.io/terraplane/internal/modsource"
 	"terraplane.io/terraplane/internal/plugins"
 	"terraplane.io/terraplane/internal/shard"
@@ -27,6 +28,7 @@ func addManagerFlags(fs *pflag.FlagSet, o *app.Options) {
 	fs.StringVar(&o.TerraformPath, "terraform", "", "terraform or OpenTofu binary, a path or a name on PATH such as tofu (default: terraform)")
 	fs.StringVar(&o.ProviderMirrorURL, "provider-mirror-url", "", "Terraform provider network mirror (static-file protocol), e.g. https://mirror.example.internal/providers/")
 	fs.BoolVar(&o.ProviderDownload, "provider-download", false, "let terraform download providers from their registries")
+	fs.StringVar(&o.ModuleRegistryURL, "module-registry-url", "", "module registry (terraform's modules.v1 protocol, e.g. a mirror) serving the modules that modules call by public registry address (source = \"org/name/system\"), e.g. https://modules.example.internal/v1/modules/ (default: the public registry)")
 	fs.StringVar(&o.PluginCacheDir, "plugin-cache-dir", "", "cache shared by all workspaces for providers from a network mirror or registry (default <workdir>/.plugin-cache)")
 	fs.IntVar(&o.MaxConcurrentTerraform, "max-concurrent-terraform", 0, "cap on terraform processes running at once (default: from the container's CPU quota and memory limit)")
 	fs.IntVar(&o.MaxConcurrentTerraformPerProvider, "max-concurrent-terraform-per-provider", 0, "cap on terraform processes per Provider (default: none beyond the global cap)")
@@ -35,8 +37,12 @@ func addManagerFlags(fs *pflag.FlagSet, o *app.Options) {
 	fs.DurationVar(&o.ProviderTTL, "provider-ttl", plugins.DefaultTTL, "how long a reused provider process lives before it is replaced")
 	fs.IntVar(&o.ProviderRunsPerProcess, "provider-runs-per-process", plugins.DefaultRunsPerProcess, "how many terraform runs of one provider configuration a reused provider process serves at once (1: one at a time)")
 	fs.Var(byteSize{&o.ProviderMemoryBudget}, "provider-memory-budget", "cap on the resident memory of warm provider processes (of each runner pool, or of the controller with --runner in-process), e.g. 2Gi; idle ones are stopped past it, the least recently used first (default: none)")
-	fs.StringVar(&o.Runner, "runner", app.RunnerInProcess, "where terraform runs: in-process (the controller's own process and identity, for single-user installs) or process (a runner process per pool, with the pool's ServiceAccount and, when the controller runs as root, a uid of its own)")
-	fs.DurationVar(&o.DriftInterval, "drift-interval", 10*time.Minute, "how often an unchanged resource is planned to detect drift")
+	fs.StringVar(&o.Runner, "runner", app.RunnerInProcess, "where terraform runs: in-process (the controller's own process and identity, for single-user installs), process (a runner process per pool, with the pool's ServiceAccount and, when the controller runs as root, a uid of its own) or deployment (a runner Deployment per pool in the pool's namespace, with the pool's ServiceAccount)")
+	fs.StringVar(&o.RunnerImage, "runner-image", "", "the terraplane image runner Deployments run (--runner deployment; the controller's own)")
+	fs.StringVar(&o.RunnerCPU, "runner-cpu", "1", "CPU of each runner Deployment's pod, requested and its limit (--runner deployment)")
+	fs.StringVar(&o.RunnerMemory, "runner-memory", "2Gi", "memory of each runner Deployment's pod, requested and its limit; its warm providers count in it (--runner deployment)")
+	fs.DurationVar(&o.DriftInterval, "drift-interval", 10*time.Minute, "how often an unchanged resource is planned to detect drift (a resource's or class's spec.driftInterval overrides it)")
+	fs.DurationVar(&o.TerraformTimeout, "terraform-timeout", engine.DefaultTimeout, "deadline of each terraform command (a resource's or class's spec.timeout overrides it)")
 	fs.StringSliceVar(&o.ModuleSourceAllow, "module-source-allow", nil, "git URLs (https://host/org, git@host:org) and OCI repositories (oci://registry/org) module sources may use, each with what lies below it: same scheme, host and port, the path on / boundaries (default: any)")
 	fs.BoolVar(&o.AllowInsecureModuleSources, "allow-insecure-module-sources", false, "let git module sources use http:// and file:// (refused by default)")
 	o.ModuleSourceMaxFetch = modsource.DefaultMaxFetchBytes
@@ -46,6 +52,7 @@ func addManagerFlags(fs *pflag.FlagSet, o *app.Options) {
 	fs.DurationVar(&o.UserErrorRetry, "user-error-retry", 30*time.Second, "how soon a resource stopped by bad input is looked at again")
 	fs.StringVar(&o.StackRegistry, "stack-registry", "", "OCI registry that stack installs without spec.source use (host[:port])")
 	fs.BoolVar(&o.AllowKubeconfigExec, "allow-kubeconfig-exec", false, "let kubeconfigs in Secrets (kubernetes ProviderConfigs, KubernetesCluster connection Secrets) run commands (exec, auth-provider) and read files (tokenFile, certificate paths) inside the controller; whoever can write such a Secret then acts as the controller")
+	fs.StringSliceVar(&o.SecretNamespaces, "secret-namespaces", nil, "the namespaces whose Secrets the controller reads, writes and watches, where its Providers, managed resources and claims live (the Helm chart grants it Secrets there only; default: every namespace)")
 	fs.BoolVar(&o.DisableStackManager, "disable-stack-manager", false, "do not run the stack manager, which installs stacks' CRDs, RBAC and Deployments (and so needs the ClusterRole terraplane-stacks)")
 }
 

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"time"
@@ -21,9 +22,12 @@ type devOptions struct {
 	app.Options
 	kubeconfigOut string
 	quickstart    string
-	minioPort     int
+	s3Port        int
 	stateDir      string
 	ephemeral     bool
+	// workdirSet is true when --workdir was given; else workspaces go under the state
+	// directory.
+	workdirSet bool
 }
 
 func devCommand() *cobra.Command { return newDevCommand(&devOptions{}) }
@@ -37,7 +41,7 @@ func newDevCommand(o *devOptions) *cobra.Command {
 in-process. It prints its progress and, as they happen, the events the controllers send
 (one line each; "!" marks a warning); --log-format=json prints the controllers' log lines
 instead. Its data is kept under --state-dir, so stopping and starting again resumes.`,
-		Example: `  # the quickstart: a MinIO as the S3 endpoint and a Bucket claim
+		Example: `  # the quickstart: moto_server (the AWS API emulator) as the S3 endpoint and a Bucket claim
   terraplane dev --quickstart examples/quickstart
 
   # a throwaway plane, logs as JSON
@@ -47,19 +51,22 @@ instead. Its data is kept under --state-dir, so stopping and starting again resu
 			if devLogFormat != "text" && devLogFormat != "json" {
 				return fmt.Errorf("--log-format must be text or json, not %q", devLogFormat)
 			}
-			if !cmd.Flags().Changed("workdir") {
-				o.WorkDir = filepath.Join(o.stateDir, "workspaces")
-			}
+			o.workdirSet = cmd.Flags().Changed("workdir")
 			return runDev(ctrl.SetupSignalHandler(), *o)
 		},
 	}
 	addManagerFlags(cmd.Flags(), &o.Options)
+	workdir := cmd.Flags().Lookup("workdir")
+	workdir.DefValue = "<state-dir>/workspaces"
+	workdir.Usage = "directory for Terraform workspaces (disposable: state lives in the cluster); with --ephemeral, a temporary directory removed on exit"
 	cmd.Flags().StringVar(&o.kubeconfigOut, "kubeconfig-out", ".terraplane/kubeconfig", "where to write the control plane's admin kubeconfig")
-	cmd.Flags().StringVar(&o.quickstart, "quickstart", "", "directory of manifests to apply after start (starts a local MinIO as the S3 endpoint)")
-	cmd.Flags().IntVar(&o.minioPort, "minio-port", 9900, "loopback port of the quickstart's MinIO (the quickstart Provider's endpoint follows it)")
-	cmd.Flags().StringVar(&o.stateDir, "state-dir", ".terraplane", "directory for the control plane's data (etcd), MinIO data and workspaces; starting again on it resumes where the last run stopped")
+	cmd.Flags().StringVar(&o.quickstart, "quickstart", "", "directory of manifests to apply after start (starts moto_server, the AWS API emulator, as the S3 endpoint)")
+	cmd.Flags().IntVar(&o.s3Port, "s3-port", 9900, "loopback port of the quickstart's S3 endpoint (the quickstart Provider's endpoint follows it)")
+	cmd.Flags().IntVar(&o.s3Port, "minio-port", 9900, "")
+	_ = cmd.Flags().MarkDeprecated("minio-port", "use --s3-port")
+	cmd.Flags().StringVar(&o.stateDir, "state-dir", ".terraplane", "directory for the control plane's data (etcd), the S3 emulator's data and workspaces; starting again on it resumes where the last run stopped")
 	cmd.Flags().StringVar(&devLogFormat, "log-format", "text", "text: progress and the controllers' events for a person; json: the controllers' log lines, for machines")
-	cmd.Flags().BoolVar(&o.ephemeral, "ephemeral", false, "keep the control plane's data in a temporary directory removed on exit (every claim, class, Provider and Terraform state is lost)")
+	cmd.Flags().BoolVar(&o.ephemeral, "ephemeral", false, "keep the control plane's data, MinIO's data and the workspaces in a temporary directory removed on exit (every claim, class, Provider and Terraform state is lost)")
 	return cmd
 }
 
@@ -72,8 +79,31 @@ func (o devOptions) etcdDir() string {
 	return filepath.Join(o.stateDir, "etcd")
 }
 
+// useDirs decides where the plane keeps its data: under --state-dir, or with --ephemeral
+// in a temporary directory that cleanup removes (workspaces and MinIO's data included,
+// unless --workdir names a directory of the user's).
+func (o *devOptions) useDirs() (cleanup func(), err error) {
+	cleanup = func() {}
+	if o.ephemeral {
+		tmp, err := os.MkdirTemp("", "terraplane-dev-")
+		if err != nil {
+			return nil, err
+		}
+		o.stateDir, cleanup = tmp, func() { _ = os.RemoveAll(tmp) }
+	}
+	if !o.workdirSet {
+		o.WorkDir = filepath.Join(o.stateDir, "workspaces")
+	}
+	return cleanup, nil
+}
+
 func runDev(ctx context.Context, o devOptions) error {
 	start := time.Now()
+	cleanup, err := o.useDirs()
+	if err != nil {
+		return err
+	}
+	defer cleanup() // last, once MinIO, the controllers and the control plane have stopped
 	say("starting the control plane (etcd + kube-apiserver)")
 	cp, err := devenv.StartControlPlaneWith(devenv.ControlPlaneOptions{Kubeconfig: o.kubeconfigOut, DataDir: o.etcdDir()})
 	if err != nil {
@@ -103,35 +133,35 @@ func runDev(ctx context.Context, o devOptions) error {
 	}
 	say("controllers running")
 	if o.quickstart != "" {
-		minio, err := devenv.StartMinIO(ctx, filepath.Join(o.stateDir, "minio"), o.minioPort, "terraplane", "terraplane-secret")
+		s3, err := devenv.StartMoto(ctx, filepath.Join(o.stateDir, "s3"), devenv.MotoOptions{Port: o.s3Port, Persist: true})
 		if err != nil {
 			return err
 		}
-		defer minio.Stop()
-		say("MinIO (the demo S3 endpoint) on %s", minio.Endpoint)
+		defer s3.Stop()
+		say("moto_server (the AWS API emulator: the demo S3 endpoint) on %s", s3.Endpoint)
 		// Ctrl-C while the quickstart is still coming up stops the plane like any other time
-		if err := runQuickstart(ctx, mgr.GetClient(), o, minio.Endpoint); err != nil && ctx.Err() == nil {
+		if err := runQuickstart(ctx, mgr.GetClient(), o, s3.Endpoint); err != nil && ctx.Err() == nil {
 			return err
 		}
 	}
-	printHelp(o)
+	printHelp(os.Stdout, o)
 	select {
 	case <-ctx.Done():
 		say("stopping")
 		// The controllers stop first (in-flight terraform gets to write its state), then
-		// MinIO and the control plane.
+		// the S3 emulator and the control plane.
 		return <-errs
 	case err := <-errs:
 		return err
 	}
 }
 
-// runQuickstart applies the quickstart manifests, its Provider pointed at the MinIO on
+// runQuickstart applies the quickstart manifests, its Provider pointed at the S3 on
 // endpoint, and waits until every claim is Bound and Ready. Applying is create-or-update:
 // a restart on the same state finds the claim it made last time, and makes nothing new.
 func runQuickstart(ctx context.Context, c client.Client, o devOptions, endpoint string) error {
 	say("applying %s", o.quickstart)
-	objs, err := devenv.ApplyDirWith(ctx, c, o.quickstart, devenv.PointAtMinIO(endpoint))
+	objs, err := devenv.ApplyDirWith(ctx, c, o.quickstart, devenv.PointAtS3(endpoint))
 	if err != nil {
 		return err
 	}
@@ -183,13 +213,25 @@ func conditionTrue(u *unstructured.Unstructured, typ string) bool {
 	return false
 }
 
-func printHelp(o devOptions) {
+// printHelp says what to look at: the quickstart's objects when it was applied, the
+// kinds in general otherwise.
+func printHelp(w io.Writer, o devOptions) {
 	kubectl := "kubectl"
 	if p, err := devenv.Tool("kubectl"); err == nil {
 		kubectl = p
 	}
 	k := fmt.Sprintf("%s --kubeconfig %s", kubectl, o.kubeconfigOut)
-	fmt.Printf(`
+	if o.quickstart == "" {
+		fmt.Fprintf(w, `
+Terraplane is running, with nothing applied yet. Try:
+    %[1]s apply -f examples/quickstart/     (its Provider needs an S3 endpoint: terraplane dev --quickstart starts MinIO)
+    %[1]s get claim,managed,class -A
+    %[1]s api-resources --categories terraplane
+Press Ctrl-C to stop everything.
+`, k)
+		return
+	}
+	fmt.Fprintf(w, `
 Terraplane is running. Look around:
     %[1]s get buckets,bucketclasses -A
     %[1]s get s3buckets,s3bucketclasses,providers.aws.terraplane.io -A

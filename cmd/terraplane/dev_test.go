@@ -1,9 +1,12 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -78,7 +81,7 @@ func quickstartReady(g Gomega, c client.Client) (*storagev1.Bucket, *awsstoragev
 	return b, mg
 }
 
-// buckets lists the buckets of the quickstart's MinIO through the S3 API.
+// buckets lists the buckets of the quickstart's S3 endpoint (moto_server) through the S3 API.
 func buckets(g Gomega, port int) []string {
 	mc, err := minio.New(fmt.Sprintf("127.0.0.1:%d", port), &minio.Options{Creds: credentials.NewStaticV4("terraplane", "terraplane-secret", "")})
 	g.Expect(err).NotTo(HaveOccurred())
@@ -91,13 +94,14 @@ func buckets(g Gomega, port int) []string {
 	return names
 }
 
-// TestDevKeepsItsData runs `terraplane dev --quickstart` on a non-default MinIO port, stops
+// TestDevKeepsItsData runs `terraplane dev --quickstart` on a non-default S3 port, stops
 // it and starts it again on the same state directory: the quickstart Provider points at
-// that port, and the second run finds the claim, its resource and its Terraform state
-// where the first left them, plans against MinIO and makes no second bucket.
+// that port, and the second run finds the claim, its resource, its Terraform state and
+// its bucket (moto_server replays what it recorded) where the first left them, plans
+// against the emulator and makes no second bucket.
 func TestDevKeepsItsData(t *testing.T) {
 	if testing.Short() {
-		t.Skip("starts a control plane, MinIO and terraform with the aws provider")
+		t.Skip("starts a control plane, moto_server and terraform with the aws provider")
 	}
 	g := NewWithT(t)
 	port, err := devenv.FreePort()
@@ -110,17 +114,17 @@ func TestDevKeepsItsData(t *testing.T) {
 		},
 		kubeconfigOut: filepath.Join(state, "kubeconfig"),
 		quickstart:    "../../examples/quickstart",
-		minioPort:     port,
+		s3Port:        port,
 		stateDir:      state,
 	}
 	ctx := context.Background()
 
-	t.Log("first run: the quickstart Bucket on MinIO at the port given")
+	t.Log("first run: the quickstart Bucket on the S3 emulator at the port given")
 	first := startDev(o)
 	c := devClient(g, o.kubeconfigOut)
 	claim, mg := quickstartReady(g, c)
 	provider := &awsv1.Provider{}
-	g.Expect(c.Get(ctx, client.ObjectKey{Namespace: "terraplane-system", Name: "minio"}, provider)).To(Succeed())
+	g.Expect(c.Get(ctx, client.ObjectKey{Namespace: "terraplane-system", Name: "local-s3"}, provider)).To(Succeed())
 	g.Expect(provider.Spec.Endpoint).To(Equal(fmt.Sprintf("http://127.0.0.1:%d", port)))
 	g.Expect(buckets(g, port)).To(ConsistOf(mg.Spec.ForProvider.BucketName))
 	applied := mg.Status.Terraform.LastApplyTime
@@ -142,7 +146,7 @@ func TestDevKeepsItsData(t *testing.T) {
 	g.Eventually(func(g Gomega) {
 		g.Expect(c.Get(ctx, client.ObjectKeyFromObject(mgAgain), mgAgain)).To(Succeed())
 		g.Expect(mgAgain.Status.Terraform.LastPlanTime).NotTo(BeNil())
-		g.Expect(mgAgain.Status.Terraform.LastPlanTime.After(applied.Time)).To(BeTrue(), "a plan ran against MinIO after the restart")
+		g.Expect(mgAgain.Status.Terraform.LastPlanTime.After(applied.Time)).To(BeTrue(), "a plan ran against the emulator after the restart")
 		g.Expect(syncedNow(mgAgain)).To(BeTrue())
 	}).WithTimeout(3 * time.Minute).WithPolling(time.Second).Should(Succeed())
 	g.Expect(mgAgain.Status.Terraform.LastApplyTime).To(Equal(applied), "nothing to apply")
@@ -193,5 +197,66 @@ func TestDevEphemeral(t *testing.T) {
 				t.Errorf("dev %v (-want +got):\n%s", tc.args, diff)
 			}
 		})
+	}
+}
+
+// TestDevDirs: workspaces go under --state-dir unless --workdir says otherwise; with
+// --ephemeral, the state directory (workspaces and MinIO's data) is a temporary one
+// that is gone once the plane stops. --workdir's help names dev's own default.
+func TestDevDirs(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		args      []string
+		wantWork  string // "" for under the temporary directory
+		ephemeral bool
+	}{
+		{"default", []string{"--state-dir", "/var/tp"}, "/var/tp/workspaces", false},
+		{"workdir given", []string{"--state-dir", "/var/tp", "--workdir", "/scratch"}, "/scratch", false},
+		{"ephemeral", []string{"--ephemeral", "--state-dir", "/var/tp"}, "", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o := &devOptions{}
+			cmd := newDevCommand(o)
+			if err := cmd.ParseFlags(tc.args); err != nil {
+				t.Fatal(err)
+			}
+			o.workdirSet = cmd.Flags().Changed("workdir")
+			cleanup, err := o.useDirs()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !tc.ephemeral {
+				cleanup()
+				if o.WorkDir != tc.wantWork {
+					t.Errorf("workdir %s, want %s", o.WorkDir, tc.wantWork)
+				}
+				return
+			}
+			if o.stateDir == "/var/tp" || o.WorkDir != filepath.Join(o.stateDir, "workspaces") {
+				t.Fatalf("ephemeral: state dir %s, workdir %s", o.stateDir, o.WorkDir)
+			}
+			g := NewWithT(t)
+			g.Expect(os.MkdirAll(filepath.Join(o.stateDir, "minio", "data"), 0o755)).To(Succeed())
+			g.Expect(os.MkdirAll(o.WorkDir, 0o755)).To(Succeed())
+			cleanup()
+			_, err = os.Stat(o.stateDir)
+			g.Expect(os.IsNotExist(err)).To(BeTrue(), "the temporary state directory is left behind")
+		})
+	}
+	if f := newDevCommand(&devOptions{}).Flags().Lookup("workdir"); f.DefValue != "<state-dir>/workspaces" {
+		t.Errorf("--workdir's default reads %q", f.DefValue)
+	}
+}
+
+// TestDevHelp: without the quickstart, dev points at nothing the quickstart would make.
+func TestDevHelp(t *testing.T) {
+	var without, with bytes.Buffer
+	printHelp(&without, devOptions{kubeconfigOut: "kc"})
+	printHelp(&with, devOptions{kubeconfigOut: "kc", quickstart: "examples/quickstart"})
+	if strings.Contains(without.String(), "quickstart-bucket") || strings.Contains(without.String(), "bucket -n demo") {
+		t.Errorf("without --quickstart the help names the quickstart's bucket:\n%s", without.String())
+	}
+	if !strings.Contains(with.String(), "describe bucket -n demo quickstart") {
+		t.Errorf("with --quickstart the help does not name its bucket:\n%s", with.String())
 	}
 }

@@ -1,6 +1,13 @@
 package main
 
 import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
 	"github.com/go-logr/logr"
 	"github.com/spf13/cobra"
 	"go.uber.org/zap/zapcore"
@@ -26,9 +33,9 @@ var devLogFormat = "text"
 func setupLogging(cmd *cobra.Command, _ []string) {
 	switch {
 	case cmd.Name() == "dev" && devLogFormat != "json":
-		ctrl.SetLogger(zap.New(zap.Level(zapcore.ErrorLevel), zap.ConsoleEncoder(), zap.StacktraceLevel(zapcore.PanicLevel)))
+		ctrl.SetLogger(logr.New(&devSink{out: os.Stderr, mu: &sync.Mutex{}}))
 		klog.SetLogger(logr.Discard())
-	case cmd.Name() == "controller" || cmd.Name() == "dev" || cmd.Name() == "runner":
+	case cmd.Name() == "controller" || cmd.Name() == "stack-manager" || cmd.Name() == "dev" || cmd.Name() == "runner":
 		if debugLogs {
 			logOptions.Level = zapcore.DebugLevel
 		}
@@ -37,4 +44,54 @@ func setupLogging(cmd *cobra.Command, _ []string) {
 		ctrl.SetLogger(logr.Discard())
 		klog.SetLogger(logr.Discard())
 	}
+}
+
+// devSink is the log of `terraplane dev` in text mode: errors only, one line each, as a
+// person reads them. A reconciler's error is left out: the object's conditions and the
+// event dev prints say it once, where the log would repeat it at every retry.
+type devSink struct {
+	out  io.Writer
+	name string
+	mu   *sync.Mutex
+}
+
+// Init is part of logr.LogSink.
+func (s *devSink) Init(logr.RuntimeInfo) {}
+
+// Enabled: no info lines.
+func (s *devSink) Enabled(int) bool { return false }
+
+// Info prints nothing.
+func (s *devSink) Info(int, string, ...any) {}
+
+// Error prints one line: time, "!", where, what and why.
+func (s *devSink) Error(err error, msg string, _ ...any) {
+	if msg == "Reconciler error" {
+		return
+	}
+	line := msg
+	if s.name != "" {
+		line = s.name + ": " + line
+	}
+	if err != nil {
+		line += ": " + strings.ReplaceAll(err.Error(), "\n", "; ")
+	}
+	if s.mu != nil {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+	}
+	fmt.Fprintf(s.out, "%s ! %s\n", time.Now().Format("15:04:05"), line)
+}
+
+// WithValues keeps the sink: values are left out of the one line.
+func (s *devSink) WithValues(...any) logr.LogSink { return s }
+
+// WithName names the component in the line.
+func (s *devSink) WithName(name string) logr.LogSink {
+	n := *s
+	if n.name != "" {
+		name = n.name + "." + name
+	}
+	n.name = name
+	return &n
 }

@@ -1,9 +1,14 @@
 package main
 
 import (
+	"bytes"
+	"errors"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -37,5 +42,19 @@ func TestLogFlags(t *testing.T) {
 	dev := devCommand()
 	if f := dev.Flags().Lookup("log-format"); f == nil || f.DefValue != "text" {
 		t.Errorf("terraplane dev --log-format = %v, want a flag defaulting to text", f)
+	}
+}
+
+// TestDevSink: dev's text log prints an error as one line naming where it came from, and
+// leaves out a reconciler's errors, which conditions and events already say once.
+func TestDevSink(t *testing.T) {
+	var buf bytes.Buffer
+	log := logr.New(&devSink{out: &buf, mu: &sync.Mutex{}})
+	log.WithName("controller").WithName("s3bucket").Error(errors.New("terraform apply: exit status 1\nmore"), "Reconciler error", "S3Bucket", "x")
+	log.Info("starting")
+	log.WithName("cache").WithValues("k", "v").Error(errors.New("watch failed"), "failed to list")
+	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
+	if len(lines) != 1 || !strings.HasSuffix(lines[0], " ! cache: failed to list: watch failed") {
+		t.Errorf("log = %q, want one line for the cache's error", buf.String())
 	}
 }

@@ -1,10 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -22,12 +23,17 @@ func moduleCommand() *cobra.Command {
 	cmd := group(&cobra.Command{Use: "module", Short: "Work with Terraform modules used as classes",
 		Example: "  terraplane module inspect ./modules/postgres --out postgres-class.yaml"})
 	var file, name, namespace string
+	var providerConfigs []string
 	inspect := &cobra.Command{
-		Use:   "inspect DIR",
-		Short: "Print a module's inputs and outputs and write a ModuleClass skeleton",
-		Long: `Print a module's inputs and outputs and a ModuleClass skeleton for it. --out writes the
-skeleton to a file (it was -o before). -o json or -o yaml prints the ModuleClass alone,
-its status.variables and status.outputs describing the module, ready for kubectl apply -f -.`,
+		Use:   "inspect SOURCE",
+		Short: "Print a module's inputs, outputs and providers, and write a ModuleClass skeleton",
+		Long: `Print a module's inputs, outputs and the providers it requires, and a ModuleClass skeleton
+for it with a ProviderConfig to fill in for each provider that takes configuration.
+SOURCE is a directory, a git source (git::https://host/org/repo.git//path?ref=v1) or an
+OCI artifact (oci://registry/org/module:v1), as for terraplane claim generate. --out
+writes the skeleton to a file (it was -o before). -o json or -o yaml prints the
+ModuleClass alone, its status.variables and status.outputs describing the module, ready
+for kubectl apply -f -.`,
 		Example: `  # print the interface and the skeleton
   terraplane module inspect ./modules/postgres
 
@@ -40,19 +46,22 @@ its status.variables and status.outputs describing the module, ready for kubectl
 	}
 	out := bindOutput(inspect, "--out", "json", "yaml")
 	inspect.RunE = func(cmd *cobra.Command, args []string) error {
-		dir := args[0]
-		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-			return fmt.Errorf("module directory %s does not exist or is not a directory", dir)
-		}
-		m, err := module.Load(os.DirFS(dir), ".")
+		src, err := parseModuleSource(args[0])
 		if err != nil {
-			return fmt.Errorf("%s: %w", dir, err)
+			return err
+		}
+		m, err := src.load(cmd.Context())
+		if err != nil {
+			return err
 		}
 		if name == "" {
-			abs, _ := filepath.Abs(args[0])
-			name = filepath.Base(abs)
+			name = src.defaultName()
 		}
-		class, err := classObject(m, name, namespace)
+		providers, err := planProviders(m, namespace, providerConfigs)
+		if err != nil {
+			return err
+		}
+		class, err := classObject(m, src, providers, name, namespace)
 		if err != nil {
 			return err
 		}
@@ -61,8 +70,8 @@ its status.variables and status.outputs describing the module, ready for kubectl
 			class.Status.Variables, class.Status.Outputs = modsource.Describe(m)
 			return out.print(stdout, class)
 		}
-		printInterface(stdout, m)
-		skeleton, err := classSkeleton(class)
+		printInterface(stdout, m, providers)
+		skeleton, err := classSkeleton(class, src, providers)
 		if err != nil {
 			return err
 		}
@@ -78,14 +87,16 @@ its status.variables and status.outputs describing the module, ready for kubectl
 		return nil
 	}
 	inspect.Flags().StringVarP(&file, "out", "f", "", "file for the ModuleClass skeleton (default: stdout; was -o)")
-	inspect.Flags().StringVar(&name, "name", "", "name of the ModuleClass (default: the directory's name)")
+	inspect.Flags().StringVar(&name, "name", "", "name of the ModuleClass (default: the directory's, or the source path's, last element)")
 	inspect.Flags().StringVarP(&namespace, "namespace", "n", defaultAdminNamespace, "namespace of the ModuleClass (a non-portable class: the admin namespace)")
+	inspect.Flags().StringSliceVar(&providerConfigs, "provider-config", nil, "LOCAL=NAME: the module's provider LOCAL (e.g. aws) is configured by the existing ProviderConfig NAME; no stub is written for it")
 	cmd.AddCommand(inspect)
 	return cmd
 }
 
-// printInterface prints variables and outputs as ModuleClass status describes them.
-func printInterface(w io.Writer, m *module.Module) {
+// printInterface prints variables and outputs as ModuleClass status describes them, and
+// the providers the module requires.
+func printInterface(w io.Writer, m *module.Module, providers *providerPlan) {
 	vars, outs := modsource.Describe(m)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "VARIABLE\tTYPE\tREQUIRED\tDEFAULT\tSENSITIVE")
@@ -96,19 +107,29 @@ func printInterface(w io.Writer, m *module.Module) {
 	for _, o := range outs {
 		fmt.Fprintf(tw, "%s\t%v\t\t\t\n", o.Name, o.Sensitive)
 	}
+	fmt.Fprintln(tw, "\nPROVIDER\tSOURCE\tVERSION\tCONFIGURED BY\t")
+	for _, r := range providers.reqs {
+		by := "(needs none)"
+		if module.NeedsConfiguration(r.Source) {
+			by = "ProviderConfig " + providers.configFor(r.Name)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t\n", r.Name, strings.TrimPrefix(r.Source, module.DefaultRegistry+"/"), orDash(r.Constraints), by)
+	}
 	_ = tw.Flush()
 }
 
 // classObject is a ModuleClass that supplies every required variable from a claim field
-// of the same name and publishes every output; the admin edits it from there.
-func classObject(m *module.Module, name, namespace string) (*terraformv1.ModuleClass, error) {
+// of the same name, configures the module's providers and publishes every output; the
+// admin edits it from there.
+func classObject(m *module.Module, src moduleSource, providers *providerPlan, name, namespace string) (*terraformv1.ModuleClass, error) {
 	class := &terraformv1.ModuleClass{
 		TypeMeta:   metav1.TypeMeta{APIVersion: terraformv1.GroupVersion.String(), Kind: "ModuleClass"},
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace},
 	}
 	t := &class.SpecTemplate
 	t.ReclaimPolicy = common.ReclaimDelete
-	t.Source.ConfigMap = &terraformv1.ConfigMapSource{Name: name + "-module"}
+	t.Source = src.classSource(name + "-module")
+	t.ProviderConfigRefs = providers.refs
 	for _, v := range m.Variables {
 		if v.Required {
 			t.Inputs = append(t.Inputs, terraformv1.InputMapping{FromFieldPath: "spec." + v.Name, ToVariable: v.Name})
@@ -124,15 +145,28 @@ func classObject(m *module.Module, name, namespace string) (*terraformv1.ModuleC
 	return class, nil
 }
 
-// classSkeleton is class as commented YAML.
-func classSkeleton(class *terraformv1.ModuleClass) ([]byte, error) {
+// classSkeleton is the ProviderConfig stubs and the class, as commented YAML.
+func classSkeleton(class *terraformv1.ModuleClass, src moduleSource, providers *providerPlan) ([]byte, error) {
+	var buf bytes.Buffer
+	for _, pc := range providers.stubs {
+		b, err := yaml.Marshal(pc)
+		if err != nil {
+			return nil, err
+		}
+		buf.WriteString(stubHint(pc))
+		buf.Write(stripStatus(b))
+		buf.WriteString("\n---\n")
+	}
 	b, err := yaml.Marshal(class)
 	if err != nil {
 		return nil, err
 	}
-	name, namespace := class.Name, class.Namespace
-	header := fmt.Sprintf("# ModuleClass for the module in %s. Ship its files in the ConfigMap %s-module\n# (kubectl create configmap %s-module -n %s --from-file=DIR) or point source at git.\n", name, name, name, namespace)
-	return append([]byte(header), b...), nil
+	if src.dir != "" {
+		fmt.Fprintf(&buf, "# ModuleClass for the module in %s. Ship its files in the ConfigMap %s-module: terraplane claim generate\n# writes it, local modules included (kubectl create configmap --from-file leaves subdirectories out); or point source at git or OCI.\n", src.dir, class.Name)
+	}
+	buf.Write(stripStatus(b))
+	buf.WriteString("\n")
+	return buf.Bytes(), nil
 }
 
 func orDash(s string) string {

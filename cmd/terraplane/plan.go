@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	common "terraplane.io/terraplane/apis/common/v1alpha1"
+	terraformv1 "terraplane.io/terraplane/apis/terraform/v1alpha1"
 	"terraplane.io/terraplane/internal/resource"
 )
 
@@ -215,8 +216,8 @@ type planView struct {
 	Text string `json:"text,omitempty"`
 }
 
-// readPlan reads mg's pending or last plan: its summary from status, its text from the
-// plan Secret.
+// readPlan reads mg's pending or last plan: its summary from status, its text from its
+// Plan object (or, from older controllers, the plan Secret).
 func readPlan(ctx context.Context, c client.Client, mg resource.Managed) (*planView, error) {
 	gvk := mg.GetObjectKind().GroupVersionKind()
 	v := &planView{APIVersion: gvk.GroupVersion().String(), Kind: gvk.Kind, Namespace: mg.GetNamespace(), Name: mg.GetName()}
@@ -237,12 +238,11 @@ func readPlan(ctx context.Context, c client.Client, mg resource.Managed) (*planV
 	} else if tf.LastApply == nil || tf.LastApply.ID != tf.Plan.ID {
 		v.State = "not applied"
 	}
-	sec := &corev1.Secret{}
-	err := c.Get(ctx, client.ObjectKey{Namespace: mg.GetNamespace(), Name: resource.PlanSecretName(mg)}, sec)
-	if err != nil && !apierrors.IsNotFound(err) {
-		return nil, fmt.Errorf("read plan: %w", err)
+	text, err := planText(ctx, c, mg, tf.Plan.ID)
+	if err != nil {
+		return nil, err
 	}
-	v.Text = string(sec.Data[resource.PlanTextKey])
+	v.Text = text
 	return v, nil
 }
 
@@ -272,6 +272,26 @@ func printPlan(ctx context.Context, out io.Writer, c client.Client, mg resource.
 		fmt.Fprintf(out, "  %s: %s\n", ch.Address, strings.Join(ch.Actions, ", "))
 	}
 	return nil
+}
+
+// planText reads the text of mg's plan id from its Plan, which reviewers may read; else
+// from the plan Secret, where controllers before Plans kept it (an approver may not
+// read Secrets: that is no error).
+func planText(ctx context.Context, c client.Client, mg resource.Managed, id string) (string, error) {
+	p := &terraformv1.Plan{}
+	err := c.Get(ctx, client.ObjectKey{Namespace: mg.GetNamespace(), Name: resource.PlanName(mg)}, p)
+	if err == nil && p.Summary.ID == id {
+		return p.Text, nil
+	}
+	if err != nil && !apierrors.IsNotFound(err) && !meta.IsNoMatchError(err) {
+		return "", fmt.Errorf("read plan: %w", err)
+	}
+	sec := &corev1.Secret{}
+	err = c.Get(ctx, client.ObjectKey{Namespace: mg.GetNamespace(), Name: resource.PlanSecretName(mg)}, sec)
+	if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsForbidden(err) {
+		return "", fmt.Errorf("read plan: %w", err)
+	}
+	return string(sec.Data[resource.PlanTextKey]), nil
 }
 
 // pendingPlanOf is the plan mg holds unapplied, if any.

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"crypto/tls"
 	"fmt"
 	"net"
 	"net/http"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -25,7 +27,10 @@ import (
 // runnerOptions are a runner's flags.
 type runnerOptions struct {
 	pool, socket, kubeconfig string
-	engine                   engine.Options
+	// listen, with TLS from the cert and key files and the token from tokenFile, is how a
+	// runner in a pod serves (--runner deployment)
+	listen, certFile, keyFile, tokenFile string
+	engine                               engine.Options
 }
 
 func runnerCommand() *cobra.Command {
@@ -38,10 +43,16 @@ pool's namespace on a unix socket, with the pool's own Kubernetes identity (--ku
 for their state and locks, and keep the pool's provider processes warm.
 
 The controller starts one runner per pool (--runner process) and gives it, on standard
-input, the token each request must carry. It is not meant to be started by hand.`,
+input, the token each request must carry. With --runner deployment, a runner is a pod in
+its pool's namespace: it serves over TLS on --listen, with the token in --token-file, and
+its identity is the pod's ServiceAccount. It is not meant to be started by hand.`,
 		Example: `  # what the controller runs for the default pool of namespace team-a
   echo "$TOKEN" | terraplane runner --pool team-a/default --socket /run/pool/runner.sock \
-    --workdir /run/pool/work --kubeconfig /run/pool/kubeconfig`,
+    --workdir /run/pool/work --kubeconfig /run/pool/kubeconfig
+
+  # what a runner Deployment's pod runs
+  terraplane runner --pool team-a/default --listen :8443 --tls-cert-file /etc/terraplane-runner/tls.crt \
+    --tls-key-file /etc/terraplane-runner/tls.key --token-file /etc/terraplane-runner/token --workdir /var/lib/terraplane/runner/work`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runRunner(ctrl.SetupSignalHandler(), o)
@@ -50,39 +61,107 @@ input, the token each request must carry. It is not meant to be started by hand.
 	f := cmd.Flags()
 	f.StringVar(&o.pool, "pool", "", "the pool this runner serves, namespace/name")
 	f.StringVar(&o.socket, "socket", "", "unix socket to serve the controller's runs on")
-	f.StringVar(&o.kubeconfig, "kubeconfig", "", "the pool's kubeconfig: its identity for the state and state locks")
+	f.StringVar(&o.kubeconfig, "kubeconfig", "", "the pool's kubeconfig: its identity for the state and state locks (default: the pod's ServiceAccount)")
+	f.StringVar(&o.listen, "listen", "", "address to serve the controller's runs on over TLS (instead of --socket)")
+	f.StringVar(&o.certFile, "tls-cert-file", "", "the runner's certificate, with --listen")
+	f.StringVar(&o.keyFile, "tls-key-file", "", "the runner's private key, with --listen")
+	f.StringVar(&o.tokenFile, "token-file", "", "the token each request must carry (default: read from standard input)")
 	f.StringVar(&o.engine.WorkDir, "workdir", "", "directory for the pool's workspaces")
 	f.StringVar(&o.engine.PluginMirror, "plugin-mirror", devenv.PluginMirror(), "filesystem mirror of Terraform providers")
 	f.StringVar(&o.engine.TerraformPath, "terraform", "", "terraform or OpenTofu binary (default: terraform on PATH)")
 	f.StringVar(&o.engine.NetworkMirror, "provider-mirror-url", "", "Terraform provider network mirror (static-file protocol)")
 	f.BoolVar(&o.engine.AllowDirect, "provider-download", false, "let terraform download providers from their registries")
+	f.StringVar(&o.engine.ModuleRegistryURL, "module-registry-url", "", "module registry serving the modules addressed to the public registry (default: the public registry)")
+	f.DurationVar(&o.engine.Timeout, "terraform-timeout", engine.DefaultTimeout, "deadline of each terraform command of a workspace that sets none of its own")
 	f.IntVar(&o.engine.MaxConcurrent, "max-concurrent-terraform", 0, "cap on terraform processes running at once (default: 2 per CPU)")
 	f.BoolVar(&o.engine.ProviderReuse, "provider-reuse", true, "keep the pool's provider processes warm between runs")
 	f.DurationVar(&o.engine.ProviderTTL, "provider-ttl", plugins.DefaultTTL, "how long a reused provider process lives")
 	f.IntVar(&o.engine.ProviderRunsPerProcess, "provider-runs-per-process", plugins.DefaultRunsPerProcess, "runs one provider process serves at once")
 	f.Var(byteSize{&o.engine.ProviderMemoryBudget}, "provider-memory-budget", "cap on the resident memory of the pool's warm provider processes, e.g. 2Gi; idle ones are stopped past it, the least recently used first (default: none)")
-	for _, name := range []string{"pool", "socket", "kubeconfig", "workdir"} {
+	for _, name := range []string{"pool", "workdir"} {
 		_ = cmd.MarkFlagRequired(name)
 	}
+	cmd.MarkFlagsOneRequired("socket", "listen")
+	cmd.MarkFlagsMutuallyExclusive("socket", "listen")
+	cmd.MarkFlagsRequiredTogether("listen", "tls-cert-file", "tls-key-file", "token-file")
 	return cmd
+}
+
+// runnerToken is the token each request must carry: --token-file's, else the first line
+// of standard input.
+func runnerToken(o runnerOptions) (string, error) {
+	var token string
+	var err error
+	if o.tokenFile != "" {
+		b, rerr := os.ReadFile(o.tokenFile)
+		token, err = string(b), rerr
+	} else {
+		token, err = bufio.NewReader(os.Stdin).ReadString('\n')
+	}
+	if token = strings.TrimSpace(token); token == "" {
+		return "", fmt.Errorf("no token (--token-file or standard input): %v", err)
+	}
+	return token, nil
+}
+
+// runnerConfig is the runner's identity: --kubeconfig, else the pod's ServiceAccount.
+func runnerConfig(o runnerOptions) (*rest.Config, error) {
+	if o.kubeconfig == "" {
+		cfg, err := rest.InClusterConfig()
+		if err != nil {
+			return nil, fmt.Errorf("no --kubeconfig and not in a pod: %w", err)
+		}
+		return cfg, nil
+	}
+	cfg, err := clientcmd.BuildConfigFromFlags("", o.kubeconfig)
+	if err != nil {
+		return nil, fmt.Errorf("pool kubeconfig: %w", err)
+	}
+	return cfg, nil
+}
+
+// runnerListener is where the runner serves: its unix socket (only its uid may open
+// it), or a TCP address with TLS.
+func runnerListener(o runnerOptions) (net.Listener, error) {
+	if o.listen == "" {
+		_ = os.Remove(o.socket)
+		lis, err := net.Listen("unix", o.socket)
+		if err != nil {
+			return nil, fmt.Errorf("listen: %w", err)
+		}
+		return lis, os.Chmod(o.socket, 0o600)
+	}
+	cert, err := tls.LoadX509KeyPair(o.certFile, o.keyFile)
+	if err != nil {
+		return nil, fmt.Errorf("runner certificate: %w", err)
+	}
+	lis, err := tls.Listen("tcp", o.listen, &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS13})
+	if err != nil {
+		return nil, fmt.Errorf("listen: %w", err)
+	}
+	return lis, nil
 }
 
 // runRunner serves the pool's runs until ctx ends, then lets the runs in flight write
 // their state.
 func runRunner(ctx context.Context, o runnerOptions) error {
-	token, err := bufio.NewReader(os.Stdin).ReadString('\n')
-	if token = strings.TrimSpace(token); token == "" {
-		return fmt.Errorf("no token on standard input: %v", err)
-	}
-	cfg, err := clientcmd.BuildConfigFromFlags("", o.kubeconfig)
+	token, err := runnerToken(o)
 	if err != nil {
-		return fmt.Errorf("pool kubeconfig: %w", err)
+		return err
+	}
+	cfg, err := runnerConfig(o)
+	if err != nil {
+		return err
 	}
 	c, err := client.New(cfg, client.Options{})
 	if err != nil {
 		return fmt.Errorf("pool client: %w", err)
 	}
-	locker := statelock.NewLocker(c, c, engine.DefaultTimeout+engine.DefaultGracePeriod+time.Minute)
+	hold, grace := o.engine.Timeout, engine.DefaultGracePeriod+time.Minute
+	if hold <= 0 {
+		hold = engine.DefaultTimeout
+	}
+	locker := statelock.NewLocker(c, c, hold+grace, grace)
 	srv := &runner.Server{Token: token}
 	o.engine.Locker, o.engine.OnRun, o.engine.Log = locker, srv.OnRun, ctrl.Log.WithName("providers")
 	eng, err := engine.New(ctx, o.engine)
@@ -91,12 +170,8 @@ func runRunner(ctx context.Context, o runnerOptions) error {
 	}
 	defer eng.Stop()
 	srv.Runs = &runner.Local{Engine: eng, Locker: locker}
-	_ = os.Remove(o.socket)
-	lis, err := net.Listen("unix", o.socket)
+	lis, err := runnerListener(o)
 	if err != nil {
-		return fmt.Errorf("listen: %w", err)
-	}
-	if err := os.Chmod(o.socket, 0o600); err != nil {
 		return err
 	}
 	// a run's context ends with the runner's: on SIGTERM terraform is interrupted and
@@ -108,7 +183,7 @@ func runRunner(ctx context.Context, o runnerOptions) error {
 		defer cancel()
 		_ = hs.Shutdown(stop)
 	}()
-	fmt.Fprintf(os.Stderr, "runner of pool %s serving on %s\n", o.pool, o.socket)
+	fmt.Fprintf(os.Stderr, "runner of pool %s serving on %s\n", o.pool, lis.Addr())
 	if err := hs.Serve(lis); err != nil && err != http.ErrServerClosed {
 		return err
 	}

@@ -100,6 +100,9 @@ func (r *Reconciler) bind(ctx context.Context, claim resource.Claim) (resource.M
 	if err := r.syncSpec(ctx, claim, mg); err != nil {
 		return mg, err // the bound resource keeps running as it is; the claim says why its edits wait
 	}
+	if err := r.forwardRequest(ctx, claim, mg); err != nil {
+		return mg, err
+	}
 	return mg, r.markBound(ctx, mg)
 }
 
@@ -272,7 +275,11 @@ func (r *Reconciler) delete(ctx context.Context, claim resource.Claim) error {
 	if err := r.deleteConnectionSecret(ctx, claim); err != nil {
 		return err
 	}
-	return resource.RemoveFinalizer(ctx, r.client, claim)
+	if err := resource.RemoveFinalizer(ctx, r.client, claim); err != nil {
+		return err
+	}
+	resource.ObserveDeletion(resource.ClaimFamily, r.kind.GVK, claim.GetDeletionTimestamp())
+	return nil
 }
 
 // release deletes (policy Delete, waiting until it is gone) or releases (Retain) the bound resource.

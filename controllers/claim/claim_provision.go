@@ -113,6 +113,7 @@ func (r *Reconciler) configure(req registry.Request, mk *registry.ManagedKind) (
 		ClassRef: &common.ClassReference{APIVersion: mk.ClassGVK.GroupVersion().String(), Kind: mk.ClassGVK.Kind,
 			Name: class.GetName(), Namespace: class.GetNamespace()},
 		ChangePolicy: *tmpl.ChangePolicy.DeepCopy(),
+		Timing:       *tmpl.Timing.DeepCopy(),
 		RunnerPool:   tmpl.RunnerPool,
 	}
 	if err := r.kind.Configurators[mk.GVK](req, mg); err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -45,6 +46,8 @@ func s3Class(ns string, allowed ...string) *awsstoragev1.S3BucketClass {
 	c.SpecTemplate.ReclaimPolicy = common.ReclaimRetain
 	c.SpecTemplate.WriteConnectionSecretsToNamespace = "secrets"
 	c.SpecTemplate.ForProvider.Encryption = "aws:kms"
+	c.SpecTemplate.Timeout = &metav1.Duration{Duration: 45 * time.Minute}
+	c.SpecTemplate.DriftInterval = &metav1.Duration{Duration: 6 * time.Hour}
 	if len(allowed) > 0 {
 		c.AllowedNamespaces = &common.AllowedNamespaces{Names: allowed}
 	}
@@ -79,6 +82,7 @@ func TestReconcileProvisions(t *testing.T) {
 		WriteConnectionSecretToRef: &common.SecretReference{Name: "bucket-uid-1", Namespace: "secrets"},
 		ClaimRef:                   &common.ObjectReference{APIVersion: "storage.terraplane.io/v1alpha1", Kind: "Bucket", Namespace: "team", Name: "b", UID: "uid-1"},
 		ClassRef:                   &common.ClassReference{APIVersion: awsstoragev1.GroupVersion.String(), Kind: "S3BucketClass", Namespace: "admin", Name: "s3"},
+		Timing:                     common.Timing{Timeout: &metav1.Duration{Duration: 45 * time.Minute}, DriftInterval: &metav1.Duration{Duration: 6 * time.Hour}},
 	}
 	if diff := cmp.Diff(wantSpec, mg.Spec.ManagedSpec); diff != "" {
 		t.Errorf("managed spec (-want +got):\n%s", diff)

@@ -23,7 +23,7 @@ const (
 	// ReasonWaitingForFirstConsumer: the class binds on first consumer and none is scheduled.
 	ReasonWaitingForFirstConsumer = "WaitingForFirstConsumer"
 	// ReasonApplying: the claim's latest edit is on its way to the resource.
-	ReasonApplying = "Applying"
+	ReasonApplying = common.ReasonApplying
 	// ReasonClassNotFound: the claim's class (or the class it points at) does not exist.
 	// While a Bound claim reports it, its spec.classRef may name another class.
 	ReasonClassNotFound = "ClassNotFound"
@@ -42,8 +42,9 @@ const statusCoalesce = 5 * time.Second
 // that no reconciler has reported on yet; zero when it should be written now.
 func firstStatusWait(mg resource.Managed) time.Duration {
 	st := mg.GetManagedStatus()
-	if st.BindingPhase != "" || len(st.Conditions) > 0 {
-		return 0
+	if st.BindingPhase != "" || meta.FindStatusCondition(st.Conditions, common.TypeSynced) != nil ||
+		meta.FindStatusCondition(st.Conditions, common.TypeReady) != nil {
+		return 0 // reported (Reconciling alone, written as its first apply starts, is not a report)
 	}
 	return max(0, statusCoalesce-time.Since(mg.GetCreationTimestamp().Time))
 }
@@ -69,8 +70,21 @@ func (r *Reconciler) finish(ctx context.Context, claim resource.Claim, mg resour
 		o.Requeue = r.opts.UserErrorRetry // the application watch acts first
 	}
 	notes := o.SetSynced(&st.Conditions, claim.GetGeneration())
-	setProgress(claim, applied)
+	notes = append(notes, mirrorDrift(claim, mg)...)
+	resource.SetProgress(&st.Conditions, &st.ObservedGeneration, claim.GetGeneration(), applied)
+	if firstReady(orig.GetClaimStatus().Conditions, st.Conditions) {
+		resource.ObserveFirstReady(resource.ClaimFamily, r.kind.GVK, claim.GetCreationTimestamp().Time)
+	}
 	return resource.Finisher{Client: r.client, Recorder: r.recorder}.Finish(ctx, claim, orig, o, notes)
+}
+
+// firstReady reports whether a claim found with conditions before and left with after is
+// Ready for the first time: its Ready mirrors its resource's, which once True goes False
+// only while it is deleted (Terraform kinds) or its target cluster does not answer
+// (native kinds, whose recovery counts again).
+func firstReady(before, after []metav1.Condition) bool {
+	ready := meta.FindStatusCondition(before, common.TypeReady)
+	return resource.IsReady(after) && (ready == nil || ready.Status != metav1.ConditionTrue && ready.Reason != common.ReasonDeleting)
 }
 
 // appliedBy says whether mg has applied its current spec: Synced and Ready, both said
@@ -97,31 +111,6 @@ func mirrorSynced(mg resource.Managed, o resource.Outcome) resource.Outcome {
 	o.Synced, o.Reason, o.EventType = metav1.ConditionFalse, synced.Reason, corev1.EventTypeWarning
 	o.Message = fmt.Sprintf("%s %s/%s: %s", mg.GetObjectKind().GroupVersionKind().Kind, mg.GetNamespace(), mg.GetName(), synced.Message)
 	return o
-}
-
-// setProgress records how far the claim's latest generation got, the way kstatus (and so
-// kubectl wait, Flux and Argo CD) reads it: applied (status.observedGeneration caught up,
-// no Reconciling or Stalled), stalled (Synced=False for a reason someone must act on:
-// observedGeneration caught up, Stalled=True), or in progress (Reconciling=True, and
-// observedGeneration stays at the last generation applied).
-func setProgress(claim resource.Claim, applied bool) {
-	st := claim.GetClaimStatus()
-	gen := claim.GetGeneration()
-	synced := meta.FindStatusCondition(st.Conditions, common.TypeSynced)
-	switch {
-	case synced != nil && synced.Status == metav1.ConditionFalse && synced.Reason != ReasonReconcileError:
-		st.ObservedGeneration = gen
-		meta.RemoveStatusCondition(&st.Conditions, common.TypeReconciling)
-		resource.SetCondition(&st.Conditions, gen, common.TypeStalled, metav1.ConditionTrue, synced.Reason, synced.Message)
-	case applied:
-		st.ObservedGeneration = gen
-		meta.RemoveStatusCondition(&st.Conditions, common.TypeReconciling)
-		meta.RemoveStatusCondition(&st.Conditions, common.TypeStalled)
-	default:
-		meta.RemoveStatusCondition(&st.Conditions, common.TypeStalled)
-		resource.SetCondition(&st.Conditions, gen, common.TypeReconciling, metav1.ConditionTrue, ReasonApplying,
-			fmt.Sprintf("generation %d is not applied yet", gen))
-	}
 }
 
 // mirrorResource sets the binding phase and copies the resource's Ready condition. Ready

@@ -10,7 +10,14 @@ import (
 	common "terraplane.io/terraplane/apis/common/v1alpha1"
 	databasev1 "terraplane.io/terraplane/apis/database/v1alpha1"
 	terraformv1 "terraplane.io/terraplane/apis/terraform/v1alpha1"
+	"terraplane.io/terraplane/internal/resource"
 )
+
+// reconciling gives m one condition of type typ.
+func reconciling(m *terraformv1.Module, typ string) *terraformv1.Module {
+	m.Status.Conditions = append(m.Status.Conditions, metav1.Condition{Type: typ, Status: metav1.ConditionTrue})
+	return m
+}
 
 func TestFirstStatusWait(t *testing.T) {
 	module := func(age time.Duration, phase common.BindingPhase, conds int) *terraformv1.Module {
@@ -21,53 +28,23 @@ func TestFirstStatusWait(t *testing.T) {
 		}
 		return m
 	}
-	if w := firstStatusWait(module(0, "", 0)); w <= statusCoalesce-time.Second || w > statusCoalesce {
-		t.Errorf("a new, unreported resource: wait %v, want about %v", w, statusCoalesce)
+	for name, m := range map[string]*terraformv1.Module{
+		"new, unreported":               module(0, "", 0),
+		"applying its first generation": reconciling(module(0, "", 0), common.TypeReconciling),
+	} {
+		if w := firstStatusWait(m); w <= statusCoalesce-time.Second || w > statusCoalesce {
+			t.Errorf("%s: wait %v, want about %v", name, w, statusCoalesce)
+		}
 	}
 	for name, m := range map[string]*terraformv1.Module{
 		"old and unreported": module(time.Minute, "", 0),
 		"reported phase":     module(0, common.BindingPhaseBound, 0),
 		"reported condition": module(0, "", 1),
+		"reported Synced":    reconciling(module(0, "", 0), common.TypeSynced),
 	} {
 		if w := firstStatusWait(m); w != 0 {
 			t.Errorf("%s: wait %v, want 0", name, w)
 		}
-	}
-}
-
-// TestSetProgress: a claim whose edit is applied catches up; one whose resource refuses
-// the edit for a reason someone must act on is Stalled; anything else is Reconciling.
-func TestSetProgress(t *testing.T) {
-	cond := func(typ string, status metav1.ConditionStatus, reason string, gen int64) metav1.Condition {
-		return metav1.Condition{Type: typ, Status: status, Reason: reason, ObservedGeneration: gen}
-	}
-	for name, tc := range map[string]struct {
-		synced      metav1.Condition
-		applied     bool
-		wantGen     int64
-		reconciling bool
-		stalled     bool
-	}{
-		"applied":          {cond(common.TypeSynced, metav1.ConditionTrue, ReasonSucceeded, 3), true, 3, false, false},
-		"not applied yet":  {cond(common.TypeSynced, metav1.ConditionTrue, ReasonSucceeded, 3), false, 2, true, false},
-		"transient error":  {cond(common.TypeSynced, metav1.ConditionFalse, ReasonReconcileError, 3), false, 2, true, false},
-		"refused, stalled": {cond(common.TypeSynced, metav1.ConditionFalse, "DestructiveChangeRefused", 3), false, 3, false, true},
-	} {
-		t.Run(name, func(t *testing.T) {
-			claim := &databasev1.PostgreSQLInstance{ObjectMeta: metav1.ObjectMeta{Generation: 3}}
-			claim.Status.ObservedGeneration = 2
-			claim.Status.Conditions = []metav1.Condition{tc.synced}
-			setProgress(claim, tc.applied)
-			if claim.Status.ObservedGeneration != tc.wantGen {
-				t.Errorf("observedGeneration %d, want %d", claim.Status.ObservedGeneration, tc.wantGen)
-			}
-			if got := meta.IsStatusConditionTrue(claim.Status.Conditions, common.TypeReconciling); got != tc.reconciling {
-				t.Errorf("Reconciling %v, want %v", got, tc.reconciling)
-			}
-			if got := meta.IsStatusConditionTrue(claim.Status.Conditions, common.TypeStalled); got != tc.stalled {
-				t.Errorf("Stalled %v, want %v", got, tc.stalled)
-			}
-		})
 	}
 }
 
@@ -102,7 +79,7 @@ func TestReadyWaitsForTheApplyWhileStalled(t *testing.T) {
 	for round := range 2 {
 		r.mirrorResource(claim, m, appliedBy(m))
 		claim.Status.Conditions = append(claim.Status.Conditions, metav1.Condition{Type: common.TypeSynced, Status: metav1.ConditionFalse, Reason: common.ReasonAwaitingApproval})
-		setProgress(claim, appliedBy(m))
+		resource.SetProgress(&claim.Status.Conditions, &claim.Status.ObservedGeneration, claim.Generation, appliedBy(m))
 		if got := meta.FindStatusCondition(claim.Status.Conditions, common.TypeReady).ObservedGeneration; got != 3 {
 			t.Fatalf("round %d: Ready speaks for generation %d, want 3 (the one applied)", round, got)
 		}
@@ -110,5 +87,29 @@ func TestReadyWaitsForTheApplyWhileStalled(t *testing.T) {
 			t.Fatalf("round %d: status.observedGeneration %d, want 4 (observed, stalled)", round, claim.Status.ObservedGeneration)
 		}
 		meta.RemoveStatusCondition(&claim.Status.Conditions, common.TypeSynced)
+	}
+}
+
+// TestFirstReady: a claim's time to ready is measured when its Ready first turns True.
+func TestFirstReady(t *testing.T) {
+	ready := func(status metav1.ConditionStatus, reason string) []metav1.Condition {
+		return []metav1.Condition{{Type: common.TypeReady, Status: status, Reason: reason}}
+	}
+	for name, tc := range map[string]struct {
+		before, after []metav1.Condition
+		want          bool
+	}{
+		"bound to a resource ready at once":       {nil, ready(metav1.ConditionTrue, common.ReasonAvailable), true},
+		"after waiting for the resource":          {ready(metav1.ConditionFalse, ReasonWaiting), ready(metav1.ConditionTrue, common.ReasonAvailable), true},
+		"after its create was approved":           {ready(metav1.ConditionFalse, common.ReasonAwaitingApproval), ready(metav1.ConditionTrue, common.ReasonAvailable), true},
+		"still ready":                             {ready(metav1.ConditionTrue, common.ReasonAvailable), ready(metav1.ConditionTrue, common.ReasonAvailable), false},
+		"not ready yet":                           {nil, ready(metav1.ConditionFalse, ReasonWaiting), false},
+		"its resource ready again after Deleting": {ready(metav1.ConditionFalse, common.ReasonDeleting), ready(metav1.ConditionTrue, common.ReasonAvailable), false},
+	} {
+		t.Run(name, func(t *testing.T) {
+			if got := firstReady(tc.before, tc.after); got != tc.want {
+				t.Errorf("firstReady = %v, want %v", got, tc.want)
+			}
+		})
 	}
 }

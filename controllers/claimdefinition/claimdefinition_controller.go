@@ -2,9 +2,12 @@ package claimdefinition
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/discovery"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
@@ -30,9 +33,20 @@ type Options struct {
 	UserErrorRetry time.Duration
 	// DefaultNamespace is where fromModule looks for a ModuleClass that names no namespace.
 	DefaultNamespace string
+	// Discovery lists the kinds the API server serves, to warn of names another group
+	// serves too; Setup makes one from the manager's configuration, nil checks nothing.
+	Discovery Discovery
 }
 
-// Reconciler serves ClaimDefinitions.
+// Discovery is the part of the API server's discovery the name check reads.
+type Discovery interface {
+	// ServerGroupsAndResources lists the served groups and their resources; with an
+	// error, what it could read.
+	ServerGroupsAndResources() ([]*metav1.APIGroup, []*metav1.APIResourceList, error)
+}
+
+// Reconciler defines the kinds of ClaimDefinitions: their CRDs and ClusterRoles, and,
+// with a KindServer, serves them (the stack manager defines, the controller serves).
 type Reconciler struct {
 	client client.Client
 	loader *modsource.Loader
@@ -42,14 +56,33 @@ type Reconciler struct {
 	events resource.Recorder
 }
 
-// Setup registers the ClaimDefinition controller. It watches the CRDs it generates (to
-// see them Established) and ModuleClasses (a new module version regenerates the schema).
+// Setup registers the ClaimDefinition controller that both defines kinds and serves them,
+// in one process. It watches the CRDs it generates (to see them Established) and
+// ModuleClasses (a new module version regenerates the schema).
 func Setup(mgr ctrl.Manager, loader *modsource.Loader, reg *registry.Registry, server KindServer, opts Options) error {
+	return setup(mgr, loader, reg, server, opts)
+}
+
+// SetupDefiner registers the ClaimDefinition controller of the stack manager: it writes
+// each definition's CRDs and ClusterRoles and its status, the condition Established
+// included, and serves nothing; the controller's SetupServer does.
+func SetupDefiner(mgr ctrl.Manager, loader *modsource.Loader, reg *registry.Registry, opts Options) error {
+	return setup(mgr, loader, reg, nil, opts)
+}
+
+func setup(mgr ctrl.Manager, loader *modsource.Loader, reg *registry.Registry, server KindServer, opts Options) error {
 	if opts.UserErrorRetry <= 0 {
 		opts.UserErrorRetry = 30 * time.Second
 	}
 	if opts.DefaultNamespace == "" {
 		opts.DefaultNamespace = "terraplane-system"
+	}
+	if opts.Discovery == nil {
+		d, err := discovery.NewDiscoveryClientForConfig(mgr.GetConfig())
+		if err != nil {
+			return fmt.Errorf("discovery client: %w", err)
+		}
+		opts.Discovery = d
 	}
 	r := &Reconciler{client: mgr.GetClient(), loader: loader, reg: reg, server: server, opts: opts,
 		events: resource.NewRecorder(mgr, "terraplane-claimdefinition")}
@@ -75,7 +108,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		return ctrl.Result{}, err
 	}
 	c.orig = def.DeepCopy()
-	for _, phase := range []func(context.Context, *run) error{r.schema, r.checkBreaking, r.apply, r.established, r.register} {
+	for _, phase := range []func(context.Context, *run) error{r.schema, r.checkNames, r.checkBreaking, r.apply, r.established, r.roles, r.register} {
 		if c.err = phase(ctx, c); c.err != nil {
 			break
 		}
@@ -88,7 +121,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 
 // keepServing serves the kind with the CRDs as they are, after a change was refused.
 func (r *Reconciler) keepServing(ctx context.Context, c *run) {
-	if r.established(ctx, c) == nil {
+	if r.established(ctx, c) == nil && r.roles(ctx, c) == nil {
 		if err := r.register(ctx, c); err != nil {
 			ctrl.LoggerFrom(ctx).Error(err, "serve the kind with its previous schema")
 		}

@@ -13,10 +13,12 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	apiextv1 "terraplane.io/terraplane/apis/apiextensions/v1alpha1"
+	common "terraplane.io/terraplane/apis/common/v1alpha1"
 	terraformv1 "terraplane.io/terraplane/apis/terraform/v1alpha1"
 	"terraplane.io/terraplane/internal/claimschema"
 	"terraplane.io/terraplane/internal/kinds"
@@ -29,7 +31,11 @@ type run struct {
 	params       apiextensionsv1.JSONSchemaProps
 	untranslated []apiextv1.UntranslatedValidation
 	claim, class *apiextensionsv1.CustomResourceDefinition
-	err          error
+	// conflicts are names of the kinds that another group serves too.
+	conflicts []string
+	// checked: the CRDs were looked at; established: both are served, and the kind may be.
+	checked, established bool
+	err                  error
 }
 
 // gvk is the claim kind; classGVK its portable class kind.
@@ -80,7 +86,11 @@ func (r *Reconciler) fromModule(ctx context.Context, c *run, from *apiextv1.From
 	if err != nil {
 		return resource.UserErrorf(ReasonInvalidSchema, "module of ModuleClass %s/%s: %v", key.Namespace, key.Name, err)
 	}
-	res, err := claimschema.Generate(vars, claimschema.Options{Expose: from.Expose, Hide: from.Hide})
+	opts, err := schemaOptions(class, from)
+	if err != nil {
+		return resource.UserErrorf(ReasonInvalidSchema, "%v", err)
+	}
+	res, err := claimschema.Generate(vars, opts)
 	if err != nil {
 		return resource.UserErrorf(ReasonInvalidSchema, "module of ModuleClass %s/%s: %v", key.Namespace, key.Name, err)
 	}
@@ -89,6 +99,51 @@ func (r *Reconciler) fromModule(ctx context.Context, c *run, from *apiextv1.From
 	for _, u := range res.Untranslated {
 		c.untranslated = append(c.untranslated, apiextv1.UntranslatedValidation{Variable: u.Variable, Condition: u.Condition, Reason: u.Reason})
 	}
+	return nil
+}
+
+// schemaOptions are how the definition makes its schema from class's module: the
+// variables it exposes or hides, the parameter schemas it gives, and the variables the
+// class fixes in its forProvider, which claims cannot set (the class's values win).
+func schemaOptions(class *terraformv1.ModuleClass, from *apiextv1.FromModule) (claimschema.Options, error) {
+	opts := claimschema.Options{Expose: from.Expose, Hide: from.Hide, InferAnyFromDefaults: from.InferAnyFromDefaults}
+	fixed, err := common.JSONValues(class.SpecTemplate.ForProvider)
+	if err != nil {
+		return opts, fmt.Errorf("ModuleClass %s/%s forProvider: %w", class.Namespace, class.Name, err)
+	}
+	for name := range fixed {
+		opts.Fixed = append(opts.Fixed, name)
+	}
+	sort.Strings(opts.Fixed)
+	for name, raw := range from.ParameterSchemas {
+		var p apiextensionsv1.JSONSchemaProps
+		if err := json.Unmarshal(raw.Raw, &p); err != nil {
+			return opts, fmt.Errorf("spec.fromModule.parameterSchemas.%s is not an OpenAPI v3 schema: %w", name, err)
+		}
+		if opts.ParameterSchemas == nil {
+			opts.ParameterSchemas = map[string]apiextensionsv1.JSONSchemaProps{}
+		}
+		opts.ParameterSchemas[name] = p
+	}
+	return opts, nil
+}
+
+// checkNames notes the names of the definition's kinds that another group serves too
+// (kubectl would answer from one group only): the kinds are served all the same, so that
+// a definition that worked goes on working, and Ready says so, with one event.
+func (r *Reconciler) checkNames(ctx context.Context, c *run) error {
+	if r.opts.Discovery == nil {
+		return nil
+	}
+	_, served, err := r.opts.Discovery.ServerGroupsAndResources()
+	if err != nil && len(served) == 0 {
+		ctrl.LoggerFrom(ctx).Info("names not checked: discovery failed", "error", err.Error())
+		return nil
+	}
+	n := c.def.Spec.Names
+	c.conflicts = claimschema.NameConflicts(served, c.def.Spec.Group, n.Kind, n.Plural, n.ShortNames)
+	class := c.classGVK().Kind
+	c.conflicts = append(c.conflicts, claimschema.NameConflicts(served, c.def.Spec.Group, class, c.class.Spec.Names.Plural, nil)...)
 	return nil
 }
 
@@ -165,6 +220,7 @@ func (r *Reconciler) apply(ctx context.Context, c *run) error {
 
 // established waits until the API server serves both kinds.
 func (r *Reconciler) established(ctx context.Context, c *run) error {
+	c.checked = true
 	for _, name := range []string{c.claim.Name, c.class.Name} {
 		have := &apiextensionsv1.CustomResourceDefinition{}
 		if err := r.client.Get(ctx, client.ObjectKey{Name: name}, have); err != nil {
@@ -177,10 +233,12 @@ func (r *Reconciler) established(ctx context.Context, c *run) error {
 			return resource.Waitf(ReasonWaitingForCRD, "waiting for CustomResourceDefinition %s to be Established", name)
 		}
 	}
+	c.established = true
 	return nil
 }
 
-// register adds the kind to the registry and starts its claim reconciler.
+// register adds the kind to the registry and, with a KindServer, starts its claim
+// reconciler; a kind compiled in is a conflict either way.
 func (r *Reconciler) register(_ context.Context, c *run) error {
 	kind, ok := r.reg.Claim(c.gvk())
 	if !ok {
@@ -189,6 +247,9 @@ func (r *Reconciler) register(_ context.Context, c *run) error {
 	}
 	if !kind.Defined || kind.ClassGVK != c.classGVK() {
 		return resource.UserErrorf(ReasonConflict, "claim kind %s is already served (with class %s)", c.gvk(), kind.ClassGVK.Kind)
+	}
+	if r.server == nil {
+		return nil
 	}
 	if err := r.server.Serve(kind); err != nil {
 		return fmt.Errorf("serve %s: %w", c.gvk().Kind, err)

@@ -2,12 +2,21 @@ package claimdefinition
 
 import (
 	"context"
+	"strings"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 
+	common "terraplane.io/terraplane/apis/common/v1alpha1"
 	"terraplane.io/terraplane/internal/resource"
 )
+
+// TypeEstablished is True once both CRDs of the definition are served by the API server:
+// the controller then serves its kind (SetupServer).
+const TypeEstablished = "Established"
 
 // Reasons of the Ready condition.
 const (
@@ -25,6 +34,9 @@ const (
 	ReasonConflict = "Conflict"
 	// ReasonWaitingForCRD: a CRD is not Established yet.
 	ReasonWaitingForCRD = "WaitingForCRD"
+	// ReasonNameConflict: the event that says a name of the kinds is served by another
+	// group too (the kinds are served all the same).
+	ReasonNameConflict = "NameConflict"
 )
 
 // crdPoll is how soon a definition waiting for its CRDs is looked at again (their watch
@@ -46,8 +58,22 @@ func (r *Reconciler) finish(ctx context.Context, c *run) (ctrl.Result, error) {
 		st.ClaimCRD, st.ClassCRD = c.claim.Name, c.class.Name
 		st.Untranslated = c.untranslated
 	}
-	served := resource.ReadyBecause(ReasonServed, "claims of kind "+c.def.Spec.Names.Kind+" and classes of kind "+c.def.ClassKindName()+" are served")
-	notes := o.Record(&st.Conditions, gen, resource.FromOutcome(served))
+	msg := "claims of kind " + c.def.Spec.Names.Kind + " and classes of kind " + c.def.ClassKindName() + " are served"
+	if len(c.conflicts) > 0 {
+		msg += "; but " + strings.Join(c.conflicts, "; ") + " (use the full name, e.g. kubectl get " + c.def.Spec.Names.Plural + "." + c.def.Spec.Group + ")"
+	}
+	before := meta.FindStatusCondition(st.Conditions, common.TypeReady)
+	warned := before != nil && before.Message == msg
+	notes := o.Record(&st.Conditions, gen, resource.FromOutcome(resource.ReadyBecause(ReasonServed, msg)))
+	if len(c.conflicts) > 0 && o.Succeeded() && !warned {
+		notes = append(notes, resource.Note{Type: corev1.EventTypeWarning, Reason: ReasonNameConflict, Message: strings.Join(c.conflicts, "; ")})
+	}
+	switch {
+	case c.established:
+		resource.SetCondition(&st.Conditions, gen, TypeEstablished, metav1.ConditionTrue, TypeEstablished, "both CustomResourceDefinitions are served")
+	case c.checked || meta.FindStatusCondition(st.Conditions, TypeEstablished) == nil:
+		resource.SetCondition(&st.Conditions, gen, TypeEstablished, metav1.ConditionFalse, ReasonWaitingForCRD, "the CustomResourceDefinitions are not served yet")
+	}
 	st.ObservedGeneration = gen
 	return resource.Finisher{Client: r.client, Recorder: r.events}.Finish(ctx, c.def, c.orig, o, notes)
 }

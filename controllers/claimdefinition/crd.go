@@ -30,9 +30,6 @@ var claimRules = apiextensionsv1.ValidationRules{
 // ClaimCRD is the namespaced claim kind of def, with spec.parameters as params.
 func ClaimCRD(def *apiextv1.ClaimDefinition, params apiextensionsv1.JSONSchemaProps) *apiextensionsv1.CustomResourceDefinition {
 	n := def.Spec.Names
-	if len(params.Required) == 0 {
-		params.Default = &apiextensionsv1.JSON{Raw: []byte("{}")} // so that nested defaults apply
-	}
 	spec := object("The claim's desired state.", map[string]apiextensionsv1.JSONSchemaProps{
 		"classRef":                   ref("ClassRef names a portable class in the claim's namespace. When omitted, the namespace's default class (label terraplane.io/default: \"true\") is written here.", "name"),
 		"resourceRef":                ref("ResourceRef names the managed resource bound to this claim. Set it yourself to bind statically to an existing resource.", "name", "apiVersion", "kind", "namespace", "uid"),

@@ -30,7 +30,7 @@ func setupClusters(mgr ctrl.Manager, targets *Targets, opts Options) error {
 	r := &clusters{native{client: mgr.GetClient(), targets: targets, opts: opts, recorder: resource.NewRecorder(mgr, "terraplane-kubernetes")}}
 	k := r.managedKind("kubernetes-cluster", func() resource.Managed { return &kubernetesv1.Cluster{} },
 		func() client.ObjectList { return &kubernetesv1.ClusterList{} }, r)
-	k.Watches = []managed.Watch{{Object: &kubernetesv1.ProviderConfig{}, Map: r.forProviderConfig}, {Object: &corev1.Secret{}, Map: r.forCredentials}}
+	k.Watches = []managed.Watch{{Object: &kubernetesv1.ProviderConfig{}, Map: r.forProviderConfig}, {Object: &corev1.Secret{}, Map: r.forCredentials, Metadata: true}}
 	return managed.Setup(mgr, k)
 }
 

@@ -21,6 +21,6 @@ type native struct {
 // when an observation fails (a cluster that does not answer), which the scheduler relies
 // on.
 func (n native) managedKind(name string, newObj func() resource.Managed, newList func() client.ObjectList, c managed.Connector) managed.Kind {
-	return managed.Kind{Name: name, New: newObj, NewList: newList, Connector: c, Retries: n.opts.Retries,
+	return managed.Kind{Name: name, New: newObj, NewList: newList, Connector: c, Retries: func(resource.Managed) resource.Retries { return n.opts.Retries() },
 		Timeout: n.opts.RemoteTimeout, MaxConcurrentReconciles: n.opts.MaxConcurrentReconciles, Recorder: n.recorder}
 }

@@ -36,7 +36,7 @@ func setupProviderConfigs(mgr ctrl.Manager, targets *Targets, opts Options) erro
 		Named("kubernetes-providerconfig").
 		// status writes (users, by the usage controller) need no new look at the cluster
 		For(&kubernetesv1.ProviderConfig{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
-		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.forSecret)).
+		WatchesMetadata(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.forSecret)).
 		Complete(r)
 }
 

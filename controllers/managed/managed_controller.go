@@ -29,13 +29,17 @@ type Kind struct {
 	NewList func() client.ObjectList
 	// Connector reaches the kind's external resources.
 	Connector Connector
-	// Retries says how soon each outcome is looked at again; it is called once per outcome.
-	Retries func() resource.Retries
+	// Retries says how soon each outcome of a resource is looked at again; it is called
+	// once per outcome.
+	Retries func(resource.Managed) resource.Retries
 	// KeepsReady makes a failed reconcile leave a resource once Available Ready
 	// (Creating until then), as for Terraform kinds: a failed change does not take away
 	// what exists. Otherwise a failure is Ready=False with its reason, as for native
 	// kinds, whose failed observation means the external resource cannot be vouched for.
 	KeepsReady bool
+	// SlowApply says an Apply may take minutes (a terraform run): before one starts on a
+	// new generation, the resource is marked Reconciling (see markApplying).
+	SlowApply bool
 	// Summary shortens an unexpected error for the Synced condition and the error log
 	// (Terraform's diagnostics); the full error is logged at V(1). Nil keeps it whole.
 	Summary func(error) string
@@ -65,6 +69,9 @@ type Watch struct {
 	Map handler.MapFunc
 	// Predicates filter Object's events.
 	Predicates []predicate.Predicate
+	// Metadata watches Object's metadata only: Map needs no more, and the cache then keeps
+	// none of its data (Secrets, ConfigMaps).
+	Metadata bool
 }
 
 // Reconciler reconciles the resources of one managed kind through its Connector.
@@ -89,7 +96,11 @@ func Setup(mgr ctrl.Manager, k Kind) error {
 		WithOptions(controller.Options{MaxConcurrentReconciles: k.MaxConcurrentReconciles, NeedLeaderElection: ptr.To(k.Shards == nil),
 			RateLimiter: k.rateLimiter()})
 	for _, w := range k.Watches {
-		b = b.Watches(w.Object, handler.EnqueueRequestsFromMapFunc(w.Map), builder.WithPredicates(w.Predicates...))
+		opts := []builder.WatchesOption{builder.WithPredicates(w.Predicates...)}
+		if w.Metadata {
+			opts = append(opts, builder.OnlyMetadata)
+		}
+		b = b.Watches(w.Object, handler.EnqueueRequestsFromMapFunc(w.Map), opts...)
 	}
 	if k.Shards != nil {
 		b = b.WatchesRawSource(k.Shards.Source(r.listAll))
@@ -142,6 +153,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	obs, err := ext.Observe(ctx, mg)
 	if err == nil && obs.Settled {
 		return r.settled(ctx, orig, mg, obs.RequeueAfter)
+	}
+	if err == nil && !obs.UpToDate {
+		orig, err = r.markApplying(ctx, orig, mg)
 	}
 	if err == nil {
 		err = r.applyAndPublish(ctx, ext, mg, obs)

@@ -36,7 +36,11 @@ func (r *Reconciler) delete(ctx context.Context, mg resource.Managed) error {
 	if err := r.kind.Connector.Delete(ctx, mg); err != nil {
 		return err
 	}
-	return resource.RemoveFinalizer(ctx, r.client, mg)
+	if err := resource.RemoveFinalizer(ctx, r.client, mg); err != nil {
+		return err
+	}
+	resource.ObserveDeletion(resource.ManagedFamily, r.gvk(mg), mg.GetDeletionTimestamp())
+	return nil
 }
 
 // listAll lists every resource of the kind, for the shards this replica takes.

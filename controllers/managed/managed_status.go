@@ -5,8 +5,12 @@ import (
 	"errors"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
@@ -29,10 +33,11 @@ func (r *Reconciler) finish(ctx context.Context, orig, mg resource.Managed, ext 
 		return o.Result() // the cache was behind a write: nothing to record
 	}
 	st := mg.GetManagedStatus()
-	if o.Succeeded() {
-		st.ObservedGeneration = gen
-	}
 	notes := o.Record(&st.Conditions, gen, r.kind.readyRule())
+	resource.SetProgress(&st.Conditions, &st.ObservedGeneration, gen, o.Succeeded() && resource.IsReady(st.Conditions))
+	if r.kind.firstReady(orig.GetManagedStatus(), st) {
+		resource.ObserveFirstReady(resource.ManagedFamily, r.gvk(mg), mg.GetCreationTimestamp().Time)
+	}
 	result, rerr := r.finisher().Finish(ctx, mg, orig, o, notes)
 	if rerr != nil {
 		log.FromContext(ctx).Info("reconcile failed; retrying with backoff", "error", rerr.Error())
@@ -51,10 +56,40 @@ func (k Kind) readyRule() resource.ReadyRule {
 	return resource.FromOutcome(resource.Available())
 }
 
+// firstReady reports whether a reconcile that found status before and leaves after
+// makes a resource Ready for the first time. A kind that keeps Ready (Terraform) is
+// Creating until its first success; any other may lose Ready (its target cluster does not
+// answer) and regain it, which is no first time: it counts only while it never had a
+// generation applied or stalled.
+func (k Kind) firstReady(before, after *common.ManagedStatus) bool {
+	if !resource.IsReady(after.Conditions) {
+		return false
+	}
+	ready := meta.FindStatusCondition(before.Conditions, common.TypeReady)
+	switch {
+	case ready == nil:
+		return true
+	case ready.Status == metav1.ConditionTrue:
+		return false
+	case k.KeepsReady:
+		return ready.Reason == common.ReasonCreating
+	}
+	return before.ObservedGeneration == 0
+}
+
+// gvk is mg's kind, from the scheme (objects read from the cache carry none).
+func (r *Reconciler) gvk(mg resource.Managed) schema.GroupVersionKind {
+	gvk, err := apiutil.GVKForObject(mg, r.client.Scheme())
+	if err != nil {
+		return schema.GroupVersionKind{Kind: r.kind.Name}
+	}
+	return gvk
+}
+
 // outcome classifies err by the kind's retries, reporting a streak of stale outcomes,
 // and shortens an unexpected error by the kind's Summary.
 func (r *Reconciler) outcome(ctx context.Context, mg resource.Managed, err error) resource.Outcome {
-	o := r.streaks.Classify(mg.GetUID(), err, r.kind.Retries())
+	o := r.streaks.Classify(mg.GetUID(), err, r.kind.Retries(mg))
 	if o.Err != nil && r.kind.Summary != nil {
 		o.Message = r.kind.Summary(err)
 		o.Err = errors.New(o.Message)                                             // the error log gets one line too
@@ -65,18 +100,20 @@ func (r *Reconciler) outcome(ctx context.Context, mg resource.Managed, err error
 
 // settled ends a reconcile that found nothing changed (Observation.Settled): the
 // conditions stand and now speak for mg's current generation, so that a claim knows an
-// edit that changes nothing external (such as the reclaim policy) is applied.
+// edit that changes nothing external (such as the reclaim policy) is applied, and kstatus
+// reads the edit as applied (or stalled, as before it).
 func (r *Reconciler) settled(ctx context.Context, orig, mg resource.Managed, after time.Duration) (ctrl.Result, error) {
 	result := ctrl.Result{RequeueAfter: after, Priority: ptr.To(handler.LowPriority)}
 	st := mg.GetManagedStatus()
 	gen := mg.GetGeneration()
-	if st.ObservedGeneration == gen {
+	if st.ObservedGeneration == gen && !resource.Applying(st.Conditions, gen) {
 		return result, nil
 	}
-	st.ObservedGeneration = gen
 	for i := range st.Conditions {
 		st.Conditions[i].ObservedGeneration = gen
 	}
+	resource.SetProgress(&st.Conditions, &st.ObservedGeneration, gen,
+		meta.IsStatusConditionTrue(st.Conditions, common.TypeSynced) && resource.IsReady(st.Conditions))
 	if err := resource.PatchStatus(ctx, r.client, mg, orig, false); err != nil {
 		return ctrl.Result{}, err
 	}
@@ -91,7 +128,7 @@ func (r *Reconciler) finishDelete(ctx context.Context, mg resource.Managed, err 
 	}
 	orig := mg.DeepCopyObject().(resource.Managed)
 	gen := mg.GetGeneration()
-	o := resource.Classify(err, r.kind.Retries())
+	o := resource.Classify(err, r.kind.Retries(mg))
 	msg := err.Error()
 	if r.kind.Summary != nil {
 		msg = r.kind.Summary(err)
@@ -104,6 +141,25 @@ func (r *Reconciler) finishDelete(ctx context.Context, mg resource.Managed, err 
 	notes := o.SetSynced(conds, gen)
 	resource.Deleting().Set(conds, gen)
 	return r.finisher().Finish(ctx, mg, orig, o, notes)
+}
+
+// markApplying records, before an Apply of a kind whose applies are slow (SlowApply),
+// that generation gen of mg is being applied (Reconciling=True), so that kstatus sees an
+// edit, or a create, in progress while terraform runs rather than only once it ends. It
+// writes nothing when gen is applied already (a drift check), or marked. It returns the
+// status now stored, the base of the reconcile's last status write.
+func (r *Reconciler) markApplying(ctx context.Context, orig, mg resource.Managed) (resource.Managed, error) {
+	st := mg.GetManagedStatus()
+	gen := orig.GetGeneration()
+	if !r.kind.SlowApply || st.ObservedGeneration == gen || resource.Applying(st.Conditions, gen) {
+		return orig, nil
+	}
+	resource.MarkReconciling(&st.Conditions, gen)
+	written := mg.DeepCopyObject().(resource.Managed)
+	if err := resource.PatchStatus(ctx, r.client, mg, orig, false); err != nil {
+		return orig, err
+	}
+	return written, nil
 }
 
 // finisher writes managed resources' status, unguarded: only this reconciler writes

@@ -34,6 +34,7 @@ type fakeExternal struct {
 	applyErr   error
 	deleteErr  error
 	calls      []string
+	onApply    func()
 }
 
 func (f *fakeExternal) Connect(context.Context, resource.Managed) (External, error) {
@@ -48,6 +49,9 @@ func (f *fakeExternal) Observe(context.Context, resource.Managed) (Observation, 
 
 func (f *fakeExternal) Apply(context.Context, resource.Managed) (Applied, error) {
 	f.calls = append(f.calls, "apply")
+	if f.onApply != nil {
+		f.onApply()
+	}
 	return f.applied, f.applyErr
 }
 
@@ -84,7 +88,9 @@ func newHarness(t *testing.T, keepsReady bool, edit func(*kubernetesv1.Object)) 
 	ext := &fakeExternal{}
 	k := Kind{Name: "object", New: func() resource.Managed { return &kubernetesv1.Object{} },
 		NewList: func() client.ObjectList { return &kubernetesv1.ObjectList{} }, Connector: ext, KeepsReady: keepsReady,
-		Retries:  func() resource.Retries { return resource.Retries{Success: time.Hour, UserError: time.Minute} },
+		Retries: func(resource.Managed) resource.Retries {
+			return resource.Retries{Success: time.Hour, UserError: time.Minute}
+		},
 		Recorder: resource.RecorderFor(events.NewFakeRecorder(100))}
 	return &harness{t: t, r: New(c, k), c: c, ext: ext}
 }
@@ -99,6 +105,21 @@ func (h *harness) reconcile() (ctrl.Result, *kubernetesv1.Object, error) {
 		return res, nil, err
 	}
 	return res, o, err
+}
+
+// edit changes the Object's spec, as a user's edit does: a new generation.
+func (h *harness) edit() {
+	h.t.Helper()
+	o := &kubernetesv1.Object{}
+	key := client.ObjectKey{Namespace: "platform", Name: "obj"}
+	if err := h.c.Get(context.Background(), key, o); err != nil {
+		h.t.Fatal(err)
+	}
+	o.Generation++ // the fake client does not count generations
+	o.Spec.ReclaimPolicy = common.ReclaimRetain
+	if err := h.c.Update(context.Background(), o); err != nil {
+		h.t.Fatal(err)
+	}
 }
 
 func (h *harness) secret() map[string][]byte {

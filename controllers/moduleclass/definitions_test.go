@@ -55,7 +55,15 @@ func TestSourceNames(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			if got := [2]string{configMapOf(tc.src), secretOf(tc.src)}; got != [2]string{tc.configMap, tc.secret} {
+			tmpl := terraformv1.ModuleClassSpecTemplate{}
+			tmpl.Source = tc.src
+			first := func(names []string) string {
+				if len(names) == 0 {
+					return ""
+				}
+				return names[0]
+			}
+			if got := [2]string{first(configMapOf(tmpl)), first(secretOf(tmpl))}; got != [2]string{tc.configMap, tc.secret} {
 				t.Errorf("configMapOf, secretOf = %q, want %q", got, [2]string{tc.configMap, tc.secret})
 			}
 		})

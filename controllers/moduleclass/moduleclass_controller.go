@@ -2,6 +2,7 @@ package moduleclass
 
 import (
 	"context"
+	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -33,9 +34,10 @@ func Setup(mgr ctrl.Manager, loader *modsource.Loader, opts ...Option) error {
 	}
 	return ctrl.NewControllerManagedBy(mgr).
 		For(&terraformv1.ModuleClass{}).
-		Watches(&corev1.ConfigMap{}, handler.EnqueueRequestsFromMapFunc(r.using(configMapOf))).
-		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.using(secretOf))).
+		WatchesMetadata(&corev1.ConfigMap{}, handler.EnqueueRequestsFromMapFunc(r.using(configMapOf))).
+		WatchesMetadata(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.using(secretOf))).
 		Watches(&apiextv1.ClaimDefinition{}, handler.EnqueueRequestsFromMapFunc(r.forDefinition)).
+		Watches(&terraformv1.ProviderConfig{}, handler.EnqueueRequestsFromMapFunc(r.using(providerConfigsOf))).
 		Complete(r)
 }
 
@@ -46,7 +48,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	c := &check{class: class, orig: class.DeepCopy()}
-	for _, phase := range []func(context.Context, *check) error{r.load, r.validate, r.checkProviders} {
+	for _, phase := range []func(context.Context, *check) error{r.load, r.checkModule, r.validate, r.checkProviders, r.checkProviderConfigs} {
 		if c.err = phase(ctx, c); c.err != nil {
 			break
 		}
@@ -54,27 +56,39 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	return r.finish(ctx, c)
 }
 
-// configMapOf names the ConfigMap a source reads its module from.
-func configMapOf(src terraformv1.ModuleSource) string {
-	if src.ConfigMap != nil {
-		return src.ConfigMap.Name
+// configMapOf names the ConfigMap a class's source reads its module from.
+func configMapOf(t terraformv1.ModuleClassSpecTemplate) []string {
+	if src := t.Source; src.ConfigMap != nil {
+		return []string{src.ConfigMap.Name}
 	}
-	return ""
+	return nil
 }
 
-// secretOf names the Secret a source reads its credentials from.
-func secretOf(src terraformv1.ModuleSource) string {
-	switch {
+// secretOf names the Secret a class's source reads its credentials from.
+func secretOf(t terraformv1.ModuleClassSpecTemplate) []string {
+	switch src := t.Source; {
 	case src.Git != nil && src.Git.SecretRef != nil:
-		return src.Git.SecretRef.Name
+		return []string{src.Git.SecretRef.Name}
 	case src.OCI != nil && src.OCI.SecretRef != nil:
-		return src.OCI.SecretRef.Name
+		return []string{src.OCI.SecretRef.Name}
 	}
-	return ""
+	return nil
 }
 
-// using maps an object to the classes in its namespace whose source names it.
-func (r *Reconciler) using(named func(terraformv1.ModuleSource) string) handler.MapFunc {
+// providerConfigsOf names the ProviderConfigs a class's resources use.
+func providerConfigsOf(t terraformv1.ModuleClassSpecTemplate) []string {
+	var names []string
+	if t.ProviderRef != nil {
+		names = append(names, t.ProviderRef.Name)
+	}
+	for _, ref := range t.ProviderConfigRefs {
+		names = append(names, ref.Name)
+	}
+	return names
+}
+
+// using maps an object to the classes in its namespace whose template names it.
+func (r *Reconciler) using(named func(terraformv1.ModuleClassSpecTemplate) []string) handler.MapFunc {
 	return func(ctx context.Context, obj client.Object) []reconcile.Request {
 		list := &terraformv1.ModuleClassList{}
 		if err := r.client.List(ctx, list, client.InNamespace(obj.GetNamespace())); err != nil {
@@ -82,7 +96,7 @@ func (r *Reconciler) using(named func(terraformv1.ModuleSource) string) handler.
 		}
 		var reqs []reconcile.Request
 		for _, c := range list.Items {
-			if named(c.SpecTemplate.Source) == obj.GetName() {
+			if slices.Contains(named(c.SpecTemplate), obj.GetName()) {
 				reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&c)})
 			}
 		}

@@ -22,9 +22,14 @@ type check struct {
 // Phases, named in conditions.
 const (
 	phaseLoad      = "load"
+	phaseModule    = "module"
 	phaseValidate  = "validate"
 	phaseProviders = "providers"
+	phaseConfigs   = "providerConfigs"
 )
+
+// ReasonModuleIncomplete: a local module the module calls is not among its files.
+const ReasonModuleIncomplete = "ModuleIncomplete"
 
 // load reads the module from its source and describes it in status.
 func (r *Reconciler) load(ctx context.Context, c *check) error {
@@ -37,6 +42,17 @@ func (r *Reconciler) load(ctx context.Context, c *check) error {
 	st := &c.class.Status
 	st.Variables, st.Outputs = modsource.Describe(ld.Module)
 	st.Revision = ld.Revision
+	return nil
+}
+
+// checkModule checks that every local module the module calls is among its files, so
+// that terraform can initialise it.
+func (r *Reconciler) checkModule(_ context.Context, c *check) error {
+	c.failed = phaseModule
+	if _, problems := c.loaded.Module.LocalModules(); len(problems) > 0 {
+		return resource.UserErrorf(ReasonModuleIncomplete, "%s; ship the whole module directory: a ConfigMap with a module.tar.gz key (terraplane claim generate writes it), git or OCI (kubectl create configmap --from-file leaves subdirectories out)",
+			strings.Join(problems, "; "))
+	}
 	return nil
 }
 
@@ -59,6 +75,20 @@ func (r *Reconciler) checkProviders(ctx context.Context, c *check) error {
 	c.failed = phaseProviders
 	if msg := r.providerProblems(ctx, c.loaded.Module); msg != "" {
 		return resource.UserErrorf(ReasonProviderUnavailable, "%s", strings.TrimSpace(msg))
+	}
+	return nil
+}
+
+// checkProviderConfigs checks that a ProviderConfig the class names configures every
+// provider the module needs (but those that take no configuration).
+func (r *Reconciler) checkProviderConfigs(ctx context.Context, c *check) error {
+	c.failed = phaseConfigs
+	problems, err := r.unconfigured(ctx, c.class, c.loaded.Module)
+	if err != nil {
+		return err
+	}
+	if len(problems) > 0 {
+		return resource.UserErrorf(ReasonProviderNotConfigured, "%s", strings.Join(problems, "; "))
 	}
 	c.failed = ""
 	return nil

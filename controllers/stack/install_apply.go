@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
+	common "terraplane.io/terraplane/apis/common/v1alpha1"
 	stacksv1 "terraplane.io/terraplane/apis/stacks/v1alpha1"
 	terraformv1 "terraplane.io/terraplane/apis/terraform/v1alpha1"
 	"terraplane.io/terraplane/internal/resource"
@@ -120,10 +121,38 @@ func (r *InstallReconciler) applyStack(ctx context.Context, in *install) error {
 // claimDefinitionKind is the one cluster-scoped kind a Terraform-module stack may ship.
 var claimDefinitionKind = schema.GroupKind{Group: "apiextensions.terraplane.io", Kind: "ClaimDefinition"}
 
+// terraformGroup holds the kinds that run code for claims (ModuleClass) or configure
+// providers (ProviderConfig).
+const terraformGroup = "terraform.terraplane.io"
+
+// allowTerraform refuses, before anything is applied, a stack that ships terraform.terraplane.io
+// kinds unless it is a ClusterStackInstall whose admin allowed them.
+func allowTerraform(in *install) error {
+	if in.obj.AllowsTerraform() {
+		return nil
+	}
+	for _, o := range in.pkg.Objects {
+		if o.GroupVersionKind().Group != terraformGroup {
+			continue
+		}
+		how := "install it with a ClusterStackInstall that sets spec.allowTerraform: true"
+		if in.obj.AllowsClusterScope() {
+			how = "set spec.allowTerraform: true if you trust the stack's modules"
+		}
+		return resource.UserErrorf(common.ReasonTerraformNotAllowed, "the stack ships %s %s, which runs the stack author's code for claims; %s",
+			o.GetKind(), o.GetName(), how)
+	}
+	return nil
+}
+
 // applyTerraform writes each module into a ConfigMap and applies the classes and claim
-// definitions; a namespaced install keeps everything in its own namespace. The classes of
-// a kind the stack defines apply once the definition's CRDs are served (a retry).
+// definitions; a namespaced install keeps everything in its own namespace, and only an
+// allowed ClusterStackInstall ships terraform.terraplane.io kinds. The classes of a kind
+// the stack defines apply once the definition's CRDs are served (a retry).
 func (r *InstallReconciler) applyTerraform(ctx context.Context, in *install) error {
+	if err := allowTerraform(in); err != nil {
+		return err
+	}
 	ns := in.obj.StackNamespace()
 	var objs []*unstructured.Unstructured
 	mods := make([]string, 0, len(in.pkg.Modules))

@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
+	common "terraplane.io/terraplane/apis/common/v1alpha1"
 	stacksv1 "terraplane.io/terraplane/apis/stacks/v1alpha1"
 	terraformv1 "terraplane.io/terraplane/apis/terraform/v1alpha1"
 	"terraplane.io/terraplane/internal/kinds"
@@ -137,8 +138,8 @@ func TestApplyTerraform(t *testing.T) {
 	user := &terraformv1.Module{ObjectMeta: metav1.ObjectMeta{Namespace: "apps", Name: "uses-kept"}}
 	user.Spec.Source.ConfigMap = &terraformv1.ConfigMapSource{Name: "kept"}
 	class := &unstructured.Unstructured{}
-	class.SetAPIVersion("terraform.terraplane.io/v1alpha1")
-	class.SetKind("ModuleClass")
+	class.SetAPIVersion("database.terraplane.io/v1alpha1")
+	class.SetKind("PostgreSQLInstanceClass")
 	class.SetName("small")
 	c := stackClient(ownedCM("old"), ownedCM("kept"), user)
 	rec := events.NewFakeRecorder(10)
@@ -153,7 +154,7 @@ func TestApplyTerraform(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []stacksv1.ObjectReference{configMapRef("db"), configMapRef("net"),
-		{APIVersion: "terraform.terraplane.io/v1alpha1", Kind: "ModuleClass", Namespace: "apps", Name: "small"}}
+		{APIVersion: "database.terraplane.io/v1alpha1", Kind: "PostgreSQLInstanceClass", Namespace: "apps", Name: "small"}}
 	if diff := cmp.Diff(want, obj.Status.InstalledObjects); diff != "" {
 		t.Errorf("installedObjects (-want +got):\n%s", diff)
 	}
@@ -188,10 +189,10 @@ func TestApplyTerraformScope(t *testing.T) {
 		cluster bool
 		refused bool
 	}{
-		"a class in its namespace":            {obj("terraform.terraplane.io/v1alpha1", "ModuleClass", "apps"), false, false},
-		"a class in another namespace":        {obj("terraform.terraplane.io/v1alpha1", "ModuleClass", "other"), false, true},
+		"a class in its namespace":            {obj("database.terraplane.io/v1alpha1", "PostgreSQLInstanceClass", "apps"), false, false},
+		"a class in another namespace":        {obj("database.terraplane.io/v1alpha1", "PostgreSQLInstanceClass", "other"), false, true},
 		"a claim definition":                  {obj("apiextensions.terraplane.io/v1alpha1", "ClaimDefinition", ""), false, true},
-		"a class elsewhere, cluster install":  {obj("terraform.terraplane.io/v1alpha1", "ModuleClass", "other"), true, false},
+		"a class elsewhere, cluster install":  {obj("database.terraplane.io/v1alpha1", "PostgreSQLInstanceClass", "other"), true, false},
 		"a claim definition, cluster install": {obj("apiextensions.terraplane.io/v1alpha1", "ClaimDefinition", ""), true, false},
 	}
 	for name, tc := range cases {
@@ -204,6 +205,65 @@ func TestApplyTerraformScope(t *testing.T) {
 			err := r.applyTerraform(context.Background(), &install{obj: o, pkg: &stackpkg.Pulled{Package: &stackpkg.Package{Objects: []*unstructured.Unstructured{tc.obj}}}})
 			if u, ok := resource.AsUserError(err); tc.refused != (ok && u.Reason == ReasonScopeNotAllowed) || !tc.refused && err != nil {
 				t.Errorf("applyTerraform = %v, want refused: %v", err, tc.refused)
+			}
+		})
+	}
+}
+
+// TestApplyTerraformExecutable: what runs code for claims (ModuleClasses) or configures
+// providers (terraform ProviderConfigs) comes only from a ClusterStackInstall whose admin
+// allowed it; a StackInstall is refused them, with a reason that says what would allow it.
+func TestApplyTerraformExecutable(t *testing.T) {
+	obj := func(apiVersion, kind string) *unstructured.Unstructured {
+		u := &unstructured.Unstructured{}
+		u.SetAPIVersion(apiVersion)
+		u.SetKind(kind)
+		u.SetName("x")
+		u.SetNamespace("apps")
+		return u
+	}
+	moduleClass := obj("terraform.terraplane.io/v1alpha1", "ModuleClass")
+	providerConfig := obj("terraform.terraplane.io/v1alpha1", "ProviderConfig")
+	portable := obj("database.terraplane.io/v1alpha1", "PostgreSQLInstanceClass")
+	stackInstall := func() installObject { return testInstall() }
+	cluster := func(allow bool) func() installObject {
+		return func() installObject {
+			return &stacksv1.ClusterStackInstall{ObjectMeta: metav1.ObjectMeta{Name: "alpha"},
+				Spec: stacksv1.ClusterStackInstallSpec{TargetNamespace: "apps", AllowTerraform: allow}}
+		}
+	}
+	cases := map[string]struct {
+		install func() installObject
+		objs    []*unstructured.Unstructured
+		refused bool
+	}{
+		"a StackInstall's ModuleClass":                     {stackInstall, []*unstructured.Unstructured{portable, moduleClass}, true},
+		"a StackInstall's terraform ProviderConfig":        {stackInstall, []*unstructured.Unstructured{providerConfig}, true},
+		"a StackInstall's portable class":                  {stackInstall, []*unstructured.Unstructured{portable}, false},
+		"a ClusterStackInstall's ModuleClass, not allowed": {cluster(false), []*unstructured.Unstructured{moduleClass}, true},
+		"a ClusterStackInstall's ModuleClass, allowed":     {cluster(true), []*unstructured.Unstructured{moduleClass, providerConfig}, false},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			c := stackClient()
+			r := installer(c, events.NewFakeRecorder(10))
+			objs := make([]*unstructured.Unstructured, len(tc.objs))
+			for i, o := range tc.objs {
+				objs[i] = o.DeepCopy()
+			}
+			err := r.applyTerraform(context.Background(), &install{obj: tc.install(), pkg: &stackpkg.Pulled{Package: &stackpkg.Package{Objects: objs}}})
+			u, user := resource.AsUserError(err)
+			if got := user && u.Reason == common.ReasonTerraformNotAllowed; got != tc.refused || !tc.refused && err != nil {
+				t.Fatalf("applyTerraform = %v, want refused: %v", err, tc.refused)
+			}
+			if tc.refused {
+				if !strings.Contains(u.Message, "allowTerraform") {
+					t.Errorf("message %q does not say what would allow it", u.Message)
+				}
+				if exists(t, c, &terraformv1.ModuleClass{ObjectMeta: metav1.ObjectMeta{Namespace: "apps", Name: "x"}}) ||
+					exists(t, c, &unstructured.Unstructured{Object: portable.DeepCopy().Object}) {
+					t.Error("a refused stack installed something")
+				}
 			}
 		})
 	}

@@ -102,7 +102,7 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 		err := ctrl.NewControllerManagedBy(mgr).Named(kind).For(k.newObj()).
 			Watches(&stacksv1.Stack{}, handler.EnqueueRequestsFromMapFunc(annotated(kind, AnnotationOwner))).
 			Watches(k.newObj(), handler.EnqueueRequestsFromMapFunc(annotated(kind, AnnotationDependencyOf))).
-			Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.forPullSecret(k.newList))).
+			WatchesMetadata(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.forPullSecret(k.newList))).
 			Complete(r)
 		if err != nil {
 			return fmt.Errorf("set up %s controller: %w", kind, err)

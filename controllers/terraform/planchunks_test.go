@@ -74,7 +74,7 @@ func TestChunkedPlanStore(t *testing.T) {
 	ctx := context.Background()
 	s, c, mg := chunkStore(t, interceptor.Funcs{})
 	plan := &engine.Plan{ID: "aaaa000000000010", Changes: create.Changes, File: []byte("plan-file-1"), Text: "the text", Resources: 1}
-	if err := s.save(ctx, mg, plan, "h1"); err != nil {
+	if err := s.save(ctx, mg, plan, common.PlanUpdate, "h1"); err != nil {
 		t.Fatal(err)
 	}
 	chunks := chunkSecrets(t, c, mg)
@@ -92,14 +92,14 @@ func TestChunkedPlanStore(t *testing.T) {
 	}
 
 	next := &engine.Plan{ID: "aaaa000000000011", Changes: create.Changes, File: []byte("plan-2"), Text: "the next"}
-	if err := s.save(ctx, mg, next, "h2"); err != nil {
+	if err := s.save(ctx, mg, next, common.PlanUpdate, "h2"); err != nil {
 		t.Fatal(err)
 	}
 	if n := len(chunkSecrets(t, c, mg)); n != 2 {
 		t.Errorf("%d chunk Secrets after the next plan, want its 2 only", n)
 	}
-	if got, _, _ := s.load(ctx, mg); got == nil || string(got.File) != "plan-2" {
-		t.Errorf("loaded %+v, want the next plan", got)
+	if got, _, _ := s.load(ctx, mg); got == nil || string(got.File) != "plan-2" || got.Text != "the next" {
+		t.Errorf("loaded %+v, want the next plan with its text", got)
 	}
 
 	sec := chunkSecrets(t, c, mg)[0]
@@ -117,7 +117,7 @@ func TestChunkedPlanStore(t *testing.T) {
 		t.Errorf("a missing chunk: loaded %+v, %v; want no saved plan", got, err)
 	}
 
-	if err := s.keepText(ctx, mg, "applied"); err != nil {
+	if err := s.keepText(ctx, mg, &engine.Plan{ID: next.ID, Text: "applied"}, common.PlanUpdate, "h2"); err != nil {
 		t.Fatal(err)
 	}
 	if n := len(chunkSecrets(t, c, mg)); n != 0 {
@@ -126,7 +126,7 @@ func TestChunkedPlanStore(t *testing.T) {
 	if got, _, _ := s.load(ctx, mg); got != nil {
 		t.Errorf("loaded %+v once only the text is kept", got)
 	}
-	if err := s.save(ctx, mg, plan, "h1"); err != nil {
+	if err := s.save(ctx, mg, plan, common.PlanUpdate, "h1"); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.remove(ctx, mg); err != nil {
@@ -134,8 +134,10 @@ func TestChunkedPlanStore(t *testing.T) {
 	}
 	all := &corev1.SecretList{}
 	_ = c.List(ctx, all, client.HasLabels{resource.PlanLabel})
-	if len(all.Items) != 0 {
-		t.Errorf("%d plan Secrets left after remove", len(all.Items))
+	plans := &terraformv1.PlanList{}
+	_ = c.List(ctx, plans)
+	if len(all.Items) != 0 || len(plans.Items) != 0 {
+		t.Errorf("%d plan Secrets and %d Plans left after remove", len(all.Items), len(plans.Items))
 	}
 }
 
@@ -152,10 +154,10 @@ func TestHalfWrittenPlanIsNeverRead(t *testing.T) {
 		}
 		return c.Create(ctx, obj, opts...)
 	}})
-	if err := s.save(ctx, mg, &engine.Plan{ID: "aaaa000000000020", Changes: create.Changes, File: []byte("first-plan")}, "h1"); err != nil {
+	if err := s.save(ctx, mg, &engine.Plan{ID: "aaaa000000000020", Changes: create.Changes, File: []byte("first-plan")}, common.PlanUpdate, "h1"); err != nil {
 		t.Fatal(err)
 	}
-	err := s.save(ctx, mg, &engine.Plan{ID: "aaaa000000000021", Changes: create.Changes, File: []byte("second-plan")}, "h2")
+	err := s.save(ctx, mg, &engine.Plan{ID: "aaaa000000000021", Changes: create.Changes, File: []byte("second-plan")}, common.PlanUpdate, "h2")
 	if err == nil {
 		t.Fatal("the failed chunk write was not reported")
 	}

@@ -27,9 +27,10 @@ import (
 const planKeySecret = "terraplane-plan-key"
 
 // planStore keeps a resource's saved plan while it awaits approval (it holds secret
-// values in plain text, as the state does), and the text of its latest plan after it is
-// applied. The text and the plan's meta are in the plan Secret; the plan file is in a
-// set of chunk Secrets that the meta names (see planchunks.go).
+// values in plain text, as the state does), and the text of its latest plan with
+// changes. The plan's meta is in the plan Secret, and the plan file in a set of chunk
+// Secrets that the meta names (see planchunks.go); the text, and what the plan does, are
+// in a Plan object that reviewers may read (see plantext.go).
 type planStore struct {
 	client client.Client // writes
 	reader client.Reader // reads, uncached: plan Secrets stay out of the cache
@@ -54,10 +55,10 @@ type planMeta struct {
 	ProviderChanges []engine.ProviderChange `json:"providerChanges,omitempty"`
 }
 
-// save keeps plan, made from inputs hash, for approval: the file in a new chunk set,
-// then the text and the meta that names the set; then it drops older sets. A plan file
-// over what maxChunks Secrets hold is a PlanTooLarge user error.
-func (s *planStore) save(ctx context.Context, mg resource.Managed, plan *engine.Plan, hash string) error {
+// save keeps plan, made for reason from inputs hash, for approval: the file in a new
+// chunk set, then the meta that names the set, and the text; then it drops older sets. A
+// plan file over what maxChunks Secrets hold is a PlanTooLarge user error.
+func (s *planStore) save(ctx context.Context, mg resource.Managed, plan *engine.Plan, reason common.PlanReason, hash string) error {
 	chunks, idx := splitPlan(plan.File, s.chunkSize())
 	if len(chunks) > s.chunkLimit() {
 		return s.tooLarge(plan, fmt.Sprintf("its file is %s, over the %s that %d Secrets hold", mib(len(plan.File)), mib(s.chunkLimit()*s.chunkSize()), s.chunkLimit()))
@@ -73,8 +74,10 @@ func (s *planStore) save(ctx context.Context, mg resource.Managed, plan *engine.
 	if err := s.writeChunks(ctx, mg, idx, chunks); err != nil {
 		return err
 	}
-	text := fitText(plan.Text, planIndexBytes-len(meta))
-	if _, err := s.write(ctx, mg, map[string][]byte{resource.PlanTextKey: text, resource.PlanMetaKey: meta}); err != nil {
+	if _, err := s.write(ctx, mg, map[string][]byte{resource.PlanMetaKey: meta}); err != nil {
+		return err
+	}
+	if err := s.writeText(ctx, mg, plan, reason, hash); err != nil {
 		return err
 	}
 	return s.dropChunks(ctx, mg, idx.set()) // older sets, and any a failed save left behind
@@ -113,24 +116,36 @@ func (s *planStore) load(ctx context.Context, mg resource.Managed) (*engine.Plan
 	if err != nil {
 		return nil, "", err
 	}
+	text, err := s.readText(ctx, mg, meta.ID)
+	if err != nil {
+		return nil, "", err
+	}
+	if text == "" {
+		text = string(sec.Data[resource.PlanTextKey]) // saved before texts moved to Plans
+	}
 	return &engine.Plan{ID: meta.ID, Changes: meta.Changes, OutputsChange: meta.OutputsChange, Resources: meta.Resources,
-		File: file, Text: string(sec.Data[resource.PlanTextKey]), Lock: meta.Lock, ProviderChanges: meta.ProviderChanges}, meta.InputsHash, nil
+		File: file, Text: text, Lock: meta.Lock, ProviderChanges: meta.ProviderChanges}, meta.InputsHash, nil
 }
 
-// keepText drops the saved plan and keeps text, the plan as shown to users: the plan
-// just applied (none for a create without a saved plan), or drift that the management
-// policies leave uncorrected. The engine has already redacted text.
-func (s *planStore) keepText(ctx context.Context, mg resource.Managed, text string) error {
-	prev, err := s.write(ctx, mg, map[string][]byte{resource.PlanTextKey: fitText(text, planIndexBytes)})
-	if err != nil {
+// keepText keeps plan, made for reason from inputs hash, as users see it: the plan just
+// applied, or drift that the management policies leave uncorrected; and drops the saved
+// plan. The engine has already redacted the text.
+func (s *planStore) keepText(ctx context.Context, mg resource.Managed, plan *engine.Plan, reason common.PlanReason, hash string) error {
+	if err := s.writeText(ctx, mg, plan, reason, hash); err != nil {
 		return err
 	}
-	return s.dropIndexed(ctx, mg, prev[resource.PlanMetaKey])
+	return s.dropSaved(ctx, mg)
 }
 
 // discard drops a saved plan that will never be applied, because a later plan has no
-// changes (the edit was reverted, say), and keeps its text.
+// changes (the edit was reverted, say); its text stays.
 func (s *planStore) discard(ctx context.Context, mg resource.Managed) error {
+	return s.dropSaved(ctx, mg)
+}
+
+// dropSaved deletes mg's plan Secret (the saved plan's meta, or the text a Secret held
+// before texts moved to Plans) and the chunk set it names.
+func (s *planStore) dropSaved(ctx context.Context, mg resource.Managed) error {
 	sec := &corev1.Secret{}
 	err := s.reader.Get(ctx, client.ObjectKey{Namespace: mg.GetNamespace(), Name: resource.PlanSecretName(mg)}, sec)
 	if apierrors.IsNotFound(err) {
@@ -139,24 +154,22 @@ func (s *planStore) discard(ctx context.Context, mg resource.Managed) error {
 	if err != nil {
 		return fmt.Errorf("drop saved plan: %w", err)
 	}
-	meta, saved := sec.Data[resource.PlanMetaKey]
-	if !saved {
-		return nil
-	}
-	sec.Data = map[string][]byte{resource.PlanTextKey: sec.Data[resource.PlanTextKey]}
-	if err := s.client.Update(ctx, sec); err != nil {
+	if err := s.client.Delete(ctx, sec); err != nil && !apierrors.IsNotFound(err) {
 		return fmt.Errorf("drop saved plan: %w", err)
 	}
-	return s.dropIndexed(ctx, mg, meta)
+	return s.dropIndexed(ctx, mg, sec.Data[resource.PlanMetaKey])
 }
 
-// remove deletes mg's plan Secret and chunks: saved plan and text.
+// remove deletes mg's plan Secret, chunks and Plan: saved plan and text.
 func (s *planStore) remove(ctx context.Context, mg resource.Managed) error {
 	sec := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: resource.PlanSecretName(mg), Namespace: mg.GetNamespace()}}
 	if err := s.client.Delete(ctx, sec); err != nil && !apierrors.IsNotFound(err) {
 		return fmt.Errorf("delete saved plan: %w", err)
 	}
-	return s.dropChunks(ctx, mg, "")
+	if err := s.dropChunks(ctx, mg, ""); err != nil {
+		return err
+	}
+	return s.removeText(ctx, mg)
 }
 
 // write makes the plan Secret, owned by mg, hold exactly data, and returns what it held.
@@ -186,7 +199,7 @@ func (s *planStore) write(ctx context.Context, mg resource.Managed, data map[str
 		return nil, fmt.Errorf("keep plan: %w", err)
 	}
 	if maps.EqualFunc(sec.Data, data, bytes.Equal) && owned == len(sec.OwnerReferences) {
-		return prev, nil // unchanged: an observed resource finds the same drift every interval
+		return prev, nil
 	}
 	sec.Data = data
 	if err := s.client.Update(ctx, sec); err != nil {

@@ -1,14 +1,19 @@
 package terraform
 
 import (
+	"context"
+	"sort"
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 
 	common "terraplane.io/terraplane/apis/common/v1alpha1"
 	terraformv1 "terraplane.io/terraplane/apis/terraform/v1alpha1"
+	"terraplane.io/terraplane/internal/kinds"
 	"terraplane.io/terraplane/internal/resource"
 )
 
@@ -70,5 +75,34 @@ func TestRevisionMoveIsDue(t *testing.T) {
 	m.Status.Revision = "c-2"
 	if due, _ := r.due(m, "h"); due {
 		t.Fatal("a resource that runs its revision is due")
+	}
+}
+
+// TestProviderConfigEditsReachTheirModules: a ProviderConfig maps to the Modules in its
+// namespace that name it, as providerRef or among providerConfigRefs.
+func TestProviderConfigEditsReachTheirModules(t *testing.T) {
+	module := func(ns, name string, ref string, refs ...string) *terraformv1.Module {
+		m := &terraformv1.Module{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
+		if ref != "" {
+			m.Spec.ProviderRef = &common.LocalReference{Name: ref}
+		}
+		for _, r := range refs {
+			m.Spec.ProviderConfigRefs = append(m.Spec.ProviderConfigRefs, common.LocalReference{Name: r})
+		}
+		return m
+	}
+	c := fake.NewClientBuilder().WithScheme(kinds.NewScheme()).WithObjects(
+		module("admin", "by-ref", "aws"), module("admin", "by-refs", "", "random", "aws"), module("admin", "other", "", "random"),
+		module("elsewhere", "by-ref", "aws")).Build()
+	kind, _ := kinds.NewRegistry(nil).Managed(terraformv1.GroupVersion.WithKind("Module"))
+	r := &connector{client: c, kind: kind}
+	pc := &terraformv1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Namespace: "admin", Name: "aws"}}
+	var got []string
+	for _, req := range r.forProvider(context.Background(), pc) {
+		got = append(got, req.String())
+	}
+	sort.Strings(got)
+	if diff := cmp.Diff([]string{"admin/by-ref", "admin/by-refs"}, got); diff != "" {
+		t.Errorf("requests (-want +got):\n%s", diff)
 	}
 }

@@ -79,8 +79,25 @@ func (e *run) Apply(ctx context.Context, mg resource.Managed) (managed.Applied, 
 	if err != nil {
 		return managed.Applied{}, terraformError(err)
 	}
+	if err := e.countResources(ctx); err != nil {
+		return managed.Applied{}, err
+	}
 	details, err := e.t.publish(mg, e.ws, e.out)
 	return managed.Applied{ConnectionDetails: details}, err
+}
+
+// countResources counts the resources an apply left in the state, from the state
+// itself: what terraform says it added counts only this run's, which after an earlier
+// failed create is not all there is.
+func (e *run) countResources(ctx context.Context) error {
+	if e.out.applied == nil {
+		return nil
+	}
+	n, found, err := e.t.stateResources(ctx, e.mg)
+	if found {
+		e.out.applied.Resources = n
+	}
+	return err
 }
 
 // runSteps runs steps in order until one finishes the Apply or fails. A failure that
@@ -178,9 +195,9 @@ func (e *run) decide(ctx context.Context) (next, error) {
 	switch verdict, err := decide(e.mg, e.plan, e.out.reason, e.t.kind.Terraform.HarmlessReplacements); verdict {
 	case observeOnly:
 		e.out.drift = true
-		return finished, e.t.plans.keepText(ctx, e.mg, e.plan.Text)
+		return finished, e.t.plans.keepText(ctx, e.mg, e.plan, e.out.reason, e.ws.Hash)
 	case holdPlan:
-		if serr := e.t.plans.save(ctx, e.mg, e.plan, e.ws.Hash); serr != nil {
+		if serr := e.t.plans.save(ctx, e.mg, e.plan, e.out.reason, e.ws.Hash); serr != nil {
 			return finished, serr
 		}
 		return finished, err
@@ -214,9 +231,9 @@ func (e *run) apply(ctx context.Context) (next, error) {
 	return proceed, nil
 }
 
-// keepText keeps the applied plan's text for `terraplane plan show`.
+// keepText keeps the applied plan's text for `terraplane plan show` and reviewers.
 func (e *run) keepText(ctx context.Context) (next, error) {
-	return finished, e.t.plans.keepText(ctx, e.mg, e.plan.Text)
+	return finished, e.t.plans.keepText(ctx, e.mg, e.plan, e.out.reason, e.ws.Hash)
 }
 
 // withoutMissingImports handles a failure that names recovery imports whose objects do

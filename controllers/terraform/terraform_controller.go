@@ -70,7 +70,7 @@ func Setup(mgr ctrl.Manager, reg *registry.Registry, opts Options) error {
 	if opts.UserErrorRetry <= 0 {
 		opts.UserErrorRetry = 30 * time.Second
 	}
-	if err := registerMetrics(mgr.GetClient(), reg.TerraformKinds()); err != nil {
+	if err := registerMetrics(); err != nil {
 		return fmt.Errorf("register managed metrics: %w", err)
 	}
 	plans := &planStore{client: mgr.GetClient(), reader: mgr.GetAPIReader()}
@@ -103,7 +103,7 @@ const failureBackoff = 5 * time.Second
 // leaving a resource once created Ready, terraform's diagnostics summed up.
 func (r *connector) managedKind() managed.Kind {
 	return managed.Kind{Name: r.kind.GVK.Kind, New: r.kind.New, NewList: r.kind.NewList, Connector: r, Retries: r.retries,
-		KeepsReady: true, Summary: engine.Summary, Recorder: r.recorder, Shards: r.opts.Shards,
+		KeepsReady: true, SlowApply: true, Summary: engine.Summary, Recorder: r.recorder, Shards: r.opts.Shards,
 		MaxConcurrentReconciles: r.opts.MaxConcurrentReconciles, FailureBackoff: failureBackoff,
 		Predicates: []predicate.Predicate{predicate.Or(predicate.GenerationChangedPredicate{}, userAnnotationChanged)}}
 }
@@ -114,10 +114,10 @@ func (r *connector) managedKind() managed.Kind {
 func (r *connector) watches(provider client.Object) []managed.Watch {
 	w := []managed.Watch{
 		{Object: provider, Map: r.forProvider, Predicates: []predicate.Predicate{predicate.GenerationChangedPredicate{}}},
-		{Object: &corev1.Secret{}, Map: r.forSecret},
+		{Object: &corev1.Secret{}, Map: r.forSecret, Metadata: true},
 	}
 	if r.kind.Terraform.WatchedObjects != nil {
-		w = append(w, managed.Watch{Object: &corev1.ConfigMap{}, Map: r.forVariableObject("ConfigMap")})
+		w = append(w, managed.Watch{Object: &corev1.ConfigMap{}, Map: r.forVariableObject("ConfigMap"), Metadata: true})
 	}
 	return w
 }
@@ -159,11 +159,15 @@ func (r *connector) forSecret(ctx context.Context, obj client.Object) []reconcil
 	})
 }
 
-// forProvider maps a Provider to the resources of this kind that use it.
+// forProvider maps a Provider to the resources of this kind that use it: through their
+// providerRef, or as one of the providers they name besides (a Module's providerConfigRefs).
 func (r *connector) forProvider(ctx context.Context, p client.Object) []reconcile.Request {
+	named := r.kind.ProviderGVK.Kind + "/" + p.GetName()
 	return r.resourcesIn(ctx, p.GetNamespace(), func(mg resource.Managed) bool {
-		ref := mg.GetManagedSpec().ProviderRef
-		return ref != nil && ref.Name == p.GetName()
+		if ref := mg.GetManagedSpec().ProviderRef; ref != nil && ref.Name == p.GetName() {
+			return true
+		}
+		return r.kind.Terraform.WatchedObjects != nil && slices.Contains(r.kind.Terraform.WatchedObjects(mg), named)
 	})
 }
 

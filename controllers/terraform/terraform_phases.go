@@ -72,11 +72,18 @@ func (r *connector) due(mg resource.Managed, hash string) (bool, time.Duration) 
 		!meta.IsStatusConditionTrue(st.Conditions, common.TypeSynced) || !resource.IsReady(st.Conditions) {
 		return true, 0
 	}
-	next := tf.LastPlanTime.Add(r.opts.DriftInterval)
+	interval := r.driftInterval(mg)
+	next := tf.LastPlanTime.Add(interval)
 	if wait := time.Until(next); wait > 0 {
-		return false, wait + jitter(r.opts.DriftInterval)
+		return false, wait + jitter(interval)
 	}
 	return true, 0
+}
+
+// driftInterval is how often mg is planned while unchanged: its spec.driftInterval, or
+// the controller's.
+func (r *connector) driftInterval(mg resource.Managed) time.Duration {
+	return mg.GetManagedSpec().Timing.DriftIntervalOr(r.opts.DriftInterval)
 }
 
 // requested reports whether the user asked for a plan the last run did not answer.
@@ -176,7 +183,7 @@ func (r *connector) publish(mg resource.Managed, ws *workspace.Rendered, out out
 			}
 		}
 	}
-	for k, v := range r.kind.Terraform.ProviderConnection(ws.Provider) {
+	for k, v := range r.kind.Terraform.ProviderConnection(mg, ws.Provider) {
 		if _, ok := data[k]; !ok {
 			data[k] = v
 		}
@@ -196,11 +203,16 @@ func secretValue(v any) string {
 }
 
 // Delete destroys the external resource when the reclaim and management policies say
-// so. The saved plan and the workspace go in any case: the plan holds secret values and
-// nothing will apply it.
+// so, and the resource is not abandoned. The saved plan and the workspace go in any
+// case: the plan holds secret values and nothing will apply it.
 func (r *connector) Delete(ctx context.Context, mg resource.Managed) error {
 	spec := mg.GetManagedSpec()
-	if spec.ReclaimPolicy != common.ReclaimRetain && spec.ChangePolicy.Allows(common.ManagementDelete) {
+	switch {
+	case abandoned(mg):
+		r.recorder.Eventf(mg, corev1.EventTypeNormal, ReasonAbandoned,
+			"released without destroying (annotation %s): the external objects and the Terraform state Secret %s/%s are kept",
+			common.AbandonAnnotation, mg.GetNamespace(), resource.StateSecretName(mg))
+	case spec.ReclaimPolicy != common.ReclaimRetain && spec.ChangePolicy.Allows(common.ManagementDelete):
 		if err := r.destroy(ctx, mg); err != nil {
 			return terraformError(err)
 		}
@@ -214,26 +226,48 @@ func (r *connector) Delete(ctx context.Context, mg resource.Managed) error {
 	return nil
 }
 
+// ReasonAbandoned: a deleted resource was released without destroying anything.
+const ReasonAbandoned = "Abandoned"
+
+// abandoned reports whether mg is to be released, not destroyed, when deleted.
+func abandoned(mg resource.Managed) bool {
+	return mg.GetAnnotations()[common.AbandonAnnotation] == "true"
+}
+
+// destroy destroys what mg's state holds and deletes the state. A state that holds no
+// resource needs no terraform: nothing can be destroyed, and a module that no longer
+// initialises would otherwise block the deletion.
 func (r *connector) destroy(ctx context.Context, mg resource.Managed) error {
 	st := mg.GetManagedStatus().Terraform
 	neverApplied := st.InputsHash == "" && st.LastApplyTime == nil
 	if neverApplied && resource.Adopting(mg) {
 		return nil // adoption never went through: what exists was never ours to destroy
 	}
-	ws, err := r.render.Render(ctx, mg)
-	if _, user := resource.AsUserError(err); user && neverApplied {
-		return nil // nothing was ever applied
-	}
-	if err != nil {
-		return err
-	}
 	if err := r.clearStaleLock(ctx, mg); err != nil {
 		return err
 	}
-	if err := r.runner.Destroy(ctx, ws.Workspace); err != nil {
+	if err := r.adoptBeforeDestroy(ctx, mg); err != nil {
 		return err
 	}
-	r.recorder.Eventf(mg, corev1.EventTypeNormal, "Destroyed", "terraform destroyed the %d resource(s) in state", st.Resources)
+	count, _, err := r.stateResources(ctx, mg)
+	if err != nil {
+		return err
+	}
+	if count > 0 {
+		ws, err := r.render.Render(ctx, mg)
+		if _, user := resource.AsUserError(err); user && neverApplied {
+			return nil // nothing was ever applied
+		}
+		if err != nil {
+			return err
+		}
+		if err := r.runner.Destroy(ctx, ws.Workspace); err != nil {
+			return err
+		}
+		r.recorder.Eventf(mg, corev1.EventTypeNormal, "Destroyed", "terraform destroyed the %d resource(s) in state", count)
+	} else if !neverApplied {
+		r.recorder.Eventf(mg, corev1.EventTypeNormal, "Destroyed", "the Terraform state holds no resources: nothing to destroy")
+	}
 	objs := stateObjects(mg)
 	if ref, ok := resource.ConnectionSecretRef(mg); ok {
 		objs = append(objs, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: ref.Name, Namespace: ref.Namespace}})

@@ -14,9 +14,11 @@ import (
 	"terraplane.io/terraplane/internal/resource"
 )
 
-// retries says how soon each outcome of a managed resource is looked at again.
-func (r *connector) retries() resource.Retries {
-	drift := r.opts.DriftInterval + jitter(r.opts.DriftInterval)
+// retries says how soon each outcome of mg is looked at again: a success, or a held
+// plan, at its drift interval.
+func (r *connector) retries(mg resource.Managed) resource.Retries {
+	interval := r.driftInterval(mg)
+	drift := interval + jitter(interval)
 	return resource.Retries{Success: drift, UserError: r.opts.UserErrorRetry, Waiting: 5 * time.Second, Held: drift}
 }
 
@@ -78,7 +80,7 @@ func (r *connector) recordApply(mg resource.Managed, out outcome, now metav1.Tim
 	}
 	r.recorder.Eventf(mg, corev1.EventTypeNormal, "Applied", "applied plan %s (%s, reason %s)", id, c, out.reason)
 	if out.reason == common.PlanDrift {
-		r.recorder.Eventf(mg, corev1.EventTypeNormal, "DriftCorrected", "corrected drift with plan %s (%s)", id, c)
+		r.recorder.Eventf(mg, corev1.EventTypeNormal, common.ReasonDriftCorrected, "corrected drift with plan %s (%s)", id, c)
 	}
 }
 

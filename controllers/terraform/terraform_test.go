@@ -47,6 +47,8 @@ type fakeRunner struct {
 	opts []engine.PlanOptions
 	// lock is the dependency lock Create and plans without changes ran with.
 	lock []byte
+	// targets are the addresses the last plan was limited to.
+	targets []string
 }
 
 func (f *fakeRunner) Create(context.Context, engine.Workspace) (engine.Result, error) {
@@ -59,7 +61,7 @@ func (f *fakeRunner) Create(context.Context, engine.Workspace) (engine.Result, e
 }
 
 func (f *fakeRunner) Plan(_ context.Context, _ engine.Workspace, opts engine.PlanOptions) (*engine.Plan, error) {
-	f.calls = append(f.calls, "plan")
+	f.calls, f.targets = append(f.calls, "plan"), opts.Targets
 	f.opts = append(f.opts, opts)
 	if len(f.planErrs) > 0 {
 		err := f.planErrs[0]
@@ -142,7 +144,7 @@ func newHarness(t *testing.T, edit func(*terraformv1.Module)) *harness {
 	h := &harness{t: t, c: c, runner: &fakeRunner{}, render: &fakeRenderer{hash: "h1"}, events: events.NewFakeRecorder(100)}
 	h.tf = &connector{client: c, kind: kind, render: h.render, runner: h.runner, plans: &planStore{client: c, reader: c},
 		opts: Options{DriftInterval: time.Hour, UserErrorRetry: time.Minute}, recorder: resource.RecorderFor(h.events)}
-	h.runner.locker = statelock.NewLocker(c, c, time.Hour)
+	h.runner.locker = statelock.NewLocker(c, c, time.Hour, time.Minute)
 	h.r = managed.New(c, h.tf.managedKind())
 	return h
 }
@@ -176,12 +178,31 @@ func (h *harness) edit(fn func(*terraformv1.Module)) {
 	}
 }
 
-// keepPlanText makes the plan Secret hold text, as after an apply.
+// keepPlanText makes the Plan hold text, as after an apply.
 func (h *harness) keepPlanText(text string) {
 	h.t.Helper()
-	if err := h.tf.plans.keepText(context.Background(), h.get(), text); err != nil {
+	applied := &engine.Plan{ID: "aaaa0000000000ff", Text: text}
+	if err := h.tf.plans.keepText(context.Background(), h.get(), applied, common.PlanUpdate, "h1"); err != nil {
 		h.t.Fatal(err)
 	}
+}
+
+// planText returns the text the Plan of the module holds, and the id of its plan; ""
+// when there is no Plan.
+func (h *harness) planText() (text, id string) {
+	h.t.Helper()
+	p := &terraformv1.Plan{}
+	err := h.c.Get(context.Background(), client.ObjectKey{Namespace: "platform", Name: resource.PlanName(&metav1.ObjectMeta{UID: "u-1"})}, p)
+	if apierrors.IsNotFound(err) {
+		return "", ""
+	}
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	if p.ResourceRef.Kind != "Module" || p.ResourceRef.Name != "net" || len(p.OwnerReferences) != 1 || p.OwnerReferences[0].UID != "u-1" {
+		h.t.Errorf("Plan %s names %+v, owners %+v; want Module net, owned by it", p.Name, p.ResourceRef, p.OwnerReferences)
+	}
+	return p.Text, p.Summary.ID
 }
 
 // planSecret returns the plan Secret's data as strings; nil when there is no Secret.
@@ -289,6 +310,12 @@ func TestReplacementRefusedThenApproved(t *testing.T) {
 	if got := h.savedFile(); got != "saved-plan" {
 		t.Fatalf("the refused plan was not kept: %q", got)
 	}
+	if text, id := h.planText(); text != "the plan text" || id != replace.ID {
+		t.Errorf("Plan holds %q of plan %s, want the refused plan's text", text, id)
+	}
+	if _, inSecret := h.planSecret()[resource.PlanTextKey]; inSecret {
+		t.Error("the plan's text is in the Secret of the saved plan: reviewers would need to read Secrets")
+	}
 	if h.reconcile(); h.calls() != "" {
 		t.Fatal("a held plan was planned again with nothing changed")
 	}
@@ -301,8 +328,8 @@ func TestReplacementRefusedThenApproved(t *testing.T) {
 	if s := synced(mg); s.Status != metav1.ConditionTrue || mg.Status.Terraform.LastApply.ID != replace.ID || mg.Status.Terraform.InputsHash != "h2" {
 		t.Errorf("after approval: Synced %+v, lastApply %+v", s, mg.Status.Terraform.LastApply)
 	}
-	if diff := cmp.Diff(map[string]string{resource.PlanTextKey: "the plan text"}, h.planSecret()); diff != "" || h.savedFile() != "" {
-		t.Errorf("after the apply the saved plan must go and its text stay (-want +got):\n%s", diff)
+	if text, id := h.planText(); text != "the plan text" || id != replace.ID || h.planSecret() != nil || h.savedFile() != "" {
+		t.Errorf("after the apply: Plan text %q of %s, plan Secret %v; want the saved plan gone and its text kept", text, id, h.planSecret())
 	}
 }
 
@@ -328,32 +355,41 @@ func TestRevertedEditDropsTheSavedPlan(t *testing.T) {
 	if s := synced(mg); s.Status != metav1.ConditionTrue {
 		t.Errorf("Synced = %+v", s)
 	}
-	if diff := cmp.Diff(map[string]string{resource.PlanTextKey: "the refused plan"}, h.planSecret()); diff != "" {
-		t.Errorf("plan Secret (-want +got):\n%s", diff)
+	if text, _ := h.planText(); text != "the refused plan" || h.planSecret() != nil {
+		t.Errorf("Plan text %q, plan Secret %v; want the saved plan gone and its text kept", text, h.planSecret())
 	}
 }
 
-// TestDeleteRemovesTheSavedPlan: deleting a resource deletes its plan Secret whether or
-// not the external resource is destroyed; its state stays unless it is.
+// TestDeleteRemovesTheSavedPlan: deleting destroys what the state holds (no terraform
+// when it holds nothing) unless the reclaim or management policies, or the abandon
+// annotation, keep it; the saved plan goes in every case.
 func TestDeleteRemovesTheSavedPlan(t *testing.T) {
 	for _, tc := range []struct {
 		name      string
 		edit      func(*terraformv1.Module)
+		state     string
 		wantCalls string
 		wantState bool
+		wantEvent string
 	}{
-		{"Delete destroys", func(*terraformv1.Module) {}, "destroy", false},
-		{"Retain keeps the state", func(m *terraformv1.Module) { m.Spec.ReclaimPolicy = common.ReclaimRetain }, "", true},
+		{"Delete destroys", func(*terraformv1.Module) {}, oneResourceState, "destroy", false, "Normal Destroyed terraform destroyed the 1 resource(s) in state"},
+		{"an empty state needs no terraform", func(*terraformv1.Module) {}, `{"version":4,"resources":[]}`, "", false, "Normal Destroyed the Terraform state holds no resources"},
+		{"Retain keeps the state", func(m *terraformv1.Module) { m.Spec.ReclaimPolicy = common.ReclaimRetain }, oneResourceState, "", true, ""},
 		{"managementPolicies without Delete keep the state", func(m *terraformv1.Module) {
 			m.Spec.ManagementPolicies = []common.ManagementAction{common.ManagementObserve, common.ManagementCreate, common.ManagementUpdate}
-		}, "", true},
+		}, oneResourceState, "", true, ""},
+		{"abandoned keeps the state", func(m *terraformv1.Module) {
+			m.Annotations = map[string]string{common.AbandonAnnotation: "true"}
+		}, oneResourceState, "", true, "Normal Abandoned released without destroying"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newHarness(t, tc.edit)
 			h.reconcile()
 			h.keepPlanText("the plan")
+			h.drain()
 			ctx := context.Background()
-			state := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: resource.StateSecretName(h.get()), Namespace: "platform"}}
+			state := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: resource.StateSecretName(h.get()), Namespace: "platform"},
+				Data: map[string][]byte{"tfstate": gzipped(t, tc.state)}}
 			if err := h.c.Create(ctx, state); err != nil {
 				t.Fatal(err)
 			}
@@ -370,9 +406,15 @@ func TestDeleteRemovesTheSavedPlan(t *testing.T) {
 			if sec := h.planSecret(); sec != nil {
 				t.Errorf("the plan Secret is still there: %v", sec)
 			}
+			if text, _ := h.planText(); text != "" {
+				t.Errorf("the Plan is still there: %q", text)
+			}
 			err := h.c.Get(ctx, client.ObjectKeyFromObject(state), &corev1.Secret{})
 			if diff := cmp.Diff(tc.wantState, err == nil); diff != "" {
 				t.Errorf("state kept (-want +got):\n%s\nget: %v", diff, err)
+			}
+			if evs := h.drain(); tc.wantEvent != "" && !hasEvent(evs, tc.wantEvent) {
+				t.Errorf("events %q, want one starting %q", evs, tc.wantEvent)
 			}
 		})
 	}
@@ -501,8 +543,8 @@ func TestObserveOnlyReportsDrift(t *testing.T) {
 	if got := h.calls(); got != "plan" {
 		t.Fatalf("ran %q, want a plan only", got)
 	}
-	if diff := cmp.Diff(map[string]string{resource.PlanTextKey: "the drift plan"}, h.planSecret()); diff != "" {
-		t.Errorf("plan show must print the drift plan's text (-want +got):\n%s", diff)
+	if text, id := h.planText(); text != "the drift plan" || id != drift.ID {
+		t.Errorf("plan show must print the drift plan's text: Plan holds %q of %s", text, id)
 	}
 	drifted := meta.FindStatusCondition(mg.Status.Conditions, common.TypeDrifted)
 	if drifted == nil || drifted.Status != metav1.ConditionTrue || synced(mg).Status != metav1.ConditionTrue {

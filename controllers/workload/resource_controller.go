@@ -30,7 +30,7 @@ func setupResources(mgr ctrl.Manager, targets *kubernetes.Targets, opts kubernet
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("kubernetesapplicationresource").
 		For(&workloadv1.KubernetesApplicationResource{}).
-		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.forSecret)).
+		WatchesMetadata(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.forSecret)).
 		WithOptions(controller.Options{MaxConcurrentReconciles: opts.MaxConcurrentReconciles}).
 		Complete(r)
 }

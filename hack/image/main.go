@@ -3,6 +3,7 @@
 //
 //	go run ./hack/image build -terraplane BIN -terraform terraform -providers aws,random -out DIR -tag terraplane:dev
 //	go run ./hack/image push -layout DIR/oci -to REGISTRY/terraplane:TAG
+//	go run ./hack/image pause -binary PAUSE -out FILE.tar -tag terraplane.local/pause:1
 package main
 
 import (
@@ -22,7 +23,7 @@ import (
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: image build|push [flags]")
+		fmt.Fprintln(os.Stderr, "usage: image build|push|pause [flags]")
 		os.Exit(2)
 	}
 	var err error
@@ -31,8 +32,10 @@ func main() {
 		err = build(os.Args[2:])
 	case "push":
 		err = push(os.Args[2:])
+	case "pause":
+		err = pause(os.Args[2:])
 	default:
-		err = fmt.Errorf("unknown command %q (build or push)", os.Args[1])
+		err = fmt.Errorf("unknown command %q (build, push or pause)", os.Args[1])
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "image:", err)
@@ -109,6 +112,32 @@ func push(args []string) error {
 		return err
 	}
 	fmt.Println("pushed", *to)
+	return nil
+}
+
+// pause writes the sandbox image of make cluster's node (hack/pause) as a tarball.
+func pause(args []string) error {
+	fs := flag.NewFlagSet("pause", flag.ExitOnError)
+	bin := fs.String("binary", "", "statically linked pause binary (go build ./hack/pause)")
+	out := fs.String("out", "", "image tarball to write")
+	tag := fs.String("tag", "terraplane.local/pause:1", "image reference written into the tarball")
+	_ = fs.Parse(args)
+	if *bin == "" || *out == "" {
+		return fmt.Errorf("pause: -binary and -out are required")
+	}
+	scratch, err := os.MkdirTemp(filepath.Dir(*out), ".pause-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(scratch)
+	img, err := image.BuildPause(*bin, scratch)
+	if err != nil {
+		return err
+	}
+	if err := image.WriteTarball(img, *out, *tag); err != nil {
+		return err
+	}
+	fmt.Printf("built %s into %s\n", *tag, *out)
 	return nil
 }
 

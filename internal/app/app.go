@@ -19,13 +19,11 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
 	"terraplane.io/terraplane/controllers/claim"
-	"terraplane.io/terraplane/controllers/claimdefinition"
 	"terraplane.io/terraplane/controllers/classrevision"
 	"terraplane.io/terraplane/controllers/kubernetes"
 	"terraplane.io/terraplane/controllers/moduleclass"
 	"terraplane.io/terraplane/controllers/provider"
 	"terraplane.io/terraplane/controllers/scheduler"
-	"terraplane.io/terraplane/controllers/stack"
 	"terraplane.io/terraplane/controllers/terraform"
 	"terraplane.io/terraplane/controllers/workload"
 	"terraplane.io/terraplane/internal/engine"
@@ -54,6 +52,9 @@ type Options struct {
 	// PluginCacheDir caches providers a network mirror or registry served; empty means
 	// <WorkDir>/.plugin-cache.
 	PluginCacheDir string
+	// ModuleRegistryURL is a module registry (modules.v1 protocol) serving the modules
+	// configurations address to the public registry; empty means the public registry.
+	ModuleRegistryURL string
 	// StateKubeconfig is the kubeconfig terraform's state backend uses (one path, or
 	// several joined as in $KUBECONFIG); empty means in-cluster.
 	StateKubeconfig string
@@ -66,8 +67,12 @@ type Options struct {
 	MaxConcurrentTerraformPerProvider int
 	// MaxConcurrentReconciles per kind; 0 means 10.
 	MaxConcurrentReconciles int
-	// DriftInterval between plans of unchanged resources.
+	// DriftInterval between plans of unchanged resources, unless a resource's
+	// spec.driftInterval says otherwise.
 	DriftInterval time.Duration
+	// TerraformTimeout bounds each terraform command, unless a resource's spec.timeout
+	// says otherwise; 0 means engine.DefaultTimeout (20 minutes).
+	TerraformTimeout time.Duration
 	// UserErrorRetry is how soon a resource stopped by bad input is looked at again.
 	UserErrorRetry time.Duration
 	// MetricsAddr serves Prometheus metrics; "0" disables.
@@ -85,9 +90,12 @@ type Options struct {
 	// 0 means modsource.DefaultMaxFetchBytes.
 	ModuleSourceMaxFetch int64
 	// DisableStackManager leaves out the stack manager (StackInstall, ClusterStackInstall,
-	// Stack), which needs the permissions of controllers/stack/rbac.go on top of the
-	// controller's own.
+	// Stack, and the CRDs and roles of ClaimDefinitions), which needs the permissions of
+	// controllers/stack/rbac.go: the controller then only serves the kinds ClaimDefinitions
+	// define once a stack manager of its own (NewStackManager) has made them.
 	DisableStackManager bool
+	// StackManagerOnly is set by NewStackManager: the manager runs the stack manager alone.
+	StackManagerOnly bool
 	// LeaderElection makes only one replica reconcile.
 	LeaderElection bool
 	// LeaderElectionNamespace holds the election Lease, and the shard Leases.
@@ -122,9 +130,17 @@ type Options struct {
 	Runner string
 	// RunnerBinary is the terraplane binary runner processes run; empty means this one.
 	RunnerBinary string
+	// RunnerImage is the terraplane image runner Deployments run (RunnerDeployment).
+	RunnerImage string
+	// RunnerCPU and RunnerMemory are each runner Deployment's resources, as quantities;
+	// empty sets none.
+	RunnerCPU, RunnerMemory string
 	// ProviderMemoryBudget caps the resident memory of the warm provider processes of
 	// each engine (this process's, or each runner's), in bytes; 0 means no cap.
 	ProviderMemoryBudget int64
+	// SecretNamespaces are the namespaces whose Secrets the controller reads, writes and
+	// watches (the chart grants it Secrets there only); empty means every namespace.
+	SecretNamespaces []string
 	// AllowKubeconfigExec lets kubeconfigs read from Secrets run commands (exec,
 	// auth-provider) and read files inside the controller; off, they are refused
 	// (UnsafeKubeconfig).
@@ -160,7 +176,7 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manager, *en
 	if err != nil {
 		return nil, nil, fmt.Errorf("create manager: %w", err)
 	}
-	locker, err := stateLocker(cfg, reg)
+	locker, err := stateLocker(cfg, reg, opts.TerraformTimeout)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -169,7 +185,8 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manager, *en
 		WorkDir:       opts.WorkDir,
 		PluginMirror:  opts.PluginMirror,
 		NetworkMirror: opts.ProviderMirrorURL, AllowDirect: opts.ProviderDownload, PluginCacheDir: opts.PluginCacheDir,
-		MaxConcurrent: opts.MaxConcurrentTerraform,
+		ModuleRegistryURL: opts.ModuleRegistryURL,
+		MaxConcurrent:     opts.MaxConcurrentTerraform, Timeout: opts.TerraformTimeout,
 
 		MaxConcurrentPerGroup: opts.MaxConcurrentTerraformPerProvider,
 		OnRun:                 observeRun(ctrl.Log.WithName("terraform")),
@@ -191,13 +208,20 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manager, *en
 	if err != nil {
 		return nil, nil, err
 	}
+	gauges := &objectSource{reader: mgr.GetClient(), reg: reg, scheme: reg.Scheme(), elected: mgr.Elected()}
+	if shards != nil {
+		gauges.holds = shards.Holds
+	}
+	if err := registerObjectGauges(gauges); err != nil {
+		return nil, nil, fmt.Errorf("register metrics: %w", err)
+	}
 	runs, err := runnerOf(mgr, cfg, opts, &runner.Local{Engine: eng, Locker: locker})
 	if err != nil {
 		return nil, nil, err
 	}
 	err = terraform.Setup(mgr, reg, terraform.Options{
 		Runner: runs, KubeconfigPath: opts.StateKubeconfig, KubeconfigContext: opts.StateContext, DriftInterval: opts.DriftInterval,
-		StateFromEnvironment: opts.Runner == RunnerProcess,
+		StateFromEnvironment: opts.Runner == RunnerProcess || opts.Runner == RunnerDeployment,
 		UserErrorRetry:       opts.UserErrorRetry, MaxConcurrentReconciles: opts.MaxConcurrentReconciles, Shards: shards,
 	})
 	if err != nil {
@@ -208,8 +232,8 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manager, *en
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := claimdefinition.Setup(mgr, loader, reg, claims, claimdefinition.Options{UserErrorRetry: opts.UserErrorRetry}); err != nil {
-		return nil, nil, fmt.Errorf("set up ClaimDefinition controller: %w", err)
+	if err := claimDefinitions(mgr, loader, reg, claims, opts); err != nil {
+		return nil, nil, err
 	}
 	if err := provider.Setup(mgr, reg); err != nil {
 		return nil, nil, fmt.Errorf("set up provider usage controllers: %w", err)
@@ -223,9 +247,8 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manager, *en
 		return nil, nil, fmt.Errorf("set up class revision controllers: %w", err)
 	}
 	if !opts.DisableStackManager {
-		if err := stack.Setup(mgr, stack.Options{DefaultRegistry: opts.StackRegistry, UserErrorRetry: opts.UserErrorRetry,
-			TagRefresh: opts.StackTagRefresh}); err != nil {
-			return nil, nil, fmt.Errorf("set up stack manager: %w", err)
+		if err := setupStacks(mgr, opts); err != nil {
+			return nil, nil, err
 		}
 	}
 	clusters := remote.NewCache(mgr.GetClient(), cfg, reg.Scheme())
@@ -286,18 +309,14 @@ func managerOptions(opts Options, scheme *runtime.Scheme) ctrl.Options {
 		Metrics:                 metricsOptions(opts.MetricsAddr, opts.MetricsSecure),
 		HealthProbeBindAddress:  opts.HealthAddr,
 		LeaderElection:          opts.LeaderElection,
-		LeaderElectionID:        "terraplane-controller",
+		LeaderElectionID:        leaderElectionID(opts),
 		LeaderElectionNamespace: opts.LeaderElectionNamespace,
 		// The manager gives leadership up once its reconcilers, and so their terraform
 		// runs, have stopped: the next leader takes over at once, not after the Lease
 		// expires, and never while a run of this one is in flight.
 		LeaderElectionReleaseOnCancel: true,
-		// Terraform state Secrets (kubernetes backend, label tfstate=true) are never read
-		// through the cache; leaving them out spares the API server a watch event per
-		// state write and the controller a copy of every state.
-		Cache: cache.Options{ByObject: map[client.Object]cache.ByObject{
-			&corev1.Secret{}: {Label: cachedSecrets},
-		}},
+		Cache:                         cacheOptions(opts.SecretNamespaces),
+		Client:                        client.Options{Cache: &client.CacheOptions{DisableFor: []client.Object{&corev1.Secret{}, &corev1.ConfigMap{}}}},
 		// Tests run several managers in one process; names stay unique within each.
 		// The priority queue lets user changes overtake queued drift checks (low priority).
 		// In-flight terraform gets SIGINT and engine.DefaultGracePeriod to write its
@@ -309,13 +328,18 @@ func managerOptions(opts Options, scheme *runtime.Scheme) ctrl.Options {
 
 // stateLocker takes the state locks of this process's terraform runs, reading and writing
 // their Leases straight through the API server (a cached copy would only make conflicts).
-// A lock lives no longer than a terraform command can run, and a minute more.
-func stateLocker(cfg *rest.Config, reg interface{ Scheme() *runtime.Scheme }) (*statelock.Locker, error) {
+// A lock lives no longer than its command can run (its deadline and the grace after
+// SIGINT), and a minute more.
+func stateLocker(cfg *rest.Config, reg interface{ Scheme() *runtime.Scheme }, timeout time.Duration) (*statelock.Locker, error) {
 	c, err := client.New(cfg, client.Options{Scheme: reg.Scheme()})
 	if err != nil {
 		return nil, fmt.Errorf("state lock client: %w", err)
 	}
-	return statelock.NewLocker(c, c, engine.DefaultTimeout+engine.DefaultGracePeriod+time.Minute), nil
+	if timeout <= 0 {
+		timeout = engine.DefaultTimeout
+	}
+	grace := engine.DefaultGracePeriod + time.Minute
+	return statelock.NewLocker(c, c, timeout+grace, grace), nil
 }
 
 // shards sets up this replica's share of the managed resources; nil when not sharded.
@@ -335,4 +359,39 @@ func shards(mgr ctrl.Manager, cfg *rest.Config, opts Options) (*shard.Set, error
 		return nil, err
 	}
 	return set, mgr.Add(set)
+}
+
+// cacheOptions keep the cache small and free of secret values. Secrets and ConfigMaps are
+// read through the API server (managerOptions' DisableFor) and watched for their metadata
+// only; whatever still reaches the cache of either kind is stripped of its data. Terraform
+// state Secrets and saved plans (labelled) are not watched at all: that spares the API
+// server a watch event per state write. Secrets are watched only in namespaces, when
+// given: the controller holds no Secret rights elsewhere.
+func cacheOptions(namespaces []string) cache.Options {
+	secrets := cache.ByObject{Label: cachedSecrets, Transform: withoutData}
+	if len(namespaces) > 0 {
+		secrets.Namespaces = map[string]cache.Config{}
+		for _, ns := range namespaces {
+			secrets.Namespaces[ns] = cache.Config{}
+		}
+	}
+	return cache.Options{
+		DefaultTransform: cache.TransformStripManagedFields(),
+		ByObject: map[client.Object]cache.ByObject{
+			&corev1.Secret{}:    secrets,
+			&corev1.ConfigMap{}: {Transform: withoutData},
+		},
+	}
+}
+
+// withoutData strips a Secret's or ConfigMap's data, and every object's managed fields,
+// before it enters the cache.
+func withoutData(in any) (any, error) {
+	switch o := in.(type) {
+	case *corev1.Secret:
+		o.Data, o.StringData = nil, nil
+	case *corev1.ConfigMap:
+		o.Data, o.BinaryData = nil, nil
+	}
+	return cache.TransformStripManagedFields()(in)
 }

@@ -2,17 +2,20 @@ package app
 
 import (
 	"errors"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/go-logr/logr/funcr"
+	"github.com/google/go-cmp/cmp"
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	"terraplane.io/terraplane/internal/engine"
+	"terraplane.io/terraplane/internal/plugins"
 )
 
 // runCount is how many runs terraformRunSeconds recorded under labels, and their total seconds.
@@ -93,4 +96,49 @@ func TestRegisterEngineMetrics(t *testing.T) {
 		}
 	}
 	t.Error("terraplane_terraform_processes_total is not registered")
+}
+
+// TestEngineMetrics: the engine's process count, and per provider its pool's processes,
+// hits, misses, evictions and the memory of its running processes.
+func TestEngineMetrics(t *testing.T) {
+	const aws = "registry.terraform.io/hashicorp/aws"
+	rss := map[int]uint64{11: 100 << 20, 12: 150 << 20}
+	c := &engineCollector{
+		src: &engineSource{processes: func() int64 { return 7 }, providers: func() map[string]plugins.ProviderStats {
+			return map[string]plugins.ProviderStats{aws: {Processes: 3, Hits: 40, Misses: 3, Evictions: 1, PIDs: []int{11, 12, 13}}}
+		}},
+		rss: func(pid int) (uint64, bool) { n, ok := rss[pid]; return n, ok },
+	}
+	want := map[string]float64{
+		"terraplane_terraform_processes_total{}":                         7,
+		"terraplane_provider_processes{provider=" + aws + "}":            3,
+		"terraplane_provider_pool_hits_total{provider=" + aws + "}":      40,
+		"terraplane_provider_pool_misses_total{provider=" + aws + "}":    3,
+		"terraplane_provider_pool_evictions_total{provider=" + aws + "}": 1,
+		"terraplane_provider_memory_bytes{provider=" + aws + "}":         250 << 20, // pid 13 has just exited
+	}
+	if diff := cmp.Diff(want, gather(t, c)); diff != "" {
+		t.Errorf("series (-want +got):\n%s", diff)
+	}
+}
+
+// TestParseStatm: the resident set is statm's second field, in pages.
+func TestParseStatm(t *testing.T) {
+	for in, want := range map[string]uint64{"2000 300 50 1 0 400 0\n": 300 * 4096, "1 2": 2 * 4096, "": 0, "12": 0, "a b": 0} {
+		got, ok := parseStatm([]byte(in), 4096)
+		if got != want || ok != (want > 0) {
+			t.Errorf("parseStatm(%q) = %d, %v; want %d", in, got, ok, want)
+		}
+	}
+}
+
+// TestRunBucketsReachTheDeadline: a run near the command deadline falls in a bucket of
+// its own, not in +Inf.
+func TestRunBucketsReachTheDeadline(t *testing.T) {
+	if top := RunBuckets[len(RunBuckets)-1]; top < engine.DefaultTimeout.Seconds() {
+		t.Errorf("top bucket %gs, under the %s deadline", top, engine.DefaultTimeout)
+	}
+	if !slices.Contains(RunBuckets, engine.DefaultTimeout.Seconds()) {
+		t.Errorf("no bucket at the deadline (%gs): %v", engine.DefaultTimeout.Seconds(), RunBuckets)
+	}
 }

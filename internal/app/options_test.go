@@ -2,13 +2,16 @@ package app
 
 import (
 	"context"
+	"fmt"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"sort"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/rest"
@@ -99,14 +102,85 @@ func TestManagerOptions(t *testing.T) {
 	if c := o.Controller; c.UsePriorityQueue == nil || !*c.UsePriorityQueue || c.SkipNameValidation == nil || !*c.SkipNameValidation {
 		t.Errorf("controller options: %+v", c)
 	}
-	var secrets labels.Selector
-	for obj, by := range o.Cache.ByObject {
-		if _, ok := obj.(*corev1.Secret); ok {
-			secrets = by.Label
-		}
+	var uncached []string
+	for _, obj := range o.Client.Cache.DisableFor {
+		uncached = append(uncached, fmt.Sprintf("%T", obj))
 	}
-	if secrets == nil || len(o.Cache.ByObject) != 1 {
-		t.Fatalf("cache: %+v; want a label selector for Secrets only", o.Cache.ByObject)
+	if diff := cmp.Diff([]string{"*v1.Secret", "*v1.ConfigMap"}, uncached); diff != "" {
+		t.Errorf("kinds read through the API server (-want +got):\n%s", diff)
+	}
+}
+
+// TestCacheOptions: Secrets are cached by label (state and plans left out), in the given
+// namespaces only when there are some; Secrets and ConfigMaps lose their data on the way in.
+func TestCacheOptions(t *testing.T) {
+	cases := map[string]struct {
+		namespaces []string
+		want       []string
+	}{
+		"every namespace": {nil, nil},
+		"two namespaces":  {[]string{"terraplane-system", "team-a"}, []string{"team-a", "terraplane-system"}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			o := cacheOptions(tc.namespaces)
+			var secrets, configMaps *cache.ByObject
+			for obj, by := range o.ByObject {
+				switch obj.(type) {
+				case *corev1.Secret:
+					secrets = &by
+				case *corev1.ConfigMap:
+					configMaps = &by
+				}
+			}
+			if secrets == nil || configMaps == nil || len(o.ByObject) != 2 {
+				t.Fatalf("cache: %+v; want settings for Secrets and ConfigMaps", o.ByObject)
+			}
+			if secrets.Label.String() != cachedSecrets.String() {
+				t.Errorf("Secret selector %q, want %q", secrets.Label, cachedSecrets)
+			}
+			var got []string
+			for ns := range secrets.Namespaces {
+				got = append(got, ns)
+			}
+			sort.Strings(got)
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("Secret namespaces (-want +got):\n%s", diff)
+			}
+			for kind, by := range map[string]*cache.ByObject{"Secret": secrets, "ConfigMap": configMaps} {
+				if by.Transform == nil {
+					t.Errorf("%ss enter the cache with their data", kind)
+				}
+			}
+		})
+	}
+}
+
+// TestWithoutData: Secrets and ConfigMaps lose their data and every object its managed
+// fields; names and labels stay for the watches.
+func TestWithoutData(t *testing.T) {
+	meta := metav1.ObjectMeta{Name: "x", Labels: map[string]string{"a": "b"}, ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "m"}}}
+	kept := metav1.ObjectMeta{Name: "x", Labels: map[string]string{"a": "b"}}
+	cases := map[string]struct {
+		in, want any
+	}{
+		"secret": {&corev1.Secret{ObjectMeta: meta, Data: map[string][]byte{"k": []byte("v")}, StringData: map[string]string{"s": "v"}, Type: "Opaque"},
+			&corev1.Secret{ObjectMeta: kept, Type: "Opaque"}},
+		"config map": {&corev1.ConfigMap{ObjectMeta: meta, Data: map[string]string{"k": "v"}, BinaryData: map[string][]byte{"b": {1}}},
+			&corev1.ConfigMap{ObjectMeta: kept}},
+		"metadata only": {&metav1.PartialObjectMetadata{ObjectMeta: meta}, &metav1.PartialObjectMetadata{ObjectMeta: kept}},
+		"another kind":  {&corev1.Namespace{ObjectMeta: meta}, &corev1.Namespace{ObjectMeta: kept}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			got, err := withoutData(tc.in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
 	}
 }
 

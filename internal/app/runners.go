@@ -6,6 +6,8 @@ import (
 	"os"
 	"strconv"
 
+	corev1 "k8s.io/api/core/v1"
+	apiresource "k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -23,6 +25,9 @@ const (
 	// RunnerProcess runs terraform in a runner process per pool, with the pool's
 	// identity (and, when the controller runs as root, a uid of its own).
 	RunnerProcess = "process"
+	// RunnerDeployment runs terraform in a runner Deployment per pool, in the pool's
+	// namespace, with the pool's ServiceAccount: the in-cluster form of RunnerProcess.
+	RunnerDeployment = "deployment"
 )
 
 // runnerOf is what runs terraform for the Terraform Connector: local, or the runner
@@ -32,8 +37,10 @@ func runnerOf(mgr ctrl.Manager, cfg *rest.Config, opts Options, local *runner.Lo
 	case "", RunnerInProcess:
 		return local, nil
 	case RunnerProcess:
+	case RunnerDeployment:
+		return runnerDeployments(mgr, opts, local)
 	default:
-		return nil, fmt.Errorf("--runner %q: want %s or %s", opts.Runner, RunnerInProcess, RunnerProcess)
+		return nil, fmt.Errorf("--runner %q: want %s, %s or %s", opts.Runner, RunnerInProcess, RunnerProcess, RunnerDeployment)
 	}
 	bin := opts.RunnerBinary
 	if bin == "" {
@@ -62,6 +69,30 @@ func runnerOf(mgr ctrl.Manager, cfg *rest.Config, opts Options, local *runner.Lo
 	return pools, err
 }
 
+// runnerDeployments runs each pool's runner as a Deployment in the pool's namespace, from
+// the controller's image, with the controller's terraform and provider mirror paths.
+func runnerDeployments(mgr ctrl.Manager, opts Options, local *runner.Local) (terraform.Runner, error) {
+	if opts.RunnerImage == "" {
+		return nil, fmt.Errorf("--runner %s needs --runner-image, the terraplane image the runners run", RunnerDeployment)
+	}
+	res := corev1.ResourceList{}
+	for name, q := range map[corev1.ResourceName]string{corev1.ResourceCPU: opts.RunnerCPU, corev1.ResourceMemory: opts.RunnerMemory} {
+		if q == "" {
+			continue
+		}
+		v, err := apiresource.ParseQuantity(q)
+		if err != nil {
+			return nil, fmt.Errorf("runner %s %q: %w", name, q, err)
+		}
+		res[name] = v
+	}
+	deps := &runner.Deployments{Client: mgr.GetClient(), Identities: &runner.Identities{Client: mgr.GetClient(), EnsureRole: true},
+		Pod: runner.PodSpec{Image: opts.RunnerImage, Terraform: local.Engine.TerraformPath(), PluginMirror: opts.PluginMirror,
+			Resources: corev1.ResourceRequirements{Requests: res, Limits: res}, Args: runnerArgs(opts)},
+		OnRun: observeRun(ctrl.Log.WithName("terraform"))}
+	return &runner.Pools{Launcher: deps}, nil
+}
+
 // runnerArgs are the flags every runner gets from the controller's options.
 func runnerArgs(opts Options) []string {
 	args := []string{"--provider-reuse=" + strconv.FormatBool(opts.ProviderReuse)}
@@ -71,8 +102,10 @@ func runnerArgs(opts Options) []string {
 		}
 	}
 	add("--provider-mirror-url", opts.ProviderMirrorURL)
+	add("--module-registry-url", opts.ModuleRegistryURL)
 	add("--max-concurrent-terraform", strconv.Itoa(opts.MaxConcurrentTerraform))
 	add("--provider-ttl", opts.ProviderTTL.String())
+	add("--terraform-timeout", opts.TerraformTimeout.String())
 	add("--provider-runs-per-process", strconv.Itoa(opts.ProviderRunsPerProcess))
 	if opts.ProviderMemoryBudget > 0 {
 		args = append(args, "--provider-memory-budget", strconv.FormatInt(opts.ProviderMemoryBudget, 10))

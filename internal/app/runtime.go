@@ -49,13 +49,16 @@ func defaultConcurrency(opts *Options, limits func() Limits) {
 const cacheSyncWait = time.Second
 
 // addProbes registers /healthz and a /readyz that fails until the informer caches have
-// synced, and whenever the terraform binary the engine runs is gone or not executable.
+// synced, and, with an engine, whenever the terraform binary it runs is gone or not
+// executable.
 func addProbes(mgr ctrl.Manager, eng *engine.Engine) error {
 	if err := mgr.AddHealthzCheck("ping", func(*http.Request) error { return nil }); err != nil {
 		return fmt.Errorf("add health check: %w", err)
 	}
-	if err := mgr.AddReadyzCheck("terraform", func(*http.Request) error { return executable(eng.TerraformPath()) }); err != nil {
-		return fmt.Errorf("add terraform ready check: %w", err)
+	if eng != nil {
+		if err := mgr.AddReadyzCheck("terraform", func(*http.Request) error { return executable(eng.TerraformPath()) }); err != nil {
+			return fmt.Errorf("add terraform ready check: %w", err)
+		}
 	}
 	caches := func(req *http.Request) error {
 		ctx, cancel := context.WithTimeout(req.Context(), cacheSyncWait)

@@ -127,10 +127,13 @@ func preserves(s apiextensionsv1.JSONSchemaProps) bool {
 	return s.XPreserveUnknownFields != nil && *s.XPreserveUnknownFields
 }
 
-// typeOf names a schema's type: "any" for preserve-unknown-fields without a type, "map"
-// for an object with additionalProperties.
+// typeOf names a schema's type: "string" for a generated string that takes what
+// terraform converts, "any" for other preserve-unknown-fields without a type, "map" for
+// an object with additionalProperties.
 func typeOf(s apiextensionsv1.JSONSchemaProps) string {
 	switch {
+	case s.Type == "" && preserves(s) && strings.HasSuffix(s.Description, convertedNote):
+		return "string" // a string that takes what terraform converts
 	case s.Type == "" && preserves(s):
 		return "any"
 	case s.Type == "object" && s.AdditionalProperties != nil && s.AdditionalProperties.Schema != nil:

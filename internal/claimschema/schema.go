@@ -3,6 +3,7 @@ package claimschema
 import (
 	"fmt"
 	"slices"
+	"sort"
 	"strings"
 
 	"github.com/hashicorp/hcl/v2/ext/typeexpr"
@@ -13,12 +14,21 @@ import (
 // SecretRefSuffix ends the parameter that names the Secret key holding a sensitive variable.
 const SecretRefSuffix = "SecretRef"
 
-// Options choose which variables become parameters. Set at most one list.
+// Options choose which variables become parameters (set at most one of Expose and
+// Hide) and how they are typed.
 type Options struct {
 	// Expose lists the only variables claims may set.
 	Expose []string
 	// Hide lists variables claims may not set.
 	Hide []string
+	// Fixed lists variables the class sets itself (its forProvider): they are left out
+	// whatever Expose says, since a claim could not change them.
+	Fixed []string
+	// ParameterSchemas replace the generated schema of single variables, by name.
+	ParameterSchemas map[string]apiextensionsv1.JSONSchemaProps
+	// InferAnyFromDefaults types a variable of type any from a non-empty object (or list
+	// of objects) default.
+	InferAnyFromDefaults bool
 }
 
 // Untranslated is a validation rule that did not become a CEL rule.
@@ -44,10 +54,12 @@ type Result struct {
 }
 
 // Generate builds the spec.parameters schema from a module's variables: one property
-// per variable, named as the variable; required when it has no default; its default and
-// description; its validation blocks as CEL rules where they translate and the API
-// server accepts them (the others are listed in Untranslated). A sensitive variable is
-// replaced by <name>SecretRef {name, key}, a Secret key in the claim's namespace.
+// per variable, named as the variable; required when it has no default; its
+// description (and its default, as text: terraform applies defaults, so a claim stores
+// only what its author wrote); its validation blocks as CEL rules where they translate
+// and the API server accepts them (the others are listed in Untranslated). A sensitive
+// variable is replaced by <name>SecretRef {name, key}, a Secret key in the claim's
+// namespace. opts.ParameterSchemas replace single properties.
 func Generate(vars []Variable, opts Options) (*Result, error) {
 	if err := checkNames(vars, opts); err != nil {
 		return nil, err
@@ -66,7 +78,7 @@ func Generate(vars []Variable, opts Options) (*Result, error) {
 			res.SecretRefs[ref] = v.Name
 			continue
 		}
-		p, err := variableSchema(v, res)
+		p, err := parameterSchema(v, opts, res)
 		if err != nil {
 			return nil, fmt.Errorf("variable %q: %w", v.Name, err)
 		}
@@ -78,8 +90,33 @@ func Generate(vars []Variable, opts Options) (*Result, error) {
 	return res, nil
 }
 
-// variableSchema is the property of one non-sensitive variable.
-func variableSchema(v Variable, res *Result) (apiextensionsv1.JSONSchemaProps, error) {
+// parameterSchema is the property of one non-sensitive variable: the schema the
+// definition gives it, or the one generated from its type.
+func parameterSchema(v Variable, opts Options, res *Result) (apiextensionsv1.JSONSchemaProps, error) {
+	given, ok := opts.ParameterSchemas[v.Name]
+	if !ok {
+		return variableSchema(v, opts, res)
+	}
+	if given.Description == "" {
+		given.Description = v.Description
+	}
+	if msg := structuralProblem(given); msg != "" {
+		return given, fmt.Errorf("parameterSchemas: %s", msg)
+	}
+	if len(given.XValidations) > 0 {
+		conds := make([]string, len(given.XValidations))
+		for i, r := range given.XValidations {
+			conds[i] = r.Rule
+		}
+		keepAccepted(v.Name, &given, conds, res)
+	}
+	return given, nil
+}
+
+// variableSchema is the generated property of one non-sensitive variable. A string
+// takes what terraform converts to one unless a validation rule the API server checks
+// needs it typed.
+func variableSchema(v Variable, opts Options, res *Result) (apiextensionsv1.JSONSchemaProps, error) {
 	ty, defaults := cty.DynamicPseudoType, (*typeexpr.Defaults)(nil)
 	if v.Type != nil {
 		t, d, diags := typeexpr.TypeConstraintWithDefaults(v.Type)
@@ -88,16 +125,35 @@ func variableSchema(v Variable, res *Result) (apiextensionsv1.JSONSchemaProps, e
 		}
 		ty, defaults = t, d
 	}
-	p, err := typeSchema(ty, defaults)
+	rules, conds := translate(v, ty, res)
+	p, err := typeSchema(ty, len(rules) == 0)
 	if err != nil {
 		return p, err
 	}
-	p.Description = describe(v.Description, p.Description)
+	if ty == cty.DynamicPseudoType && opts.InferAnyFromDefaults && v.HasDefault {
+		if inferred, ok := inferSchema(v.Default); ok {
+			p = inferred
+		}
+	}
+	var def *apiextensionsv1.JSON
 	if v.HasDefault {
-		if p.Default, err = defaultJSON(v.Default, ty, defaults); err != nil {
+		if def, err = defaultJSON(v.Default, ty, defaults); err != nil {
 			return p, fmt.Errorf("default: %w", err)
 		}
 	}
+	p.Description = describe(v.Description, p.Description, defaultText(def))
+	p.XValidations = rules
+	if len(p.XValidations) > 0 {
+		keepAccepted(v.Name, &p, conds, res)
+	}
+	return p, nil
+}
+
+// translate turns the variable's validation blocks into CEL rules, listing in
+// res.Untranslated those that do not translate; conds are the translated rules'
+// conditions as written.
+func translate(v Variable, ty cty.Type, res *Result) (apiextensionsv1.ValidationRules, []string) {
+	var rules apiextensionsv1.ValidationRules
 	var conds []string
 	for _, val := range v.Validations {
 		rule, err := toCEL(v.Name, ty, val.Condition)
@@ -109,13 +165,25 @@ func variableSchema(v Variable, res *Result) (apiextensionsv1.JSONSchemaProps, e
 		if msg == "" {
 			msg = "failed the module's validation: " + strings.Join(strings.Fields(val.ConditionText), " ")
 		}
-		p.XValidations = append(p.XValidations, apiextensionsv1.ValidationRule{Rule: rule, Message: msg})
+		rules = append(rules, apiextensionsv1.ValidationRule{Rule: rule, Message: msg})
 		conds = append(conds, val.ConditionText)
 	}
-	if len(p.XValidations) > 0 {
-		keepAccepted(v.Name, &p, conds, res)
+	return rules, conds
+}
+
+// maxDefaultText bounds the default a description shows.
+const maxDefaultText = 200
+
+// defaultText is "default: <value as JSON>", for a description; empty for none.
+func defaultText(def *apiextensionsv1.JSON) string {
+	if def == nil {
+		return ""
 	}
-	return p, nil
+	text := string(def.Raw)
+	if len(text) > maxDefaultText {
+		text = text[:maxDefaultText-3] + "..."
+	}
+	return "default: " + text
 }
 
 // secretRefSchema is the Secret key reference that stands for a sensitive variable.
@@ -134,13 +202,22 @@ func secretRefSchema(v Variable) apiextensionsv1.JSONSchemaProps {
 	}
 }
 
-// checkNames refuses expose and hide lists that name unknown variables, or both lists.
+// checkNames refuses expose and hide lists and parameter schemas that name unknown
+// variables, both lists, and a schema for a sensitive variable.
 func checkNames(vars []Variable, opts Options) error {
 	if len(opts.Expose) > 0 && len(opts.Hide) > 0 {
 		return fmt.Errorf("set at most one of expose and hide")
 	}
+	names := append(slices.Clone(opts.Expose), opts.Hide...)
+	for n := range opts.ParameterSchemas {
+		names = append(names, n)
+		if i := slices.IndexFunc(vars, func(v Variable) bool { return v.Name == n }); i >= 0 && vars[i].Sensitive {
+			return fmt.Errorf("parameterSchemas: variable %s is sensitive: claims name a Secret key for it (%s%s)", n, n, SecretRefSuffix)
+		}
+	}
+	sort.Strings(names)
 	var unknown []string
-	for _, n := range append(slices.Clone(opts.Expose), opts.Hide...) {
+	for _, n := range slices.Compact(names) {
 		if !slices.ContainsFunc(vars, func(v Variable) bool { return v.Name == n }) {
 			unknown = append(unknown, n)
 		}
@@ -152,6 +229,9 @@ func checkNames(vars []Variable, opts Options) error {
 }
 
 func exposed(name string, opts Options) bool {
+	if slices.Contains(opts.Fixed, name) {
+		return false
+	}
 	if len(opts.Expose) > 0 {
 		return slices.Contains(opts.Expose, name)
 	}

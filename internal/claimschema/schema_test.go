@@ -59,9 +59,9 @@ variable "public" {
   default = false
 }`,
 			want: `{"type":"object","required":["name"],"properties":{
-  "name":{"type":"string","description":"Name of the network."},
-  "size":{"type":"number","default":3},
-  "public":{"type":"boolean","default":false}}}`,
+  "name":{"x-kubernetes-preserve-unknown-fields":true,"description":"Name of the network.; a string (numbers and true/false are taken as terraform converts them)"},
+  "size":{"type":"number","description":"default: 3"},
+  "public":{"type":"boolean","description":"default: false"}}}`,
 		},
 		"collections": {
 			src: `
@@ -76,12 +76,12 @@ variable "ports" {
 }
 variable "pair" { type = tuple([string, number]) }`,
 			want: `{"type":"object","required":["pair","tags"],"properties":{
-  "tags":{"type":"object","additionalProperties":{"type":"string"}},
-  "zones":{"type":"array","items":{"type":"string"},"default":[]},
+  "tags":{"type":"object","additionalProperties":{"x-kubernetes-preserve-unknown-fields":true,"description":"a string (numbers and true/false are taken as terraform converts them)"}},
+  "zones":{"type":"array","items":{"x-kubernetes-preserve-unknown-fields":true,"description":"a string (numbers and true/false are taken as terraform converts them)"},"description":"default: []"},
   "ports":{"type":"array","items":{"type":"number"},"x-kubernetes-list-type":"set"},
   "pair":{"type":"array","description":"a tuple: tuple([string,number])","minItems":2,"maxItems":2,"items":{"x-kubernetes-preserve-unknown-fields":true}}}}`,
 		},
-		"objects with optional attributes and defaults": {
+		"objects with optional attributes: terraform applies their defaults": {
 			src: `
 variable "subnets" {
   type = list(object({
@@ -93,8 +93,11 @@ variable "subnets" {
   default = [{ name = "a", cidr = "10.0.0.0/24" }]
 }`,
 			want: `{"type":"object","properties":{
-  "subnets":{"type":"array","default":[{"name":"a","cidr":"10.0.0.0/24","public":false}],"items":{"type":"object","required":["cidr","name"],"properties":{
-    "name":{"type":"string"},"cidr":{"type":"string"},"public":{"type":"boolean","default":false},"zone":{"type":"string"}}}}}}`,
+  "subnets":{"type":"array","description":"default: [{\"cidr\":\"10.0.0.0/24\",\"name\":\"a\",\"public\":false}]","items":{"type":"object","required":["cidr","name"],"properties":{
+    "name":{"x-kubernetes-preserve-unknown-fields":true,"description":"a string (numbers and true/false are taken as terraform converts them)"},
+    "cidr":{"x-kubernetes-preserve-unknown-fields":true,"description":"a string (numbers and true/false are taken as terraform converts them)"},
+    "public":{"type":"boolean"},
+    "zone":{"x-kubernetes-preserve-unknown-fields":true,"description":"a string (numbers and true/false are taken as terraform converts them)"}}}}}}`,
 		},
 		"any and untyped": {
 			src: `
@@ -102,7 +105,7 @@ variable "extra" { type = any }
 variable "loose" { default = "x" }`,
 			want: `{"type":"object","required":["extra"],"properties":{
   "extra":{"x-kubernetes-preserve-unknown-fields":true},
-  "loose":{"x-kubernetes-preserve-unknown-fields":true,"default":"x"}}}`,
+  "loose":{"x-kubernetes-preserve-unknown-fields":true,"description":"default: \"x\""}}}`,
 		},
 		"sensitive variables become Secret references": {
 			src: `

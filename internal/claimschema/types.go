@@ -12,12 +12,20 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 )
 
-// typeSchema is the OpenAPI schema of values of the type constraint ty, with the
-// defaults of its optional object attributes.
-func typeSchema(ty cty.Type, defaults *typeexpr.Defaults) (apiextensionsv1.JSONSchemaProps, error) {
+// convertedNote describes a string field that takes what terraform converts to a string.
+const convertedNote = "a string (numbers and true/false are taken as terraform converts them)"
+
+// typeSchema is the OpenAPI schema of values of the type constraint ty. Optional object
+// attributes are not required; their defaults are terraform's to apply, not the API
+// server's, so that a claim stores what its author wrote. With loose, a string takes
+// what terraform converts to one (numbers and bools): the field has no type, and
+// terraform checks it at plan.
+func typeSchema(ty cty.Type, loose bool) (apiextensionsv1.JSONSchemaProps, error) {
 	switch {
 	case ty == cty.DynamicPseudoType:
 		return apiextensionsv1.JSONSchemaProps{XPreserveUnknownFields: ptrTrue()}, nil
+	case ty == cty.String && loose:
+		return apiextensionsv1.JSONSchemaProps{XPreserveUnknownFields: ptrTrue(), Description: convertedNote}, nil
 	case ty == cty.String:
 		return apiextensionsv1.JSONSchemaProps{Type: "string"}, nil
 	case ty == cty.Number:
@@ -25,17 +33,18 @@ func typeSchema(ty cty.Type, defaults *typeexpr.Defaults) (apiextensionsv1.JSONS
 	case ty == cty.Bool:
 		return apiextensionsv1.JSONSchemaProps{Type: "boolean"}, nil
 	case ty.IsListType() || ty.IsSetType():
-		items, err := typeSchema(ty.ElementType(), child(defaults, ""))
+		set := ty.IsSetType() && ty.ElementType().IsPrimitiveType()
+		items, err := typeSchema(ty.ElementType(), loose && !set) // a set's items must have a type
 		if err != nil {
 			return items, err
 		}
 		s := apiextensionsv1.JSONSchemaProps{Type: "array", Items: &apiextensionsv1.JSONSchemaPropsOrArray{Schema: &items}}
-		if ty.IsSetType() && ty.ElementType().IsPrimitiveType() {
+		if set {
 			s.XListType = ptr("set")
 		}
 		return s, nil
 	case ty.IsMapType():
-		values, err := typeSchema(ty.ElementType(), child(defaults, ""))
+		values, err := typeSchema(ty.ElementType(), loose)
 		if err != nil {
 			return values, err
 		}
@@ -47,14 +56,13 @@ func typeSchema(ty cty.Type, defaults *typeexpr.Defaults) (apiextensionsv1.JSONS
 			Description: "a tuple: " + typeexpr.TypeString(ty),
 			Items:       &apiextensionsv1.JSONSchemaPropsOrArray{Schema: &items}}, nil
 	case ty.IsObjectType():
-		return objectSchema(ty, defaults)
+		return objectSchema(ty, loose)
 	}
 	return apiextensionsv1.JSONSchemaProps{}, fmt.Errorf("type %s has no OpenAPI form", typeexpr.TypeString(ty))
 }
 
-// objectSchema is the schema of an object type: optional() attributes are not required,
-// and carry their defaults.
-func objectSchema(ty cty.Type, defaults *typeexpr.Defaults) (apiextensionsv1.JSONSchemaProps, error) {
+// objectSchema is the schema of an object type: optional() attributes are not required.
+func objectSchema(ty cty.Type, loose bool) (apiextensionsv1.JSONSchemaProps, error) {
 	s := apiextensionsv1.JSONSchemaProps{Type: "object", Properties: map[string]apiextensionsv1.JSONSchemaProps{}}
 	names := make([]string, 0, len(ty.AttributeTypes()))
 	for name := range ty.AttributeTypes() {
@@ -62,31 +70,16 @@ func objectSchema(ty cty.Type, defaults *typeexpr.Defaults) (apiextensionsv1.JSO
 	}
 	sort.Strings(names)
 	for _, name := range names {
-		at := ty.AttributeType(name)
-		p, err := typeSchema(at, child(defaults, name))
+		p, err := typeSchema(ty.AttributeType(name), loose)
 		if err != nil {
 			return s, fmt.Errorf("attribute %s: %w", name, err)
 		}
 		if !ty.AttributeOptional(name) {
 			s.Required = append(s.Required, name)
-		} else if defaults != nil {
-			if dv, ok := defaults.DefaultValues[name]; ok {
-				if p.Default, err = defaultJSON(dv, at, child(defaults, name)); err != nil {
-					return s, fmt.Errorf("attribute %s: default: %w", name, err)
-				}
-			}
 		}
 		s.Properties[name] = p
 	}
 	return s, nil
-}
-
-// child is the defaults of an element or attribute, if any.
-func child(d *typeexpr.Defaults, key string) *typeexpr.Defaults {
-	if d == nil {
-		return nil
-	}
-	return d.Children[key]
 }
 
 // defaultJSON converts a default to ty (its nested defaults applied, as terraform does)

@@ -24,9 +24,9 @@ variable "rules" {
 }`
 	got, _ := generate(t, src, Options{})
 	want := jsonOf(t, `{"type":"object","properties":{
-  "pools":{"type":"object","default":{"a":{"size":1}},"additionalProperties":{"type":"object","properties":{
-    "size":{"type":"number","default":1},"zone":{"type":"string"}}}},
-  "rules":{"type":"array","default":[],"items":{"type":"object","required":["port"],"properties":{"port":{"type":"number"}}}}}}`)
+  "pools":{"type":"object","description":"default: {\"a\":{\"size\":1}}","additionalProperties":{"type":"object","properties":{
+    "size":{"type":"number"},"zone":{"x-kubernetes-preserve-unknown-fields":true,"description":"a string (numbers and true/false are taken as terraform converts them)"}}}},
+  "rules":{"type":"array","description":"default: []","items":{"type":"object","required":["port"],"properties":{"port":{"type":"number"}}}}}}`)
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("schema (-want +got):\n%s", diff)
 	}

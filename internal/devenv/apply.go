@@ -78,14 +78,14 @@ func applyYAML(ctx context.Context, c client.Client, raw []byte, edit Edit, opts
 	}
 }
 
-// QuickstartEndpoint is the S3 endpoint examples/quickstart's Provider names: the MinIO
-// that `terraplane dev --quickstart` starts on its default port.
+// QuickstartEndpoint is the S3 endpoint examples/quickstart's Provider names: the
+// emulator that `terraplane dev --quickstart` starts on its default port.
 const QuickstartEndpoint = "http://127.0.0.1:9900"
 
-// PointAtMinIO returns an Edit that points every aws.terraplane.io Provider whose S3
-// endpoint is QuickstartEndpoint at endpoint instead (the MinIO actually started, on
-// whatever --minio-port says); other objects pass unchanged.
-func PointAtMinIO(endpoint string) Edit {
+// PointAtS3 returns an Edit that points every aws.terraplane.io Provider whose S3
+// endpoint is QuickstartEndpoint at endpoint instead (the S3 server actually started, on
+// whatever --s3-port says); other objects pass unchanged.
+func PointAtS3(endpoint string) Edit {
 	return func(obj *unstructured.Unstructured) error {
 		gvk := obj.GroupVersionKind()
 		if gvk.Group != "aws.terraplane.io" || gvk.Kind != "Provider" {

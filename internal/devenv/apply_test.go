@@ -7,11 +7,11 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
-func TestPointAtMinIO(t *testing.T) {
+func TestPointAtS3(t *testing.T) {
 	provider := func(endpoint string) *unstructured.Unstructured {
 		u := &unstructured.Unstructured{Object: map[string]any{
 			"apiVersion": "aws.terraplane.io/v1alpha1", "kind": "Provider",
-			"metadata": map[string]any{"name": "minio"},
+			"metadata": map[string]any{"name": "local-s3"},
 			"spec":     map[string]any{"region": "us-east-1"},
 		}}
 		if endpoint != "" {
@@ -36,7 +36,7 @@ func TestPointAtMinIO(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := tc.in.DeepCopy()
-			if err := PointAtMinIO("http://127.0.0.1:9911")(got); err != nil {
+			if err := PointAtS3("http://127.0.0.1:9911")(got); err != nil {
 				t.Fatal(err)
 			}
 			if diff := cmp.Diff(tc.want.Object, got.Object); diff != "" {

@@ -23,24 +23,30 @@ type MinIO struct {
 
 // StartMinIO starts MinIO on 127.0.0.1:port (0 picks a free port) with data in dir.
 func StartMinIO(ctx context.Context, dir string, port int, accessKey, secretKey string) (*MinIO, error) {
+	return StartMinIOOn(ctx, "127.0.0.1", dir, port, accessKey, secretKey)
+}
+
+// StartMinIOOn starts MinIO on host:port (0 picks a free port), e.g. on a cluster node's
+// address, where pods reach it.
+func StartMinIOOn(ctx context.Context, host, dir string, port int, accessKey, secretKey string) (*MinIO, error) {
 	bin, err := Tool("minio")
 	if err != nil {
 		return nil, err
 	}
 	if port == 0 {
-		if port, err = FreePort(); err != nil {
+		if port, err = freePortOn(host); err != nil {
 			return nil, err
 		}
 	}
-	console, err := FreePort()
+	console, err := freePortOn(host)
 	if err != nil {
 		return nil, err
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("minio data dir: %w", err)
 	}
-	addr := "127.0.0.1:" + strconv.Itoa(port)
-	cmd := exec.Command(bin, "server", "--quiet", "--address", addr, "--console-address", "127.0.0.1:"+strconv.Itoa(console), dir)
+	addr := net.JoinHostPort(host, strconv.Itoa(port))
+	cmd := exec.Command(bin, "server", "--quiet", "--address", addr, "--console-address", net.JoinHostPort(host, strconv.Itoa(console)), dir)
 	cmd.Env = append(os.Environ(), "MINIO_ROOT_USER="+accessKey, "MINIO_ROOT_PASSWORD="+secretKey,
 		"MINIO_BROWSER=off", "MINIO_UPDATE=off")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
@@ -56,22 +62,30 @@ func StartMinIO(ctx context.Context, dir string, port int, accessKey, secretKey 
 }
 
 // Stop stops MinIO.
-func (m *MinIO) Stop() {
-	if m.cmd != nil && m.cmd.Process != nil {
-		_ = m.cmd.Process.Signal(syscall.SIGTERM)
-		done := make(chan struct{})
-		go func() { _ = m.cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			_ = m.cmd.Process.Kill()
-		}
+func (m *MinIO) Stop() { stopProcess(m.cmd) }
+
+// stopProcess stops a server started by this package: SIGTERM, then SIGKILL after 10s.
+func stopProcess(cmd *exec.Cmd) {
+	if cmd == nil || cmd.Process == nil {
+		return
+	}
+	_ = cmd.Process.Signal(syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		_ = cmd.Process.Kill()
+		<-done
 	}
 }
 
 // FreePort returns a free TCP port on 127.0.0.1.
-func FreePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+func FreePort() (int, error) { return freePortOn("127.0.0.1") }
+
+// freePortOn returns a free TCP port on host.
+func freePortOn(host string) (int, error) {
+	l, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
 	if err != nil {
 		return 0, fmt.Errorf("find a free port: %w", err)
 	}

@@ -22,6 +22,9 @@ func CacheDir() string {
 // BinDir holds kube-apiserver, etcd, kubectl and minio.
 func BinDir() string { return filepath.Join(CacheDir(), "bin") }
 
+// testOnly are the cached tools that only the tests need: make tools-test installs them.
+var testOnly = map[string]bool{"minio": true}
+
 // PluginMirror is the shared Terraform provider mirror.
 func PluginMirror() string { return filepath.Join(CacheDir(), "providers") }
 
@@ -34,5 +37,9 @@ func Tool(name string) (string, error) {
 	if p, err := exec.LookPath(name); err == nil {
 		return p, nil
 	}
-	return "", fmt.Errorf("%s is not installed in %s: run `make tools`", name, BinDir())
+	target := "make tools"
+	if testOnly[name] {
+		target = "make tools-test"
+	}
+	return "", fmt.Errorf("%s is not installed in %s: run `%s`", name, BinDir(), target)
 }

@@ -39,7 +39,7 @@ func TestCacheDir(t *testing.T) {
 }
 
 // TestTool: a tool is taken from the cache, else from PATH, else its absence names the
-// make target that installs it.
+// make target that installs it (make tools-test for what only the tests need).
 func TestTool(t *testing.T) {
 	cache, path := t.TempDir(), t.TempDir()
 	t.Setenv("TERRAPLANE_CACHE", cache)
@@ -62,7 +62,8 @@ func TestTool(t *testing.T) {
 	}{
 		"in the cache, before PATH": {tool: "etcd", want: cached},
 		"on PATH":                   {tool: "kubectl", want: onPath},
-		"nowhere":                   {tool: "minio", err: "minio is not installed in " + filepath.Join(cache, "bin") + ": run `make tools`"},
+		"nowhere, make run's":       {tool: "kube-apiserver", err: "kube-apiserver is not installed in " + filepath.Join(cache, "bin") + ": run `make tools`"},
+		"nowhere, the tests'":       {tool: "minio", err: "minio is not installed in " + filepath.Join(cache, "bin") + ": run `make tools-test`"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

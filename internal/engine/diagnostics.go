@@ -53,6 +53,9 @@ const (
 	FaultAlreadyExists = "AlreadyExists"
 	// FaultInvalidInput: terraform refused an input value (a wrong type, say).
 	FaultInvalidInput = "InvalidInput"
+	// FaultModuleIncomplete: a module the configuration calls is not among its files (a
+	// local module left out of the source, say).
+	FaultModuleIncomplete = "ModuleIncomplete"
 )
 
 // faults recognise, in terraform's error text, failures that running again cannot fix.
@@ -62,7 +65,10 @@ var faults = []struct {
 }{
 	{FaultAccessDenied, regexp.MustCompile(`api error (AccessDenied\w*|UnauthorizedOperation|AuthorizationError|InvalidClientTokenId|SignatureDoesNotMatch|UnrecognizedClientException|Forbidden)\b|StatusCode: 403\b`)},
 	{FaultAlreadyExists, regexp.MustCompile(`api error (\w*AlreadyExists\w*|\w*AlreadyOwnedByYou)\b|(?i)\balready exists\b`)},
-	{FaultInvalidInput, regexp.MustCompile(`Invalid value for (input )?variable|Incorrect attribute value type|Inappropriate value for attribute|Unsupported argument|Missing required argument`)},
+	{FaultInvalidInput, regexp.MustCompile(`Invalid value for (input )?variable|Incorrect attribute value type|Inappropriate value for attribute|Unsupported argument|Missing required argument|` +
+		// an expression that fails on the value an input variable holds fails again on the same inputs
+		`Error: variables? [\w-]+(, [\w-]+)*: `)},
+	{FaultModuleIncomplete, regexp.MustCompile(`Unreadable module directory|Module not installed`)},
 }
 
 // UserFault reports whether a failed run failed for a reason a user must fix (one of

@@ -138,6 +138,8 @@ func TestUserFault(t *testing.T) {
 		{"Error: Missing required argument\n\nThe argument \"name\" is required", FaultInvalidInput},
 		{"Error: Unsupported argument", FaultInvalidInput},
 		{"Error: api error Throttling: Rate exceeded", ""},
+		{"Error: Unreadable module directory\n\nUnable to evaluate directory symlink: lstat modules: no such file or directory", FaultModuleIncomplete},
+		{"Error: Module not installed\n\nThis module is not yet installed. Run \"terraform init\" to install all modules required by this configuration.", FaultModuleIncomplete},
 	} {
 		got, ok := UserFault(errors.New(c.text))
 		if got != c.want || ok != (c.want != "") {
@@ -156,6 +158,70 @@ func TestSummaryKeepsTheErrorCode(t *testing.T) {
 	err := errors.New("Error: creating S3 Bucket (photos): operation error S3: CreateBucket, https response error StatusCode: 403, RequestID: 17A2B3C4D5E6F7A8, HostID: " + host + ", api error AccessDenied: Access Denied.")
 	if got := Summary(err); !strings.Contains(got, "api error AccessDenied: Access Denied.") || strings.Contains(got, host) {
 		t.Errorf("Summary = %q, want the error code kept and the host id left out", got)
+	}
+}
+
+// TestErrorsNameTheVariable: a diagnostic about a value an input variable holds (a type
+// terraform cannot convert inside an any, say) names the variable and its value in the
+// one-line summary, and is a fault the user must fix, whatever terraform calls it.
+func TestErrorsNameTheVariable(t *testing.T) {
+	stream := func(diag string) error {
+		return parseUIStream([]byte(`{"type":"diagnostic","diagnostic":` + diag + `}`)).withDiagnostics(errors.New("exit status 1"))
+	}
+	for name, c := range map[string]struct {
+		diag, summary, fault string
+	}{
+		"an operand of the wrong type": {
+			diag:    `{"severity":"error","summary":"Invalid operand","detail":"Unsuitable value for left operand: a number is required.","snippet":{"code":"days = var.lifecycle_rule.days + 1","values":[{"traversal":"var.lifecycle_rule.days","statement":"is \"thirty\""}]}}`,
+			summary: `variable lifecycle_rule: Invalid operand: Unsuitable value for left operand: a number is required (var.lifecycle_rule.days is "thirty")`,
+			fault:   FaultInvalidInput,
+		},
+		"an element a for expression takes from a variable": {
+			diag:    `{"severity":"error","summary":"Invalid operand","detail":"Unsuitable value for left operand: a number is required.","snippet":{"code":"  days = [for rule in var.lifecycle_rule : rule.days + 0]","values":[{"traversal":"rule.days","statement":"is \"thirty\""}]}}`,
+			summary: `variable lifecycle_rule: Invalid operand: Unsuitable value for left operand: a number is required (rule.days is "thirty")`,
+			fault:   FaultInvalidInput,
+		},
+		"a key and a value a for expression takes from a variable": {
+			diag:    `{"severity":"error","summary":"Invalid function argument","detail":"Invalid value.","snippet":{"code":"  x = { for k, v in var.cors : k => upper(v) }","values":[{"traversal":"v","statement":"is object with no attributes"}]}}`,
+			summary: `variable cors: Invalid function argument: Invalid value (v is object with no attributes)`,
+			fault:   FaultInvalidInput,
+		},
+		"a for expression over a local names no variable": {
+			diag:    `{"severity":"error","summary":"Invalid operand","detail":"Unsuitable value for left operand: a number is required.","snippet":{"code":"  days = [for rule in local.rules : rule.days + 0]","values":[{"traversal":"rule.days","statement":"is \"thirty\""}]}}`,
+			summary: `Invalid operand: Unsuitable value for left operand: a number is required.`,
+		},
+		"an attribute of a list element": {
+			diag:    `{"severity":"error","summary":"Unsupported attribute","detail":"This object does not have an attribute named \"dayz\".","snippet":{"values":[{"traversal":"var.rules[0]","statement":"is object with 1 attribute \"dayz\""}]}}`,
+			summary: `variable rules: Unsupported attribute: This object does not have an attribute named "dayz" (var.rules[0] is object with 1 attribute "dayz")`,
+			fault:   FaultInvalidInput,
+		},
+		"two variables": {
+			diag:    `{"severity":"error","summary":"Invalid function argument","detail":"Invalid value.","snippet":{"values":[{"traversal":"var.a","statement":"is \"x\""},{"traversal":"var.b","statement":"has a sensitive value"}]}}`,
+			summary: `variables a, b: Invalid function argument: Invalid value (var.a is "x", var.b has a sensitive value)`,
+			fault:   FaultInvalidInput,
+		},
+		"a provider's error names no variable": {
+			diag:    `{"severity":"error","summary":"creating S3 Bucket (b)","detail":"operation error S3: CreateBucket, StatusCode: 503, api error SlowDown","snippet":{"values":[]}}`,
+			summary: `creating S3 Bucket (b): operation error S3: CreateBucket, StatusCode: 503, api error SlowDown`,
+		},
+		"a precondition keeps its author's message": {
+			diag:    `{"severity":"error","summary":"Resource precondition failed","detail":"Set location.","snippet":{"values":[{"traversal":"var.location","statement":"is \"\""}]}}`,
+			summary: `Resource precondition failed: Set location.`,
+		},
+		"values of locals name no variable": {
+			diag:    `{"severity":"error","summary":"Invalid index","detail":"The given key does not identify an element.","snippet":{"values":[{"traversal":"local.zones","statement":"is empty list of string"}]}}`,
+			summary: `Invalid index: The given key does not identify an element.`,
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			err := stream(c.diag)
+			if diff := cmp.Diff(c.summary, Summary(err)); diff != "" {
+				t.Errorf("Summary (-want +got):\n%s", diff)
+			}
+			if got, _ := UserFault(err); got != c.fault {
+				t.Errorf("UserFault = %q, want %q", got, c.fault)
+			}
+		})
 	}
 }
 

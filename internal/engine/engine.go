@@ -40,6 +40,11 @@ type Options struct {
 	// PluginCacheDir caches providers that a network mirror or a registry served; empty
 	// means <WorkDir>/.plugin-cache. Unused when providers come only from PluginMirror.
 	PluginCacheDir string
+	// ModuleRegistryURL is the base URL of a module registry (terraform's modules.v1
+	// protocol) that serves the modules a configuration addresses to the public registry
+	// (source = "org/name/system"), e.g. an internal mirror; empty leaves them to
+	// registry.terraform.io (registry.opentofu.org for OpenTofu).
+	ModuleRegistryURL string
 	// MaxConcurrent caps terraform processes running at once; 0 means 2 × CPUs.
 	MaxConcurrent int
 	// MaxConcurrentPerGroup caps terraform processes of one group (a Provider, say) at
@@ -71,7 +76,8 @@ type Options struct {
 }
 
 // StateLocker takes a workspace's state lock, named by its backend settings, for one
-// terraform command (verb); unlock releases it, also after ctx has ended.
+// terraform command (verb), which runs under ctx's deadline; unlock releases it, also
+// after ctx has ended.
 type StateLocker interface {
 	LockState(ctx context.Context, backend map[string]string, verb string) (unlock func(), err error)
 	// SeedState writes an empty state for a workspace that has none: terraform locks the
@@ -113,6 +119,7 @@ type Engine struct {
 	handles  handlePool
 
 	inits       initCache     // one init per module, copied to its other workspaces
+	initFlights initFlights   // the inits running, by module: one at a time
 	upgrades    upgradeProbes // newer provider versions, probed once per module and lock
 	initsShared atomic.Int64  // inits copied rather than run
 
@@ -276,3 +283,17 @@ func (e *Engine) group(name string) chan struct{} {
 // ProvidersStarted counts the provider processes started to be kept warm (0 without
 // provider reuse).
 func (e *Engine) ProvidersStarted() int { return e.plugins.Started() }
+
+// ProviderStats is what the warm provider pool did and holds, by provider address; nil
+// without provider reuse, or with a pool that keeps no statistics.
+func (e *Engine) ProviderStats() map[string]plugins.ProviderStats {
+	if e == nil || e.plugins == nil {
+		return nil
+	}
+	if s, ok := e.plugins.(interface {
+		Stats() map[string]plugins.ProviderStats
+	}); ok {
+		return s.Stats()
+	}
+	return nil
+}

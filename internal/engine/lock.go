@@ -28,15 +28,13 @@ func (c ProviderChange) String() string {
 	return fmt.Sprintf("%s %s -> %s", shortProvider(c.Provider), c.From, c.To)
 }
 
-// publicRegistries are the hosts a provider source without one means: terraform's and
-// OpenTofu's. OpenTofu reads a terraform lock's entries as its own, so a lock written by
-// one binary fixes the versions of the other; versions are compared without these hosts.
-var publicRegistries = []string{"registry.terraform.io/", "registry.opentofu.org/"}
-
-// shortProvider is addr without a public registry host.
+// shortProvider is addr without a public registry host (publicRegistries: the hosts a
+// provider source without one means). OpenTofu reads a terraform lock's entries as its
+// own, so a lock written by one binary fixes the versions of the other; versions are
+// compared without these hosts.
 func shortProvider(addr string) string {
 	for _, h := range publicRegistries {
-		if rest, ok := strings.CutPrefix(addr, h); ok {
+		if rest, ok := strings.CutPrefix(addr, h+"/"); ok {
 			return rest
 		}
 	}

@@ -142,6 +142,9 @@ type PlanOptions struct {
 	// when they differ from the workspace's Lock (the provider sources are looked at once
 	// per module and lock while the engine runs); the plan lists them in ProviderChanges.
 	UpgradeProviders bool
+	// Targets limits the plan to these resource addresses (terraform's -target), as
+	// the adoption of an interrupted create's objects before a destroy does.
+	Targets []string
 }
 
 // Plan makes and saves a plan of the workspace and describes it.
@@ -168,7 +171,11 @@ func (e *Engine) plan(ctx context.Context, ws Workspace, locked []byte, opts Pla
 	defer os.Remove(path) // a saved plan holds every variable's value, secret ones too
 	var changed bool
 	_, err = e.runJSON(ctx, ws, "plan", func(ctx context.Context, w io.Writer) (err error) {
-		changed, err = tf.PlanJSON(ctx, w, runOptions[tfexec.PlanOption](e, ws, tfexec.Out(path), tfexec.Refresh(!opts.SkipRefresh))...)
+		own := []tfexec.PlanOption{tfexec.Out(path), tfexec.Refresh(!opts.SkipRefresh)}
+		for _, t := range opts.Targets {
+			own = append(own, tfexec.Target(t))
+		}
+		changed, err = tf.PlanJSON(ctx, w, runOptions[tfexec.PlanOption](e, ws, own...)...)
 		return err
 	})
 	if err != nil {

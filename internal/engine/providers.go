@@ -16,7 +16,15 @@ type cliConfigData struct {
 	NetworkMirror string
 	Direct        bool
 	PluginCache   string
+	// ModuleRegistry is the modules.v1 URL that stands in for the public registries.
+	ModuleRegistry string
+	// PublicRegistries are the hosts that ModuleRegistry stands in for.
+	PublicRegistries []string
 }
+
+// publicRegistries are the hosts of the public registries, which a module source of the
+// form org/name/system means to terraform and OpenTofu respectively.
+var publicRegistries = []string{"registry.terraform.io", "registry.opentofu.org"}
 
 func (e *Engine) cliConfigData() (cliConfigData, error) {
 	d := cliConfigData{Direct: e.opts.AllowDirect}
@@ -32,6 +40,15 @@ func (e *Engine) cliConfigData() (cliConfigData, error) {
 		}
 		// Terraform resolves provider paths relative to the URL, which must end in a slash.
 		d.NetworkMirror = strings.TrimSuffix(e.opts.NetworkMirror, "/") + "/"
+	}
+	if e.opts.ModuleRegistryURL != "" {
+		u, err := url.Parse(e.opts.ModuleRegistryURL)
+		if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+			return d, fmt.Errorf("module registry %q is not an http or https URL", e.opts.ModuleRegistryURL)
+		}
+		// Terraform appends namespace/name/system to the URL, which must end in a slash.
+		d.ModuleRegistry = strings.TrimSuffix(e.opts.ModuleRegistryURL, "/") + "/"
+		d.PublicRegistries = publicRegistries
 	}
 	if d.NetworkMirror != "" || d.Direct {
 		d.PluginCache = e.opts.PluginCacheDir

@@ -27,6 +27,10 @@ func TestCLIConfigProviderSources(t *testing.T) {
 		{name: "nothing else: the missing mirror stays, init names it", opts: Options{PluginMirror: missing},
 			want: []string{"filesystem_mirror", missing}},
 		{name: "plain http is refused", opts: Options{NetworkMirror: "http://mirror.example.internal/"}, err: "not an https URL"},
+		{name: "a module registry stands in for both public registries", opts: Options{PluginMirror: mirror, ModuleRegistryURL: "https://modules.example.internal/v1/modules"},
+			want: []string{`host "registry.terraform.io"`, `host "registry.opentofu.org"`, `"modules.v1"   = "https://modules.example.internal/v1/modules/"`, `"providers.v1" = "/v1/providers/"`}},
+		{name: "no module registry, no host block", opts: Options{PluginMirror: mirror}, notWant: []string{"host ", "modules.v1"}},
+		{name: "a module registry that is no URL", opts: Options{ModuleRegistryURL: "modules.example.internal"}, err: "not an http or https URL"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.opts.WorkDir = work

@@ -33,7 +33,7 @@ func reuseEngine(t *testing.T) *Engine {
 	}
 	mirror := devenv.PluginMirror()
 	if _, err := os.Stat(filepath.Join(mirror, "registry.terraform.io", "hashicorp", "random")); err != nil {
-		t.Fatalf("the random provider is not in %s: run `make tools`", mirror)
+		t.Fatalf("the random provider is not in %s: run `make tools-test`", mirror)
 	}
 	e, err := New(context.Background(), Options{WorkDir: t.TempDir(), PluginMirror: mirror, ProviderReuse: true})
 	if err != nil {

@@ -60,3 +60,26 @@ func TestRunSeedsAStateTerraformWouldLock(t *testing.T) {
 		t.Fatalf("output: %v, %d locks; a command that writes no state takes no lock", err, locker.locks)
 	}
 }
+
+// TestInitRunsOnASeededState: terraform init would write a workspace's first state under
+// a lock of its own, which an init killed midway leaves behind with no holder to judge;
+// so the engine seeds the state before init, and init takes no lock.
+func TestInitRunsOnASeededState(t *testing.T) {
+	locker := &fakeLocker{}
+	e := &Engine{opts: Options{Timeout: time.Minute, Locker: locker, WorkDir: t.TempDir()}}
+	ws := Workspace{ID: "w", BackendConfig: map[string]string{"namespace": "ns", "secret_suffix": "abc"}}
+	seededFirst := false
+	if err := e.run(context.Background(), ws, "init", func(context.Context) error {
+		seededFirst = locker.seeds == 1
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if !seededFirst || locker.locks != 0 {
+		t.Fatalf("seeded before init: %v, locks %d; want the state seeded first and no lock", seededFirst, locker.locks)
+	}
+	local := Workspace{ID: "l"} // a local backend: nothing to seed
+	if err := e.run(context.Background(), local, "init", func(context.Context) error { return nil }); err != nil || locker.seeds != 1 {
+		t.Fatalf("local init: %v, %d seeds; want none more", err, locker.seeds)
+	}
+}

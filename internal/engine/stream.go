@@ -5,18 +5,16 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"regexp"
+	"slices"
 	"strings"
 )
 
 // uiMessage is the part of terraform's machine-readable UI (-json) the engine reads.
 type uiMessage struct {
-	Type       string `json:"type"`
-	Diagnostic *struct {
-		Severity string `json:"severity"`
-		Summary  string `json:"summary"`
-		Detail   string `json:"detail"`
-	} `json:"diagnostic"`
-	Outputs map[string]struct {
+	Type       string      `json:"type"`
+	Diagnostic *diagnostic `json:"diagnostic"`
+	Outputs    map[string]struct {
 		Sensitive bool            `json:"sensitive"`
 		Value     json.RawMessage `json:"value"`
 	} `json:"outputs"`
@@ -30,6 +28,86 @@ type uiMessage struct {
 	} `json:"change"`
 	// Changes is a change_summary's.
 	Changes *changeSummary `json:"changes"`
+}
+
+// diagnostic is one of terraform's -json diagnostics.
+type diagnostic struct {
+	Severity string `json:"severity"`
+	Summary  string `json:"summary"`
+	Detail   string `json:"detail"`
+	Snippet  *struct {
+		// Code is the source line of the failing expression.
+		Code string `json:"code"`
+		// Values are the values of what the failing expression refers to, e.g.
+		// {traversal: var.rule.days, statement: is "thirty"}.
+		Values []struct {
+			Traversal string `json:"traversal"`
+			Statement string `json:"statement"`
+		} `json:"values"`
+	} `json:"snippet"`
+}
+
+// text is the diagnostic as terraform's banner words it: "Error: summary", a blank line,
+// the detail. An error about a value an input variable holds is prefixed with the
+// variable, and the values it names follow the detail's first line, so that a one-line
+// summary says which input is wrong. A failed precondition, postcondition or check keeps
+// its author's error_message as it is.
+func (d *diagnostic) text() string {
+	summary, detail := strings.TrimSpace(d.Summary), strings.TrimSpace(d.Detail)
+	var vars, statements []string
+	if d.Snippet != nil && !authoredCondition(summary) {
+		iterated := forSymbols(d.Snippet.Code)
+		for _, v := range d.Snippet.Values {
+			root, _, _ := strings.Cut(strings.SplitN(v.Traversal, "[", 2)[0], ".")
+			name, ok := iterated[root]
+			if !ok {
+				name, ok = strings.CutPrefix(v.Traversal, "var.")
+				name, _, _ = strings.Cut(strings.SplitN(name, "[", 2)[0], ".")
+			}
+			if !ok {
+				continue
+			}
+			if !slices.Contains(vars, name) {
+				vars = append(vars, name)
+			}
+			statements = append(statements, v.Traversal+" "+v.Statement)
+		}
+	}
+	if len(vars) == 0 {
+		return "Error: " + summary + "\n\n" + detail
+	}
+	first, rest, _ := strings.Cut(detail, "\n")
+	first = strings.TrimSuffix(first, ".") + " (" + strings.Join(statements, ", ") + ")"
+	what := "variable "
+	if len(vars) > 1 {
+		what = "variables "
+	}
+	return "Error: " + what + strings.Join(vars, ", ") + ": " + summary + "\n\n" + strings.TrimSpace(first+"\n"+rest)
+}
+
+// forClause matches a for expression over an input variable: for k, v in var.x.
+var forClause = regexp.MustCompile(`\bfor\s+([A-Za-z_][\w-]*)(?:\s*,\s*([A-Za-z_][\w-]*))?\s+in\s+var\.([A-Za-z_][\w-]*)`)
+
+// forSymbols maps the symbols of the for expressions in code that iterate over an input
+// variable to that variable: in [for rule in var.rules : rule.days + 0], a value of
+// rule.days is one of var.rules.
+func forSymbols(code string) map[string]string {
+	out := map[string]string{}
+	for _, m := range forClause.FindAllStringSubmatch(code, -1) {
+		out[m[1]] = m[3]
+		if m[2] != "" {
+			out[m[2]] = m[3]
+		}
+	}
+	return out
+}
+
+// authoredCondition reports whether a diagnostic's summary is that of a condition a
+// module's author wrote (a precondition, a postcondition, a check), whose detail is the
+// author's error_message.
+func authoredCondition(summary string) bool {
+	return strings.HasSuffix(summary, "precondition failed") || strings.HasSuffix(summary, "postcondition failed") ||
+		strings.HasSuffix(summary, "assertion failed")
 }
 
 // changeSummary is what terraform counted of an apply.
@@ -68,7 +146,7 @@ func parseUIStream(raw []byte) uiStream {
 		}
 		switch {
 		case m.Type == "diagnostic" && m.Diagnostic != nil && m.Diagnostic.Severity == "error":
-			s.errorText = append(s.errorText, "Error: "+strings.TrimSpace(m.Diagnostic.Summary)+"\n\n"+strings.TrimSpace(m.Diagnostic.Detail))
+			s.errorText = append(s.errorText, m.Diagnostic.text())
 		case m.Type == "planned_change" && m.Change != nil:
 			acts, ok := streamActions[m.Change.Action]
 			importing := len(m.Change.Importing) > 0 && string(m.Change.Importing) != "null"

@@ -54,6 +54,9 @@ type Workspace struct {
 	// installs the versions it holds, and never upgrades them by itself. Nil leaves the
 	// choice to terraform (the newest versions the configuration allows at the first init).
 	Lock []byte
+	// Timeout bounds each terraform command of this workspace; 0 means the engine's
+	// (Options.Timeout).
+	Timeout time.Duration
 	// Pool names the runner pool that runs the workspace, in the namespace of its state
 	// (BackendConfig namespace); empty means the namespace's default pool. The engine
 	// itself does not read it.
@@ -149,6 +152,7 @@ func (e *Engine) handle(ws Workspace) (*tfexec.Terraform, error) {
 
 // ensureInit readies the workspace for this configuration: nothing when it is ready,
 // otherwise a copy of another workspace's init of the same module, or terraform init.
+// While one workspace of a module runs init, the others wait for it and copy its result.
 func (e *Engine) ensureInit(ctx context.Context, ws Workspace, tf *tfexec.Terraform) error {
 	dir := e.Dir(ws.ID)
 	module := e.moduleChecksum(ws)
@@ -159,9 +163,19 @@ func (e *Engine) ensureInit(ctx context.Context, ws Workspace, tf *tfexec.Terraf
 			return nil
 		}
 	}
-	if err := e.inits.restore(module, dir, ws.BackendConfig); err == nil {
-		e.initsShared.Add(1)
-		return writeStamp(dir, stamp)
+	for {
+		if err := e.inits.restore(module, dir, ws.BackendConfig); err == nil {
+			e.initsShared.Add(1)
+			return writeStamp(dir, stamp)
+		}
+		done, err := e.initFlights.lead(ctx, module)
+		if err != nil {
+			return err
+		}
+		if done != nil {
+			defer done()
+			break
+		}
 	}
 	if err := e.initLocked(ctx, ws, tf, stampErr == nil); err != nil {
 		return fmt.Errorf("terraform init: %w", err)
@@ -285,7 +299,7 @@ type Run struct {
 // run executes one terraform command, in the slot prepare took, under the command
 // deadline, redacts the workspace's secrets from its error and reports the run.
 func (e *Engine) run(ctx context.Context, ws Workspace, verb string, cmd func(context.Context) error) (err error) {
-	ctx, cancel := context.WithTimeout(ctx, e.opts.Timeout)
+	ctx, cancel := context.WithTimeout(ctx, e.timeout(ws))
 	defer cancel()
 	if len(ws.SecretVars) > 0 {
 		remove, err := writeSecretVars(e.Dir(ws.ID), ws.SecretVars)
@@ -293,6 +307,13 @@ func (e *Engine) run(ctx context.Context, ws Workspace, verb string, cmd func(co
 			return err
 		}
 		defer remove()
+	}
+	if verb == "init" && e.locksItself(ws) {
+		// init would write a first state under a lock of its own, which an init killed
+		// midway leaves behind with no holder to judge: the state is there first.
+		if err := e.opts.Locker.SeedState(ctx, ws.BackendConfig); err != nil {
+			return fmt.Errorf("seed state: %w", err)
+		}
 	}
 	if lockingVerbs[verb] && e.locksItself(ws) {
 		unlock, err := e.opts.Locker.LockState(ctx, ws.BackendConfig, verb)
@@ -327,6 +348,14 @@ func (e *Engine) run(ctx context.Context, ws Workspace, verb string, cmd func(co
 		return e.unsaved(ws, Redact(err, ws.secrets()))
 	}
 	return nil
+}
+
+// timeout is the deadline of each of ws's commands: its own, or the engine's.
+func (e *Engine) timeout(ws Workspace) time.Duration {
+	if ws.Timeout > 0 {
+		return ws.Timeout
+	}
+	return e.opts.Timeout
 }
 
 // writeSecretVars writes vars where terraform loads them by itself, for one command; the

@@ -121,7 +121,7 @@ func TestCloudKindsRenderGolden(t *testing.T) {
 			if !maps.Equal(ws.BackendConfig, wantBackend) {
 				t.Errorf("backend settings of the workspace alone: %v, want %v", ws.BackendConfig, wantBackend)
 			}
-			if taken := k.Terraform.ProviderConnection(ws.Provider); len(taken) != 0 || len(k.Terraform.ProviderConnectionKeys) != 0 {
+			if taken := k.Terraform.ProviderConnection(mg, ws.Provider); len(taken) != 0 || len(k.Terraform.ProviderConnectionKeys) != 0 {
 				t.Errorf("the kind takes the Provider's connection details %v: want none", slices.Collect(maps.Keys(taken)))
 			}
 		})

@@ -36,9 +36,9 @@ func TestConfigureDefinedModule(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]any{"name": "net-a", "size": float64(3), "region": "eu", "apiSecretRef": "plain"}
+	want := map[string]any{"name": "net-a", "size": float64(1), "region": "eu", "apiSecretRef": "plain"}
 	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("forProvider (-want +got): class values, then parameters by name, then inputs\n%s", diff)
+		t.Errorf("forProvider (-want +got): parameters by name, then the class's fixed values, which win, then inputs\n%s", diff)
 	}
 	wantFrom := []terraformv1.VariableFrom{{Name: "token", ValueFrom: terraformv1.VariableSource{
 		SecretKeyRef: &terraformv1.SecretKeySelector{Name: "net-token", Key: "token", Namespace: "team-a"}}}}

@@ -40,9 +40,10 @@ func moduleKind(loader *modsource.Loader) registry.ManagedKind {
 			ClassModule: func(ctx context.Context, c client.Client, class client.Object) (*module.Module, error) {
 				return loader.Load(ctx, c, class.GetNamespace(), class.(*terraformv1.ModuleClass).SpecTemplate.Source)
 			},
-			ConnectionKeysFor: moduleConnectionKeys,
-			RecordLock:        recordClassLock,
-			ClassLock:         classLock,
+			ConnectionKeysFor:         moduleConnectionKeys,
+			ProviderConnectionKeysFor: moduleProviderConnectionKeys,
+			RecordLock:                recordClassLock,
+			ClassLock:                 classLock,
 		},
 	}
 }
@@ -95,27 +96,16 @@ func recordClassLock(ctx context.Context, c client.Client, mg resource.Managed, 
 	return nil
 }
 
-// moduleConnectionKeys maps a Module's outputs to connection keys as its spec.connection
-// says; nil (no mapping) puts every output under its own name.
-func moduleConnectionKeys(mg resource.Managed) map[string]string {
-	keys := map[string]string{}
-	for _, c := range mg.(*terraformv1.Module).Spec.Connection {
-		keys[c.FromOutput] = c.ToKey
-	}
-	if len(keys) == 0 {
-		return nil
-	}
-	return keys
-}
-
 // configureModule makes a Module for any claim: the class's module, providers, connection
 // mapping and fixed inputs, plus the claim fields its input mappings name.
 func configureModule(req registry.Request, mg resource.Managed) error {
 	return configureModuleWith(req, mg, nil)
 }
 
-// configureModuleWith is configureModule with claim values that override the class's
-// fixed inputs and are overridden by its input mappings.
+// configureModuleWith is configureModule with claim values (a defined kind's
+// parameters). The class's fixed inputs (forProvider) win over them, as do its input
+// mappings: a value the class fixes is the class's to decide, and a defined kind's
+// schema leaves such variables out of its parameters.
 func configureModuleWith(req registry.Request, mg resource.Managed, claimValues map[string]any) error {
 	cls := req.Class
 	class, ok1 := cls.(*terraformv1.ModuleClass)
@@ -131,11 +121,15 @@ func configureModuleWith(req registry.Request, mg resource.Managed, claimValues 
 		return resource.UserErrorf("ClassNotReady", "ModuleClass %s/%s is not Ready: %s", class.Namespace, class.Name, msg)
 	}
 	m.Spec.ModuleParameters = *class.SpecTemplate.ModuleParameters.DeepCopy()
-	values, err := common.JSONValues(class.SpecTemplate.ForProvider)
+	fixed, err := common.JSONValues(class.SpecTemplate.ForProvider)
 	if err != nil {
 		return resource.UserErrorf("InvalidClass", "ModuleClass %s forProvider: %v", class.Name, err)
 	}
-	maps.Copy(values, claimValues)
+	values := maps.Clone(claimValues)
+	if values == nil {
+		values = map[string]any{}
+	}
+	maps.Copy(values, fixed)
 	for _, in := range class.SpecTemplate.Inputs {
 		v, found, err := req.Value(in.FromFieldPath, in.FromClusterLabel)
 		if err != nil {
@@ -157,6 +151,7 @@ func resolveProviderConfigs(ctx context.Context, c client.Client, mg resource.Ma
 		refs = append([]common.LocalReference{*r}, refs...)
 	}
 	out := &registry.ProviderConfig{Env: map[string]string{}}
+	used := map[string]providerValues{}
 	for _, ref := range refs {
 		pc := &terraformv1.ProviderConfig{}
 		if err := c.Get(ctx, types.NamespacedName{Namespace: m.Namespace, Name: ref.Name}, pc); err != nil {
@@ -173,18 +168,23 @@ func resolveProviderConfigs(ctx context.Context, c client.Client, mg resource.Ma
 		out.Providers = append(out.Providers, render.Provider{
 			Name: source[strings.LastIndex(source, "/")+1:], Source: source, Version: pc.Spec.Version, Alias: pc.Spec.Alias, Config: cfg,
 		})
+		env := map[string]string{}
 		for _, cred := range pc.Spec.Credentials {
 			data, err := readSecret(ctx, c, m.Namespace, cred.SecretKeyRef.Name, cred.SecretKeyRef.Key)
 			if err != nil {
 				return nil, err
 			}
-			out.Env[cred.Env] = string(data[cred.SecretKeyRef.Key])
+			env[cred.Env] = string(data[cred.SecretKeyRef.Key])
 		}
+		maps.Copy(out.Env, env)
 		identity, err := providerConfigIdentity(m.Namespace+"/"+pc.Name, pc.Spec.InjectedIdentity)
 		if err != nil {
 			return nil, err
 		}
 		maps.Copy(out.Env, identity)
+		used[pc.Name] = providerValues{config: cfg, credentials: handedOut(pc, env)}
 	}
-	return out, nil
+	var err error
+	out.Connection, err = moduleConnection(m, used)
+	return out, err
 }

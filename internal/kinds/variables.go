@@ -42,10 +42,14 @@ func resolveModuleVariables(ctx context.Context, c client.Client, mg resource.Ma
 	return vars, nil
 }
 
-// moduleWatchedObjects names the Secrets and ConfigMaps a Module reads: its
-// variablesFrom, a ConfigMap holding its module, and a git or OCI source's credentials.
+// moduleWatchedObjects names the objects a Module reads: its variablesFrom, a ConfigMap
+// holding its module, a git or OCI source's credentials, and the ProviderConfigs of its
+// providerConfigRefs.
 func moduleWatchedObjects(mg resource.Managed) []string {
 	var names []string
+	for _, ref := range mg.(*terraformv1.Module).Spec.ProviderConfigRefs {
+		names = append(names, "ProviderConfig/"+ref.Name)
+	}
 	switch src := mg.(*terraformv1.Module).Spec.Source; {
 	case src.ConfigMap != nil:
 		names = append(names, "ConfigMap/"+src.ConfigMap.Name)

@@ -66,6 +66,11 @@ func Mapping(mapper meta.RESTMapper, arg string) (*meta.RESTMapping, error) {
 	if gvk.Empty() {
 		gvk, firstErr = mapper.KindFor(gr.WithVersion(""))
 	}
+	if !gvk.Empty() && gr.Group == "" {
+		if err := unambiguous(mapper, arg, gr); err != nil {
+			return nil, err
+		}
+	}
 	if !gvk.Empty() {
 		return mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
 	}
@@ -86,6 +91,27 @@ func Mapping(mapper meta.RESTMapper, arg string) (*meta.RESTMapping, error) {
 		return nil, fmt.Errorf("find kind %q: %w", arg, firstErr) // discovery failed
 	}
 	return nil, fmt.Errorf("the server has no resource type %q", arg)
+}
+
+// unambiguous refuses a resource name typed without its group that more than one
+// group serves (a prioritised mapper would pick one of them silently).
+func unambiguous(mapper meta.RESTMapper, arg string, gr schema.GroupResource) error {
+	kinds, err := mapper.KindsFor(gr.WithVersion(""))
+	if err != nil {
+		return nil
+	}
+	groups := map[string]bool{}
+	var distinct []schema.GroupVersionKind
+	for _, k := range kinds {
+		if !groups[k.Group] {
+			groups[k.Group] = true
+			distinct = append(distinct, k)
+		}
+	}
+	if len(distinct) > 1 {
+		return fmt.Errorf("%q names more than one kind: qualify it with its group, as one of %s", arg, candidates(distinct))
+	}
+	return nil
 }
 
 // candidates lists kinds as resource.group names a user can type.

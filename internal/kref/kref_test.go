@@ -63,6 +63,24 @@ func TestMapping(t *testing.T) {
 	}
 }
 
+// TestMappingPrioritised: a mapper that picks one group by priority (as discovery's
+// does) still refuses a name two groups serve.
+func TestMappingPrioritised(t *testing.T) {
+	prioritised := meta.PriorityRESTMapper{Delegate: mapper(), KindPriority: []schema.GroupVersionKind{
+		{Group: "aws.terraplane.io", Version: meta.AnyVersion, Kind: meta.AnyKind},
+	}}
+	if gvk, err := prioritised.KindFor(schema.GroupVersionResource{Resource: "provider"}); err != nil || gvk.Group != "aws.terraplane.io" {
+		t.Fatalf("the mapper under test should pick a group by itself: %v %v", gvk, err)
+	}
+	_, err := Mapping(prioritised, "provider")
+	if err == nil || !strings.Contains(err.Error(), "provider.postgresql.terraplane.io") {
+		t.Errorf("an ambiguous name resolved silently: %v", err)
+	}
+	if m, err := Mapping(prioritised, "bucket"); err != nil || m.GroupVersionKind.Kind != "Bucket" {
+		t.Errorf("bucket: %v %v", m, err)
+	}
+}
+
 func TestArgs(t *testing.T) {
 	for _, tc := range []struct {
 		args  []string

@@ -2,6 +2,7 @@ package modsource
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -64,16 +65,39 @@ func Validate(m *module.Module, tmpl terraformv1.ModuleClassSpecTemplate, fromCl
 			problems = append(problems, fmt.Sprintf("required variable %q is not supplied by forProvider, inputs or variablesFrom", v.Name))
 		}
 	}
-	for _, c := range tmpl.Connection {
-		if _, ok := m.Output(c.FromOutput); !ok {
-			problems = append(problems, fmt.Sprintf("connection maps unknown output %q", c.FromOutput))
-		}
-	}
+	problems = append(problems, connectionProblems(m, tmpl)...)
 	if len(problems) > 0 {
 		sort.Strings(problems)
 		return fmt.Errorf("%s", strings.Join(problems, "; "))
 	}
 	return nil
+}
+
+// connectionProblems checks the connection entries: an output must be the module's, a
+// ProviderConfig one the class names (providerRef or providerConfigRefs).
+func connectionProblems(m *module.Module, tmpl terraformv1.ModuleClassSpecTemplate) []string {
+	var problems []string
+	for _, c := range tmpl.Connection {
+		switch {
+		case c.FromOutput != "":
+			if _, ok := m.Output(c.FromOutput); !ok {
+				problems = append(problems, fmt.Sprintf("connection maps unknown output %q", c.FromOutput))
+			}
+		case c.FromProviderConfig != nil:
+			if !usesProviderConfig(tmpl, c.FromProviderConfig.Name) {
+				problems = append(problems, fmt.Sprintf("connection key %s takes a value from ProviderConfig %s, which the class does not name in providerRef or providerConfigRefs", c.ToKey, c.FromProviderConfig.Name))
+			}
+		}
+	}
+	return problems
+}
+
+// usesProviderConfig reports whether the class's resources use the ProviderConfig name.
+func usesProviderConfig(tmpl terraformv1.ModuleClassSpecTemplate, name string) bool {
+	if tmpl.ProviderRef != nil && tmpl.ProviderRef.Name == name {
+		return true
+	}
+	return slices.ContainsFunc(tmpl.ProviderConfigRefs, func(r common.LocalReference) bool { return r.Name == name })
 }
 
 // inputSource names where an input mapping reads its value, as a problem shows it.

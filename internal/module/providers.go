@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -215,4 +216,19 @@ func anyMeets(versions []string, constraints string) (bool, error) {
 		}
 	}
 	return false, nil
+}
+
+// configFree are the providers that work without a provider block.
+var configFree = []string{"hashicorp/random", "hashicorp/null", "hashicorp/local", "hashicorp/time", "hashicorp/tls",
+	"hashicorp/archive", "hashicorp/external", "hashicorp/cloudinit", "hashicorp/http"}
+
+// NeedsConfiguration reports whether the provider at source (with or without its
+// registry host) takes configuration: all but a few of HashiCorp's utility providers
+// (random, null, local, time, tls, archive, external, cloudinit, http) do.
+func NeedsConfiguration(source string) bool {
+	s := strings.ToLower(source)
+	for _, host := range []string{DefaultRegistry + "/", "registry.opentofu.org/"} {
+		s = strings.TrimPrefix(s, host)
+	}
+	return !slices.Contains(configFree, s)
 }

@@ -16,3 +16,6 @@ func (Off) Started() int { return 0 }
 
 // Stop does nothing.
 func (Off) Stop() {}
+
+// Stats is empty: Off keeps no process.
+func (Off) Stats() map[string]ProviderStats { return nil }

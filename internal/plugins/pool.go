@@ -65,11 +65,16 @@ type Pool struct {
 	kills   sync.WaitGroup // processes being killed
 	mu      sync.Mutex
 	live    map[string][]*process // processes that may take more runs, by key
+	running map[*process]bool     // processes not yet told to die: live, or retired and still in use
 	started int                   // processes started so far
+	counts  map[string]*counts    // what the pool did, by provider address
 	evicted int                   // processes stopped for the memory budget
 	stopped bool
 	done    chan struct{}
 }
+
+// counts are what the pool did for one provider.
+type counts struct{ hits, misses, evictions uint64 }
 
 // NewPool returns a pool whose proxy sockets live in a private directory under dir.
 func NewPool(dir string, opts Options) (*Pool, error) {
@@ -109,9 +114,10 @@ func newPool(dir string, opts Options, now func() time.Time) (*Pool, error) {
 		return nil, fmt.Errorf("provider socket directory: %w", err)
 	}
 	if opts.Starter == nil {
-		opts.Starter = execStarter{cache: &answers{}}
+		opts.Starter = execStarter{cache: &answers{}, log: opts.Log}
 	}
-	return &Pool{opts: opts, dir: sockets, now: now, live: map[string][]*process{}, done: make(chan struct{})}, nil
+	return &Pool{opts: opts, dir: sockets, now: now, live: map[string][]*process{}, running: map[*process]bool{},
+		counts: map[string]*counts{}, done: make(chan struct{})}, nil
 }
 
 // Lease is the provider processes one terraform run uses, and how terraform reaches them.
@@ -185,12 +191,16 @@ func (p *Pool) get(ctx context.Context, prov Provider, key string, env map[strin
 		return nil, fmt.Errorf("provider pool stopped")
 	}
 	proc := p.leastBusy(key)
-	if proc == nil {
+	if proc != nil {
+		p.count(prov.Address).hits++
+	} else {
 		p.started++
+		p.count(prov.Address).misses++
 		proc = newProcess(key, prov.Address, filepath.Join(p.dir, fmt.Sprintf("p%d.sock", p.started)), p.now())
 		p.live[key] = append(p.live[key], proc)
+		p.running[proc] = true
 		launch := Launch{Provider: prov, Env: env, Socket: proc.socket, Types: types, Stopping: func() bool { return p.stopAsked(proc) }}
-		go proc.start(p.opts.Starter, launch)
+		go p.start(proc, launch)
 	}
 	proc.runs++
 	p.mu.Unlock()
@@ -205,6 +215,17 @@ func (p *Pool) get(ctx context.Context, prov Provider, key string, env map[strin
 		p.giveBack(proc, true)
 		return nil, ctx.Err()
 	}
+}
+
+// start starts proc and says, at debug level, how long it took.
+func (p *Pool) start(proc *process, l Launch) {
+	began := time.Now()
+	proc.start(p.opts.Starter, l)
+	kv := []any{"provider", l.Provider.Address, "duration", time.Since(began).Round(time.Millisecond).String()}
+	if proc.err != nil {
+		kv = append(kv, "error", proc.err.Error())
+	}
+	p.opts.Log.V(1).Info("started a provider process", kv...)
 }
 
 // leastBusy is the live process of key with the fewest runs below RunsPerProcess;
@@ -223,16 +244,36 @@ func (p *Pool) leastBusy(key string) *process {
 	return best
 }
 
-// retire takes proc out of lending and kills it once no run uses it. The caller holds p.mu.
+// retire takes proc out of lending and kills it once no run uses it; before the pool
+// stops, that is an eviction. The caller holds p.mu.
 func (p *Pool) retire(proc *process) {
 	proc.retired = true
+	if !p.stopped {
+		p.count(proc.address).evictions++
+	}
 	p.live[proc.key] = slices.DeleteFunc(p.live[proc.key], func(q *process) bool { return q == proc })
 	if len(p.live[proc.key]) == 0 {
 		delete(p.live, proc.key)
 	}
 	if proc.runs == 0 {
-		p.kills.Go(proc.kill)
+		p.kill(proc)
 	}
+}
+
+// kill kills proc in the background. The caller holds p.mu.
+func (p *Pool) kill(proc *process) {
+	delete(p.running, proc)
+	p.kills.Go(proc.kill)
+}
+
+// count is what the pool did for the provider address. The caller holds p.mu.
+func (p *Pool) count(address string) *counts {
+	c := p.counts[address]
+	if c == nil {
+		c = &counts{}
+		p.counts[address] = c
+	}
+	return c
 }
 
 // stopAsked is told that a run using proc asked its provider to stop (terraform does
@@ -277,7 +318,7 @@ func (p *Pool) giveBack(proc *process, healthy bool) {
 	worn := proc.uses >= p.opts.MaxUses || proc.lastUsed.Sub(proc.started) > p.opts.TTL
 	switch {
 	case proc.retired && proc.runs == 0:
-		p.kills.Go(proc.kill)
+		p.kill(proc)
 	case !proc.retired && (!healthy || p.stopped || !proc.alive() || worn):
 		p.retire(proc)
 	}
@@ -395,6 +436,45 @@ func (p *Pool) Stop() {
 	p.mu.Unlock()
 	// only once empty: the sockets of processes still in use stay until their runs end
 	_ = os.Remove(p.dir)
+}
+
+// ProviderStats is what a pool did and holds for one provider.
+type ProviderStats struct {
+	// Processes counts the provider's processes running now: idle, lent, starting, or
+	// retired and still serving a run.
+	Processes int
+	// Hits counts the runs lent a process that was already running (or starting).
+	Hits uint64
+	// Misses counts the processes started, each for a run no process could take.
+	Misses uint64
+	// Evictions counts the processes retired before the pool stopped: dead, past their
+	// TTL, idle too long, worn out by uses, interrupted, or over the memory budget.
+	Evictions uint64
+	// PIDs are the process ids of those processes that serve already.
+	PIDs []int
+}
+
+// Stats is what the pool did and holds, by provider address
+// (registry.terraform.io/hashicorp/aws).
+func (p *Pool) Stats() map[string]ProviderStats {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	out := map[string]ProviderStats{}
+	for address, c := range p.counts {
+		out[address] = ProviderStats{Hits: c.hits, Misses: c.misses, Evictions: c.evictions}
+	}
+	for proc := range p.running {
+		s := out[proc.address]
+		s.Processes++
+		if pid, ok := proc.pid(); ok {
+			s.PIDs = append(s.PIDs, pid)
+		}
+		out[proc.address] = s
+	}
+	for _, s := range out {
+		slices.Sort(s.PIDs)
+	}
+	return out
 }
 
 // PIDs lists the process ids of the live provider processes.

@@ -17,7 +17,7 @@ func randomProvider(t *testing.T) Provider {
 	}
 	bins, _ := filepath.Glob(filepath.Join(devenv.PluginMirror(), "registry.terraform.io", "hashicorp", "random", "*", "*", "terraform-provider-random*"))
 	if len(bins) == 0 {
-		t.Fatalf("the random provider is not in %s: run `make tools`", devenv.PluginMirror())
+		t.Fatalf("the random provider is not in %s: run `make tools-test`", devenv.PluginMirror())
 	}
 	return Provider{Address: "registry.terraform.io/hashicorp/random", Binary: bins[0]}
 }

@@ -118,7 +118,7 @@ func (p *proxy) answerPure(in grpc.ServerStream, method string) error {
 	if err := in.RecvMsg(&req); err != nil {
 		return err
 	}
-	resp, err := p.pure.answer(method, req, func() ([]byte, error) {
+	resp, err := p.pure.answer(in.Context(), method, req, func() ([]byte, error) {
 		var resp []byte
 		err := p.conn.Invoke(in.Context(), method, &req, &resp, grpc.ForceCodec(rawCodec{}))
 		return resp, err

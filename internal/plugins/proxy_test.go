@@ -2,9 +2,11 @@ package plugins
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -174,5 +176,45 @@ func TestStopEndsOnlyThatRunsCalls(t *testing.T) {
 	case err := <-otherErr:
 		t.Fatalf("the other run's call ended: %v", err)
 	case <-time.After(300 * time.Millisecond):
+	}
+}
+
+// TestConcurrentRunsAskOnce: runs that make the same pure call while the provider
+// answers it (ten cold runs validating one provider configuration) wait for that answer;
+// the provider is asked once.
+func TestConcurrentRunsAskOnce(t *testing.T) {
+	const validate, runs = "/tfplugin5.Provider/PrepareProviderConfig", 10
+	var asked atomic.Int32
+	dial := proxyTo(t, func(_ any, s grpc.ServerStream) error {
+		asked.Add(1)
+		var req []byte
+		if err := s.RecvMsg(&req); err != nil {
+			return err
+		}
+		time.Sleep(500 * time.Millisecond) // the aws provider takes seconds
+		resp := field1("valid")
+		return s.SendMsg(&resp)
+	}, nil)
+	var wg sync.WaitGroup
+	errs := make(chan error, runs)
+	for range runs {
+		c := dial() // each terraform run dials its own connection
+		wg.Go(func() {
+			got, err := invoke(context.Background(), c, validate, "config")
+			if err == nil && got != string(field1("valid")) {
+				err = fmt.Errorf("answered %q", got)
+			}
+			errs <- err
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Error(err)
+		}
+	}
+	if got := asked.Load(); got != 1 {
+		t.Errorf("the provider was asked %d times, want once", got)
 	}
 }

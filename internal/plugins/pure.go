@@ -1,9 +1,14 @@
 package plugins
 
 import (
+	"context"
 	"crypto/sha256"
 	"fmt"
+	"path/filepath"
 	"sync"
+	"time"
+
+	"github.com/go-logr/logr"
 
 	"google.golang.org/protobuf/encoding/protowire"
 )
@@ -25,10 +30,22 @@ var pureMethods = map[string]protowire.Number{
 	"/tfplugin6.Provider/ValidateProviderConfig":     2,
 }
 
-// answers caches pure answers by binary, method and request.
+// answers caches pure answers by binary, method and request. A question already being
+// asked is not asked again: the runs that ask it meanwhile wait for its answer (ten cold
+// runs of the aws provider asked it ten times for the validation of the same provider
+// configuration, each costing seconds of CPU).
 type answers struct {
 	mu      sync.Mutex
 	entries map[[32]byte][]byte
+	asking  map[[32]byte]*asked
+}
+
+// asked is a question being asked: done is closed once resp or err is set.
+type asked struct {
+	done    chan struct{}
+	resp    []byte
+	err     error
+	waiters int // runs waiting for the answer
 }
 
 // maxAnswers bounds the cache; it starts over when full.
@@ -53,10 +70,55 @@ func (a *answers) get(k [32]byte) ([]byte, bool) {
 func (a *answers) put(k [32]byte, b []byte) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	a.putLocked(k, b)
+}
+
+func (a *answers) putLocked(k [32]byte, b []byte) {
 	if a.entries == nil || len(a.entries) >= maxAnswers {
 		a.entries = map[[32]byte][]byte{}
 	}
 	a.entries[k] = b
+}
+
+// do answers question k from the cache, from the asking of it already under way, or by
+// asking itself; keep says whether an answer may be cached. A waiter whose asker failed
+// (its run ended, say) asks again itself; one whose ctx ends stops waiting.
+func (a *answers) do(ctx context.Context, k [32]byte, ask func() ([]byte, error), keep func([]byte) bool) ([]byte, error) {
+	for {
+		a.mu.Lock()
+		if b, ok := a.entries[k]; ok {
+			a.mu.Unlock()
+			return b, nil
+		}
+		if q := a.asking[k]; q != nil {
+			q.waiters++
+			a.mu.Unlock()
+			select {
+			case <-q.done:
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+			if q.err == nil {
+				return q.resp, nil // an answer with diagnostics too: the same question's
+			}
+			continue
+		}
+		q := &asked{done: make(chan struct{})}
+		if a.asking == nil {
+			a.asking = map[[32]byte]*asked{}
+		}
+		a.asking[k] = q
+		a.mu.Unlock()
+		q.resp, q.err = ask()
+		a.mu.Lock()
+		delete(a.asking, k)
+		if q.err == nil && keep(q.resp) {
+			a.putLocked(k, q.resp)
+		}
+		a.mu.Unlock()
+		close(q.done)
+		return q.resp, q.err
+	}
 }
 
 // pureCalls answers one process's pure calls: from the cache shared by every process of
@@ -67,6 +129,8 @@ type pureCalls struct {
 	cache  *answers
 	// types are the resource and data source types terraform is told of; nil means all.
 	types map[string]bool
+	// log says, at debug level, what the provider was asked and how long it took.
+	log logr.Logger
 
 	trimMu  sync.Mutex
 	trimmed []byte // the schema answer, trimmed to types
@@ -78,26 +142,29 @@ func isPure(method string) bool {
 	return ok
 }
 
-// answer is the answer to the pure call method with req; ask asks the provider. An
-// answer with diagnostics goes back as it is, and is not cached.
-func (c *pureCalls) answer(method string, req []byte, ask func() ([]byte, error)) ([]byte, error) {
+// answer is the answer to the pure call method with req; ask asks the provider, unless
+// the same question is being asked already. An answer with diagnostics goes back as it
+// is, and is not cached.
+func (c *pureCalls) answer(ctx context.Context, method string, req []byte, ask func() ([]byte, error)) ([]byte, error) {
 	diagnostics, ok := pureMethods[method]
 	if !ok {
 		return nil, fmt.Errorf("%s is not a pure call", method)
 	}
-	k := c.cache.key(c.binary, method, req)
-	resp, ok := c.cache.get(k)
-	if !ok {
-		var err error
-		if resp, err = ask(); err != nil {
-			return nil, err
+	asking := func() ([]byte, error) {
+		began := time.Now()
+		resp, err := ask()
+		kv := []any{"binary", filepath.Base(c.binary), "method", method, "duration", time.Since(began).Round(time.Millisecond).String(), "bytes", len(resp)}
+		if err != nil {
+			kv = append(kv, "error", err.Error())
 		}
-		if hasField(resp, diagnostics) {
-			return resp, nil
-		}
-		c.cache.put(k, resp)
+		c.log.V(1).Info("asked the provider a pure call", kv...)
+		return resp, err
 	}
-	if schemaMethods[method] && c.types != nil {
+	resp, err := c.cache.do(ctx, c.cache.key(c.binary, method, req), asking, func(resp []byte) bool { return !hasField(resp, diagnostics) })
+	if err != nil {
+		return nil, err
+	}
+	if schemaMethods[method] && c.types != nil && !hasField(resp, diagnostics) {
 		return c.trim(resp)
 	}
 	return resp, nil

@@ -1,6 +1,7 @@
 package plugins
 
 import (
+	"context"
 	"errors"
 	"testing"
 
@@ -141,7 +142,7 @@ func TestPureCalls(t *testing.T) {
 			asked := 0
 			var got []string
 			for _, c := range tc.calls {
-				resp, err := procs[c.proc].answer(c.method, []byte(c.req), func() ([]byte, error) {
+				resp, err := procs[c.proc].answer(context.Background(), c.method, []byte(c.req), func() ([]byte, error) {
 					asked++
 					return []byte(tc.answers[c.method]), tc.fail
 				})

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/go-logr/logr"
 )
 
 // Starter starts provider processes for a Pool. The pool's own runs each provider's
@@ -55,7 +57,10 @@ const startTimeout = time.Minute
 
 // execStarter runs provider binaries, each behind a proxy that answers pure calls from
 // a cache shared by every process it starts.
-type execStarter struct{ cache *answers }
+type execStarter struct {
+	cache *answers
+	log   logr.Logger
+}
 
 // execProcess is a provider binary running as a plugin server, and its proxy.
 type execProcess struct {
@@ -91,7 +96,7 @@ func (s execStarter) Start(l Launch) (Handle, error) {
 		return nil, fmt.Errorf("provider %s: %w", l.Provider.Address, err)
 	}
 	p.protocol = protocol
-	pure := &pureCalls{binary: l.Provider.Binary, cache: s.cache, types: l.Types}
+	pure := &pureCalls{binary: l.Provider.Binary, cache: s.cache, types: l.Types, log: s.log}
 	if p.proxy, err = newProxy(l.Socket, network, target, pure, l.Stopping); err != nil {
 		p.Kill()
 		return nil, fmt.Errorf("proxy for provider %s: %w", l.Provider.Address, err)

@@ -106,9 +106,10 @@ type TerraformKind struct {
 	// ResolveVariables, when set, reads the module variables a resource takes from
 	// Secrets and ConfigMaps.
 	ResolveVariables VariableResolver
-	// WatchedObjects, when set, names the Secrets and ConfigMaps in its namespace a
-	// resource reads ("Secret/name", "ConfigMap/name": its variables, its module source
-	// and the source's credentials), so that a change to one reaches it at once.
+	// WatchedObjects, when set, names the objects in its namespace a resource reads
+	// ("Secret/name", "ConfigMap/name": its variables, its module source and the source's
+	// credentials; "<provider kind>/name": providers it uses besides its providerRef), so
+	// that a change to one reaches it at once.
 	WatchedObjects func(mg resource.Managed) []string
 	// RecordLock, when set, keeps the dependency lock a resource ran with where its
 	// module's other workspaces start from (its class's status), if none is kept there yet.
@@ -119,16 +120,25 @@ type TerraformKind struct {
 	// ClassModule, when set, reads the module a class's resources run (for the class's
 	// revisions); unset, it is the bundled module.
 	ClassModule func(ctx context.Context, c client.Client, class client.Object) (*module.Module, error)
+	// ProviderConnectionKeysFor, when set, names per resource the keys of its Provider's
+	// connection details it hands out, instead of ProviderConnectionKeys (a Module's
+	// connection entries with a literal value or a value from a ProviderConfig).
+	ProviderConnectionKeysFor func(mg resource.Managed) []string
 }
 
-// ProviderConnection is what the kind takes from its Provider's connection details: the
-// ProviderConnectionKeys the Provider offers, nothing else.
-func (k *TerraformKind) ProviderConnection(pc *ProviderConfig) map[string][]byte {
+// ProviderConnection is what the kind takes from its Provider's connection details for
+// mg: the ProviderConnectionKeys (or ProviderConnectionKeysFor) the Provider offers,
+// nothing else.
+func (k *TerraformKind) ProviderConnection(mg resource.Managed, pc *ProviderConfig) map[string][]byte {
 	out := map[string][]byte{}
 	if pc == nil {
 		return out
 	}
-	for _, key := range k.ProviderConnectionKeys {
+	keys := k.ProviderConnectionKeys
+	if k.ProviderConnectionKeysFor != nil {
+		keys = k.ProviderConnectionKeysFor(mg)
+	}
+	for _, key := range keys {
 		if v := pc.Connection[key]; len(v) > 0 {
 			out[key] = v
 		}

@@ -108,12 +108,12 @@ func TestProviderConnection(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			k := registry.TerraformKind{ProviderConnectionKeys: tc.keys}
-			if diff := cmp.Diff(tc.want, k.ProviderConnection(pc)); diff != "" {
+			if diff := cmp.Diff(tc.want, k.ProviderConnection(nil, pc)); diff != "" {
 				t.Errorf("ProviderConnection (-want +got):\n%s", diff)
 			}
 		})
 	}
-	if got := (&registry.TerraformKind{ProviderConnectionKeys: []string{"accessKeyID"}}).ProviderConnection(nil); len(got) != 0 {
+	if got := (&registry.TerraformKind{ProviderConnectionKeys: []string{"accessKeyID"}}).ProviderConnection(nil, nil); len(got) != 0 {
 		t.Errorf("ProviderConnection(nil) = %v, want nothing", got)
 	}
 }

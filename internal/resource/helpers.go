@@ -81,11 +81,14 @@ func StateSecretName(mg interface{ GetUID() types.UID }) string {
 	return "tfstate-default-" + StateSuffix(mg)
 }
 
-// PlanSecretName is the Secret that holds mg's saved plan while it awaits approval, and
-// the text of its latest plan afterwards.
+// PlanSecretName is the Secret that holds mg's saved plan while it awaits approval.
 func PlanSecretName(mg interface{ GetUID() types.UID }) string {
 	return "tfplan-" + StateSuffix(mg)
 }
+
+// PlanName is the Plan (terraform.terraplane.io) that holds the text of mg's latest plan
+// with changes, for reviewers; it shares the plan Secret's name.
+func PlanName(mg interface{ GetUID() types.UID }) string { return PlanSecretName(mg) }
 
 // Keys and label of plan Secrets.
 const (
@@ -94,7 +97,8 @@ const (
 	// PlanFileKey holds the saved plan (every variable's value, secret ones too) until
 	// it is applied or replaced.
 	PlanFileKey = "tfplan"
-	// PlanTextKey holds the plan as terraform shows it, sensitive values masked.
+	// PlanTextKey held the plan as terraform shows it, sensitive values masked, in plan
+	// Secrets written before the text moved to Plan objects; it is read, never written.
 	PlanTextKey = "plan.txt"
 	// PlanMetaKey holds what the plan does and the inputs it was made from (JSON).
 	PlanMetaKey = "plan.json"

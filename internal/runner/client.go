@@ -4,20 +4,24 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"strings"
 	"time"
 
 	"terraplane.io/terraplane/internal/engine"
 )
 
-// Client runs workspaces on one runner, through its socket.
+// Client runs workspaces on one runner, through its socket or over TLS.
 type Client struct {
 	http  *http.Client
+	base  string // the runner's URL
 	token string
 	// OnRun, when set, is told about every terraform command the runner reports.
 	OnRun func(engine.Run)
@@ -30,7 +34,20 @@ func NewClient(socket, token string, onRun func(engine.Run)) *Client {
 		var d net.Dialer
 		return d.DialContext(ctx, "unix", socket)
 	}
-	return &Client{http: &http.Client{Transport: &http.Transport{DialContext: dial, MaxIdleConnsPerHost: 64}}, token: token, OnRun: onRun}
+	return &Client{http: &http.Client{Transport: &http.Transport{DialContext: dial, MaxIdleConnsPerHost: 64}}, base: "http://runner",
+		token: token, OnRun: onRun}
+}
+
+// NewTLSClient returns a client of the runner serving HTTPS at url (https://host:port),
+// which must present the certificate certPEM (pinned: the controller made it for that
+// runner), presenting token.
+func NewTLSClient(url string, certPEM []byte, token string, onRun func(engine.Run)) (*Client, error) {
+	roots := x509.NewCertPool()
+	if !roots.AppendCertsFromPEM(certPEM) {
+		return nil, errors.New("the runner's certificate is no PEM certificate")
+	}
+	tr := &http.Transport{TLSClientConfig: &tls.Config{RootCAs: roots, MinVersion: tls.VersionTLS13}, MaxIdleConnsPerHost: 64}
+	return &Client{http: &http.Client{Transport: tr}, base: strings.TrimSuffix(url, "/"), token: token, OnRun: onRun}, nil
 }
 
 // call asks the runner for verb and reads its answer: the runs as they end, then the reply.
@@ -39,7 +56,7 @@ func (c *Client) call(ctx context.Context, verb string, req request) (*reply, er
 	if err != nil {
 		return nil, fmt.Errorf("encode run: %w", err)
 	}
-	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, "http://runner/v1/"+verb, bytes.NewReader(body))
+	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, c.base+"/v1/"+verb, bytes.NewReader(body))
 	if err != nil {
 		return nil, err
 	}

@@ -38,31 +38,41 @@ type Identities struct {
 	Client client.Client
 	// Tokens mints tokens (the TokenRequest API).
 	Tokens kubernetes.Interface
-	// EnsureRole creates RunnerClusterRole when it is missing (in a cluster the chart
-	// ships it; `terraplane dev` and the tests make it).
+	// EnsureRole creates RunnerClusterRole when it is missing (`terraplane dev` and the
+	// tests); a controller without RBAC rights is refused and goes on, as in a cluster,
+	// where the chart ships the role.
 	EnsureRole bool
 }
 
 // Ensure makes pool's ServiceAccount and its binding, and mints a token for it.
 func (id *Identities) Ensure(ctx context.Context, pool PoolRef) (string, error) {
+	if err := id.Account(ctx, pool); err != nil {
+		return "", err
+	}
+	return id.token(ctx, pool)
+}
+
+// Account makes pool's ServiceAccount and its binding to RunnerClusterRole in the pool's
+// namespace (and the role, with EnsureRole).
+func (id *Identities) Account(ctx context.Context, pool PoolRef) error {
 	if id.EnsureRole {
 		role := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: RunnerClusterRole}, Rules: runnerRules}
-		if err := id.Client.Create(ctx, role); err != nil && !apierrors.IsAlreadyExists(err) {
-			return "", fmt.Errorf("runner role: %w", err)
+		if err := id.Client.Create(ctx, role); err != nil && !apierrors.IsAlreadyExists(err) && !apierrors.IsForbidden(err) {
+			return fmt.Errorf("runner role: %w", err)
 		}
 	}
 	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: pool.Namespace, Name: ServiceAccountName(pool),
-		Labels: map[string]string{"app.kubernetes.io/managed-by": "terraplane", "terraplane.io/runner-pool": pool.Name}}}
+		Labels: poolLabels(pool)}}
 	if err := id.Client.Create(ctx, sa); err != nil && !apierrors.IsAlreadyExists(err) {
-		return "", fmt.Errorf("runner service account: %w", err)
+		return fmt.Errorf("runner service account: %w", err)
 	}
 	binding := &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Namespace: pool.Namespace, Name: ServiceAccountName(pool), Labels: sa.Labels},
 		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: RunnerClusterRole},
 		Subjects: []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: pool.Namespace, Name: sa.Name}}}
 	if err := id.Client.Create(ctx, binding); err != nil && !apierrors.IsAlreadyExists(err) {
-		return "", fmt.Errorf("runner role binding: %w", err)
+		return fmt.Errorf("runner role binding: %w", err)
 	}
-	return id.token(ctx, pool)
+	return nil
 }
 
 // token mints a token for pool's ServiceAccount.
@@ -74,3 +84,11 @@ func (id *Identities) token(ctx context.Context, pool PoolRef) (string, error) {
 	}
 	return tr.Status.Token, nil
 }
+
+// poolLabels mark what the controller makes for pool.
+func poolLabels(pool PoolRef) map[string]string {
+	return map[string]string{"app.kubernetes.io/managed-by": "terraplane", "app.kubernetes.io/name": "terraplane-runner", PoolLabel: pool.Name}
+}
+
+// PoolLabel names the pool an object the controller made for a runner belongs to.
+const PoolLabel = "terraplane.io/runner-pool"

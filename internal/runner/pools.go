@@ -3,7 +3,6 @@ package runner
 import (
 	"context"
 	"fmt"
-	"sync"
 	"time"
 
 	"terraplane.io/terraplane/internal/engine"
@@ -43,7 +42,6 @@ type Launcher interface {
 type Pools struct {
 	// Launcher starts and finds the runners.
 	Launcher Launcher
-	mu       sync.Mutex
 }
 
 // client is the runner of ws's pool.

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -10,6 +11,7 @@ import (
 	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
 	kfake "k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/rest"
@@ -17,6 +19,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 )
 
 // TestIdentities: a pool gets its ServiceAccount in its namespace, bound there to the
@@ -69,6 +72,32 @@ func TestIdentities(t *testing.T) {
 	}
 	if len(minted) != 2 {
 		t.Errorf("%d tokens minted, want one per Ensure", len(minted))
+	}
+}
+
+// TestIdentitiesWithoutRBACRights: a controller that may not create ClusterRoles (in a
+// cluster, where the chart ships the runner role) still gives pools their identity.
+func TestIdentitiesWithoutRBACRights(t *testing.T) {
+	scheme := runtime.NewScheme()
+	_ = corev1.AddToScheme(scheme)
+	_ = rbacv1.AddToScheme(scheme)
+	forbidden := interceptor.Funcs{Create: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
+		if _, ok := obj.(*rbacv1.ClusterRole); ok {
+			return apierrors.NewForbidden(rbacv1.Resource("clusterroles"), obj.GetName(), errors.New("no RBAC rights"))
+		}
+		return c.Create(ctx, obj, opts...)
+	}}
+	c := fake.NewClientBuilder().WithScheme(scheme).WithInterceptorFuncs(forbidden).Build()
+	tokens := kfake.NewClientset(&corev1.ServiceAccount{})
+	tokens.PrependReactor("create", "serviceaccounts", func(a k8stesting.Action) (bool, runtime.Object, error) {
+		return a.GetSubresource() == "token", &authenticationv1.TokenRequest{Status: authenticationv1.TokenRequestStatus{Token: "t"}}, nil
+	})
+	id := &Identities{Client: c, Tokens: tokens, EnsureRole: true}
+	if token, err := id.Ensure(context.Background(), PoolRef{Namespace: "team-a", Name: DefaultPool}); err != nil || token != "t" {
+		t.Fatalf("Ensure = %q, %v; want the pool's token", token, err)
+	}
+	if err := c.Get(context.Background(), client.ObjectKey{Namespace: "team-a", Name: "terraplane-runner-default"}, &rbacv1.RoleBinding{}); err != nil {
+		t.Errorf("the pool's binding: %v", err)
 	}
 }
 

@@ -90,15 +90,16 @@ func serve(t *testing.T, runs *fakeRuns, token string) (*Client, *[]engine.Run) 
 	return c, &reported
 }
 
-// TestRoundTrip: every verb reaches the runner with the workspace (secrets included),
-// comes back with its result, and the runner's terraform commands reach the caller.
+// TestRoundTrip: every verb reaches the runner with the workspace (secrets and the
+// resource's own command deadline included), comes back with its result, and the
+// runner's terraform commands reach the caller.
 func TestRoundTrip(t *testing.T) {
 	runs := &fakeRuns{}
 	c, reported := serve(t, runs, "the-token")
 	ctx := context.Background()
 	ws := engine.Workspace{ID: "u1", Kind: "Module", Name: "ns/m", Files: map[string][]byte{"main.tf": []byte("x")},
 		Env: map[string]string{"AWS_SECRET_ACCESS_KEY": "s3cr3t"}, SecretVars: map[string]any{"password": "pw"},
-		BackendConfig: map[string]string{"namespace": "ns", "secret_suffix": "u1"}, Pool: "gold"}
+		BackendConfig: map[string]string{"namespace": "ns", "secret_suffix": "u1"}, Pool: "gold", Timeout: 45 * time.Minute}
 	res, err := c.Create(ctx, ws)
 	if err != nil || res.Resources != 2 || !res.Outputs["id"].Sensitive || string(res.Outputs["id"].Value) != `"x"` {
 		t.Fatalf("create: %+v, %v", res, err)

@@ -106,6 +106,19 @@ func (s *Set) Begin(ctx context.Context, uid types.UID) (context.Context, func()
 	}, true
 }
 
+// Holds reports whether this replica holds the shard of the resource uid now, and so
+// reports on it (its metrics); a nil Set holds every resource.
+func (s *Set) Holds(uid types.UID) bool {
+	if s == nil {
+		return true
+	}
+	i := s.Of(uid)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := s.owned[i]
+	return c != nil && !c.releasing
+}
+
 // Owned lists the shards this replica holds now.
 func (s *Set) Owned() []int {
 	s.mu.Lock()

@@ -88,6 +88,12 @@ func TestBalanceSharesShardsAndRebalancesOnJoin(t *testing.T) {
 	if _, _, ok := sets[1].Begin(ctx, types.UID("x")); ok == slices.Contains(sets[0].Owned(), sets[0].Of("x")) {
 		t.Fatal("exactly one replica must own a resource")
 	}
+	for i := range 50 {
+		uid := types.UID(fmt.Sprintf("r-%d", i))
+		if sets[0].Holds(uid) == sets[1].Holds(uid) {
+			t.Fatalf("%s: held by a %v, by b %v; want exactly one (metrics of each resource come from one replica)", uid, sets[0].Holds(uid), sets[1].Holds(uid))
+		}
+	}
 }
 
 func TestExpiredShardsAreTakenOver(t *testing.T) {
@@ -125,6 +131,9 @@ func TestExpiredShardsAreTakenOver(t *testing.T) {
 
 func TestNilSetOwnsEverything(t *testing.T) {
 	var s *Set
+	if !s.Holds("any") {
+		t.Fatal("no sharding must hold every resource")
+	}
 	_, done, ok := s.Begin(context.Background(), "any")
 	if !ok {
 		t.Fatal("no sharding must own every resource")

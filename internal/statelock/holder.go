@@ -32,8 +32,8 @@ type Holder struct {
 	// PID and Start (in clock ticks after boot) identify the process on its machine.
 	PID   int    `json:"pid"`
 	Start uint64 `json:"start,omitempty"`
-	// Expires is when no terraform command of the lock can still run: the command
-	// deadline and the grace after it, from when the lock was taken.
+	// Expires is when no terraform command of the lock can still run: the command's own
+	// deadline (the resource's spec.timeout, or the controller's) and the grace after it.
 	Expires time.Time `json:"expires,omitempty"`
 }
 
@@ -87,33 +87,50 @@ func (h Holder) sameProcessTable(other Holder) bool {
 
 // running reports whether the process h names runs on this machine: its pid exists and
 // started when h says (a pid reused by another process does not count).
+// An exited process its parent has not reaped yet (a zombie) does not run.
 func (h Holder) running() bool {
-	start, err := processStart(h.PID)
-	return err == nil && start == h.Start
+	st, err := readStat(h.PID)
+	return err == nil && !st.exited && st.start == h.Start
 }
 
-// processStart reads when process pid started, in clock ticks after boot (field 22 of
-// /proc/<pid>/stat, counted after the command name, which may hold spaces).
+// processStart reads when process pid started, in clock ticks after boot.
 func processStart(pid int) (uint64, error) {
+	st, err := readStat(pid)
+	return st.start, err
+}
+
+// stat is what a lock holder's check needs of /proc/<pid>/stat.
+type stat struct {
+	start  uint64 // field 22: clock ticks after boot
+	exited bool   // state Z (zombie) or X (dead)
+}
+
+// readStat reads /proc/<pid>/stat.
+func readStat(pid int) (stat, error) {
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {
-		return 0, err
+		return stat{}, err
 	}
-	return parseStart(b)
+	return parseStat(b)
 }
 
-// parseStart reads the start time out of a /proc/<pid>/stat line.
-func parseStart(stat []byte) (uint64, error) {
-	i := bytes.LastIndexByte(stat, ')')
+// parseStat reads a /proc/<pid>/stat line, whose command name may hold spaces and
+// parentheses.
+func parseStat(line []byte) (stat, error) {
+	i := bytes.LastIndexByte(line, ')')
 	if i < 0 {
-		return 0, fmt.Errorf("unreadable process status")
+		return stat{}, fmt.Errorf("unreadable process status")
 	}
-	fields := strings.Fields(string(stat[i+1:]))
+	fields := strings.Fields(string(line[i+1:]))
 	const startField = 22 - 3 // fields 1 and 2 (pid, comm) precede the ')'; state is field 3
 	if len(fields) <= startField {
-		return 0, fmt.Errorf("unreadable process status")
+		return stat{}, fmt.Errorf("unreadable process status")
 	}
-	return strconv.ParseUint(fields[startField], 10, 64)
+	start, err := strconv.ParseUint(fields[startField], 10, 64)
+	if err != nil {
+		return stat{}, fmt.Errorf("unreadable process start: %w", err)
+	}
+	return stat{start: start, exited: fields[0] == "Z" || fields[0] == "X"}, nil
 }
 
 func readTrimmed(path string) string {

@@ -6,8 +6,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -108,12 +110,46 @@ func TestGone(t *testing.T) {
 }
 
 func TestParseStart(t *testing.T) {
-	stat := []byte("42 (a (weird) name) S 1 42 42 0 -1 4194560 100 0 0 0 1 2 0 0 20 0 1 0 987654 1000 10")
-	if got, err := parseStart(stat); err != nil || got != 987654 {
-		t.Fatalf("parseStart = %d, %v; want 987654", got, err)
+	line := []byte("42 (a (weird) name) S 1 42 42 0 -1 4194560 100 0 0 0 1 2 0 0 20 0 1 0 987654 1000 10")
+	if got, err := parseStat(line); err != nil || got != (stat{start: 987654}) {
+		t.Fatalf("parseStat = %+v, %v; want start 987654", got, err)
+	}
+	zombie := []byte("42 (x) Z 1 42 42 0 -1 4194560 100 0 0 0 1 2 0 0 20 0 1 0 987654 1000 10")
+	if got, err := parseStat(zombie); err != nil || !got.exited {
+		t.Fatalf("parseStat(zombie) = %+v, %v; want exited", got, err)
 	}
 	if _, err := processStart(os.Getpid()); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestExitedProcessIsNotRunning: a holder that exited but was not yet reaped by its
+// parent (a zombie, still in the process table with its start time) no longer runs.
+func TestExitedProcessIsNotRunning(t *testing.T) {
+	cmd := exec.Command("sleep", "0.3")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = cmd.Wait() }()
+	start, err := processStart(cmd.Process.Pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := Holder{PID: cmd.Process.Pid, Start: start}
+	if !h.running() {
+		t.Fatal("a live process does not run")
+	}
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/stat", cmd.Process.Pid))
+		if strings.Contains(string(b), ") Z ") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the child never became a zombie: %s", b)
+		}
+	}
+	if h.running() {
+		t.Error("an exited process that its parent has not reaped still counts as running")
 	}
 }
 
@@ -133,7 +169,7 @@ func TestLocker(t *testing.T) {
 	_ = corev1.AddToScheme(scheme)
 	c := fake.NewClientBuilder().WithScheme(scheme).Build()
 	ctx := context.Background()
-	l := NewLocker(c, c, time.Hour)
+	l := NewLocker(c, c, time.Hour, time.Minute)
 	self := l.self
 	mine := self
 	mine.Expires = time.Now().Add(time.Hour)
@@ -198,7 +234,7 @@ func TestSeedState(t *testing.T) {
 	scheme := runtime.NewScheme()
 	_ = corev1.AddToScheme(scheme)
 	c := fake.NewClientBuilder().WithScheme(scheme).Build()
-	l := NewLocker(c, c, time.Hour)
+	l := NewLocker(c, c, time.Hour, time.Minute)
 	ctx := context.Background()
 	backend := map[string]string{"namespace": "ns", "secret_suffix": "abc"}
 	if err := l.SeedState(ctx, backend); err != nil {
@@ -255,7 +291,7 @@ func TestUnlockRetriesUntilItLands(t *testing.T) {
 	_ = coordinationv1.AddToScheme(scheme)
 	_ = corev1.AddToScheme(scheme)
 	c := &failingUpdates{Client: fake.NewClientBuilder().WithScheme(scheme).Build()}
-	l := NewLocker(c, c, time.Hour)
+	l := NewLocker(c, c, time.Hour, time.Minute)
 	ctx := context.Background()
 	key := client.ObjectKey{Namespace: "ns", Name: "lock"}
 	unlock, err := l.Lock(ctx, key, "sfx", "apply")

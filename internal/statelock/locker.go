@@ -26,15 +26,18 @@ type Locker struct {
 	reader client.Reader
 	self   Holder
 	hold   time.Duration
+	grace  time.Duration
 }
 
 // NewLocker returns a locker of this process with an id of its own (tests run several
-// controllers in one process): c writes the Leases, reader reads them uncached; hold is
-// the longest a terraform command can run (its deadline and the grace after it).
-func NewLocker(c client.Client, reader client.Reader, hold time.Duration) *Locker {
+// controllers in one process): c writes the Leases, reader reads them uncached. A lock
+// expires grace after the deadline of the command it is taken for (the time a cancelled
+// terraform gets to stop, and a margin), or hold after it is taken when the command has
+// no deadline.
+func NewLocker(c client.Client, reader client.Reader, hold, grace time.Duration) *Locker {
 	self := Self()
 	self.ID = newHolderID()
-	return &Locker{client: c, reader: reader, self: self, hold: hold}
+	return &Locker{client: c, reader: reader, self: self, hold: hold, grace: grace}
 }
 
 // Labels terraform's kubernetes backend puts on the state lock Lease it creates.
@@ -52,7 +55,7 @@ func LeaseKey(namespace, suffix string) client.ObjectKey {
 // releases it, even after ctx ends. A lock held by another is a *HeldError, or a
 // *StaleLockError when no Terraplane process holds it.
 func (l *Locker) Lock(ctx context.Context, key client.ObjectKey, suffix, operation string) (unlock func(), err error) {
-	info, err := l.newLockInfo(operation)
+	info, err := l.newLockInfo(operation, l.expiry(ctx, time.Now()))
 	if err != nil {
 		return nil, err
 	}
@@ -89,15 +92,25 @@ func (l *Locker) Lock(ctx context.Context, key client.ObjectKey, suffix, operati
 	return l.unlocker(lease, info.ID), nil
 }
 
-// newLockInfo is a lock of this process for operation, in terraform's format.
-func (l *Locker) newLockInfo(operation string) (LockInfo, error) {
+// expiry is when no command run under ctx, locking at now, can still run: ctx's deadline
+// and the grace after it, or the locker's hold from now for a command without one.
+func (l *Locker) expiry(ctx context.Context, now time.Time) time.Time {
+	if deadline, ok := ctx.Deadline(); ok {
+		return deadline.Add(l.grace).UTC()
+	}
+	return now.Add(l.hold).UTC()
+}
+
+// newLockInfo is a lock of this process for operation, expiring at expires, in
+// terraform's format.
+func (l *Locker) newLockInfo(operation string, expires time.Time) (LockInfo, error) {
 	id := make([]byte, 16)
 	if _, err := rand.Read(id); err != nil {
 		return LockInfo{}, fmt.Errorf("lock id: %w", err)
 	}
 	now := time.Now().UTC()
 	h := l.self
-	h.Expires = now.Add(l.hold)
+	h.Expires = expires
 	holder, err := json.Marshal(h)
 	if err != nil {
 		return LockInfo{}, fmt.Errorf("lock holder: %w", err)

@@ -134,7 +134,7 @@ func TestLockTakenMeanwhile(t *testing.T) {
 			}
 			return c.Create(ctx, obj, opts...)
 		}}).Build()
-	l := NewLocker(c, c, time.Hour)
+	l := NewLocker(c, c, time.Hour, time.Minute)
 	_, err := l.Lock(ctx, LeaseKey("ns", "sfx"), "sfx", "apply")
 	var held *HeldError
 	if !errors.As(err, &held) || held.Holder.ID != "other" {
@@ -149,7 +149,7 @@ func TestSeedEmptySecret(t *testing.T) {
 	_ = corev1.AddToScheme(scheme)
 	existing := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "tfstate-default-abc"}}
 	c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(existing).Build()
-	if err := NewLocker(c, c, time.Hour).SeedState(ctx, map[string]string{"namespace": "ns", "secret_suffix": "abc"}); err != nil {
+	if err := NewLocker(c, c, time.Hour, time.Minute).SeedState(ctx, map[string]string{"namespace": "ns", "secret_suffix": "abc"}); err != nil {
 		t.Fatal(err)
 	}
 	if err := c.Get(ctx, client.ObjectKeyFromObject(existing), existing); err != nil || len(existing.Data["tfstate"]) == 0 {
@@ -183,8 +183,8 @@ func TestHolderFacts(t *testing.T) {
 		}
 	}
 	for _, bad := range []string{"", "42 no paren S 1", "42 (x) S 1 2 3", "42 (x) S 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 notanumber 9"} {
-		if _, err := parseStart([]byte(bad)); err == nil {
-			t.Errorf("parseStart(%q): want an error", bad)
+		if _, err := parseStat([]byte(bad)); err == nil {
+			t.Errorf("parseStat(%q): want an error", bad)
 		}
 	}
 }
@@ -203,5 +203,46 @@ func TestErrorMessages(t *testing.T) {
 		if !strings.Contains(held, want) {
 			t.Errorf("HeldError %q lacks %q", held, want)
 		}
+	}
+}
+
+// TestLockExpiresAfterItsCommand: a lock records when no command under it can still run:
+// the deadline of its command (a resource's own spec.timeout, say, longer than the
+// default) and the grace after it; a command without a deadline gets the locker's hold.
+func TestLockExpiresAfterItsCommand(t *testing.T) {
+	scheme := runtime.NewScheme()
+	_ = coordinationv1.AddToScheme(scheme)
+	_ = corev1.AddToScheme(scheme)
+	now := time.Now()
+	for name, tc := range map[string]struct {
+		deadline time.Duration // 0: none
+		want     time.Duration // from now
+	}{
+		"a 3h timeout":        {3 * time.Hour, 3*time.Hour + 2*time.Minute},
+		"a 1m timeout":        {time.Minute, 3 * time.Minute},
+		"no deadline at all":  {0, 30 * time.Minute},
+		"the default timeout": {20 * time.Minute, 22 * time.Minute},
+	} {
+		t.Run(name, func(t *testing.T) {
+			c := fake.NewClientBuilder().WithScheme(scheme).Build()
+			ctx := context.Background()
+			if tc.deadline > 0 {
+				var cancel context.CancelFunc
+				ctx, cancel = context.WithDeadline(ctx, now.Add(tc.deadline))
+				defer cancel()
+			}
+			unlock, err := NewLocker(c, c, 30*time.Minute, 2*time.Minute).Lock(ctx, LeaseKey("ns", "sfx"), "sfx", "apply")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer unlock()
+			lock, err := LockHolder(ctx, c, LeaseKey("ns", "sfx"))
+			if err != nil || lock == nil || lock.Holder() == nil {
+				t.Fatalf("lock %+v, err %v", lock, err)
+			}
+			if got := lock.Holder().Expires.Sub(now); got < tc.want-time.Second || got > tc.want+time.Second {
+				t.Errorf("expires %s after the lock was taken, want %s", got.Round(time.Second), tc.want)
+			}
+		})
 	}
 }

@@ -126,6 +126,7 @@ func (r *Renderer) Render(ctx context.Context, mg resource.Managed) (*Rendered, 
 	base := Ref(mg)
 	base.Kind = r.kind.GVK.GroupKind().String()
 	base.Group, base.Files, base.Env, base.SecretVars, base.BackendConfig = group, files.Files, pc.Env, secretVars, r.backendConfig(mg)
+	base.Timeout = mg.GetManagedSpec().Timing.TimeoutOr(0)
 	if base.Lock, err = r.lock(ctx, mg, mod); err != nil {
 		return nil, err
 	}

@@ -159,22 +159,24 @@ func TestRenderWorkspace(t *testing.T) {
 	mg := managed(`{"bucketName": "logs"}`)
 	mg.Spec.ProviderRef = &common.LocalReference{Name: "prod"}
 	mg.Spec.Imports = []common.ImportInstruction{{Address: "aws_s3_bucket.this", ID: "logs"}}
+	mg.Spec.Timeout = &metav1.Duration{Duration: 45 * time.Minute}
 	ws, err := r.Render(context.Background(), mg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	type view struct {
 		ID, Kind, Name, Group string
+		Timeout               time.Duration
 		Env                   map[string]string
 		BackendConfig         map[string]string
 		Files                 []string
 		Provider              *registry.ProviderConfig
 	}
-	got := view{ws.ID, ws.Kind, ws.Name, ws.Group, ws.Env, ws.BackendConfig, nil, ws.Provider}
+	got := view{ws.ID, ws.Kind, ws.Name, ws.Group, ws.Timeout, ws.Env, ws.BackendConfig, nil, ws.Provider}
 	for f := range ws.Files {
 		got.Files = append(got.Files, f)
 	}
-	want := view{ID: "0a1b-2c3d", Kind: "Bucket.storage.example.org", Name: "team-a/logs", Group: "example.org/team-a/prod",
+	want := view{ID: "0a1b-2c3d", Kind: "Bucket.storage.example.org", Name: "team-a/logs", Group: "example.org/team-a/prod", Timeout: 45 * time.Minute,
 		Env: pc.Env, BackendConfig: map[string]string{"secret_suffix": "0a1b2c3d", "namespace": "team-a"},
 		Files: []string{"main.tf.json", "module/main.tf", "terraform.tfvars.json"}, Provider: pc}
 	if diff := cmp.Diff(want, got, cmpSorted); diff != "" {
@@ -195,9 +197,14 @@ func TestRenderWorkspace(t *testing.T) {
 		t.Errorf("import blocks: %v", root.Import)
 	}
 
-	mg.Spec.ProviderRef = nil
-	if ws, _ := r.Render(context.Background(), mg); ws.Group != "example.org/team-a" {
-		t.Errorf("without providerRef, group %q; want example.org/team-a", ws.Group)
+	hash := ws.Hash
+	mg.Spec.ProviderRef, mg.Spec.Timeout = nil, nil
+	if ws, _ := r.Render(context.Background(), mg); ws.Group != "example.org/team-a" || ws.Timeout != 0 {
+		t.Errorf("without providerRef and timeout, group %q, timeout %s; want example.org/team-a and none (the engine's)", ws.Group, ws.Timeout)
+	}
+	mg.Spec.ProviderRef = &common.LocalReference{Name: "prod"}
+	if ws, _ := r.Render(context.Background(), mg); ws.Hash != hash {
+		t.Error("the timeout changes the inputs hash: a new timeout would run terraform")
 	}
 }
 

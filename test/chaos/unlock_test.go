@@ -63,7 +63,7 @@ func TestUnlockCommand(t *testing.T) {
 	if out, err := run("Module/web", "-n", unlockNS); err != nil || !strings.Contains(out, "not locked") {
 		t.Fatalf("unlock of a free lock: err %v, output %q", err, out)
 	}
-	if out, err := run("Database/orders", "-n", unlockNS); err == nil || !strings.Contains(out, "Database.database.postgresql.terraplane.io") {
+	if out, err := run("Database/orders", "-n", unlockNS); err == nil || !strings.Contains(out, "database.database.postgresql.terraplane.io") {
 		t.Fatalf("ambiguous kind: err %v, output %q", err, out)
 	}
 }

@@ -62,10 +62,11 @@ func assertFails(t *testing.T, r result) {
 
 // exempt are the commands that take no -o, and why.
 var exempt = map[string]string{
-	"controller": "runs the controllers until stopped: its output is logs",
-	"dev":        "runs a control plane until stopped: its output is progress and events",
-	"runner":     "serves one runner pool for the controller until stopped: its output is logs",
-	"plan":       "a command group", "stack": "a command group", "module": "a command group", "claim": "a command group", "get": "a command group",
+	"controller":    "runs the controllers until stopped: its output is logs",
+	"dev":           "runs a control plane until stopped: its output is progress and events",
+	"runner":        "serves one runner pool for the controller until stopped: its output is logs",
+	"stack-manager": "runs the stack manager until stopped: its output is logs",
+	"plan":          "a command group", "stack": "a command group", "module": "a command group", "claim": "a command group", "get": "a command group",
 }
 
 // heldModule is a paused Module in ns holding plan id, awaiting approval.

@@ -9,6 +9,7 @@ import (
 
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -98,14 +99,15 @@ func TestPlanOverTheRequestLimit(t *testing.T) {
 	}).WithTimeout(timeout).Should(Succeed())
 	g.Expect(string(m.Status.AtProvider.Raw)).To(MatchRegexp(`"digest":"[0-9a-f]{64}"`))
 
-	By(t, "once applied only the plan's text is kept, and deleting the module takes that too")
+	By(t, "once applied only the plan's text is kept, in its Plan, and deleting the module takes that too")
+	text := &terraformv1.Plan{ObjectMeta: metav1.ObjectMeta{Namespace: m.Namespace, Name: resource.PlanName(m)}}
 	g.Eventually(func(g Gomega) {
-		secrets := planSecrets(g, ctx, m)
-		g.Expect(secrets).To(HaveLen(1))
-		g.Expect(secrets).To(HaveKey(index))
-		g.Expect(string(secrets[index].Data[resource.PlanTextKey])).To(ContainSubstring("terraform_data.digest"))
-		g.Expect(secrets[index].Data).NotTo(HaveKey(resource.PlanFileKey))
+		g.Expect(planSecrets(g, ctx, m)).To(BeEmpty())
+		g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(text), text)).To(Succeed())
+		g.Expect(text.Text).To(ContainSubstring("terraform_data.digest"))
+		g.Expect(text.Summary.ID).To(Equal(plan.ID))
 	}).WithTimeout(30 * time.Second).Should(Succeed())
 	deleteModule(g, ctx, m)
 	g.Expect(planSecrets(g, ctx, m)).To(BeEmpty())
+	g.Expect(apierrors.IsNotFound(env.Client.Get(ctx, client.ObjectKeyFromObject(text), text))).To(BeTrue(), "the Plan goes with the module")
 }

@@ -133,7 +133,7 @@ func TestClaimDefinition(t *testing.T) {
 		`{"spec":{"parameters":{"subnets":[]}}}`:                                              "spec.parameters.name: Required value",
 		`{"spec":{"parameters":{"name":"Bad_Name","subnets":[]}}}`:                            "name must be lower-case letters, digits and dashes",
 		`{"spec":{"parameters":{"name":"alpha","subnets":[{"name":"a"}]}}}`:                   "spec.parameters.subnets[0].cidr: Required value",
-		`{"spec":{"parameters":{"name":"alpha","subnets":[],"tags":{"team":1}}}}`:             "spec.parameters.tags.team",
+		`{"spec":{"parameters":{"name":"alpha","subnets":[],"tags":"team-x"}}}`:               "spec.parameters.tags",
 		`{"spec":{"parameters":{"name":"alpha","subnets":[],"tokenSecretRef":{"name":"x"}}}}`: "spec.parameters.tokenSecretRef.key: Required value",
 	} {
 		err := env.Client.Create(ctx, defined(g, networkGVK, appNS, "invalid", body))

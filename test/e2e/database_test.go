@@ -213,7 +213,7 @@ func claimStatus(g Gomega, ctx context.Context, obj client.Object) *common.Claim
 func waitClaimReady(g Gomega, ctx context.Context, obj client.Object) {
 	g.Eventually(func(g Gomega) {
 		st := claimStatus(g, ctx, obj)
-		g.Expect(st.BindingPhase).To(Equal(common.BindingPhaseBound))
+		g.Expect(st.BindingPhase).To(Equal(common.BindingPhaseBound), "Synced: %+v", framework.Condition(st.Conditions, common.TypeSynced))
 		ready := framework.Condition(st.Conditions, common.TypeReady)
 		g.Expect(ready.Status).To(Equal(metav1.ConditionTrue), "Ready: %+v", ready)
 	}).WithTimeout(timeout).Should(Succeed())

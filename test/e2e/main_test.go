@@ -59,7 +59,7 @@ func run(m *testing.M) int {
 	}
 	defer os.RemoveAll(dir)
 	if minioServer, err = devenv.StartMinIO(context.Background(), filepath.Join(dir, "data"), 0, minioUser, minioPassword); err != nil {
-		fmt.Fprintln(os.Stderr, "e2e:", err, "(MinIO comes from `make tools`)")
+		fmt.Fprintln(os.Stderr, "e2e:", err, "(MinIO comes from `make tools-test`)")
 		return 1
 	}
 	defer minioServer.Stop()

@@ -245,6 +245,13 @@ func TestModuleFromOCI(t *testing.T) {
 func claimThroughModuleClass(g Gomega, ctx context.Context, appNS, moduleClass, claimName string) *corev1.Secret {
 	g.Expect(client.IgnoreAlreadyExists(env.Client.Create(ctx, &terraformv1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Namespace: adminNS, Name: "random"},
 		Spec: terraformv1.ProviderConfigSpec{Source: "hashicorp/random", Version: "3.9.0"}}))).To(Succeed())
+	mc := &terraformv1.ModuleClass{}
+	g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: adminNS, Name: moduleClass}, mc)).To(Succeed())
+	if mc.AllowedNamespaces == nil { // the platform team consents to claims from appNS
+		patch := client.MergeFrom(mc.DeepCopy())
+		mc.AllowedNamespaces = framework.Allow(appNS)
+		g.Expect(env.Client.Patch(ctx, mc, patch)).To(Succeed())
+	}
 	g.Expect(env.Client.Create(ctx, &databasev1.PostgreSQLInstanceClass{ObjectMeta: metav1.ObjectMeta{Namespace: appNS, Name: moduleClass},
 		ClassRef: common.ClassReference{APIVersion: terraformv1.GroupVersion.String(), Kind: "ModuleClass", Name: moduleClass, Namespace: adminNS}})).To(Succeed())
 	claim := &databasev1.PostgreSQLInstance{ObjectMeta: metav1.ObjectMeta{Namespace: appNS, Name: claimName}}

@@ -525,6 +525,7 @@ func TestStackSafety(t *testing.T) {
 	foreign := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: adminNS, Name: "tfdb-module"}, Data: map[string]string{"main.tf": "# theirs"}}
 	g.Expect(env.Client.Create(ctx, foreign)).To(Succeed())
 	tf := clusterInstall("tfdb-conflict", "stacks/tfdb:v1", "")
+	tf.Spec.AllowTerraform = true // the admin allows its ModuleClass; the ConfigMap still conflicts
 	g.Expect(env.Client.Create(ctx, tf)).To(Succeed())
 	g.Eventually(func(g Gomega) {
 		c := installCondition(g, ctx, tf, stack.TypeInstalled)
@@ -659,9 +660,19 @@ func TestStackTerraformModule(t *testing.T) {
 	pushStacks(t, host, map[string]string{"tfdb": "stacks/tfdb:v1"})
 	startStackManager(t, host)
 
-	By(t, "installing a Terraform-module stack applies its module, ModuleClass and portable class; no controller")
+	By(t, "a Terraform-module stack ships a ModuleClass, code that runs for claims: refused until the admin allows it")
 	in := clusterInstall("tfdb", "stacks/tfdb:v1", "")
 	g.Expect(env.Client.Create(ctx, in)).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		synced := installCondition(g, ctx, in, common.TypeSynced)
+		g.Expect(synced.Reason).To(Equal(common.ReasonTerraformNotAllowed), "%+v", synced)
+		g.Expect(synced.Message).To(ContainSubstring("spec.allowTerraform"))
+	}).WithTimeout(stackTimeout).Should(Succeed())
+	g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: adminNS, Name: "tfdb"}, &terraformv1.ModuleClass{})).NotTo(Succeed(), "nothing installed")
+
+	By(t, "allowed, installing it applies its module, ModuleClass and portable class; no controller")
+	in.Spec.AllowTerraform = true
+	g.Expect(env.Client.Update(ctx, in)).To(Succeed())
 	waitInstallReady(g, ctx, in)
 	g.Expect(in.Status.InstalledObjects).To(ConsistOf(
 		stacksv1.ObjectReference{APIVersion: "v1", Kind: "ConfigMap", Namespace: adminNS, Name: "tfdb-module"},
@@ -756,6 +767,7 @@ func TestStackClaimDefinition(t *testing.T) {
 
 	By(t, "installing the stack defines the Queue kind and its default class")
 	in := clusterInstall("queue", "stacks/queue:v1", "")
+	in.Spec.AllowTerraform = true
 	g.Expect(env.Client.Create(ctx, in)).To(Succeed())
 	waitInstallReady(g, ctx, in)
 	g.Expect(in.Status.InstalledObjects).To(ContainElement(stacksv1.ObjectReference{APIVersion: "apiextensions.terraplane.io/v1alpha1",

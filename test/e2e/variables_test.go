@@ -136,7 +136,7 @@ func TestVariablesFromSecretsAndConfigMaps(t *testing.T) {
 	By(t, "a ModuleClass's variablesFrom reaches the resources of the claims it meets")
 	appNS := "e2e-variables-app"
 	g.Expect(env.Namespace(ctx, appNS)).To(Succeed())
-	class := &terraformv1.ModuleClass{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "typed"}}
+	class := &terraformv1.ModuleClass{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "typed"}, AllowedNamespaces: framework.Allow(appNS)}
 	class.SpecTemplate.ReclaimPolicy = common.ReclaimDelete
 	class.SpecTemplate.Source = mod.Spec.Source
 	class.SpecTemplate.VariablesFrom = mod.Spec.VariablesFrom

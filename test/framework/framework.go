@@ -19,6 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
@@ -98,6 +99,9 @@ type Manager struct {
 	Engine *engine.Engine
 	// WorkDir holds the workspaces.
 	WorkDir string
+	// Runtime is the controller-runtime manager: its cache and clients, as the
+	// controllers see them.
+	Runtime ctrl.Manager
 	cancel  context.CancelFunc
 	done    chan error
 	once    sync.Once
@@ -131,7 +135,7 @@ func (e *Env) StartManagerAs(cfg *rest.Config, workDir string, opts app.Options)
 		cancel()
 		return nil, err
 	}
-	m := &Manager{Engine: eng, WorkDir: workDir, cancel: cancel, done: make(chan error, 1)}
+	m := &Manager{Engine: eng, WorkDir: workDir, Runtime: mgr, cancel: cancel, done: make(chan error, 1)}
 	go func() { m.done <- mgr.Start(ctx) }()
 	return m, nil
 }

@@ -37,6 +37,7 @@ var everything = []string{
 	"--set", "envFrom[0].secretRef.name=terraplane-env", "--set", "concurrency.terraform=4", "--set", "driftInterval=30m",
 	"--set", "moduleSourceAllow={https://git.example.internal/}", "--set", "replicas=2",
 	"--set", "claimDefinitionGroups={platform.example.org}", "--set", "sharding.shards=12",
+	"--set", "moduleRegistryURL=https://modules.example.internal/v1/modules/",
 }
 
 // TestChart lints and renders the Helm chart, applies it with a server-side dry run and
@@ -65,6 +66,7 @@ func TestChart(t *testing.T) {
 		if tc.args != nil {
 			g.Expect(manifests).To(ContainSubstring("--shards=12"), "sharding.shards reaches the controller")
 			g.Expect(manifests).To(ContainSubstring("fieldPath: metadata.name"), "each replica is named by its pod")
+			g.Expect(manifests).To(ContainSubstring("--module-registry-url=https://modules.example.internal/v1/modules/"), "moduleRegistryURL reaches the controller")
 		}
 	}
 }
@@ -73,7 +75,7 @@ func TestChart(t *testing.T) {
 func TestKustomize(t *testing.T) {
 	g := NewWithT(t)
 	ctx := context.Background()
-	kubectl := tool(t, "kubectl", "make tools")
+	kubectl := tool(t, "kubectl", "make tools-test")
 	manifests := runTool(g, kubectl, "kustomize", "../../config/default")
 	g.Expect(manifests).To(ContainSubstring("pod-security.kubernetes.io/enforce: restricted"))
 	// A server-side dry run cannot place objects in a namespace that does not exist yet.
@@ -88,10 +90,15 @@ func TestKustomize(t *testing.T) {
 	pc, kc := chart.Spec.Template.Spec, kust.Spec.Template.Spec
 	g.Expect(kc.SecurityContext).To(Equal(pc.SecurityContext))
 	g.Expect(kc.TerminationGracePeriodSeconds).To(Equal(pc.TerminationGracePeriodSeconds))
-	g.Expect(pc.Hostname).To(Equal("terraplane-controller"), "a fixed host name lets a replacement pod release its predecessor's state locks")
+	g.Expect(pc.Hostname).To(BeEmpty(), "replicas have their own host names; state locks name the pod instead")
 	g.Expect(kc.Hostname).To(Equal(pc.Hostname))
 	g.Expect(kc.Volumes).To(Equal(pc.Volumes))
 	c, k := pc.Containers[0], kc.Containers[0]
+	for _, name := range []string{"POD_NAME", "POD_NAMESPACE", "POD_UID"} {
+		want := envVar(c.Env, name)
+		g.Expect(want).NotTo(BeNil(), "the chart gives the controller %s, which its state locks record", name)
+		g.Expect(envVar(k.Env, name)).To(Equal(want), name)
+	}
 	g.Expect(k.Args).To(ConsistOf(c.Args))
 	for _, field := range []string{"SecurityContext", "Resources", "VolumeMounts", "Ports", "LivenessProbe", "ReadinessProbe"} {
 		g.Expect(k).To(HaveField(field, reflect.ValueOf(c).FieldByName(field).Interface()), field)
@@ -123,8 +130,13 @@ func tool(t *testing.T, name, target string) string {
 
 // runTool runs a tool (kubectl against the test API server) and returns its output.
 func runTool(g Gomega, bin string, args ...string) string {
+	return runToolOn(g, env.ControlPlane.Kubeconfig, bin, args...)
+}
+
+// runToolOn runs a tool (kubectl, helm) against the cluster of kubeconfig.
+func runToolOn(g Gomega, kubeconfig, bin string, args ...string) string {
 	cmd := exec.Command(bin, args...)
-	cmd.Env = append(os.Environ(), "KUBECONFIG="+env.ControlPlane.Kubeconfig, "HELM_CACHE_HOME="+os.TempDir()+"/terraplane-helm")
+	cmd.Env = append(os.Environ(), "KUBECONFIG="+kubeconfig, "HELM_CACHE_HOME="+os.TempDir()+"/terraplane-helm")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -179,5 +191,15 @@ func deployment(g Gomega, manifests string) *appsv1.Deployment {
 		return dep
 	}
 	g.Expect(fmt.Errorf("no Deployment in the manifests")).NotTo(HaveOccurred())
+	return nil
+}
+
+// envVar is the variable of env named name, or nil.
+func envVar(env []corev1.EnvVar, name string) *corev1.EnvVar {
+	for i := range env {
+		if env[i].Name == name {
+			return &env[i]
+		}
+	}
 	return nil
 }

@@ -73,7 +73,7 @@ func TestImage(t *testing.T) {
 	g.Expect(os.Mkdir(scratch, 0o755)).To(Succeed())
 	img, err := image.Build(image.Options{Terraplane: bin, Terraform: terraform, CACerts: "/etc/ssl/certs/ca-certificates.crt",
 		ProviderMirror: devenv.PluginMirror(), Providers: []string{"aws", "random"}, Scratch: scratch})
-	g.Expect(err).NotTo(HaveOccurred(), "the provider mirror comes from `make tools`")
+	g.Expect(err).NotTo(HaveOccurred(), "the provider mirror comes from `make tools-test`")
 	g.Expect(image.WriteTarball(img, filepath.Join(work, "terraplane.tar"), "terraplane:test")).To(Succeed())
 
 	By(t, "push it to a registry on loopback and pull it back")
@@ -105,9 +105,9 @@ func TestImage(t *testing.T) {
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(os.WriteFile(filepath.Join(root, "tmp", "kubeconfig"), kubeconfig, 0o644)).To(Succeed())
 
-	By(t, "start MinIO, the quickstart's demo cloud")
+	By(t, "start MinIO as the quickstart's S3 (its Secret's keys are MinIO's root credentials)")
 	minio, err := devenv.StartMinIO(ctx, filepath.Join(work, "minio"), 0, quickstartUser, quickstartPassword)
-	g.Expect(err).NotTo(HaveOccurred(), "MinIO comes from `make tools`")
+	g.Expect(err).NotTo(HaveOccurred(), "MinIO comes from `make tools-test`")
 	defer minio.Stop()
 
 	By(t, "run the controller from the image's root file system")
@@ -157,6 +157,11 @@ func TestImage(t *testing.T) {
 
 // applyQuickstart applies examples/quickstart with its Provider pointed at endpoint.
 func applyQuickstart(g Gomega, ctx context.Context, endpoint string) {
+	applyQuickstartTo(g, ctx, env.Client, endpoint)
+}
+
+// applyQuickstartTo applies examples/quickstart through c.
+func applyQuickstartTo(g Gomega, ctx context.Context, c client.Client, endpoint string) {
 	files, err := filepath.Glob("../../examples/quickstart/*.yaml")
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(files).NotTo(BeEmpty())
@@ -164,7 +169,7 @@ func applyQuickstart(g Gomega, ctx context.Context, endpoint string) {
 		raw, err := os.ReadFile(f)
 		g.Expect(err).NotTo(HaveOccurred())
 		raw = []byte(strings.ReplaceAll(string(raw), quickstartEndpoint, endpoint))
-		_, err = devenv.ApplyYAML(ctx, env.Client, raw)
+		_, err = devenv.ApplyYAML(ctx, c, raw)
 		g.Expect(err).NotTo(HaveOccurred(), f)
 	}
 }
@@ -193,8 +198,13 @@ func claimThroughModuleClass(g Gomega, ctx context.Context) *databasev1.PostgreS
 
 // waitReady waits until obj's Ready condition is True.
 func waitReady(g Gomega, ctx context.Context, obj client.Object, conds func() []metav1.Condition) {
+	waitReadyIn(g, ctx, env.Client, obj, conds)
+}
+
+// waitReadyIn waits until obj's Ready condition is True, reading it through c.
+func waitReadyIn(g Gomega, ctx context.Context, c client.Client, obj client.Object, conds func() []metav1.Condition) {
 	g.Eventually(func(g Gomega) {
-		g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(obj), obj)).To(Succeed())
+		g.Expect(c.Get(ctx, client.ObjectKeyFromObject(obj), obj)).To(Succeed())
 		ready := metav1.ConditionUnknown
 		for _, c := range conds() {
 			if c.Type == common.TypeReady {

@@ -32,6 +32,7 @@ func run(m *testing.M) int {
 		return 1
 	}
 	defer env.Stop()
+	defer stopNode()
 	defer func() {
 		if binary != "" {
 			_ = os.RemoveAll(filepath.Dir(binary))

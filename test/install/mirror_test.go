@@ -36,7 +36,7 @@ import (
 func networkMirror(g Gomega, dir, host, ns, typ string) {
 	src := filepath.Join(devenv.PluginMirror(), host, ns, typ)
 	versions, err := os.ReadDir(src)
-	g.Expect(err).NotTo(HaveOccurred(), "the provider mirror comes from `make tools`")
+	g.Expect(err).NotTo(HaveOccurred(), "the provider mirror comes from `make tools-test`")
 	out := filepath.Join(dir, host, ns, typ)
 	g.Expect(os.MkdirAll(out, 0o755)).To(Succeed())
 	index := map[string]map[string]any{"versions": {}}

@@ -155,9 +155,13 @@ func TestDynamicProvisioningAndBadProvider(t *testing.T) {
 	g.Expect(len(events)).To(BeNumerically("<=", 2), "one event per distinct problem: %v", events)
 
 	// Editing the claim's portable fields reaches the resource.
-	g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(claim), claim)).To(Succeed())
-	claim.Spec.Tags = map[string]string{"team": "y"}
-	g.Expect(env.Client.Update(ctx, claim)).To(Succeed())
+	g.Eventually(func() error { // the claim controller may write the claim in between
+		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(claim), claim); err != nil {
+			return err
+		}
+		claim.Spec.Tags = map[string]string{"team": "y"}
+		return env.Client.Update(ctx, claim)
+	}).WithTimeout(wait).Should(Succeed())
 	g.Eventually(func(g Gomega) {
 		g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(mg), mg)).To(Succeed())
 		g.Expect(mg.Spec.ForProvider.Tags).To(HaveKeyWithValue("team", "y"))

@@ -103,17 +103,24 @@ func TestShardedReplicas(t *testing.T) {
 
 	applies, lockErrors := readLogs(t, logs)
 	perReplica := make([]int, replicas)
+	reapplied := 0
 	for name, byReplica := range applies {
 		total := 0
 		for r, k := range byReplica {
 			perReplica[r] += k
 			total += k
 		}
-		if total > 1 {
+		switch {
+		case total == 2 && byReplica[1] == 1:
+			// The killed replica's apply ended but its record did not land: the new
+			// holder applies the (unchanged) plan once more; the ledger below shows it
+			// created nothing twice.
+			reapplied++
+		case total > 1:
 			t.Errorf("%s was applied %d times (per replica: %v)", name, total, byReplica)
 		}
 	}
-	t.Logf("FIGURES applies per replica=%v lock-conflicts=%d", perReplica, lockErrors)
+	t.Logf("FIGURES applies per replica=%v lock-conflicts=%d re-applied-after-kill=%d", perReplica, lockErrors, reapplied)
 	for r, k := range perReplica {
 		if k == 0 {
 			t.Errorf("replica-%d applied nothing: the resources were not split", r)

@@ -46,6 +46,17 @@ type FromModule struct {
 	// supplies them.
 	// +optional
 	Hide []string `json:"hide,omitempty"`
+	// ParameterSchemas replace the generated schema of single parameters, by variable
+	// name: an OpenAPI v3 schema, as in a CRD (say, to type a variable of type any). The
+	// API server must accept it as a structural schema.
+	// +optional
+	// +kubebuilder:validation:MaxProperties=256
+	ParameterSchemas map[string]apiextensionsv1.JSON `json:"parameterSchemas,omitempty"`
+	// InferAnyFromDefaults types a variable of type any (or without a type) from its
+	// default when the default is a non-empty object or list of objects: its attributes
+	// become known fields and others are refused. Off, such a parameter takes any value.
+	// +optional
+	InferAnyFromDefaults bool `json:"inferAnyFromDefaults,omitempty"`
 }
 
 // ClaimDefinitionSpec defines a claim kind and its portable class kind.

@@ -14,6 +14,10 @@ const (
 	// plan now rather than at the next drift interval, as `kubectl annotate --overwrite`
 	// does; status.terraform.lastHandledRequest says when it has been answered.
 	RequestedAtAnnotation = "terraplane.io/requested-at"
+	// AbandonAnnotation set to "true" on a Terraform managed resource makes its deletion
+	// release it whatever its reclaim policy: nothing is destroyed, and the external
+	// objects and the Terraform state Secret are kept.
+	AbandonAnnotation = "terraplane.io/abandon"
 	// AdoptedAnnotation marks a managed resource whose state was brought in from elsewhere
 	// (`terraplane migrate`): its first plan must change nothing, or nothing is applied.
 	AdoptedAnnotation = "terraplane.io/adopted"

@@ -20,6 +20,9 @@ const (
 	// ReasonProviderUpgrade: a plan would use a provider version outside the module's
 	// lock, and waits for approval.
 	ReasonProviderUpgrade = "ProviderUpgrade"
+	// ReasonTerraformNotAllowed: a stack ships terraform.terraplane.io kinds (code that
+	// runs for claims) without a ClusterStackInstall's spec.allowTerraform.
+	ReasonTerraformNotAllowed = "TerraformNotAllowed"
 )
 
 // Synced=False reasons with which change control holds a plan.
@@ -45,6 +48,9 @@ const (
 	// ReasonWriteConflict: writes of a reconcile kept conflicting with what the API
 	// server holds, several times in a row.
 	ReasonWriteConflict = "WriteConflict"
+	// ReasonApplying (condition Reconciling): the object's latest generation is being
+	// applied.
+	ReasonApplying = "Applying"
 )
 
 // Ready reasons of managed resources.
@@ -68,6 +74,8 @@ const (
 	ReasonDriftDetected = "DriftDetected"
 	// ReasonNoDrift: the last plan found the external resource matches the spec.
 	ReasonNoDrift = "NoDrift"
+	// ReasonDriftCorrected: the last apply corrected drift a plan found.
+	ReasonDriftCorrected = "DriftCorrected"
 )
 
 // Reasons of the kinds that reach target clusters.

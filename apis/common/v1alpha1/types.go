@@ -1,6 +1,8 @@
 package v1alpha1
 
 import (
+	"time"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 )
@@ -37,15 +39,15 @@ const (
 	TypeReady = "Ready"
 	// TypeSynced says whether the last reconcile succeeded.
 	TypeSynced = "Synced"
-	// TypeReconciling is present (True) on a claim while its latest edit is being
-	// applied; kstatus, and so Flux and Argo CD, read it as in progress.
+	// TypeReconciling is present (True) on a claim or managed resource while its latest
+	// edit is being applied; kstatus, and so Flux and Argo CD, read it as in progress.
 	TypeReconciling = "Reconciling"
 	// TypeDrifted says whether the last periodic plan found the external resource
 	// differs from its spec and the difference is not yet corrected.
 	TypeDrifted = "Drifted"
-	// TypeStalled is present (True) on a claim whose latest edit cannot be applied
-	// without someone acting (bad input, a refused or unapproved plan); kstatus reads
-	// it as failed.
+	// TypeStalled is present (True) on a claim or managed resource whose latest edit
+	// cannot be applied without someone acting (bad input, a refused or unapproved
+	// plan); kstatus reads it as failed.
 	TypeStalled = "Stalled"
 )
 
@@ -185,6 +187,8 @@ type ClassSpecTemplate struct {
 	// batches of 25%.
 	// +optional
 	Rollout *RolloutPolicy `json:"rollout,omitempty"`
+	// Timing of new resources: driftInterval and timeout.
+	Timing `json:",inline"`
 }
 
 // ManagedSpec holds the fields every managed resource's spec shares.
@@ -238,12 +242,54 @@ type ManagedSpec struct {
 	// +optional
 	// +kubebuilder:validation:MaxLength=253
 	Revision string `json:"revision,omitempty"`
+	// Timing: driftInterval and timeout.
+	Timing `json:",inline"`
 	// ApprovedPlan is the id of a plan (status.terraform.plan.id) to apply: with
 	// approval Manual, or for a plan that destructiveChanges: Refuse holds back. An id
 	// that is not the pending plan's applies nothing.
 	// +optional
 	// +kubebuilder:validation:MaxLength=64
 	ApprovedPlan string `json:"approvedPlan,omitempty"`
+}
+
+// Timing says how often a Terraform-backed resource is checked for drift and how long
+// each terraform command may run for it. Native kinds (kubernetes.terraplane.io) ignore it.
+type Timing struct {
+	// DriftInterval is how often the resource, while its spec is unchanged, is planned to
+	// detect drift, e.g. 1h; at least 1m. It defaults to the controller's
+	// --drift-interval (10m).
+	// +optional
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:Pattern=`^([0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$`
+	// +kubebuilder:validation:XValidation:rule="duration(self) >= duration('1m')",message="driftInterval must be at least 1m"
+	DriftInterval *metav1.Duration `json:"driftInterval,omitempty"`
+	// Timeout bounds each terraform command run for the resource (init, plan, apply,
+	// destroy), e.g. 45m for a database that takes long to create; between 1m and 24h.
+	// A command past it is interrupted (SIGINT, then killed 30s later) and retried. It
+	// defaults to the controller's command deadline (20m). The state lock a command
+	// holds records its deadline, so that a lock left by a crash is released once no
+	// command can still run.
+	// +optional
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:Pattern=`^([0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$`
+	// +kubebuilder:validation:XValidation:rule="duration(self) >= duration('1m') && duration(self) <= duration('24h')",message="timeout must be between 1m and 24h"
+	Timeout *metav1.Duration `json:"timeout,omitempty"`
+}
+
+// DriftIntervalOr is the drift interval, def when unset.
+func (t Timing) DriftIntervalOr(def time.Duration) time.Duration {
+	if t.DriftInterval == nil || t.DriftInterval.Duration <= 0 {
+		return def
+	}
+	return t.DriftInterval.Duration
+}
+
+// TimeoutOr is the command timeout, def when unset.
+func (t Timing) TimeoutOr(def time.Duration) time.Duration {
+	if t.Timeout == nil || t.Timeout.Duration <= 0 {
+		return def
+	}
+	return t.Timeout.Duration
 }
 
 // ImportInstruction names an existing object to import into the resource's Terraform state.
@@ -264,12 +310,15 @@ type ManagedStatus struct {
 	// BindingPhase of the resource.
 	// +optional
 	BindingPhase BindingPhase `json:"bindingPhase,omitempty"`
-	// Conditions Ready and Synced.
+	// Conditions Ready and Synced (Drifted for Terraform kinds), and Reconciling and
+	// Stalled as kstatus reads them.
 	// +optional
 	// +listType=map
 	// +listMapKey=type
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
-	// ObservedGeneration is the generation last applied.
+	// ObservedGeneration is the generation last applied, or found impossible to apply
+	// (then Stalled says why). While it is behind metadata.generation the resource is
+	// Reconciling.
 	// +optional
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 	// Revision is the class revision the resource last ran successfully: its state

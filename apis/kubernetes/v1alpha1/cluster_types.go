@@ -11,6 +11,7 @@ import (
 // credentials are written to spec.writeConnectionSecretToRef, from where a bound
 // KubernetesCluster claim passes them on.
 // +kubebuilder:validation:XValidation:rule="!has(self.approval) && !has(self.destructiveChanges) && !has(self.managementPolicies) && !has(self.approvedPlan)",message="approval, destructiveChanges, managementPolicies and approvedPlan apply to Terraform-backed kinds only: a Cluster has no plans to approve, and changes nothing in the cluster"
+// +kubebuilder:validation:XValidation:rule="!has(self.driftInterval) && !has(self.timeout)",message="driftInterval and timeout apply to Terraform-backed kinds only: a Cluster runs no terraform"
 type ClusterSpec struct {
 	common.ManagedSpec `json:",inline"`
 }

@@ -67,6 +67,7 @@ const (
 // namespace) of the target cluster; the connection Secret is written only when
 // spec.writeConnectionSecretToRef is set (dynamic provisioning sets it when the claim asks).
 // +kubebuilder:validation:XValidation:rule="!has(self.approval) && !has(self.destructiveChanges) && !has(self.managementPolicies) && !has(self.approvedPlan)",message="approval, destructiveChanges, managementPolicies and approvedPlan apply to Terraform-backed kinds only: an Object has no plans to approve, and its changes are applied at once"
+// +kubebuilder:validation:XValidation:rule="!has(self.driftInterval) && !has(self.timeout)",message="driftInterval and timeout apply to Terraform-backed kinds only: an Object runs no terraform"
 type ObjectSpec struct {
 	common.ManagedSpec `json:",inline"`
 	// ForProvider holds the manifest and the connection details.

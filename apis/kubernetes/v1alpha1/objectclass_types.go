@@ -33,6 +33,7 @@ type ObjectPatch struct {
 // ObjectClassSpecTemplate is what Objects made from the class start with; providerRef
 // names the kubernetes.terraplane.io ProviderConfig of the target cluster.
 // +kubebuilder:validation:XValidation:rule="!has(self.approval) && !has(self.destructiveChanges) && !has(self.managementPolicies)",message="approval, destructiveChanges and managementPolicies apply to Terraform-backed kinds only: the Objects of an ObjectClass have no plans to approve, and their changes are applied at once"
+// +kubebuilder:validation:XValidation:rule="!has(self.driftInterval) && !has(self.timeout)",message="driftInterval and timeout apply to Terraform-backed kinds only: the Objects of an ObjectClass run no terraform"
 type ObjectClassSpecTemplate struct {
 	common.ClassSpecTemplate `json:",inline"`
 	// ForProvider is the manifest and connection details every Object starts with. The

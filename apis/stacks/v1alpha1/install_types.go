@@ -107,6 +107,12 @@ type ClusterStackInstallSpec struct {
 	// +kubebuilder:default=terraplane-system
 	// +optional
 	TargetNamespace string `json:"targetNamespace,omitempty"`
+	// AllowTerraform lets the stack install terraform.terraplane.io kinds: ModuleClasses,
+	// whose modules run the stack author's code for every claim their classes serve, and
+	// ProviderConfigs. Without it such a stack is refused (TerraformNotAllowed); a
+	// StackInstall never installs them.
+	// +optional
+	AllowTerraform bool `json:"allowTerraform,omitempty"`
 }
 
 // +kubebuilder:object:root=true

@@ -13,6 +13,8 @@ type Installer interface {
 	OwnerKey() string
 	// AllowsClusterScope reports whether the install may grant cluster-wide permissions.
 	AllowsClusterScope() bool
+	// AllowsTerraform reports whether the install may ship terraform.terraplane.io kinds.
+	AllowsTerraform() bool
 }
 
 // GetInstallSpec returns the spec.
@@ -29,6 +31,9 @@ func (s *StackInstall) OwnerKey() string { return "StackInstall/" + s.Namespace 
 
 // AllowsClusterScope is false: a namespaced install never grants cluster-wide permissions.
 func (s *StackInstall) AllowsClusterScope() bool { return false }
+
+// AllowsTerraform is false: a namespaced install never ships code that runs for claims.
+func (s *StackInstall) AllowsTerraform() bool { return false }
 
 // GetInstallSpec returns the spec.
 func (s *ClusterStackInstall) GetInstallSpec() StackInstallSpec { return s.Spec.StackInstallSpec }
@@ -49,3 +54,6 @@ func (s *ClusterStackInstall) OwnerKey() string { return "ClusterStackInstall/" 
 
 // AllowsClusterScope is true.
 func (s *ClusterStackInstall) AllowsClusterScope() bool { return true }
+
+// AllowsTerraform is spec.allowTerraform: an admin's explicit consent.
+func (s *ClusterStackInstall) AllowsTerraform() bool { return s.Spec.AllowTerraform }

@@ -129,14 +129,44 @@ type ConfigMapKeySelector struct {
 	Key string `json:"key"`
 }
 
-// ConnectionMapping copies a module output into a connection Secret key.
+// ConnectionMapping sets one connection Secret key: from a module output, to a literal
+// value, or from a ProviderConfig the resource uses.
+// +kubebuilder:validation:XValidation:rule="(has(self.fromOutput) ? 1 : 0) + (has(self.value) ? 1 : 0) + (has(self.fromProviderConfig) ? 1 : 0) == 1",message="set exactly one of fromOutput, value and fromProviderConfig"
 type ConnectionMapping struct {
 	// FromOutput is the module output.
+	// +optional
 	// +kubebuilder:validation:MinLength=1
-	FromOutput string `json:"fromOutput"`
+	FromOutput string `json:"fromOutput,omitempty"`
+	// Value is a literal value, e.g. the region every resource of the class is in.
+	// +optional
+	// +kubebuilder:validation:MaxLength=4096
+	Value *string `json:"value,omitempty"`
+	// FromProviderConfig takes the value from a ProviderConfig the resource uses (its
+	// providerRef or one of its providerConfigRefs): a setting of its config, or one of
+	// its credentials that the ProviderConfig lists in connectionCredentials.
+	// +optional
+	FromProviderConfig *ProviderConfigValue `json:"fromProviderConfig,omitempty"`
 	// ToKey is the connection Secret key, e.g. endpoint.
 	// +kubebuilder:validation:MinLength=1
 	ToKey string `json:"toKey"`
+}
+
+// ProviderConfigValue names one value of a ProviderConfig: a config setting or a credential.
+// +kubebuilder:validation:XValidation:rule="has(self.configPath) != has(self.credential)",message="set exactly one of configPath and credential"
+type ProviderConfigValue struct {
+	// Name of the ProviderConfig, in the resource's namespace; the resource must use it.
+	// +kubebuilder:validation:MinLength=1
+	Name string `json:"name"`
+	// ConfigPath is a dotted path into the ProviderConfig's config, list elements by
+	// index, e.g. region or endpoints.0.s3.
+	// +optional
+	// +kubebuilder:validation:Pattern=`^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$`
+	ConfigPath string `json:"configPath,omitempty"`
+	// Credential is the env of one of the ProviderConfig's credentials, e.g.
+	// AWS_ACCESS_KEY_ID. The ProviderConfig must list it in connectionCredentials.
+	// +optional
+	// +kubebuilder:validation:Pattern=`^[A-Za-z_][A-Za-z0-9_]*$`
+	Credential string `json:"credential,omitempty"`
 }
 
 // ModuleParameters are what a Module runs: the module, its inputs and its providers.
@@ -146,7 +176,9 @@ type ModuleParameters struct {
 	// ProviderConfigRefs name the ProviderConfigs (in the same namespace) to configure.
 	// +optional
 	ProviderConfigRefs []common.LocalReference `json:"providerConfigRefs,omitempty"`
-	// Connection maps outputs to connection Secret keys; empty publishes every output under its own name.
+	// Connection sets the connection Secret's keys from outputs, literal values and
+	// ProviderConfig values; empty publishes every output under its own name. With any
+	// entry, only the outputs listed are published.
 	// +optional
 	Connection []ConnectionMapping `json:"connection,omitempty"`
 	// VariablesFrom set module variables from Secret or ConfigMap keys in the resource's

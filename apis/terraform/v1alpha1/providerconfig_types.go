@@ -69,4 +69,11 @@ type ProviderConfigSpec struct {
 	// +kubebuilder:validation:MaxItems=16
 	// +kubebuilder:validation:items:Enum=AWS_ROLE_ARN;AWS_WEB_IDENTITY_TOKEN_FILE;AWS_ROLE_SESSION_NAME;AWS_REGION;AWS_DEFAULT_REGION;AWS_STS_REGIONAL_ENDPOINTS;AWS_CONTAINER_CREDENTIALS_FULL_URI;AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE;AZURE_CLIENT_ID;AZURE_TENANT_ID;AZURE_FEDERATED_TOKEN_FILE;AZURE_AUTHORITY_HOST;ARM_CLIENT_ID;ARM_TENANT_ID;ARM_SUBSCRIPTION_ID;ARM_USE_OIDC;ARM_USE_AKS_WORKLOAD_IDENTITY;ARM_OIDC_TOKEN_FILE_PATH;GOOGLE_APPLICATION_CREDENTIALS;GOOGLE_CLOUD_PROJECT;GOOGLE_IMPERSONATE_SERVICE_ACCOUNT
 	InjectedIdentity []string `json:"injectedIdentity,omitempty"`
+	// ConnectionCredentials lists the credentials (by env) that Modules using this
+	// ProviderConfig may hand out in their connection Secrets (a connection entry's
+	// fromProviderConfig.credential); none by default.
+	// +optional
+	// +listType=set
+	// +kubebuilder:validation:MaxItems=16
+	ConnectionCredentials []string `json:"connectionCredentials,omitempty"`
 }

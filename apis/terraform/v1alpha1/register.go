@@ -1,5 +1,5 @@
 package v1alpha1
 
 func init() {
-	SchemeBuilder.Register(&ModuleClass{}, &ModuleClassList{}, &Module{}, &ModuleList{}, &ClassRevision{}, &ClassRevisionList{})
+	SchemeBuilder.Register(&ModuleClass{}, &ModuleClassList{}, &Module{}, &ModuleList{}, &ClassRevision{}, &ClassRevisionList{}, &Plan{}, &PlanList{})
 }

@@ -38,3 +38,45 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 {{- fail (printf "%s.type must be emptyDir or persistentVolumeClaim, not %q" .name .spec.type) }}
 {{- end }}
 {{- end -}}
+
+{{/* The namespaces whose Secrets the controller reads and writes, comma-separated. */}}
+{{- define "terraplane.servedNamespaces" -}}
+{{- prepend (without .Values.tenancy.namespaces .Release.Namespace) .Release.Namespace | uniq | join "," -}}
+{{- end -}}
+
+{{/* The stack manager's ServiceAccount. */}}
+{{- define "terraplane.stackManagerName" -}}
+{{- printf "%s-stack-manager" (include "terraplane.fullname" .) | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{/* Every Terraplane API group, as a YAML list. */}}
+{{- define "terraplane.apiGroups" -}}
+- apiextensions.terraplane.io
+- aws.terraplane.io
+- azure.terraplane.io
+- cache.aws.terraplane.io
+- cache.azure.terraplane.io
+- cache.gcp.terraplane.io
+- cache.terraplane.io
+- compute.aws.terraplane.io
+- compute.azure.terraplane.io
+- compute.gcp.terraplane.io
+- compute.terraplane.io
+- database.aws.terraplane.io
+- database.azure.terraplane.io
+- database.gcp.terraplane.io
+- database.mysql.terraplane.io
+- database.postgresql.terraplane.io
+- database.terraplane.io
+- gcp.terraplane.io
+- kubernetes.terraplane.io
+- mysql.terraplane.io
+- postgresql.terraplane.io
+- stacks.terraplane.io
+- storage.aws.terraplane.io
+- storage.azure.terraplane.io
+- storage.gcp.terraplane.io
+- storage.terraplane.io
+- terraform.terraplane.io
+- workload.terraplane.io
+{{- end -}}

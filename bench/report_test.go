@@ -1,0 +1,77 @@
+package main
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestRatio: a ratio needs both sides; a side that did not run shows as none.
+func TestRatio(t *testing.T) {
+	cases := []struct {
+		name string
+		a, b time.Duration
+		want string
+	}{
+		{"faster than the yardstick", 10 * time.Second, 40 * time.Second, "0.25×"},
+		{"slower", 30 * time.Second, 20 * time.Second, "1.50×"},
+		{"the yardstick did not run", 10 * time.Second, 0, none},
+		{"Terraplane did not run", 0, 20 * time.Second, none},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := ratio(tc.a, tc.b); got != tc.want {
+				t.Errorf("ratio = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestPerClaim: CPU per claim divides by N, and a side that did not run shows as none.
+func TestPerClaim(t *testing.T) {
+	cases := []struct {
+		name string
+		d    time.Duration
+		n    int
+		ran  bool
+		want string
+	}{
+		{"divided by N", 5 * time.Second, 10, true, "0.50"},
+		{"one claim", 1250 * time.Millisecond, 1, true, "1.25"},
+		{"not run", 5 * time.Second, 10, false, none},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := perClaim(tc.d, tc.n, tc.ran); got != tc.want {
+				t.Errorf("perClaim = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestSingleTable: the single workspace's own table has one line per (variant, N): the
+// cold row's, not the warm one that shares its yardstick, and none without that side.
+func TestSingleTable(t *testing.T) {
+	single := singleResult{ran: true, init: step{wall: time.Second}, apply: step{wall: 2 * time.Second, cpu: 3 * time.Second, rss: 400}}
+	rows := []row{
+		{variant: "aws-s3", n: 10, start: "cold", single: single},
+		{variant: "aws-s3", n: 10, start: "warm", single: single},
+		{variant: "random", n: 10, start: "cold"},
+	}
+	var b strings.Builder
+	singleTable(&b, rows)
+	var got []string
+	for _, line := range strings.Split(b.String(), "\n") {
+		if strings.HasPrefix(line, "| aws-s3") || strings.HasPrefix(line, "| random") {
+			got = append(got, strings.Fields(line)[1])
+		}
+	}
+	if diff := cmp.Diff([]string{"aws-s3"}, got); diff != "" {
+		t.Errorf("rows of the single workspace's table (-want +got):\n%s", diff)
+	}
+	if single.applied() != 3*time.Second {
+		t.Errorf("applied = %s, want init and apply together (3s)", single.applied())
+	}
+}

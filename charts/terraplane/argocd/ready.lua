@@ -1,0 +1,51 @@
+-- Argo CD health of the other Terraplane kinds that report conditions: classes
+-- (ModuleClass), Providers and ProviderConfigs, ClaimDefinitions, stacks and workloads.
+-- Healthy: Ready (or no Ready condition at all: a Provider reports only who uses it).
+-- Progressing: waiting for something under way (Ready says what), or being deleted.
+-- Degraded: the last reconcile failed (Synced=False), or Ready=False says what is wrong.
+local hs = {status = "Healthy", message = ""}
+local c = {}
+if obj.status ~= nil and obj.status.conditions ~= nil then
+  for _, cond in ipairs(obj.status.conditions) do
+    c[cond.type] = cond
+  end
+end
+local function say(cond)
+  if cond.message ~= nil and cond.message ~= "" then
+    return cond.reason .. ": " .. cond.message
+  end
+  return cond.reason
+end
+if obj.metadata.deletionTimestamp ~= nil then
+  hs.status = "Progressing"
+  hs.message = "deleting"
+  if c.InUse ~= nil and c.InUse.status == "True" then
+    hs.message = "deleting: " .. say(c.InUse)
+  end
+  return hs
+end
+if c.Synced ~= nil and c.Synced.status == "False" then
+  hs.status = "Degraded"
+  hs.message = say(c.Synced)
+  return hs
+end
+if c.Ready == nil then
+  if c.InUse ~= nil then
+    hs.message = say(c.InUse)
+  elseif c.Synced == nil then
+    hs.status = "Progressing"
+    hs.message = "waiting for the controller"
+  end
+  return hs
+end
+hs.message = say(c.Ready)
+if c.Ready.status ~= "True" then
+  local waiting = c.Ready.status == "Unknown" or c.Ready.reason == "Pending" or string.find(c.Ready.reason, "^Waiting") ~= nil or
+    (c.Synced ~= nil and c.Synced.reason == c.Ready.reason)
+  if waiting then
+    hs.status = "Progressing"
+  else
+    hs.status = "Degraded"
+  end
+end
+return hs

@@ -1,0 +1,157 @@
+package managed
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	common "terraplane.io/terraplane/apis/common/v1alpha1"
+	kubernetesv1 "terraplane.io/terraplane/apis/kubernetes/v1alpha1"
+	"terraplane.io/terraplane/internal/resource"
+)
+
+// progressOf is what kstatus reads of o: status.observedGeneration, and the reasons of
+// Reconciling and Stalled when they are True ("" when absent).
+type progressOf struct {
+	Observed             int64
+	Reconciling, Stalled string
+}
+
+func progress(o *kubernetesv1.Object) progressOf {
+	p := progressOf{Observed: o.Status.ObservedGeneration}
+	if c := condition(o, common.TypeReconciling); c.Status == metav1.ConditionTrue {
+		p.Reconciling = c.Reason
+	}
+	if c := condition(o, common.TypeStalled); c.Status == metav1.ConditionTrue {
+		p.Stalled = c.Reason
+	}
+	return p
+}
+
+// TestProgress: a managed resource reads as kstatus expects after each outcome of an
+// edit (generation 2 after generation 1 was applied): applied, stalled on what someone
+// must fix, or in progress while a failure is retried.
+func TestProgress(t *testing.T) {
+	for name, tc := range map[string]struct {
+		set  func(*fakeExternal)
+		want progressOf
+	}{
+		"applied":           {func(*fakeExternal) {}, progressOf{Observed: 2}},
+		"awaiting approval": {func(f *fakeExternal) { f.applyErr = resource.Holdf(common.ReasonAwaitingApproval, "approve plan x") }, progressOf{Observed: 2, Stalled: common.ReasonAwaitingApproval}},
+		"refused": {func(f *fakeExternal) {
+			f.applyErr = resource.Refusef(common.ReasonDestructiveChangeRefused, "it replaces")
+		}, progressOf{Observed: 2, Stalled: common.ReasonDestructiveChangeRefused}},
+		"bad input":        {func(f *fakeExternal) { f.connectErr = resource.UserErrorf("InvalidInput", "no") }, progressOf{Observed: 2, Stalled: "InvalidInput"}},
+		"failing, retried": {func(f *fakeExternal) { f.applyErr = errors.New("boom") }, progressOf{Observed: 1, Reconciling: common.ReasonApplying}},
+		"waiting":          {func(f *fakeExternal) { f.applyErr = resource.Waitf(common.ReasonStateLocked, "locked") }, progressOf{Observed: 1, Reconciling: common.ReasonApplying}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			h := newHarness(t, true, nil)
+			if _, o, err := h.reconcile(); err != nil || progress(o) != (progressOf{Observed: 1}) {
+				t.Fatalf("first apply: err %v, progress %+v", err, progress(o))
+			}
+			h.edit()
+			tc.set(h.ext)
+			_, o, _ := h.reconcile()
+			if diff := cmp.Diff(tc.want, progress(o)); diff != "" {
+				t.Errorf("progress (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestSlowApplyMarksReconciling: a kind whose applies are slow is marked Reconciling
+// before an apply of a new generation starts, and only then: a drift check of an applied
+// generation writes nothing before its apply.
+func TestSlowApplyMarksReconciling(t *testing.T) {
+	for name, tc := range map[string]struct {
+		slow bool
+		edit bool
+		want string
+	}{
+		"slow, first create":      {true, false, common.ReasonApplying},
+		"slow, edit":              {true, true, common.ReasonApplying},
+		"slow, drift check":       {true, false, ""},
+		"quick kind, first apply": {false, false, ""},
+	} {
+		t.Run(name, func(t *testing.T) {
+			h := newHarness(t, true, nil)
+			h.r.kind.SlowApply = tc.slow
+			if name == "slow, drift check" || tc.edit {
+				h.reconcile() // generation 1 applied
+				if tc.edit {
+					h.edit()
+				}
+			}
+			seen := "not applied"
+			h.ext.onApply = func() {
+				o := &kubernetesv1.Object{}
+				if err := h.c.Get(context.Background(), client.ObjectKey{Namespace: "platform", Name: "obj"}, o); err != nil {
+					t.Fatal(err)
+				}
+				seen = progress(o).Reconciling
+			}
+			_, o, err := h.reconcile()
+			if err != nil || seen != tc.want {
+				t.Fatalf("err %v; during the apply, Reconciling = %q, want %q", err, seen, tc.want)
+			}
+			if p := progress(o); p.Reconciling != "" || p.Observed != o.Generation {
+				t.Errorf("after the apply: %+v, want generation %d applied", p, o.Generation)
+			}
+		})
+	}
+}
+
+// TestSettledCatchesUp: an edit that changes nothing external settles; the resource then
+// reads as applied, even when it was marked Reconciling for the edit.
+func TestSettledCatchesUp(t *testing.T) {
+	h := newHarness(t, true, func(o *kubernetesv1.Object) {
+		o.Generation = 2
+		o.Status.ObservedGeneration = 1
+		o.Status.Conditions = []metav1.Condition{
+			{Type: common.TypeSynced, Status: metav1.ConditionTrue, Reason: common.ReasonReconcileSuccess, ObservedGeneration: 1, LastTransitionTime: metav1.Now()},
+			{Type: common.TypeReady, Status: metav1.ConditionTrue, Reason: common.ReasonAvailable, ObservedGeneration: 1, LastTransitionTime: metav1.Now()},
+			{Type: common.TypeReconciling, Status: metav1.ConditionTrue, Reason: common.ReasonApplying, ObservedGeneration: 2, LastTransitionTime: metav1.Now()}}
+	})
+	h.ext.obs = Observation{Settled: true}
+	_, o, err := h.reconcile()
+	if err != nil || progress(o) != (progressOf{Observed: 2}) {
+		t.Errorf("err %v, progress %+v: want generation 2 applied", err, progress(o))
+	}
+}
+
+// TestFirstReady: the time to ready is measured once per resource: when Ready turns True
+// for the first time, not when a resource regains it.
+func TestFirstReady(t *testing.T) {
+	ready := func(status metav1.ConditionStatus, reason string, observed int64) *common.ManagedStatus {
+		st := &common.ManagedStatus{ObservedGeneration: observed}
+		if status != "" {
+			st.Conditions = []metav1.Condition{{Type: common.TypeReady, Status: status, Reason: reason}}
+		}
+		return st
+	}
+	nowReady := ready(metav1.ConditionTrue, common.ReasonAvailable, 1)
+	for name, tc := range map[string]struct {
+		keepsReady    bool
+		before, after *common.ManagedStatus
+		want          bool
+	}{
+		"first status, ready":                 {true, ready("", "", 0), nowReady, true},
+		"created after Creating":              {true, ready(metav1.ConditionFalse, common.ReasonCreating, 1), nowReady, true},
+		"still ready":                         {true, nowReady, nowReady, false},
+		"not ready yet":                       {true, ready("", "", 0), ready(metav1.ConditionFalse, common.ReasonCreating, 0), false},
+		"terraform, ready again after delete": {true, ready(metav1.ConditionFalse, common.ReasonDeleting, 1), nowReady, false},
+		"native, first success after retries": {false, ready(metav1.ConditionFalse, common.ReasonReconcileError, 0), nowReady, true},
+		"native, back after an outage":        {false, ready(metav1.ConditionFalse, common.ReasonClusterUnreachable, 3), nowReady, false},
+	} {
+		t.Run(name, func(t *testing.T) {
+			if got := (Kind{KeepsReady: tc.keepsReady}).firstReady(tc.before, tc.after); got != tc.want {
+				t.Errorf("firstReady = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}

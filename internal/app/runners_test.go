@@ -1,0 +1,35 @@
+package app
+
+import (
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestRunnerArgs: runners get the controller's settings that bound their runs, the
+// terraform deadline among them (a workspace's own spec.timeout still overrides it), and
+// no flag for a setting left at its default.
+func TestRunnerArgs(t *testing.T) {
+	for name, tc := range map[string]struct {
+		opts Options
+		want []string
+	}{
+		"defaults": {Options{}, []string{"--provider-reuse=false"}},
+		"mirrors": {
+			Options{ProviderMirrorURL: "https://providers.example/", ModuleRegistryURL: "https://modules.example/v1/modules/"},
+			[]string{"--provider-reuse=false", "--provider-mirror-url", "https://providers.example/", "--module-registry-url", "https://modules.example/v1/modules/"}},
+		"a terraform deadline": {Options{ProviderReuse: true, TerraformTimeout: 45 * time.Minute},
+			[]string{"--provider-reuse=true", "--terraform-timeout", "45m0s"}},
+		"provider settings and a deadline": {
+			Options{ProviderTTL: time.Hour, ProviderRunsPerProcess: 4, ProviderMemoryBudget: 1 << 30, ProviderDownload: true, TerraformTimeout: time.Hour},
+			[]string{"--provider-reuse=false", "--provider-ttl", "1h0m0s", "--terraform-timeout", "1h0m0s",
+				"--provider-runs-per-process", "4", "--provider-memory-budget", "1073741824", "--provider-download"}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, runnerArgs(tc.opts)); diff != "" {
+				t.Errorf("runnerArgs (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

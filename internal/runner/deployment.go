@@ -1,0 +1,146 @@
+package runner
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"sync"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	"terraplane.io/terraplane/internal/engine"
+)
+
+// Deployments launches each pool's runner as a Deployment in the pool's namespace, with
+// the pool's ServiceAccount, behind a Service: the in-cluster form of Processes. The
+// controller makes the runner's credentials (a Secret in the pool's namespace: the token
+// it presents, and the runner's certificate, which it pins) and talks to it over TLS.
+// Whoever may read Secrets in the pool's namespace may therefore act as the pool, which
+// reaches no more than that namespace's Secrets and Leases.
+type Deployments struct {
+	// Client creates the runners' objects, in the pools' namespaces only.
+	Client client.Client
+	// Identities give the pools their ServiceAccounts (no token: the pod has its own).
+	Identities *Identities
+	// Pod says what each runner's pod runs.
+	Pod PodSpec
+	// OnRun is told about every terraform command a runner reports.
+	OnRun func(engine.Run)
+
+	mu      sync.Mutex
+	clients map[PoolRef]*Client
+}
+
+// Launch returns a client of pool's runner once its Deployment has a ready replica,
+// making (or updating) the runner's objects first.
+func (d *Deployments) Launch(ctx context.Context, pool PoolRef) (*Client, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if c := d.clients[pool]; c != nil {
+		return c, nil
+	}
+	creds, err := d.Ensure(ctx, pool)
+	if err != nil {
+		return nil, err
+	}
+	if err := d.ready(ctx, pool); err != nil {
+		return nil, err
+	}
+	c, err := NewTLSClient(fmt.Sprintf("https://%s:%d", serviceHost(pool), RunnerPort), creds[CertKey], string(creds[TokenKey]), d.OnRun)
+	if err != nil {
+		return nil, err
+	}
+	if d.clients == nil {
+		d.clients = map[PoolRef]*Client{}
+	}
+	d.clients[pool] = c
+	return c, nil
+}
+
+// Forget drops pool's client: the next Launch looks at its runner again.
+func (d *Deployments) Forget(pool PoolRef) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	delete(d.clients, pool)
+}
+
+// Stop forgets every runner; their Deployments stay, for the next controller.
+func (d *Deployments) Stop() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.clients = nil
+}
+
+// Ensure makes pool's runner: its ServiceAccount and binding, its credentials Secret,
+// its Service and its Deployment, and returns the credentials.
+func (d *Deployments) Ensure(ctx context.Context, pool PoolRef) (map[string][]byte, error) {
+	if err := d.Identities.Account(ctx, pool); err != nil {
+		return nil, err
+	}
+	creds, err := d.credentials(ctx, pool)
+	if err != nil {
+		return nil, err
+	}
+	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: pool.Namespace, Name: ServiceAccountName(pool)}}
+	if _, err := controllerutil.CreateOrUpdate(ctx, d.Client, svc, func() error { setService(svc, pool); return nil }); err != nil {
+		return nil, fmt.Errorf("runner service: %w", err)
+	}
+	dep := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: pool.Namespace, Name: ServiceAccountName(pool)}}
+	sum := sha256.Sum256(creds[CertKey])
+	if _, err := controllerutil.CreateOrUpdate(ctx, d.Client, dep, func() error {
+		setDeployment(dep, pool, d.Pod, hex.EncodeToString(sum[:8]))
+		return nil
+	}); err != nil {
+		return nil, fmt.Errorf("runner deployment: %w", err)
+	}
+	return creds, nil
+}
+
+// credentials reads pool's credentials Secret, making it (again) when it is missing or
+// its certificate is about to expire.
+func (d *Deployments) credentials(ctx context.Context, pool PoolRef) (map[string][]byte, error) {
+	hosts := certHosts(pool)
+	sec := &corev1.Secret{}
+	err := d.Client.Get(ctx, client.ObjectKey{Namespace: pool.Namespace, Name: ServiceAccountName(pool)}, sec)
+	switch {
+	case err == nil && usable(sec.Data, hosts, time.Now()):
+		return sec.Data, nil
+	case err != nil && !apierrors.IsNotFound(err):
+		return nil, fmt.Errorf("runner credentials: %w", err)
+	}
+	data, err := NewCredentials(hosts, time.Now())
+	if err != nil {
+		return nil, err
+	}
+	if sec.UID == "" {
+		sec = &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: pool.Namespace, Name: ServiceAccountName(pool), Labels: poolLabels(pool)},
+			Type: corev1.SecretTypeOpaque, Data: data}
+		err = d.Client.Create(ctx, sec)
+	} else {
+		sec.Data = data
+		err = d.Client.Update(ctx, sec)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("runner credentials: %w", err)
+	}
+	return data, nil
+}
+
+// ready says whether pool's runner has a replica that serves.
+func (d *Deployments) ready(ctx context.Context, pool PoolRef) error {
+	dep := &appsv1.Deployment{}
+	if err := d.Client.Get(ctx, client.ObjectKey{Namespace: pool.Namespace, Name: ServiceAccountName(pool)}, dep); err != nil {
+		return fmt.Errorf("runner deployment: %w", err)
+	}
+	if dep.Status.AvailableReplicas < 1 {
+		return fmt.Errorf("the runner of pool %s is not ready yet: Deployment %s/%s has no available replica", pool, dep.Namespace, dep.Name)
+	}
+	return nil
+}

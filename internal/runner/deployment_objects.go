@@ -1,0 +1,110 @@
+package runner
+
+import (
+	"maps"
+	"strconv"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/utils/ptr"
+)
+
+// RunnerPort is the port a runner Deployment serves its runs on, over TLS.
+const RunnerPort = 8443
+
+// Where a runner pod keeps what it is given and what it makes.
+const (
+	credentialsDir = "/etc/terraplane-runner"
+	workDir        = "/var/lib/terraplane/runner"
+)
+
+// PodSpec is what every runner pod runs: the controller's image, with its terraform and
+// provider mirror, and the runner's resources and flags.
+type PodSpec struct {
+	// Image is the terraplane image (the controller's).
+	Image string
+	// Terraform and PluginMirror are paths in the image.
+	Terraform, PluginMirror string
+	// Resources are each runner's; its warm providers count in its memory.
+	Resources corev1.ResourceRequirements
+	// Args are more flags for every runner (provider reuse, concurrency, ...).
+	Args []string
+}
+
+// serviceHost is the DNS name of pool's runner Service.
+func serviceHost(pool PoolRef) string {
+	return ServiceAccountName(pool) + "." + pool.Namespace + ".svc"
+}
+
+// certHosts are the names pool's runner certificate is valid for.
+func certHosts(pool PoolRef) []string {
+	return []string{serviceHost(pool), serviceHost(pool) + ".cluster.local"}
+}
+
+// setService makes svc pool's runner Service: its port, to the runner's pods.
+func setService(svc *corev1.Service, pool PoolRef) {
+	svc.Labels = maps.Clone(poolLabels(pool))
+	svc.Spec.Selector = poolLabels(pool)
+	svc.Spec.Ports = []corev1.ServicePort{{Name: "runs", Port: RunnerPort, TargetPort: intstr.FromInt32(RunnerPort), Protocol: corev1.ProtocolTCP}}
+}
+
+// setDeployment makes dep pool's runner Deployment: one replica (its warm providers are
+// its own), replaced rather than rolled (two runners of a pool would only share its
+// locks), meeting the restricted Pod Security level. credentials is a digest of the
+// runner's certificate: a new one restarts the runner.
+func setDeployment(dep *appsv1.Deployment, pool PoolRef, spec PodSpec, credentials string) {
+	labels := poolLabels(pool)
+	dep.Labels = maps.Clone(labels)
+	dep.Spec.Replicas = ptr.To(int32(1))
+	dep.Spec.Selector = &metav1.LabelSelector{MatchLabels: labels}
+	dep.Spec.Strategy = appsv1.DeploymentStrategy{Type: appsv1.RecreateDeploymentStrategyType}
+	dep.Spec.Template = corev1.PodTemplateSpec{
+		ObjectMeta: metav1.ObjectMeta{Labels: maps.Clone(labels), Annotations: map[string]string{"terraplane.io/runner-credentials": credentials}},
+		Spec:       podSpec(pool, spec),
+	}
+}
+
+// podSpec is the runner pod of pool.
+func podSpec(pool PoolRef, spec PodSpec) corev1.PodSpec {
+	args := append([]string{"runner", "--pool", pool.String(), "--listen", ":" + strconv.Itoa(RunnerPort),
+		"--tls-cert-file", credentialsDir + "/" + CertKey, "--tls-key-file", credentialsDir + "/" + KeyKey,
+		"--token-file", credentialsDir + "/" + TokenKey, "--workdir", workDir + "/work"}, podPaths(spec)...)
+	return corev1.PodSpec{
+		ServiceAccountName: ServiceAccountName(pool),
+		// terraform gets SIGINT and 30 s to write its state; give it time
+		TerminationGracePeriodSeconds: ptr.To(int64(60)),
+		SecurityContext: &corev1.PodSecurityContext{RunAsNonRoot: ptr.To(true), RunAsUser: ptr.To(int64(65532)), RunAsGroup: ptr.To(int64(65532)),
+			FSGroup: ptr.To(int64(65532)), SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault}},
+		Containers: []corev1.Container{{
+			Name: "runner", Image: spec.Image, Args: append(args, spec.Args...),
+			Env: []corev1.EnvVar{{Name: "HOME", Value: "/tmp"}, {Name: "TMPDIR", Value: "/tmp"},
+				{Name: "KUBE_IN_CLUSTER_CONFIG", Value: "true"}, {Name: "CHECKPOINT_DISABLE", Value: "1"}},
+			Ports:          []corev1.ContainerPort{{Name: "runs", ContainerPort: RunnerPort}},
+			ReadinessProbe: &corev1.Probe{ProbeHandler: corev1.ProbeHandler{TCPSocket: &corev1.TCPSocketAction{Port: intstr.FromInt32(RunnerPort)}}, PeriodSeconds: 5},
+			Resources:      spec.Resources,
+			SecurityContext: &corev1.SecurityContext{AllowPrivilegeEscalation: ptr.To(false), ReadOnlyRootFilesystem: ptr.To(true),
+				Capabilities: &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}}},
+			VolumeMounts: []corev1.VolumeMount{{Name: "credentials", MountPath: credentialsDir, ReadOnly: true},
+				{Name: "work", MountPath: workDir}, {Name: "tmp", MountPath: "/tmp"}},
+		}},
+		Volumes: []corev1.Volume{
+			{Name: "credentials", VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{SecretName: ServiceAccountName(pool), DefaultMode: ptr.To(int32(0o400))}}},
+			{Name: "work", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}},
+			{Name: "tmp", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}},
+		},
+	}
+}
+
+// podPaths are the flags naming terraform and the provider mirror in the image.
+func podPaths(spec PodSpec) []string {
+	var out []string
+	if spec.Terraform != "" {
+		out = append(out, "--terraform", spec.Terraform)
+	}
+	if spec.PluginMirror != "" {
+		out = append(out, "--plugin-mirror", spec.PluginMirror)
+	}
+	return out
+}

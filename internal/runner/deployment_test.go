@@ -1,0 +1,157 @@
+package runner
+
+import (
+	"context"
+	"crypto/tls"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+
+	"terraplane.io/terraplane/internal/engine"
+)
+
+// TestRunnerDeployment: a pool's runner is one replica, replaced not rolled, of a pod
+// that meets the restricted Pod Security level, runs as the pool's ServiceAccount, serves
+// over TLS with the credentials Secret mounted read-only for its uid, reaches its cluster
+// in-cluster, and is what the pool's Service selects.
+func TestRunnerDeployment(t *testing.T) {
+	pool := PoolRef{Namespace: "team-a", Name: "blue"}
+	spec := PodSpec{Image: "registry.example.com/terraplane:v1", Terraform: "/usr/local/bin/terraform", PluginMirror: "/cache/providers",
+		Resources: corev1.ResourceRequirements{Limits: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("1Gi")}},
+		Args:      []string{"--provider-reuse=true"}}
+	dep := &appsv1.Deployment{}
+	setDeployment(dep, pool, spec, "c0ffee")
+	svc := &corev1.Service{}
+	setService(svc, pool)
+	p := dep.Spec.Template.Spec
+	c := p.Containers[0]
+	sc, psc := c.SecurityContext, p.SecurityContext
+	got := map[string]any{
+		"replicas": *dep.Spec.Replicas, "strategy": string(dep.Spec.Strategy.Type), "account": p.ServiceAccountName, "image": c.Image,
+		"restricted": *psc.RunAsNonRoot && psc.SeccompProfile.Type == corev1.SeccompProfileTypeRuntimeDefault && !*sc.AllowPrivilegeEscalation &&
+			*sc.ReadOnlyRootFilesystem && slices.Equal(sc.Capabilities.Drop, []corev1.Capability{"ALL"}),
+		"args":          c.Args,
+		"credentials":   *p.Volumes[0].Secret.DefaultMode == 0o400 && p.Volumes[0].Secret.SecretName == "terraplane-runner-blue" && c.VolumeMounts[0].ReadOnly,
+		"in-cluster":    slices.Contains(c.Env, corev1.EnvVar{Name: "KUBE_IN_CLUSTER_CONFIG", Value: "true"}),
+		"memory":        c.Resources.Limits.Memory().String(),
+		"selected":      cmp.Equal(svc.Spec.Selector, dep.Spec.Template.Labels) && cmp.Equal(dep.Spec.Selector.MatchLabels, svc.Spec.Selector),
+		"port":          svc.Spec.Ports[0].Port,
+		"restarts with": dep.Spec.Template.Annotations["terraplane.io/runner-credentials"],
+	}
+	want := map[string]any{
+		"replicas": int32(1), "strategy": "Recreate", "account": "terraplane-runner-blue", "image": spec.Image, "restricted": true,
+		"args": []string{"runner", "--pool", "team-a/blue", "--listen", ":8443", "--tls-cert-file", "/etc/terraplane-runner/tls.crt",
+			"--tls-key-file", "/etc/terraplane-runner/tls.key", "--token-file", "/etc/terraplane-runner/token", "--workdir", "/var/lib/terraplane/runner/work",
+			"--terraform", "/usr/local/bin/terraform", "--plugin-mirror", "/cache/providers", "--provider-reuse=true"},
+		"credentials": true, "in-cluster": true, "memory": "1Gi", "selected": true, "port": int32(RunnerPort), "restarts with": "c0ffee",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("runner objects (-want +got):\n%s", diff)
+	}
+}
+
+// TestCredentials: a runner's credentials hold a token and a certificate for its
+// Service's names; they are made again when missing a part, for other names, or about
+// to expire.
+func TestCredentials(t *testing.T) {
+	now := time.Date(2026, 11, 27, 0, 0, 0, 0, time.UTC)
+	hosts := certHosts(PoolRef{Namespace: "team-a", Name: "default"})
+	data, err := NewCredentials(hosts, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(data[TokenKey]) != 64 {
+		t.Errorf("token of %d characters, want 64 (32 random bytes)", len(data[TokenKey]))
+	}
+	without := func(key string) map[string][]byte {
+		d := map[string][]byte{}
+		for k, v := range data {
+			if k != key {
+				d[k] = v
+			}
+		}
+		return d
+	}
+	cases := map[string]struct {
+		data   map[string][]byte
+		hosts  []string
+		at     time.Time
+		usable bool
+	}{
+		"fresh":                 {data, hosts, now, true},
+		"a year on":             {data, hosts, now.Add(365 * 24 * time.Hour), true},
+		"about to expire":       {data, hosts, now.Add(certLifetime - certRenewal/2), false},
+		"for another pool":      {data, certHosts(PoolRef{Namespace: "team-b", Name: "default"}), now, false},
+		"no token":              {without(TokenKey), hosts, now, false},
+		"no key":                {without(KeyKey), hosts, now, false},
+		"no certificate":        {without(CertKey), hosts, now, false},
+		"a certificate of junk": {map[string][]byte{TokenKey: []byte("t"), KeyKey: []byte("k"), CertKey: []byte("junk")}, hosts, now, false},
+	}
+	for name, tc := range cases {
+		if got := usable(tc.data, tc.hosts, tc.at); got != tc.usable {
+			t.Errorf("%s: usable %v, want %v", name, got, tc.usable)
+		}
+	}
+}
+
+// TestTLSClient: over TLS, a client that pins the runner's certificate runs workspaces
+// with its token; a wrong token is refused; a server with another certificate is not
+// trusted, and counts as unreachable.
+func TestTLSClient(t *testing.T) {
+	hosts := []string{"localhost"} // the test server listens on loopback
+	data, err := NewCredentials(hosts, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := NewCredentials(hosts, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cert, err := tls.X509KeyPair(data[CertKey], data[KeyKey])
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs := &fakeRuns{}
+	srv := &Server{Runs: runs, Token: string(data[TokenKey])}
+	runs.srv = srv
+	ts := httptest.NewUnstartedServer(srv)
+	ts.TLS = &tls.Config{Certificates: []tls.Certificate{cert}}
+	ts.StartTLS()
+	defer ts.Close()
+	url := strings.Replace(ts.URL, "127.0.0.1", "localhost", 1)
+	cases := map[string]struct {
+		pin         []byte
+		token       string
+		ok          bool
+		unreachable bool
+	}{
+		"the runner's certificate and token": {data[CertKey], string(data[TokenKey]), true, false},
+		"a wrong token":                      {data[CertKey], "guess", false, false},
+		"another certificate pinned":         {other[CertKey], string(data[TokenKey]), false, true},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			c, err := NewTLSClient(url, tc.pin, tc.token, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out, err := c.Outputs(context.Background(), engine.Workspace{ID: "w"})
+			if (err == nil) != tc.ok || unreachable(err) != tc.unreachable {
+				t.Fatalf("Outputs = %v, %v; want ok %v, unreachable %v", out, err, tc.ok, tc.unreachable)
+			}
+			if tc.ok && string(out["o"].Value) != "1" {
+				t.Errorf("outputs %v", out)
+			}
+		})
+	}
+	if _, err := NewTLSClient(url, []byte("junk"), "t", nil); err == nil {
+		t.Error("a certificate that is no PEM was accepted")
+	}
+}

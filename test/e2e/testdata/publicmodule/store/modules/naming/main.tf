@@ -1,0 +1,11 @@
+variable "prefix" {
+  type = string
+}
+
+variable "name" {
+  type = string
+}
+
+output "name" {
+  value = lower("${var.prefix}${var.name}")
+}
