@@ -23,7 +23,8 @@ const (
 	Claims Family = "claim"
 	// Managed: managed resource kinds, Terraform-backed or native (managed.lua).
 	Managed Family = "managed"
-	// Ready: every other kind that reports conditions: ModuleClass, Providers and
+	// Ready: every other kind that reports conditions: ModuleClass and the other
+	// non-portable classes of Terraform kinds (their rollouts), Providers and
 	// ProviderConfigs, ClaimDefinition, stacks and workloads (ready.lua).
 	Ready Family = "ready"
 )
@@ -46,8 +47,8 @@ func (k Kind) Key() string {
 }
 
 // Kinds lists the kinds of reg and the other kinds with conditions (others), each with
-// its family, sorted by group and kind. Kinds without a status (portable and
-// non-portable classes but ModuleClass, Plan) need no script: Argo CD reads them healthy.
+// its family, sorted by group and kind. Kinds without conditions (portable classes,
+// ObjectClass, ClassRevision, Plan) need no script: Argo CD reads them healthy.
 func Kinds(reg *registry.Registry, others []schema.GroupKind) []Kind {
 	var out []Kind
 	for _, k := range reg.ClaimKinds() {

@@ -64,6 +64,7 @@ func TestConfigMap(t *testing.T) {
 		"resource.customizations.health.terraform.terraplane.io_Module":               Managed,
 		"resource.customizations.health.kubernetes.terraplane.io_Object":              Managed,
 		"resource.customizations.health.terraform.terraplane.io_ModuleClass":          Ready,
+		"resource.customizations.health.storage.aws.terraplane.io_S3BucketClass":      Ready,
 		"resource.customizations.health.aws.terraplane.io_Provider":                   Ready,
 		"resource.customizations.health.kubernetes.terraplane.io_ProviderConfig":      Ready,
 		"resource.customizations.health.apiextensions.terraplane.io_ClaimDefinition":  Ready,
@@ -74,7 +75,8 @@ func TestConfigMap(t *testing.T) {
 			t.Errorf("%s: want the %s script", key, family)
 		}
 	}
-	for _, none := range []string{"storage.aws.terraplane.io_S3BucketClass", "storage.terraplane.io_BucketClass", "terraform.terraplane.io_Plan"} {
+	for _, none := range []string{"storage.terraplane.io_BucketClass", "kubernetes.terraplane.io_ObjectClass", "terraform.terraplane.io_ClassRevision",
+		"terraform.terraplane.io_Plan"} {
 		if _, ok := cm.Data["resource.customizations.health."+none]; ok {
 			t.Errorf("%s reports no status, yet has a health script", none)
 		}

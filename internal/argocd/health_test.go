@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	apiextv1 "terraplane.io/terraplane/apis/apiextensions/v1alpha1"
+	awsstoragev1 "terraplane.io/terraplane/apis/aws/storage/v1alpha1"
 	awsv1 "terraplane.io/terraplane/apis/aws/v1alpha1"
 	common "terraplane.io/terraplane/apis/common/v1alpha1"
 	kubernetesv1 "terraplane.io/terraplane/apis/kubernetes/v1alpha1"
@@ -119,6 +120,13 @@ func TestHealth(t *testing.T) {
 		c.Status.Conditions = conds
 		return c
 	}
+	// s3Class is a bundled class whose only condition is its rollout's.
+	s3Class := func(s metav1.ConditionStatus, reason string) client.Object {
+		c := &awsstoragev1.S3BucketClass{ObjectMeta: metav1.ObjectMeta{Name: "c", Namespace: "ns", Generation: 1}}
+		c.Status.Conditions = []metav1.Condition{cond(common.TypeRolloutPaused, s, reason, "revision c-1a2b runs on 1 of 4 resources")}
+		return c
+	}
+	validModuleClass := []metav1.Condition{cond(common.TypeSynced, metav1.ConditionTrue, "ModuleRead", ""), cond(common.TypeReady, metav1.ConditionTrue, "ModuleValid", "")}
 	cases := []struct {
 		name string
 		obj  client.Object
@@ -159,6 +167,16 @@ func TestHealth(t *testing.T) {
 			cond(common.TypeReady, metav1.ConditionFalse, "InvalidMapping", "inputs[0] names no variable")), views{"Degraded", status.InProgressStatus}},
 		{"ModuleClass: its source unreadable", moduleClass(cond(common.TypeSynced, metav1.ConditionFalse, "SourceNotFound", "no ConfigMap"),
 			cond(common.TypeReady, metav1.ConditionFalse, "SourceNotFound", "no ConfigMap")), views{"Degraded", status.InProgressStatus}},
+		{"S3BucketClass: its rollout complete", s3Class(metav1.ConditionFalse, common.ReasonRolloutComplete), views{"Healthy", status.CurrentStatus}},
+		{"S3BucketClass: its rollout under way", s3Class(metav1.ConditionFalse, common.ReasonRolloutProgressing), views{"Progressing", status.CurrentStatus}},
+		{"S3BucketClass: its rollout paused on a failure", s3Class(metav1.ConditionTrue, common.ReasonRolloutFailed), views{"Degraded", status.CurrentStatus}},
+		{"S3BucketClass: its rollout paused on request", s3Class(metav1.ConditionTrue, common.ReasonRolloutPauseRequested), views{"Suspended", status.CurrentStatus}},
+		{"ModuleClass: valid, its rollout paused on a failure",
+			moduleClass(append(validModuleClass, cond(common.TypeRolloutPaused, metav1.ConditionTrue, common.ReasonRolloutFailed, "m-1 failed"))...),
+			views{"Degraded", status.CurrentStatus}},
+		{"ModuleClass: invalid, its rollout complete", moduleClass(cond(common.TypeSynced, metav1.ConditionTrue, "ModuleRead", ""),
+			cond(common.TypeReady, metav1.ConditionFalse, "InvalidMapping", "inputs[0] names no variable"),
+			cond(common.TypeRolloutPaused, metav1.ConditionFalse, common.ReasonRolloutComplete, "...")), views{"Degraded", status.InProgressStatus}},
 		{"ClaimDefinition: waiting for its CRD", withConditions(&apiextv1.ClaimDefinition{ObjectMeta: metav1.ObjectMeta{Name: "d", Generation: 1}},
 			func(d *apiextv1.ClaimDefinition) {
 				d.Status.Conditions = []metav1.Condition{cond(common.TypeSynced, metav1.ConditionTrue, "WaitingForCRD", "..."), cond(common.TypeReady, metav1.ConditionFalse, "WaitingForCRD", "...")}

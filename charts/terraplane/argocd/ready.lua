@@ -1,8 +1,11 @@
 -- Argo CD health of the other Terraplane kinds that report conditions: classes
--- (ModuleClass), Providers and ProviderConfigs, ClaimDefinitions, stacks and workloads.
+-- (ModuleClass, and the rollouts of every class of a Terraform kind), Providers and
+-- ProviderConfigs, ClaimDefinitions, stacks and workloads.
 -- Healthy: Ready (or no Ready condition at all: a Provider reports only who uses it).
--- Progressing: waiting for something under way (Ready says what), or being deleted.
--- Degraded: the last reconcile failed (Synced=False), or Ready=False says what is wrong.
+-- Progressing: waiting for something under way (Ready says what), a class's revision
+-- rolling out, or being deleted. Suspended: a class's rollout paused on request.
+-- Degraded: the last reconcile failed (Synced=False), Ready=False says what is wrong, or
+-- a class's rollout paused on a failure.
 local hs = {status = "Healthy", message = ""}
 local c = {}
 if obj.status ~= nil and obj.status.conditions ~= nil then
@@ -32,18 +35,30 @@ end
 if c.Ready == nil then
   if c.InUse ~= nil then
     hs.message = say(c.InUse)
-  elseif c.Synced == nil then
+  elseif c.Synced == nil and c.RolloutPaused == nil then
     hs.status = "Progressing"
     hs.message = "waiting for the controller"
+    return hs
   end
-  return hs
+else
+  hs.message = say(c.Ready)
+  if c.Ready.status ~= "True" then
+    local waiting = c.Ready.status == "Unknown" or c.Ready.reason == "Pending" or string.find(c.Ready.reason, "^Waiting") ~= nil or
+      (c.Synced ~= nil and c.Synced.reason == c.Ready.reason)
+    if waiting then
+      hs.status = "Progressing"
+    else
+      hs.status = "Degraded"
+    end
+    return hs
+  end
 end
-hs.message = say(c.Ready)
-if c.Ready.status ~= "True" then
-  local waiting = c.Ready.status == "Unknown" or c.Ready.reason == "Pending" or string.find(c.Ready.reason, "^Waiting") ~= nil or
-    (c.Synced ~= nil and c.Synced.reason == c.Ready.reason)
-  if waiting then
+if c.RolloutPaused ~= nil and (c.RolloutPaused.status == "True" or c.RolloutPaused.reason == "RolloutProgressing") then
+  hs.message = say(c.RolloutPaused)
+  if c.RolloutPaused.status ~= "True" then
     hs.status = "Progressing"
+  elseif c.RolloutPaused.reason == "RolloutPauseRequested" then
+    hs.status = "Suspended"
   else
     hs.status = "Degraded"
   end
