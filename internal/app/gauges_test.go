@@ -117,3 +117,23 @@ func TestObjectGauges(t *testing.T) {
 		})
 	}
 }
+
+// TestAwaitingApproval: a plan held for approval, a provider upgrade waiting for one and a
+// refused destructive plan count as awaiting; a failure or a synced resource does not.
+func TestAwaitingApproval(t *testing.T) {
+	for _, tc := range []struct {
+		conds []metav1.Condition
+		want  bool
+	}{
+		{conds(cond(common.TypeSynced, metav1.ConditionFalse, common.ReasonAwaitingApproval)), true},
+		{conds(cond(common.TypeSynced, metav1.ConditionFalse, common.ReasonProviderUpgrade)), true},
+		{conds(cond(common.TypeSynced, metav1.ConditionFalse, common.ReasonDestructiveChangeRefused)), true},
+		{conds(cond(common.TypeSynced, metav1.ConditionFalse, common.ReasonReconcileError)), false},
+		{conds(cond(common.TypeSynced, metav1.ConditionTrue, common.ReasonReconcileSuccess)), false},
+		{conds(cond(common.TypeReady, metav1.ConditionFalse, common.ReasonProviderUpgrade)), false},
+	} {
+		if got := awaitingApproval(tc.conds); got != tc.want {
+			t.Errorf("awaitingApproval(%v) = %v, want %v", tc.conds, got, tc.want)
+		}
+	}
+}

@@ -29,8 +29,8 @@ type Approval struct {
 	PlanID string `json:"planID"`
 	// Plan is its reason (Create, Update, Drift) and counts.
 	Plan Plan `json:"plan"`
-	// Reason holds the plan: the Synced reason (AwaitingApproval, DestructiveChangeRefused,
-	// AdoptionRefused, CreateNotAllowed) or DriftNotCorrected.
+	// Reason holds the plan: the Synced reason (AwaitingApproval, ProviderUpgrade,
+	// DestructiveChangeRefused, AdoptionRefused, CreateNotAllowed) or DriftNotCorrected.
 	Reason string `json:"reason"`
 	// Message is the Synced condition's message.
 	Message string `json:"message,omitempty"`
