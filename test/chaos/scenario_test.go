@@ -247,7 +247,7 @@ func TestChaos(t *testing.T) {
 		}
 	}
 	stale := s.staleLocks(ctx)
-	orphans := dbs.check()
+	orphans := dbs.check(logPath)
 	t.Logf("FIGURES kills=%d kill-phase=%s converge=%s resources=%d deleted=%d", *kills, killPhase.Round(time.Second), converge.Round(time.Second), len(s.names), len(s.deleted))
 	t.Logf("FIGURES stale-locks-cleared=%d held-for(max)=%s kill-to-release(median)=%s kill-to-release(max)=%s stale-locks-left=%d",
 		len(held), maxDur(held), median(after), maxDur(after), stale)
