@@ -12,17 +12,18 @@ import (
 	"terraplane.io/terraplane/internal/resource"
 )
 
-// adoptSteps import, before a destroy, what an interrupted create may have made; a
-// recovery import that finds nothing is dropped and the plan made again.
+// adoptSteps bring into the state, before a destroy, what an interrupted create may have
+// made; a recovery import that finds nothing is dropped and the plan made again.
 var adoptSteps = []step{
-	{"plan", (*run).planImports},
+	{"plan", (*run).planRecovery},
 	{"apply", (*run).apply},
 }
 
 // adoptBeforeDestroy brings into the state, before a resource is destroyed, what its
-// interrupted create may have made outside it: a kind with a fixed identity imports it,
-// so that the destroy removes it rather than leave it behind on the provider. A kind
-// without one cannot find it, and a Warning event says so.
+// interrupted create may have made outside it, so that the destroy removes it rather than
+// leave it behind on the provider: a kind with a fixed identity imports it, one whose
+// create converges runs the create again. A kind with neither cannot find it, and a
+// Warning event says so.
 func (r *connector) adoptBeforeDestroy(ctx context.Context, mg resource.Managed) error {
 	if !pending(mg) || resource.Adopting(mg) {
 		return nil
@@ -45,7 +46,7 @@ func (r *connector) adoptBeforeDestroy(ctx context.Context, mg resource.Managed)
 	if err != nil {
 		return err
 	}
-	e := &run{t: r, rendered: ws, ws: ws, mg: mg,
+	e := &run{t: r, rendered: ws, ws: ws, mg: mg, rerun: len(imports) == 0,
 		imports: slices.DeleteFunc(imports, func(im common.ImportInstruction) bool { return slices.Contains(inState, im.Address) })}
 	if err := e.renderImports(ctx); err != nil {
 		return err
@@ -53,17 +54,18 @@ func (r *connector) adoptBeforeDestroy(ctx context.Context, mg resource.Managed)
 	return e.runSteps(ctx, adoptSteps)
 }
 
-// planImports plans the recovery imports alone (targeted, so nothing missing is
-// created only to be destroyed); with none left there is nothing to adopt.
-func (e *run) planImports(ctx context.Context) (next, error) {
-	if len(e.imports) == 0 {
+// planRecovery plans the recovery: the imports alone (targeted, so nothing missing is
+// created only to be destroyed), or the whole create for a kind whose create converges.
+// With no import left there is nothing to adopt.
+func (e *run) planRecovery(ctx context.Context) (next, error) {
+	if len(e.imports) == 0 && !e.rerun {
 		return finished, nil
 	}
 	key, err := e.t.plans.key(ctx, e.mg.GetNamespace())
 	if err != nil {
 		return proceed, err
 	}
-	targets := make([]string, 0, len(e.imports))
+	var targets []string
 	for _, im := range e.imports {
 		addr, err := render.ResourceAddress(im.Address)
 		if err != nil {

@@ -30,7 +30,10 @@ type run struct {
 	// recovered is set once an interrupted create is known to carry on: only then can
 	// the run's outcome settle the create-pending record.
 	recovered bool
-	out       outcome
+	// rerun is set when an interrupted create recovers by running again (its module
+	// converges), not by imports.
+	rerun bool
+	out   outcome
 }
 
 // next is what comes after a step.

@@ -315,3 +315,39 @@ func TestUnlockRetriesUntilItLands(t *testing.T) {
 		time.Sleep(100 * time.Millisecond)
 	}
 }
+
+// TestLeftoversStopBeforeRelease: a dead holder's lock is free only once what its runs
+// left running on this machine has stopped: a provisioner shell that outlived its killed
+// terraform would otherwise go on creating after the next run (or a destroy) took over.
+// Processes of other holders are left alone.
+func TestLeftoversStopBeforeRelease(t *testing.T) {
+	exited := exec.Command("true")
+	if err := exited.Run(); err != nil {
+		t.Fatal(err)
+	}
+	dead := Self()
+	dead.ID, dead.PID = "a-dead-holder", exited.Process.Pid
+	start := func(holder string) *exec.Cmd {
+		cmd := exec.Command("sleep", "60")
+		cmd.Env = append(os.Environ(), EnvHolder+"="+holder)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+		return cmd
+	}
+	leftover, other := start(dead.ID), start("a-live-holder")
+	waited := make(chan error, 1)
+	go func() { waited <- leftover.Wait() }()
+	if !(&Locker{self: Self()}).gone(context.Background())(dead) {
+		t.Fatal("a dead holder whose leftovers were stopped is not gone")
+	}
+	select {
+	case <-waited:
+	case <-time.After(2 * time.Second):
+		t.Fatal("the dead holder's leftover process still runs after its lock was judged free")
+	}
+	if st, err := readStat(other.Process.Pid); err != nil || st.exited {
+		t.Errorf("another holder's process was stopped: %v", err)
+	}
+}

@@ -234,13 +234,14 @@ func judge(lock LockInfo, self Holder, busy bool, now time.Time, gone func(Holde
 }
 
 // gone says whether holder h, not this process, is provably gone: an earlier container of
-// this pod, a process no longer running in this process table, or a pod that no longer
-// exists.
+// this pod, a process no longer running in this process table (once the processes its
+// runs left are stopped), or a pod that no longer exists.
 func (l *Locker) gone(ctx context.Context) func(Holder) bool {
 	return func(h Holder) bool {
 		switch {
 		case h.sameProcessTable(l.self):
-			return !h.running()
+			// what its runs left running (a provisioner shell) stops first
+			return !h.running() && stopLeftovers(h.ID, leftoverWait)
 		case h.Pod != "" && h.Pod == l.self.Pod:
 			return true // an earlier container of this pod: this one replaced it
 		case h.Pod != "" && h.PodName != "":

@@ -2,6 +2,8 @@ package chaos
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -44,4 +46,23 @@ func lockReleases(t *testing.T, logPath string, kills []time.Time) (held, afterK
 		t.Fatal(err)
 	}
 	return held, afterKill
+}
+
+// keepLog copies the controller log of a failed run to .terraplane/chaos-controller.log
+// at the repository's root, where it outlives the test's directory.
+func keepLog(t *testing.T, logPath string) {
+	if !t.Failed() {
+		return
+	}
+	b, err := os.ReadFile(logPath)
+	if err == nil {
+		kept := filepath.Join("..", "..", ".terraplane", "chaos-controller.log")
+		if err = os.MkdirAll(filepath.Dir(kept), 0o755); err == nil {
+			err = os.WriteFile(kept, b, 0o600)
+		}
+		t.Logf("the controller log is kept in %s", kept)
+	}
+	if err != nil {
+		t.Logf("keep the controller log: %v", err)
+	}
 }

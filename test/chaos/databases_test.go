@@ -170,7 +170,7 @@ func (d *databases) onServer() []string {
 
 // check compares the server with the live resources: every live Database exists once,
 // and no deleted or half-made one is left behind.
-func (d *databases) check() (orphans int) {
+func (d *databases) check(logPath string) (orphans int) {
 	var want []string
 	for _, n := range d.live() {
 		want = append(want, dbName(n))
@@ -181,6 +181,7 @@ func (d *databases) check() (orphans int) {
 		if !slices.Contains(want, name) {
 			orphans++
 			d.t.Errorf("database %s is on the server but no live resource owns it", name)
+			d.history(logPath, name)
 		}
 	}
 	for _, name := range want {
@@ -189,6 +190,26 @@ func (d *databases) check() (orphans int) {
 		}
 	}
 	return orphans
+}
+
+// history logs what the controller log says of the Database whose database is name,
+// so that a failure on a machine that keeps nothing still tells what happened.
+func (d *databases) history(logPath, name string) {
+	for _, n := range d.names {
+		if dbName(n) != name {
+			continue
+		}
+		var lines []string
+		_ = framework.LogLines(logPath, func(line map[string]any) {
+			switch {
+			case line["test"] != nil:
+				lines = append(lines, "--- a controller starts")
+			case line["name"] == n || line["resource"] == n:
+				lines = append(lines, fmt.Sprint(line["ts"], " ", line["msg"], " ", line["error"]))
+			}
+		})
+		d.t.Logf("what the controller logged of %s (deleted: %v; starts and kills included):\n%s", n, d.deleted[n], strings.Join(lines[max(0, len(lines)-40):], "\n"))
+	}
 }
 
 // recoveredCreates counts the interrupted creates the controller carried on by itself,

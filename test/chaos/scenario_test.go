@@ -218,6 +218,7 @@ func TestChaos(t *testing.T) {
 	go s.watchState(watchCtx)
 
 	workDir, logPath := filepath.Join(dir, "work"), filepath.Join(dir, "controller.log")
+	t.Cleanup(func() { keepLog(t, logPath) })
 	chaosStart := time.Now()
 	var killed []time.Time
 	for i := range *kills {
@@ -247,7 +248,7 @@ func TestChaos(t *testing.T) {
 		}
 	}
 	stale := s.staleLocks(ctx)
-	orphans := dbs.check()
+	orphans := dbs.check(logPath)
 	t.Logf("FIGURES kills=%d kill-phase=%s converge=%s resources=%d deleted=%d", *kills, killPhase.Round(time.Second), converge.Round(time.Second), len(s.names), len(s.deleted))
 	t.Logf("FIGURES stale-locks-cleared=%d held-for(max)=%s kill-to-release(median)=%s kill-to-release(max)=%s stale-locks-left=%d",
 		len(held), maxDur(held), median(after), maxDur(after), stale)
@@ -287,14 +288,16 @@ func (s *scenario) converge(dbs *databases) [2]int {
 	ctx, cancel := within(s.t, 4*time.Minute)
 	defer cancel()
 	var answered, stopped = map[string]bool{}, map[string]bool{}
+	var last []string // what was unsettled at the last look before the deadline
 	for {
 		pending := append(s.unsettled(ctx, answered, stopped), dbs.unsettled(ctx)...)
 		if len(pending) == 0 {
 			return [2]int{len(answered), len(stopped)}
 		}
 		if ctx.Err() != nil {
-			s.t.Fatalf("not converged: %s", strings.Join(pending, "; "))
+			s.t.Fatalf("not converged: %s", strings.Join(last, "; "))
 		}
+		last = pending
 		time.Sleep(time.Second)
 	}
 }

@@ -46,6 +46,11 @@ func run(m *testing.M) int {
 		return 1
 	}
 	defer env.Stop()
+	defer func() {
+		if cliDir != "" {
+			_ = os.RemoveAll(cliDir)
+		}
+	}()
 	// The admin namespace every test shares (stack installs default into it too), so
 	// that any test runs on its own.
 	if err := env.Namespace(context.Background(), adminNS); err != nil {

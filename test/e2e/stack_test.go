@@ -50,6 +50,7 @@ const stackTimeout = time.Minute
 var (
 	cliOnce sync.Once
 	cliPath string
+	cliDir  string // where cliPath was built; removed when the tests end
 	cliErr  error
 )
 
@@ -57,12 +58,14 @@ var (
 func terraplaneBinary(t *testing.T) string {
 	t.Helper()
 	cliOnce.Do(func() {
-		// One fixed place, rebuilt (from the build cache) by every run, so runs leave no copies behind.
-		dir := filepath.Join(os.TempDir(), "terraplane-e2e-stack-cli")
-		if err := os.MkdirAll(dir, 0o755); err != nil {
+		// one directory per test binary, so concurrent runs never replace each other's
+		// binary; run removes it when the tests end
+		dir, err := os.MkdirTemp("", "terraplane-e2e-cli-")
+		if err != nil {
 			cliErr = err
 			return
 		}
+		cliDir = dir
 		cliPath = filepath.Join(dir, "terraplane")
 		out, err := exec.Command("go", "build", "-o", cliPath, "../../cmd/terraplane").CombinedOutput()
 		if err != nil {
