@@ -98,7 +98,7 @@ the rollout completes (exit 0) or pauses (exit 1).`,
 			return err
 		}
 		if out.data() {
-			return out.print(cmd.OutOrStdout(), class.GetClassRevisions())
+			return out.print(cmd.OutOrStdout(), reportOf(class))
 		}
 		printRollout(cmd.OutOrStdout(), class)
 		if !watch {
@@ -108,6 +108,45 @@ the rollout completes (exit 0) or pauses (exit 1).`,
 	}
 	f.bind(cmd)
 	return cmd
+}
+
+// rolloutReport is what rollout status -o json prints: the class and its revisions.
+type rolloutReport struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	Namespace  string `json:"namespace"`
+	Name       string `json:"name"`
+	common.ClassRevisions
+}
+
+func reportOf(class revision.Class) rolloutReport {
+	gvk := class.GetObjectKind().GroupVersionKind()
+	return rolloutReport{APIVersion: gvk.GroupVersion().String(), Kind: gvk.Kind, Namespace: class.GetNamespace(), Name: class.GetName(),
+		ClassRevisions: *class.GetClassRevisions()}
+}
+
+// rolloutChange is what rollout pause, resume and undo print with -o json.
+type rolloutChange struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	Namespace  string `json:"namespace"`
+	Name       string `json:"name"`
+	// Action is what was asked: pause, resume or undo.
+	Action string `json:"action"`
+	// From and To are the revisions an undo rolls the resources back from and to.
+	From string `json:"from,omitempty"`
+	To   string `json:"to,omitempty"`
+}
+
+// done prints what a rollout command did: text for people, or the change as data.
+func done(cmd *cobra.Command, out *output, class revision.Class, change rolloutChange, text string) error {
+	if !out.data() {
+		_, err := fmt.Fprintln(cmd.OutOrStdout(), text)
+		return err
+	}
+	gvk := class.GetObjectKind().GroupVersionKind()
+	change.APIVersion, change.Kind, change.Namespace, change.Name = gvk.GroupVersion().String(), gvk.Kind, class.GetNamespace(), class.GetName()
+	return out.print(cmd.OutOrStdout(), change)
 }
 
 // watchRollout polls class until its rollout completes or pauses.
@@ -182,6 +221,7 @@ already moving carry on; the others stay where they are until terraplane rollout
 		Example: "  terraplane rollout pause moduleclass/pets",
 		Args:    refArgs,
 	}
+	out := bindOutput(cmd, "", "json", "yaml")
 	if !pause {
 		cmd.Use, cmd.Short, cmd.Example = "resume CLASS", "Go on with a rollout paused on request or by a failure", "  terraplane rollout resume moduleclass/pets"
 		cmd.Long = `Go on with a rollout: clears specTemplate.rollout.paused, and goes on after a failure paused
@@ -198,15 +238,17 @@ pause it or hold its batches back.`
 		if !pause {
 			patch["metadata"] = map[string]any{"annotations": map[string]any{common.RolloutResumedAtAnnotation: time.Now().UTC().Format(time.RFC3339Nano)}}
 		}
+		gvk := class.GetObjectKind().GroupVersionKind()
 		if err := mergePatch(ctx, s.client, class, patch); err != nil {
 			return err
 		}
-		verb := "resumed"
+		action, verb := "resume", "resumed"
 		if pause {
-			verb = "paused"
+			action, verb = "pause", "paused"
 		}
-		fmt.Fprintf(cmd.OutOrStdout(), "the rollout of %s/%s is %s\n", class.GetNamespace(), class.GetName(), verb)
-		return nil
+		// the class's GVK, which the patch's answer leaves out
+		class.GetObjectKind().SetGroupVersionKind(gvk)
+		return done(cmd, out, class, rolloutChange{Action: action}, fmt.Sprintf("the rollout of %s/%s is %s", class.GetNamespace(), class.GetName(), verb))
 	}
 	f.bind(cmd)
 	return cmd
@@ -227,6 +269,7 @@ change of the class makes a new revision, which rolls out as usual.`,
   terraplane rollout undo moduleclass/pets --to-revision 3`,
 		Args: refArgs,
 	}
+	out := bindOutput(cmd, "", "json", "yaml")
 	cmd.Flags().StringVar(&to, "to-revision", "", "the revision to go back to: its name or number (default: the one before the revision rolling out)")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		ctx := ctrl.SetupSignalHandler()
@@ -238,13 +281,15 @@ change of the class makes a new revision, which rolls out as usual.`,
 		if err != nil {
 			return err
 		}
+		from, gvk := class.GetClassRevisions().LatestRevision, class.GetObjectKind().GroupVersionKind()
 		patch := map[string]any{"metadata": map[string]any{"annotations": map[string]any{
-			common.RolloutUndoFromAnnotation: class.GetClassRevisions().LatestRevision, common.RolloutUndoToAnnotation: target}}}
+			common.RolloutUndoFromAnnotation: from, common.RolloutUndoToAnnotation: target}}}
 		if err := mergePatch(ctx, s.client, class, patch); err != nil {
 			return err
 		}
-		fmt.Fprintf(cmd.OutOrStdout(), "rolling %s/%s back to revision %s\n", class.GetNamespace(), class.GetName(), target)
-		return nil
+		class.GetObjectKind().SetGroupVersionKind(gvk)
+		return done(cmd, out, class, rolloutChange{Action: "undo", From: from, To: target},
+			fmt.Sprintf("rolling %s/%s back to revision %s", class.GetNamespace(), class.GetName(), target))
 	}
 	f.bind(cmd)
 	return cmd

@@ -109,7 +109,8 @@ func (r *Reconciler) bind(ctx context.Context, claim resource.Claim) (resource.M
 // syncSpec keeps a dynamically provisioned resource's spec equal to what its claim and
 // class make now, so edits to the claim's portable fields and to the class (a new module
 // tag, say) reach the resource: the class as it is at the revision the resource should
-// run (its latest, or with revisionPolicy Manual the resource's own spec.revision). Statically provisioned resources keep what the admin wrote.
+// run (its latest, or with revisionPolicy Manual the resource's own spec.revision).
+// Statically provisioned resources keep what the admin wrote.
 // A class that is gone, or now makes another kind, is reported, never passed over: the
 // resource keeps running as last configured and the claim's edits wait.
 func (r *Reconciler) syncSpec(ctx context.Context, claim resource.Claim, mg resource.Managed) error {

@@ -187,3 +187,49 @@ func TestDefaultClass(t *testing.T) {
 		t.Errorf("classRef %+v, %v; want std written", claim.Spec.ClassRef, err)
 	}
 }
+
+// staleClient reads one object as it was, as an informer cache that lags a write does.
+type staleClient struct {
+	client.Client
+	key   client.ObjectKey
+	stale client.Object
+}
+
+func (s staleClient) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+	if key != s.key {
+		return s.Client.Get(ctx, key, obj, opts...)
+	}
+	return s.Client.Scheme().Convert(s.stale.DeepCopyObject(), obj, nil)
+}
+
+// TestStaleReadSendsNoSecondEvent: a reconcile that reads the claim from before the last
+// status write (a lagging cache, queued by a class's status write) loses the write, and
+// sends no second event for a problem already reported.
+func TestStaleReadSendsNoSecondEvent(t *testing.T) {
+	ctx := context.Background()
+	rec := events.NewFakeRecorder(10)
+	claim := bucketClaim("")
+	claim.Finalizers = []string{resource.Finalizer}
+	r, c := bucketReconciler(t, claim)
+	r.recorder = resource.RecorderFor(rec)
+	req := ctrl.Request{NamespacedName: client.ObjectKey{Namespace: "team", Name: "b"}}
+	stale := &storagev1.Bucket{}
+	if err := c.Get(ctx, req.NamespacedName, stale); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Reconcile(ctx, req); err != nil {
+		t.Fatal(err)
+	}
+	r.client = staleClient{Client: c, key: req.NamespacedName, stale: stale}
+	if _, err := r.Reconcile(ctx, req); err != nil {
+		t.Fatal(err)
+	}
+	close(rec.Events)
+	var got []string
+	for e := range rec.Events {
+		got = append(got, e)
+	}
+	if len(got) != 1 || !strings.Contains(got[0], "NoDefaultClass") {
+		t.Errorf("events %q, want one NoDefaultClass", got)
+	}
+}

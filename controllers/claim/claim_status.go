@@ -75,7 +75,9 @@ func (r *Reconciler) finish(ctx context.Context, claim resource.Claim, mg resour
 	if firstReady(orig.GetClaimStatus().Conditions, st.Conditions) {
 		resource.ObserveFirstReady(resource.ClaimFamily, r.kind.GVK, claim.GetCreationTimestamp().Time)
 	}
-	return resource.Finisher{Client: r.client, Recorder: r.recorder}.Finish(ctx, claim, orig, o, notes)
+	// Guarded: a reconcile that read the claim before the last status write (a lagging
+	// cache, queued again by a class's status write) loses, and repeats no event.
+	return resource.Finisher{Client: r.client, Recorder: r.recorder, Guarded: true}.Finish(ctx, claim, orig, o, notes)
 }
 
 // firstReady reports whether a claim found with conditions before and left with after is

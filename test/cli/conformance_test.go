@@ -67,6 +67,21 @@ var exempt = map[string]string{
 	"runner":        "serves one runner pool for the controller until stopped: its output is logs",
 	"stack-manager": "runs the stack manager until stopped: its output is logs",
 	"plan":          "a command group", "stack": "a command group", "module": "a command group", "claim": "a command group", "get": "a command group",
+	"rollout": "a command group",
+}
+
+// revisedClass is a ModuleClass in ns with two revisions, the second its latest and
+// complete, as the revision controller would have reported them.
+func revisedClass(t *testing.T, ns, name string) {
+	t.Helper()
+	c := &terraformv1.ModuleClass{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
+	c.SpecTemplate.Source.ConfigMap = &terraformv1.ConfigMapSource{Name: "unused"}
+	now := metav1.Now()
+	c.Status.LatestRevision = name + "-2"
+	c.Status.Revisions = []common.RevisionCount{{Name: name + "-2", Revision: 2, CreatedAt: now, Resources: 1, Ready: 1},
+		{Name: name + "-1", Revision: 1, CreatedAt: now}}
+	c.Status.Rollout = &common.RolloutStatus{Revision: name + "-2", StartedAt: now, Wave: 1, Updated: 1, Total: 1, CompletedAt: &now}
+	create(t, c)
 }
 
 // heldModule is a paused Module in ns holding plan id, awaiting approval.
@@ -95,6 +110,7 @@ func TestConformance(t *testing.T) {
 	bucketChain(t, ns, "conf", "c0c0c0c0c0c0c0c0")
 	heldModule(t, adminNS, "conf-held", "beefbeefbeefbeef")
 	heldModule(t, team, "conf-team", "cafecafecafecafe")
+	revisedClass(t, adminNS, "conf-rollout")
 	_, err := env.Tenant(ctx, "dora", team)
 	g.Expect(err).NotTo(HaveOccurred())
 
@@ -134,6 +150,10 @@ func TestConformance(t *testing.T) {
 		{"approve", []string{"approve", "module.terraform.terraplane.io/conf-held", "--yes"}, []string{"approve", "module/nope", "--yes"}},
 		{"trace", []string{"trace", "bucket/conf", "-n", ns}, []string{"trace", "bucket/nope", "-n", ns}},
 		{"get approvals", []string{"get", "approvals"}, []string{"get", "approvals", "--kubeconfig", twoContexts(t)}},
+		{"rollout status", []string{"rollout", "status", "moduleclass/conf-rollout"}, []string{"rollout", "status", "moduleclass/nope"}},
+		{"rollout pause", []string{"rollout", "pause", "moduleclass/conf-rollout"}, []string{"rollout", "pause", "moduleclass/nope"}},
+		{"rollout resume", []string{"rollout", "resume", "moduleclass/conf-rollout"}, []string{"rollout", "resume", "moduleclass/nope"}},
+		{"rollout undo", []string{"rollout", "undo", "moduleclass/conf-rollout"}, []string{"rollout", "undo", "moduleclass/nope"}},
 	}
 	var covered []string
 	for _, tc := range cases {
@@ -185,6 +205,14 @@ func conformNamespaces(t *testing.T, admin []string, ns, team, modDir string) {
 		return m["namespace"]
 	}
 	nowhere := []string{"--admin-namespace", "cli-conformance-nowhere"}
+	// rolloutIn: a class is looked for in the admin namespace, not the context's
+	rolloutIn := func(verb string) func(t *testing.T) {
+		return func(t *testing.T) {
+			got := data(admin, "rollout", verb, "moduleclass/conf-rollout")
+			NewWithT(t).Expect(namespaceOf(got)).To(Equal(adminNS))
+			assertOneLineError(t, terraplane(t, admin, "rollout", verb, "moduleclass/conf-rollout", nowhere[0], nowhere[1]), 1, "cli-conformance-nowhere")
+		}
+	}
 	checks := map[string]func(t *testing.T){
 		"trace": func(t *testing.T) {
 			got := data(userEnv(t, "KUBECONFIG="+kubeconfigAs(t, "", ns)), "trace", "bucket/conf")
@@ -218,6 +246,7 @@ func conformNamespaces(t *testing.T, admin []string, ns, team, modDir string) {
 			items := data(admin, "get", "approvals", "-n", team)["items"].([]any)
 			g.Expect(items).To(HaveLen(1), "-n looks in that namespace only")
 		},
+		"rollout status": rolloutIn("status"), "rollout pause": rolloutIn("pause"), "rollout resume": rolloutIn("resume"), "rollout undo": rolloutIn("undo"),
 		"module inspect": func(t *testing.T) {
 			g := NewWithT(t)
 			g.Expect(namespaceOf(data(userEnv(t), "module", "inspect", modDir))).To(Equal(adminNS))
