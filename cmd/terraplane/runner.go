@@ -160,7 +160,7 @@ func runRunner(ctx context.Context, o runnerOptions) error {
 	if err != nil {
 		return err
 	}
-	c, err := client.New(cfg, client.Options{})
+	c, err := client.New(app.RunnerRestConfig(cfg), client.Options{})
 	if err != nil {
 		return fmt.Errorf("pool client: %w", err)
 	}
