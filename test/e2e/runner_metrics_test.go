@@ -128,6 +128,6 @@ func TestRunnerMetrics(t *testing.T) {
 		g.Expect(sumOf(got, "terraplane_runner_hop_seconds_count", pool, `verb="create"`)).To(Equal(created+failed), "every answered run's hop is timed")
 		runs := sumOf(got, "terraplane_runner_runs_total", pool)
 		g.Expect(sumOf(got, "terraplane_runner_hop_seconds_count", pool)).To(Equal(runs))
-		g.Expect(sumOf(got, "terraplane_runner_hop_seconds_sum", pool) / runs).To(BeNumerically("<", 0.5), "a hop over a local socket")
+		g.Expect(sumOf(got, "terraplane_runner_hop_seconds_sum", pool)/runs).To(BeNumerically("<", 0.5), "a hop over a local socket")
 	}).WithTimeout(timeout).Should(Succeed())
 }
