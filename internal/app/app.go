@@ -302,11 +302,6 @@ func restConfig(cfg *rest.Config) *rest.Config {
 	return cfg
 }
 
-// RunnerRestConfig is the API client configuration of a runner (its pool's identity),
-// with the controller's rate limits: a runner's state locks for many runs at once must
-// not queue behind client-go's default of 5 requests a second.
-func RunnerRestConfig(cfg *rest.Config) *rest.Config { return restConfig(cfg) }
-
 // managerOptions are the controller-runtime manager's options for opts.
 func managerOptions(opts Options, scheme *runtime.Scheme) ctrl.Options {
 	return ctrl.Options{

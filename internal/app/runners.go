@@ -116,3 +116,8 @@ func runnerArgs(opts Options) []string {
 	}
 	return args
 }
+
+// RunnerRestConfig is the API client configuration of a runner (its pool's identity),
+// with the controller's rate limits: a runner's state locks for many runs at once must
+// not queue behind client-go's default of 5 requests a second.
+func RunnerRestConfig(cfg *rest.Config) *rest.Config { return restConfig(cfg) }
