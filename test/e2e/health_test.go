@@ -21,6 +21,7 @@ import (
 	databasev1 "terraplane.io/terraplane/apis/database/v1alpha1"
 	kubernetesv1 "terraplane.io/terraplane/apis/kubernetes/v1alpha1"
 	terraformv1 "terraplane.io/terraplane/apis/terraform/v1alpha1"
+	workloadv1 "terraplane.io/terraplane/apis/workload/v1alpha1"
 	"terraplane.io/terraplane/internal/app"
 	"terraplane.io/terraplane/internal/argocd"
 	"terraplane.io/terraplane/internal/kinds"
@@ -108,9 +109,10 @@ func healthModuleObj(ns, name, source, values string, edit func(*terraformv1.Mod
 // TestHealthEveryState: the objects the controllers write read, to Argo CD (the chart's
 // Lua health checks run by gopher-lua) and to kstatus (cli-utils' status.Compute), as
 // each state is: a Module, a claim through a ModuleClass, a native Object, a ModuleClass,
-// a ClaimDefinition and a kubernetes ProviderConfig, each ready, in progress, awaiting
-// approval, refused, failed (an input terraform refuses, a class mapping no variable, a
-// definition naming no class, missing credentials) and failing (retried).
+// a ClaimDefinition, a kubernetes ProviderConfig and KubernetesApplications (and their
+// resources), each ready, in progress, awaiting approval, refused, failed (an input
+// terraform refuses, a class mapping no variable, a definition naming no class, missing
+// credentials, a kind the cluster does not serve) and failing (retried).
 func TestHealthEveryState(t *testing.T) {
 	ctx := context.Background()
 	g := NewWithT(t)
@@ -240,4 +242,20 @@ func TestHealthEveryState(t *testing.T) {
 	expectHealth(t, g, ctx, native("applied", data, "v1", "ConfigMap", ns), healthy)
 	expectHealth(t, g, ctx, native("waiting", data, "v1", "ConfigMap", "e2e-health-nowhere"), progressing)
 	expectHealth(t, g, ctx, native("refused", data, "example.org/v1", "NoSuchKind", ns), degraded)
+
+	By(t, "KubernetesApplications on the control plane itself: submitted, and refused by the cluster")
+	onSelf := &workloadv1.ProviderConfigReference{Name: "self"}
+	submitted := configMapApp(ns, "health-app", onSelf, "health-app")
+	refusedApp := configMapApp(ns, "health-refused", onSelf, "health-refused")
+	refusedApp.Spec.ResourceTemplates[0].Spec.Template = object("example.org/v1", "NoSuchKind", ns, "health-refused", nil)
+	for _, a := range []*workloadv1.KubernetesApplication{submitted, refusedApp} {
+		g.Expect(env.Client.Create(ctx, a)).To(Succeed())
+	}
+	resourceOf := func(name string) *workloadv1.KubernetesApplicationResource {
+		return &workloadv1.KubernetesApplicationResource{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
+	}
+	expectHealth(t, g, ctx, submitted, healthy)
+	expectHealth(t, g, ctx, resourceOf("health-app-config"), healthy)
+	expectHealth(t, g, ctx, resourceOf("health-refused-config"), degraded)
+	expectHealth(t, g, ctx, refusedApp, degraded)
 }
