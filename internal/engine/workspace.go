@@ -354,7 +354,7 @@ func (e *Engine) run(ctx context.Context, ws Workspace, verb string, cmd func(co
 		// terraform-exec's, for a process that exited cleanly just then, has no message
 		// at all): report why it stopped.
 		if ctx.Err() != nil {
-			return e.stopped(ctx, verb)
+			return e.stopped(ctx, ws, verb)
 		}
 		if verb != "init" && initRequired.MatchString(err.Error()) {
 			e.forgetInit(ws) // the next run initialises for real

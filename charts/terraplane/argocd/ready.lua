@@ -1,8 +1,11 @@
 -- Argo CD health of the other Terraplane kinds that report conditions: classes
 -- (ModuleClass), Providers and ProviderConfigs, ClaimDefinitions, stacks and workloads.
--- Healthy: Ready (or no Ready condition at all: a Provider reports only who uses it).
--- Progressing: waiting for something under way (Ready says what), or being deleted.
--- Degraded: the last reconcile failed (Synced=False), or Ready=False says what is wrong.
+-- Healthy: Ready, its latest generation checked (or no Ready condition at all: a Provider
+-- reports only who uses it).
+-- Progressing: its latest generation not checked yet (Reconciling), waiting for something
+-- under way (Ready says what), or being deleted.
+-- Degraded: the last reconcile failed (Synced=False), or it cannot be used until someone
+-- acts (Stalled, or Ready=False from a controller that writes no Stalled).
 local hs = {status = "Healthy", message = ""}
 local c = {}
 if obj.status ~= nil and obj.status.conditions ~= nil then
@@ -29,6 +32,14 @@ if c.Synced ~= nil and c.Synced.status == "False" then
   hs.message = say(c.Synced)
   return hs
 end
+local generation = obj.metadata.generation or 0
+if c.Stalled ~= nil and c.Stalled.status == "True" and (c.Stalled.observedGeneration or 0) == generation then
+  hs.status = "Degraded"
+  hs.message = say(c.Stalled)
+  return hs
+end
+local reconciling = c.Reconciling ~= nil and c.Reconciling.status == "True"
+local behind = obj.status ~= nil and obj.status.observedGeneration ~= nil and obj.status.observedGeneration < generation
 if c.Ready == nil then
   if c.InUse ~= nil then
     hs.message = say(c.InUse)
@@ -39,6 +50,13 @@ if c.Ready == nil then
   return hs
 end
 hs.message = say(c.Ready)
+if reconciling or behind then
+  hs.status = "Progressing"
+  if c.Ready.status == "True" then
+    hs.message = "generation " .. generation .. " is not checked yet"
+  end
+  return hs
+end
 if c.Ready.status ~= "True" then
   local waiting = c.Ready.status == "Unknown" or c.Ready.reason == "Pending" or string.find(c.Ready.reason, "^Waiting") ~= nil or
     (c.Synced ~= nil and c.Synced.reason == c.Ready.reason)
