@@ -131,7 +131,7 @@ lint:
 unit:
 	$(GO) test -count=1 -short ./...
 
-## bench: side-by-side benchmark against one hand-written workspace and raw terraform, from a cold controller (not part of make test): make bench [N=1,10,50] [VARIANTS=aws-s3] [SIDES=single,raw,terraplane] [REPLICAS=3]
+## bench: side-by-side benchmark against one hand-written workspace and raw terraform, from a cold controller, in-process and with runner pools (not part of make test): make bench [N=1,10,50] [VARIANTS=aws-s3] [SIDES=single,raw,terraplane,runner] [REPLICAS=3]
 bench: tools build
 	hack/install-tools.sh minio random
 	$(GO) run ./bench $(if $(N),-n $(N)) $(if $(VARIANTS),-variants $(VARIANTS)) $(if $(SIDES),-sides $(SIDES)) $(if $(REPLICAS),-replicas $(REPLICAS))

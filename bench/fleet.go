@@ -34,12 +34,22 @@ type fleet struct {
 	cmds    []*exec.Cmd
 	metrics []string
 	logs    []string
+	// targets, with runners (--runner process), is the file listing their metrics endpoints.
+	targets string
 }
 
 // startFleet starts replicas controllers against kubeconfig, each with its own work
-// directory under work, with extra arguments besides the bench's.
-func startFleet(bin, kubeconfig, work string, replicas, parallelism int, extra []string) (*fleet, error) {
+// directory under work, with extra arguments besides the bench's; with runners, each
+// runs terraform in a runner process per pool.
+func startFleet(bin, kubeconfig, work string, replicas, parallelism int, runners bool, extra []string) (*fleet, error) {
 	f := &fleet{work: work}
+	if runners {
+		if err := os.MkdirAll(work, 0o755); err != nil {
+			return f, err
+		}
+		f.targets = runnerTargets(work)
+		extra = append(runnerArgs(f.targets), extra...)
+	}
 	perReplica := (parallelism + replicas - 1) / replicas
 	for i := range replicas {
 		port, err := devenv.FreePort()
@@ -71,13 +81,13 @@ func startFleet(bin, kubeconfig, work string, replicas, parallelism int, extra [
 	return f, nil
 }
 
-// workDirs are the replicas' workspace directories.
+// workDirs are the replicas' workspace directories, and their runners'.
 func (f *fleet) workDirs() []string {
 	out := make([]string, len(f.cmds))
 	for i := range f.cmds {
 		out[i] = filepath.Join(f.work, fmt.Sprintf("workspaces-%d", i))
 	}
-	return out
+	return append(out, f.runnerWorkDirs()...)
 }
 
 // wait waits until every replica serves metrics, the claim and Module controllers have
@@ -154,10 +164,12 @@ func (f *fleet) pids() []int {
 	return out
 }
 
-// cpu is the replicas' CPU with their waited-for children's (terraform).
+// cpu is the replicas' CPU with their waited-for children's (terraform). A runner's own
+// CPU counts as the controller's (the in-process engine's work), its waited-for
+// children's as terraform's: they are not in the controller's until the runner exits.
 func (f *fleet) cpu() cpu {
 	var total cpu
-	for _, pid := range f.pids() {
+	for _, pid := range append(f.pids(), f.runners(processes())...) {
 		c, _ := procCPU(pid)
 		total.self += c.self
 		total.children += c.children

@@ -93,11 +93,11 @@ func newHarness(ctx context.Context, bin string, o options) (*harness, error) {
 	return h, nil
 }
 
-// startFleet starts fresh controllers, each with a work directory of its own under a new
-// directory named for the row: no init, schema or provider process is cached. It returns
-// once their workers run.
-func (h *harness) startFleet(ctx context.Context, row string) error {
-	f, err := startFleet(h.bin, h.cp.Kubeconfig, filepath.Join(h.work, "controller-"+row), h.replicas, h.parallelism, h.ctrlArgs)
+// startFleet starts fresh controllers (with runners: terraform in a runner process per
+// pool), each with a work directory of its own under a new directory named for the row:
+// no init, schema or provider process is cached. It returns once their workers run.
+func (h *harness) startFleet(ctx context.Context, row string, runners bool) error {
+	f, err := startFleet(h.bin, h.cp.Kubeconfig, filepath.Join(h.work, "controller-"+row), h.replicas, h.parallelism, runners, h.ctrlArgs)
 	h.fleet = f
 	if err != nil {
 		return err

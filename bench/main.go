@@ -6,8 +6,10 @@
 // claim (raw terraform); state in the cluster and the same parallelism for all. Every
 // Terraplane row starts from a fresh controller process with an empty work directory
 // (no init, schema or provider process cached): the cold row; the warm row sends N new
-// claims to the same controller once the cold ones are gone. One controller or several
-// sharded replicas (-replicas). It writes a Markdown table and a PNG chart under
+// claims to the same controller once the cold ones are gone. The runner side runs the
+// same claims with terraform in a runner process per pool (--runner process), beside the
+// in-process engine, and reports the hop's cost per run, the runner's RSS and the
+// providers it evicted. One controller or several sharded replicas (-replicas). It writes a Markdown table and a PNG chart under
 // bench/results/ and prints the table.
 package main
 
@@ -32,6 +34,9 @@ const (
 	sideRaw        = "raw"
 	sideSingle     = "single"
 	sideTerraplane = "terraplane"
+	// sideRunner is Terraplane with terraform in a runner process per pool (--runner
+	// process), beside the in-process engine of sideTerraplane.
+	sideRunner = "runner"
 )
 
 type options struct {
@@ -51,7 +56,7 @@ func main() {
 	var o options
 	ns := flag.String("n", "1,10,50", "comma-separated claim counts")
 	variants := flag.String("variants", "terraform_data,random,aws-s3", "variants to run: terraform_data, random (ModuleClass claims), aws-s3 (the bundled S3 kind on MinIO, hashicorp/aws)")
-	sides := flag.String("sides", "single,raw,terraplane", "sides to run: single (one root module, for_each over the N), raw (one workspace each), terraplane")
+	sides := flag.String("sides", "single,raw,terraplane,runner", "sides to run: single (one root module, for_each over the N), raw (one workspace each), terraplane (the in-process engine), runner (terraform in a runner process per pool, --runner process)")
 	flag.BoolVar(&o.warm, "warm", true, "after each cold Terraplane row, a warm one: N new claims to the same controller")
 	flag.IntVar(&o.parallelism, "parallelism", 10, "concurrent terraform processes, for the controller and for raw terraform alike; -parallelism of the single workspace")
 	flag.DurationVar(&o.idle, "idle", 60*time.Second, "idle window measured at the largest N")
@@ -71,7 +76,7 @@ func main() {
 	o.variants = strings.Split(*variants, ",")
 	o.sides = strings.Split(*sides, ",")
 	for _, s := range o.sides {
-		if !slices.Contains([]string{sideRaw, sideSingle, sideTerraplane}, s) {
+		if !slices.Contains([]string{sideRaw, sideSingle, sideTerraplane, sideRunner}, s) {
 			fmt.Fprintf(os.Stderr, "bad -sides %q\n", s)
 			os.Exit(2)
 		}
@@ -114,7 +119,8 @@ func run(ctx context.Context, o options) error {
 }
 
 // runRow runs the sides of one (variant, N): the yardsticks, then Terraplane from a
-// fresh controller, cold and (with -warm) warm.
+// fresh controller, cold and (with -warm) warm, with the in-process engine and (the
+// runner side) with a runner process per pool.
 func (h *harness) runRow(ctx context.Context, o options, variant string, n int, last bool) ([]row, error) {
 	r := row{variant: variant, n: n, start: none}
 	var err error
@@ -130,11 +136,44 @@ func (h *harness) runRow(ctx context.Context, o options, variant string, n int, 
 			return nil, err
 		}
 	}
-	if !slices.Contains(o.sides, sideTerraplane) {
+	var tp, rn []tpResult // cold, then warm
+	if slices.Contains(o.sides, sideTerraplane) {
+		if tp, err = h.runTerraplane(ctx, o, variant, n, last, false); err != nil {
+			return nil, err
+		}
+	}
+	if slices.Contains(o.sides, sideRunner) {
+		if rn, err = h.runTerraplane(ctx, o, variant, n, false, true); err != nil {
+			return nil, err
+		}
+	}
+	if len(tp) == 0 && len(rn) == 0 {
 		return []row{r}, nil
 	}
-	r.start = "cold"
-	if err := h.startFleet(ctx, fmt.Sprintf("%s-%d", variant, n)); err != nil {
+	var rows []row
+	for i, start := range []string{"cold", "warm"}[:max(len(tp), len(rn))] {
+		w := r
+		w.start = start
+		if i < len(tp) {
+			w.tp = tp[i]
+		}
+		if i < len(rn) {
+			w.rn = rn[i]
+		}
+		rows = append(rows, w)
+	}
+	return rows, nil
+}
+
+// runTerraplane runs the claims on a fresh controller, cold and (with -warm) warm; with
+// runners, terraform runs in a runner process per pool. The idle window is measured
+// (at the largest N) with the in-process engine only.
+func (h *harness) runTerraplane(ctx context.Context, o options, variant string, n int, last, runners bool) ([]tpResult, error) {
+	name, what := fmt.Sprintf("%s-%d", variant, n), "terraplane"
+	if runners {
+		name, what = name+"-runner", "terraplane with a runner process per pool"
+	}
+	if err := h.startFleet(ctx, name, runners); err != nil {
 		return nil, err
 	}
 	defer h.stopFleet()
@@ -144,20 +183,21 @@ func (h *harness) runRow(ctx context.Context, o options, variant string, n int, 
 		}
 		return 0
 	}
-	say("%s, N=%d: terraplane, cold controller", variant, n)
-	if r.tp, err = h.runClaims(ctx, variant, n, "c", idle(!o.warm)); err != nil {
+	say("%s, N=%d: %s, cold controller", variant, n, what)
+	cold, err := h.runClaims(ctx, variant, n, "c", idle(!o.warm))
+	if err != nil {
 		return nil, err
 	}
-	rows := []row{r}
+	out := []tpResult{cold}
 	if o.warm {
-		say("%s, N=%d: terraplane, warm controller", variant, n)
-		w := row{variant: variant, n: n, start: "warm", single: r.single, raw: r.raw}
-		if w.tp, err = h.runClaims(ctx, variant, n, "w", idle(true)); err != nil {
+		say("%s, N=%d: %s, warm controller", variant, n, what)
+		warm, err := h.runClaims(ctx, variant, n, "w", idle(true))
+		if err != nil {
 			return nil, err
 		}
-		rows = append(rows, w)
+		out = append(out, warm)
 	}
-	return rows, nil
+	return out, nil
 }
 
 func say(format string, args ...any) {

@@ -16,6 +16,7 @@ type row struct {
 	single  singleResult
 	raw     rawResult
 	tp      tpResult
+	rn      tpResult // the runner side: terraform in a runner process per pool
 }
 
 func secs(d time.Duration) string { return fmt.Sprintf("%.1f", d.Seconds()) }
@@ -130,6 +131,7 @@ func table(rows []row, o options) string {
 			num0(r.tp.treeRSS, r.tp.ran()), num0(r.single.apply.rss, r.single.ran), num0(r.raw.treeRSS, r.raw.ran()),
 			project(r.tp.driftCPU, r.tp.ran()), project(r.single.plan.cpu, r.single.ran), project(r.raw.driftCPU, r.raw.ran()))
 	}
+	runnerTable(&b, rows)
 	return b.String()
 }
 

@@ -75,3 +75,34 @@ func TestSingleTable(t *testing.T) {
 		t.Errorf("applied = %s, want init and apply together (3s)", single.applied())
 	}
 }
+
+// TestRunnerTable: the runner side's table has a line per row where it ran, beside the
+// in-process engine of the same row: the ratio of their all-Ready times, the hop per run
+// in milliseconds, runs per claim, the runner's RSS and the providers it evicted; there
+// is no table when it did not run.
+func TestRunnerTable(t *testing.T) {
+	inProcess := tpResult{ready: timing{median: 2 * time.Second, last: 4 * time.Second}, tfCPU: 10 * time.Second}
+	runner := tpResult{ready: timing{median: 3 * time.Second, last: 5 * time.Second}, tfCPU: 12 * time.Second,
+		runner: runnerSide{runs: 20, hop: 50 * time.Millisecond, rss: 71.4, evicted: 1}}
+	rows := []row{
+		{variant: "terraform_data", n: 10, start: "cold", tp: inProcess, rn: runner},
+		{variant: "terraform_data", n: 10, start: "warm", tp: inProcess},
+	}
+	var b strings.Builder
+	runnerTable(&b, rows)
+	var got []string
+	for _, line := range strings.Split(b.String(), "\n") {
+		if strings.HasPrefix(line, "| terraform_data") {
+			got = append(got, line)
+		}
+	}
+	want := []string{"| terraform_data | 10 | cold | 4.0 / 5.0 | 1.25× | 2.0 / 3.0 | 2.50 | 2.0 | 1.00 / 1.20 | 71 | 1 | 0 / 0 |"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("runner table (-want +got):\n%s", diff)
+	}
+	b.Reset()
+	runnerTable(&b, rows[1:])
+	if b.Len() != 0 {
+		t.Errorf("a table without a runner side:\n%s", b.String())
+	}
+}

@@ -68,6 +68,7 @@ type tpResult struct {
 	idle      time.Duration
 	idleCPU   time.Duration
 	idleProcs float64
+	runner    runnerSide // with runners: the runs sent to them while the claims were made
 }
 
 // runRaw creates n workspaces with the terraform CLI (init + apply, kubernetes backend),
@@ -216,7 +217,8 @@ func (h *harness) runClaims(ctx context.Context, variant string, n int, tag stri
 	f := h.fleet
 	class := strings.ReplaceAll(variant, "_", "-")
 	cpu0 := f.cpu()
-	procs0, _ := f.metric("terraplane_terraform_processes_total", "")
+	procs0 := f.processes()
+	runner0 := f.runnerState()
 	disk0 := dirsSize(f.workDirs())
 	gets0 := h.fleet.metricSum("rest_client_requests_total", `method="GET"`)
 	all0 := h.fleet.metricSum("rest_client_requests_total", "")
@@ -247,7 +249,10 @@ func (h *harness) runClaims(ctx context.Context, variant string, n int, tag stri
 	res.cpCPU = controlPlaneCPU() - cp0
 	res.ready = timingOf(ready)
 	cpu1 := f.cpu()
-	procs1, _ := f.metric("terraplane_terraform_processes_total", "")
+	procs1 := f.processes()
+	if f.targets != "" {
+		res.runner = f.since(runner0)
+	}
 	// kept warm, provider processes are not yet in the controller's children's CPU
 	res.ctrlCPU, res.tfCPU, res.processes = cpu1.self-cpu0.self, cpu1.children-cpu0.children+f.providerCPU()-prov0, procs1-procs0
 	res.diskBytes = (dirsSize(f.workDirs()) - disk0) / int64(n)
@@ -262,10 +267,10 @@ func (h *harness) runClaims(ctx context.Context, variant string, n int, tag stri
 	if idle > 0 {
 		say("idle for %s with %d Ready claims", idle, n)
 		c0 := f.cpu()
-		p0, _ := f.metric("terraplane_terraform_processes_total", "")
+		p0 := f.processes()
 		time.Sleep(idle)
 		c1 := f.cpu()
-		p1, _ := f.metric("terraplane_terraform_processes_total", "")
+		p1 := f.processes()
 		res.idle, res.idleCPU, res.idleProcs = idle, c1.self-c0.self, p1-p0
 	}
 	res.peakRSS = f.peakRSS()
@@ -292,7 +297,7 @@ func (h *harness) noop(ctx context.Context, names []string, res *tpResult) error
 	label := fmt.Sprintf("controller=%q", objs[0].GetKind())
 	sum0, _ := h.fleet.metric("controller_runtime_reconcile_time_seconds_sum", label)
 	cnt0, _ := h.fleet.metric("controller_runtime_reconcile_time_seconds_count", label)
-	p0, _ := h.fleet.metric("terraplane_terraform_processes_total", "")
+	p0 := h.fleet.processes()
 	for _, u := range objs {
 		patch := []byte(fmt.Sprintf(`{"metadata":{"annotations":{"bench.terraplane.io/touched":%q}}}`, time.Now().Format(time.RFC3339Nano)))
 		if err := h.c.Patch(ctx, u, client.RawPatch(types.MergePatchType, patch)); err != nil {
@@ -303,7 +308,7 @@ func (h *harness) noop(ctx context.Context, names []string, res *tpResult) error
 		cnt, _ := h.fleet.metric("controller_runtime_reconcile_time_seconds_count", label)
 		if cnt-cnt0 >= float64(len(names)) {
 			sum, _ := h.fleet.metric("controller_runtime_reconcile_time_seconds_sum", label)
-			p1, _ := h.fleet.metric("terraplane_terraform_processes_total", "")
+			p1 := h.fleet.processes()
 			res.noopAvg = time.Duration((sum - sum0) / (cnt - cnt0) * float64(time.Second))
 			res.noopProcs = p1 - p0
 			return nil

@@ -17,6 +17,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"terraplane.io/terraplane/internal/app"
 	"terraplane.io/terraplane/internal/devenv"
 	"terraplane.io/terraplane/internal/engine"
 	"terraplane.io/terraplane/internal/plugins"
@@ -30,7 +31,9 @@ type runnerOptions struct {
 	// listen, with TLS from the cert and key files and the token from tokenFile, is how a
 	// runner in a pod serves (--runner deployment)
 	listen, certFile, keyFile, tokenFile string
-	engine                               engine.Options
+	// metrics is where the runner serves its metrics (plain HTTP); "0" serves none
+	metrics string
+	engine  engine.Options
 }
 
 func runnerCommand() *cobra.Command {
@@ -45,14 +48,17 @@ for their state and locks, and keep the pool's provider processes warm.
 The controller starts one runner per pool (--runner process) and gives it, on standard
 input, the token each request must carry. With --runner deployment, a runner is a pod in
 its pool's namespace: it serves over TLS on --listen, with the token in --token-file, and
-its identity is the pod's ServiceAccount. It is not meant to be started by hand.`,
+its identity is the pod's ServiceAccount. --metrics-bind-address serves Prometheus
+metrics of the pool's terraform processes and warm providers, labelled with the pool.
+It is not meant to be started by hand.`,
 		Example: `  # what the controller runs for the default pool of namespace team-a
   echo "$TOKEN" | terraplane runner --pool team-a/default --socket /run/pool/runner.sock \
     --workdir /run/pool/work --kubeconfig /run/pool/kubeconfig
 
   # what a runner Deployment's pod runs
   terraplane runner --pool team-a/default --listen :8443 --tls-cert-file /etc/terraplane-runner/tls.crt \
-    --tls-key-file /etc/terraplane-runner/tls.key --token-file /etc/terraplane-runner/token --workdir /var/lib/terraplane/runner/work`,
+    --tls-key-file /etc/terraplane-runner/tls.key --token-file /etc/terraplane-runner/token --workdir /var/lib/terraplane/runner/work \
+    --metrics-bind-address :8080`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runRunner(ctrl.SetupSignalHandler(), o)
@@ -66,6 +72,7 @@ its identity is the pod's ServiceAccount. It is not meant to be started by hand.
 	f.StringVar(&o.certFile, "tls-cert-file", "", "the runner's certificate, with --listen")
 	f.StringVar(&o.keyFile, "tls-key-file", "", "the runner's private key, with --listen")
 	f.StringVar(&o.tokenFile, "token-file", "", "the token each request must carry (default: read from standard input)")
+	f.StringVar(&o.metrics, "metrics-bind-address", "0", "address to serve Prometheus metrics on over plain HTTP (GET /metrics): the pool's terraform processes and warm providers; port 0 picks a free one; \"0\" serves none")
 	f.StringVar(&o.engine.WorkDir, "workdir", "", "directory for the pool's workspaces")
 	f.StringVar(&o.engine.PluginMirror, "plugin-mirror", devenv.PluginMirror(), "filesystem mirror of Terraform providers")
 	f.StringVar(&o.engine.TerraformPath, "terraform", "", "terraform or OpenTofu binary (default: terraform on PATH)")
@@ -153,7 +160,7 @@ func runRunner(ctx context.Context, o runnerOptions) error {
 	if err != nil {
 		return err
 	}
-	c, err := client.New(cfg, client.Options{})
+	c, err := client.New(app.RunnerRestConfig(cfg), client.Options{})
 	if err != nil {
 		return fmt.Errorf("pool client: %w", err)
 	}
@@ -170,6 +177,9 @@ func runRunner(ctx context.Context, o runnerOptions) error {
 	}
 	defer eng.Stop()
 	srv.Runs = &runner.Local{Engine: eng, Locker: locker}
+	if srv.Info.MetricsAddress, err = serveRunnerMetrics(ctx, o, eng); err != nil {
+		return err
+	}
 	lis, err := runnerListener(o)
 	if err != nil {
 		return err
@@ -183,9 +193,27 @@ func runRunner(ctx context.Context, o runnerOptions) error {
 		defer cancel()
 		_ = hs.Shutdown(stop)
 	}()
-	fmt.Fprintf(os.Stderr, "runner of pool %s serving on %s\n", o.pool, lis.Addr())
+	fmt.Fprintf(os.Stderr, "runner of pool %s serving on %s; metrics on %q\n", o.pool, lis.Addr(), srv.Info.MetricsAddress)
 	if err := hs.Serve(lis); err != nil && err != http.ErrServerClosed {
 		return err
 	}
 	return nil
+}
+
+// serveRunnerMetrics serves the runner's metrics on --metrics-bind-address until ctx
+// ends, and returns the address it listens on ("" when it serves none).
+func serveRunnerMetrics(ctx context.Context, o runnerOptions, eng *engine.Engine) (string, error) {
+	if o.metrics == "" || o.metrics == "0" {
+		return "", nil
+	}
+	lis, err := net.Listen("tcp", o.metrics)
+	if err != nil {
+		return "", fmt.Errorf("metrics listener: %w", err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/metrics", app.RunnerMetrics(eng, o.pool))
+	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = hs.Serve(lis) }()
+	go func() { <-ctx.Done(); _ = hs.Close() }()
+	return lis.Addr().String(), nil
 }

@@ -26,6 +26,8 @@ reason it stands where it does, and its age, as crossplane beta trace does:
                            → connection Secret
                            → plan held unapplied (awaiting approval, refused, or drift
                              the managementPolicies leave alone)
+                           → its runner pool: the pool's runner Deployment (--runner
+                             deployment), or its runner process (--runner process)
         → the claim's connection Secret
   KubernetesApplication → its cluster (a KubernetesCluster claim, traced as a claim, or a
                           ProviderConfig) → its KubernetesApplicationResources → their Secrets
@@ -54,7 +56,9 @@ gives a Graphviz graph (terraplane trace ... -o dot | dot -Tsvg > trace.svg).`,
 		if err != nil {
 			return err
 		}
-		tracer := &trace.Tracer{Reader: s.client, Kinds: s.kindInfo()}
+		kinds := s.kindInfo()
+		tracer := &trace.Tracer{Reader: s.client, Kinds: kinds,
+			Runner: trace.Runners{Reader: s.client, Terraform: kinds.RunsTerraform}.Node}
 		root, err := tracer.Trace(ctx, t.gvk, t.namespace, t.name)
 		if err != nil {
 			return err

@@ -44,7 +44,8 @@ const (
 const crdPoll = 2 * time.Second
 
 // finish maps the error (resource.Classify) to Synced, derives Ready from it and writes
-// the status once: Ready=True only when the kinds are served.
+// the status once: Ready=True only when the kinds are served; Reconciling until then, or
+// Stalled when someone must act (as for claims and managed resources).
 func (r *Reconciler) finish(ctx context.Context, c *run) (ctrl.Result, error) {
 	if !c.def.DeletionTimestamp.IsZero() && c.err == nil {
 		return ctrl.Result{}, nil // finalizer removed: the definition is gone
@@ -74,6 +75,6 @@ func (r *Reconciler) finish(ctx context.Context, c *run) (ctrl.Result, error) {
 	case c.checked || meta.FindStatusCondition(st.Conditions, TypeEstablished) == nil:
 		resource.SetCondition(&st.Conditions, gen, TypeEstablished, metav1.ConditionFalse, ReasonWaitingForCRD, "the CustomResourceDefinitions are not served yet")
 	}
-	st.ObservedGeneration = gen
+	resource.SetProgress(&st.Conditions, &st.ObservedGeneration, gen, o.Succeeded() && resource.IsReady(st.Conditions))
 	return resource.Finisher{Client: r.client, Recorder: r.events}.Finish(ctx, c.def, c.orig, o, notes)
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
@@ -41,16 +42,27 @@ variable "zones" {
 // outcome is what reconciles left: the conditions, what is served, the CRDs and the requeue.
 type outcome struct {
 	Conditions [2]string
-	Served     []string
-	CRDs       []string // that exist, owned by the definition
-	Requeue    time.Duration
-	Err        bool
+	// Progress is how kstatus reads it: Stalled/<reason>, Reconciling, or Applied
+	// (observedGeneration caught up, neither condition).
+	Progress string
+	Served   []string
+	CRDs     []string // that exist, owned by the definition
+	Requeue  time.Duration
+	Err      bool
 }
 
 func (h *harness) outcome(requeue time.Duration, err error) outcome {
 	o := outcome{Served: h.server.served, Requeue: requeue, Err: err != nil}
 	if d := h.def(); d != nil {
 		o.Conditions = conditions(d)
+		switch conds := d.Status.Conditions; {
+		case meta.IsStatusConditionTrue(conds, common.TypeStalled):
+			o.Progress = "Stalled/" + meta.FindStatusCondition(conds, common.TypeStalled).Reason
+		case meta.IsStatusConditionTrue(conds, common.TypeReconciling):
+			o.Progress = "Reconciling"
+		case d.Status.ObservedGeneration == d.Generation:
+			o.Progress = "Applied"
+		}
 	}
 	for _, name := range []string{claimCRD, classCRD} {
 		if c := h.crd(name); c != nil && metav1IsControlledBy(c, &apiextv1.ClaimDefinition{ObjectMeta: metav1.ObjectMeta{UID: "def-uid"}}) &&
@@ -61,6 +73,8 @@ func (h *harness) outcome(requeue time.Duration, err error) outcome {
 	return o
 }
 
+// TestReconcile: what a reconcile of a definition applies and serves, and its status:
+// Reconciling until its kinds are served, Stalled when someone must act.
 func TestReconcile(t *testing.T) {
 	both := []string{claimCRD, classCRD}
 	served := []string{"Network/NetworkClass"}
@@ -72,51 +86,51 @@ func TestReconcile(t *testing.T) {
 	}{
 		"the CRDs are applied, and waited for": {
 			objs: []client.Object{definition(sizeSchema, "")},
-			want: outcome{Conditions: [2]string{"True/WaitingForCRD", "False/WaitingForCRD"}, CRDs: both, Requeue: crdPoll},
+			want: outcome{Conditions: [2]string{"True/WaitingForCRD", "False/WaitingForCRD"}, Progress: "Reconciling", CRDs: both, Requeue: crdPoll},
 		},
 		"once established, the kind is served": {
 			objs: []client.Object{definition(sizeSchema, "")}, establish: true,
-			want: outcome{Conditions: [2]string{"True/" + common.ReasonReconcileSuccess, "True/Served"}, CRDs: both, Served: served},
+			want: outcome{Conditions: [2]string{"True/" + common.ReasonReconcileSuccess, "True/Served"}, Progress: "Applied", CRDs: both, Served: served},
 		},
 		"a schema generated from a module": {
 			objs: append(moduleClass(vpcTF), definition("", "vpc")), establish: true,
-			want: outcome{Conditions: [2]string{"True/" + common.ReasonReconcileSuccess, "True/Served"}, CRDs: both, Served: served},
+			want: outcome{Conditions: [2]string{"True/" + common.ReasonReconcileSuccess, "True/Served"}, Progress: "Applied", CRDs: both, Served: served},
 		},
 		"no schema at all": {
 			objs: []client.Object{definition("", "")},
-			want: outcome{Conditions: [2]string{"False/InvalidSchema", "False/InvalidSchema"}, Requeue: userRetry},
+			want: outcome{Conditions: [2]string{"False/InvalidSchema", "False/InvalidSchema"}, Progress: "Stalled/InvalidSchema", Requeue: userRetry},
 		},
 		"a schema that is no object": {
 			objs: []client.Object{definition(`{"type": "string"}`, "")},
-			want: outcome{Conditions: [2]string{"False/InvalidSchema", "False/InvalidSchema"}, Requeue: userRetry},
+			want: outcome{Conditions: [2]string{"False/InvalidSchema", "False/InvalidSchema"}, Progress: "Stalled/InvalidSchema", Requeue: userRetry},
 		},
 		"a schema that is no OpenAPI schema": {
 			objs: []client.Object{definition(`{"type": 3}`, "")},
-			want: outcome{Conditions: [2]string{"False/InvalidSchema", "False/InvalidSchema"}, Requeue: userRetry},
+			want: outcome{Conditions: [2]string{"False/InvalidSchema", "False/InvalidSchema"}, Progress: "Stalled/InvalidSchema", Requeue: userRetry},
 		},
 		"a module class that does not exist": {
 			objs: []client.Object{definition("", "vpc")},
-			want: outcome{Conditions: [2]string{"False/ModuleClassNotFound", "False/ModuleClassNotFound"}, Requeue: userRetry},
+			want: outcome{Conditions: [2]string{"False/ModuleClassNotFound", "False/ModuleClassNotFound"}, Progress: "Stalled/ModuleClassNotFound", Requeue: userRetry},
 		},
 		"a module whose variables make no schema": {
 			objs: append(moduleClass(`variable "cidr" { type = string`), definition("", "vpc")),
-			want: outcome{Conditions: [2]string{"False/InvalidModule", "False/InvalidModule"}, Requeue: userRetry},
+			want: outcome{Conditions: [2]string{"False/InvalidModule", "False/InvalidModule"}, Progress: "Stalled/InvalidModule", Requeue: userRetry},
 		},
 		"a CRD of the kind's name that is not the definition's": {
 			objs: []client.Object{definition(sizeSchema, ""), foreignCRD()},
-			want: outcome{Conditions: [2]string{"False/Conflict", "False/Conflict"}, Requeue: userRetry},
+			want: outcome{Conditions: [2]string{"False/Conflict", "False/Conflict"}, Progress: "Stalled/Conflict", Requeue: userRetry},
 		},
 		"a kind served already with another class": {
 			objs: []client.Object{definition(sizeSchema, "")}, establish: true,
 			setup: func(h *harness) {
 				h.reg.AddClaim(kinds.DefinedClaim(networkGVK, classGVK.GroupVersion().WithKind("NetworkTier")))
 			},
-			want: outcome{Conditions: [2]string{"False/Conflict", "False/Conflict"}, CRDs: both, Requeue: userRetry},
+			want: outcome{Conditions: [2]string{"False/Conflict", "False/Conflict"}, Progress: "Stalled/Conflict", CRDs: both, Requeue: userRetry},
 		},
 		"the claim reconciler cannot start": {
 			objs: []client.Object{definition(sizeSchema, "")}, establish: true,
 			setup: func(h *harness) { h.server.err = errServe },
-			want:  outcome{Conditions: [2]string{"False/ReconcileError", "False/ReconcileError"}, CRDs: both, Err: true},
+			want:  outcome{Conditions: [2]string{"False/ReconcileError", "False/ReconcileError"}, Progress: "Reconciling", CRDs: both, Err: true},
 		},
 	}
 	for name, tc := range cases {

@@ -71,7 +71,7 @@ func targetCluster(objs ...client.Object) *remote.Cluster {
 }
 
 func providerConfig() *kubernetesv1.ProviderConfig {
-	pc := &kubernetesv1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: pcName}}
+	pc := &kubernetesv1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: pcName, Generation: 2}}
 	pc.Spec.CredentialsSecretRef.Name = credName
 	return pc
 }

@@ -66,6 +66,8 @@ func (r *ProviderConfigReconciler) Reconcile(ctx context.Context, req ctrl.Reque
 		return o.Result()
 	}
 	o.Record(&pc.Status.Conditions, pc.Generation, resource.FromOutcome(resource.ReadyBecause(common.ReasonReachable, "Kubernetes "+version)))
+	resource.SetProgress(&pc.Status.Conditions, &pc.Status.ObservedGeneration, pc.Generation,
+		o.Succeeded() && resource.IsReady(pc.Status.Conditions))
 	if o.Err != nil { // a health check: any failure is retried like an unreachable cluster
 		o.Requeue, o.Err = r.opts.UnreachableRetry, nil
 	}

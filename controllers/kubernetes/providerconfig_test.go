@@ -22,7 +22,10 @@ import (
 )
 
 // TestProviderConfigHealth: a ProviderConfig is Ready while its cluster answers; any
-// failure is Ready=False and looked at again as an unreachable cluster is.
+// failure is Ready=False and looked at again as an unreachable cluster is. As for
+// managed resources, one that cannot be used until someone acts (a cluster that does
+// not answer, credentials missing or refused) is Stalled; a failure that may pass is
+// Reconciling.
 func TestProviderConfigHealth(t *testing.T) {
 	srv := apiServer(t)
 	closed := httptest.NewServer(http.NotFoundHandler())
@@ -32,6 +35,7 @@ func TestProviderConfigHealth(t *testing.T) {
 	type result struct {
 		Ready, Reason, Message, Endpoint string
 		Requeue                          time.Duration
+		Progress                         string // Stalled/<reason>, Reconciling or Applied
 	}
 	opts := Options{UnreachableRetry: 7 * time.Second, UserErrorRetry: 9 * time.Second}.WithDefaults()
 	cases := map[string]struct {
@@ -40,15 +44,15 @@ func TestProviderConfigHealth(t *testing.T) {
 		want        result
 	}{
 		"it answers": {local: []client.Object{providerConfig(), credentials(srv.URL)},
-			want: result{"True", common.ReasonReachable, "Kubernetes v1.31.2", srv.URL, providerConfigResync}},
+			want: result{"True", common.ReasonReachable, "Kubernetes v1.31.2", srv.URL, providerConfigResync, "Applied"}},
 		"it does not answer": {local: []client.Object{providerConfig(), credentials(closed.URL)},
-			want: result{"False", common.ReasonClusterUnreachable, "", closed.URL, opts.UnreachableRetry}},
+			want: result{"False", common.ReasonClusterUnreachable, "", closed.URL, opts.UnreachableRetry, "Stalled/" + common.ReasonClusterUnreachable}},
 		"its credentials are missing": {local: []client.Object{providerConfig()},
-			want: result{"False", "CredentialsNotFound", "", "", opts.UserErrorRetry}},
+			want: result{"False", "CredentialsNotFound", "", "", opts.UserErrorRetry, "Stalled/CredentialsNotFound"}},
 		"its credentials are elsewhere": {local: []client.Object{elsewhere, credentials(srv.URL)},
-			want: result{"False", "ReferenceNotAllowed", "", "", opts.UserErrorRetry}},
+			want: result{"False", "ReferenceNotAllowed", "", "", opts.UserErrorRetry, "Stalled/ReferenceNotAllowed"}},
 		"its credentials cannot be read": {local: []client.Object{providerConfig(), credentials(srv.URL)}, secretsFail: true,
-			want: result{"False", common.ReasonReconcileError, "", "", opts.UnreachableRetry}},
+			want: result{"False", common.ReasonReconcileError, "", "", opts.UnreachableRetry, "Reconciling"}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -66,6 +70,14 @@ func TestProviderConfigHealth(t *testing.T) {
 				t.Fatal(err)
 			}
 			got := result{Endpoint: pc.Status.Endpoint, Requeue: res.RequeueAfter}
+			switch conds := pc.Status.Conditions; {
+			case meta.IsStatusConditionTrue(conds, common.TypeStalled):
+				got.Progress = "Stalled/" + meta.FindStatusCondition(conds, common.TypeStalled).Reason
+			case meta.IsStatusConditionTrue(conds, common.TypeReconciling):
+				got.Progress = "Reconciling"
+			case pc.Status.ObservedGeneration == pc.Generation:
+				got.Progress = "Applied"
+			}
 			if cond := meta.FindStatusCondition(pc.Status.Conditions, common.TypeReady); cond != nil {
 				got.Ready, got.Reason = string(cond.Status), cond.Reason
 				if cond.Status == "True" {

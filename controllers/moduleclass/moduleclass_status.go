@@ -25,7 +25,8 @@ const retryProblem = time.Minute
 
 // finish derives the conditions from the phase that failed and the error (mapped by
 // resource.Classify): Synced says whether the module could be read from its source,
-// Ready whether claims can bind to the class. It emits one event per new problem, writes
+// Ready whether claims can bind to the class, Reconciling and Stalled (as for claims and
+// managed resources) whether its generation is checked, or unusable until someone acts. It emits one event per new problem, writes
 // the status, and asks to run again when the source moves (a branch or a tag) or a
 // problem may clear by itself.
 func (r *Reconciler) finish(ctx context.Context, c *check) (ctrl.Result, error) {
@@ -39,17 +40,20 @@ func (r *Reconciler) finish(ctx context.Context, c *check) (ctrl.Result, error) 
 	case c.err == nil:
 		resource.SetCondition(&st.Conditions, gen, common.TypeSynced, metav1.ConditionTrue, ReasonRead, "")
 		resource.ReadyBecause(ReasonValid, "").Set(&st.Conditions, gen)
+		resource.SetProgress(&st.Conditions, &st.ObservedGeneration, gen, true)
 	case c.failed == phaseLoad || o.Err != nil: // the module could not be read
 		if c.failed == phaseLoad {
 			st.Variables, st.Outputs, st.Revision = nil, nil, ""
 		}
 		notes = o.SetSynced(&st.Conditions, gen)
 		resource.NotReady(o.Reason, o.Message).Set(&st.Conditions, gen)
-	default: // read, but claims cannot use it
+		resource.SetProgress(&st.Conditions, &st.ObservedGeneration, gen, false) // stalled, or retried
+	default: // read, but claims cannot use it until someone fixes the class or the mirror
 		resource.SetCondition(&st.Conditions, gen, common.TypeSynced, metav1.ConditionTrue, ReasonRead, "")
 		if resource.NotReady(o.Reason, o.Message).Set(&st.Conditions, gen) {
 			notes = []resource.Note{{Type: corev1.EventTypeWarning, Reason: o.Reason, Message: o.Message}}
 		}
+		resource.MarkStalled(&st.Conditions, &st.ObservedGeneration, gen, o.Reason, o.Message)
 		if c.failed != phaseProviders {
 			o.Requeue = 0 // the class's own edit fixes it; no watch sees a mirror fill up
 		}

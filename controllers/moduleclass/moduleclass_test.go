@@ -86,11 +86,15 @@ func mirror(t *testing.T, version string) string {
 type checked struct {
 	Synced, SyncedReason string
 	Ready, ReadyReason   string
-	Variables            []string
-	Outputs              []string
-	Read                 bool // status.revision is set
-	Requeue              time.Duration
-	Events               []string
+	// Stalled is the Stalled condition's reason ("": absent); Reconciling its status.
+	Stalled, Reconciling string
+	// Observed: status.observedGeneration is the class's generation.
+	Observed  bool
+	Variables []string
+	Outputs   []string
+	Read      bool // status.revision is set
+	Requeue   time.Duration
+	Events    []string
 }
 
 func condition(conds []metav1.Condition, typ string) (string, string) {
@@ -126,6 +130,9 @@ func run(t *testing.T, n int, loader *modsource.Loader, opts []Option, objs ...c
 	got := checked{Read: class.Status.Revision != "", Requeue: res.RequeueAfter}
 	got.Synced, got.SyncedReason = condition(class.Status.Conditions, common.TypeSynced)
 	got.Ready, got.ReadyReason = condition(class.Status.Conditions, common.TypeReady)
+	_, got.Stalled = condition(class.Status.Conditions, common.TypeStalled)
+	got.Reconciling, _ = condition(class.Status.Conditions, common.TypeReconciling)
+	got.Observed = class.Status.ObservedGeneration == class.Generation
 	for _, v := range class.Status.Variables {
 		got.Variables = append(got.Variables, v.Name)
 	}
@@ -139,16 +146,19 @@ func run(t *testing.T, n int, loader *modsource.Loader, opts []Option, objs ...c
 	return got
 }
 
+// TestReconcile: what a reconcile of a class leaves, Reconciling and Stalled as kstatus
+// reads them included: a usable class has its generation observed; one that claims
+// cannot use, or whose module cannot be read, is Stalled until someone fixes it.
 func TestReconcile(t *testing.T) {
 	valid := checked{Synced: "True", SyncedReason: ReasonRead, Ready: "True", ReadyReason: ReasonValid,
-		Variables: []string{"name", "size"}, Outputs: []string{"id"}, Read: true}
+		Variables: []string{"name", "size"}, Outputs: []string{"id"}, Read: true, Observed: true}
 	invalid := func(reason string, requeue time.Duration) checked {
-		return checked{Synced: "True", SyncedReason: ReasonRead, Ready: "False", ReadyReason: reason,
+		return checked{Synced: "True", SyncedReason: ReasonRead, Ready: "False", ReadyReason: reason, Stalled: reason, Observed: true,
 			Variables: []string{"name", "size"}, Outputs: []string{"id"}, Read: true, Requeue: requeue, Events: []string{"Warning " + reason}}
 	}
 	unreadable := func(reason string) checked {
-		return checked{Synced: "False", SyncedReason: reason, Ready: "False", ReadyReason: reason, Requeue: retryProblem,
-			Events: []string{"Warning " + reason}}
+		return checked{Synced: "False", SyncedReason: reason, Ready: "False", ReadyReason: reason, Stalled: reason, Observed: true,
+			Requeue: retryProblem, Events: []string{"Warning " + reason}}
 	}
 	stale := newClass(`{"name": "a"}`)
 	stale.Status = terraformv1.ModuleClassStatus{Variables: []terraformv1.ModuleVariable{{Name: "old"}}, Revision: "7"}

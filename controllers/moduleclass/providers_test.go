@@ -26,9 +26,9 @@ const awsTF = `terraform {
 // that take no configuration (random) need none.
 func TestProvidersAndSubmodules(t *testing.T) {
 	valid := checked{Synced: "True", SyncedReason: ReasonRead, Ready: "True", ReadyReason: ReasonValid,
-		Variables: []string{"name", "size"}, Outputs: []string{"id"}, Read: true}
+		Variables: []string{"name", "size"}, Outputs: []string{"id"}, Read: true, Observed: true}
 	invalid := func(reason string) checked {
-		return checked{Synced: "True", SyncedReason: ReasonRead, Ready: "False", ReadyReason: reason,
+		return checked{Synced: "True", SyncedReason: ReasonRead, Ready: "False", ReadyReason: reason, Stalled: reason, Observed: true,
 			Variables: []string{"name", "size"}, Outputs: []string{"id"}, Read: true, Events: []string{"Warning " + reason}}
 	}
 	withRefs := func(refs ...string) *terraformv1.ModuleClass {

@@ -48,7 +48,7 @@ const (
 )
 
 // finish derives every condition from the phases that ran and the error (mapped by
-// resource.Classify), writes the status and emits one event per new problem.
+// resource.Classify), Reconciling and Stalled as for claims, writes the status and emits one event per new problem.
 func (r *InstallReconciler) finish(ctx context.Context, in *install, err error) (ctrl.Result, error) {
 	if in.obj.GetDeletionTimestamp() != nil && err == nil {
 		return ctrl.Result{}, nil // uninstalled; the object is gone
@@ -63,6 +63,7 @@ func (r *InstallReconciler) finish(ctx context.Context, in *install, err error) 
 	}
 	becameReady := o.Ready(resource.ReadyBecause(ReasonInstalled, "")).Set(&st.Conditions, gen) && err == nil
 	notes := o.SetSynced(&st.Conditions, gen)
+	resource.SetProgress(&st.Conditions, &st.ObservedGeneration, gen, err == nil)
 	// an upgrade may take several reconciles (waiting for the new package's objects):
 	// it is told once it completes, against the package installed before it
 	before := st.InstalledPackage

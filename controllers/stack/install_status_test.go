@@ -86,7 +86,8 @@ func TestFollowsTag(t *testing.T) {
 
 // TestInstallReconcile: an install runs its phases: the package's CRDs and Stack are
 // written, it waits for the Stack's controller, and says so in its conditions; once the
-// Stack is Ready it is Installed, told once, and looked at again after TagRefresh.
+// Stack is Ready it is Installed (Reconciling until then, as kstatus reads it), told
+// once, and looked at again after TagRefresh.
 func TestInstallReconcile(t *testing.T) {
 	host := testRegistry(t)
 	ctx := context.Background()
@@ -106,6 +107,9 @@ func TestInstallReconcile(t *testing.T) {
 	}
 	if c := meta.FindStatusCondition(got.Status.Conditions, TypeControllerReady); c == nil || c.Reason != ReasonWaitingForStack || !meta.IsStatusConditionTrue(got.Status.Conditions, TypeInstalled) {
 		t.Fatalf("conditions %+v; want Installed and waiting for the Stack", got.Status.Conditions)
+	}
+	if !meta.IsStatusConditionTrue(got.Status.Conditions, common.TypeReconciling) || got.Status.ObservedGeneration == got.Generation {
+		t.Errorf("status %+v; want Reconciling while it waits, its generation not observed yet", got.Status)
 	}
 	if diff := cmp.Diff([]string{"widgets.alpha.io"}, got.Status.InstalledCRDs); diff != "" || got.Status.InstalledPackage != "" {
 		t.Errorf("installed package %q; CRDs (-want +got):\n%s", got.Status.InstalledPackage, diff)
@@ -133,6 +137,9 @@ func TestInstallReconcile(t *testing.T) {
 	}
 	if !meta.IsStatusConditionTrue(got.Status.Conditions, common.TypeReady) || got.Status.InstalledPackage != got.Status.ResolvedPackage || got.Status.StackRef == nil {
 		t.Errorf("status %+v; want Ready, installed", got.Status)
+	}
+	if meta.FindStatusCondition(got.Status.Conditions, common.TypeReconciling) != nil || got.Status.ObservedGeneration != got.Generation {
+		t.Errorf("status %+v; want its generation observed, not Reconciling", got.Status)
 	}
 	if len(rec.Events) != 1 || !strings.Contains(<-rec.Events, ReasonInstalled) {
 		t.Error("the install is not told once")

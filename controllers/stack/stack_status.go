@@ -15,7 +15,8 @@ const (
 	ReasonNoController       = "NoController"
 )
 
-// finish sets Ready and Synced from the reconcile's error, emits one event per new
+// finish sets Ready and Synced from the reconcile's error (and Reconciling or Stalled,
+// as for claims), emits one event per new
 // problem and writes the status. Ready means the objects exist; the dev control plane has
 // no kubelet, so it does not wait for pods.
 func (r *StackReconciler) finish(ctx context.Context, s, orig *stacksv1.Stack, err error) (ctrl.Result, error) {
@@ -32,5 +33,6 @@ func (r *StackReconciler) finish(ctx context.Context, s, orig *stacksv1.Stack, e
 		deployed = ReasonNoController
 	}
 	notes := o.Record(&st.Conditions, gen, resource.FromOutcome(resource.ReadyBecause(deployed, "")))
+	resource.SetProgress(&st.Conditions, &st.ObservedGeneration, gen, o.Succeeded())
 	return resource.Finisher{Client: r.client, Recorder: r.recorder, Guarded: true}.Finish(ctx, s, orig, o, notes)
 }

@@ -66,8 +66,11 @@ func appResource(name string, target *workloadv1.ClusterReference, submittedTo *
 
 // appResult is what an application reconcile left.
 type appResult struct {
-	State     workloadv1.ApplicationState
-	Synced    string // status/reason
+	State  workloadv1.ApplicationState
+	Synced string // status/reason
+	// Progress is how kstatus reads it: Stalled/<reason>, Reconciling, or Applied
+	// (observedGeneration caught up, neither condition).
+	Progress  string
 	Resources []string
 	Targets   []string // of the resources, by name order
 	Gone      bool
@@ -89,6 +92,7 @@ func reconcileApp(t *testing.T, objs ...client.Object) appResult {
 		got.Gone = true
 	} else if cond := meta.FindStatusCondition(a.Status.Conditions, common.TypeSynced); cond != nil {
 		got.State, got.Synced = a.Status.State, string(cond.Status)+"/"+cond.Reason
+		got.Progress = progress(a.Status.Conditions, a.Status.ObservedGeneration, a.Generation)
 	}
 	list := &workloadv1.KubernetesApplicationResourceList{}
 	if err := c.List(context.Background(), list); err != nil {
@@ -109,6 +113,22 @@ func reconcileApp(t *testing.T, objs ...client.Object) appResult {
 	return got
 }
 
+// progress is how kstatus reads conds and observed of an object at generation gen.
+func progress(conds []metav1.Condition, observed, gen int64) string {
+	switch {
+	case meta.IsStatusConditionTrue(conds, common.TypeStalled):
+		return "Stalled/" + meta.FindStatusCondition(conds, common.TypeStalled).Reason
+	case meta.IsStatusConditionTrue(conds, common.TypeReconciling):
+		return "Reconciling"
+	case observed == gen:
+		return "Applied"
+	}
+	return ""
+}
+
+// TestApplicationReconcile: what a reconcile makes of an application's resources, and
+// its status: its state, Synced, and Reconciling until every resource is submitted, or
+// Stalled when someone must act (its templates, a conflict, resources that failed).
 func TestApplicationReconcile(t *testing.T) {
 	succeeded := "True/" + common.ReasonReconcileSuccess
 	foreign := appResource("a", east, nil, "")
@@ -121,39 +141,43 @@ func TestApplicationReconcile(t *testing.T) {
 	}{
 		"unscheduled: nothing is made": {
 			objs: []client.Object{application(nil, "a")},
-			want: appResult{State: workloadv1.ApplicationStatePending, Synced: succeeded},
+			want: appResult{State: workloadv1.ApplicationStatePending, Synced: succeeded, Progress: "Reconciling"},
 		},
 		"scheduled: one resource per template, for its cluster": {
 			objs: []client.Object{application(east, "a", "b")},
-			want: appResult{State: workloadv1.ApplicationStateScheduled, Synced: succeeded, Resources: []string{"a", "b"}, Targets: []string{"east", "east"}},
+			want: appResult{State: workloadv1.ApplicationStateScheduled, Synced: succeeded, Progress: "Reconciling", Resources: []string{"a", "b"}, Targets: []string{"east", "east"}},
 		},
 		"all submitted": {
 			objs: []client.Object{application(east, "a"), appResource("a", east, east, workloadv1.ResourceStateSubmitted)},
-			want: appResult{State: workloadv1.ApplicationStateSubmitted, Synced: succeeded, Resources: []string{"a"}, Targets: []string{"east"}},
+			want: appResult{State: workloadv1.ApplicationStateSubmitted, Synced: succeeded, Progress: "Applied", Resources: []string{"a"}, Targets: []string{"east"}},
+		},
+		"its resource failed": {
+			objs: []client.Object{application(east, "a"), appResource("a", east, nil, workloadv1.ResourceStateFailed)},
+			want: appResult{State: workloadv1.ApplicationStateFailed, Synced: succeeded, Progress: "Stalled/Failed", Resources: []string{"a"}, Targets: []string{"east"}},
 		},
 		"a removed template's resource goes": {
 			objs: []client.Object{application(east, "a"), appResource("a", east, nil, ""), appResource("old", east, nil, "")},
-			want: appResult{State: workloadv1.ApplicationStateScheduled, Synced: succeeded, Resources: []string{"a"}, Targets: []string{"east"}},
+			want: appResult{State: workloadv1.ApplicationStateScheduled, Synced: succeeded, Progress: "Reconciling", Resources: []string{"a"}, Targets: []string{"east"}},
 		},
 		"a resource it does not control is never adopted": {
 			objs: []client.Object{application(east, "a"), foreign},
-			want: appResult{State: workloadv1.ApplicationStateScheduled, Synced: "False/ResourceConflict", Resources: []string{"a"}, Targets: []string{"east"}, Requeue: 30 * time.Second},
+			want: appResult{State: workloadv1.ApplicationStateScheduled, Synced: "False/ResourceConflict", Progress: "Stalled/ResourceConflict", Resources: []string{"a"}, Targets: []string{"east"}, Requeue: 30 * time.Second},
 		},
 		"moved: a resource that submitted nothing is made again": {
 			objs: []client.Object{application(west, "a"), appResource("a", east, nil, "")},
-			want: appResult{State: workloadv1.ApplicationStateScheduled, Synced: succeeded},
+			want: appResult{State: workloadv1.ApplicationStateScheduled, Synced: succeeded, Progress: "Reconciling"},
 		},
 		"moved: a resource that submitted something stays": {
 			objs: []client.Object{application(west, "a"), appResource("a", east, east, workloadv1.ResourceStateSubmitted)},
-			want: appResult{State: workloadv1.ApplicationStateSubmitted, Synced: "False/ResourceSubmitted", Resources: []string{"a"}, Targets: []string{"east"}, Requeue: 30 * time.Second},
+			want: appResult{State: workloadv1.ApplicationStateSubmitted, Synced: "False/ResourceSubmitted", Progress: "Stalled/ResourceSubmitted", Resources: []string{"a"}, Targets: []string{"east"}, Requeue: 30 * time.Second},
 		},
 		"templates that do not fit the selector": {
 			objs: []client.Object{application(east, "a", "a")},
-			want: appResult{Synced: "False/DuplicateTemplate", Requeue: 30 * time.Second},
+			want: appResult{Synced: "False/DuplicateTemplate", Progress: "Stalled/DuplicateTemplate", Requeue: 30 * time.Second},
 		},
 		"deleted: its resources go first": {
 			objs: []client.Object{deleted, appResource("a", east, east, workloadv1.ResourceStateSubmitted)},
-			want: appResult{State: workloadv1.ApplicationStatePending, Synced: "True/DeletingResources", Requeue: 5 * time.Second},
+			want: appResult{State: workloadv1.ApplicationStatePending, Synced: "True/DeletingResources", Progress: "Reconciling", Requeue: 5 * time.Second},
 		},
 		"deleted: with no resources left it goes": {
 			objs: []client.Object{deleted},

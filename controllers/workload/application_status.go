@@ -13,7 +13,8 @@ import (
 )
 
 // finish derives the application's state and counts from its resources and the
-// reconcile's error, and writes status with an optimistic lock (the scheduler writes
+// reconcile's error (Reconciling until every resource is submitted, Stalled when they
+// failed for good, as for claims), and writes status with an optimistic lock (the scheduler writes
 // status too).
 func (r *ApplicationReconciler) finish(ctx context.Context, app *workloadv1.KubernetesApplication, owned map[string]*workloadv1.KubernetesApplicationResource, err error) (ctrl.Result, error) {
 	if !app.DeletionTimestamp.IsZero() && err == nil {
@@ -37,12 +38,20 @@ func (r *ApplicationReconciler) finish(ctx context.Context, app *workloadv1.Kube
 	}
 	resource.SetCondition(&st.Conditions, app.Generation, common.TypeReady, ready, reason, msg)
 	notes := o.SetSynced(&st.Conditions, app.Generation)
+	if o.Succeeded() && st.State == workloadv1.ApplicationStateFailed { // its resources' Stalled, as a claim's
+		resource.MarkStalled(&st.Conditions, &st.ObservedGeneration, app.Generation, reason, msg+"; "+failedResources)
+	} else {
+		resource.SetProgress(&st.Conditions, &st.ObservedGeneration, app.Generation, o.Succeeded() && ready == metav1.ConditionTrue)
+	}
 	if o.Succeeded() {
 		o.Requeue = 0 // resources report back through the Owns watch
 	}
 	// The scheduler writes status too: the lock keeps either write from undoing the other's.
 	return resource.Finisher{Client: r.client, Recorder: r.recorder, Guarded: true}.Finish(ctx, app, orig, o, notes)
 }
+
+// failedResources is what a Failed application's message adds.
+const failedResources = "its resources failed: kubectl get kubernetesapplicationresources says why"
 
 // applicationState counts desired and submitted resources and names the state.
 func applicationState(app *workloadv1.KubernetesApplication, owned map[string]*workloadv1.KubernetesApplicationResource) (workloadv1.ApplicationState, int, int) {

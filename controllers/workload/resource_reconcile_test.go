@@ -122,7 +122,8 @@ func typeName(obj client.Object) string {
 var dbSecret = &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "db"}, Type: corev1.SecretTypeOpaque, Data: map[string][]byte{"password": []byte("pw")}}
 
 // TestSubmit: a resource propagates its Secrets, applies its template and reports what it
-// submitted where; whatever stops it leaves a state and a reason to act on.
+// submitted where; whatever stops it leaves a state and a reason to act on, Stalled when
+// someone must act.
 func TestSubmit(t *testing.T) {
 	noTarget := submitted("", nil)
 	noTarget.Spec.TargetRef = nil
@@ -131,6 +132,7 @@ func TestSubmit(t *testing.T) {
 		Synced    string
 		Submitted bool // status.clusterRef
 		Remote    []string
+		Progress  string // as kstatus reads it: Stalled/<reason>, Reconciling or Applied
 	}
 	cases := map[string]struct {
 		res    *workloadv1.KubernetesApplicationResource
@@ -141,28 +143,28 @@ func TestSubmit(t *testing.T) {
 	}{
 		"submitted": {
 			res: submitted("", nil), local: []client.Object{eastPC(), dbSecret},
-			want: result{workloadv1.ResourceStateSubmitted, "True/" + common.ReasonReconcileSuccess, true, []string{"ConfigMap cfg=res-uid", "Secret cfg-db=res-uid"}},
+			want: result{workloadv1.ResourceStateSubmitted, "True/" + common.ReasonReconcileSuccess, true, []string{"ConfigMap cfg=res-uid", "Secret cfg-db=res-uid"}, "Applied"},
 		},
 		"no target yet": {
 			res: noTarget, local: []client.Object{eastPC(), dbSecret},
-			want: result{workloadv1.ResourceStatePending, "True/WaitingForTarget", false, nil},
+			want: result{workloadv1.ResourceStatePending, "True/WaitingForTarget", false, nil, "Reconciling"},
 		},
 		"a Secret to propagate not there yet": {
 			res: submitted("", nil), local: []client.Object{eastPC()},
-			want: result{workloadv1.ResourceStatePending, "True/WaitingForSecret", false, nil},
+			want: result{workloadv1.ResourceStatePending, "True/WaitingForSecret", false, nil, "Reconciling"},
 		},
 		"the target does not exist": {
 			res: submitted("", nil), local: []client.Object{dbSecret},
-			want: result{workloadv1.ResourceStateFailed, "False/ClusterNotFound", false, nil},
+			want: result{workloadv1.ResourceStateFailed, "False/ClusterNotFound", false, nil, "Stalled/ClusterNotFound"},
 		},
 		"an object of that name is not its own": {
 			res: submitted("", nil), local: []client.Object{eastPC(), dbSecret},
 			remote: []client.Object{&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "apps", Name: "cfg"}}},
-			want:   result{workloadv1.ResourceStateFailed, "False/" + common.ReasonRemoteObjectConflict, true, []string{"ConfigMap cfg=", "Secret cfg-db=res-uid"}},
+			want:   result{workloadv1.ResourceStateFailed, "False/" + common.ReasonRemoteObjectConflict, true, []string{"ConfigMap cfg=", "Secret cfg-db=res-uid"}, "Stalled/" + common.ReasonRemoteObjectConflict},
 		},
 		"a broken cluster cache keeps what it had": {
 			res: submitted(workloadv1.ResourceStateSubmitted, eastRef), local: []client.Object{eastPC(), dbSecret}, source: clusters{failing: true},
-			want: result{workloadv1.ResourceStateSubmitted, "False/" + common.ReasonReconcileError, true, nil},
+			want: result{workloadv1.ResourceStateSubmitted, "False/" + common.ReasonReconcileError, true, nil, "Reconciling"},
 		},
 	}
 	for name, tc := range cases {
@@ -174,6 +176,7 @@ func TestSubmit(t *testing.T) {
 			if c := meta.FindStatusCondition(res.Status.Conditions, common.TypeSynced); c != nil {
 				got.Synced = string(c.Status) + "/" + c.Reason
 			}
+			got.Progress = progress(res.Status.Conditions, res.Status.ObservedGeneration, res.Generation)
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
 			}

@@ -19,7 +19,7 @@ const (
 )
 
 // finish derives the resource's state and conditions from the reconcile's error (mapped
-// by resource.Classify), writes status and emits one event per new problem.
+// by resource.Classify), Reconciling and Stalled as for claims, writes status and emits one event per new problem.
 func (r *ResourceReconciler) finish(ctx context.Context, orig, res *workloadv1.KubernetesApplicationResource, err error) (ctrl.Result, error) {
 	if !res.DeletionTimestamp.IsZero() && err == nil {
 		return ctrl.Result{}, nil // finalizer removed; the resource is gone
@@ -43,5 +43,6 @@ func (r *ResourceReconciler) finish(ctx context.Context, orig, res *workloadv1.K
 		submitted.Message = "submitted to cluster " + st.ClusterRef.Name
 	}
 	notes := o.Record(&st.Conditions, res.Generation, resource.FromOutcome(submitted))
+	resource.SetProgress(&st.Conditions, &st.ObservedGeneration, res.Generation, o.Succeeded())
 	return resource.Finisher{Client: r.client, Recorder: r.recorder}.Finish(ctx, res, orig, o, notes)
 }

@@ -125,11 +125,15 @@ type Options struct {
 	// OCI tag is looked up again; 0 means modsource.DefaultRefreshInterval.
 	ModuleSourceRefresh time.Duration
 	// Runner says where terraform runs: RunnerInProcess (this process, with its
-	// identity) or RunnerProcess (a runner process per pool, with the pool's identity);
-	// empty means RunnerInProcess.
+	// identity), RunnerProcess (a runner process per pool, with the pool's identity) or
+	// RunnerDeployment (a runner Deployment per pool); empty means RunnerInProcess.
 	Runner string
 	// RunnerBinary is the terraplane binary runner processes run; empty means this one.
 	RunnerBinary string
+	// RunnerMetricsTargets, with RunnerProcess, is a file kept listing the runner
+	// processes' metrics endpoints (each on a free port of 127.0.0.1), in Prometheus'
+	// file-based service discovery format; empty writes none.
+	RunnerMetricsTargets string
 	// RunnerImage is the terraplane image runner Deployments run (RunnerDeployment).
 	RunnerImage string
 	// RunnerCPU and RunnerMemory are each runner Deployment's resources, as quantities;

@@ -126,12 +126,12 @@ func TestDashboard(t *testing.T) {
 	}
 }
 
-// TestMetricsAreDocumented: every series of the object gauges, the engine and the
-// terraform runs is in docs/observability.md.
+// TestMetricsAreDocumented: every series of the object gauges, the engine, the terraform
+// runs and the runs sent to runner pools is in docs/observability.md.
 func TestMetricsAreDocumented(t *testing.T) {
 	documented := documentedSeries(t)
 	ch := make(chan *prometheus.Desc, 100)
-	for _, c := range []prometheus.Collector{&objectCollector{}, &engineCollector{}, terraformRunSeconds} {
+	for _, c := range []prometheus.Collector{&objectCollector{}, &engineCollector{}, terraformRunSeconds, runnerRunsTotal, runnerHopSeconds} {
 		c.Describe(ch)
 	}
 	close(ch)

@@ -62,7 +62,8 @@ func runnerOf(mgr ctrl.Manager, cfg *rest.Config, opts Options, local *runner.Lo
 	procs := &runner.Processes{Binary: bin, Dir: dir, RemoveOnStop: true, Config: cfg, PluginMirror: opts.PluginMirror,
 		Terraform:  local.Engine.TerraformPath(),
 		Identities: &runner.Identities{Client: mgr.GetClient(), Tokens: tokens, EnsureRole: true},
-		Args:       runnerArgs(opts), OnRun: observeRun(ctrl.Log.WithName("terraform")), Log: ctrl.Log.WithName("runners")}
+		Args:       runnerArgs(opts), OnRun: observeRun(ctrl.Log.WithName("terraform")), OnCall: observeCall, Log: ctrl.Log.WithName("runners"),
+		MetricsAddress: "127.0.0.1:0", MetricsTargets: opts.RunnerMetricsTargets}
 	pools := &runner.Pools{Launcher: procs}
 	// runners end with the manager; their runs get their grace period to write their state
 	err = mgr.Add(manager.RunnableFunc(func(ctx context.Context) error { <-ctx.Done(); pools.Stop(); return nil }))
@@ -89,7 +90,7 @@ func runnerDeployments(mgr ctrl.Manager, opts Options, local *runner.Local) (ter
 	deps := &runner.Deployments{Client: mgr.GetClient(), Identities: &runner.Identities{Client: mgr.GetClient(), EnsureRole: true},
 		Pod: runner.PodSpec{Image: opts.RunnerImage, Terraform: local.Engine.TerraformPath(), PluginMirror: opts.PluginMirror,
 			Resources: corev1.ResourceRequirements{Requests: res, Limits: res}, Args: runnerArgs(opts)},
-		OnRun: observeRun(ctrl.Log.WithName("terraform"))}
+		OnRun: observeRun(ctrl.Log.WithName("terraform")), OnCall: observeCall}
 	return &runner.Pools{Launcher: deps}, nil
 }
 
@@ -115,3 +116,8 @@ func runnerArgs(opts Options) []string {
 	}
 	return args
 }
+
+// RunnerRestConfig is the API client configuration of a runner (its pool's identity),
+// with the controller's rate limits: a runner's state locks for many runs at once must
+// not queue behind client-go's default of 5 requests a second.
+func RunnerRestConfig(cfg *rest.Config) *rest.Config { return restConfig(cfg) }

@@ -11,9 +11,6 @@ import (
 	"sigs.k8s.io/cli-utils/pkg/kstatus/status"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	apiextv1 "terraplane.io/terraplane/apis/apiextensions/v1alpha1"
-	awsstoragev1 "terraplane.io/terraplane/apis/aws/storage/v1alpha1"
-	awsv1 "terraplane.io/terraplane/apis/aws/v1alpha1"
 	common "terraplane.io/terraplane/apis/common/v1alpha1"
 	kubernetesv1 "terraplane.io/terraplane/apis/kubernetes/v1alpha1"
 	storagev1 "terraplane.io/terraplane/apis/storage/v1alpha1"
@@ -115,18 +112,6 @@ func TestHealth(t *testing.T) {
 	held := func(reason string) metav1.Condition {
 		return cond(common.TypeSynced, metav1.ConditionFalse, reason, "S3Bucket admin/b: ...")
 	}
-	moduleClass := func(conds ...metav1.Condition) client.Object {
-		c := &terraformv1.ModuleClass{ObjectMeta: metav1.ObjectMeta{Name: "c", Namespace: "ns", Generation: 1}}
-		c.Status.Conditions = conds
-		return c
-	}
-	// s3Class is a bundled class whose only condition is its rollout's.
-	s3Class := func(s metav1.ConditionStatus, reason string) client.Object {
-		c := &awsstoragev1.S3BucketClass{ObjectMeta: metav1.ObjectMeta{Name: "c", Namespace: "ns", Generation: 1}}
-		c.Status.Conditions = []metav1.Condition{cond(common.TypeRolloutPaused, s, reason, "revision c-1a2b runs on 1 of 4 resources")}
-		return c
-	}
-	validModuleClass := []metav1.Condition{cond(common.TypeSynced, metav1.ConditionTrue, "ModuleRead", ""), cond(common.TypeReady, metav1.ConditionTrue, "ModuleValid", "")}
 	cases := []struct {
 		name string
 		obj  client.Object
@@ -161,56 +146,31 @@ func TestHealth(t *testing.T) {
 			views{"Degraded", status.FailedStatus}},
 		{"Bucket: its resource failing, retried", bucket(ready, held(common.ReasonReconcileError), false), views{"Degraded", status.InProgressStatus}},
 		{"Bucket: being deleted", deleting(bucket(ready, succeeded, true)), views{"Progressing", status.TerminatingStatus}},
-		{"ModuleClass: valid", moduleClass(cond(common.TypeSynced, metav1.ConditionTrue, "ModuleRead", ""), cond(common.TypeReady, metav1.ConditionTrue, "ModuleValid", "")),
-			views{"Healthy", status.CurrentStatus}},
-		{"ModuleClass: an input mapping names no variable", moduleClass(cond(common.TypeSynced, metav1.ConditionTrue, "ModuleRead", ""),
-			cond(common.TypeReady, metav1.ConditionFalse, "InvalidMapping", "inputs[0] names no variable")), views{"Degraded", status.InProgressStatus}},
-		{"ModuleClass: its source unreadable", moduleClass(cond(common.TypeSynced, metav1.ConditionFalse, "SourceNotFound", "no ConfigMap"),
-			cond(common.TypeReady, metav1.ConditionFalse, "SourceNotFound", "no ConfigMap")), views{"Degraded", status.InProgressStatus}},
-		{"S3BucketClass: its rollout complete", s3Class(metav1.ConditionFalse, common.ReasonRolloutComplete), views{"Healthy", status.CurrentStatus}},
-		{"S3BucketClass: its rollout under way", s3Class(metav1.ConditionFalse, common.ReasonRolloutProgressing), views{"Progressing", status.CurrentStatus}},
-		{"S3BucketClass: its rollout paused on a failure", s3Class(metav1.ConditionTrue, common.ReasonRolloutFailed), views{"Degraded", status.CurrentStatus}},
-		{"S3BucketClass: its rollout paused on request", s3Class(metav1.ConditionTrue, common.ReasonRolloutPauseRequested), views{"Suspended", status.CurrentStatus}},
-		{"ModuleClass: valid, its rollout paused on a failure",
-			moduleClass(append(validModuleClass, cond(common.TypeRolloutPaused, metav1.ConditionTrue, common.ReasonRolloutFailed, "m-1 failed"))...),
-			views{"Degraded", status.CurrentStatus}},
-		{"ModuleClass: invalid, its rollout complete", moduleClass(cond(common.TypeSynced, metav1.ConditionTrue, "ModuleRead", ""),
-			cond(common.TypeReady, metav1.ConditionFalse, "InvalidMapping", "inputs[0] names no variable"),
-			cond(common.TypeRolloutPaused, metav1.ConditionFalse, common.ReasonRolloutComplete, "...")), views{"Degraded", status.InProgressStatus}},
-		{"ClaimDefinition: waiting for its CRD", withConditions(&apiextv1.ClaimDefinition{ObjectMeta: metav1.ObjectMeta{Name: "d", Generation: 1}},
-			func(d *apiextv1.ClaimDefinition) {
-				d.Status.Conditions = []metav1.Condition{cond(common.TypeSynced, metav1.ConditionTrue, "WaitingForCRD", "..."), cond(common.TypeReady, metav1.ConditionFalse, "WaitingForCRD", "...")}
-			}), views{"Progressing", status.InProgressStatus}},
-		{"Provider: in use", withConditions(&awsv1.Provider{ObjectMeta: metav1.ObjectMeta{Name: "p", Namespace: "ns", Generation: 1}},
-			func(p *awsv1.Provider) {
-				p.Status.Conditions = []metav1.Condition{cond(common.TypeInUse, metav1.ConditionTrue, "InUse", "used by S3Bucket b")}
-			}), views{"Healthy", status.CurrentStatus}},
-		{"ProviderConfig: its cluster unreachable", withConditions(&kubernetesv1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Name: "p", Namespace: "ns", Generation: 1}},
-			func(p *kubernetesv1.ProviderConfig) {
-				p.Status.Conditions = []metav1.Condition{cond(common.TypeSynced, metav1.ConditionFalse, common.ReasonClusterUnreachable, "no answer"),
-					cond(common.TypeReady, metav1.ConditionFalse, common.ReasonClusterUnreachable, "no answer")}
-			}), views{"Degraded", status.InProgressStatus}},
 	}
-	scheme := kinds.NewScheme()
 	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			gvks, _, err := scheme.ObjectKinds(tc.obj)
-			if err != nil {
-				t.Fatal(err)
-			}
-			tc.obj.GetObjectKind().SetGroupVersionKind(gvks[0])
-			raw, err := runtime.DefaultUnstructuredConverter.ToUnstructured(tc.obj)
-			if err != nil {
-				t.Fatal(err)
-			}
-			argo, kst := Views(t, raw)
-			if diff := cmp.Diff(tc.want, views{argo.Status, kst.Status}); diff != "" {
-				t.Errorf("(-want +got):\n%s\nArgo CD: %s; kstatus: %s", diff, argo.Message, kst.Message)
-			}
-			if argo.Status != "Healthy" && argo.Message == "" {
-				t.Error("Argo CD gets no message saying why")
-			}
-		})
+		t.Run(tc.name, func(t *testing.T) { checkHealth(t, tc.obj, tc.want) })
+	}
+}
+
+// checkHealth asserts what Argo CD, with the chart's script of obj's family, and kstatus
+// read of obj, and that Argo CD says why when it is not healthy.
+func checkHealth(t *testing.T, obj client.Object, want views) {
+	t.Helper()
+	gvks, _, err := kinds.NewScheme().ObjectKinds(obj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	obj.GetObjectKind().SetGroupVersionKind(gvks[0])
+	raw, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	argo, kst := Views(t, raw)
+	if diff := cmp.Diff(want, views{argo.Status, kst.Status}); diff != "" {
+		t.Errorf("(-want +got):\n%s\nArgo CD: %s; kstatus: %s", diff, argo.Message, kst.Message)
+	}
+	if argo.Status != "Healthy" && argo.Message == "" {
+		t.Error("Argo CD gets no message saying why")
 	}
 }
 

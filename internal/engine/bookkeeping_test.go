@@ -160,16 +160,26 @@ func TestRunAskedForInit(t *testing.T) {
 	}
 }
 
-// TestRunTimeout: a command that outlives the engine's timeout is stopped and reported as
-// such, its outcome unknown.
+// TestRunTimeout: a command that outlives its deadline, the workspace's own or else the
+// engine's, is stopped and reported as such, naming that deadline, its outcome unknown.
 func TestRunTimeout(t *testing.T) {
-	e := &Engine{opts: Options{Timeout: 10 * time.Millisecond}}
-	err := e.run(context.Background(), Workspace{}, "apply", func(ctx context.Context) error {
-		<-ctx.Done()
-		return errors.New("signal: interrupt")
-	})
-	if err == nil || err.Error() != "terraform apply did not finish within 10ms: context deadline exceeded" || !OutcomeUnknown(err) {
-		t.Errorf("got %v, want the timeout, outcome unknown", err)
+	for name, tc := range map[string]struct {
+		engine, own time.Duration
+		want        string
+	}{
+		"the engine's deadline":    {10 * time.Millisecond, 0, "terraform apply did not finish within 10ms: context deadline exceeded"},
+		"the workspace's deadline": {time.Hour, 20 * time.Millisecond, "terraform apply did not finish within 20ms: context deadline exceeded"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			e := &Engine{opts: Options{Timeout: tc.engine}}
+			err := e.run(context.Background(), Workspace{Timeout: tc.own}, "apply", func(ctx context.Context) error {
+				<-ctx.Done()
+				return errors.New("signal: interrupt")
+			})
+			if err == nil || err.Error() != tc.want || !OutcomeUnknown(err) {
+				t.Errorf("got %v, want %q, outcome unknown", err, tc.want)
+			}
+		})
 	}
 }
 

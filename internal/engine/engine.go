@@ -125,6 +125,7 @@ type Engine struct {
 
 	plugins ProviderPool                   // plugins.Off without provider reuse
 	lent    map[string]tfexec.ReattachInfo // providers lent, per workspace
+	seeded  sync.Map                       // workspaces whose state this process saw written
 }
 
 // ProviderPool lends terraform runs warm provider processes: a *plugins.Pool with

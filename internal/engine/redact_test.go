@@ -113,7 +113,7 @@ func TestStopped(t *testing.T) {
 		{expired, "terraform apply did not finish within 1m30s", context.DeadlineExceeded},
 		{interrupted, "terraform apply was interrupted", context.Canceled},
 	} {
-		err := e.stopped(tc.ctx, "apply")
+		err := e.stopped(tc.ctx, Workspace{}, "apply")
 		if !strings.HasPrefix(err.Error(), tc.want) || !errors.Is(err, tc.is) || !OutcomeUnknown(err) {
 			t.Errorf("%v, want %q, wrapping %v, outcome unknown", err, tc.want, tc.is)
 		}

@@ -40,8 +40,9 @@ func (f *fakeLocker) SeedState(context.Context, map[string]string) error {
 }
 
 // TestRunSeedsAStateTerraformWouldLock: terraform locks a workspace's state itself to
-// write its first one; under the engine's lock that fails, so the engine seeds the state
-// and runs the command again.
+// write its first one; under the engine's lock that fails (the state seeded before the
+// command was deleted since, say), so the engine seeds the state again and runs the
+// command again.
 func TestRunSeedsAStateTerraformWouldLock(t *testing.T) {
 	locker := &fakeLocker{}
 	e := &Engine{opts: Options{Timeout: time.Minute, Locker: locker, WorkDir: t.TempDir()}}
@@ -53,33 +54,49 @@ func TestRunSeedsAStateTerraformWouldLock(t *testing.T) {
 		}
 		return nil
 	})
-	if err != nil || tries != 2 || locker.seeds != 1 || locker.locks != 1 {
-		t.Fatalf("err %v after %d tries, %d seeds, %d locks; want the state seeded and one more try under one lock", err, tries, locker.seeds, locker.locks)
+	if err != nil || tries != 2 || locker.seeds != 2 || locker.locks != 1 {
+		t.Fatalf("err %v after %d tries, %d seeds, %d locks; want the state seeded first, again after the failure, and one more try under one lock", err, tries, locker.seeds, locker.locks)
 	}
 	if err := e.run(context.Background(), ws, "output", func(context.Context) error { return nil }); err != nil || locker.locks != 1 {
 		t.Fatalf("output: %v, %d locks; a command that writes no state takes no lock", err, locker.locks)
 	}
 }
 
-// TestInitRunsOnASeededState: terraform init would write a workspace's first state under
-// a lock of its own, which an init killed midway leaves behind with no holder to judge;
-// so the engine seeds the state before init, and init takes no lock.
-func TestInitRunsOnASeededState(t *testing.T) {
-	locker := &fakeLocker{}
-	e := &Engine{opts: Options{Timeout: time.Minute, Locker: locker, WorkDir: t.TempDir()}}
-	ws := Workspace{ID: "w", BackendConfig: map[string]string{"namespace": "ns", "secret_suffix": "abc"}}
-	seededFirst := false
-	if err := e.run(context.Background(), ws, "init", func(context.Context) error {
-		seededFirst = locker.seeds == 1
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
-	if !seededFirst || locker.locks != 0 {
-		t.Fatalf("seeded before init: %v, locks %d; want the state seeded first and no lock", seededFirst, locker.locks)
-	}
-	local := Workspace{ID: "l"} // a local backend: nothing to seed
-	if err := e.run(context.Background(), local, "init", func(context.Context) error { return nil }); err != nil || locker.seeds != 1 {
-		t.Fatalf("local init: %v, %d seeds; want none more", err, locker.seeds)
+// TestCommandsRunOnASeededState: terraform writes a workspace's first state under a lock
+// of its own, whatever the command (init, or a state pull on a copied init), and a run
+// killed midway leaves that lock behind with no holder to judge; so the engine seeds the
+// state before a workspace's first command in the process, and before every init.
+func TestCommandsRunOnASeededState(t *testing.T) {
+	backend := map[string]string{"namespace": "ns", "secret_suffix": "abc"}
+	for _, tc := range []struct {
+		name  string
+		ws    Workspace
+		verbs []string
+		seeds int // SeedState calls in all
+	}{
+		{"init", Workspace{ID: "w", BackendConfig: backend}, []string{"init"}, 1},
+		{"a state pull on a copied init", Workspace{ID: "w", BackendConfig: backend}, []string{"state-pull"}, 1},
+		{"once per workspace for other commands", Workspace{ID: "w", BackendConfig: backend}, []string{"state-pull", "output", "show"}, 1},
+		{"every init", Workspace{ID: "w", BackendConfig: backend}, []string{"init", "output", "init"}, 2},
+		{"a local backend: nothing to seed", Workspace{ID: "l"}, []string{"init", "state-pull"}, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			locker := &fakeLocker{}
+			e := &Engine{opts: Options{Timeout: time.Minute, Locker: locker, WorkDir: t.TempDir()}}
+			for _, verb := range tc.verbs {
+				seedsBefore := locker.seeds
+				if err := e.run(context.Background(), tc.ws, verb, func(context.Context) error {
+					if seedsBefore == 0 && tc.seeds > 0 && locker.seeds == 0 {
+						t.Errorf("%s ran before the state was seeded", verb)
+					}
+					return nil
+				}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if locker.seeds != tc.seeds || locker.locks != 0 {
+				t.Errorf("%d seeds, %d locks; want %d seeds and no lock", locker.seeds, locker.locks, tc.seeds)
+			}
+		})
 	}
 }

@@ -31,10 +31,11 @@ func OutcomeUnknown(err error) bool {
 // Unrecorded marks err as the error of a run whose effect may not be in the state.
 func Unrecorded(err error) error { return &unrecordedError{err} }
 
-// stopped is the error of a command whose context ended, saying why it stopped.
-func (e *Engine) stopped(ctx context.Context, verb string) error {
+// stopped is the error of a command of ws whose context ended, saying why it stopped:
+// out of time (naming ws's deadline, its own or the engine's), or interrupted.
+func (e *Engine) stopped(ctx context.Context, ws Workspace, verb string) error {
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		return &unrecordedError{fmt.Errorf("terraform %s did not finish within %s: %w", verb, e.opts.Timeout, ctx.Err())}
+		return &unrecordedError{fmt.Errorf("terraform %s did not finish within %s: %w", verb, e.timeout(ws), ctx.Err())}
 	}
 	return &unrecordedError{fmt.Errorf("terraform %s was interrupted: %w", verb, ctx.Err())}
 }

@@ -299,6 +299,24 @@ type Run struct {
 	Err error
 }
 
+// seed writes an empty state for a workspace the engine locks, before its first command
+// in this process and before every init. Any command that finds no state (a state pull
+// on a copied init, say) writes a first one under a lock of terraform's own, which a run
+// killed midway leaves behind with no holder to judge: the state is there first.
+func (e *Engine) seed(ctx context.Context, ws Workspace, verb string) error {
+	if !e.locksItself(ws) {
+		return nil
+	}
+	if _, done := e.seeded.Load(ws.ID); done && verb != "init" {
+		return nil
+	}
+	if err := e.opts.Locker.SeedState(ctx, ws.BackendConfig); err != nil {
+		return fmt.Errorf("seed state: %w", err)
+	}
+	e.seeded.Store(ws.ID, true)
+	return nil
+}
+
 // run executes one terraform command, in the slot prepare took, under the command
 // deadline, redacts the workspace's secrets from its error and reports the run.
 func (e *Engine) run(ctx context.Context, ws Workspace, verb string, cmd func(context.Context) error) (err error) {
@@ -311,12 +329,8 @@ func (e *Engine) run(ctx context.Context, ws Workspace, verb string, cmd func(co
 		}
 		defer remove()
 	}
-	if verb == "init" && e.locksItself(ws) {
-		// init would write a first state under a lock of its own, which an init killed
-		// midway leaves behind with no holder to judge: the state is there first.
-		if err := e.opts.Locker.SeedState(ctx, ws.BackendConfig); err != nil {
-			return fmt.Errorf("seed state: %w", err)
-		}
+	if err := e.seed(ctx, ws, verb); err != nil {
+		return err
 	}
 	if lockingVerbs[verb] && e.locksItself(ws) {
 		unlock, err := e.opts.Locker.LockState(ctx, ws.BackendConfig, verb)
@@ -343,7 +357,7 @@ func (e *Engine) run(ctx context.Context, ws Workspace, verb string, cmd func(co
 		// terraform-exec's, for a process that exited cleanly just then, has no message
 		// at all): report why it stopped.
 		if ctx.Err() != nil {
-			return e.stopped(ctx, verb)
+			return e.stopped(ctx, ws, verb)
 		}
 		if verb != "init" && initRequired.MatchString(err.Error()) {
 			e.forgetInit(ws) // the next run initialises for real

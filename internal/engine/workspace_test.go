@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"terraplane.io/terraplane/internal/statelock"
 )
 
 // writeFiles writes files (slash paths) below dir.
@@ -163,7 +164,8 @@ func TestWriteSecretVars(t *testing.T) {
 }
 
 // TestEnv: terraform gets the CLI config, no checkpoint calls, the controller's basic and
-// proxy settings, and the workspace's own environment over them; nothing else of the
+// proxy settings, the lock holder's id (what terraform starts can be found should the
+// controller die), and the workspace's own environment over them; nothing else of the
 // controller's environment.
 func TestEnv(t *testing.T) {
 	t.Setenv("HTTPS_PROXY", "http://proxy:3128")
@@ -173,14 +175,14 @@ func TestEnv(t *testing.T) {
 	env := e.env(Workspace{Env: map[string]string{"AWS_SECRET_ACCESS_KEY": "the workspace's", "HOME": "/ws"}})
 	for k, want := range map[string]string{
 		"TF_CLI_CONFIG_FILE": "/work/terraform.tfrc", "CHECKPOINT_DISABLE": "1", "HTTPS_PROXY": "http://proxy:3128",
-		"HOME": "/ws", "AWS_SECRET_ACCESS_KEY": "the workspace's",
+		"HOME": "/ws", "AWS_SECRET_ACCESS_KEY": "the workspace's", statelock.EnvHolder: statelock.Self().ID,
 	} {
 		if env[k] != want {
 			t.Errorf("%s = %q, want %q", k, env[k], want)
 		}
 	}
 	for k := range env {
-		if !slices.Contains(passEnv, k) && k != "TF_CLI_CONFIG_FILE" && k != "CHECKPOINT_DISABLE" && k != "AWS_SECRET_ACCESS_KEY" {
+		if !slices.Contains(passEnv, k) && k != "TF_CLI_CONFIG_FILE" && k != "CHECKPOINT_DISABLE" && k != "AWS_SECRET_ACCESS_KEY" && k != statelock.EnvHolder {
 			t.Errorf("%s passed to terraform", k)
 		}
 	}

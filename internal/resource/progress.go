@@ -11,7 +11,9 @@ import (
 
 // SetProgress records how far an object's generation gen got, the way kstatus (and so
 // kubectl wait, Flux and Argo CD) reads it, on its conditions and observed, its
-// status.observedGeneration. Claims and managed resources share the rule:
+// status.observedGeneration. Claims, managed resources and every other kind with Ready
+// and Synced (classes, ClaimDefinitions, ProviderConfigs, stacks, workloads) share the
+// rule:
 //   - stalled: Synced=False for a reason someone must act on (bad input, a plan awaiting
 //     approval or refused; anything but ReconcileError, which is retried):
 //     observedGeneration catches up, Stalled=True with Synced's reason and message;
@@ -22,9 +24,7 @@ func SetProgress(conds *[]metav1.Condition, observed *int64, gen int64, applied 
 	synced := meta.FindStatusCondition(*conds, common.TypeSynced)
 	switch {
 	case synced != nil && synced.Status == metav1.ConditionFalse && synced.Reason != common.ReasonReconcileError:
-		*observed = gen
-		meta.RemoveStatusCondition(conds, common.TypeReconciling)
-		SetCondition(conds, gen, common.TypeStalled, metav1.ConditionTrue, synced.Reason, synced.Message)
+		MarkStalled(conds, observed, gen, synced.Reason, synced.Message)
 	case applied:
 		*observed = gen
 		meta.RemoveStatusCondition(conds, common.TypeReconciling)
@@ -32,6 +32,17 @@ func SetProgress(conds *[]metav1.Condition, observed *int64, gen int64, applied 
 	default:
 		MarkReconciling(conds, gen)
 	}
+}
+
+// MarkStalled records that generation gen cannot be applied until someone acts, for
+// reason: observed catches up, Stalled=True with reason and msg, and no Reconciling.
+// Kinds whose reconcile may succeed yet leave them unusable (a ModuleClass whose inputs
+// name no variable: Synced=True, Ready=False) call it where SetProgress would read them
+// as still in progress.
+func MarkStalled(conds *[]metav1.Condition, observed *int64, gen int64, reason, msg string) {
+	*observed = gen
+	meta.RemoveStatusCondition(conds, common.TypeReconciling)
+	SetCondition(conds, gen, common.TypeStalled, metav1.ConditionTrue, reason, msg)
 }
 
 // MarkReconciling records that generation gen is being applied: Reconciling=True, and

@@ -25,7 +25,28 @@ type Client struct {
 	token string
 	// OnRun, when set, is told about every terraform command the runner reports.
 	OnRun func(engine.Run)
+	// OnCall, when set, is told about every run sent to the runner, once it ends.
+	OnCall func(Call)
 }
+
+// Call is one run sent to a runner, as the caller saw it.
+type Call struct {
+	// Verb is the run's verb (create, plan, apply-plan, ...).
+	Verb string
+	// Wall is how long the caller waited, from its request to the reply.
+	Wall time.Duration
+	// Runner is how long the runner spent on the run; Wall less Runner is the hop (the
+	// request and reply on the wire, their encoding). Zero when no reply came.
+	Runner time.Duration
+	// Err is the run's error: its own, or that the runner did not answer (Unreachable).
+	Err error
+}
+
+// Hop is the time the run spent getting to the runner and back.
+func (c Call) Hop() time.Duration { return max(0, c.Wall-c.Runner) }
+
+// Unreachable reports whether the runner did not answer, or stopped answering.
+func (c Call) Unreachable() bool { return unreachable(c.Err) }
 
 // NewClient returns a client of the runner serving HTTP on the unix socket at path,
 // presenting token.
@@ -50,8 +71,23 @@ func NewTLSClient(url string, certPEM []byte, token string, onRun func(engine.Ru
 	return &Client{http: &http.Client{Transport: tr}, base: strings.TrimSuffix(url, "/"), token: token, OnRun: onRun}, nil
 }
 
-// call asks the runner for verb and reads its answer: the runs as they end, then the reply.
+// call asks the runner for verb and reads its answer: the runs as they end, then the
+// reply; OnCall hears of it.
 func (c *Client) call(ctx context.Context, verb string, req request) (*reply, error) {
+	start := time.Now()
+	rep, err := c.exchange(ctx, verb, req)
+	if c.OnCall != nil {
+		call := Call{Verb: verb, Wall: time.Since(start), Err: err}
+		if rep != nil {
+			call.Runner = rep.Elapsed
+		}
+		c.OnCall(call)
+	}
+	return rep, err
+}
+
+// exchange sends the request for verb and reads the answer.
+func (c *Client) exchange(ctx context.Context, verb string, req request) (*reply, error) {
 	body, err := json.Marshal(req)
 	if err != nil {
 		return nil, fmt.Errorf("encode run: %w", err)
@@ -82,7 +118,7 @@ func (c *Client) call(ctx context.Context, verb string, req request) (*reply, er
 			c.OnRun(f.Run.run())
 		}
 		if f.Reply != nil {
-			return f.Reply, f.Reply.Error.err()
+			return f.Reply, f.Reply.Error.err() // the reply comes back with its error: OnCall reads its time
 		}
 	}
 	if err := sc.Err(); err != nil {
@@ -104,6 +140,28 @@ func (e *unreachableError) Unwrap() error { return e.err }
 func unreachable(err error) bool {
 	var u *unreachableError
 	return errors.As(err, &u)
+}
+
+// Info asks the runner what it says of itself.
+func (c *Client) Info(ctx context.Context) (Info, error) {
+	var info Info
+	hreq, err := http.NewRequestWithContext(ctx, http.MethodGet, c.base+"/v1/"+pathInfo, nil)
+	if err != nil {
+		return info, err
+	}
+	hreq.Header.Set("Authorization", "Bearer "+c.token)
+	resp, err := c.http.Do(hreq)
+	if err != nil {
+		return info, &unreachableError{fmt.Errorf("reach the runner: %w", err)}
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return info, fmt.Errorf("runner refused info: %s", resp.Status)
+	}
+	if err := json.NewDecoder(io.LimitReader(resp.Body, 64<<10)).Decode(&info); err != nil {
+		return info, fmt.Errorf("read the runner's info: %w", err)
+	}
+	return info, nil
 }
 
 // Create makes a workspace's resources with one combined plan-and-apply.

@@ -33,6 +33,8 @@ type Deployments struct {
 	Pod PodSpec
 	// OnRun is told about every terraform command a runner reports.
 	OnRun func(engine.Run)
+	// OnCall is told about every run sent to a runner, with its pool.
+	OnCall func(PoolRef, Call)
 
 	mu      sync.Mutex
 	clients map[PoolRef]*Client
@@ -56,6 +58,9 @@ func (d *Deployments) Launch(ctx context.Context, pool PoolRef) (*Client, error)
 	c, err := NewTLSClient(fmt.Sprintf("https://%s:%d", serviceHost(pool), RunnerPort), creds[CertKey], string(creds[TokenKey]), d.OnRun)
 	if err != nil {
 		return nil, err
+	}
+	if d.OnCall != nil {
+		c.OnCall = func(call Call) { d.OnCall(pool, call) }
 	}
 	if d.clients == nil {
 		d.clients = map[PoolRef]*Client{}

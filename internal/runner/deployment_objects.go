@@ -14,6 +14,14 @@ import (
 // RunnerPort is the port a runner Deployment serves its runs on, over TLS.
 const RunnerPort = 8443
 
+// MetricsPort is the port a runner Deployment serves its metrics on (GET /metrics, plain
+// HTTP): its terraform processes and warm providers, no secret.
+const MetricsPort = 8080
+
+// metricsAnnotations let a Prometheus that discovers pods by annotation scrape a runner.
+var metricsAnnotations = map[string]string{"prometheus.io/scrape": "true", "prometheus.io/port": strconv.Itoa(MetricsPort),
+	"prometheus.io/path": "/metrics"}
+
 // Where a runner pod keeps what it is given and what it makes.
 const (
 	credentialsDir = "/etc/terraplane-runner"
@@ -47,7 +55,8 @@ func certHosts(pool PoolRef) []string {
 func setService(svc *corev1.Service, pool PoolRef) {
 	svc.Labels = maps.Clone(poolLabels(pool))
 	svc.Spec.Selector = poolLabels(pool)
-	svc.Spec.Ports = []corev1.ServicePort{{Name: "runs", Port: RunnerPort, TargetPort: intstr.FromInt32(RunnerPort), Protocol: corev1.ProtocolTCP}}
+	svc.Spec.Ports = []corev1.ServicePort{{Name: "runs", Port: RunnerPort, TargetPort: intstr.FromInt32(RunnerPort), Protocol: corev1.ProtocolTCP},
+		{Name: "metrics", Port: MetricsPort, TargetPort: intstr.FromInt32(MetricsPort), Protocol: corev1.ProtocolTCP}}
 }
 
 // setDeployment makes dep pool's runner Deployment: one replica (its warm providers are
@@ -61,16 +70,25 @@ func setDeployment(dep *appsv1.Deployment, pool PoolRef, spec PodSpec, credentia
 	dep.Spec.Selector = &metav1.LabelSelector{MatchLabels: labels}
 	dep.Spec.Strategy = appsv1.DeploymentStrategy{Type: appsv1.RecreateDeploymentStrategyType}
 	dep.Spec.Template = corev1.PodTemplateSpec{
-		ObjectMeta: metav1.ObjectMeta{Labels: maps.Clone(labels), Annotations: map[string]string{"terraplane.io/runner-credentials": credentials}},
+		ObjectMeta: metav1.ObjectMeta{Labels: maps.Clone(labels), Annotations: podAnnotations(credentials)},
 		Spec:       podSpec(pool, spec),
 	}
+}
+
+// podAnnotations are a runner pod's: the digest of its credentials, and where its
+// metrics are.
+func podAnnotations(credentials string) map[string]string {
+	out := maps.Clone(metricsAnnotations)
+	out["terraplane.io/runner-credentials"] = credentials
+	return out
 }
 
 // podSpec is the runner pod of pool.
 func podSpec(pool PoolRef, spec PodSpec) corev1.PodSpec {
 	args := append([]string{"runner", "--pool", pool.String(), "--listen", ":" + strconv.Itoa(RunnerPort),
 		"--tls-cert-file", credentialsDir + "/" + CertKey, "--tls-key-file", credentialsDir + "/" + KeyKey,
-		"--token-file", credentialsDir + "/" + TokenKey, "--workdir", workDir + "/work"}, podPaths(spec)...)
+		"--token-file", credentialsDir + "/" + TokenKey, "--workdir", workDir + "/work",
+		"--metrics-bind-address", ":" + strconv.Itoa(MetricsPort)}, podPaths(spec)...)
 	return corev1.PodSpec{
 		ServiceAccountName: ServiceAccountName(pool),
 		// terraform gets SIGINT and 30 s to write its state; give it time
@@ -81,7 +99,7 @@ func podSpec(pool PoolRef, spec PodSpec) corev1.PodSpec {
 			Name: "runner", Image: spec.Image, Args: append(args, spec.Args...),
 			Env: []corev1.EnvVar{{Name: "HOME", Value: "/tmp"}, {Name: "TMPDIR", Value: "/tmp"},
 				{Name: "KUBE_IN_CLUSTER_CONFIG", Value: "true"}, {Name: "CHECKPOINT_DISABLE", Value: "1"}},
-			Ports:          []corev1.ContainerPort{{Name: "runs", ContainerPort: RunnerPort}},
+			Ports:          []corev1.ContainerPort{{Name: "runs", ContainerPort: RunnerPort}, {Name: "metrics", ContainerPort: MetricsPort}},
 			ReadinessProbe: &corev1.Probe{ProbeHandler: corev1.ProbeHandler{TCPSocket: &corev1.TCPSocketAction{Port: intstr.FromInt32(RunnerPort)}}, PeriodSeconds: 5},
 			Resources:      spec.Resources,
 			SecurityContext: &corev1.SecurityContext{AllowPrivilegeEscalation: ptr.To(false), ReadOnlyRootFilesystem: ptr.To(true),

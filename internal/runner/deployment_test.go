@@ -20,7 +20,8 @@ import (
 // TestRunnerDeployment: a pool's runner is one replica, replaced not rolled, of a pod
 // that meets the restricted Pod Security level, runs as the pool's ServiceAccount, serves
 // over TLS with the credentials Secret mounted read-only for its uid, reaches its cluster
-// in-cluster, and is what the pool's Service selects.
+// in-cluster, is what the pool's Service selects, and serves its metrics on a port the
+// Service and the pod's scrape annotations name.
 func TestRunnerDeployment(t *testing.T) {
 	pool := PoolRef{Namespace: "team-a", Name: "blue"}
 	spec := PodSpec{Image: "registry.example.com/terraplane:v1", Terraform: "/usr/local/bin/terraform", PluginMirror: "/cache/providers",
@@ -37,20 +38,23 @@ func TestRunnerDeployment(t *testing.T) {
 		"replicas": *dep.Spec.Replicas, "strategy": string(dep.Spec.Strategy.Type), "account": p.ServiceAccountName, "image": c.Image,
 		"restricted": *psc.RunAsNonRoot && psc.SeccompProfile.Type == corev1.SeccompProfileTypeRuntimeDefault && !*sc.AllowPrivilegeEscalation &&
 			*sc.ReadOnlyRootFilesystem && slices.Equal(sc.Capabilities.Drop, []corev1.Capability{"ALL"}),
-		"args":          c.Args,
-		"credentials":   *p.Volumes[0].Secret.DefaultMode == 0o400 && p.Volumes[0].Secret.SecretName == "terraplane-runner-blue" && c.VolumeMounts[0].ReadOnly,
-		"in-cluster":    slices.Contains(c.Env, corev1.EnvVar{Name: "KUBE_IN_CLUSTER_CONFIG", Value: "true"}),
-		"memory":        c.Resources.Limits.Memory().String(),
-		"selected":      cmp.Equal(svc.Spec.Selector, dep.Spec.Template.Labels) && cmp.Equal(dep.Spec.Selector.MatchLabels, svc.Spec.Selector),
-		"port":          svc.Spec.Ports[0].Port,
+		"args":        c.Args,
+		"credentials": *p.Volumes[0].Secret.DefaultMode == 0o400 && p.Volumes[0].Secret.SecretName == "terraplane-runner-blue" && c.VolumeMounts[0].ReadOnly,
+		"in-cluster":  slices.Contains(c.Env, corev1.EnvVar{Name: "KUBE_IN_CLUSTER_CONFIG", Value: "true"}),
+		"memory":      c.Resources.Limits.Memory().String(),
+		"selected":    cmp.Equal(svc.Spec.Selector, dep.Spec.Template.Labels) && cmp.Equal(dep.Spec.Selector.MatchLabels, svc.Spec.Selector),
+		"port":        svc.Spec.Ports[0].Port,
+		"metrics": []any{svc.Spec.Ports[1].Name, svc.Spec.Ports[1].Port, c.Ports[1].Name, c.Ports[1].ContainerPort,
+			dep.Spec.Template.Annotations["prometheus.io/scrape"], dep.Spec.Template.Annotations["prometheus.io/port"]},
 		"restarts with": dep.Spec.Template.Annotations["terraplane.io/runner-credentials"],
 	}
 	want := map[string]any{
 		"replicas": int32(1), "strategy": "Recreate", "account": "terraplane-runner-blue", "image": spec.Image, "restricted": true,
 		"args": []string{"runner", "--pool", "team-a/blue", "--listen", ":8443", "--tls-cert-file", "/etc/terraplane-runner/tls.crt",
 			"--tls-key-file", "/etc/terraplane-runner/tls.key", "--token-file", "/etc/terraplane-runner/token", "--workdir", "/var/lib/terraplane/runner/work",
-			"--terraform", "/usr/local/bin/terraform", "--plugin-mirror", "/cache/providers", "--provider-reuse=true"},
+			"--metrics-bind-address", ":8080", "--terraform", "/usr/local/bin/terraform", "--plugin-mirror", "/cache/providers", "--provider-reuse=true"},
 		"credentials": true, "in-cluster": true, "memory": "1Gi", "selected": true, "port": int32(RunnerPort), "restarts with": "c0ffee",
+		"metrics": []any{"metrics", int32(8080), "metrics", int32(8080), "true", "8080"},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("runner objects (-want +got):\n%s", diff)

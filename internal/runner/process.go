@@ -50,6 +50,14 @@ type Processes struct {
 	UIDBase int
 	// OnRun is told about every terraform command a runner reports.
 	OnRun func(engine.Run)
+	// OnCall is told about every run sent to a runner, with its pool.
+	OnCall func(PoolRef, Call)
+	// MetricsAddress, when set, is where each runner serves its metrics (host:port; port
+	// 0 picks a free one): its terraform processes and warm provider pool.
+	MetricsAddress string
+	// MetricsTargets, when set, is a file kept listing the running runners' metrics
+	// endpoints, in Prometheus' file-based service discovery format.
+	MetricsTargets string
 	// Log says when runners start and stop.
 	Log logr.Logger
 	// RemoveOnStop removes Dir once every runner has stopped.
@@ -57,6 +65,7 @@ type Processes struct {
 
 	mu      sync.Mutex
 	running map[PoolRef]*process
+	targets targets
 	shared  sync.Once
 	bin     string // the binary, where runners may run it
 	tf      string // terraform, where runners may run it
@@ -70,6 +79,8 @@ type process struct {
 	client *Client
 	exited chan struct{}
 	stop   context.CancelFunc
+	// metrics is where it serves its metrics; empty when it serves none.
+	metrics string
 }
 
 // Launch returns a client of pool's runner, starting it if it is not running.
@@ -172,6 +183,9 @@ func (p *Processes) start(ctx context.Context, pool PoolRef) (*process, error) {
 	runCtx, stop := context.WithCancel(context.Background())
 	args := append([]string{"runner", "--pool", pool.String(), "--socket", socket, "--workdir", filepath.Join(dir, "work"),
 		"--kubeconfig", kubeconfig, "--plugin-mirror", p.mirror, "--terraform", p.tf}, p.Args...)
+	if p.MetricsAddress != "" {
+		args = append(args, "--metrics-bind-address", p.MetricsAddress)
+	}
 	cmd := exec.CommandContext(runCtx, p.bin, args...)
 	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
 	cmd.WaitDelay = engine.DefaultGracePeriod + 10*time.Second
@@ -189,8 +203,12 @@ func (p *Processes) start(ctx context.Context, pool PoolRef) (*process, error) {
 	}
 	proc := &process{cmd: cmd, exited: make(chan struct{}), stop: stop,
 		client: NewClient(socket, auth, p.OnRun)}
+	if p.OnCall != nil {
+		proc.client.OnCall = func(c Call) { p.OnCall(pool, c) }
+	}
 	go func() {
 		err := cmd.Wait()
+		p.publish(pool, "") // before a runner that replaces it may publish its own
 		close(proc.exited)
 		p.Log.Info("runner stopped", "pool", pool.String(), "reason", fmt.Sprint(err))
 	}()
@@ -198,7 +216,16 @@ func (p *Processes) start(ctx context.Context, pool PoolRef) (*process, error) {
 		stop()
 		return nil, fmt.Errorf("runner of pool %s: %w", pool, err)
 	}
-	p.Log.Info("runner started", "pool", pool.String(), "pid", cmd.Process.Pid, "uid", uid)
+	if p.MetricsAddress != "" {
+		info, err := proc.client.Info(ctx)
+		if err != nil {
+			stop()
+			return nil, fmt.Errorf("runner of pool %s: %w", pool, err)
+		}
+		proc.metrics = info.MetricsAddress
+		p.publish(pool, proc.metrics)
+	}
+	p.Log.Info("runner started", "pool", pool.String(), "pid", cmd.Process.Pid, "uid", uid, "metrics", proc.metrics)
 	return proc, nil
 }
 

@@ -27,6 +27,7 @@ type fakeRuns struct {
 	seen        []engine.Workspace
 	interrupted bool
 	block       bool
+	delay       time.Duration // each run takes this long
 }
 
 func (f *fakeRuns) record(ctx context.Context, ws engine.Workspace, verb string) error {
@@ -34,6 +35,7 @@ func (f *fakeRuns) record(ctx context.Context, ws engine.Workspace, verb string)
 	f.seen = append(f.seen, ws)
 	f.mu.Unlock()
 	f.srv.OnRun(engine.Run{Verb: verb, Workspace: ws.ID, Kind: ws.Kind, Name: ws.Name, Duration: time.Second})
+	time.Sleep(f.delay)
 	if f.block {
 		<-ctx.Done()
 		f.mu.Lock()
@@ -74,7 +76,7 @@ func (f *fakeRuns) Remove(ctx context.Context, ws engine.Workspace) error {
 // runs it reports collected.
 func serve(t *testing.T, runs *fakeRuns, token string) (*Client, *[]engine.Run) {
 	t.Helper()
-	srv := &Server{Runs: runs, Token: "the-token"}
+	srv := &Server{Runs: runs, Token: "the-token", Info: Info{MetricsAddress: "127.0.0.1:9100"}}
 	runs.srv = srv
 	socket := filepath.Join(t.TempDir(), "runner.sock")
 	lis, err := net.Listen("unix", socket)

@@ -40,6 +40,8 @@ type Server struct {
 	Runs Runs
 	// Token is what a caller must present as its bearer token.
 	Token string
+	// Info is what GET /v1/info answers.
+	Info Info
 
 	mu      sync.Mutex
 	streams map[string]chan engine.Run // the runs of each workspace's request in flight
@@ -59,13 +61,18 @@ func (s *Server) OnRun(r engine.Run) {
 	}
 }
 
-// ServeHTTP serves POST /v1/<verb>.
+// ServeHTTP serves POST /v1/<verb>, and GET /v1/info.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !s.authorized(r) {
 		http.Error(w, "unauthorized", http.StatusUnauthorized)
 		return
 	}
 	verb, ok := strings.CutPrefix(r.URL.Path, "/v1/")
+	if r.Method == http.MethodGet && verb == pathInfo {
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(s.Info)
+		return
+	}
 	if r.Method != http.MethodPost || !ok {
 		http.Error(w, "not found", http.StatusNotFound)
 		return
@@ -126,11 +133,12 @@ func (s *Server) unfollow(id string) {
 	s.mu.Unlock()
 }
 
-// do runs verb for req on the local engine.
+// do runs verb for req on the local engine, and says how long it took.
 func (s *Server) do(ctx context.Context, verb string, req request) reply {
 	var rep reply
 	var err error
 	ws := req.Workspace
+	start := time.Now()
 	switch verb {
 	case verbCreate:
 		var res engine.Result
@@ -164,5 +172,6 @@ func (s *Server) do(ctx context.Context, verb string, req request) reply {
 		err = fmt.Errorf("unknown verb %q", verb)
 	}
 	rep.Error = toWireError(err)
+	rep.Elapsed = time.Since(start)
 	return rep
 }

@@ -18,6 +18,8 @@ const (
 	verbPullState  = "pull-state"
 	verbClearStale = "clear-stale-lock"
 	verbRemove     = "remove"
+	// pathInfo is GET, for Info.
+	pathInfo = "info"
 )
 
 // request is one run a runner is asked for.
@@ -35,6 +37,15 @@ type reply struct {
 	State   string                   `json:"state,omitempty"`
 	Age     time.Duration            `json:"age,omitempty"`
 	Error   *wireError               `json:"error,omitempty"`
+	// Elapsed is how long the runner spent on the run, from its request decoded to its
+	// reply: the rest of the caller's wait is the hop.
+	Elapsed time.Duration `json:"elapsed,omitempty"`
+}
+
+// Info is what a runner says of itself (GET /v1/info).
+type Info struct {
+	// MetricsAddress is where it serves its metrics (host:port); empty when it serves none.
+	MetricsAddress string `json:"metricsAddress,omitempty"`
 }
 
 // frame is one line of a runner's answer: a terraform command that ended, or, last, the

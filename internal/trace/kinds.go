@@ -122,6 +122,13 @@ func (k *KindInfo) ProviderOf(managed schema.GroupVersionKind) schema.GroupVersi
 	return schema.GroupVersionKind{Group: group, Version: managed.Version, Kind: "Provider"}
 }
 
+// RunsTerraform says whether a managed kind runs terraform: any the registry serves
+// through the Terraform Connector, not the native kinds (Object, Cluster).
+func (k *KindInfo) RunsTerraform(managed schema.GroupVersionKind) bool {
+	mk, ok := k.Registry.Managed(managed)
+	return ok && mk.Terraform != nil
+}
+
 // Qualify says whether more than one group of the registry's scheme has the kind.
 func (k *KindInfo) Qualify(gvk schema.GroupVersionKind) bool {
 	groups := map[string]bool{}

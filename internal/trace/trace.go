@@ -21,8 +21,7 @@ type Tracer struct {
 	// Kinds says what each kind is.
 	Kinds Kinds
 	// Runner, when set, is the node of the runner that runs a managed resource's
-	// terraform, added under the resource. Runner pools do not exist yet: this is where
-	// the runner of the resource's pool will be shown.
+	// terraform, added under the resource (Runners.Node); nil adds none.
 	Runner func(ctx context.Context, mg *unstructured.Unstructured) *Node
 }
 

@@ -276,8 +276,7 @@ spec: {writeConnectionSecretToRef: {name: edge-conn}}`
 	}
 }
 
-// TestRunnerSeam: a Runner, once runner pools exist, adds its node under each managed
-// resource, and only there.
+// TestRunnerSeam: a Runner adds its node under each managed resource, and only there.
 func TestRunnerSeam(t *testing.T) {
 	tr := tracer(t, objects(t, bucketChain))
 	var asked []string

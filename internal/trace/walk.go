@@ -40,7 +40,7 @@ func (t *Tracer) classChildren(ctx context.Context, class *unstructured.Unstruct
 }
 
 // managedChildren: the Provider(s), the connection Secret, the plan the resource holds
-// unapplied, and (once runner pools exist) its runner.
+// unapplied, and its runner pool (Tracer.Runner).
 func (t *Tracer) managedChildren(ctx context.Context, mg *unstructured.Unstructured, w walk) []*Node {
 	var out []*Node
 	ns := mg.GetNamespace()

@@ -118,6 +118,7 @@ func bucketChain(t *testing.T, ns, name, planID string) string {
 	mg := &awsstoragev1.S3Bucket{ObjectMeta: metav1.ObjectMeta{Namespace: adminNS, Name: ns + "-" + name + "-x2k9", Annotations: paused}}
 	mg.Spec.ProviderRef = &common.LocalReference{Name: provider.Name}
 	mg.Spec.ReclaimPolicy = common.ReclaimDelete
+	mg.Spec.RunnerPool = name // a pool of its own: only a test that makes its runner sees one
 	mg.Spec.WriteConnectionSecretToRef = &common.SecretReference{Name: mg.Name, Namespace: adminNS}
 	mg.Spec.ClaimRef = &common.ObjectReference{APIVersion: "storage.terraplane.io/v1alpha1", Kind: "Bucket", Namespace: ns, Name: name}
 	mg.Status.Conditions = []metav1.Condition{condition(common.TypeReady, metav1.ConditionTrue, "Available", ""),

@@ -6,14 +6,24 @@ import (
 	"testing"
 
 	. "github.com/onsi/gomega"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // TestTraceBucketClaim traces a Bound Bucket claim as an admin and as a claimer with
 // rights in the claim's namespace only, whose kubeconfig context names that namespace.
+// The admin sees the runner Deployment of the resource's pool.
 func TestTraceBucketClaim(t *testing.T) {
 	g := NewWithT(t)
 	const ns, plan = "cli-trace-bucket", "3f9a6c1e2b7d4a50"
 	mg := bucketChain(t, ns, "photos", plan)
+	labels := map[string]string{"app.kubernetes.io/name": "terraplane-runner", "terraplane.io/runner-pool": "photos"}
+	create(t, &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: adminNS, Name: "terraplane-runner-photos"},
+		Spec: appsv1.DeploymentSpec{Replicas: ptr(int32(1)), Selector: &metav1.LabelSelector{MatchLabels: labels},
+			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "runner", Image: "terraplane"}}}}},
+		Status: appsv1.DeploymentStatus{Replicas: 1, ReadyReplicas: 1}})
 	if _, err := env.Tenant(context.Background(), "alice", ns); err != nil {
 		t.Fatal(err)
 	}
@@ -29,6 +39,7 @@ func TestTraceBucketClaim(t *testing.T) {
 		"      Secret/" + adminNS + "/photos-creds ",
 		"    Secret/" + adminNS + "/" + mg + " ",
 		"    Plan/" + adminNS + "/" + plan + " AwaitingApproval",
+		"    RunnerPool/" + adminNS + "/photos Running",
 		"  Secret/" + ns + "/photos-bucket ",
 	}))
 	r := terraplane(t, admin, "trace", "Buckets", "photos", "-n", ns, "-o", "wide")
@@ -39,7 +50,7 @@ func TestTraceBucketClaim(t *testing.T) {
 	r = terraplane(t, admin, "trace", "bucket/photos", "-n", ns, "-o", "dot")
 	g.Expect(r.code).To(BeZero(), r.stderr)
 	g.Expect(r.stdout).To(HavePrefix("digraph trace {"))
-	g.Expect(strings.Count(r.stdout, " -> ")).To(Equal(8), r.stdout)
+	g.Expect(strings.Count(r.stdout, " -> ")).To(Equal(9), r.stdout)
 
 	By(t, "the managed resource alone, without -n: managed kinds are looked for in the admin namespace")
 	g.Expect(traced(t, admin, "s3bucket/"+mg)[0]).To(Equal("S3Bucket/" + adminNS + "/" + mg + " AwaitingApproval"))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
 	"testing"
 
 	. "github.com/onsi/gomega"
@@ -15,10 +16,12 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 
+	apiextv1 "terraplane.io/terraplane/apis/apiextensions/v1alpha1"
 	common "terraplane.io/terraplane/apis/common/v1alpha1"
 	databasev1 "terraplane.io/terraplane/apis/database/v1alpha1"
 	kubernetesv1 "terraplane.io/terraplane/apis/kubernetes/v1alpha1"
 	terraformv1 "terraplane.io/terraplane/apis/terraform/v1alpha1"
+	workloadv1 "terraplane.io/terraplane/apis/workload/v1alpha1"
 	"terraplane.io/terraplane/internal/app"
 	"terraplane.io/terraplane/internal/argocd"
 	"terraplane.io/terraplane/internal/kinds"
@@ -105,9 +108,11 @@ func healthModuleObj(ns, name, source, values string, edit func(*terraformv1.Mod
 
 // TestHealthEveryState: the objects the controllers write read, to Argo CD (the chart's
 // Lua health checks run by gopher-lua) and to kstatus (cli-utils' status.Compute), as
-// each state is: a Module, a claim through a ModuleClass, a native Object, a ModuleClass
-// and a kubernetes ProviderConfig, each ready, in progress, awaiting approval, refused,
-// failed (an input terraform refuses) and failing (retried).
+// each state is: a Module, a claim through a ModuleClass, a native Object, a ModuleClass,
+// a ClaimDefinition, a kubernetes ProviderConfig and KubernetesApplications (and their
+// resources), each ready, in progress, awaiting approval, refused, failed (an input
+// terraform refuses, a class mapping no variable, a definition naming no class, missing
+// credentials, a kind the cluster does not serve) and failing (retried).
 func TestHealthEveryState(t *testing.T) {
 	ctx := context.Background()
 	g := NewWithT(t)
@@ -195,7 +200,25 @@ func TestHealthEveryState(t *testing.T) {
 	invalid.SpecTemplate.Source = terraformv1.ModuleSource{ConfigMap: &terraformv1.ConfigMapSource{Name: "health-module"}}
 	invalid.SpecTemplate.Inputs = []terraformv1.InputMapping{{FromFieldPath: "spec.storageGB", ToVariable: "no_such_variable"}}
 	g.Expect(env.Client.Create(ctx, invalid)).To(Succeed())
-	expectHealth(t, g, ctx, invalid, health{"Degraded", status.InProgressStatus}) // kstatus reads Ready=False only
+	expectHealth(t, g, ctx, invalid, degraded) // Stalled: its inputs must be fixed
+	g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(invalid), invalid)).To(Succeed())
+	g.Expect(framework.Condition(invalid.Status.Conditions, common.TypeStalled).Reason).To(Equal("InvalidMapping"))
+
+	By(t, "ClaimDefinitions: served, and naming a ModuleClass that does not exist")
+	definition := func(kind string, edit func(*apiextv1.ClaimDefinition)) *apiextv1.ClaimDefinition {
+		plural := strings.ToLower(kind) + "s"
+		d := &apiextv1.ClaimDefinition{ObjectMeta: metav1.ObjectMeta{Name: plural + ".health.example.org"},
+			Spec: apiextv1.ClaimDefinitionSpec{Group: "health.example.org", Names: apiextv1.ClaimDefinitionNames{Kind: kind, Plural: plural}}}
+		edit(d)
+		g.Expect(env.Client.Create(ctx, d)).To(Succeed())
+		return d
+	}
+	expectHealth(t, g, ctx, definition("Gauge", func(d *apiextv1.ClaimDefinition) {
+		d.Spec.Schema = &apiextensionsv1.JSON{Raw: []byte(`{"type": "object", "properties": {"size": {"type": "integer"}}}`)}
+	}), healthy)
+	expectHealth(t, g, ctx, definition("Dial", func(d *apiextv1.ClaimDefinition) {
+		d.Spec.FromModule = &apiextv1.FromModule{ModuleClassRef: apiextv1.ModuleClassReference{Name: "no-such-class", Namespace: ns}}
+	}), degraded)
 
 	By(t, "native Objects on the control plane itself: applied, waiting for a namespace, refused by the cluster")
 	self, err := os.ReadFile(env.ControlPlane.Kubeconfig)
@@ -204,6 +227,9 @@ func TestHealthEveryState(t *testing.T) {
 	pc := providerConfig(ns, "self", "self-kubeconfig")
 	g.Expect(env.Client.Create(ctx, pc)).To(Succeed())
 	expectHealth(t, g, ctx, pc, healthy)
+	noCredentials := providerConfig(ns, "no-credentials", "no-such-secret")
+	g.Expect(env.Client.Create(ctx, noCredentials)).To(Succeed())
+	expectHealth(t, g, ctx, noCredentials, degraded)
 	native := func(name string, manifest map[string]any, apiVersion, kind, targetNS string) *kubernetesv1.Object {
 		o := &kubernetesv1.Object{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
 		o.Spec.ProviderRef = &common.LocalReference{Name: "self"}
@@ -216,4 +242,20 @@ func TestHealthEveryState(t *testing.T) {
 	expectHealth(t, g, ctx, native("applied", data, "v1", "ConfigMap", ns), healthy)
 	expectHealth(t, g, ctx, native("waiting", data, "v1", "ConfigMap", "e2e-health-nowhere"), progressing)
 	expectHealth(t, g, ctx, native("refused", data, "example.org/v1", "NoSuchKind", ns), degraded)
+
+	By(t, "KubernetesApplications on the control plane itself: submitted, and refused by the cluster")
+	onSelf := &workloadv1.ProviderConfigReference{Name: "self"}
+	submitted := configMapApp(ns, "health-app", onSelf, "health-app")
+	refusedApp := configMapApp(ns, "health-refused", onSelf, "health-refused")
+	refusedApp.Spec.ResourceTemplates[0].Spec.Template = object("example.org/v1", "NoSuchKind", ns, "health-refused", nil)
+	for _, a := range []*workloadv1.KubernetesApplication{submitted, refusedApp} {
+		g.Expect(env.Client.Create(ctx, a)).To(Succeed())
+	}
+	resourceOf := func(name string) *workloadv1.KubernetesApplicationResource {
+		return &workloadv1.KubernetesApplicationResource{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
+	}
+	expectHealth(t, g, ctx, submitted, healthy)
+	expectHealth(t, g, ctx, resourceOf("health-app-config"), healthy)
+	expectHealth(t, g, ctx, resourceOf("health-refused-config"), degraded)
+	expectHealth(t, g, ctx, refusedApp, degraded)
 }

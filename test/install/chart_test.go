@@ -53,6 +53,11 @@ func TestChart(t *testing.T) {
 	runTool(g, helm, append([]string{"lint", "--strict", chartDir, "--set", "serviceMonitor.enabled=true"}, everything...)...)
 	monitor := runTool(g, helm, "template", "t", chartDir, "--set", "serviceMonitor.enabled=true")
 	g.Expect(monitor).To(ContainSubstring("kind: ServiceMonitor"))
+	g.Expect(monitor).NotTo(ContainSubstring("t-terraplane-runners"), "in-process: no runner to scrape")
+	monitor = runTool(g, helm, "template", "t", chartDir, "--set", "serviceMonitor.enabled=true", "--set", "runners.mode=deployment",
+		"--set", "tenancy.namespaces={team-a}")
+	g.Expect(monitor).To(MatchRegexp(`(?s)name: t-terraplane-runners.*app.kubernetes.io/name: terraplane-runner.*matchNames:\s+- default\s+- team-a.*port: metrics`),
+		"the runners' ServiceMonitor scrapes their Services where the controller serves")
 
 	for _, tc := range []struct {
 		ns   string

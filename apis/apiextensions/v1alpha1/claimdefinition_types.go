@@ -105,7 +105,9 @@ type ClaimDefinitionStatus struct {
 	// Untranslated lists module validation rules the claim schema does not check.
 	// +optional
 	Untranslated []UntranslatedValidation `json:"untranslated,omitempty"`
-	// ObservedGeneration is the generation the conditions speak for.
+	// ObservedGeneration is the generation last served, or found impossible to serve
+	// until someone acts (then Stalled says why). While it is behind metadata.generation
+	// the definition is Reconciling.
 	// +optional
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 	// Conditions: Ready (the kinds are served, or why not: BreakingChange, ClaimsExist,

@@ -45,9 +45,14 @@ type ProviderConfigStatus struct {
 	// Endpoint is the API server the credentials point at.
 	// +optional
 	Endpoint string `json:"endpoint,omitempty"`
+	// ObservedGeneration is the generation last checked against the cluster, or found
+	// unusable until someone acts (then Stalled says why). While it is behind
+	// metadata.generation the ProviderConfig is Reconciling.
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 	// ProviderStatus holds users and the conditions: Ready is True while the cluster
-	// answers with these credentials; InUse names the Objects, Clusters and application
-	// resources that use it.
+	// answers with these credentials, Reconciling and Stalled as kstatus reads them;
+	// InUse names the Objects, Clusters and application resources that use it.
 	common.ProviderStatus `json:",inline"`
 }
 

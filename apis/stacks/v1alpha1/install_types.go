@@ -29,9 +29,15 @@ type StackInstallSpec struct {
 // StackInstallStatus is what the manager did with the request.
 type StackInstallStatus struct {
 	// Conditions: Resolved (package found), Unpacked (pulled and valid), DependenciesReady,
-	// Installed (Stack record and CRDs applied), Ready and Synced.
+	// Installed (Stack record and CRDs applied), Ready and Synced; Reconciling and Stalled
+	// as kstatus reads them.
 	// +optional
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
+	// ObservedGeneration is the generation last applied, or found impossible to apply
+	// until someone acts (then Stalled says why). While it is behind metadata.generation
+	// the install is Reconciling.
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 	// ResolvedPackage is the full reference that was installed, with its digest.
 	// +optional
 	ResolvedPackage string `json:"resolvedPackage,omitempty"`

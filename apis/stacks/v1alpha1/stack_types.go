@@ -139,9 +139,14 @@ type StackSpec struct {
 
 // StackStatus is what the manager made of the Stack.
 type StackStatus struct {
-	// Conditions Ready and Synced.
+	// Conditions Ready and Synced, and Reconciling and Stalled as kstatus reads them.
 	// +optional
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
+	// ObservedGeneration is the generation last applied, or found impossible to apply
+	// until someone acts (then Stalled says why). While it is behind metadata.generation
+	// the Stack is Reconciling.
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 	// ServiceAccount the controller runs as.
 	// +optional
 	ServiceAccount string `json:"serviceAccount,omitempty"`

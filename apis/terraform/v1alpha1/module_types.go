@@ -256,11 +256,17 @@ type ModuleClassStatus struct {
 	// Module of the class has run; delete it to have the next first init record it anew.
 	// +optional
 	ProviderLock string `json:"providerLock,omitempty"`
-	// Conditions: Ready says whether claims can bind to the class.
+	// Conditions: Ready says whether claims can bind to the class; Reconciling and
+	// Stalled as kstatus reads them.
 	// +optional
 	// +listType=map
 	// +listMapKey=type
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
+	// ObservedGeneration is the generation last applied, or found impossible to apply
+	// until someone acts (then Stalled says why). While it is behind metadata.generation
+	// the class is Reconciling.
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 }
 
 // ModuleClass is any Terraform module used as a non-portable class.

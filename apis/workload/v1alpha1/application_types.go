@@ -101,11 +101,17 @@ type KubernetesApplicationStatus struct {
 	// SubmittedResources is the number of resources submitted to the cluster.
 	// +optional
 	SubmittedResources int `json:"submittedResources,omitempty"`
-	// Conditions Scheduled, Synced and Ready.
+	// Conditions Scheduled, Synced and Ready, and Reconciling and Stalled as kstatus
+	// reads them.
 	// +optional
 	// +listType=map
 	// +listMapKey=type
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
+	// ObservedGeneration is the generation last applied, or found impossible to apply
+	// until someone acts (then Stalled says why). While it is behind metadata.generation
+	// the application is Reconciling.
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 }
 
 // KubernetesApplication is a set of Kubernetes objects scheduled together to one cluster.

@@ -80,11 +80,16 @@ type KubernetesApplicationResourceStatus struct {
 	// +kubebuilder:pruning:PreserveUnknownFields
 	// +kubebuilder:validation:Type=object
 	Remote *apiextensionsv1.JSON `json:"remote,omitempty"`
-	// Conditions Ready and Synced.
+	// Conditions Ready and Synced, and Reconciling and Stalled as kstatus reads them.
 	// +optional
 	// +listType=map
 	// +listMapKey=type
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
+	// ObservedGeneration is the generation last applied, or found impossible to apply
+	// until someone acts (then Stalled says why). While it is behind metadata.generation
+	// the resource is Reconciling.
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 }
 
 // KubernetesApplicationResource is one object submitted to a target cluster.

@@ -1,11 +1,14 @@
 -- Argo CD health of the other Terraplane kinds that report conditions: classes
 -- (ModuleClass, and the rollouts of every class of a Terraform kind), Providers and
 -- ProviderConfigs, ClaimDefinitions, stacks and workloads.
--- Healthy: Ready (or no Ready condition at all: a Provider reports only who uses it).
--- Progressing: waiting for something under way (Ready says what), a class's revision
--- rolling out, or being deleted. Suspended: a class's rollout paused on request.
--- Degraded: the last reconcile failed (Synced=False), Ready=False says what is wrong, or
--- a class's rollout paused on a failure.
+-- Healthy: Ready, its latest generation checked (or no Ready condition at all: a Provider
+-- reports only who uses it).
+-- Progressing: its latest generation not checked yet (Reconciling), waiting for something
+-- under way (Ready says what), a class's revision rolling out, or being deleted.
+-- Suspended: a class's rollout paused on request.
+-- Degraded: the last reconcile failed (Synced=False), it cannot be used until someone
+-- acts (Stalled, or Ready=False from a controller that writes no Stalled), or a class's
+-- rollout paused on a failure.
 local hs = {status = "Healthy", message = ""}
 local c = {}
 if obj.status ~= nil and obj.status.conditions ~= nil then
@@ -32,6 +35,14 @@ if c.Synced ~= nil and c.Synced.status == "False" then
   hs.message = say(c.Synced)
   return hs
 end
+local generation = obj.metadata.generation or 0
+if c.Stalled ~= nil and c.Stalled.status == "True" and (c.Stalled.observedGeneration or 0) == generation then
+  hs.status = "Degraded"
+  hs.message = say(c.Stalled)
+  return hs
+end
+local reconciling = c.Reconciling ~= nil and c.Reconciling.status == "True"
+local behind = obj.status ~= nil and obj.status.observedGeneration ~= nil and obj.status.observedGeneration < generation
 if c.Ready == nil then
   if c.InUse ~= nil then
     hs.message = say(c.InUse)
@@ -42,6 +53,13 @@ if c.Ready == nil then
   end
 else
   hs.message = say(c.Ready)
+  if reconciling or behind then
+    hs.status = "Progressing"
+    if c.Ready.status == "True" then
+      hs.message = "generation " .. generation .. " is not checked yet"
+    end
+    return hs
+  end
   if c.Ready.status ~= "True" then
     local waiting = c.Ready.status == "Unknown" or c.Ready.reason == "Pending" or string.find(c.Ready.reason, "^Waiting") ~= nil or
       (c.Synced ~= nil and c.Synced.reason == c.Ready.reason)
