@@ -31,7 +31,7 @@ var repositoryLine = regexp.MustCompile(`(?m)^(image:\n(?:[ \t]*#.*\n)*[ \t]+rep
 // the file as it is otherwise; it fails when it cannot find that line.
 func SetImageRepository(values []byte, repo string) ([]byte, error) {
 	if !repositoryLine.Match(values) {
-		return nil, fmt.Errorf("values.yaml has no image.repository line right under image:")
+		return nil, fmt.Errorf("values.yaml has no image.repository line right under the image key")
 	}
 	return repositoryLine.ReplaceAll(values, []byte("${1} "+escapeDollar(repo))), nil
 }
