@@ -5,7 +5,8 @@
 //
 // The chart's version is V as SemVer (v0.2.0-3-gabcdef0 gives 0.2.0-3-gabcdef0, a commit
 // alone 0.0.0-g<commit>), its appVersion V itself, which is the image's tag; with a
-// registry, its image.repository defaults to REGISTRY/terraplane.
+// registry, its image.repository defaults to REGISTRY/terraplane, and it is pushed to
+// REGISTRY/charts/terraplane.
 package main
 
 import (
@@ -92,7 +93,8 @@ func packageChart(o options) (string, error) {
 }
 
 // push pushes the image index to REGISTRY/terraplane:VERSION and the chart to
-// oci://REGISTRY (over plain HTTP for a registry on loopback, as the image is).
+// oci://REGISTRY/charts, as REGISTRY/charts/terraplane (over plain HTTP for a registry on
+// loopback, as the image is), so that the image and the chart have repositories of their own.
 func push(o options, chart string) error {
 	idx, err := image.IndexFromLayout(o.layout)
 	if err != nil {
@@ -107,14 +109,15 @@ func push(o options, chart string) error {
 		return err
 	}
 	fmt.Printf("pushed image %s@%s\n", ref, digest)
-	args := []string{"push", chart, "oci://" + strings.TrimSuffix(o.registry, "/")}
+	charts := strings.TrimSuffix(o.registry, "/") + "/charts"
+	args := []string{"push", chart, "oci://" + charts}
 	if PlainHTTP(o.registry) {
 		args = append(args, "--plain-http")
 	}
 	if err := runHelm(o.helm, args...); err != nil {
 		return err
 	}
-	fmt.Printf("pushed chart oci://%s/terraplane --version %s\n", strings.TrimSuffix(o.registry, "/"), ChartVersion(o.version))
+	fmt.Printf("pushed chart oci://%s/terraplane --version %s\n", charts, ChartVersion(o.version))
 	return nil
 }
 

@@ -79,13 +79,13 @@ func TestReleaseFromRegistry(t *testing.T) {
 	}
 	g.Expect(platforms).To(ConsistOf("linux/amd64", "linux/arm64"))
 
-	By(t, "helm install oci://"+repo+"/terraplane --version "+chartVersion+": the node pulls the image from the registry")
+	By(t, "helm install oci://"+repo+"/charts/terraplane --version "+chartVersion+": the node pulls the image from the registry")
 	if _, err := exec.Command(helm, "--kubeconfig", n.Kubeconfig(), "status", "terraplane", "-n", adminNS).Output(); err == nil {
 		n.helm(g, helm, "uninstall", "terraplane", "-n", adminNS, "--wait") // TestHelmOnNode's release
 	}
 	g.Expect(client.IgnoreAlreadyExists(n.Client.Create(ctx, restrictedNS(adminNS)))).To(Succeed())
 	defer n.dumpPods(t, adminNS)
-	n.helm(g, helm, "install", "terraplane", "oci://"+repo+"/terraplane", "--version", chartVersion, "--plain-http",
+	n.helm(g, helm, "install", "terraplane", "oci://"+repo+"/charts/terraplane", "--version", chartVersion, "--plain-http",
 		"-n", adminNS, "--wait", "--timeout", "5m")
 	pod := n.controllerPod(g, ctx)
 	digest, err := idx.Digest()
