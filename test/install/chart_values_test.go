@@ -51,6 +51,7 @@ func TestChartValues(t *testing.T) {
 
 	By(t, "defaults: emptyDir volumes with size limits, no PodDisruptionBudget, no spread")
 	m := helmTemplate(g, helm, "")
+	g.Expect(deployment(g, m).Spec.Selector).To(Equal(controllerSelector), "the controller's Deployment selects its own pods, not the stack manager's")
 	spec := deployment(g, m).Spec.Template.Spec
 	g.Expect(volume(spec, "workspaces").EmptyDir.SizeLimit).To(HaveValue(Equal(resource.MustParse("10Gi"))))
 	g.Expect(volume(spec, "plugin-cache").EmptyDir.SizeLimit).To(HaveValue(Equal(resource.MustParse("5Gi"))))
