@@ -13,28 +13,58 @@ PROVIDER_PINS := hashicorp/aws=$(shell sed -n 's/^AWS_VERSION=//p' hack/install-
 # The providers whose kinds make test-cloud-plan plans (google, azurerm or both, | between).
 CLOUD_PLAN ?= google|azurerm
 
-IMAGE_TAG ?= dev
-TERRAFORM ?= terraform
+# VERSION is what terraplane version prints and the image and chart are labelled with.
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo devel)
+VERSION := $(VERSION)
+REVISION ?= $(shell git rev-parse HEAD 2>/dev/null)
+SOURCE ?= $(shell git config --get remote.origin.url 2>/dev/null)
+LDFLAGS := -X main.version=$(VERSION)
 
-.PHONY: cluster cluster-stop image image-push all build generate manifests tools tools-test run test test-tofu test-cloud-plan unit lint integration e2e bench chaos fuzz fmt vet clean
+IMAGE_TAG ?= dev
+IMAGE_OUT ?= bin/image
+RELEASE_OUT ?= bin/release
+# TERRAFORM is the binary the image bundles: OpenTofu (MPL-2.0), built for every platform,
+# or terraform (BUSL-1.1; docs/install.md says what that means), this machine's, linux/amd64 only.
+# PLATFORMS are linux/amd64 and linux/arm64 with OpenTofu and no PROVIDERS (the provider
+# mirror holds linux/amd64 only), else linux/amd64.
+TERRAFORM ?= tofu
+PLATFORMS ?= $(if $(and $(filter tofu,$(TERRAFORM)),$(if $(PROVIDERS),,yes)),linux/amd64$(comma)linux/arm64,linux/amd64)
+comma := ,
+
+.PHONY: cluster cluster-stop image image-push release all build generate manifests tools tools-test run test test-tofu test-cloud-plan unit lint integration e2e bench chaos fuzz fmt vet clean
 
 all: build
 
 ## build: compile bin/terraplane
 build:
-	$(GO) build -o bin/terraplane ./cmd/terraplane
+	$(GO) build -ldflags "$(LDFLAGS)" -o bin/terraplane ./cmd/terraplane
 
-## image: build the container image (no container engine) into bin/image: make image [PROVIDERS=aws,random] [TERRAFORM=tofu] [IMAGE_TAG=dev]
-## (providers come from $(CACHE)/providers: aws with make tools, random with make tools-test, as tofu does)
+## image: build the container image (no container engine) into bin/image: an index of one image per
+## platform, each with terraplane and OpenTofu: make image [PROVIDERS=aws,random] [TERRAFORM=terraform] [PLATFORMS=linux/amd64] [IMAGE_TAG=dev]
+## (OpenTofu for linux/amd64 and linux/arm64 comes from hack/install-tools.sh tofu tofu-arm64; TERRAFORM=terraform
+## bundles this machine's terraform, for linux/amd64 only; providers come from $(CACHE)/providers: aws with make
+## tools, random with make tools-test, for linux/amd64 only)
 image:
-	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "-s -w" -o bin/image/terraplane ./cmd/terraplane
-	$(GO) run ./hack/image build -terraplane bin/image/terraplane -terraform $(TERRAFORM) -providers "$(PROVIDERS)" \
-		-mirror $(CACHE)/providers -tag terraplane:$(IMAGE_TAG) -out bin/image
+	$(if $(filter tofu,$(TERRAFORM)),hack/install-tools.sh tofu $(if $(findstring linux/arm64,$(PLATFORMS)),tofu-arm64))
+	for p in $(subst $(comma), ,$(PLATFORMS)); do \
+		CGO_ENABLED=0 GOOS=$${p%/*} GOARCH=$${p#*/} $(GO) build -trimpath -ldflags "-s -w $(LDFLAGS)" -o $(IMAGE_OUT)/$${p%/*}_$${p#*/}/terraplane ./cmd/terraplane || exit 1; \
+	done
+	$(GO) run ./hack/image build -platforms $(PLATFORMS) -terraplane '$(IMAGE_OUT)/linux_{arch}/terraplane' -terraform $(TERRAFORM) \
+		-providers "$(PROVIDERS)" -mirror $(CACHE)/providers -version "$(VERSION)" -revision "$(REVISION)" -source "$(SOURCE)" \
+		-tag terraplane:$(IMAGE_TAG) -out $(IMAGE_OUT)
 
 ## image-push: push the image to a registry: make image-push REGISTRY=registry.example.com/platform [IMAGE_TAG=v0.1.0]
 image-push: image
 	@[ -n "$(REGISTRY)" ] || { echo "set REGISTRY, e.g. make image-push REGISTRY=registry.example.com/platform" >&2; exit 1; }
-	$(GO) run ./hack/image push -layout bin/image/oci -to $(REGISTRY)/terraplane:$(IMAGE_TAG)
+	$(GO) run ./hack/image push -layout $(IMAGE_OUT)/oci -to $(REGISTRY)/terraplane:$(IMAGE_TAG)
+
+## release: the image tagged $(VERSION) (git describe) for every platform, as an OCI layout and a tarball in
+## bin/release/image, and the chart packaged at that version (bin/release/terraplane-*.tgz); with REGISTRY,
+## both pushed there: make release [REGISTRY=registry.example.com/platform] [TERRAFORM=terraform] [PROVIDERS=aws]
+release:
+	hack/install-tools.sh helm
+	$(MAKE) image VERSION=$(VERSION) IMAGE_TAG=$(VERSION) IMAGE_OUT=$(RELEASE_OUT)/image
+	$(GO) run ./hack/release -version $(VERSION) -layout $(RELEASE_OUT)/image/oci -out $(RELEASE_OUT) -helm $(TOOLS)/helm $(if $(REGISTRY),-registry $(REGISTRY))
 
 # RUN_TOOLS are what make run needs: terraform and the aws provider (found on the machine),
 # moto_server (the quickstart's S3), kube-apiserver and etcd (built), and a kubectl (one on
@@ -47,9 +77,10 @@ tools:
 	hack/install-tools.sh $(RUN_TOOLS)
 
 ## tools-test: everything the tests need: what tools installs, plus the pinned kubectl,
-## MinIO, the random provider, helm, OpenTofu, PostgreSQL, MariaDB, and the node of make cluster
+## MinIO, the random provider, helm, OpenTofu (for linux/amd64 and linux/arm64, the image's),
+## PostgreSQL, MariaDB, and the node of make cluster
 tools-test: tools
-	hack/install-tools.sh kubectl minio random helm tofu postgres mariadb cluster
+	hack/install-tools.sh kubectl minio random helm tofu tofu-arm64 postgres mariadb cluster
 
 ## cluster: a real one-node Kubernetes cluster on this machine (needs root): containerd,
 ## etcd, kube-apiserver, controller manager, scheduler, kubelet and kube-proxy on 10.254.0.1

@@ -6,7 +6,7 @@
 # and takes seconds.
 #
 #   hack/install-tools.sh [terraplane|kube|etcd|kubectl|kubectl-any|kubelet|kube-scheduler|kube-controller-manager|kube-proxy|node|cluster|
-#                          controller-gen|crd-ref-docs|staticcheck|minio|helm|providers|random|terraform|tofu|moto|postgres|mariadb]...
+#                          controller-gen|crd-ref-docs|staticcheck|minio|helm|providers|random|terraform|tofu|tofu-arm64|moto|postgres|mariadb]...
 #
 # With no arguments it installs what 'make run' needs; 'cluster' is everything 'make
 # cluster' runs (the Kubernetes components and the node). The target terraplane builds
@@ -101,19 +101,24 @@ go_in() {
 }
 
 # build NAME TOOLDIR PACKAGE [LDFLAGS] builds PACKAGE from hack/tools/TOOLDIR into $BIN/NAME
-# unless the stamp (pins + flags) is unchanged.
+# unless the stamp (pins + flags) is unchanged. With TOOL_ARCH set (e.g. arm64) it
+# cross-compiles for linux/TOOL_ARCH, and NAME is then linux_TOOL_ARCH/NAME.
 build() {
-	local name=$1 dir=$ROOT/hack/tools/$2 pkg=$3 ldflags=${4:-}
-	local stamp tmp=$BIN/.$name.$$.tmp
-	stamp=$(cat "$dir/go.mod" "$dir/go.sum" <(echo "$pkg $ldflags") | sha256sum | cut -c1-16)
-	if [[ -x $BIN/$name && "$(cat "$BIN/.$name.stamp" 2>/dev/null)" == "$stamp" ]]; then
+	local name=$1 dir=$ROOT/hack/tools/$2 pkg=$3 ldflags=${4:-} arch=${TOOL_ARCH:-}
+	local sub=${1%/*} base=${1##*/} stamp tmp stampfile env=(CGO_ENABLED=0)
+	[[ $sub != "$1" ]] || sub=.
+	mkdir -p "$BIN/$sub"
+	tmp=$BIN/$sub/.$base.$$.tmp stampfile=$BIN/$sub/.$base.stamp
+	[[ -z $arch ]] || env+=(GOOS=linux GOARCH="$arch")
+	stamp=$(cat "$dir/go.mod" "$dir/go.sum" <(echo "$pkg $ldflags${arch:+ $arch}") | sha256sum | cut -c1-16)
+	if [[ -x $BIN/$name && "$(cat "$stampfile" 2>/dev/null)" == "$stamp" ]]; then
 		say "$name: cached ($BIN/$name)"
 		return
 	fi
-	progress "$name" "$pkg from the Go module proxy" \
-		go_in "$dir" env CGO_ENABLED=0 go build -trimpath -ldflags "-s -w $ldflags" -o "$tmp" "$pkg"
+	progress "$name" "$pkg${arch:+ for linux/$arch} from the Go module proxy" \
+		go_in "$dir" env "${env[@]}" go build -trimpath -ldflags "-s -w $ldflags" -o "$tmp" "$pkg"
 	mv "$tmp" "$BIN/$name"
-	echo "$stamp" >"$BIN/.$name.stamp"
+	echo "$stamp" >"$stampfile"
 }
 
 kube_ldflags() {
@@ -139,6 +144,9 @@ install_staticcheck() { build staticcheck staticcheck honnef.co/go/tools/cmd/sta
 install_minio() { build minio minio github.com/minio/minio; }
 install_helm() { build helm helm helm.sh/helm/v3/cmd/helm; }
 install_tofu() { build tofu tofu github.com/opentofu/opentofu/cmd/tofu "-X github.com/opentofu/opentofu/version.dev=no"; }
+# install_tofu_arm64 cross-compiles the same OpenTofu for linux/arm64 into $BIN/linux_arm64/tofu:
+# the arm64 image of make image's two-platform index bundles it.
+install_tofu_arm64() { TOOL_ARCH=arm64 build linux_arm64/tofu tofu github.com/opentofu/opentofu/cmd/tofu "-X github.com/opentofu/opentofu/version.dev=no"; }
 
 # kubectl_minor BINARY prints the minor version of a kubectl 1.x client, or nothing.
 kubectl_minor() {
@@ -328,6 +336,7 @@ for t in "${targets[@]}"; do
 	random) install_random ;;
 	terraform) install_terraform ;;
 	tofu) install_tofu ;;
+	tofu-arm64) install_tofu_arm64 ;;
 	moto) install_moto ;;
 	postgres) install_postgres ;;
 	mariadb) install_mariadb ;;

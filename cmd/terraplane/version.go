@@ -13,30 +13,42 @@ import (
 	"terraplane.io/terraplane/internal/engine"
 )
 
-// version is set at build time: go build -ldflags "-X main.version=v1.2.3".
+// version is set at build time; make build, make image and make release set it to
+// `git describe --tags --always --dirty`: go build -ldflags "-X main.version=v1.2.3".
 var version = ""
 
-// buildVersion is the version set at build time, else the module version Go recorded
-// (a tagged `go install`), else "devel", with the commit when Go recorded one.
+// buildVersion is the version set at build time, else what Go recorded of the build.
 func buildVersion() string {
-	v, commit := version, ""
-	if info, ok := debug.ReadBuildInfo(); ok {
-		if v == "" && info.Main.Version != "" && info.Main.Version != "(devel)" {
-			v = info.Main.Version
+	info, _ := debug.ReadBuildInfo()
+	return versionFrom(version, info)
+}
+
+// versionFrom is stamped when set; else the module version Go recorded (a tagged `go
+// install`); else the commit Go recorded from git, shortened as git describe --always
+// shortens it, with -dirty for uncommitted changes; else "devel".
+func versionFrom(stamped string, info *debug.BuildInfo) string {
+	if stamped != "" {
+		return stamped
+	}
+	if info == nil {
+		return "devel"
+	}
+	if v := info.Main.Version; v != "" && v != "(devel)" {
+		return v
+	}
+	var commit, dirty string
+	for _, s := range info.Settings {
+		switch {
+		case s.Key == "vcs.revision" && len(s.Value) >= 7:
+			commit = s.Value[:7]
+		case s.Key == "vcs.modified" && s.Value == "true":
+			dirty = "-dirty"
 		}
-		for _, s := range info.Settings {
-			if s.Key == "vcs.revision" && len(s.Value) >= 12 {
-				commit = s.Value[:12]
-			}
-		}
 	}
-	if v == "" {
-		v = "devel"
+	if commit == "" {
+		return "devel"
 	}
-	if commit != "" {
-		v += " (" + commit + ")"
-	}
-	return v
+	return commit + dirty
 }
 
 func versionCommand() *cobra.Command {

@@ -189,9 +189,17 @@ func New(ctx context.Context, opts Options) (*Engine, error) {
 // Stop stops the provider processes kept warm (those in use as their runs end).
 func (e *Engine) Stop() { e.plugins.Stop() }
 
+// TerraformEnv names the binary the engine runs when no flag does (a path, or a name on
+// PATH): Terraplane's image sets it to the binary it bundles, tofu by default.
+const TerraformEnv = "TERRAPLANE_TERRAFORM"
+
 // FindTerraform locates the terraform (or OpenTofu) binary with hc-install: path may be
-// a file, or a binary name looked up on PATH such as "tofu"; empty means terraform.
+// a file, or a binary name looked up on PATH such as "tofu"; empty means $TERRAPLANE_TERRAFORM,
+// and terraform when that is empty too.
 func FindTerraform(path string) (string, error) {
+	if path == "" {
+		path = os.Getenv(TerraformEnv)
+	}
 	source := &fs.AnyVersion{Product: &product.Terraform}
 	switch {
 	case strings.ContainsRune(path, filepath.Separator):

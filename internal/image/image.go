@@ -2,18 +2,13 @@ package image
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
-	"github.com/google/go-containerregistry/pkg/authn"
-	"github.com/google/go-containerregistry/pkg/name"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/empty"
-	"github.com/google/go-containerregistry/pkg/v1/layout"
 	"github.com/google/go-containerregistry/pkg/v1/mutate"
-	"github.com/google/go-containerregistry/pkg/v1/remote"
-	"github.com/google/go-containerregistry/pkg/v1/tarball"
+	"github.com/google/go-containerregistry/pkg/v1/types"
 
 	"terraplane.io/terraplane/internal/module"
 )
@@ -34,7 +29,8 @@ const (
 type Options struct {
 	// Terraplane is a statically linked terraplane binary.
 	Terraplane string
-	// Terraform is the terraform or tofu binary; its base name is its name in the image.
+	// Terraform is the terraform or tofu binary; its base name, terraform or tofu, is its
+	// name in the image, and the controller runs it by that name (TERRAPLANE_TERRAFORM).
 	Terraform string
 	// CACerts is a PEM bundle of CA certificates.
 	CACerts string
@@ -44,26 +40,75 @@ type Options struct {
 	Providers []string
 	// Scratch is a directory for the compressed layers; they back the image until written.
 	Scratch string
+	// Platform is the image's (linux/amd64 when empty); the binaries must be built for it.
+	Platform v1.Platform
+	// Version, Revision and Source become the org.opencontainers.image labels of those
+	// names: git describe's version, the commit, the repository's address (each optional).
+	Version, Revision, Source string
 }
 
 // Build assembles the image: a base layer (user, CA certificates, writable /tmp), the
 // terraform binary, the provider mirror when Providers are named, then terraplane.
 func Build(o Options) (v1.Image, error) {
+	if o.Platform.OS == "" {
+		o.Platform = v1.Platform{OS: "linux", Architecture: "amd64"}
+	}
+	tfName := filepath.Base(o.Terraform)
+	licence, err := terraformLicence(tfName)
+	if err != nil {
+		return nil, err
+	}
+	var provLicences []string
+	layers, err := o.layers(tfName, &provLicences)
+	if err != nil {
+		return nil, err
+	}
+	img, err := mutate.AppendLayers(mutate.MediaType(empty.Image, types.OCIManifestSchema1), layers...)
+	if err != nil {
+		return nil, fmt.Errorf("assemble image: %w", err)
+	}
+	img = mutate.ConfigMediaType(img, types.OCIConfigJSON)
+	cfg, err := img.ConfigFile()
+	if err != nil {
+		return nil, err
+	}
+	cfg = cfg.DeepCopy()
+	cfg.Architecture, cfg.OS, cfg.Variant = o.Platform.Architecture, o.Platform.OS, o.Platform.Variant
+	cfg.Config = v1.Config{
+		Entrypoint: []string{BinDir + "/terraplane"},
+		Cmd:        []string{"controller"},
+		User:       fmt.Sprintf("%d:%d", UID, UID),
+		WorkingDir: "/tmp",
+		Env: []string{
+			"PATH=" + BinDir + ":/usr/bin:/bin",
+			"HOME=/tmp",
+			"SSL_CERT_FILE=" + CACerts,
+			"TERRAPLANE_CACHE=" + Cache,
+			"TERRAPLANE_TERRAFORM=" + tfName,
+		},
+		Labels: o.labels(tfName, licence, provLicences),
+	}
+	return mutate.ConfigFile(img, cfg)
+}
+
+// layers writes the image's layers in o.Scratch: base, terraform, the providers (when
+// named, setting their licences), terraplane.
+func (o Options) layers(tfName string, licences *[]string) ([]v1.Layer, error) {
 	base, err := writeLayer(o.Scratch, "base", baseEntries(o.CACerts))
 	if err != nil {
 		return nil, err
 	}
-	tfName := filepath.Base(o.Terraform)
 	tf, err := writeLayer(o.Scratch, "terraform", []entry{{Path: BinDir + "/" + tfName, Mode: 0o755, File: o.Terraform}})
 	if err != nil {
 		return nil, err
 	}
 	layers := []v1.Layer{base, tf}
 	if len(o.Providers) > 0 {
-		entries, err := providerEntries(o.ProviderMirror, module.RegistryHost(tfName), o.Providers)
+		entries, err := providerEntries(o.ProviderMirror, module.RegistryHost(tfName), o.Platform.OS+"_"+o.Platform.Architecture, o.Providers)
 		if err != nil {
 			return nil, err
 		}
+		*licences = providerLicences(entries)
 		l, err := writeLayer(o.Scratch, "providers", entries)
 		if err != nil {
 			return nil, err
@@ -75,36 +120,17 @@ func Build(o Options) (v1.Image, error) {
 		return nil, err
 	}
 	layers = append(layers, tp)
-	img, err := mutate.AppendLayers(empty.Image, layers...)
-	if err != nil {
-		return nil, fmt.Errorf("assemble image: %w", err)
+	for i, l := range layers {
+		layers[i] = ociLayer{l}
 	}
-	cfg, err := img.ConfigFile()
-	if err != nil {
-		return nil, err
-	}
-	cfg = cfg.DeepCopy()
-	cfg.Architecture, cfg.OS = "amd64", "linux"
-	cfg.Config = v1.Config{
-		Entrypoint: []string{BinDir + "/terraplane"},
-		Cmd:        []string{"controller"},
-		User:       fmt.Sprintf("%d:%d", UID, UID),
-		WorkingDir: "/tmp",
-		Env: []string{
-			"PATH=" + BinDir + ":/usr/bin:/bin",
-			"HOME=/tmp",
-			"SSL_CERT_FILE=" + CACerts,
-			"TERRAPLANE_CACHE=" + Cache,
-		},
-		Labels: map[string]string{
-			"org.opencontainers.image.title":    "terraplane",
-			"org.opencontainers.image.licenses": "Apache-2.0",
-			"io.terraplane.terraform":           tfName,
-			"io.terraplane.providers":           strings.Join(o.Providers, ","),
-		},
-	}
-	return mutate.ConfigFile(img, cfg)
+	return layers, nil
 }
+
+// ociLayer is a layer whose manifest entry has the OCI media type.
+type ociLayer struct{ v1.Layer }
+
+// MediaType is the OCI gzip-compressed layer's.
+func (ociLayer) MediaType() (types.MediaType, error) { return types.OCILayer, nil }
 
 // baseEntries are the files every image holds: passwd and group with the non-root user,
 // the CA bundle, a world-writable /tmp and the (possibly empty) provider mirror.
@@ -121,17 +147,18 @@ func baseEntries(caCerts string) []entry {
 }
 
 // providerEntries lists the mirror's packages of the named provider types from host's
-// tree, for the linux_amd64 platform, under Mirror in the image.
-func providerEntries(mirror, host string, types []string) ([]entry, error) {
+// tree, for platform (e.g. linux_amd64), under Mirror in the image.
+func providerEntries(mirror, host, platform string, names []string) ([]entry, error) {
 	var out []entry
-	for _, typ := range types {
+	for _, typ := range names {
 		typ = strings.TrimSpace(typ)
-		matches, err := filepath.Glob(filepath.Join(mirror, host, "*", typ, "*", "linux_amd64", "terraform-provider-"+typ+"*"))
+		matches, err := filepath.Glob(filepath.Join(mirror, host, "*", typ, "*", platform, "terraform-provider-"+typ+"*"))
 		if err != nil {
 			return nil, err
 		}
 		if len(matches) == 0 {
-			return nil, fmt.Errorf("provider %q is not in the mirror %s under %s (hack/install-tools.sh providers fills it)", typ, mirror, host)
+			return nil, fmt.Errorf("provider %q for %s is not in the mirror %s under %s (hack/install-tools.sh providers fills it with linux_amd64 only)",
+				typ, platform, mirror, host)
 		}
 		for _, m := range matches {
 			rel, err := filepath.Rel(mirror, m)
@@ -142,59 +169,4 @@ func providerEntries(mirror, host string, types []string) ([]entry, error) {
 		}
 	}
 	return out, nil
-}
-
-// WriteLayout writes img as an OCI image layout in dir (what `crane push DIR` reads),
-// replacing what was there.
-func WriteLayout(img v1.Image, dir, ref string) error {
-	if err := os.RemoveAll(dir); err != nil {
-		return err
-	}
-	p, err := layout.Write(dir, empty.Index)
-	if err != nil {
-		return fmt.Errorf("write OCI layout: %w", err)
-	}
-	return p.AppendImage(img, layout.WithAnnotations(map[string]string{"org.opencontainers.image.ref.name": ref}))
-}
-
-// WriteTarball writes img as an image tarball tagged ref, which `docker load`,
-// `podman load` and `ctr import` read.
-func WriteTarball(img v1.Image, path, ref string) error {
-	tag, err := name.NewTag(ref)
-	if err != nil {
-		return fmt.Errorf("image reference %q: %w", ref, err)
-	}
-	return tarball.WriteToFile(path, tag, img)
-}
-
-// Push pushes img to ref with the credentials of the local Docker configuration.
-func Push(img v1.Image, ref string, opts ...name.Option) error {
-	r, err := name.ParseReference(ref, opts...)
-	if err != nil {
-		return fmt.Errorf("image reference %q: %w", ref, err)
-	}
-	if err := remote.Write(r, img, remote.WithAuthFromKeychain(authn.DefaultKeychain)); err != nil {
-		return fmt.Errorf("push %s: %w", ref, err)
-	}
-	return nil
-}
-
-// FromLayout reads the single image of the OCI layout in dir.
-func FromLayout(dir string) (v1.Image, error) {
-	p, err := layout.FromPath(dir)
-	if err != nil {
-		return nil, fmt.Errorf("read OCI layout %s: %w", dir, err)
-	}
-	idx, err := p.ImageIndex()
-	if err != nil {
-		return nil, err
-	}
-	m, err := idx.IndexManifest()
-	if err != nil {
-		return nil, err
-	}
-	if len(m.Manifests) != 1 {
-		return nil, fmt.Errorf("OCI layout %s holds %d images, want 1", dir, len(m.Manifests))
-	}
-	return idx.Image(m.Manifests[0].Digest)
 }

@@ -112,7 +112,7 @@ func TestWriteLayerIsReproducible(t *testing.T) {
 	}
 }
 
-// TestProviderEntries: only the named types, of the given host's tree, for linux_amd64.
+// TestProviderEntries: only the named types, of the given host's tree, for the platform.
 func TestProviderEntries(t *testing.T) {
 	mirror := t.TempDir()
 	for _, rel := range []string{
@@ -120,23 +120,26 @@ func TestProviderEntries(t *testing.T) {
 		"registry.terraform.io/hashicorp/aws/5.0.0/darwin_arm64/terraform-provider-aws_v5.0.0",
 		"registry.terraform.io/hashicorp/random/3.0.0/linux_amd64/terraform-provider-random_v3.0.0",
 		"registry.opentofu.org/hashicorp/aws/5.0.0/linux_amd64/terraform-provider-aws_v5.0.0",
+		"registry.opentofu.org/hashicorp/aws/5.0.0/linux_arm64/terraform-provider-aws_v5.0.0",
 	} {
 		writeAt(t, filepath.Join(mirror, rel), "p")
 	}
 	cases := map[string]struct {
-		host    string
-		types   []string
-		want    []string
-		wantErr string
+		host, platform string
+		types          []string
+		want           []string
+		wantErr        string
 	}{
-		"one type":        {"registry.terraform.io", []string{"aws"}, []string{Mirror + "/registry.terraform.io/hashicorp/aws/5.0.0/linux_amd64/terraform-provider-aws_v5.0.0"}, ""},
-		"spaces trimmed":  {"registry.terraform.io", []string{" random "}, []string{Mirror + "/registry.terraform.io/hashicorp/random/3.0.0/linux_amd64/terraform-provider-random_v3.0.0"}, ""},
-		"the tofu tree":   {"registry.opentofu.org", []string{"aws"}, []string{Mirror + "/registry.opentofu.org/hashicorp/aws/5.0.0/linux_amd64/terraform-provider-aws_v5.0.0"}, ""},
-		"missing in tree": {"registry.opentofu.org", []string{"aws", "random"}, nil, `provider "random" is not in the mirror`},
+		"one type":          {"registry.terraform.io", "linux_amd64", []string{"aws"}, []string{Mirror + "/registry.terraform.io/hashicorp/aws/5.0.0/linux_amd64/terraform-provider-aws_v5.0.0"}, ""},
+		"spaces trimmed":    {"registry.terraform.io", "linux_amd64", []string{" random "}, []string{Mirror + "/registry.terraform.io/hashicorp/random/3.0.0/linux_amd64/terraform-provider-random_v3.0.0"}, ""},
+		"the tofu tree":     {"registry.opentofu.org", "linux_amd64", []string{"aws"}, []string{Mirror + "/registry.opentofu.org/hashicorp/aws/5.0.0/linux_amd64/terraform-provider-aws_v5.0.0"}, ""},
+		"arm64":             {"registry.opentofu.org", "linux_arm64", []string{"aws"}, []string{Mirror + "/registry.opentofu.org/hashicorp/aws/5.0.0/linux_arm64/terraform-provider-aws_v5.0.0"}, ""},
+		"missing in tree":   {"registry.opentofu.org", "linux_amd64", []string{"aws", "random"}, nil, `provider "random" for linux_amd64 is not in the mirror`},
+		"missing for arm64": {"registry.terraform.io", "linux_arm64", []string{"aws"}, nil, `provider "aws" for linux_arm64 is not in the mirror`},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			got, err := providerEntries(mirror, tc.host, tc.types)
+			got, err := providerEntries(mirror, tc.host, tc.platform, tc.types)
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 					t.Fatalf("err = %v, want %q", err, tc.wantErr)

@@ -3,12 +3,14 @@ package kinds
 import (
 	"context"
 	"fmt"
+	"os/exec"
 	"strconv"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	common "terraplane.io/terraplane/apis/common/v1alpha1"
 	mysqlv1 "terraplane.io/terraplane/apis/mysql/v1alpha1"
 	pgv1 "terraplane.io/terraplane/apis/postgresql/v1alpha1"
 	"terraplane.io/terraplane/internal/registry"
@@ -22,6 +24,9 @@ import (
 var randomProvider = render.Provider{Name: "random", Source: "hashicorp/random", Version: "~> 3.9"}
 
 func resolvePostgreSQLProvider(ctx context.Context, c client.Client, mg resource.Managed) (*registry.ProviderConfig, error) {
+	if err := requireClient(exec.LookPath, "PostgreSQL Database", "psql", "postgresql-client"); err != nil {
+		return nil, err
+	}
 	p := &pgv1.Provider{}
 	if err := getProvider(ctx, c, mg, "postgresql.terraplane.io", p); err != nil {
 		return nil, err
@@ -43,6 +48,9 @@ func resolvePostgreSQLProvider(ctx context.Context, c client.Client, mg resource
 }
 
 func resolveMySQLProvider(ctx context.Context, c client.Client, mg resource.Managed) (*registry.ProviderConfig, error) {
+	if err := requireClient(exec.LookPath, "MySQL Database", "mysql", "mariadb-client"); err != nil {
+		return nil, err
+	}
 	p := &mysqlv1.Provider{}
 	if err := getProvider(ctx, c, mg, "mysql.terraplane.io", p); err != nil {
 		return nil, err
@@ -60,6 +68,20 @@ func resolveMySQLProvider(ctx context.Context, c client.Client, mg resource.Mana
 		},
 		Inputs: map[string]any{"host": p.Spec.Host, "port": port},
 	}, nil
+}
+
+// requireClient refuses a kind whose module runs the command-line client (through
+// terraform's local-exec) when lookPath does not find it on the controller's PATH, which
+// terraform's provisioners share: the default image, being static, carries neither psql
+// nor mysql. debian is the Debian package that holds the client.
+func requireClient(lookPath func(string) (string, error), kind, client, debian string) error {
+	if _, err := lookPath(client); err == nil {
+		return nil
+	}
+	return resource.UserErrorf(common.ReasonClientMissing,
+		"the %s kind runs %s, which is not on the controller's PATH (Terraplane's default image does not carry it); "+
+			"run the controller from an image that adds it (e.g. Debian's %s; docs/install.md, section 1) or claim through a class of another kind",
+		kind, client, debian)
 }
 
 // getProvider reads the Provider that mg's providerRef names, turning absence into an actionable user error.

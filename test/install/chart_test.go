@@ -38,6 +38,10 @@ var everything = []string{
 	"--set", "moduleSourceAllow={https://git.example.internal/}", "--set", "replicas=2",
 	"--set", "claimDefinitionGroups={platform.example.org}", "--set", "sharding.shards=12",
 	"--set", "moduleRegistryURL=https://modules.example.internal/v1/modules/",
+	"--set", "extraVolumes[0].name=private-ca", "--set", "extraVolumes[0].configMap.name=private-ca",
+	"--set", "extraVolumeMounts[0].name=private-ca", "--set", "extraVolumeMounts[0].mountPath=/etc/ssl/private-ca",
+	"--set", "topologySpreadConstraints[0].maxSkew=1", "--set", "topologySpreadConstraints[0].topologyKey=topology.kubernetes.io/zone",
+	"--set", "topologySpreadConstraints[0].whenUnsatisfiable=ScheduleAnyway",
 }
 
 // TestChart lints and renders the Helm chart, applies it with a server-side dry run and
@@ -72,6 +76,7 @@ func TestChart(t *testing.T) {
 			g.Expect(manifests).To(ContainSubstring("--shards=12"), "sharding.shards reaches the controller")
 			g.Expect(manifests).To(ContainSubstring("fieldPath: metadata.name"), "each replica is named by its pod")
 			g.Expect(manifests).To(ContainSubstring("--module-registry-url=https://modules.example.internal/v1/modules/"), "moduleRegistryURL reaches the controller")
+			g.Expect(manifests).To(ContainSubstring("kind: PodDisruptionBudget"), "two replicas get a PodDisruptionBudget, which the API server took")
 		}
 	}
 }

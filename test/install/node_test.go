@@ -7,13 +7,13 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	v1 "github.com/google/go-containerregistry/pkg/v1"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -27,7 +27,7 @@ import (
 	"terraplane.io/terraplane/internal/kinds"
 )
 
-// nodeImage is the image the node tests build (terraplane, terraform and the aws provider)
+// nodeImage is the image the node tests build (terraplane, OpenTofu and the aws provider)
 // and import into the node; pods name it as the chart does, repository:tag.
 const nodeImageRepo, nodeImageTag = "terraplane", "node-test"
 
@@ -115,19 +115,21 @@ func stopNode() {
 	}
 }
 
-// buildAndImport builds the image as make image PROVIDERS=aws does and imports it into
-// the node's containerd, unless the node holds one built from the same files (the test
-// cluster keeps containerd's images between runs).
+// buildAndImport builds the default image as make image PROVIDERS=aws does for this
+// machine's platform (OpenTofu, and the aws provider from OpenTofu's tree of the mirror),
+// writes its tarball as make image does and imports that into the node's containerd,
+// unless the node holds one built from the same files (the test cluster keeps
+// containerd's images between runs).
 func buildAndImport(t *testing.T, ctx context.Context, c *cluster.Cluster) error {
-	terraform, err := exec.LookPath("terraform")
-	if err != nil {
-		return fmt.Errorf("terraform is not on PATH (make tools checks for it)")
+	tofu := filepath.Join(devenv.BinDir(), "tofu")
+	if _, err := os.Stat(tofu); err != nil {
+		return fmt.Errorf("OpenTofu is not in %s (make tools-test builds it)", devenv.BinDir())
 	}
-	providers, err := filepath.Glob(filepath.Join(devenv.PluginMirror(), "registry.terraform.io", "*", "aws", "*", "linux_amd64", "*"))
+	providers, err := filepath.Glob(filepath.Join(devenv.PluginMirror(), "registry.opentofu.org", "*", "aws", "*", "linux_amd64", "*"))
 	if err != nil || len(providers) == 0 {
 		return fmt.Errorf("the aws provider is not in %s (make tools puts it there)", devenv.PluginMirror())
 	}
-	inputs, err := hashFiles(append([]string{terraplaneBinary(t), terraform, "/etc/ssl/certs/ca-certificates.crt"}, providers...)...)
+	inputs, err := hashFiles(append([]string{terraplaneBinary(t), tofu, "/etc/ssl/certs/ca-certificates.crt"}, providers...)...)
 	if err != nil {
 		return err
 	}
@@ -142,13 +144,20 @@ func buildAndImport(t *testing.T, ctx context.Context, c *cluster.Cluster) error
 	}
 	defer os.RemoveAll(work)
 	start := time.Now()
-	img, err := image.Build(image.Options{Terraplane: terraplaneBinary(t), Terraform: terraform, CACerts: "/etc/ssl/certs/ca-certificates.crt",
+	img, err := image.Build(image.Options{Terraplane: terraplaneBinary(t), Terraform: tofu, CACerts: "/etc/ssl/certs/ca-certificates.crt",
 		ProviderMirror: devenv.PluginMirror(), Providers: []string{"aws"}, Scratch: work})
 	if err != nil {
 		return fmt.Errorf("build the image (the provider mirror comes from `make tools`): %w", err)
 	}
-	tarball := filepath.Join(work, "terraplane.tar")
-	if err := image.WriteTarball(img, tarball, nodeImageRepo+":"+nodeImageTag); err != nil {
+	idx, err := image.Index(img)
+	if err != nil {
+		return err
+	}
+	layout, tarball := filepath.Join(work, "oci"), filepath.Join(work, "terraplane.tar")
+	if err := image.WriteIndexLayout(idx, layout, nodeImageRepo+":"+nodeImageTag); err != nil {
+		return err
+	}
+	if err := image.WriteArchive(layout, tarball, nodeImageRepo+":"+nodeImageTag, v1.Platform{}); err != nil {
 		return err
 	}
 	built := time.Since(start)

@@ -16,7 +16,8 @@ import (
 )
 
 // TestImageRunsAsPod runs the image as a pod on the node, under the restricted Pod
-// Security level: `terraplane version` names the terraform the image bundles.
+// Security level: `terraplane version` names the OpenTofu the default image bundles,
+// which the image's TERRAPLANE_TERRAFORM makes the binary the controller runs.
 func TestImageRunsAsPod(t *testing.T) {
 	g := NewWithT(t)
 	ctx := context.Background()
@@ -27,7 +28,7 @@ func TestImageRunsAsPod(t *testing.T) {
 	phase, log := n.podDone(g, ctx, ns, "version")
 	g.Expect(phase).To(Equal(corev1.PodSucceeded), log)
 	g.Expect(log).To(MatchRegexp(`(?m)^terraplane \S+.* go1\.\d+\S* linux/amd64$`))
-	g.Expect(log).To(MatchRegexp(`(?m)^terraform +1\.\d+\.\d+ \(/usr/local/bin/terraform\)$`))
+	g.Expect(log).To(MatchRegexp(`(?m)^terraform +1\.\d+\.\d+ \(/usr/local/bin/tofu\)$`))
 }
 
 // TestPodReachesAPIServer runs kubectl in a pod with no kubeconfig: it takes its in-cluster

@@ -23,6 +23,9 @@ const (
 	// ReasonTerraformNotAllowed: a stack ships terraform.terraplane.io kinds (code that
 	// runs for claims) without a ClusterStackInstall's spec.allowTerraform.
 	ReasonTerraformNotAllowed = "TerraformNotAllowed"
+	// ReasonClientMissing: the kind's module runs a command-line client (psql, mysql)
+	// that is not on the controller's PATH, as in the default image.
+	ReasonClientMissing = "ClientMissing"
 )
 
 // Synced=False reasons with which change control holds a plan.

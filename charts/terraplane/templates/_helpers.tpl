@@ -21,6 +21,15 @@ app.kubernetes.io/name: terraplane
 app.kubernetes.io/instance: {{ .Release.Name }}
 {{- end -}}
 
+{{/* A label selector of the controller's pods alone (the stack manager's pods carry
+the same selector labels and a component). */}}
+{{- define "terraplane.controllerSelector" -}}
+matchLabels:
+  {{- include "terraplane.selectorLabels" . | nindent 2 }}
+matchExpressions:
+  - {key: app.kubernetes.io/component, operator: DoesNotExist}
+{{- end -}}
+
 {{/* The ServiceAccount the controller runs as. */}}
 {{- define "terraplane.serviceAccountName" -}}
 {{- default (include "terraplane.fullname" .) .Values.serviceAccount.name -}}
@@ -32,6 +41,9 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 {{- if eq .spec.type "persistentVolumeClaim" }}
   persistentVolumeClaim:
     claimName: {{ .spec.existingClaim | default (printf "%s-%s" .fullname .name) }}
+{{- else if and (eq .spec.type "emptyDir") .spec.sizeLimit }}
+  emptyDir:
+    sizeLimit: {{ .spec.sizeLimit }}
 {{- else if eq .spec.type "emptyDir" }}
   emptyDir: {}
 {{- else }}
