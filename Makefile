@@ -93,6 +93,11 @@ cluster:
 cluster-stop:
 	$(GO) run ./hack/cluster stop
 
+# BETA_CRDS are served at v1beta1 beside v1alpha1, with the same schema (docs/api-stability.md)
+BETA_CRDS = buckets.storage.terraplane.io bucketclasses.storage.terraplane.io \
+	postgresqlinstances.database.terraplane.io postgresqlinstanceclasses.database.terraplane.io \
+	s3bucketclasses.storage.aws.terraplane.io modules.terraform.terraplane.io moduleclasses.terraform.terraplane.io
+
 ## generate: managed kinds' boilerplate (hack/kindgen), deepcopy functions and CRDs from kubebuilder markers,
 ## the API reference in docs/api (crd-ref-docs, hack/api-docs), and the bundled modules' dependency
 ## locks with docs/provider-locks.md (hack/providerlocks, from the pinned providers in the mirror)
@@ -101,6 +106,7 @@ generate:
 	$(GO) run ./hack/kindgen apis
 	$(TOOLS)/controller-gen object paths=./apis/...
 	$(TOOLS)/controller-gen crd paths=./apis/... output:crd:artifacts:config=config/crd/bases
+	$(GO) run ./hack/crdversions config/crd/bases $(BETA_CRDS)
 	$(TOOLS)/controller-gen rbac:roleName=terraplane-manager paths=./internal/app/... output:rbac:artifacts:config=config/rbac
 	$(TOOLS)/controller-gen rbac:roleName=terraplane-stacks paths=./controllers/stack/... output:rbac:artifacts:config=config/rbac/stacks
 	$(TOOLS)/controller-gen rbac:roleName=terraplane-namespace paths=./config/rbac/namespace/... output:rbac:artifacts:config=config/rbac/namespace
