@@ -82,6 +82,9 @@ func step(prev *common.RolloutStatus, in rolloutInput, fleet []member) (*common.
 	if st.CompletedAt == nil && len(v.waiting)+len(v.inFlight)+len(v.failing) == 0 {
 		st.CompletedAt = &in.now
 		notes = append(notes, note(corev1.EventTypeNormal, EventRolloutComplete, "revision %s runs on all %d resources that follow new revisions", in.target, v.total))
+		if v.total == 0 && (prev == nil || prev.Revision != in.target) {
+			notes = nil // a revision that reaches no resource is news to nobody
+		}
 	}
 	return st, notes
 }

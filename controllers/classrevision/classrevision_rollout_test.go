@@ -92,6 +92,7 @@ func TestStep(t *testing.T) {
 		{"every resource on the revision completes it", started("a", "b"), nil,
 			fleetOf(map[string]func(*member){"a": moved, "b": moved, "c": moved, "d": moved, "e": moved, "f": moved, "g": moved, "h": moved, "i": moved, "j": moved}),
 			want{Admitted: []string{"a", "b"}, Wave: 1, Updated: 10, Total: 10, Done: true, Events: []string{EventRolloutComplete}}},
+		{"a revision that reaches no resource completes quietly", nil, nil, nil, want{Done: true}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			input := in
