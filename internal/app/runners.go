@@ -11,6 +11,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
 	"terraplane.io/terraplane/controllers/terraform"
@@ -59,9 +60,13 @@ func runnerOf(mgr ctrl.Manager, cfg *rest.Config, opts Options, local *runner.Lo
 	if err != nil {
 		return nil, fmt.Errorf("runner directory: %w", err)
 	}
+	direct, err := runnerObjectsClient(mgr)
+	if err != nil {
+		return nil, err
+	}
 	procs := &runner.Processes{Binary: bin, Dir: dir, RemoveOnStop: true, Config: cfg, PluginMirror: opts.PluginMirror,
 		Terraform:  local.Engine.TerraformPath(),
-		Identities: &runner.Identities{Client: mgr.GetClient(), Tokens: tokens, EnsureRole: true},
+		Identities: &runner.Identities{Client: direct, Tokens: tokens, EnsureRole: true},
 		Args:       runnerArgs(opts), OnRun: observeRun(ctrl.Log.WithName("terraform")), OnCall: observeCall, Log: ctrl.Log.WithName("runners"),
 		MetricsAddress: "127.0.0.1:0", MetricsTargets: opts.RunnerMetricsTargets}
 	pools := &runner.Pools{Launcher: procs}
@@ -87,11 +92,27 @@ func runnerDeployments(mgr ctrl.Manager, opts Options, local *runner.Local) (ter
 		}
 		res[name] = v
 	}
-	deps := &runner.Deployments{Client: mgr.GetClient(), Identities: &runner.Identities{Client: mgr.GetClient(), EnsureRole: true},
+	direct, err := runnerObjectsClient(mgr)
+	if err != nil {
+		return nil, err
+	}
+	deps := &runner.Deployments{Client: direct, Identities: &runner.Identities{Client: direct, EnsureRole: true},
 		Pod: runner.PodSpec{Image: opts.RunnerImage, Terraform: local.Engine.TerraformPath(), PluginMirror: opts.PluginMirror,
 			Resources: corev1.ResourceRequirements{Requests: res, Limits: res}, Args: runnerArgs(opts)},
 		OnRun: observeRun(ctrl.Log.WithName("terraform")), OnCall: observeCall}
 	return &runner.Pools{Launcher: deps}, nil
+}
+
+// runnerObjectsClient reads and writes the runners' objects (ServiceAccounts,
+// RoleBindings, Secrets, Services, Deployments) straight from the API server: the
+// controller may touch them only in the namespaces it serves, so a cached read, which
+// watches a kind cluster-wide, would be forbidden and never sync.
+func runnerObjectsClient(mgr ctrl.Manager) (client.Client, error) {
+	c, err := client.New(mgr.GetConfig(), client.Options{Scheme: mgr.GetScheme(), Mapper: mgr.GetRESTMapper()})
+	if err != nil {
+		return nil, fmt.Errorf("runner objects client: %w", err)
+	}
+	return c, nil
 }
 
 // runnerArgs are the flags every runner gets from the controller's options.

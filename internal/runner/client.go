@@ -71,6 +71,13 @@ func NewTLSClient(url string, certPEM []byte, token string, onRun func(engine.Ru
 	return &Client{http: &http.Client{Transport: tr}, base: strings.TrimSuffix(url, "/"), token: token, OnRun: onRun}, nil
 }
 
+// verifyAs checks the runner's certificate for name, whatever address the client dials.
+func (c *Client) verifyAs(name string) {
+	if tr, ok := c.http.Transport.(*http.Transport); ok && tr.TLSClientConfig != nil {
+		tr.TLSClientConfig.ServerName = name
+	}
+}
+
 // call asks the runner for verb and reads its answer: the runs as they end, then the
 // reply; OnCall hears of it.
 func (c *Client) call(ctx context.Context, verb string, req request) (*reply, error) {

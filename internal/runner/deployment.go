@@ -5,6 +5,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"net"
+	"strconv"
 	"sync"
 	"time"
 
@@ -55,10 +57,15 @@ func (d *Deployments) Launch(ctx context.Context, pool PoolRef) (*Client, error)
 	if err := d.ready(ctx, pool); err != nil {
 		return nil, err
 	}
-	c, err := NewTLSClient(fmt.Sprintf("https://%s:%d", serviceHost(pool), RunnerPort), creds[CertKey], string(creds[TokenKey]), d.OnRun)
+	ip, err := d.serviceIP(ctx, pool)
 	if err != nil {
 		return nil, err
 	}
+	c, err := NewTLSClient(fmt.Sprintf("https://%s", net.JoinHostPort(ip, strconv.Itoa(RunnerPort))), creds[CertKey], string(creds[TokenKey]), d.OnRun)
+	if err != nil {
+		return nil, err
+	}
+	c.verifyAs(serviceHost(pool))
 	if d.OnCall != nil {
 		c.OnCall = func(call Call) { d.OnCall(pool, call) }
 	}
@@ -136,6 +143,20 @@ func (d *Deployments) credentials(ctx context.Context, pool PoolRef) (map[string
 		return nil, fmt.Errorf("runner credentials: %w", err)
 	}
 	return data, nil
+}
+
+// serviceIP is the cluster IP of pool's runner Service. The controller dials it rather
+// than the Service's DNS name, which a cluster without cluster DNS cannot resolve, and
+// checks the runner's certificate for that name all the same.
+func (d *Deployments) serviceIP(ctx context.Context, pool PoolRef) (string, error) {
+	svc := &corev1.Service{}
+	if err := d.Client.Get(ctx, client.ObjectKey{Namespace: pool.Namespace, Name: ServiceAccountName(pool)}, svc); err != nil {
+		return "", fmt.Errorf("runner service: %w", err)
+	}
+	if ip := svc.Spec.ClusterIP; ip != "" && ip != corev1.ClusterIPNone {
+		return ip, nil
+	}
+	return "", fmt.Errorf("runner service %s/%s has no cluster IP yet", svc.Namespace, svc.Name)
 }
 
 // ready says whether pool's runner has a replica that serves.

@@ -158,4 +158,17 @@ func TestTLSClient(t *testing.T) {
 	if _, err := NewTLSClient(url, []byte("junk"), "t", nil); err == nil {
 		t.Error("a certificate that is no PEM was accepted")
 	}
+	// dialled at its IP (a cluster without cluster DNS), the runner is trusted only when
+	// checked for the name its certificate holds
+	byIP, err := NewTLSClient(ts.URL, data[CertKey], string(data[TokenKey]), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := byIP.Outputs(context.Background(), engine.Workspace{ID: "w"}); err == nil {
+		t.Error("a runner dialled at its IP was trusted without a name to check")
+	}
+	byIP.verifyAs("localhost")
+	if _, err := byIP.Outputs(context.Background(), engine.Workspace{ID: "w"}); err != nil {
+		t.Errorf("a runner dialled at its IP, checked for its name: %v", err)
+	}
 }
