@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/pflag"
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -96,12 +97,25 @@ func (s *session) resolve(args []string) (target, error) {
 	if err != nil {
 		return target{}, err
 	}
-	t := target{gvk: m.GroupVersionKind, name: name}
+	t := target{gvk: typedVersion(s.client.Scheme(), m.GroupVersionKind), name: name}
 	if m.Scope.Name() == meta.RESTScopeNameNamespace {
 		_, nonPortable := s.reg.ManagedForClass(t.gvk)
 		t.namespace = s.ns.For(kref.AdminKind(s.disco.Categories(t.gvk), nonPortable))
 	}
 	return t, nil
+}
+
+// typedVersion is gvk at the version the CLI's own types are of, where the server
+// prefers another it also serves (Module at v1beta1, say): the registry and the typed
+// client know the kind by that version. A kind without types keeps the server's.
+func typedVersion(scheme *runtime.Scheme, gvk schema.GroupVersionKind) schema.GroupVersionKind {
+	if scheme.Recognizes(gvk) {
+		return gvk
+	}
+	if versions := scheme.VersionsForGroupKind(gvk.GroupKind()); len(versions) > 0 {
+		return versions[0].WithKind(gvk.Kind)
+	}
+	return gvk
 }
 
 // managed reads the Terraform managed resource t names.
