@@ -144,8 +144,11 @@ func TestProviderLock(t *testing.T) {
 	g.Expect(lockedVersion(second.Status.Terraform.ProviderLock)).To(Equal("3.9.0"))
 
 	By(t, "approving the plan moves the first Module to 3.10.0")
-	first.Spec.ApprovedPlan = planID
-	g.Expect(env.Client.Update(ctx, first)).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(first), first)).To(Succeed())
+		first.Spec.ApprovedPlan = planID
+		g.Expect(env.Client.Update(ctx, first)).To(Succeed())
+	}).WithTimeout(timeout).Should(Succeed(), "the controller writes the Module too: approve on its latest version")
 	g.Eventually(func(g Gomega) {
 		g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(first), first)).To(Succeed())
 		g.Expect(framework.Condition(first.Status.Conditions, common.TypeSynced).Status).To(Equal(metav1.ConditionTrue))
