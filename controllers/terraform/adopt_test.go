@@ -36,6 +36,7 @@ While attempting to import an existing object to "module.this.aws_s3_bucket.this
 		edit    func(*terraformv1.Module)
 		recover func(resource.Managed, *registry.ProviderConfig) ([]common.ImportInstruction, bool)
 		runner  fakeRunner
+		render  error // the renderer's failure
 		calls   string
 		targets []string
 		event   string
@@ -52,6 +53,9 @@ While attempting to import an existing object to "module.this.aws_s3_bucket.this
 		{name: "a settled create needs no adoption", recover: bucket},
 		{name: "no fixed identity: a warning says what is left", edit: pendingCreate,
 			event: "Warning CreateInterrupted deleted after a create was interrupted"},
+		{name: "a resource that no longer renders is deleted all the same, with a warning", edit: pendingCreate, recover: bucket,
+			render: resource.UserErrorf(common.ReasonReconcileError, "provider aws/gone not found"),
+			event:  "Warning CreateInterrupted deleted after a create was interrupted"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newHarness(t, tc.edit)
@@ -60,6 +64,7 @@ While attempting to import an existing object to "module.this.aws_s3_bucket.this
 			kind.Terraform = &tfKind
 			h.tf.kind = &kind
 			*h.runner = tc.runner
+			h.render.err = tc.render
 			if err := h.tf.adoptBeforeDestroy(context.Background(), h.get()); err != nil {
 				t.Fatalf("adopt: %v", err)
 			}

@@ -22,13 +22,18 @@ var adoptSteps = []step{
 // adoptBeforeDestroy brings into the state, before a resource is destroyed, what its
 // interrupted create may have made outside it, so that the destroy removes it rather than
 // leave it behind on the provider: a kind with a fixed identity imports it, one whose
-// create converges runs the create again. A kind with neither cannot find it, and a
-// Warning event says so.
+// create converges runs the create again. A kind with neither, or a resource that no
+// longer renders (its Provider gone, say), cannot find it: a Warning event says so, and
+// the deletion goes on rather than hang.
 func (r *connector) adoptBeforeDestroy(ctx context.Context, mg resource.Managed) error {
 	if !pending(mg) || resource.Adopting(mg) {
 		return nil
 	}
 	ws, err := r.render.Render(ctx, mg)
+	if _, user := resource.AsUserError(err); user {
+		r.warnLeftBehind(mg)
+		return nil
+	}
 	if err != nil {
 		return err
 	}
@@ -38,8 +43,7 @@ func (r *connector) adoptBeforeDestroy(ctx context.Context, mg resource.Managed)
 		imports, ok = r.kind.Terraform.RecoverCreate(mg, ws.Provider)
 	}
 	if !ok {
-		r.recorder.Eventf(mg, corev1.EventTypeWarning, common.ReasonCreateInterrupted,
-			"deleted after a create was interrupted before Terraform recorded its result: what that create made outside the state is not destroyed")
+		r.warnLeftBehind(mg)
 		return nil
 	}
 	inState, err := r.stateAddresses(ctx, ws)
@@ -78,4 +82,11 @@ func (e *run) planRecovery(ctx context.Context) (next, error) {
 		return finished, err
 	}
 	return proceed, nil
+}
+
+// warnLeftBehind says, on a resource being deleted, that what its interrupted create
+// made outside the state is not destroyed.
+func (r *connector) warnLeftBehind(mg resource.Managed) {
+	r.recorder.Eventf(mg, corev1.EventTypeWarning, common.ReasonCreateInterrupted,
+		"deleted after a create was interrupted before Terraform recorded its result: what that create made outside the state is not destroyed")
 }

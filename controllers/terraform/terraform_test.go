@@ -113,10 +113,17 @@ func (f *fakeRunner) ClearStaleLock(ctx context.Context, ws engine.Workspace) (t
 	return f.locker.ClearStale(ctx, statelock.LeaseKey(ws.BackendConfig["namespace"], ws.BackendConfig["secret_suffix"]), false)
 }
 
-// fakeRenderer renders every resource to a workspace whose inputs hash is hash.
-type fakeRenderer struct{ hash string }
+// fakeRenderer renders every resource to a workspace whose inputs hash is hash, or fails
+// with err.
+type fakeRenderer struct {
+	hash string
+	err  error // returned instead of a workspace, when set
+}
 
 func (f *fakeRenderer) Render(_ context.Context, mg resource.Managed) (*workspace.Rendered, error) {
+	if f.err != nil {
+		return nil, f.err
+	}
 	return &workspace.Rendered{Workspace: engine.Workspace{ID: string(mg.GetUID())}, Hash: f.hash, Provider: &registry.ProviderConfig{}}, nil
 }
 
