@@ -128,10 +128,10 @@ func TestBucketLifecycle(t *testing.T) {
 	g.Expect(err).NotTo(HaveOccurred())
 
 	By(t, "a spec change on the claim (versioning, tags) is applied to the bucket")
-	g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(claim), claim)).To(Succeed())
-	claim.Spec.Versioning = true
-	claim.Spec.Tags = map[string]string{"team": "b"}
-	g.Expect(env.Client.Update(ctx, claim)).To(Succeed())
+	g.Expect(updateLatest(ctx, claim, func() {
+		claim.Spec.Versioning = true
+		claim.Spec.Tags = map[string]string{"team": "b"}
+	})).To(Succeed())
 	g.Eventually(func(g Gomega) {
 		v, err := mc.GetBucketVersioning(ctx, bucket)
 		g.Expect(err).NotTo(HaveOccurred())
@@ -154,9 +154,9 @@ func TestBucketLifecycle(t *testing.T) {
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Consistently(mgr.Engine.Processes).WithTimeout(5*time.Second).Should(BeZero(),
 		"the restarted controller reconciles everything once; unchanged resources start no terraform")
-	g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(claim), claim)).To(Succeed())
-	claim.Spec.Tags = map[string]string{"team": "c"}
-	g.Expect(env.Client.Update(ctx, claim)).To(Succeed())
+	g.Expect(updateLatest(ctx, claim, func() {
+		claim.Spec.Tags = map[string]string{"team": "c"}
+	})).To(Succeed())
 	g.Eventually(func(g Gomega) {
 		tags, err := mc.GetBucketTagging(ctx, bucket)
 		g.Expect(err).NotTo(HaveOccurred())

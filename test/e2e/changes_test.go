@@ -71,15 +71,15 @@ func serverModuleObj(ns, name, ledger string, edit func(*terraformv1.Module)) *t
 
 // setForProvider merges values into a Module's forProvider, as `kubectl patch` would.
 func setForProvider(g Gomega, ctx context.Context, m *terraformv1.Module, values map[string]any) {
-	g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(m), m)).To(Succeed())
-	cur := map[string]any{}
-	g.Expect(json.Unmarshal(m.Spec.ForProvider.Raw, &cur)).To(Succeed())
-	for k, v := range values {
-		cur[k] = v
-	}
-	raw, _ := json.Marshal(cur)
-	m.Spec.ForProvider = &apiextensionsv1.JSON{Raw: raw}
-	g.Expect(env.Client.Update(ctx, m)).To(Succeed())
+	g.Expect(updateLatest(ctx, m, func() {
+		cur := map[string]any{}
+		g.Expect(json.Unmarshal(m.Spec.ForProvider.Raw, &cur)).To(Succeed())
+		for k, v := range values {
+			cur[k] = v
+		}
+		raw, _ := json.Marshal(cur)
+		m.Spec.ForProvider = &apiextensionsv1.JSON{Raw: raw}
+	})).To(Succeed())
 }
 
 // setupServerModules creates namespace ns, the module ConfigMap and the token Secret.

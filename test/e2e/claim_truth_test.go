@@ -72,8 +72,7 @@ func TestClaimsTellTheTruth(t *testing.T) {
 	g.Expect(meta(claim.Status.Conditions, common.TypeReconciling)).To(BeNil())
 
 	By(t, "after an edit, kubectl wait blocks until the edit is applied")
-	claim.Spec.StorageGB = 2
-	g.Expect(env.Client.Update(ctx, claim)).To(Succeed())
+	g.Expect(updateLatest(ctx, claim, func() { claim.Spec.StorageGB = 2 })).To(Succeed())
 	start := time.Now()
 	kubectlWait(g, appNS, "postgresqlinstance/orders")
 	waited := time.Since(start)
@@ -84,9 +83,9 @@ func TestClaimsTellTheTruth(t *testing.T) {
 	t.Logf("kubectl wait returned %s after the edit, once it was applied", waited.Round(100*time.Millisecond))
 
 	By(t, "a failing update makes the claim Synced=False and Stalled with the resource's reason and message")
-	g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(claim), claim)).To(Succeed())
-	claim.Spec.StorageGB = 200
-	g.Expect(env.Client.Update(ctx, claim)).To(Succeed())
+	g.Expect(updateLatest(ctx, claim, func() {
+		claim.Spec.StorageGB = 200
+	})).To(Succeed())
 	g.Eventually(func(g Gomega) {
 		g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(claim), claim)).To(Succeed())
 		synced := framework.Condition(claim.Status.Conditions, common.TypeSynced)
@@ -101,12 +100,12 @@ func TestClaimsTellTheTruth(t *testing.T) {
 	g.Expect(err).To(HaveOccurred(), "kubectl wait must not report Ready for an update that failed: %s", out)
 
 	By(t, "through a class that wants approval, the claim is Synced=False AwaitingApproval until the plan is approved")
-	g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(class), class)).To(Succeed())
-	class.SpecTemplate.Approval = common.ApprovalManual
-	g.Expect(env.Client.Update(ctx, class)).To(Succeed())
-	g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(claim), claim)).To(Succeed())
-	claim.Spec.StorageGB = 3
-	g.Expect(env.Client.Update(ctx, claim)).To(Succeed())
+	g.Expect(updateLatest(ctx, class, func() {
+		class.SpecTemplate.Approval = common.ApprovalManual
+	})).To(Succeed())
+	g.Expect(updateLatest(ctx, claim, func() {
+		claim.Spec.StorageGB = 3
+	})).To(Succeed())
 	g.Eventually(func(g Gomega) {
 		g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(claim), claim)).To(Succeed())
 		synced := framework.Condition(claim.Status.Conditions, common.TypeSynced)

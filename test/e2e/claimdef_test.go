@@ -240,7 +240,7 @@ func TestClaimDefinition(t *testing.T) {
 
 // updateModule writes the module's files into its ConfigMap.
 func updateModule(g Gomega, ctx context.Context, cm *corev1.ConfigMap, files map[string]string) {
-	g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(cm), cm)).To(Succeed())
-	cm.Data = files
-	g.Expect(env.Client.Update(ctx, cm)).To(Succeed())
+	g.Expect(updateLatest(ctx, cm, func() {
+		cm.Data = files
+	})).To(Succeed())
 }

@@ -63,9 +63,9 @@ func TestBucketDrift(t *testing.T) {
 	g.Expect(detected[0]).To(ContainSubstring("module.this.aws_s3_bucket.this"))
 
 	By(t, "with managementPolicies [Observe] drift is reported and left alone")
-	g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(class), class)).To(Succeed())
-	class.SpecTemplate.ManagementPolicies = []common.ManagementAction{common.ManagementObserve}
-	g.Expect(env.Client.Update(ctx, class)).To(Succeed())
+	g.Expect(updateLatest(ctx, class, func() {
+		class.SpecTemplate.ManagementPolicies = []common.ManagementAction{common.ManagementObserve}
+	})).To(Succeed())
 	g.Eventually(func(g Gomega) {
 		g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(mg), mg)).To(Succeed())
 		g.Expect(mg.Spec.ManagementPolicies).To(Equal([]common.ManagementAction{common.ManagementObserve}))
@@ -104,9 +104,9 @@ func TestBucketDrift(t *testing.T) {
 	g.Expect(mc.RemoveBucket(ctx, keptBucket)).To(Succeed())
 
 	By(t, "back to [*], the claim deletes the bucket")
-	g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(class), class)).To(Succeed())
-	class.SpecTemplate.ManagementPolicies = nil
-	g.Expect(env.Client.Update(ctx, class)).To(Succeed())
+	g.Expect(updateLatest(ctx, class, func() {
+		class.SpecTemplate.ManagementPolicies = nil
+	})).To(Succeed())
 	g.Eventually(func(g Gomega) {
 		g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(mg), mg)).To(Succeed())
 		g.Expect(mg.Spec.ManagementPolicies).To(BeEmpty())

@@ -194,9 +194,9 @@ func TestModuleFromGit(t *testing.T) {
 		out, err := exec.Command("git", append([]string{"-C", repo}, args...)...).CombinedOutput()
 		g.Expect(err).NotTo(HaveOccurred(), string(out))
 	}
-	g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(class), class)).To(Succeed())
-	class.SpecTemplate.Source.Git.Ref = "v2.0.0"
-	g.Expect(env.Client.Update(ctx, class)).To(Succeed())
+	g.Expect(updateLatest(ctx, class, func() {
+		class.SpecTemplate.Source.Git.Ref = "v2.0.0"
+	})).To(Succeed())
 	g.Eventually(func(g Gomega) {
 		g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: appNS, Name: "gitdb-conn"}, conn)).To(Succeed())
 		g.Expect(string(conn.Data["endpoint"])).To(Equal("v2:gitdb-team"))

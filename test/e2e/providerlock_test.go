@@ -119,9 +119,9 @@ func TestProviderLock(t *testing.T) {
 	t.Logf("second Module Ready with random 3.9.0 %s after the restart", time.Since(restarted).Round(time.Second))
 
 	By(t, "the first Module's next plan is made with 3.10.0 and waits for approval; 3.9.0 stays")
-	g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(first), first)).To(Succeed())
-	first.Annotations = map[string]string{common.RequestedAtAnnotation: time.Now().Format(time.RFC3339Nano)}
-	g.Expect(env.Client.Update(ctx, first)).To(Succeed())
+	g.Expect(updateLatest(ctx, first, func() {
+		first.Annotations = map[string]string{common.RequestedAtAnnotation: time.Now().Format(time.RFC3339Nano)}
+	})).To(Succeed())
 	asked := time.Now()
 	var planID string
 	g.Eventually(func(g Gomega) {
@@ -145,9 +145,9 @@ func TestProviderLock(t *testing.T) {
 
 	By(t, "approving the plan moves the first Module to 3.10.0")
 	g.Eventually(func(g Gomega) {
-		g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(first), first)).To(Succeed())
-		first.Spec.ApprovedPlan = planID
-		g.Expect(env.Client.Update(ctx, first)).To(Succeed())
+		g.Expect(updateLatest(ctx, first, func() {
+			first.Spec.ApprovedPlan = planID
+		})).To(Succeed())
 	}).WithTimeout(timeout).Should(Succeed(), "the controller writes the Module too: approve on its latest version")
 	g.Eventually(func(g Gomega) {
 		g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(first), first)).To(Succeed())

@@ -113,20 +113,20 @@ func TestPublicModule(t *testing.T) {
 	}).WithTimeout(timeout).Should(Succeed())
 
 	By(t, "the platform team fixes a setting in the class, adds connection values and types lifecycle_rule")
-	mc := &terraformv1.ModuleClass{}
-	g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: adminNS, Name: "store"}, mc)).To(Succeed())
-	mc.SpecTemplate.ForProvider = &apiextensionsv1.JSON{Raw: []byte(`{"attach_public_policy": false}`)}
+	mc := &terraformv1.ModuleClass{ObjectMeta: metav1.ObjectMeta{Namespace: adminNS, Name: "store"}}
 	region := "us-east-1"
-	mc.SpecTemplate.Connection = append(mc.SpecTemplate.Connection,
-		terraformv1.ConnectionMapping{ToKey: "region", Value: &region},
-		terraformv1.ConnectionMapping{ToKey: "endpoint", FromProviderConfig: &terraformv1.ProviderConfigValue{Name: pc.Name, ConfigPath: "endpoints.0.s3"}},
-		terraformv1.ConnectionMapping{ToKey: "accessKeyID", FromProviderConfig: &terraformv1.ProviderConfigValue{Name: pc.Name, Credential: "AWS_ACCESS_KEY_ID"}})
-	g.Expect(env.Client.Update(ctx, mc)).To(Succeed())
-	def := &apiextv1.ClaimDefinition{}
-	g.Expect(env.Client.Get(ctx, client.ObjectKey{Name: "stores.storage.example.org"}, def)).To(Succeed())
-	def.Spec.FromModule.ParameterSchemas = map[string]apiextensionsv1.JSON{"lifecycle_rule": {Raw: []byte(
-		`{"type": "array", "items": {"type": "object", "required": ["days"], "properties": {"days": {"x-kubernetes-int-or-string": true}}}}`)}}
-	g.Expect(env.Client.Update(ctx, def)).To(Succeed())
+	g.Expect(updateLatest(ctx, mc, func() {
+		mc.SpecTemplate.ForProvider = &apiextensionsv1.JSON{Raw: []byte(`{"attach_public_policy": false}`)}
+		mc.SpecTemplate.Connection = append(mc.SpecTemplate.Connection,
+			terraformv1.ConnectionMapping{ToKey: "region", Value: &region},
+			terraformv1.ConnectionMapping{ToKey: "endpoint", FromProviderConfig: &terraformv1.ProviderConfigValue{Name: pc.Name, ConfigPath: "endpoints.0.s3"}},
+			terraformv1.ConnectionMapping{ToKey: "accessKeyID", FromProviderConfig: &terraformv1.ProviderConfigValue{Name: pc.Name, Credential: "AWS_ACCESS_KEY_ID"}})
+	})).To(Succeed())
+	def := &apiextv1.ClaimDefinition{ObjectMeta: metav1.ObjectMeta{Name: "stores.storage.example.org"}}
+	g.Expect(updateLatest(ctx, def, func() {
+		def.Spec.FromModule.ParameterSchemas = map[string]apiextensionsv1.JSON{"lifecycle_rule": {Raw: []byte(
+			`{"type": "array", "items": {"type": "object", "required": ["days"], "properties": {"days": {"x-kubernetes-int-or-string": true}}}}`)}}
+	})).To(Succeed())
 	var params apiextensionsv1.JSONSchemaProps
 	g.Eventually(func(g Gomega) {
 		g.Expect(definitionReady(g, ctx, def.Name)).To(HaveField("Status", metav1.ConditionTrue))
@@ -175,8 +175,9 @@ func TestPublicModule(t *testing.T) {
 
 	By(t, "fixed, the claim is Ready; its Secret holds outputs, a literal value and the ProviderConfig's values, and the class's setting won")
 	claim, _ = storeClaim(g, ctx, appNS, "photos")
-	g.Expect(unstructured.SetNestedSlice(claim.Object, []any{map[string]any{"days": int64(30)}}, "spec", "parameters", "lifecycle_rule")).To(Succeed())
-	g.Expect(env.Client.Update(ctx, claim)).To(Succeed())
+	g.Expect(updateLatest(ctx, claim, func() {
+		g.Expect(unstructured.SetNestedSlice(claim.Object, []any{map[string]any{"days": int64(30)}}, "spec", "parameters", "lifecycle_rule")).To(Succeed())
+	})).To(Succeed())
 	g.Eventually(func(g Gomega) {
 		_, conds := storeClaim(g, ctx, appNS, "photos")
 		g.Expect(conds[common.TypeReady].Status).To(Equal(metav1.ConditionTrue), "%v", conds)
@@ -206,8 +207,9 @@ func TestPublicModule(t *testing.T) {
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(s3.SetBucketTagging(ctx, "store-photos", drifted)).To(Succeed())
 	asked := time.Now().UTC().Format(time.RFC3339Nano)
-	claim.SetAnnotations(map[string]string{common.RequestedAtAnnotation: asked})
-	g.Expect(env.Client.Update(ctx, claim)).To(Succeed())
+	g.Expect(updateLatest(ctx, claim, func() {
+		claim.SetAnnotations(map[string]string{common.RequestedAtAnnotation: asked})
+	})).To(Succeed())
 	g.Eventually(func(g Gomega) {
 		claim, conds := storeClaim(g, ctx, appNS, "photos")
 		g.Expect(conds[common.TypeDrifted].Reason).To(Equal(common.ReasonDriftCorrected), "%v", conds)
@@ -221,9 +223,9 @@ func TestPublicModule(t *testing.T) {
 	g.Expect(bucketTags.ToMap()).To(HaveKeyWithValue("team", "a"))
 
 	By(t, "a ProviderConfig edit reaches the Module that names it in providerConfigRefs, well before its drift interval")
-	g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(pc), pc)).To(Succeed())
-	pc.Spec.Config.Raw = []byte(strings.Replace(string(pc.Spec.Config.Raw), `"region"`, `"default_tags": [{"tags": {"env": "e2e"}}], "region"`, 1))
-	g.Expect(env.Client.Update(ctx, pc)).To(Succeed())
+	g.Expect(updateLatest(ctx, pc, func() {
+		pc.Spec.Config.Raw = []byte(strings.Replace(string(pc.Spec.Config.Raw), `"region"`, `"default_tags": [{"tags": {"env": "e2e"}}], "region"`, 1))
+	})).To(Succeed())
 	g.Eventually(func(g Gomega) {
 		bucketTags, err := s3.GetBucketTagging(ctx, "store-photos")
 		g.Expect(err).NotTo(HaveOccurred())
@@ -239,9 +241,9 @@ func TestPublicModule(t *testing.T) {
 		g.Expect(conds[common.TypeSynced].Reason).To(Equal("DeletionBlocked"), "%v", conds)
 		g.Expect(conds[common.TypeSynced].Message).To(ContainSubstring("BucketNotEmpty"))
 	}).WithTimeout(timeout).Should(Succeed())
-	g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(mod), mod)).To(Succeed())
-	mod.Annotations[common.AbandonAnnotation] = "true"
-	g.Expect(env.Client.Update(ctx, mod)).To(Succeed())
+	g.Expect(updateLatest(ctx, mod, func() {
+		mod.Annotations[common.AbandonAnnotation] = "true"
+	})).To(Succeed())
 	g.Eventually(func(g Gomega) {
 		err := env.Client.Get(ctx, client.ObjectKey{Namespace: appNS, Name: "photos"}, defined(g, storeGVK, appNS, "photos", `{}`))
 		g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "the claim is gone: %v", err)

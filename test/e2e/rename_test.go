@@ -48,9 +48,9 @@ func TestClassRenameRefused(t *testing.T) {
 	g.Expect(err).NotTo(HaveOccurred())
 
 	By(t, "renaming the bucket through the class is refused on the claim, and nothing is replaced")
-	g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(class), class)).To(Succeed())
-	class.SpecTemplate.ForProvider.BucketName = "renamed-by-class"
-	g.Expect(env.Client.Update(ctx, class)).To(Succeed())
+	g.Expect(updateLatest(ctx, class, func() {
+		class.SpecTemplate.ForProvider.BucketName = "renamed-by-class"
+	})).To(Succeed())
 	g.Eventually(func(g Gomega) {
 		g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(claim), claim)).To(Succeed())
 		synced := framework.Condition(claim.Status.Conditions, common.TypeSynced)

@@ -89,9 +89,9 @@ func TestClassRevisions(t *testing.T) {
 	By(t, "one Module stays on its revision (revisionPolicy: Manual); the module changes")
 	stays := modules["stays"]
 	g.Expect(env.Client.Patch(ctx, stays, client.RawPatch("application/merge-patch+json", []byte(`{"spec":{"revisionPolicy":"Manual"}}`)))).To(Succeed())
-	g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(cm), cm)).To(Succeed())
-	cm.Data = versionedModule("v2")
-	g.Expect(env.Client.Update(ctx, cm)).To(Succeed())
+	g.Expect(updateLatest(ctx, cm, func() {
+		cm.Data = versionedModule("v2")
+	})).To(Succeed())
 	edited := time.Now()
 	var second string
 	g.Eventually(func(g Gomega) {

@@ -107,9 +107,9 @@ func TestRollout(t *testing.T) {
 	t.Logf("20 Modules Ready on revision %s in %s", first, time.Since(made).Round(time.Second))
 
 	By(t, "a module change that fails for the names ending in 1 or 6")
-	g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(cm), cm)).To(Succeed())
-	cm.Data = badModule
-	g.Expect(env.Client.Update(ctx, cm)).To(Succeed())
+	g.Expect(updateLatest(ctx, cm, func() {
+		cm.Data = badModule
+	})).To(Succeed())
 	edited := time.Now()
 	var second string
 	g.Eventually(func(g Gomega) {

@@ -178,9 +178,9 @@ func TestModuleFromPrivateGitOverHTTPS(t *testing.T) {
 	}
 
 	By(t, "the right token in the same Secret: the class is Ready at once and the claim runs")
-	g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(creds), creds)).To(Succeed())
-	creds.Data["password"] = []byte(token)
-	g.Expect(env.Client.Update(ctx, creds)).To(Succeed())
+	g.Expect(updateLatest(ctx, creds, func() {
+		creds.Data["password"] = []byte(token)
+	})).To(Succeed())
 	g.Eventually(func(g Gomega) {
 		synced, ready := classConditions(g, ctx, class)
 		g.Expect(synced.Status).To(Equal(metav1.ConditionTrue))
@@ -188,9 +188,9 @@ func TestModuleFromPrivateGitOverHTTPS(t *testing.T) {
 	}).WithTimeout(20 * time.Second).Should(Succeed())
 	g.Expect(class.Status.Revision).To(MatchRegexp(`^[0-9a-f]{40}$`))
 	first := class.Status.Revision
-	g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(claim), claim)).To(Succeed())
-	claim.Annotations = map[string]string{"wake": "up"} // its own retry is 10 minutes away
-	g.Expect(env.Client.Update(ctx, claim)).To(Succeed())
+	g.Expect(updateLatest(ctx, claim, func() {
+		claim.Annotations = map[string]string{"wake": "up"} // its own retry is 10 minutes away
+	})).To(Succeed())
 	waitClaimReady(g, ctx, claim)
 	conn := &corev1.Secret{}
 	g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: appNS, Name: "gitdb-conn"}, conn)).To(Succeed())
@@ -387,9 +387,9 @@ func TestModuleFromPrivateGitOverSSH(t *testing.T) {
 	}).WithTimeout(timeout).Should(Succeed())
 
 	By(t, "the server's key in known_hosts: Ready at once")
-	g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(creds), creds)).To(Succeed())
-	creds.Data["known_hosts"] = []byte(knownhosts.Line([]string{knownhosts.Normalize(addr)}, hostKey) + "\n")
-	g.Expect(env.Client.Update(ctx, creds)).To(Succeed())
+	g.Expect(updateLatest(ctx, creds, func() {
+		creds.Data["known_hosts"] = []byte(knownhosts.Line([]string{knownhosts.Normalize(addr)}, hostKey) + "\n")
+	})).To(Succeed())
 	g.Eventually(func(g Gomega) {
 		_, ready := classConditions(g, ctx, class)
 		g.Expect(ready.Status).To(Equal(metav1.ConditionTrue), "%+v", ready)
@@ -451,9 +451,9 @@ func TestModuleFromPrivateOCI(t *testing.T) {
 	}).WithTimeout(timeout).Should(Succeed())
 
 	By(t, "a pull secret that does not exist yet, then is created: Ready at once")
-	g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(class), class)).To(Succeed())
-	class.SpecTemplate.Source.OCI.SecretRef = &common.LocalReference{Name: "registry-creds"}
-	g.Expect(env.Client.Update(ctx, class)).To(Succeed())
+	g.Expect(updateLatest(ctx, class, func() {
+		class.SpecTemplate.Source.OCI.SecretRef = &common.LocalReference{Name: "registry-creds"}
+	})).To(Succeed())
 	g.Eventually(func(g Gomega) {
 		synced, _ := classConditions(g, ctx, class)
 		g.Expect(synced.Reason).To(Equal(modsource.ReasonSecretNotFound))

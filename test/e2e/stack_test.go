@@ -278,8 +278,7 @@ func TestStackInstallChainUpgradeUninstall(t *testing.T) {
 	g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(gamma), gamma)).To(Succeed())
 	v1Package := gamma.Status.ResolvedPackage
 	g.Expect(v1Package).To(HavePrefix(host + "/stacks/gamma@sha256:"))
-	gamma.Spec.Package = "stacks/gamma:v2"
-	g.Expect(env.Client.Update(ctx, gamma)).To(Succeed())
+	g.Expect(updateLatest(ctx, gamma, func() { gamma.Spec.Package = "stacks/gamma:v2" })).To(Succeed())
 	g.Eventually(func(g Gomega) {
 		things := getCRD(g, ctx, "things.gamma.example.org")
 		g.Expect(things.Spec.Versions).To(HaveLen(2))
@@ -366,9 +365,9 @@ func TestStackInstallByCRDAndScope(t *testing.T) {
 	g.Expect(os.WriteFile(filepath.Join(newer, ".registry/app.yaml"), []byte("title: Epsilon Notes\nversion: 2.0.0\npermissionScope: Namespaced\n"), 0o644)).To(Succeed())
 	terraplaneCLI(t, "stack", "push", newer, host+"/stacks/epsilon:v2")
 	resolved := in.Status.ResolvedPackage
-	g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(in), in)).To(Succeed())
-	in.Annotations = map[string]string{"touch": "wake the reconciler"}
-	g.Expect(env.Client.Update(ctx, in)).To(Succeed())
+	g.Expect(updateLatest(ctx, in, func() {
+		in.Annotations = map[string]string{"touch": "wake the reconciler"}
+	})).To(Succeed())
 	g.Consistently(func(g Gomega) {
 		g.Expect(installCondition(g, ctx, in, common.TypeReady).Status).To(Equal(metav1.ConditionTrue))
 		g.Expect(in.Status.ResolvedPackage).To(Equal(resolved))
@@ -625,9 +624,9 @@ func TestStackDirect(t *testing.T) {
 	}).WithTimeout(stackTimeout).Should(Succeed())
 
 	By(t, "renaming the controller replaces its Deployment")
-	g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(s), s)).To(Succeed())
-	s.Spec.Controller.Deployment.Name = "handmade-v2"
-	g.Expect(env.Client.Update(ctx, s)).To(Succeed())
+	g.Expect(updateLatest(ctx, s, func() {
+		s.Spec.Controller.Deployment.Name = "handmade-v2"
+	})).To(Succeed())
 	dep2 := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: adminNS, Name: "handmade-v2"}}
 	g.Eventually(func() error { return env.Client.Get(ctx, client.ObjectKeyFromObject(dep2), dep2) }).WithTimeout(stackTimeout).Should(Succeed())
 	waitGone(g, ctx, dep)
@@ -674,8 +673,7 @@ func TestStackTerraformModule(t *testing.T) {
 	g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: adminNS, Name: "tfdb"}, &terraformv1.ModuleClass{})).NotTo(Succeed(), "nothing installed")
 
 	By(t, "allowed, installing it applies its module, ModuleClass and portable class; no controller")
-	in.Spec.AllowTerraform = true
-	g.Expect(env.Client.Update(ctx, in)).To(Succeed())
+	g.Expect(updateLatest(ctx, in, func() { in.Spec.AllowTerraform = true })).To(Succeed())
 	waitInstallReady(g, ctx, in)
 	g.Expect(in.Status.InstalledObjects).To(ConsistOf(
 		stacksv1.ObjectReference{APIVersion: "v1", Kind: "ConfigMap", Namespace: adminNS, Name: "tfdb-module"},
@@ -740,8 +738,7 @@ func TestStackPullSecret(t *testing.T) {
 		g.Expect(c.Reason).To(Equal(stack.ReasonRegistryUnavailable))
 		g.Expect(c.Message).To(ContainSubstring("401 Unauthorized"))
 	}).WithTimeout(stackTimeout).Should(Succeed())
-	in.Spec.PullSecretName = "registry-creds"
-	g.Expect(env.Client.Update(ctx, in)).To(Succeed())
+	g.Expect(updateLatest(ctx, in, func() { in.Spec.PullSecretName = "registry-creds" })).To(Succeed())
 	g.Eventually(func(g Gomega) {
 		c := installCondition(g, ctx, in, stack.TypeResolved)
 		g.Expect(c.Reason).To(Equal(stack.ReasonPullSecret))

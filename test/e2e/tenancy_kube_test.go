@@ -203,9 +203,9 @@ func TestTenancyKubernetes(t *testing.T) {
 	expectConfined(g, ctx, alice)
 
 	By(t, "with the admin's consent, alice's application on the admin's ProviderConfig works")
-	g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(control), control)).To(Succeed())
-	control.Spec.AllowedNamespaces = &common.AllowedNamespaces{Names: []string{tenant}}
-	g.Expect(env.Client.Update(ctx, control)).To(Succeed())
+	g.Expect(updateLatest(ctx, control, func() {
+		control.Spec.AllowedNamespaces = &common.AllowedNamespaces{Names: []string{tenant}}
+	})).To(Succeed())
 	allowed := configMapApp(tenant, "allowed", &workloadv1.ProviderConfigReference{Name: "control", Namespace: kubeAdminNS}, "kube-tenancy-allowed")
 	allowed.Spec.ResourceTemplates[0].Spec.Template = object("v1", "ConfigMap", tenant, "kube-tenancy-allowed", nil)
 	g.Expect(alice.Client.Create(ctx, allowed)).To(Succeed())

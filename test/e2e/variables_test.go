@@ -116,18 +116,18 @@ func TestVariablesFromSecretsAndConfigMaps(t *testing.T) {
 	g.Expect(err).NotTo(HaveOccurred())
 
 	By(t, "a changed Secret key is applied at once, long before the drift interval")
-	g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(secret), secret)).To(Succeed())
-	secret.Data["password"] = []byte(rotated)
-	g.Expect(env.Client.Update(ctx, secret)).To(Succeed())
+	g.Expect(updateLatest(ctx, secret, func() {
+		secret.Data["password"] = []byte(rotated)
+	})).To(Succeed())
 	g.Eventually(func(g Gomega) {
 		g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "typed-conn"}, conn)).To(Succeed())
 		g.Expect(string(conn.Data["password"])).To(Equal(rotated))
 	}).WithTimeout(timeout).Should(Succeed())
 
 	By(t, "a changed ConfigMap key is applied at once too")
-	g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(sizing), sizing)).To(Succeed())
-	sizing.Data["size"] = "30"
-	g.Expect(env.Client.Update(ctx, sizing)).To(Succeed())
+	g.Expect(updateLatest(ctx, sizing, func() {
+		sizing.Data["size"] = "30"
+	})).To(Succeed())
 	g.Eventually(func(g Gomega) {
 		g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(mod), mod)).To(Succeed())
 		g.Expect(string(mod.Status.AtProvider.Raw)).To(ContainSubstring(`"summary":"60-blue"`))
@@ -167,9 +167,9 @@ func TestVariablesFromSecretsAndConfigMaps(t *testing.T) {
 	}).WithTimeout(timeout).Should(Succeed())
 
 	By(t, "an edit of the ConfigMap holding the module is applied at once, long before the drift interval")
-	g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(cm), cm)).To(Succeed())
-	cm.Data["main.tf"] = strings.Replace(cm.Data["main.tf"], "var.size * 2", "var.size * 3", 1)
-	g.Expect(env.Client.Update(ctx, cm)).To(Succeed())
+	g.Expect(updateLatest(ctx, cm, func() {
+		cm.Data["main.tf"] = strings.Replace(cm.Data["main.tf"], "var.size * 2", "var.size * 3", 1)
+	})).To(Succeed())
 	g.Eventually(func(g Gomega) {
 		g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(mod), mod)).To(Succeed())
 		g.Expect(string(mod.Status.AtProvider.Raw)).To(ContainSubstring(`"summary":"90-blue"`))

@@ -416,9 +416,9 @@ func TestKubernetesProviderConfig(t *testing.T) {
 	waitProviderConfig(g, ctx, late, metav1.ConditionTrue, common.ReasonReachable)
 
 	By(t, "the client is rebuilt when the Secret changes: pointing it at a dead endpoint makes it unreachable")
-	g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(fields), fields)).To(Succeed())
-	fields.Data["endpoint"] = []byte("https://127.0.0.1:1")
-	g.Expect(env.Client.Update(ctx, fields)).To(Succeed())
+	g.Expect(updateLatest(ctx, fields, func() {
+		fields.Data["endpoint"] = []byte("https://127.0.0.1:1")
+	})).To(Succeed())
 	ready = waitProviderConfig(g, ctx, byFields, metav1.ConditionFalse, common.ReasonClusterUnreachable)
 	g.Expect(ready.Message).To(ContainSubstring("127.0.0.1:1"))
 	g.Expect(ready.Message).NotTo(ContainSubstring("BEGIN"), "no credentials in conditions")
@@ -463,9 +463,9 @@ func TestKubernetesProviderConfig(t *testing.T) {
 	}).WithTimeout(timeout).Should(Succeed())
 
 	By(t, "when the Secret is fixed the stuck application is submitted")
-	g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(fields), fields)).To(Succeed())
-	fields.Data["endpoint"] = []byte(cfg.Host)
-	g.Expect(env.Client.Update(ctx, fields)).To(Succeed())
+	g.Expect(updateLatest(ctx, fields, func() {
+		fields.Data["endpoint"] = []byte(cfg.Host)
+	})).To(Succeed())
 	g.Eventually(func(g Gomega) {
 		g.Expect(getApp(g, ctx, stuck).Status.State).To(Equal(workloadv1.ApplicationStateSubmitted))
 	}).WithTimeout(timeout).Should(Succeed())
@@ -557,9 +557,9 @@ func TestWorkloadImmutability(t *testing.T) {
 	}
 
 	By(t, "other template fields may change")
-	g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(res), res)).To(Succeed())
-	res.Spec.Template = object("v1", "ConfigMap", "default", "cm", map[string]any{"data": map[string]any{"k": "changed"}})
-	g.Expect(env.Client.Update(ctx, res)).To(Succeed())
+	g.Expect(updateLatest(ctx, res, func() {
+		res.Spec.Template = object("v1", "ConfigMap", "default", "cm", map[string]any{"data": map[string]any{"k": "changed"}})
+	})).To(Succeed())
 	g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(res), res)).To(Succeed())
 	u, err := res.Spec.Template.Object()
 	g.Expect(err).NotTo(HaveOccurred())
