@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"fmt"
+	"io/fs"
 	"path/filepath"
 	"time"
 
@@ -89,6 +90,10 @@ type Options struct {
 	// ModuleSourceMaxFetch caps what one git fetch of a module source may bring, in bytes;
 	// 0 means modsource.DefaultMaxFetchBytes.
 	ModuleSourceMaxFetch int64
+	// BundledModules replaces the modules the bundled kinds are rendered from (tfmodules.FS,
+	// laid out the same way); nil keeps them. A test sets it to stand for a release whose
+	// bundled modules changed.
+	BundledModules fs.FS
 	// DisableStackManager leaves out the stack manager (StackInstall, ClusterStackInstall,
 	// Stack, and the CRDs and roles of ClaimDefinitions), which needs the permissions of
 	// controllers/stack/rbac.go: the controller then only serves the kinds ClaimDefinitions
@@ -176,6 +181,13 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manager, *en
 	loader := &modsource.Loader{CacheDir: filepath.Join(opts.WorkDir, ".modules"), AllowedSources: opts.ModuleSourceAllow,
 		AllowInsecure: opts.AllowInsecureModuleSources, MaxFetchBytes: opts.ModuleSourceMaxFetch, RefreshInterval: opts.ModuleSourceRefresh}
 	reg := kinds.NewRegistry(loader)
+	if opts.BundledModules != nil {
+		for _, k := range reg.TerraformKinds() {
+			if k.Terraform.Modules != nil {
+				k.Terraform.Modules = opts.BundledModules
+			}
+		}
+	}
 	mgr, err := ctrl.NewManager(cfg, managerOptions(opts, reg.Scheme()))
 	if err != nil {
 		return nil, nil, fmt.Errorf("create manager: %w", err)
