@@ -38,7 +38,8 @@ var imageValues = []string{"--set", "image.repository=" + nodeImageRepo, "--set"
 // its connection Secret in the app namespace and reaches the bucket with it. Then the
 // release's life: `helm upgrade` to a chart whose CRD gained a field, the controller pod
 // deleted in the middle of an apply, `helm uninstall` (which keeps what it should), and
-// `helm install` again. docs/install.md section 9 walks the same path.
+// `helm install` again, and runner Deployments: terraform in runner pods. docs/install.md
+// section 9 walks the same path.
 func TestHelmOnNode(t *testing.T) {
 	g := NewWithT(t)
 	ctx := context.Background()
@@ -88,6 +89,9 @@ func TestHelmOnNode(t *testing.T) {
 
 	By(t, "helm install again under the same name picks up the kept CRDs and claims")
 	reinstallPicksUp(g, ctx, n, helm, bucket, evicted)
+
+	By(t, "helm upgrade to runner Deployments: a new claim is applied by a runner pod")
+	runnerPodApplies(t, g, ctx, n, helm)
 }
 
 // helm runs helm against the node's cluster.
