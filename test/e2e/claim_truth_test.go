@@ -103,6 +103,14 @@ func TestClaimsTellTheTruth(t *testing.T) {
 	g.Expect(updateLatest(ctx, class, func() {
 		class.SpecTemplate.Approval = common.ApprovalManual
 	})).To(Succeed())
+	// the policy reaches the Module with the class's next revision: the claim is edited
+	// once the rollout let the Module on it
+	g.Eventually(func(g Gomega) {
+		g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(class), class)).To(Succeed())
+		g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(mod), mod)).To(Succeed())
+		g.Expect(class.Status.Revisions).To(HaveLen(2))
+		g.Expect(mod.Spec.Revision).To(Equal(class.Status.LatestRevision))
+	}).WithTimeout(timeout).Should(Succeed())
 	g.Expect(updateLatest(ctx, claim, func() {
 		claim.Spec.StorageGB = 3
 	})).To(Succeed())

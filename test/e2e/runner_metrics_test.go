@@ -104,15 +104,13 @@ func TestRunnerMetrics(t *testing.T) {
 	g.Expect(ours.Targets[0]).To(HavePrefix("127.0.0.1:"))
 	url := "http://" + ours.Targets[0] + "/metrics"
 	const random = `provider="registry.terraform.io/hashicorp/random"`
+	var got map[string]float64
 	g.Eventually(func(g Gomega) {
-		got, ctrl := scrape(g, url), scrape(g, controller)
-		t.Logf("FIGURE runner %s: terraform processes %v, random provider: processes %v, hits %v, misses %v, evictions %v, memory %v B; runner RSS %v B",
-			pool, sumOf(got, "terraplane_terraform_processes_total", pool), sumOf(got, "terraplane_provider_processes", random, pool),
-			sumOf(got, "terraplane_provider_pool_hits_total", random, pool), sumOf(got, "terraplane_provider_pool_misses_total", random, pool),
-			sumOf(got, "terraplane_provider_pool_evictions_total", random, pool), sumOf(got, "terraplane_provider_memory_bytes", random, pool),
-			sumOf(got, "process_resident_memory_bytes", pool))
-		g.Expect(sumOf(got, "terraplane_terraform_processes_total", pool)).To(Equal(sumOf(ctrl, "terraplane_terraform_run_seconds_count", `kind="Module"`)),
-			"the runner started every terraform command the controller heard of, and no other")
+		got = scrape(g, url)
+		// the controller's run counts are process-wide, and other tests' resources still
+		// reconcile in other pools: the runner's count is checked against what our three
+		// Modules need, and the controller's own engine against none
+		g.Expect(sumOf(got, "terraplane_terraform_processes_total", pool)).To(BeNumerically(">=", 3), "every Module's terraform ran in the runner")
 		g.Expect(sumOf(got, "terraplane_provider_processes", random, pool)).To(BeNumerically(">=", 1))
 		g.Expect(sumOf(got, "terraplane_provider_pool_misses_total", random, pool)).To(BeNumerically(">=", 1))
 		g.Expect(sumOf(got, "terraplane_provider_pool_hits_total", random, pool)).To(BeNumerically(">=", 1), "the Modules share the pool's random provider")
@@ -120,6 +118,12 @@ func TestRunnerMetrics(t *testing.T) {
 		g.Expect(sumOf(got, "terraplane_provider_memory_bytes", random, pool)).To(BeNumerically(">", 1<<20))
 		g.Expect(sumOf(got, "process_resident_memory_bytes", pool)).To(BeNumerically(">", 10<<20), "the runner's own RSS")
 	}).WithTimeout(timeout).Should(Succeed())
+	g.Expect(mgr.Engine.Processes()).To(BeZero(), "the controller itself started no terraform")
+	t.Logf("FIGURE runner %s: terraform processes %v, random provider: processes %v, hits %v, misses %v, evictions %v, memory %v B; runner RSS %v B",
+		pool, sumOf(got, "terraplane_terraform_processes_total", pool), sumOf(got, "terraplane_provider_processes", random, pool),
+		sumOf(got, "terraplane_provider_pool_hits_total", random, pool), sumOf(got, "terraplane_provider_pool_misses_total", random, pool),
+		sumOf(got, "terraplane_provider_pool_evictions_total", random, pool), sumOf(got, "terraplane_provider_memory_bytes", random, pool),
+		sumOf(got, "process_resident_memory_bytes", pool))
 
 	By(t, "the controller counted the runs it sent to the pool, and timed their hop")
 	g.Eventually(func(g Gomega) {
