@@ -35,7 +35,8 @@ var imageValues = []string{"--set", "image.repository=" + nodeImageRepo, "--set"
 // install` with the freshly built image into a namespace that enforces the restricted
 // Pod Security level; the controller pod becomes Ready; the quickstart's Provider points
 // at a MinIO on the node; the Bucket claim becomes Bound and Ready, and the app team reads
-// its connection Secret in the app namespace and reaches the bucket with it. Then the
+// its connection Secret in the app namespace and reaches the bucket with it; a PostgreSQL
+// Database, whose module needs the psql the image lacks, is refused. Then the
 // release's life: `helm upgrade` to a chart whose CRD gained a field, the controller pod
 // deleted in the middle of an apply, `helm uninstall` (which keeps what it should), and
 // `helm install` again, and runner Deployments: terraform in runner pods. docs/install.md
@@ -77,6 +78,9 @@ func TestHelmOnNode(t *testing.T) {
 	exists, err := s3From(g, secret).BucketExists(ctx, string(secret.Data["bucket"]))
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(exists).To(BeTrue(), "the bucket the controller pod made is in MinIO")
+
+	By(t, "the image carries no psql: a PostgreSQL Database is refused with ClientMissing, and one event")
+	databaseKindRefused(g, ctx, n)
 
 	By(t, "helm upgrade to a chart whose Bucket CRD gained a field")
 	upgradeWithNewCRDField(t, g, ctx, n, helm, bucket)
