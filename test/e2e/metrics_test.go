@@ -165,9 +165,9 @@ func TestMetricsOfARunningController(t *testing.T) {
 		g.Expect(got).To(HaveKeyWithValue("terraplane_claim_exists{"+claimKind+"}", float64(len(claims.Items))))
 		g.Expect(got).To(HaveKeyWithValue("terraplane_claim_ready{"+claimKind+"}", ready))
 		g.Expect(got["terraplane_managed_first_ready_seconds_count{"+module+"}"]-before["terraplane_managed_first_ready_seconds_count{"+module+"}"]).
-			To(Equal(3.0), "a, b and the claim's Module were first Ready")
+			To(BeNumerically(">=", 3), "a, b and the claim's Module were first Ready (the histogram is process-wide: other tests' resources may join them)")
 		g.Expect(got["terraplane_claim_first_ready_seconds_count{"+claimKind+"}"] - before["terraplane_claim_first_ready_seconds_count{"+claimKind+"}"]).
-			To(Equal(1.0))
+			To(BeNumerically(">=", 1))
 		g.Expect(got).To(HaveKey(`terraplane_terraform_run_seconds_bucket{` + module + `,le="1200",result="success",verb="apply"}`))
 		g.Expect(got).To(HaveKey(`terraplane_terraform_run_seconds_bucket{` + module + `,le="3600",result="success",verb="apply"}`))
 		g.Expect(got["terraplane_terraform_processes_total{}"]).To(BeNumerically(">", before["terraplane_terraform_processes_total{}"]))
