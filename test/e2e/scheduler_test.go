@@ -68,7 +68,10 @@ func TestSchedulerPlacement(t *testing.T) {
 	boundCluster(t, ctx, ns, "aaa-dev", map[string]string{"env": "dev"}, self)
 	boundCluster(t, ctx, ns, "beta", prod, self)
 	waitScheduled(g, ctx, first, "beta")
-	g.Expect(getApp(g, ctx, first).Status.State).To(Equal(workloadv1.ApplicationStateSubmitted), "nothing to submit")
+	// The scheduler writes Scheduled; the application controller then submits (nothing, here).
+	g.Eventually(func(g Gomega) {
+		g.Expect(getApp(g, ctx, first).Status.State).To(Equal(workloadv1.ApplicationStateSubmitted), "nothing to submit")
+	}).WithTimeout(timeout).Should(Succeed())
 
 	By(t, "fewest applications wins, ties by name")
 	boundCluster(t, ctx, ns, "alpha", prod, self)

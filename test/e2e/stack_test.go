@@ -5,6 +5,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"errors"
+	"fmt"
 	"io"
 	"log"
 	"net/http/httptest"
@@ -45,7 +47,9 @@ import (
 	"terraplane.io/terraplane/test/framework"
 )
 
-const stackTimeout = time.Minute
+// stackTimeout is generous: late in a full e2e run the machine is busy with the
+// resources earlier tests left behind.
+const stackTimeout = 2 * time.Minute
 
 var (
 	cliOnce sync.Once
@@ -143,11 +147,24 @@ func waitInstallReady(g Gomega, ctx context.Context, in installer) {
 	}).WithTimeout(stackTimeout).Should(Succeed())
 }
 
+// waitGone waits for every obj to be deleted; a timeout names the object, its finalizers
+// and, for an install, its conditions.
 func waitGone(g Gomega, ctx context.Context, objs ...client.Object) {
 	for _, obj := range objs {
-		g.Eventually(func() bool {
-			return apierrors.IsNotFound(env.Client.Get(ctx, client.ObjectKeyFromObject(obj), obj))
-		}).WithTimeout(stackTimeout).Should(BeTrue(), "%T %s should be gone", obj, obj.GetName())
+		g.Eventually(func() error {
+			err := env.Client.Get(ctx, client.ObjectKeyFromObject(obj), obj)
+			if apierrors.IsNotFound(err) {
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			state := fmt.Sprintf("%T %s is still there (deleting since %v, finalizers %v)", obj, obj.GetName(), obj.GetDeletionTimestamp(), obj.GetFinalizers())
+			if in, ok := obj.(installer); ok {
+				state += fmt.Sprintf(", conditions %+v", in.GetInstallStatus().Conditions)
+			}
+			return errors.New(state)
+		}).WithTimeout(stackTimeout).Should(Succeed())
 	}
 }
 
