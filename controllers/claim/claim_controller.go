@@ -13,12 +13,15 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"terraplane.io/terraplane/internal/dynclaim"
 	"terraplane.io/terraplane/internal/registry"
 	"terraplane.io/terraplane/internal/resource"
+	"terraplane.io/terraplane/internal/revision"
 )
 
 // Options configure the claim reconcilers.
@@ -98,7 +101,7 @@ func (s *Server) Serve(kind *registry.ClaimKind) error {
 		}
 		b = b.Watches(mk.New(), handler.EnqueueRequestsFromMapFunc(r.forManagedOf(mk)))
 		if mk.NewClass != nil {
-			b = b.Watches(mk.NewClass(), handler.EnqueueRequestsFromMapFunc(r.forClassOf(mk)))
+			b = b.Watches(mk.NewClass(), handler.EnqueueRequestsFromMapFunc(r.forClassOf(mk)), builder.WithPredicates(classSteers))
 		}
 	}
 	if err := b.Complete(r); err != nil {
@@ -173,6 +176,16 @@ func (r *Reconciler) forManaged(_ context.Context, obj client.Object) []reconcil
 	}
 	return []reconcile.Request{{NamespacedName: client.ObjectKey{Namespace: ref.Namespace, Name: ref.Name}}}
 }
+
+// classSteers passes the updates of a non-portable class that change what its claims act
+// on (revision.SteeringChanged), and every update of a class that keeps no revisions. The
+// revision counts a class reports change with each of its resources; each would queue
+// every claim of the class again.
+var classSteers = predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
+	before, okBefore := e.ObjectOld.(revision.Class)
+	after, okAfter := e.ObjectNew.(revision.Class)
+	return !okBefore || !okAfter || revision.SteeringChanged(before, after)
+}}
 
 // forClassOf maps a non-portable class to the claims bound to resources made from it, so
 // that class edits (a new module tag, say) roll forward to them, and to unbound claims,

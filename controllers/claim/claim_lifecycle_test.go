@@ -3,6 +3,7 @@ package claim
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -57,8 +58,12 @@ func TestRelease(t *testing.T) {
 			}
 			r, c := bucketReconciler(t, claim, mg)
 			err := r.release(ctx, claim)
-			if _, waiting := resource.AsWaiting(err); waiting != tc.wantWaiting || (!waiting && err != nil) {
+			w, waiting := resource.AsWaiting(err)
+			if waiting != tc.wantWaiting || (!waiting && err != nil) {
 				t.Fatalf("release = %v, want waiting %v", err, tc.wantWaiting)
+			}
+			if want := "waiting for S3Bucket admin/"; waiting && !strings.HasPrefix(w.Message, want) {
+				t.Errorf("release says %q; want it to name the resource: %q...", w.Message, want)
 			}
 			got := &awsstoragev1.S3Bucket{}
 			if err := c.Get(ctx, client.ObjectKeyFromObject(mg), got); err != nil {

@@ -303,7 +303,7 @@ func (r *Reconciler) release(ctx context.Context, claim resource.Claim) error {
 		if err := r.client.Delete(ctx, mg); err != nil && !apierrors.IsNotFound(err) {
 			return fmt.Errorf("delete %s: %w", ref.Kind, err)
 		}
-		return resource.Waitf("Deleting", "waiting for %s %s/%s to be destroyed", ref.Kind, mg.GetNamespace(), mg.GetName())
+		return waitingForDestroy(mg)
 	}
 	return destroyBlocked(mg)
 }
@@ -317,7 +317,12 @@ func destroyBlocked(mg resource.Managed) error {
 		return resource.UserErrorf(ReasonDeletionBlocked, "this claim is deleted once %s %s/%s is destroyed, and that fails (%s): %s",
 			kind, mg.GetNamespace(), mg.GetName(), synced.Reason, synced.Message)
 	}
-	return resource.Waitf("Deleting", "waiting for %s %s/%s to be destroyed", kind, mg.GetNamespace(), mg.GetName())
+	return waitingForDestroy(mg)
+}
+
+// waitingForDestroy says that a claim's deletion waits for mg's destroy.
+func waitingForDestroy(mg resource.Managed) error {
+	return resource.Waitf("Deleting", "waiting for %s %s/%s to be destroyed", mg.GetObjectKind().GroupVersionKind().Kind, mg.GetNamespace(), mg.GetName())
 }
 
 // claimsIn lists the claims of this kind in namespace that match keep.

@@ -16,7 +16,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	common "terraplane.io/terraplane/apis/common/v1alpha1"
@@ -59,7 +58,7 @@ func Setup(mgr ctrl.Manager, reg *registry.Registry) error {
 			Named("classrevision-"+kind.ClassGVK.Kind+"."+kind.ClassGVK.Group).
 			For(kind.NewClass()).
 			Owns(&terraformv1.ClassRevision{}).
-			Watches(kind.New(), handler.EnqueueRequestsFromMapFunc(r.classOf)).
+			Watches(kind.New(), r.fleetChanges()).
 			Complete(r)
 		if err != nil {
 			return fmt.Errorf("set up the revisions of %s: %w", kind.ClassGVK.Kind, err)
@@ -123,7 +122,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	rollout := rc.Rollout
 	*rc = report(revs, latest, fleet, rc.LatestRevision)
 	notes := r.roll(class, rollout, revs, fleet)
-	if unchanged(class, orig) {
+	if resource.Unchanged(class, orig) {
 		return result, nil
 	}
 	if err := resource.PatchStatus(ctx, r.client, class, orig, true); err != nil {
@@ -152,13 +151,6 @@ func (r *Reconciler) roll(class revision.Class, prev *common.RolloutStatus, revs
 	status, reason, msg := pausedCondition(rc.Rollout)
 	resource.SetCondition(class.GetClassConditions(), class.GetGeneration(), common.TypeRolloutPaused, status, reason, msg)
 	return notes
-}
-
-// unchanged reports whether class's status is still orig's: a guarded write would be
-// sent anyway (it carries the resourceVersion).
-func unchanged(class, orig client.Object) bool {
-	data, err := client.MergeFrom(orig).Data(class)
-	return err == nil && string(data) == "{}"
 }
 
 // rolloutTarget is the revision to roll out: the class's latest, or, while the latest is

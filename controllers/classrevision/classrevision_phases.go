@@ -88,17 +88,20 @@ type member struct {
 	want, runs string
 	// ready: Ready and Synced.
 	ready bool
-	// automatic: it follows new revisions (revisionPolicy Automatic).
+	// policy is its own revisionPolicy (empty: the class's); automatic: it follows new
+	// revisions (revisionPolicy Automatic), which the fleet works out with the class.
+	policy    common.RevisionPolicy
 	automatic bool
 	// failed says how its latest spec failed (a Synced=False reason that is not a wait,
 	// and its message); empty when it did not.
 	failed string
 }
 
-// fleet lists the resources made from class.
+// fleet lists the resources made from class. The list is read from the cache without
+// copies: it is only read, and a class of thousands is listed often.
 func (r *Reconciler) fleet(ctx context.Context, class revision.Class) ([]member, error) {
 	list := r.kind.NewList()
-	if err := r.client.List(ctx, list, client.InNamespace(class.GetNamespace())); err != nil {
+	if err := r.client.List(ctx, list, client.InNamespace(class.GetNamespace()), client.UnsafeDisableDeepCopy); err != nil {
 		return nil, fmt.Errorf("list %s: %w", r.kind.GVK.Kind, err)
 	}
 	items, err := meta.ExtractList(list)
@@ -115,17 +118,23 @@ func (r *Reconciler) fleet(ctx context.Context, class revision.Class) ([]member,
 		if ref == nil || ref.Kind != r.kind.ClassGVK.Kind || ref.Name != class.GetName() {
 			continue
 		}
-		st, spec := mg.GetManagedStatus(), mg.GetManagedSpec()
-		key := mg.GetName()
-		if ref := spec.ClaimRef; ref != nil {
-			key = ref.Namespace + "/" + ref.Name
-		}
-		out = append(out, member{name: mg.GetName(), key: key, want: spec.Revision, runs: st.Revision,
-			ready:     resource.IsReady(st.Conditions) && meta.IsStatusConditionTrue(st.Conditions, common.TypeSynced),
-			automatic: common.RevisionPolicyOf(spec.RevisionPolicy, class.GetSpecTemplate().RevisionPolicy) == common.RevisionAutomatic,
-			failed:    failure(mg)})
+		m := memberOf(mg)
+		m.automatic = common.RevisionPolicyOf(m.policy, class.GetSpecTemplate().RevisionPolicy) == common.RevisionAutomatic
+		out = append(out, m)
 	}
 	return out, nil
+}
+
+// memberOf is mg as its class's revisions see it (automatic is left to the fleet).
+func memberOf(mg resource.Managed) member {
+	st, spec := mg.GetManagedStatus(), mg.GetManagedSpec()
+	key := mg.GetName()
+	if ref := spec.ClaimRef; ref != nil {
+		key = ref.Namespace + "/" + ref.Name
+	}
+	return member{name: mg.GetName(), key: key, want: spec.Revision, runs: st.Revision, policy: spec.RevisionPolicy,
+		ready:  resource.IsReady(st.Conditions) && meta.IsStatusConditionTrue(st.Conditions, common.TypeSynced),
+		failed: failure(mg)}
 }
 
 // failure says how mg's latest spec failed: its Synced=False reason and message, unless

@@ -20,6 +20,9 @@ const conflictRetry = time.Second
 // the version orig was read at (for conditions another controller writes too), and a
 // lost race comes back as a Conflict error.
 func PatchStatus(ctx context.Context, c client.Client, obj, orig client.Object, guarded bool) error {
+	if Unchanged(obj, orig) {
+		return nil // a guarded patch would carry the resourceVersion even when empty
+	}
 	var patch client.Patch = client.MergeFrom(orig)
 	if guarded {
 		patch = client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})
@@ -28,14 +31,17 @@ func PatchStatus(ctx context.Context, c client.Client, obj, orig client.Object, 
 	if err != nil {
 		return fmt.Errorf("compute status patch: %w", err)
 	}
-	if string(data) == "{}" {
-		return nil
-	}
 	err = c.Status().Patch(ctx, obj, client.RawPatch(types.MergePatchType, data))
 	if err != nil && !apierrors.IsNotFound(err) {
 		return fmt.Errorf("update status: %w", err)
 	}
 	return nil
+}
+
+// Unchanged reports whether obj is still orig: their merge patch is empty.
+func Unchanged(obj, orig client.Object) bool {
+	data, err := client.MergeFrom(orig).Data(obj)
+	return err == nil && string(data) == "{}"
 }
 
 // Finisher ends reconciles the one way. The caller records the outcome with

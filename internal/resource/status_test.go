@@ -2,6 +2,7 @@ package resource
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -13,9 +14,16 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 )
 
-// TestPatchStatusSkipsEmptyPatches: an unchanged status sends no request; a changed one
-// sends one and lands.
+// TestPatchStatusSkipsEmptyPatches: an unchanged status sends no request, guarded or not
+// (a guarded patch carries the resourceVersion, which is no change); a changed one sends
+// one and lands.
 func TestPatchStatusSkipsEmptyPatches(t *testing.T) {
+	for _, guarded := range []bool{false, true} {
+		t.Run(fmt.Sprintf("guarded=%v", guarded), func(t *testing.T) { testPatchStatusSkipsEmptyPatches(t, guarded) })
+	}
+}
+
+func testPatchStatusSkipsEmptyPatches(t *testing.T, guarded bool) {
 	ctx := context.Background()
 	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "p"}}
 	patches := 0
@@ -29,11 +37,11 @@ func TestPatchStatusSkipsEmptyPatches(t *testing.T) {
 		t.Fatal(err)
 	}
 	orig := got.DeepCopy()
-	if err := PatchStatus(ctx, c, got, orig, false); err != nil || patches != 0 {
+	if err := PatchStatus(ctx, c, got, orig, guarded); err != nil || patches != 0 {
 		t.Fatalf("unchanged status: %d patches, err %v; want none", patches, err)
 	}
 	got.Status.Message = "changed"
-	if err := PatchStatus(ctx, c, got, orig, false); err != nil || patches != 1 {
+	if err := PatchStatus(ctx, c, got, orig, guarded); err != nil || patches != 1 {
 		t.Fatalf("changed status: %d patches, err %v; want one", patches, err)
 	}
 	if err := c.Get(ctx, client.ObjectKeyFromObject(pod), got); err != nil || got.Status.Message != "changed" {

@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"reflect"
 	"slices"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -160,4 +161,40 @@ func Overlay(class Class, rev *terraformv1.ClassRevision, newClass func() resour
 		return nil, fmt.Errorf("class %s at revision %s: %w", class.GetName(), rev.Name, err)
 	}
 	return out, nil
+}
+
+// SteeringChanged reports whether a class's update from before to after changes what
+// steers its resources: its generation, its conditions other than RolloutPaused (times
+// aside), its latest revision, or which resources the rollout lets onto which revision.
+// The counts of resources per revision and the rollout's progress change with every
+// resource, and steer none.
+func SteeringChanged(before, after Class) bool {
+	return before.GetGeneration() != after.GetGeneration() || !reflect.DeepEqual(steeringOf(before), steeringOf(after))
+}
+
+// steering is what of a class's status steers its resources.
+type steering struct {
+	conditions []steeringCondition
+	latest     string
+	rollout    string
+	admitted   []string
+	completed  bool
+}
+
+// steeringCondition is a condition without its times and generation.
+type steeringCondition struct{ typ, status, reason, message string }
+
+// steeringOf is class's steering.
+func steeringOf(class Class) steering {
+	rc := class.GetClassRevisions()
+	st := steering{latest: rc.LatestRevision}
+	for _, c := range *class.GetClassConditions() {
+		if c.Type != common.TypeRolloutPaused {
+			st.conditions = append(st.conditions, steeringCondition{c.Type, string(c.Status), c.Reason, c.Message})
+		}
+	}
+	if ro := rc.Rollout; ro != nil {
+		st.rollout, st.admitted, st.completed = ro.Revision, ro.Admitted, ro.CompletedAt != nil
+	}
+	return st
 }

@@ -148,3 +148,42 @@ func TestGet(t *testing.T) {
 		}
 	}
 }
+
+// TestSteeringChanged: a class's status write steers its resources only when it changes
+// its conditions, its latest revision or whom the rollout lets on; counts do not.
+func TestSteeringChanged(t *testing.T) {
+	base := func() *awsstoragev1.S3BucketClass {
+		return s3Class(func(c *awsstoragev1.S3BucketClass) {
+			c.Generation = 1
+			c.Status.LatestRevision = "s3-2"
+			c.Status.Revisions = []common.RevisionCount{{Name: "s3-2", Revision: 2, Resources: 3, Ready: 2}}
+			c.Status.Rollout = &common.RolloutStatus{Revision: "s3-2", Admitted: []string{"a"}, Updated: 1, Total: 5}
+			resource.SetCondition(&c.Status.Conditions, 1, common.TypeRolloutPaused, metav1.ConditionFalse, common.ReasonRolloutProgressing, "runs on 1 of 5")
+		})
+	}
+	for name, tc := range map[string]struct {
+		edit func(c *awsstoragev1.S3BucketClass)
+		want bool
+	}{
+		"nothing": {func(*awsstoragev1.S3BucketClass) {}, false},
+		"counts": {func(c *awsstoragev1.S3BucketClass) {
+			c.Status.Revisions[0].Ready, c.Status.Rollout.Updated = 3, 2
+			c.Status.Conditions[0].Message = "runs on 2 of 5"
+		}, false},
+		"an edit":          {func(c *awsstoragev1.S3BucketClass) { c.Generation = 2 }, true},
+		"a new revision":   {func(c *awsstoragev1.S3BucketClass) { c.Status.LatestRevision = "s3-3" }, true},
+		"the next wave":    {func(c *awsstoragev1.S3BucketClass) { c.Status.Rollout.Admitted = append(c.Status.Rollout.Admitted, "b") }, true},
+		"rollout complete": {func(c *awsstoragev1.S3BucketClass) { c.Status.Rollout.CompletedAt = &metav1.Time{} }, true},
+		"not Ready": {func(c *awsstoragev1.S3BucketClass) {
+			resource.SetCondition(&c.Status.Conditions, 1, common.TypeReady, metav1.ConditionFalse, "ProviderNotConfigured", "no provider")
+		}, true},
+	} {
+		t.Run(name, func(t *testing.T) {
+			after := base()
+			tc.edit(after)
+			if got := SteeringChanged(base(), after); got != tc.want {
+				t.Errorf("SteeringChanged = %v; want %v", got, tc.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,60 @@
+package classrevision
+
+import (
+	"context"
+	"time"
+
+	"k8s.io/client-go/util/workqueue"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"terraplane.io/terraplane/internal/resource"
+)
+
+// coalesce is how long a class waits after one of its resources changed before it looks
+// at its fleet again. A busy fleet (a thousand claims applied at once) then costs the
+// class one look, and at most one status write, per window rather than one per change.
+const coalesce = time.Second
+
+// queue is the work queue of the revision controllers.
+type queue = workqueue.TypedRateLimitingInterface[reconcile.Request]
+
+// fleetChanges queues the class of a resource, coalesce later, when the resource is made
+// or deleted, or changes in a way its class reports or rolls out on (see fleetMoved). The
+// many other status writes of a resource (a drift check, a plan) queue nothing.
+func (r *Reconciler) fleetChanges() handler.EventHandler {
+	add := func(ctx context.Context, obj client.Object, q queue) {
+		for _, req := range r.classOf(ctx, obj) {
+			q.AddAfter(req, coalesce) // a class already waiting keeps its earlier time
+		}
+	}
+	return handler.Funcs{
+		CreateFunc: func(ctx context.Context, e event.CreateEvent, q queue) { add(ctx, e.Object, q) },
+		DeleteFunc: func(ctx context.Context, e event.DeleteEvent, q queue) { add(ctx, e.Object, q) },
+		UpdateFunc: func(ctx context.Context, e event.UpdateEvent, q queue) {
+			if fleetMoved(e.ObjectOld, e.ObjectNew) {
+				add(ctx, e.ObjectOld, q) // its class before, if that changed
+				add(ctx, e.ObjectNew, q)
+			}
+		},
+	}
+}
+
+// fleetMoved reports whether a resource's update matters to its class's revisions: another
+// class, revision or revision policy, Ready and Synced or not, failed or not.
+func fleetMoved(before, after client.Object) bool {
+	old, okOld := before.(resource.Managed)
+	cur, okNew := after.(resource.Managed)
+	if !okOld || !okNew {
+		return true
+	}
+	return memberOf(old) != memberOf(cur) || !sameClass(old, cur)
+}
+
+// sameClass reports whether a and b name the same class.
+func sameClass(a, b resource.Managed) bool {
+	ra, rb := a.GetManagedSpec().ClassRef, b.GetManagedSpec().ClassRef
+	return ra == nil && rb == nil || ra != nil && rb != nil && *ra == *rb
+}

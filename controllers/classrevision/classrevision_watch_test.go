@@ -1,0 +1,47 @@
+package classrevision
+
+import (
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	common "terraplane.io/terraplane/apis/common/v1alpha1"
+	terraformv1 "terraplane.io/terraplane/apis/terraform/v1alpha1"
+	"terraplane.io/terraplane/internal/resource"
+)
+
+// TestFleetMoved: which updates of a resource queue its class. Those that change what
+// the class reports or rolls out on do; a drift check's or a plan's status write does not.
+func TestFleetMoved(t *testing.T) {
+	base := func() *terraformv1.Module {
+		m := &terraformv1.Module{ObjectMeta: metav1.ObjectMeta{Namespace: "admin", Name: "m", Generation: 1}}
+		m.Spec.ClassRef = &common.ClassReference{APIVersion: terraformv1.GroupVersion.String(), Kind: "ModuleClass", Name: "gold", Namespace: "admin"}
+		m.Spec.Revision, m.Status.Revision = "gold-1", "gold-1"
+		resource.SetCondition(&m.Status.Conditions, 1, common.TypeReady, metav1.ConditionTrue, "Available", "")
+		resource.SetCondition(&m.Status.Conditions, 1, common.TypeSynced, metav1.ConditionTrue, "ReconcileSuccess", "")
+		return m
+	}
+	for name, tc := range map[string]struct {
+		edit func(m *terraformv1.Module)
+		want bool
+	}{
+		"nothing":         {func(*terraformv1.Module) {}, false},
+		"a drift check":   {func(m *terraformv1.Module) { m.Status.Terraform.LastPlanTime = &metav1.Time{} }, false},
+		"told to move":    {func(m *terraformv1.Module) { m.Spec.Revision = "gold-2" }, true},
+		"moved":           {func(m *terraformv1.Module) { m.Status.Revision = "gold-2" }, true},
+		"no longer Ready": {func(m *terraformv1.Module) { m.Status.Conditions[0].Status = metav1.ConditionFalse }, true},
+		"failed": {func(m *terraformv1.Module) {
+			m.Status.Conditions[1].Status, m.Status.Conditions[1].Reason = metav1.ConditionFalse, "ApplyFailed"
+		}, true},
+		"stays on its revision":   {func(m *terraformv1.Module) { m.Spec.RevisionPolicy = common.RevisionManual }, true},
+		"made from another class": {func(m *terraformv1.Module) { m.Spec.ClassRef.Name = "silver" }, true},
+	} {
+		t.Run(name, func(t *testing.T) {
+			before, after := base(), base()
+			tc.edit(after)
+			if got := fleetMoved(before, after); got != tc.want {
+				t.Errorf("fleetMoved = %v; want %v", got, tc.want)
+			}
+		})
+	}
+}
