@@ -74,6 +74,7 @@ var applySteps = []step{
 func (e *run) Apply(ctx context.Context, mg resource.Managed) (managed.Applied, error) {
 	e.mg, e.ws = mg, e.rendered
 	e.out = outcome{ran: true, hash: e.rendered.Hash, revision: e.rendered.Revision, reason: planReason(mg, e.rendered.Hash)}
+	e.t.locks.forget(mg.GetUID()) // a run killed from here on may leave the lock held
 	err := e.runSteps(ctx, applySteps)
 	if e.recovered {
 		err = e.t.settle(ctx, mg, err)

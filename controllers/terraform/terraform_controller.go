@@ -60,6 +60,8 @@ type connector struct {
 	plans    *planStore
 	opts     Options
 	recorder resource.Recorder
+	// locks remembers the resources whose state lock is known to be free.
+	locks freeLocks
 }
 
 // Setup registers the managed reconciler of every Terraform kind in reg.

@@ -2,6 +2,7 @@ package terraform
 
 import (
 	"context"
+	"time"
 
 	"terraplane.io/terraplane/controllers/managed"
 	"terraplane.io/terraplane/internal/resource"
@@ -23,7 +24,9 @@ func (e *run) Observe(ctx context.Context, mg resource.Managed) (managed.Observa
 	if due {
 		return managed.Observation{}, nil
 	}
-	e.t.releaseStaleLock(ctx, mg)
+	if !e.t.locks.known(mg.GetUID(), time.Now()) {
+		e.t.releaseStaleLock(ctx, mg)
+	}
 	return managed.Observation{UpToDate: true, Settled: true, RequeueAfter: wait}, nil
 }
 

@@ -210,7 +210,9 @@ func (r *connector) setPending(ctx context.Context, mg resource.Managed, on bool
 func (r *connector) releaseStaleLock(ctx context.Context, mg resource.Managed) {
 	if err := r.clearStaleLock(ctx, mg); err != nil {
 		log.FromContext(ctx).V(1).Info("state lock left in place", "reason", err.Error())
+		return
 	}
+	r.locks.free(mg.GetUID(), time.Now())
 }
 
 // clearStaleLock releases the resource's state lock when its holder is provably gone,

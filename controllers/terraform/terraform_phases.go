@@ -206,6 +206,7 @@ func secretValue(v any) string {
 // so, and the resource is not abandoned. The saved plan and the workspace go in any
 // case: the plan holds secret values and nothing will apply it.
 func (r *connector) Delete(ctx context.Context, mg resource.Managed) error {
+	r.locks.forget(mg.GetUID())
 	spec := mg.GetManagedSpec()
 	switch {
 	case abandoned(mg):

@@ -49,6 +49,8 @@ type fakeRunner struct {
 	lock []byte
 	// targets are the addresses the last plan was limited to.
 	targets []string
+	// lockReads counts ClearStaleLock calls: reads of the state lock.
+	lockReads int
 }
 
 func (f *fakeRunner) Create(context.Context, engine.Workspace) (engine.Result, error) {
@@ -107,6 +109,7 @@ func (f *fakeRunner) Remove(context.Context, engine.Workspace) error { return ni
 // ClearStaleLock judges the workspace's lock with a real locker over the fake client;
 // without one there is never a lock.
 func (f *fakeRunner) ClearStaleLock(ctx context.Context, ws engine.Workspace) (time.Duration, error) {
+	f.lockReads++
 	if f.locker == nil {
 		return 0, nil
 	}
@@ -562,6 +565,33 @@ func TestObserveOnlyReportsDrift(t *testing.T) {
 	}
 	if h.reconcile(); h.calls() != "" {
 		t.Error("observed drift was planned again before the drift interval")
+	}
+}
+
+// TestSettledResourceReadsItsLockOnce: a resource with nothing to do reads its state
+// lock once, not on every reconcile; a run makes the next reconcile with nothing to do
+// read it again (a killed run may have left it held), as does the recheck interval.
+func TestSettledResourceReadsItsLockOnce(t *testing.T) {
+	h := newHarness(t, nil)
+	h.reconcile() // creates: the Apply reads the lock first
+	after := h.runner.lockReads
+	h.reconcile()
+	h.reconcile()
+	if got := h.runner.lockReads - after; got != 1 {
+		t.Fatalf("two reconciles with nothing to do read the lock %d times; want once", got)
+	}
+	h.render.hash = "h2"
+	h.runner.plans = []*engine.Plan{update}
+	h.reconcile() // an update: the Apply reads the lock
+	after = h.runner.lockReads
+	h.reconcile()
+	h.reconcile()
+	if got := h.runner.lockReads - after; got != 1 {
+		t.Fatalf("after a run, two reconciles with nothing to do read the lock %d times; want once", got)
+	}
+	h.tf.locks.free("u-1", time.Now().Add(-lockRecheck))
+	if h.reconcile(); h.runner.lockReads != after+2 {
+		t.Errorf("a lock last read %v ago was not read again", lockRecheck)
 	}
 }
 
