@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"time"
 
 	common "terraplane.io/terraplane/apis/common/v1alpha1"
 	"terraplane.io/terraplane/controllers/managed"
@@ -83,6 +84,7 @@ func (e *run) Apply(ctx context.Context, mg resource.Managed) (managed.Applied, 
 	if err != nil {
 		return managed.Applied{}, terraformError(err)
 	}
+	e.t.locks.free(mg.GetUID(), time.Now()) // the run ended, and released the lock itself
 	if err := e.countResources(ctx); err != nil {
 		return managed.Applied{}, err
 	}

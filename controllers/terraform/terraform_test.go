@@ -568,30 +568,34 @@ func TestObserveOnlyReportsDrift(t *testing.T) {
 	}
 }
 
-// TestSettledResourceReadsItsLockOnce: a resource with nothing to do reads its state
-// lock once, not on every reconcile; a run makes the next reconcile with nothing to do
-// read it again (a killed run may have left it held), as does the recheck interval.
+// TestSettledResourceReadsItsLockOnce: a resource with nothing to do does not read its
+// state lock on every reconcile. A run that ended released the lock itself; one that
+// failed (it may have been killed holding it) makes the next reconcile read it, as does
+// the recheck interval.
 func TestSettledResourceReadsItsLockOnce(t *testing.T) {
 	h := newHarness(t, nil)
 	h.reconcile() // creates: the Apply reads the lock first
 	after := h.runner.lockReads
 	h.reconcile()
 	h.reconcile()
+	if got := h.runner.lockReads - after; got != 0 {
+		t.Fatalf("after a run that ended, reconciles with nothing to do read the lock %d times; want none", got)
+	}
+	h.tf.locks.free("u-1", time.Now().Add(-lockRecheck))
+	h.reconcile()
+	h.reconcile()
 	if got := h.runner.lockReads - after; got != 1 {
-		t.Fatalf("two reconciles with nothing to do read the lock %d times; want once", got)
+		t.Errorf("a lock last known free %v ago was read %d times by two reconciles; want once", lockRecheck, got)
 	}
 	h.render.hash = "h2"
 	h.runner.plans = []*engine.Plan{update}
-	h.reconcile() // an update: the Apply reads the lock
+	h.tf.runner = &failingApply{fakeRunner: h.runner}
+	_, _ = h.r.Reconcile(context.Background(), ctrl.Request{NamespacedName: client.ObjectKey{Namespace: "platform", Name: "net"}})
+	h.tf.runner, h.render.hash = h.runner, "h1" // nothing to do again
 	after = h.runner.lockReads
 	h.reconcile()
-	h.reconcile()
 	if got := h.runner.lockReads - after; got != 1 {
-		t.Fatalf("after a run, two reconciles with nothing to do read the lock %d times; want once", got)
-	}
-	h.tf.locks.free("u-1", time.Now().Add(-lockRecheck))
-	if h.reconcile(); h.runner.lockReads != after+2 {
-		t.Errorf("a lock last read %v ago was not read again", lockRecheck)
+		t.Errorf("after a failed run, a reconcile read the lock %d times; want once", got)
 	}
 }
 
