@@ -99,12 +99,13 @@ func providerUpgrade(mg resource.Managed, plan *engine.Plan) error {
 }
 
 // destructiveChanges are the plan's deletions and replacements, but for replacements of
-// harmless module addresses.
+// harmless module addresses and of tainted objects: a tainted object is one whose create
+// did not finish, which terraform always replaces and nothing can have used.
 func destructiveChanges(plan *engine.Plan, harmless []string) []engine.Change {
 	var out []engine.Change
 	for _, c := range plan.Destructive() {
 		inModule := strings.TrimPrefix(c.Address, "module."+render.ModuleName+".")
-		if c.Replaces() && slices.Contains(harmless, inModule) {
+		if c.Replaces() && (c.Tainted || slices.Contains(harmless, inModule)) {
 			continue
 		}
 		out = append(out, c)

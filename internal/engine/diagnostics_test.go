@@ -267,3 +267,28 @@ func TestClip(t *testing.T) {
 		}
 	}
 }
+
+// TestTaintedReplacement runs the real terraform: a create whose provisioner fails leaves
+// the object tainted, and the next plan's replacement of it says so.
+func TestTaintedReplacement(t *testing.T) {
+	e := newEngine(t)
+	ctx := context.Background()
+	main := `resource "terraform_data" "x" {
+  provisioner "local-exec" {
+    command = "exit 3"
+  }
+}
+`
+	ws := Workspace{ID: "tainted", Files: map[string][]byte{"main.tf": []byte(main)}}
+	if _, err := e.Create(ctx, ws); err == nil {
+		t.Fatal("the create's provisioner should have failed")
+	}
+	p, err := e.Plan(ctx, ws, PlanOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Change{{Address: "terraform_data.x", Actions: []string{"delete", "create"}, Tainted: true}}
+	if diff := cmp.Diff(want, p.Changes); diff != "" {
+		t.Errorf("changes of the plan after a failed create (-want +got):\n%s", diff)
+	}
+}

@@ -24,6 +24,9 @@ type Change struct {
 	Actions []string
 	// Importing is true when the change imports an existing object.
 	Importing bool
+	// Tainted is true when terraform replaces the object because it is tainted: its
+	// create did not finish (a provisioner or a wait failed part-way).
+	Tainted bool
 }
 
 // Replaces reports whether the change deletes the object and creates it again.
@@ -226,7 +229,8 @@ func describePlan(js *tfjson.Plan, key []byte, moved []ProviderChange) *Plan {
 		for _, a := range rc.Change.Actions {
 			acts = append(acts, string(a))
 		}
-		p.Changes = append(p.Changes, Change{Address: rc.Address, Actions: acts, Importing: importing})
+		p.Changes = append(p.Changes, Change{Address: rc.Address, Actions: acts, Importing: importing,
+			Tainted: rc.ActionReason == tfjson.ActionReasonReplaceBecauseTainted})
 	}
 	for _, oc := range js.OutputChanges {
 		if oc != nil && !oc.Actions.NoOp() {

@@ -24,6 +24,7 @@ type uiMessage struct {
 			Addr string `json:"addr"`
 		} `json:"resource"`
 		Action    string          `json:"action"`
+		Reason    string          `json:"reason"`
 		Importing json.RawMessage `json:"importing"`
 	} `json:"change"`
 	// Changes is a change_summary's.
@@ -151,7 +152,8 @@ func parseUIStream(raw []byte) uiStream {
 			acts, ok := streamActions[m.Change.Action]
 			importing := len(m.Change.Importing) > 0 && string(m.Change.Importing) != "null"
 			if ok && (acts[0] != "no-op" || importing) {
-				s.changes = append(s.changes, Change{Address: m.Change.Resource.Addr, Actions: acts, Importing: importing})
+				s.changes = append(s.changes, Change{Address: m.Change.Resource.Addr, Actions: acts, Importing: importing,
+					Tainted: m.Change.Reason == "tainted"})
 			}
 		case m.Type == "change_summary" && m.Changes != nil:
 			s.summary = m.Changes
