@@ -170,9 +170,11 @@ func TestSteeringChanged(t *testing.T) {
 			c.Status.Revisions[0].Ready, c.Status.Rollout.Updated = 3, 2
 			c.Status.Conditions[0].Message = "runs on 2 of 5"
 		}, false},
-		"an edit":          {func(c *awsstoragev1.S3BucketClass) { c.Generation = 2 }, true},
-		"a new revision":   {func(c *awsstoragev1.S3BucketClass) { c.Status.LatestRevision = "s3-3" }, true},
-		"the next wave":    {func(c *awsstoragev1.S3BucketClass) { c.Status.Rollout.Admitted = append(c.Status.Rollout.Admitted, "b") }, true},
+		"an edit":        {func(c *awsstoragev1.S3BucketClass) { c.Generation = 2 }, true},
+		"a new revision": {func(c *awsstoragev1.S3BucketClass) { c.Status.LatestRevision = "s3-3" }, true},
+		"the next wave": {func(c *awsstoragev1.S3BucketClass) {
+			c.Status.Rollout.Admitted = append(c.Status.Rollout.Admitted, "b")
+		}, true},
 		"rollout complete": {func(c *awsstoragev1.S3BucketClass) { c.Status.Rollout.CompletedAt = &metav1.Time{} }, true},
 		"not Ready": {func(c *awsstoragev1.S3BucketClass) {
 			resource.SetCondition(&c.Status.Conditions, 1, common.TypeReady, metav1.ConditionFalse, "ProviderNotConfigured", "no provider")
