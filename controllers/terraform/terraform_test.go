@@ -570,8 +570,8 @@ func TestObserveOnlyReportsDrift(t *testing.T) {
 
 // TestSettledResourceReadsItsLockOnce: a resource with nothing to do does not read its
 // state lock on every reconcile. A run that ended released the lock itself; one that
-// failed (it may have been killed holding it) makes the next reconcile read it, as does
-// the recheck interval.
+// failed (it may have been killed holding it) leaves the lock unknown, so the next
+// reconcile reads it, as it does after the recheck interval.
 func TestSettledResourceReadsItsLockOnce(t *testing.T) {
 	h := newHarness(t, nil)
 	h.reconcile() // creates: the Apply reads the lock first
@@ -591,7 +591,10 @@ func TestSettledResourceReadsItsLockOnce(t *testing.T) {
 	h.runner.plans = []*engine.Plan{update}
 	h.tf.runner = &failingApply{fakeRunner: h.runner}
 	_, _ = h.r.Reconcile(context.Background(), ctrl.Request{NamespacedName: client.ObjectKey{Namespace: "platform", Name: "net"}})
-	h.tf.runner, h.render.hash = h.runner, "h1" // nothing to do again
+	if h.tf.locks.known("u-1", time.Now()) {
+		t.Fatal("after a failed run, the lock is still taken to be free")
+	}
+	h.tf.runner, h.render.hash = h.runner, "h1"
 	after = h.runner.lockReads
 	h.reconcile()
 	if got := h.runner.lockReads - after; got != 1 {
