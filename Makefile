@@ -37,7 +37,7 @@ all: build
 
 ## build: compile bin/terraplane
 build:
-	$(GO) build -ldflags "$(LDFLAGS)" -o bin/terraplane ./cmd/terraplane
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o bin/terraplane ./cmd/terraplane
 
 ## image: build the container image (no container engine) into bin/image: an index of one image per
 ## platform, each with terraplane and OpenTofu: make image [PROVIDERS=aws,random] [TERRAFORM=terraform] [PLATFORMS=linux/amd64] [IMAGE_TAG=dev]
@@ -129,7 +129,7 @@ generate:
 ## run: install what running needs and build bin/terraplane beside it (make build's
 ## command, in the background), then start the dev control plane and the quickstart
 run:
-	GO=$(GO) hack/install-tools.sh terraplane $(RUN_TOOLS)
+	GO=$(GO) TERRAPLANE_LDFLAGS="$(LDFLAGS)" hack/install-tools.sh terraplane $(RUN_TOOLS)
 	bin/terraplane dev --kubeconfig-out .terraplane/kubeconfig --quickstart examples/quickstart
 
 ## test: hygiene checks, then unit, integration (envtest) and end-to-end tests, then the
@@ -160,6 +160,7 @@ lint:
 	hack/install-tools.sh staticcheck
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$unformatted" ]; then echo "gofmt would change: $$unformatted (run make fmt)" >&2; exit 1; fi
 	$(GO) mod tidy -diff
+	hack/tools/align.sh --check
 	$(GO) vet ./...
 	$(GO) vet -tags cloudplan ./internal/kinds/
 	$(TOOLS)/staticcheck ./...
