@@ -126,8 +126,9 @@ generate:
 	hack/api-docs/generate.sh
 	$(GO) run ./hack/providerlocks -mirror $(CACHE)/providers -pins $(PROVIDER_PINS) tfmodules docs/provider-locks.md
 
-## run: install what running needs and build bin/terraplane beside it (make build's
-## command, in the background), then start the dev control plane and the quickstart
+## run: build bin/terraplane (make build's command, in the background) while installing what
+## running needs (kube-apiserver waits for it, to reuse what it compiled), then start the
+## dev control plane and the quickstart
 run:
 	GO=$(GO) TERRAPLANE_LDFLAGS="$(LDFLAGS)" hack/install-tools.sh terraplane $(RUN_TOOLS)
 	bin/terraplane dev --kubeconfig-out .terraplane/kubeconfig --quickstart examples/quickstart

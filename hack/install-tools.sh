@@ -221,7 +221,7 @@ trap '((TERRAPLANE_JOB == 0)) || kill -- -"$TERRAPLANE_JOB" 2>/dev/null || true'
 # build from, which wait for it (see build).
 start_terraplane() {
 	set -m
-	progress terraplane "bin/terraplane beside the tools" go_in "$ROOT" env CGO_ENABLED=0 "${GO:-go}" build \
+	progress terraplane "bin/terraplane first (kube-apiserver reuses what it compiles)" go_in "$ROOT" env CGO_ENABLED=0 "${GO:-go}" build \
 		-trimpath -ldflags "${TERRAPLANE_LDFLAGS:-}" -o bin/terraplane ./cmd/terraplane &
 	TERRAPLANE_JOB=$!
 	set +m

@@ -34,8 +34,8 @@ MILESTONES = [
 ]
 # LABELS name the steps in the table where the tool's name says too little.
 LABELS = {
-    "kube-apiserver": "kube-apiserver (bin/terraplane building beside it)",
-    "terraplane": "bin/terraplane (the rest of its build)",
+    "kube-apiserver": "kube-apiserver, reusing the packages bin/terraplane compiled",
+    "terraplane": "Go modules downloaded and bin/terraplane built",
 }
 STOP_GRACE = 60  # seconds make run gets to stop after Ctrl-C before it is killed
 
