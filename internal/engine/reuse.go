@@ -94,8 +94,8 @@ func installedProviders(dir string) ([]plugins.Provider, error) {
 }
 
 // providerConfig is what of ws configures its providers, resolved: the root module's
-// provider blocks with the values they read (the provider variables of the tfvars), every
-// module file, and the values read from Secrets. Other input values and the backend,
+// provider blocks with the values they read (the provider settings file, and any variable
+// of the tfvars they name), every module file, and the values read from Secrets. Other input values and the backend,
 // which differ between workspaces of one class, are left out, unless a module file holds
 // a provider block of its own: any input may then configure a provider, and every value
 // is part of the key. (The environment, credentials included, is part of the key too.)
@@ -131,9 +131,16 @@ func providerConfig(ws Workspace) []byte {
 
 // Names of the files render writes that the engine reads.
 const (
-	rootFile = "main.tf.json"
-	varsFile = "terraform.tfvars.json"
+	rootFile      = "main.tf.json"
+	varsFile      = "terraform.tfvars.json"
+	providersFile = "terraplane-providers.json"
 )
+
+// valuesFile reports whether a workspace file holds values (inputs or provider settings),
+// which neither init nor the choice of provider types depends on.
+func valuesFile(name string) bool {
+	return name == varsFile || name == providersFile
+}
 
 // variableRef matches a reference to a root module variable in configuration.
 var variableRef = regexp.MustCompile(`\bvar\.([A-Za-z_][A-Za-z0-9_-]*)`)
@@ -184,7 +191,7 @@ func (e *Engine) namedTypes(ws Workspace) []string {
 		}
 	}
 	for name, b := range ws.Files {
-		if name != varsFile {
+		if !valuesFile(name) {
 			collect(b)
 		}
 	}

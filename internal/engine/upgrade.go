@@ -75,7 +75,7 @@ func (e *Engine) probeUpgrade(ctx context.Context, ws Workspace) ([]byte, error)
 	}
 	defer os.RemoveAll(dir)
 	files := maps.Clone(ws.Files)
-	delete(files, varsFile) // init reads no values
+	maps.DeleteFunc(files, func(name string, _ []byte) bool { return valuesFile(name) }) // init reads no values
 	if err := syncFiles(dir, files); err != nil {
 		return nil, err
 	}

@@ -104,7 +104,7 @@ func TestCloudKindsRenderGolden(t *testing.T) {
 			if err != nil {
 				t.Fatalf("render: %v", err)
 			}
-			for _, name := range []string{render.RootFile, render.VarsFile} {
+			for _, name := range []string{render.RootFile, render.VarsFile, render.ProvidersFile} {
 				compareGolden(t, filepath.Join("testdata", "render", tc.name, name), ws.Files[name])
 			}
 			for file, content := range ws.Files {

@@ -19,8 +19,15 @@ import (
 const (
 	// RootFile is the generated root module.
 	RootFile = "main.tf.json"
-	// VarsFile holds every input value.
+	// VarsFile holds every input value but the providers' settings.
 	VarsFile = "terraform.tfvars.json"
+	// ProvidersFile holds the providers' settings, which the root module reads with
+	// jsondecode(file(...)): unlike a variable, which terraform's validation of a plan
+	// sees as unknown, a value read from a file is known there too, so both of the
+	// provider's checks of its configuration in one command get the same question and a
+	// warm provider answers the second from its cache (the aws provider takes seconds
+	// for each).
+	ProvidersFile = "terraplane-providers.json"
 	// ModuleDir is where the called module is copied.
 	ModuleDir = "module"
 	// ModuleName is the name the root module calls the module by.
@@ -111,7 +118,11 @@ func Render(in Input) (*Workspace, error) {
 	variables := variableBlocks(in)
 	root := map[string]any{"module": map[string]any{ModuleName: moduleCall(in)}}
 	setBlocks(root, "terraform", terraformBlock(in))
-	setBlocks(root, "provider", providerBlocks(in.Providers, vars))
+	settings := map[string]any{}
+	setBlocks(root, "provider", providerBlocks(in.Providers, settings))
+	if len(settings) > 0 {
+		root["locals"] = map[string]any{providersLocal: `${jsondecode(file("${path.module}/` + ProvidersFile + `"))}`}
+	}
 	setBlocks(root, "output", outputBlocks(in.Module))
 	if len(in.Imports) > 0 {
 		blocks, ids, err := importBlocks(in.Imports)
@@ -130,6 +141,11 @@ func Render(in Input) (*Workspace, error) {
 	}
 	if ws.Files[VarsFile], err = encode(vars); err != nil {
 		return nil, err
+	}
+	if len(settings) > 0 {
+		if ws.Files[ProvidersFile], err = encode(settings); err != nil {
+			return nil, err
+		}
 	}
 	for name, content := range in.Module.Files {
 		ws.Files[ModuleDir+"/"+name] = content
@@ -243,11 +259,6 @@ func variableBlocks(in Input) map[string]any {
 	for _, name := range in.SecretVariables {
 		blocks[name] = map[string]any{"sensitive": true}
 	}
-	for _, p := range in.Providers {
-		if len(p.Config) > 0 {
-			blocks[providerVar(p)] = map[string]any{"sensitive": false}
-		}
-	}
 	return blocks
 }
 
@@ -276,16 +287,19 @@ func moduleCall(in Input) map[string]any {
 	return call
 }
 
-// providerBlocks writes one block per provider whose attributes reference the
-// provider's variable, and puts the values themselves into vars.
-func providerBlocks(providers []Provider, vars map[string]any) map[string]any {
+// providersLocal is the local value that holds ProvidersFile's content.
+const providersLocal = "terraplane_providers"
+
+// providerBlocks writes one block per provider whose attributes reference the provider's
+// settings in ProvidersFile, and puts the settings themselves into settings.
+func providerBlocks(providers []Provider, settings map[string]any) map[string]any {
 	blocks := map[string][]any{}
 	for _, p := range providers {
 		block := map[string]any{}
 		if len(p.Config) > 0 {
 			name := providerVar(p)
-			vars[name] = p.Config
-			block = references("var."+name, p.Config).(map[string]any)
+			settings[name] = p.Config
+			block = references("local."+providersLocal+"."+name, p.Config).(map[string]any)
 		}
 		if p.Alias != "" {
 			block["alias"] = p.Alias

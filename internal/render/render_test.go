@@ -55,7 +55,7 @@ func TestRenderGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{RootFile, VarsFile} {
+	for _, name := range []string{RootFile, VarsFile, ProvidersFile} {
 		golden := filepath.Join("testdata", name+".golden")
 		if *update {
 			if err := os.WriteFile(golden, ws.Files[name], 0o644); err != nil {
@@ -70,8 +70,8 @@ func TestRenderGolden(t *testing.T) {
 			t.Errorf("%s mismatch (-want +got):\n%s", name, diff)
 		}
 	}
-	if strings.Contains(string(ws.Files[RootFile]), "passwd") {
-		t.Error("an input value was pasted into configuration")
+	if strings.Contains(string(ws.Files[RootFile]), "passwd") || strings.Contains(string(ws.Files[RootFile]), "127.0.0.1") {
+		t.Error("an input value or a provider setting was pasted into configuration")
 	}
 	if _, ok := ws.Files[ModuleDir+"/main.tf"]; !ok {
 		t.Error("module files not copied under module/")

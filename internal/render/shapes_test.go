@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	hcljson "github.com/hashicorp/hcl/v2/json"
 	"github.com/zclconf/go-cty/cty"
+	"github.com/zclconf/go-cty/cty/function"
 
 	"terraplane.io/terraplane/internal/module"
 )
@@ -23,7 +24,16 @@ var rootSchema = &hcl.BodySchema{Blocks: []hcl.BlockHeaderSchema{
 	{Type: "module", LabelNames: []string{"name"}},
 	{Type: "output", LabelNames: []string{"name"}},
 	{Type: "import"},
+	{Type: "locals"},
 }}
+
+// anyValue is a function of one argument that returns an unknown value: the stand-in for
+// file and jsondecode, which read the workspace's files.
+var anyValue = function.New(&function.Spec{
+	Params: []function.Parameter{{Name: "arg", Type: cty.DynamicPseudoType}},
+	Type:   function.StaticReturnType(cty.DynamicPseudoType),
+	Impl:   func([]cty.Value, cty.Type) (cty.Value, error) { return cty.DynamicVal, nil },
+})
 
 // checkRoot parses a rendered root module as Terraform does (JSON syntax, root block
 // schema) and evaluates every attribute, so that a block-type key without blocks, a
@@ -37,7 +47,11 @@ func checkRoot(root []byte) (map[string]int, hcl.Diagnostics) {
 	if diags.HasErrors() {
 		return nil, diags
 	}
-	ctx := &hcl.EvalContext{Variables: map[string]cty.Value{"var": cty.DynamicVal, "module": cty.DynamicVal}}
+	ctx := &hcl.EvalContext{
+		Variables: map[string]cty.Value{"var": cty.DynamicVal, "module": cty.DynamicVal, "local": cty.DynamicVal,
+			"path": cty.ObjectVal(map[string]cty.Value{"module": cty.StringVal(".")})},
+		Functions: map[string]function.Function{"file": anyValue, "jsondecode": anyValue},
+	}
 	counts := map[string]int{}
 	for _, b := range content.Blocks {
 		counts[b.Type]++
@@ -172,7 +186,7 @@ func TestRenderProviderSettings(t *testing.T) {
 		t.Fatal(err)
 	}
 	root := string(ws.Files[RootFile])
-	for _, want := range []string{`"${var.terraplane_provider_aws.default_tags[0].tags[\"kubernetes.io/name\"]}"`, `"$${x}": "${var.terraplane_provider_aws.default_tags[0].tags[\"$${x}\"]}"`} {
+	for _, want := range []string{`"${local.terraplane_providers.terraplane_provider_aws.default_tags[0].tags[\"kubernetes.io/name\"]}"`, `"$${x}": "${local.terraplane_providers.terraplane_provider_aws.default_tags[0].tags[\"$${x}\"]}"`} {
 		if !strings.Contains(root, want) {
 			t.Errorf("root module lacks %s:\n%s", want, root)
 		}

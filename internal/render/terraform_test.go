@@ -25,7 +25,6 @@ func TestRenderValidatesWithTerraform(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v (`make tools` checks for terraform)", err)
 	}
-	env := terraformEnv(t)
 	cases := map[string]Input{}
 	for name, c := range shapeCases {
 		cases[name] = Input{Module: mustModule(t, c.module), Values: c.values}
@@ -63,26 +62,7 @@ resource "random_string" "s" {
 			if err != nil {
 				t.Fatal(err)
 			}
-			dir := t.TempDir()
-			for file, content := range ws.Files {
-				path := filepath.Join(dir, filepath.FromSlash(file))
-				if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(path, content, 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			tf, err := tfexec.NewTerraform(dir, tfPath)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := tf.SetEnv(env); err != nil {
-				t.Fatal(err)
-			}
-			if err := tf.Init(ctx, tfexec.Backend(false)); err != nil {
-				t.Fatalf("terraform init: %v\n%s", err, ws.Files[RootFile])
-			}
+			tf := initWorkspace(ctx, t, tfPath, ws)
 			out, err := tf.Validate(ctx)
 			if err != nil {
 				t.Fatal(err)
@@ -96,6 +76,65 @@ resource "random_string" "s" {
 			}
 		})
 	}
+}
+
+// TestProviderSettingsKnownToValidation: terraform's validation, the first of the two walks
+// of every plan, sees the provider settings as the known values they are, so that both
+// ask the provider the same question (a variable would be unknown there): a setting of the
+// wrong type fails terraform validate, naming it.
+func TestProviderSettingsKnownToValidation(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs terraform")
+	}
+	ctx := context.Background()
+	tfPath, err := engine.FindTerraform("")
+	if err != nil {
+		t.Fatalf("%v (`make tools` checks for terraform)", err)
+	}
+	ws, err := Render(Input{
+		Module: mustModule(t, `resource "aws_s3_bucket" "this" { bucket = "b" }`),
+		Providers: []Provider{{Name: "aws", Source: "hashicorp/aws", Version: "5.100.0", Config: map[string]any{
+			"region": "eu-west-1", "max_retries": "many",
+		}}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tf := initWorkspace(ctx, t, tfPath, ws)
+	out, err := tf.Validate(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Valid || len(out.Diagnostics) == 0 || !strings.Contains(out.Diagnostics[0].Detail, `"max_retries": a number is required`) {
+		t.Fatalf("terraform validate: got %+v, want max_retries refused", out)
+	}
+}
+
+// initWorkspace writes ws into a directory of its own and runs terraform init there,
+// without the backend.
+func initWorkspace(ctx context.Context, t *testing.T, tfPath string, ws *Workspace) *tfexec.Terraform {
+	t.Helper()
+	dir := t.TempDir()
+	for file, content := range ws.Files {
+		path := filepath.Join(dir, filepath.FromSlash(file))
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, content, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tf, err := tfexec.NewTerraform(dir, tfPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tf.SetEnv(terraformEnv(t)); err != nil {
+		t.Fatal(err)
+	}
+	if err := tf.Init(ctx, tfexec.Backend(false)); err != nil {
+		t.Fatalf("terraform init: %v\n%s", err, ws.Files[RootFile])
+	}
+	return tf
 }
 
 // terraformEnv points terraform at the tool cache's provider mirror.

@@ -49,7 +49,8 @@ type ProviderConfigSpec struct {
 	// +kubebuilder:validation:Pattern=`^[a-z][a-z0-9_]*$`
 	Alias string `json:"alias,omitempty"`
 	// Config holds the provider block's attributes (nested blocks as objects or lists of
-	// objects). Values reach Terraform only through terraform.tfvars.json.
+	// objects). Values reach Terraform only as data, in the workspace's
+	// terraplane-providers.json, never as configuration text.
 	// +optional
 	// +kubebuilder:pruning:PreserveUnknownFields
 	// +kubebuilder:validation:Type=object
