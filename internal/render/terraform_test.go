@@ -17,14 +17,7 @@ import (
 // provider settings with odd nested keys through the real `terraform init` and
 // `terraform validate`.
 func TestRenderValidatesWithTerraform(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs terraform")
-	}
-	ctx := context.Background()
-	tfPath, err := engine.FindTerraform("")
-	if err != nil {
-		t.Fatalf("%v (`make tools` checks for terraform)", err)
-	}
+	ctx, tfPath := context.Background(), terraformPath(t)
 	cases := map[string]Input{}
 	for name, c := range shapeCases {
 		cases[name] = Input{Module: mustModule(t, c.module), Values: c.values}
@@ -83,14 +76,7 @@ resource "random_string" "s" {
 // ask the provider the same question (a variable would be unknown there): a setting of the
 // wrong type fails terraform validate, naming it.
 func TestProviderSettingsKnownToValidation(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs terraform")
-	}
-	ctx := context.Background()
-	tfPath, err := engine.FindTerraform("")
-	if err != nil {
-		t.Fatalf("%v (`make tools` checks for terraform)", err)
-	}
+	ctx, tfPath := context.Background(), terraformPath(t)
 	ws, err := Render(Input{
 		Module: mustModule(t, `resource "aws_s3_bucket" "this" { bucket = "b" }`),
 		Providers: []Provider{{Name: "aws", Source: "hashicorp/aws", Version: "5.100.0", Config: map[string]any{
@@ -108,6 +94,19 @@ func TestProviderSettingsKnownToValidation(t *testing.T) {
 	if out.Valid || len(out.Diagnostics) == 0 || !strings.Contains(out.Diagnostics[0].Detail, `"max_retries": a number is required`) {
 		t.Fatalf("terraform validate: got %+v, want max_retries refused", out)
 	}
+}
+
+// terraformPath is the terraform the tests run; it skips a test with -short.
+func terraformPath(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("runs terraform")
+	}
+	path, err := engine.FindTerraform("")
+	if err != nil {
+		t.Fatalf("%v (`make tools` checks for terraform)", err)
+	}
+	return path
 }
 
 // initWorkspace writes ws into a directory of its own and runs terraform init there,
