@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/hashicorp/terraform-exec/tfexec"
+	tfjson "github.com/hashicorp/terraform-json"
 
 	"terraplane.io/terraplane/internal/engine"
 )
@@ -51,15 +52,7 @@ resource "random_string" "s" {
 	}
 	for name, in := range cases {
 		t.Run(name, func(t *testing.T) {
-			ws, err := Render(in)
-			if err != nil {
-				t.Fatal(err)
-			}
-			tf := initWorkspace(ctx, t, tfPath, ws)
-			out, err := tf.Validate(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
+			ws, out := validate(ctx, t, tfPath, in)
 			if !out.Valid {
 				var msgs []string
 				for _, d := range out.Diagnostics {
@@ -77,20 +70,12 @@ resource "random_string" "s" {
 // wrong type fails terraform validate, naming it.
 func TestProviderSettingsKnownToValidation(t *testing.T) {
 	ctx, tfPath := context.Background(), terraformPath(t)
-	ws, err := Render(Input{
+	_, out := validate(ctx, t, tfPath, Input{
 		Module: mustModule(t, `resource "aws_s3_bucket" "this" { bucket = "b" }`),
 		Providers: []Provider{{Name: "aws", Source: "hashicorp/aws", Version: "5.100.0", Config: map[string]any{
 			"region": "eu-west-1", "max_retries": "many",
 		}}},
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tf := initWorkspace(ctx, t, tfPath, ws)
-	out, err := tf.Validate(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
 	if out.Valid || len(out.Diagnostics) == 0 || !strings.Contains(out.Diagnostics[0].Detail, `"max_retries": a number is required`) {
 		t.Fatalf("terraform validate: got %+v, want max_retries refused", out)
 	}
@@ -109,10 +94,14 @@ func terraformPath(t *testing.T) string {
 	return path
 }
 
-// initWorkspace writes ws into a directory of its own and runs terraform init there,
-// without the backend.
-func initWorkspace(ctx context.Context, t *testing.T, tfPath string, ws *Workspace) *tfexec.Terraform {
+// validate renders in into a directory of its own and runs terraform init there, without
+// the backend, then terraform validate.
+func validate(ctx context.Context, t *testing.T, tfPath string, in Input) (*Workspace, *tfjson.ValidateOutput) {
 	t.Helper()
+	ws, err := Render(in)
+	if err != nil {
+		t.Fatal(err)
+	}
 	dir := t.TempDir()
 	for file, content := range ws.Files {
 		path := filepath.Join(dir, filepath.FromSlash(file))
@@ -133,7 +122,11 @@ func initWorkspace(ctx context.Context, t *testing.T, tfPath string, ws *Workspa
 	if err := tf.Init(ctx, tfexec.Backend(false)); err != nil {
 		t.Fatalf("terraform init: %v\n%s", err, ws.Files[RootFile])
 	}
-	return tf
+	out, err := tf.Validate(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ws, out
 }
 
 // terraformEnv points terraform at the tool cache's provider mirror.
