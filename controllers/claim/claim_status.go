@@ -152,11 +152,13 @@ func (r *Reconciler) mirrorResource(claim resource.Claim, mg resource.Managed, a
 }
 
 // lastApplied is the claim generation its resource last applied: what Ready speaks for.
-// status.observedGeneration is not it, since a stalled claim (say, one awaiting approval)
-// has observed its latest generation without applying it.
+// status.observedGeneration alone is not it, since a stalled claim (say, one awaiting
+// approval) has observed its latest generation without applying it; Ready's own alone is
+// not it either, since a claim waiting for its resource says so about its current
+// generation. Neither is ever below the generation last applied, so it is the lower.
 func lastApplied(st *common.ClaimStatus) int64 {
 	if ready := meta.FindStatusCondition(st.Conditions, common.TypeReady); ready != nil {
-		return ready.ObservedGeneration
+		return min(ready.ObservedGeneration, st.ObservedGeneration)
 	}
 	return st.ObservedGeneration
 }

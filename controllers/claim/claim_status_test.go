@@ -69,6 +69,7 @@ func TestAppliedBy(t *testing.T) {
 // applied, however often it is reconciled, so kubectl wait keeps waiting.
 func TestReadyWaitsForTheApplyWhileStalled(t *testing.T) {
 	claim := &databasev1.PostgreSQLInstance{ObjectMeta: metav1.ObjectMeta{Generation: 4}}
+	claim.Status.ObservedGeneration = 3
 	claim.Status.Conditions = []metav1.Condition{{Type: common.TypeReady, Status: metav1.ConditionTrue, ObservedGeneration: 3}}
 	m := &terraformv1.Module{ObjectMeta: metav1.ObjectMeta{Generation: 5}}
 	m.Status.Conditions = []metav1.Condition{
@@ -87,6 +88,32 @@ func TestReadyWaitsForTheApplyWhileStalled(t *testing.T) {
 			t.Fatalf("round %d: status.observedGeneration %d, want 4 (observed, stalled)", round, claim.Status.ObservedGeneration)
 		}
 		meta.RemoveStatusCondition(&claim.Status.Conditions, common.TypeSynced)
+	}
+}
+
+// TestReadyWaitsForTheFirstApply: a claim that waited for its resource (Ready=False about
+// its current generation) and whose resource is Ready but has not applied its latest
+// generation yet mirrors Ready about no generation it applied, so kubectl wait keeps
+// waiting; once the resource applies it, Ready and status.observedGeneration catch up.
+func TestReadyWaitsForTheFirstApply(t *testing.T) {
+	claim := &databasev1.PostgreSQLInstance{ObjectMeta: metav1.ObjectMeta{Generation: 2}}
+	claim.Status.Conditions = []metav1.Condition{{Type: common.TypeReady, Status: metav1.ConditionFalse, ObservedGeneration: 2, Reason: ReasonWaiting}}
+	m := &terraformv1.Module{ObjectMeta: metav1.ObjectMeta{Generation: 2}}
+	m.Status.Conditions = []metav1.Condition{
+		{Type: common.TypeReady, Status: metav1.ConditionTrue, ObservedGeneration: 1},
+		{Type: common.TypeSynced, Status: metav1.ConditionTrue, ObservedGeneration: 1},
+	}
+	r := &Reconciler{}
+	r.mirrorResource(claim, m, appliedBy(m))
+	resource.SetProgress(&claim.Status.Conditions, &claim.Status.ObservedGeneration, claim.Generation, appliedBy(m))
+	if got := meta.FindStatusCondition(claim.Status.Conditions, common.TypeReady).ObservedGeneration; got >= claim.Generation {
+		t.Fatalf("Ready speaks for generation %d before the resource applied the claim's generation %d", got, claim.Generation)
+	}
+	m.Status.Conditions[1].ObservedGeneration = 2
+	r.mirrorResource(claim, m, appliedBy(m))
+	resource.SetProgress(&claim.Status.Conditions, &claim.Status.ObservedGeneration, claim.Generation, appliedBy(m))
+	if got := meta.FindStatusCondition(claim.Status.Conditions, common.TypeReady).ObservedGeneration; got != 2 || claim.Status.ObservedGeneration != 2 {
+		t.Fatalf("applied: Ready speaks for generation %d, status.observedGeneration %d; want 2 and 2", got, claim.Status.ObservedGeneration)
 	}
 }
 
