@@ -95,8 +95,9 @@ func installedProviders(dir string) ([]plugins.Provider, error) {
 
 // providerConfig is what of ws configures its providers, resolved: the root module's
 // provider blocks with the values they read (the provider settings file, and any variable
-// of the tfvars they name), every module file, and the values read from Secrets. Other input values and the backend,
-// which differ between workspaces of one class, are left out, unless a module file holds
+// of the tfvars they name), every module file, and the values read from Secrets. Other
+// input values and the backend, which differ between workspaces of one class, are left
+// out, unless a module file holds
 // a provider block of its own: any input may then configure a provider, and every value
 // is part of the key. (The environment, credentials included, is part of the key too.)
 // A provider keeps one configuration per process, so two runs whose providers are

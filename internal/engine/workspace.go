@@ -251,8 +251,7 @@ func (e *Engine) env(ws Workspace) map[string]string {
 
 // moduleChecksum covers everything init depends on but the backend settings of one
 // workspace: all files but the input values and provider settings, the lock, and the CLI
-// config. Workspaces with equal
-// checksums can share one init.
+// config. Workspaces with equal checksums can share one init.
 func (e *Engine) moduleChecksum(ws Workspace) string {
 	h := sha256.New()
 	names := make([]string, 0, len(ws.Files))
