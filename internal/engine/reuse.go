@@ -97,9 +97,8 @@ func installedProviders(dir string) ([]plugins.Provider, error) {
 // provider blocks with the values they read (the provider settings file, and any variable
 // of the tfvars they name), every module file, and the values read from Secrets. Other
 // input values and the backend, which differ between workspaces of one class, are left
-// out, unless a module file holds
-// a provider block of its own: any input may then configure a provider, and every value
-// is part of the key. (The environment, credentials included, is part of the key too.)
+// out, unless a module file holds a provider block of its own: any input may then
+// configure a provider, and every value is part of the key. (The environment, credentials included, is part of the key too.)
 // A provider keeps one configuration per process, so two runs whose providers are
 // configured differently must never share one.
 func providerConfig(ws Workspace) []byte {
