@@ -297,7 +297,7 @@ func providerBlocks(providers []Provider, settings map[string]any) map[string]an
 	for _, p := range providers {
 		block := map[string]any{}
 		if len(p.Config) > 0 {
-			name := providerVar(p)
+			name := settingsKey(p)
 			settings[name] = p.Config
 			block = references("local."+providersLocal+"."+name, p.Config).(map[string]any)
 		}
@@ -313,7 +313,8 @@ func providerBlocks(providers []Provider, settings map[string]any) map[string]an
 	return out
 }
 
-func providerVar(p Provider) string {
+// settingsKey is the key of p's settings in ProvidersFile.
+func settingsKey(p Provider) string {
 	if p.Alias != "" {
 		return "terraplane_provider_" + p.Name + "_" + p.Alias
 	}
