@@ -21,8 +21,13 @@ import (
 // prepareWithProviders is prepare for the verbs that run providers (plan, apply,
 // destroy, show): it also lends the workspace warm provider processes, if the pool has
 // any to lend (provider reuse on), for as long as the slot is held.
+//
+// A workspace that must init first has its providers started meanwhile (startEarly).
 func (e *Engine) prepareWithProviders(ctx context.Context, ws Workspace) (*tfexec.Terraform, func(), error) {
-	tf, done, err := e.prepare(ctx, ws)
+	var early *earlyStart
+	tf, done, err := e.prepareWith(ctx, ws, func() { early = e.startEarly(ctx, ws) })
+	types := e.namedTypes(ws)
+	defer func() { early.end(types) }()
 	if err != nil {
 		return tf, done, err
 	}
@@ -34,7 +39,7 @@ func (e *Engine) prepareWithProviders(ctx context.Context, ws Workspace) (*tfexe
 	if len(providers) == 0 {
 		return tf, done, nil
 	}
-	lease, err := e.plugins.Acquire(ctx, providers, e.env(ws), providerConfig(ws), e.namedTypes(ws))
+	lease, err := e.plugins.Acquire(ctx, providers, e.env(ws), providerConfig(ws), types)
 	if err != nil {
 		done()
 		return nil, nil, fmt.Errorf("provider processes: %w", err)

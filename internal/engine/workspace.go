@@ -109,6 +109,12 @@ func (e *Engine) Remove(id string) error {
 // back, as a pipeline step runs `terraform init && terraform apply`, and a workspace half
 // way through does not queue again behind every other workspace's init.
 func (e *Engine) prepare(ctx context.Context, ws Workspace) (tf *tfexec.Terraform, done func(), err error) {
+	return e.prepareWith(ctx, ws, nil)
+}
+
+// prepareWith is prepare, calling beforeInit (when not nil) once ws's files are written
+// and before its init.
+func (e *Engine) prepareWith(ctx context.Context, ws Workspace, beforeInit func()) (tf *tfexec.Terraform, done func(), err error) {
 	if ws.ID == "" || strings.ContainsAny(ws.ID, `/\`) {
 		return nil, nil, fmt.Errorf("invalid workspace id %q", ws.ID)
 	}
@@ -119,6 +125,9 @@ func (e *Engine) prepare(ctx context.Context, ws Workspace) (tf *tfexec.Terrafor
 		return nil, nil, err
 	}
 	if tf, err = e.handle(ws); err == nil {
+		if beforeInit != nil {
+			beforeInit()
+		}
 		err = e.ensureInit(ctx, ws, tf)
 	}
 	if err == nil {

@@ -1,6 +1,7 @@
 package plugins
 
 import (
+	"context"
 	"errors"
 	"io"
 	"net"
@@ -118,11 +119,7 @@ func (p *proxy) answerPure(in grpc.ServerStream, method string) error {
 	if err := in.RecvMsg(&req); err != nil {
 		return err
 	}
-	resp, err := p.pure.answer(in.Context(), method, req, func() ([]byte, error) {
-		var resp []byte
-		err := p.conn.Invoke(in.Context(), method, &req, &resp, grpc.ForceCodec(rawCodec{}))
-		return resp, err
-	})
+	resp, err := p.pure.answer(in.Context(), method, req, func() ([]byte, error) { return p.invoke(in.Context(), method, req) })
 	if err != nil {
 		if _, ok := status.FromError(err); !ok { // not the provider's: a schema it cannot trim
 			err = status.Error(codes.Internal, err.Error())
@@ -130,6 +127,25 @@ func (p *proxy) answerPure(in grpc.ServerStream, method string) error {
 		return err
 	}
 	return in.SendMsg(&resp)
+}
+
+// invoke asks the provider a unary call, req and its answer as they go on the wire.
+func (p *proxy) invoke(ctx context.Context, method string, req []byte) ([]byte, error) {
+	var resp []byte
+	err := p.conn.Invoke(ctx, method, &req, &resp, grpc.ForceCodec(rawCodec{}))
+	return resp, err
+}
+
+// prefetchSchema asks the provider for its schema as soon as it serves: every run asks
+// for it first, and for a large provider the answer takes about as long as an init, so
+// a process started while its run's init runs has it ready. A run that asks meanwhile
+// waits for this answer rather than ask again.
+func (p *proxy) prefetchSchema(protocol int) {
+	method := schemaMethod(protocol)
+	ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
+	defer cancel()
+	req := []byte{} // GetSchema and GetProviderSchema requests have no fields
+	_, _ = p.pure.answer(ctx, method, req, func() ([]byte, error) { return p.invoke(ctx, method, req) })
 }
 
 // relay streams one call between terraform (in) and the provider (out) until the

@@ -21,6 +21,13 @@ import (
 // stopping; dial connects a run to the proxy.
 func proxyTo(t *testing.T, handler grpc.StreamHandler, stopping func() bool) (dial func() *grpc.ClientConn) {
 	t.Helper()
+	_, dial = newTestProxy(t, handler, stopping)
+	return dial
+}
+
+// newTestProxy is proxyTo, returning the proxy too.
+func newTestProxy(t *testing.T, handler grpc.StreamHandler, stopping func() bool) (*proxy, func() *grpc.ClientConn) {
+	t.Helper()
 	dir := t.TempDir()
 	backend, err := net.Listen("unix", filepath.Join(dir, "provider.sock"))
 	if err != nil {
@@ -34,7 +41,7 @@ func proxyTo(t *testing.T, handler grpc.StreamHandler, stopping func() bool) (di
 		t.Fatal(err)
 	}
 	t.Cleanup(p.close)
-	return func() *grpc.ClientConn {
+	return p, func() *grpc.ClientConn {
 		c, err := grpc.NewClient("unix://"+filepath.Join(dir, "proxy.sock"), grpc.WithTransportCredentials(insecure.NewCredentials()))
 		if err != nil {
 			t.Fatal(err)
@@ -216,5 +223,44 @@ func TestConcurrentRunsAskOnce(t *testing.T) {
 	}
 	if got := asked.Load(); got != 1 {
 		t.Errorf("the provider was asked %d times, want once", got)
+	}
+}
+
+// TestSchemaAskedOnStart: a started process is asked for its schema at once, in the
+// method of its protocol; a run that asks while the answer is on its way waits for it,
+// and the provider is asked once.
+func TestSchemaAskedOnStart(t *testing.T) {
+	for _, tc := range []struct {
+		protocol int
+		method   string
+	}{{5, "/tfplugin5.Provider/GetSchema"}, {6, "/tfplugin6.Provider/GetProviderSchema"}} {
+		t.Run(tc.method, func(t *testing.T) {
+			var asked atomic.Int32
+			answering := make(chan struct{}, 1)
+			p, dial := newTestProxy(t, func(_ any, s grpc.ServerStream) error {
+				method, _ := grpc.MethodFromServerStream(s)
+				var req []byte
+				if err := s.RecvMsg(&req); err != nil {
+					return err
+				}
+				if method != tc.method || len(req) != 0 {
+					return status.Errorf(codes.Unimplemented, "asked %s with %q", method, req)
+				}
+				asked.Add(1)
+				answering <- struct{}{}
+				time.Sleep(300 * time.Millisecond) // a large provider takes a second or more
+				resp := field1("schema")
+				return s.SendMsg(&resp)
+			}, nil)
+			go p.prefetchSchema(tc.protocol)
+			<-answering
+			got, err := invoke(context.Background(), dial(), tc.method, "")
+			if err != nil || got != string(field1("schema")) {
+				t.Fatalf("the run was answered %q, %v", got, err)
+			}
+			if n := asked.Load(); n != 1 {
+				t.Fatalf("the provider was asked for its schema %d times, want once", n)
+			}
+		})
 	}
 }

@@ -12,6 +12,14 @@ var schemaMethods = map[string]bool{
 	"/tfplugin6.Provider/GetProviderSchema": true,
 }
 
+// schemaMethod is the call that asks a provider speaking protocol (5 or 6) for its schema.
+func schemaMethod(protocol int) string {
+	if protocol == 6 {
+		return "/tfplugin6.Provider/GetProviderSchema"
+	}
+	return "/tfplugin5.Provider/GetSchema"
+}
+
 // typeMaps are the fields of a schema answer (the same numbers in protocols 5 and 6)
 // that map type names to schemas: resources, data sources and ephemeral resources.
 var typeMaps = map[protowire.Number]bool{2: true, 3: true, 8: true}

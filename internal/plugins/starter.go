@@ -101,6 +101,7 @@ func (s execStarter) Start(l Launch) (Handle, error) {
 		p.Kill()
 		return nil, fmt.Errorf("proxy for provider %s: %w", l.Provider.Address, err)
 	}
+	go p.proxy.prefetchSchema(protocol)
 	return p, nil
 }
 
