@@ -36,6 +36,8 @@ var _ encoding.Codec = rawCodec{}
 // process: pure calls are answered by pure, the others relayed.
 type proxy struct {
 	pure *pureCalls
+	// configured is what the provider was last configured with.
+	configured *configuration
 	// stopping is asked whether a run's stop request goes on to the provider.
 	stopping func() bool
 
@@ -64,7 +66,7 @@ func newProxy(socket, network, target string, pure *pureCalls, stopping func() b
 	if stopping == nil {
 		stopping = func() bool { return true }
 	}
-	p := &proxy{pure: pure, stopping: stopping, conn: conn, lis: lis}
+	p := &proxy{pure: pure, configured: newConfiguration(), stopping: stopping, conn: conn, lis: lis}
 	p.server = grpc.NewServer(grpc.UnknownServiceHandler(p.forward), grpc.ForceServerCodec(rawCodec{}), grpc.StatsHandler(&connTagger{}),
 		grpc.MaxRecvMsgSize(1<<30), grpc.MaxSendMsgSize(1<<30))
 	go func() { _ = p.server.Serve(lis) }()
@@ -78,7 +80,8 @@ func (p *proxy) close() {
 }
 
 // forward serves one call from terraform: a shutdown, or a stop request the pool holds
-// back, is answered here; a pure call from the cache; any other is relayed.
+// back, is answered here; a pure call from the cache; a repeated configure from the
+// process's last; any other is relayed.
 func (p *proxy) forward(_ any, in grpc.ServerStream) error {
 	method, ok := grpc.MethodFromServerStream(in)
 	if !ok {
@@ -94,6 +97,8 @@ func (p *proxy) forward(_ any, in grpc.ServerStream) error {
 		return swallow(in)
 	case isPure(method):
 		return p.answerPure(in, method)
+	case configureMethods[method]:
+		return p.answerConfigure(in, method)
 	}
 	ctx, done := p.calls.start(in.Context())
 	defer done()
@@ -124,6 +129,22 @@ func (p *proxy) answerPure(in grpc.ServerStream, method string) error {
 		if _, ok := status.FromError(err); !ok { // not the provider's: a schema it cannot trim
 			err = status.Error(codes.Internal, err.Error())
 		}
+		return err
+	}
+	return in.SendMsg(&resp)
+}
+
+// answerConfigure answers a configure call: a repeat of the process's last
+// configuration from its answer, any other by the provider.
+func (p *proxy) answerConfigure(in grpc.ServerStream, method string) error {
+	var req []byte
+	if err := in.RecvMsg(&req); err != nil {
+		return err
+	}
+	ctx, done := p.calls.start(in.Context())
+	defer done()
+	resp, err := p.configured.answer(ctx, req, func() ([]byte, error) { return p.invoke(ctx, method, req) })
+	if err != nil {
 		return err
 	}
 	return in.SendMsg(&resp)

@@ -264,3 +264,51 @@ func TestSchemaAskedOnStart(t *testing.T) {
 		})
 	}
 }
+
+// TestConfigureOncePerConfiguration: runs that configure a process alike, one after
+// the other or at once, configure the provider once; a different configuration goes
+// to the provider, and so does the earlier one after it; an answer with diagnostics is
+// never repeated to the next run.
+func TestConfigureOncePerConfiguration(t *testing.T) {
+	const configure = "/tfplugin5.Provider/Configure"
+	var mu sync.Mutex
+	var got []string // the configurations the provider was given
+	dial := proxyTo(t, func(_ any, s grpc.ServerStream) error {
+		var req []byte
+		if err := s.RecvMsg(&req); err != nil {
+			return err
+		}
+		mu.Lock()
+		got = append(got, string(req))
+		mu.Unlock()
+		time.Sleep(50 * time.Millisecond)
+		resp := []byte{}
+		if string(req) == "bad" {
+			resp = field1("diagnostic")
+		}
+		return s.SendMsg(&resp)
+	}, nil)
+	ctx := context.Background()
+	step := func(configs ...string) {
+		t.Helper()
+		var wg sync.WaitGroup
+		for _, cfg := range configs {
+			c := dial() // a run each
+			wg.Go(func() {
+				if _, err := invoke(ctx, c, configure, cfg); err != nil {
+					t.Error(err)
+				}
+			})
+		}
+		wg.Wait()
+	}
+	step("a")      // a plan
+	step("a", "a") // an apply's two, and another run's at once
+	step("b")      // another configuration
+	step("a")      // back to the first
+	step("bad", "bad")
+	want := []string{"a", "b", "a", "bad", "bad"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("configurations the provider was given (-want +got):\n%s", diff)
+	}
+}
