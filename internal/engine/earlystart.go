@@ -64,17 +64,6 @@ func (e *Engine) initCurrent(ws Workspace) bool {
 	return err == nil
 }
 
-// pluginMirror is the filesystem mirror init installs from, if it exists.
-func (e *Engine) pluginMirror() string {
-	if e.opts.PluginMirror == "" {
-		return ""
-	}
-	if fi, err := os.Stat(e.opts.PluginMirror); err != nil || !fi.IsDir() {
-		return ""
-	}
-	return e.opts.PluginMirror
-}
-
 // exactVersion matches a version constraint that allows one version only.
 var exactVersion = regexp.MustCompile(`^\s*=?\s*v?(\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?)\s*$`)
 

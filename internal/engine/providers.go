@@ -27,12 +27,7 @@ type cliConfigData struct {
 var publicRegistries = []string{"registry.terraform.io", "registry.opentofu.org"}
 
 func (e *Engine) cliConfigData() (cliConfigData, error) {
-	d := cliConfigData{Direct: e.opts.AllowDirect}
-	if e.opts.PluginMirror != "" {
-		if fi, err := os.Stat(e.opts.PluginMirror); err == nil && fi.IsDir() {
-			d.Mirror = e.opts.PluginMirror
-		}
-	}
+	d := cliConfigData{Direct: e.opts.AllowDirect, Mirror: e.pluginMirror()}
 	if e.opts.NetworkMirror != "" {
 		u, err := url.Parse(e.opts.NetworkMirror)
 		if err != nil || u.Scheme != "https" || u.Host == "" {
@@ -64,4 +59,15 @@ func (e *Engine) cliConfigData() (cliConfigData, error) {
 		d.Mirror = e.opts.PluginMirror
 	}
 	return d, nil
+}
+
+// pluginMirror is the filesystem mirror init installs from, if it exists.
+func (e *Engine) pluginMirror() string {
+	if e.opts.PluginMirror == "" {
+		return ""
+	}
+	if fi, err := os.Stat(e.opts.PluginMirror); err != nil || !fi.IsDir() {
+		return ""
+	}
+	return e.opts.PluginMirror
 }
