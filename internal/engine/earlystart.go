@@ -2,8 +2,8 @@ package engine
 
 import (
 	"context"
-	"encoding/json"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
 	"runtime"
@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 
+	"terraplane.io/terraplane/internal/module"
 	"terraplane.io/terraplane/internal/plugins"
 )
 
@@ -68,98 +69,78 @@ func (e *Engine) initCurrent(ws Workspace) bool {
 var exactVersion = regexp.MustCompile(`^\s*=?\s*v?(\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?)\s*$`)
 
 // pinnedProviders are the providers ws's init will install, each with its binary in the
-// unpacked filesystem mirror: the versions of ws's dependency lock, else the root
-// module's exact version constraints. Nil when any provider is not pinned or not in the
-// mirror, or a module file may require providers of its own: then only init can tell.
+// unpacked filesystem mirror: those its modules require (declared or implied by their
+// resources), at the versions of ws's dependency lock, else of an exact version
+// constraint. Nil when one is not pinned or not in the mirror, or a module calls a
+// module init must fetch (whose requirements only init reads).
 func pinnedProviders(mirror string, ws Workspace) []plugins.Provider {
 	if mirror == "" {
 		return nil
 	}
-	versions := map[string]string{} // address → version
+	versions := map[string]string{} // source without a public registry host → version
 	if ws.Lock != nil {
 		locked, err := lockedVersions(ws.Lock)
 		if err != nil {
 			return nil
 		}
 		for _, p := range locked {
-			versions[p.Address] = p.Version
+			versions[shortProvider(p.Address)] = p.Version
 		}
 	}
-	var root struct {
-		Terraform struct {
-			RequiredProviders map[string]struct {
-				Source  string `json:"source"`
-				Version string `json:"version"`
-			} `json:"required_providers"`
-		} `json:"terraform"`
-	}
-	if err := json.Unmarshal(ws.Files[rootFile], &root); err != nil {
-		return nil
-	}
-	required := map[string]string{} // address → version
-	for name, rp := range root.Terraform.RequiredProviders {
-		address := providerAddress(name, rp.Source)
-		version, ok := versions[address]
-		if !ok {
-			m := exactVersion.FindStringSubmatch(rp.Version)
-			if m == nil {
+	required := map[string]bool{} // full source
+	for _, files := range modulesOf(ws.Files) {
+		calls, err := module.ModuleSources(files)
+		if err != nil {
+			return nil
+		}
+		for _, src := range calls {
+			if !strings.HasPrefix(src, "./") && !strings.HasPrefix(src, "../") {
 				return nil
 			}
-			version = m[1]
 		}
-		required[address] = version
-	}
-	if len(required) == 0 || moduleRequiresOthers(ws, required) {
-		return nil
+		reqs, err := module.RequiredProviders(files)
+		if err != nil {
+			return nil
+		}
+		for _, r := range reqs {
+			required[r.Source] = true
+			if m := exactVersion.FindStringSubmatch(r.Constraints); m != nil {
+				if _, locked := versions[shortProvider(r.Source)]; !locked {
+					versions[shortProvider(r.Source)] = m[1]
+				}
+			}
+		}
 	}
 	var out []plugins.Provider
-	for address, version := range required {
-		bin := mirroredBinary(mirror, address, version)
+	for source := range required {
+		version, ok := versions[shortProvider(source)]
+		if !ok {
+			return nil
+		}
+		bin := mirroredBinary(mirror, source, version)
 		if bin == "" {
 			return nil
 		}
-		out = append(out, plugins.Provider{Address: address, Binary: bin})
+		out = append(out, plugins.Provider{Address: source, Binary: bin})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Address < out[j].Address })
 	return out
 }
 
-// providerAddress is the full source address of a required provider: the public
-// registry's when source names no host, hashicorp's when there is no source.
-func providerAddress(name, source string) string {
-	if source == "" {
-		source = "hashicorp/" + name
-	}
-	parts := strings.Split(strings.ToLower(source), "/")
-	if len(parts) == 2 {
-		parts = append([]string{"registry.terraform.io"}, parts...)
-	}
-	return strings.Join(parts, "/")
-}
-
-// providerSource matches a source attribute in a module file, HCL or JSON (not the end
-// of another name, such as an IAM policy's Resource).
-var providerSource = regexp.MustCompile(`(?:^|[\s{,])"?source"?\s*[=:]\s*"([^"]+)"`)
-
-// moduleRequiresOthers reports whether a module file of ws names a provider source the
-// root module does not require, or calls a module init must fetch (whose requirements
-// only init reads).
-func moduleRequiresOthers(ws Workspace, required map[string]string) bool {
-	for name, content := range ws.Files {
-		if name == rootFile || !configFile(name) {
+// modulesOf groups a workspace's configuration files by the directory of their module.
+func modulesOf(files map[string][]byte) map[string]map[string][]byte {
+	out := map[string]map[string][]byte{}
+	for name, content := range files {
+		if !configFile(name) {
 			continue
 		}
-		for _, m := range providerSource.FindAllSubmatch(content, -1) {
-			src := string(m[1])
-			if strings.HasPrefix(src, "./") || strings.HasPrefix(src, "../") {
-				continue // a local module: its files are among ws's
-			}
-			if _, ok := required[providerAddress("", src)]; !ok {
-				return true
-			}
+		dir, base := path.Split(name)
+		if out[dir] == nil {
+			out[dir] = map[string][]byte{}
 		}
+		out[dir][base] = content
 	}
-	return false
+	return out
 }
 
 // mirroredBinary is the provider binary of address at version for this platform in the

@@ -40,8 +40,21 @@ func TestPinnedProviders(t *testing.T) {
 		return []byte(`{"terraform":{"required_providers":{"aws":{"source":"hashicorp/aws","version":"` + version + `"}}}}`)
 	}
 	lock := []byte("provider \"" + aws + "\" {\n  version = \"5.100.0\"\n  hashes = []\n}\n")
-	localModule := []byte(`terraform { required_providers { aws = { source = "hashicorp/aws" } } }` + "\n" +
-		`module "inner" { source = "./inner" }`)
+	lockBoth := append([]byte("provider \""+random+"\" {\n  version = \"3.9.0\"\n}\n"), lock...)
+	localModule := []byte(`
+terraform {
+  required_providers {
+    aws = { source = "hashicorp/aws" }
+  }
+}
+module "inner" { source = "./inner" }
+resource "aws_iam_user_policy" "this" {
+  name   = "p"
+  user   = "u"
+  policy = jsonencode({ Resource = "${aws_s3_bucket.this.arn}/*" })
+}
+`)
+	both := []plugins.Provider{{Address: aws, Binary: bins[aws]}, {Address: random, Binary: bins[random]}}
 	for _, tc := range []struct {
 		name   string
 		mirror string
@@ -57,19 +70,22 @@ func TestPinnedProviders(t *testing.T) {
 		{"a local module requiring the same provider", mirror,
 			Workspace{Files: map[string][]byte{rootFile: root("5.100.0"), "module/main.tf": localModule}},
 			[]plugins.Provider{{Address: aws, Binary: bins[aws]}}},
+		{"a provider a resource implies, pinned by the lock", mirror, Workspace{Files: map[string][]byte{rootFile: root("5.100.0"),
+			"module/main.tf": []byte(`resource "random_pet" "p" {}`)}, Lock: lockBoth}, both},
+		{"a provider a resource implies, not pinned", mirror, Workspace{Files: map[string][]byte{rootFile: root("5.100.0"),
+			"module/main.tf": []byte(`resource "random_pet" "p" {}`)}}, nil},
 		{"a range, no lock", mirror, Workspace{Files: map[string][]byte{rootFile: root(">= 5.0")}}, nil},
-		{"an attribute whose name ends in source", mirror, Workspace{Files: map[string][]byte{rootFile: root("5.100.0"),
-			"module/main.tf": []byte(`policy = jsonencode({ Resource = "${aws_s3_bucket.this.arn}/*" })`)}},
-			[]plugins.Provider{{Address: aws, Binary: bins[aws]}}},
 		{"a module in JSON", mirror, Workspace{Files: map[string][]byte{rootFile: root("5.100.0"),
 			"module/main.tf.json": []byte(`{"module":{"b":{"source":"git::https://example.com/m.git"}}}`)}}, nil},
 		{"a version the mirror lacks", mirror, Workspace{Files: map[string][]byte{rootFile: root("5.99.0")}}, nil},
 		{"no mirror", "", Workspace{Files: map[string][]byte{rootFile: root("5.100.0")}}, nil},
 		{"a module file requiring another provider", mirror, Workspace{Files: map[string][]byte{rootFile: root("5.100.0"),
-			"module/versions.tf": []byte(`terraform { required_providers { random = { source = "hashicorp/random" } } }`)}}, nil},
+			"module/versions.tf": []byte("terraform {\n  required_providers {\n    random = { source = \"hashicorp/random\" }\n  }\n}\n")}}, nil},
 		{"a module init must fetch", mirror, Workspace{Files: map[string][]byte{rootFile: root("5.100.0"),
 			"module/main.tf": []byte(`module "b" { source = "terraform-aws-modules/s3-bucket/aws" }`)}}, nil},
 		{"an unreadable lock", mirror, Workspace{Files: map[string][]byte{rootFile: root("5.100.0")}, Lock: []byte("provider {")}, nil},
+		{"an unreadable module", mirror, Workspace{Files: map[string][]byte{rootFile: root("5.100.0"),
+			"module/main.tf": []byte(`resource "x" {`)}}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := pinnedProviders(tc.mirror, tc.ws)

@@ -65,6 +65,20 @@ func RequiredProviders(files map[string][]byte) ([]ProviderRequirement, error) {
 	return out, nil
 }
 
+// ModuleSources lists the sources of the module calls in the module's top-level files.
+func ModuleSources(files map[string][]byte) ([]string, error) {
+	mod, err := inspectFiles(files)
+	if err != nil {
+		return nil, fmt.Errorf("read module calls: %w", err)
+	}
+	out := make([]string, 0, len(mod.ModuleCalls))
+	for _, call := range mod.ModuleCalls {
+		out = append(out, call.Source)
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
 // ProviderSources are where the controller's terraform installs providers from.
 type ProviderSources struct {
 	// Mirror is a filesystem mirror directory.
