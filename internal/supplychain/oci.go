@@ -35,8 +35,9 @@ func Tag(ref name.Digest, suffix string) (name.Tag, error) {
 }
 
 // SignManifest signs the manifest ref with s and appends the signature to its .sig
-// image, as `cosign sign --key` does (with no transparency log).
-func SignManifest(s signature.Signer, ref name.Digest, opts ...remote.Option) error {
+// image, as `cosign sign --key` does (with no transparency log); a signature of the same
+// payload by the same key already there is kept, and no other added.
+func SignManifest(s signature.SignerVerifier, ref name.Digest, opts ...remote.Option) error {
 	raw, err := SimpleSigningPayload(ref)
 	if err != nil {
 		return err
@@ -45,19 +46,44 @@ func SignManifest(s signature.Signer, ref name.Digest, opts ...remote.Option) er
 	if err != nil {
 		return err
 	}
-	return appendLayer(ref, SignatureSuffix, raw, SimpleSigningMediaType, map[string]string{SignatureAnnotation: sig}, opts)
+	digest, err := v1.NewHash(ref.DigestStr())
+	if err != nil {
+		return err
+	}
+	same := func(l []byte, ann map[string]string) bool {
+		_, err := VerifySimpleSigning(s, l, ann[SignatureAnnotation], digest)
+		return err == nil && string(l) == string(raw)
+	}
+	return appendLayer(ref, SignatureSuffix, raw, SimpleSigningMediaType, map[string]string{SignatureAnnotation: sig}, same, opts)
 }
 
 // Attest signs each statement as a DSSE envelope and appends it to the .att image of the
-// manifest ref, as `cosign attest --key` does (with no transparency log).
-func Attest(s signature.Signer, ref name.Digest, statements []Statement, opts ...remote.Option) error {
+// manifest ref, as `cosign attest --key` does (with no transparency log); the same
+// statement signed by the same key already there is kept, and no other added.
+func Attest(s signature.SignerVerifier, ref name.Digest, statements []Statement, opts ...remote.Option) error {
+	digest, err := v1.NewHash(ref.DigestStr())
+	if err != nil {
+		return err
+	}
 	for _, st := range statements {
+		want, err := json.Marshal(st)
+		if err != nil {
+			return fmt.Errorf("marshal the statement: %w", err)
+		}
+		same := func(l []byte, _ map[string]string) bool {
+			got, err := VerifyEnvelope(s, l, digest)
+			if err != nil {
+				return false
+			}
+			raw, err := json.Marshal(got)
+			return err == nil && string(raw) == string(want)
+		}
 		env, err := SignStatement(s, st)
 		if err != nil {
 			return err
 		}
 		ann := map[string]string{SignatureAnnotation: "", PredicateTypeAnnotation: st.PredicateType}
-		if err := appendLayer(ref, AttestationSuffix, env, DSSEMediaType, ann, opts); err != nil {
+		if err := appendLayer(ref, AttestationSuffix, env, DSSEMediaType, ann, same, opts); err != nil {
 			return err
 		}
 	}
@@ -91,8 +117,10 @@ func base() v1.Image {
 }
 
 // appendLayer appends a layer of raw to the image REPOSITORY:sha256-<hex>.<suffix>,
-// creating it when absent; a layer it already holds, with the same annotations, is kept once.
-func appendLayer(ref name.Digest, suffix string, raw []byte, mt types.MediaType, ann map[string]string, opts []remote.Option) error {
+// creating it when absent, unless a layer there of that media type is the same as far
+// as same (given its content and annotations) tells.
+func appendLayer(ref name.Digest, suffix string, raw []byte, mt types.MediaType, ann map[string]string,
+	same func([]byte, map[string]string) bool, opts []remote.Option) error {
 	tag, err := Tag(ref, suffix)
 	if err != nil {
 		return err
@@ -101,11 +129,10 @@ func appendLayer(ref name.Digest, suffix string, raw []byte, mt types.MediaType,
 	if err != nil {
 		return err
 	}
-	layer := static.NewLayer(raw, mt)
-	if dup, err := holds(img, layer, ann); err != nil || dup {
+	if dup, err := holds(img, mt, same); err != nil || dup {
 		return err
 	}
-	if img, err = mutate.Append(img, mutate.Addendum{Layer: layer, Annotations: ann}); err != nil {
+	if img, err = mutate.Append(img, mutate.Addendum{Layer: static.NewLayer(raw, mt), Annotations: ann}); err != nil {
 		return fmt.Errorf("assemble %s: %w", tag, err)
 	}
 	if err := remote.Write(tag, img, opts...); err != nil {
@@ -126,34 +153,25 @@ func existing(tag name.Tag, opts []remote.Option) (v1.Image, error) {
 	return img, nil
 }
 
-// holds says whether img has layer with the annotations ann.
-func holds(img v1.Image, layer v1.Layer, ann map[string]string) (bool, error) {
-	digest, err := layer.Digest()
-	if err != nil {
-		return false, err
-	}
+// holds says whether img has a layer of media type mt that same says is the same.
+func holds(img v1.Image, mt types.MediaType, same func([]byte, map[string]string) bool) (bool, error) {
 	m, err := img.Manifest()
 	if err != nil {
 		return false, fmt.Errorf("read the manifest: %w", err)
 	}
 	for _, l := range m.Layers {
-		if l.Digest == digest && sameAnnotations(l.Annotations, ann) {
+		if l.MediaType != mt {
+			continue
+		}
+		raw, err := layerBytes(img, l.Digest)
+		if err != nil {
+			return false, fmt.Errorf("read a layer: %w", err)
+		}
+		if same(raw, l.Annotations) {
 			return true, nil
 		}
 	}
 	return false, nil
-}
-
-func sameAnnotations(a, b map[string]string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if w, ok := b[k]; !ok || w != v {
-			return false
-		}
-	}
-	return true
 }
 
 // isNotFound says whether err is a registry's answer that a manifest does not exist.
