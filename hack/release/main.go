@@ -22,6 +22,7 @@ import (
 	"github.com/google/go-containerregistry/pkg/name"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
+	"github.com/sigstore/sigstore/pkg/signature"
 
 	"terraplane.io/terraplane/internal/devenv"
 	"terraplane.io/terraplane/internal/image"
@@ -91,6 +92,12 @@ func run(o options) error {
 	if err != nil {
 		return err
 	}
+	return signPushed(o, sv, idx, index, chartRef)
+}
+
+// signPushed describes the pushed index's images, signs the index, the images and the
+// chart, and attaches the SBOMs and the provenance.
+func signPushed(o options, sv signature.SignerVerifier, idx v1.ImageIndex, index, chartRef name.Digest) error {
 	images, err := describe(o, idx, index.Context().Name(), o.started)
 	if err != nil {
 		return err
