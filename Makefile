@@ -58,13 +58,22 @@ image-push: image
 	@[ -n "$(REGISTRY)" ] || { echo "set REGISTRY, e.g. make image-push REGISTRY=registry.example.com/platform" >&2; exit 1; }
 	$(GO) run ./hack/image push -layout $(IMAGE_OUT)/oci -to $(REGISTRY)/terraplane:$(IMAGE_TAG)
 
+# BUILDER is the provenance's builder id: a URI naming what runs make release (CI: its run's address).
+BUILDER ?= local:make-release
+
 ## release: the image tagged $(VERSION) (git describe) for every platform, as an OCI layout and a tarball in
-## bin/release/image, and the chart packaged at that version (bin/release/terraplane-*.tgz); with REGISTRY,
-## both pushed there: make release [REGISTRY=registry.example.com/platform] [TERRAFORM=terraform] [PROVIDERS=aws]
+## bin/release/image, the chart packaged at that version (bin/release/terraplane-*.tgz), an SPDX SBOM of each
+## image (bin/release/sbom) and the build's provenance; with REGISTRY, all pushed there, the index, images and
+## chart signed with COSIGN_KEY (a PEM private key; COSIGN_PASSWORD in the environment for cosign's encrypted
+## keys; without one, an ephemeral key), the SBOMs and provenance attached as cosign does; the public key is
+## bin/release/cosign.pub: make release [REGISTRY=registry.example.com/platform] [COSIGN_KEY=cosign.key] [TERRAFORM=terraform] [PROVIDERS=aws]
+release: RELEASE_STARTED := $(shell date -u +%Y-%m-%dT%H:%M:%SZ)
 release:
 	hack/install-tools.sh helm
 	$(MAKE) image VERSION=$(VERSION) IMAGE_TAG=$(VERSION) IMAGE_OUT=$(RELEASE_OUT)/image
-	$(GO) run ./hack/release -version $(VERSION) -layout $(RELEASE_OUT)/image/oci -out $(RELEASE_OUT) -helm $(TOOLS)/helm $(if $(REGISTRY),-registry $(REGISTRY))
+	$(GO) run ./hack/release -version $(VERSION) -layout $(RELEASE_OUT)/image/oci -out $(RELEASE_OUT) -helm $(TOOLS)/helm $(if $(REGISTRY),-registry $(REGISTRY)) \
+		-key "$(COSIGN_KEY)" -builder "$(BUILDER)" -source "$(SOURCE)" -revision "$(REVISION)" -started "$(RELEASE_STARTED)" \
+		-command "make release$(if $(REGISTRY), REGISTRY=$(REGISTRY)) TERRAFORM=$(TERRAFORM) PLATFORMS=$(PLATFORMS)$(if $(PROVIDERS), PROVIDERS=$(PROVIDERS))"
 
 # RUN_TOOLS are what make run needs: terraform and the aws provider (found on the machine),
 # moto_server (the quickstart's S3), kube-apiserver and etcd (built), and a kubectl (one on

@@ -54,11 +54,7 @@ func providerLicences(entries []entry) []string {
 		if len(parts) < 3 {
 			continue
 		}
-		if ns, typ := parts[1], parts[2]; ns == "hashicorp" {
-			seen["MPL-2.0"] = true
-		} else {
-			seen["LicenseRef-terraform-provider-"+ns+"-"+typ] = true
-		}
+		seen[ProviderLicence(parts[1], parts[2])] = true
 	}
 	var out []string
 	for l := range seen {
@@ -66,6 +62,19 @@ func providerLicences(entries []entry) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// TerraformLicence is the SPDX licence of the terraform binary named name (tofu or
+// terraform), or "" when the image cannot say.
+func TerraformLicence(name string) string { return binaryLicences[name].spdx }
+
+// ProviderLicence is the SPDX licence of the provider namespace/typ: MPL-2.0 for
+// HashiCorp's, else a LicenseRef naming the provider, whose licence the image cannot know.
+func ProviderLicence(namespace, typ string) string {
+	if namespace == "hashicorp" {
+		return "MPL-2.0"
+	}
+	return "LicenseRef-terraform-provider-" + namespace + "-" + typ
 }
 
 // labels are the image's labels: title, version, revision, source and licences (the

@@ -26,10 +26,11 @@ import (
 	"terraplane.io/terraplane/internal/image"
 )
 
-// TestReleaseFromRegistry runs `make release REGISTRY=...` against a registry on loopback,
-// as docs/install.md walks it: the image index holds linux/amd64 and linux/arm64 images,
-// each labelled with git describe's version and bundling OpenTofu built for its
-// architecture; `helm install oci://...` then installs the pushed chart into the node,
+// TestReleaseFromRegistry runs `make release REGISTRY=... COSIGN_KEY=...` against a
+// registry on loopback, as docs/install.md walks it: the image index holds linux/amd64 and
+// linux/arm64 images, each labelled with git describe's version and bundling OpenTofu
+// built for its architecture; the index, images and chart verify with the public key, and
+// the SBOMs and provenance read back (verifyRelease); `helm install oci://...` then installs the pushed chart into the node,
 // whose containerd pulls the index from the registry, and the controller becomes Ready.
 func TestReleaseFromRegistry(t *testing.T) {
 	g := NewWithT(t)
@@ -40,9 +41,10 @@ func TestReleaseFromRegistry(t *testing.T) {
 	defer reg.Close()
 	repo := strings.TrimPrefix(reg.URL, "http://") + "/platform"
 
-	By(t, "make release REGISTRY="+repo)
 	out := t.TempDir()
-	makeRelease := exec.Command("make", "-C", "../..", "release", "REGISTRY="+repo, "RELEASE_OUT="+out)
+	key, pub := signingKey(t, out)
+	By(t, "make release REGISTRY="+repo+" COSIGN_KEY="+key)
+	makeRelease := exec.Command("make", "-C", "../..", "release", "REGISTRY="+repo, "RELEASE_OUT="+out, "COSIGN_KEY="+key, "BUILDER="+testBuilder)
 	output, err := makeRelease.CombinedOutput()
 	g.Expect(err).NotTo(HaveOccurred(), "make release:\n%s", output)
 	t.Logf("make release:\n%s", lastLines(string(output), 12))
@@ -78,6 +80,7 @@ func TestReleaseFromRegistry(t *testing.T) {
 		}
 	}
 	g.Expect(platforms).To(ConsistOf("linux/amd64", "linux/arm64"))
+	verifyRelease(t, g, repo, version, chartVersion, out, pub)
 
 	By(t, "helm install oci://"+repo+"/charts/terraplane --version "+chartVersion+": the node pulls the image from the registry")
 	if _, err := exec.Command(helm, "--kubeconfig", n.Kubeconfig(), "status", "terraplane", "-n", adminNS).Output(); err == nil {
