@@ -47,11 +47,13 @@ func (p *provider) PlanResourceChange(_ context.Context, req *tfprotov5.PlanReso
 		p.log.record(Call{Call: "PlanResourceChange", Type: req.TypeName, Action: "delete"})
 		return &tfprotov5.PlanResourceChangeResponse{PlannedState: req.ProposedNewState}, nil
 	}
-	planned, err := unknownComputed(s.Block, proposed)
+	planned, err := unknownComputed(s.Block, prior, proposed)
 	if err != nil {
 		return &tfprotov5.PlanResourceChangeResponse{Diagnostics: diag("plan %s: %v", req.TypeName, err)}, nil
 	}
-	resp := &tfprotov5.PlanResourceChangeResponse{}
+	// as the SDK the real providers are built with: terraform then takes a computed
+	// block the configuration leaves out
+	resp := &tfprotov5.PlanResourceChangeResponse{UnsafeToUseLegacyTypeSystem: true}
 	call := Call{Call: "PlanResourceChange", Type: req.TypeName, Action: "create"}
 	if !prior.IsNull() {
 		resp.RequiresReplace = replacePaths(req.TypeName, prior, planned)
@@ -97,7 +99,7 @@ func (p *provider) ApplyResourceChange(_ context.Context, req *tfprotov5.ApplyRe
 		act = "update"
 	}
 	p.log.record(Call{Call: "ApplyResourceChange", Type: req.TypeName, Action: act, Values: plain(s.Block, tftypes.NewAttributePath(), done)})
-	resp := &tfprotov5.ApplyResourceChangeResponse{Private: req.PlannedPrivate}
+	resp := &tfprotov5.ApplyResourceChangeResponse{Private: req.PlannedPrivate, UnsafeToUseLegacyTypeSystem: true}
 	resp.NewState, resp.Diagnostics = encode(s, done)
 	return resp, nil
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/base64"
 	"fmt"
 	"hash/fnv"
 	"math/big"
@@ -56,14 +57,80 @@ func findBlock(b *tfprotov5.SchemaBlock, name string) *tfprotov5.SchemaNestedBlo
 	return nil
 }
 
-// unknownComputed marks every computed attribute that is null in v unknown: what a
-// provider plans for values only the cloud knows.
-func unknownComputed(b *tfprotov5.SchemaBlock, v tftypes.Value) (tftypes.Value, error) {
-	return tftypes.Transform(v, func(p *tftypes.AttributePath, v tftypes.Value) (tftypes.Value, error) {
-		if a := attributeAt(b, p); a != nil && a.Computed && v.IsNull() {
-			return tftypes.NewValue(v.Type(), tftypes.UnknownValue), nil
+// blockAt is the nested block a path names (nil for anything else).
+func blockAt(b *tfprotov5.SchemaBlock, p *tftypes.AttributePath) *tfprotov5.SchemaNestedBlock {
+	steps := p.Steps()
+	if len(steps) == 0 {
+		return nil
+	}
+	name, ok := steps[len(steps)-1].(tftypes.AttributeName)
+	if !ok {
+		return nil
+	}
+	parent := b
+	if len(steps) > 1 {
+		nb := blockAt(b, tftypes.NewAttributePathWithSteps(trimKey(steps[:len(steps)-1])))
+		if nb == nil {
+			return nil
 		}
-		return v, nil
+		parent = nb.Block
+	}
+	return findBlock(parent, string(name))
+}
+
+// trimKey drops a trailing element key: the path of the block the element is in.
+func trimKey(steps []tftypes.AttributePathStep) []tftypes.AttributePathStep {
+	if _, ok := steps[len(steps)-1].(tftypes.AttributeName); !ok {
+		return steps[:len(steps)-1]
+	}
+	return steps
+}
+
+// computedBlock reports a list or set block the provider fills in when the
+// configuration leaves it out: the SDK's optional and computed blocks, which the schema
+// does not mark; the stand-in takes a block with a computed-only attribute for one
+// (GKE's master_auth).
+func computedBlock(nb *tfprotov5.SchemaNestedBlock) bool {
+	if nb == nil || nb.MinItems > 0 || (nb.Nesting != tfprotov5.SchemaNestedBlockNestingModeList && nb.Nesting != tfprotov5.SchemaNestedBlockNestingModeSet) {
+		return false
+	}
+	for _, a := range nb.Block.Attributes {
+		if a.Computed && !a.Optional && !a.Required {
+			return true
+		}
+	}
+	return false
+}
+
+// emptyCollection reports a null or empty list or set.
+func emptyCollection(v tftypes.Value) bool {
+	if v.IsNull() {
+		return true
+	}
+	var elems []tftypes.Value
+	return v.IsKnown() && v.As(&elems) == nil && len(elems) == 0
+}
+
+// unknownComputed plans v: every computed attribute that is null, and every computed
+// block the configuration leaves empty, keeps its prior value or, without one, is
+// unknown: what a provider plans for values only the cloud knows.
+func unknownComputed(b *tfprotov5.SchemaBlock, prior, v tftypes.Value) (tftypes.Value, error) {
+	return tftypes.Transform(v, func(p *tftypes.AttributePath, v tftypes.Value) (tftypes.Value, error) {
+		a := attributeAt(b, p)
+		switch {
+		case a != nil && a.Computed && v.IsNull():
+		case a == nil && computedBlock(blockAt(b, p)) && emptyCollection(v):
+		default:
+			return v, nil
+		}
+		if !prior.IsNull() {
+			if before, _, err := tftypes.WalkAttributePath(prior, p); err == nil {
+				if pv, ok := before.(tftypes.Value); ok && !pv.IsNull() {
+					return pv, nil
+				}
+			}
+		}
+		return tftypes.NewValue(v.Type(), tftypes.UnknownValue), nil
 	})
 }
 
@@ -130,7 +197,7 @@ func madeString(name string, h uint32) string {
 	case strings.Contains(name, "ip_address") || name == "host" || strings.HasSuffix(name, "_ip") || strings.Contains(name, "endpoint"):
 		return fmt.Sprintf("192.0.2.%d", h%250+1)
 	case strings.Contains(name, "certificate") || strings.HasSuffix(name, "_key") || name == "secret":
-		return "c3RhbmRpbi1" + fmt.Sprintf("%08x", h) // base64 of "standin-..." and hex digits
+		return base64.StdEncoding.EncodeToString([]byte(fmt.Sprintf("standin %s %08x", name, h)))
 	}
 	return fmt.Sprintf("%s-%08x", name, h)
 }
