@@ -6,7 +6,7 @@
 # and takes seconds.
 #
 #   hack/install-tools.sh [terraplane|kube|etcd|kubectl|kubectl-any|kubelet|kube-scheduler|kube-controller-manager|kube-proxy|node|cluster|
-#                          controller-gen|crd-ref-docs|staticcheck|minio|helm|providers|random|terraform|tofu|tofu-arm64|moto|postgres|mariadb]...
+#                          controller-gen|crd-ref-docs|staticcheck|minio|helm|providers|random|cloud-schemas|terraform|tofu|tofu-arm64|moto|postgres|mariadb]...
 #
 # With no arguments it installs what 'make run' needs; 'cluster' is everything 'make
 # cluster' runs (the Kubernetes components and the node). The target terraplane builds
@@ -19,11 +19,20 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 CACHE=${TERRAPLANE_CACHE:-$HOME/.cache/terraplane}
 BIN=$CACHE/bin
 MIRROR=$CACHE/providers
+# STANDIN_MIRROR holds test/standin-provider as google and azurerm: the tests' only.
+STANDIN_MIRROR=$CACHE/standin-providers
 mkdir -p "$BIN" "$MIRROR"
 
 KUBE_VERSION=v1.37.2
 RANDOM_VERSION=3.9.0
 AWS_VERSION=5.100.0
+# The google and azurerm versions the GCP and Azure modules are checked against: their
+# schemas come from the Terraform CDK bindings generated from them (BINDING versions, on
+# npm), served in the tests by test/standin-provider (see install_cloud_schemas).
+GOOGLE_VERSION=6.50.0
+GOOGLE_BINDING=16.12.1
+AZURERM_VERSION=4.55.0
+AZURERM_BINDING=14.23.1
 # KUBECTL_MIN_MINOR: make run accepts a kubectl on PATH from v1.30 on instead of building
 # the pinned one; the quickstart's get, describe, delete and jsonpath need nothing newer.
 # The tests use the pinned kubectl (make tools-test builds it).
@@ -208,6 +217,46 @@ install_random() {
 	mirror_provider hashicorp random "$RANDOM_VERSION" "$BIN/terraform-provider-random" "terraform-provider-random_v${RANDOM_VERSION}_x5"
 }
 
+# install_cloud_schemas fetches the CDK bindings of google and azurerm with npm (the
+# package only, at the pinned version), turns their assemblies into provider schemas
+# for the GCP and Azure modules (hack/jsiischema), and installs test/standin-provider
+# with each schema into the tests' own mirror, $STANDIN_MIRROR, under the real source
+# address: never into $MIRROR, from which make image takes providers.
+install_cloud_schemas() {
+	command -v npm >/dev/null || die "npm is not on PATH (the google and azurerm schemas come from their CDK bindings on npm)"
+	local standin=$BIN/standin-provider jsiischema=$BIN/jsiischema
+	(cd "$ROOT" && CGO_ENABLED=0 go build -trimpath -o "$standin" ./test/standin-provider && CGO_ENABLED=0 go build -trimpath -o "$jsiischema" ./hack/jsiischema)
+	cloud_schema google "$GOOGLE_VERSION" "$GOOGLE_BINDING" gcp
+	cloud_schema azurerm "$AZURERM_VERSION" "$AZURERM_BINDING" azure
+}
+
+# cloud_schema TYPE VERSION BINDING MODULES mirrors the stand-in for hashicorp/TYPE VERSION
+# with the schema of the resources tfmodules/MODULES uses.
+cloud_schema() {
+	local type=$1 version=$2 binding=$3 modules=$4 pkg=$CACHE/npm/provider-$1-$3 host dir stamp
+	if [[ ! -f $pkg/package/.jsii ]]; then
+		say "$type schema: fetching @cdktf/provider-$type@$binding with npm (generated from hashicorp/$type $version)"
+		rm -rf "$pkg" && mkdir -p "$pkg"
+		(cd "$pkg" && npm pack --silent "@cdktf/provider-$type@$binding" >/dev/null) || die "npm could not fetch @cdktf/provider-$type@$binding"
+		tar -xzf "$pkg"/*.tgz -C "$pkg" package/.jsii package/lib package/package.json && rm -f "$pkg"/*.tgz
+	fi
+	stamp=$(cat "$BIN/standin-provider" "$BIN/jsiischema" "$ROOT"/tfmodules/"$modules"/*/*.tf | sha256sum | cut -c1-16)
+	dir=$STANDIN_MIRROR/${REGISTRIES[0]}/hashicorp/$type/$version/linux_amd64
+	if [[ "$(cat "$STANDIN_MIRROR/.$type.stamp" 2>/dev/null)" == "$stamp" && -f $dir/schema.json ]]; then
+		say "$type schema: cached ($dir)"
+		return
+	fi
+	"$BIN/jsiischema" -package "$pkg/package" -provider "hashicorp/$type" -out "$CACHE/npm/$type-$version.schema.json" "$ROOT/tfmodules/$modules"
+	for host in "${REGISTRIES[@]}"; do
+		dir=$STANDIN_MIRROR/$host/hashicorp/$type/$version/linux_amd64
+		rm -rf "$dir" && mkdir -p "$dir"
+		cp "$BIN/standin-provider" "$dir/terraform-provider-${type}_v${version}_x5"
+		cp "$CACHE/npm/$type-$version.schema.json" "$dir/schema.json"
+	done
+	echo "$stamp" >"$STANDIN_MIRROR/.$type.stamp"
+	say "$type schema: the stand-in for hashicorp/$type $version in $STANDIN_MIRROR"
+}
+
 install_terraform() {
 	command -v terraform >/dev/null || die "terraform is not on PATH; install terraform >= 1.5 (the machine image ships v1.11)"
 	say "terraform: $(terraform version -json 2>/dev/null | sed -n 's/.*"terraform_version": *"\([^"]*\)".*/\1/p') at $(command -v terraform)"
@@ -345,6 +394,7 @@ for t in "${targets[@]}"; do
 	helm) install_helm ;;
 	providers) install_providers ;;
 	random) install_random ;;
+	cloud-schemas) install_cloud_schemas ;;
 	terraform) install_terraform ;;
 	tofu) install_tofu ;;
 	tofu-arm64) install_tofu_arm64 ;;

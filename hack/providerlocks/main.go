@@ -4,9 +4,11 @@
 //
 // Locks are made with `terraform providers lock` against a filesystem mirror of exactly
 // the provider versions the toolchain pins (-pins, from hack/install-tools.sh), so that the
-// result depends on the pins alone, not on whatever else a machine's mirror holds. A
-// provider without a pin (google, azurerm: not in the toolchain's mirror) is left
-// unlocked; its module's lock, if it has one, says so in a comment.
+// result depends on the pins alone, not on whatever else a machine's mirror holds. The
+// google and azurerm pins are the versions whose schemas the tests check the modules
+// against (test/standin-provider, in the tests' mirror): terraform needs a package of the
+// version to lock it, and records no checksum of it here. A provider without a pin is
+// left unlocked; its module's lock, if it has one, says so in a comment.
 //
 // The committed locks fix versions, not checksums: the toolchain builds the random
 // provider from source, so its checksum depends on the Go toolchain that built it, and a
@@ -14,8 +16,9 @@
 // mirror). Terraform records the checksums of what it installs at a workspace's first init,
 // and the resource keeps them from then on.
 //
-//	go run ./hack/providerlocks -mirror ~/.cache/terraplane/providers \
-//	  -pins hashicorp/aws=5.100.0,hashicorp/random=3.9.0 tfmodules docs/provider-locks.md
+//	go run ./hack/providerlocks -mirror ~/.cache/terraplane/providers,~/.cache/terraplane/standin-providers \
+//	  -pins hashicorp/aws=5.100.0,hashicorp/random=3.9.0,hashicorp/google=6.50.0,hashicorp/azurerm=4.55.0 \
+//	  tfmodules docs/provider-locks.md
 package main
 
 import (
@@ -38,7 +41,7 @@ import (
 const host = module.DefaultRegistry + "/"
 
 func main() {
-	mirror := flag.String("mirror", "", "filesystem mirror holding the pinned providers")
+	mirror := flag.String("mirror", "", "filesystem mirrors holding the pinned providers, comma-separated")
 	pinList := flag.String("pins", "", "provider=version pairs, comma-separated (hashicorp/aws=5.100.0,...)")
 	platforms := flag.String("platforms", "linux_amd64", "platforms whose checksums the locks record, comma-separated")
 	flag.Parse()
@@ -101,14 +104,22 @@ func parsePins(list string) (map[string]string, error) {
 }
 
 // pinnedMirror makes dst a filesystem mirror of the pinned versions only, linking the
-// provider files of src (unpacked layout: host/ns/type/version/os_arch/files).
-func pinnedMirror(src, dst string, pins map[string]string, platforms []string) error {
+// provider files of the first of srcs (comma-separated) that holds each (unpacked
+// layout: host/ns/type/version/os_arch/files).
+func pinnedMirror(srcs, dst string, pins map[string]string, platforms []string) error {
 	for name, v := range pins {
 		for _, platform := range platforms {
-			from := filepath.Join(src, host+name, v, platform)
-			entries, err := os.ReadDir(from)
+			var from string
+			var entries []os.DirEntry
+			err := fmt.Errorf("no mirror given")
+			for _, src := range strings.Split(srcs, ",") {
+				from = filepath.Join(src, host+name, v, platform)
+				if entries, err = os.ReadDir(from); err == nil {
+					break
+				}
+			}
 			if err != nil {
-				return fmt.Errorf("the pinned %s %s for %s is not in the mirror %s (make tools installs it): %w", name, v, platform, src, err)
+				return fmt.Errorf("the pinned %s %s for %s is not in the mirrors %s (make tools-test installs them): %w", name, v, platform, srcs, err)
 			}
 			to := filepath.Join(dst, host+name, v, platform)
 			if err := os.MkdirAll(to, 0o755); err != nil {
@@ -257,6 +268,15 @@ func reportText(results []result, pins map[string]string, platforms []string) st
 	b.WriteString("provider source: terraform records the checksums of what it installs at a workspace's\n")
 	b.WriteString("first init, and the resource keeps them. The versions were checked against the\n")
 	fmt.Fprintf(&b, "%s packages of the toolchain's provider mirror.\n\n", strings.Join(platforms, ", "))
+	b.WriteString("The `google` and `azurerm` versions are the ones the GCP and Azure modules are tested\n")
+	b.WriteString("against. Those providers cannot be run where Terraplane is tested, so their modules are\n")
+	b.WriteString("checked against the providers' published schemas of exactly these versions, served by a\n")
+	b.WriteString("stand-in provider in the tests' own mirror (see [Google Cloud](kinds/gcp.md#how-it-is-tested)\n")
+	b.WriteString("and [Azure](kinds/azure.md#how-it-is-tested)). Their locks hold no checksum either: none of\n")
+	b.WriteString("the real release could be computed here, and one of the stand-in would be wrong for it.\n")
+	b.WriteString("The first init of a workspace downloads the real provider (from the registry or your\n")
+	b.WriteString("mirror) at the locked version and records its checksums; a test workspace records the\n")
+	b.WriteString("stand-in's.\n\n")
 	names := make([]string, 0, len(pins))
 	for n := range pins {
 		names = append(names, n)
@@ -273,10 +293,9 @@ func reportText(results []result, pins map[string]string, platforms []string) st
 	for _, r := range results {
 		fmt.Fprintf(&b, "| `tfmodules/%s` | %s | %s |\n", r.dir, list(r.locked), list(r.unlocked))
 	}
-	b.WriteString("\nA provider that is not locked has no version in the mirror the locks are made from (the\n")
-	b.WriteString("`google` and `azurerm` providers are not in Terraplane's toolchain). A workspace of such a\n")
-	b.WriteString("module chooses the newest version its constraint allows at its first init, records it in\n")
-	b.WriteString("the resource's `status.terraform.providerLock`, and keeps it from then on: a newer version\n")
+	b.WriteString("\nA provider that is not locked has no pinned version. A workspace of such a module\n")
+	b.WriteString("chooses the newest version its constraint allows at its first init, records it in the\n")
+	b.WriteString("resource's `status.terraform.providerLock`, and keeps it from then on: a newer version\n")
 	b.WriteString("reaches it only through a plan that waits for approval (reason `ProviderUpgrade`).\n")
 	return b.String()
 }

@@ -24,20 +24,6 @@ import (
 	"terraplane.io/terraplane/internal/workspace"
 )
 
-// planned are the resources each case's plan must create (module.this. left out).
-var planned = map[string][]string{
-	"cloudsql-postgres":        {"google_sql_database_instance.this", "google_sql_database.this", "google_sql_user.this", "random_password.this"},
-	"cloudsql-mysql":           {"google_sql_database_instance.this", "google_sql_database.this", "google_sql_user.this"},
-	"cloudstoragebucket":       {"google_storage_bucket.this", "google_service_account.this[0]", "google_storage_hmac_key.this[0]"},
-	"redisinstance":            {"google_redis_instance.this"},
-	"gkecluster":               {"google_container_cluster.this", "google_container_node_pool.this"},
-	"postgresqlflexibleserver": {"azurerm_resource_group.this[0]", "azurerm_postgresql_flexible_server.this", "azurerm_postgresql_flexible_server_database.this"},
-	"mysqlflexibleserver":      {"azurerm_mysql_flexible_server.this", "azurerm_mysql_flexible_database.this"},
-	"storageaccount":           {"azurerm_storage_account.this", "azurerm_storage_container.this"},
-	"rediscache":               {"azurerm_redis_cache.this"},
-	"akscluster":               {"azurerm_kubernetes_cluster.this"},
-}
-
 // TestCloudModulesPlan plans every GCP and Azure case of TestCloudKindsRenderGolden with
 // the real google and azurerm providers from the tool cache's mirror, and checks the
 // planned resources. It runs with make test-cloud-plan, and fails, naming the mirror,
