@@ -23,6 +23,7 @@ import (
 	"terraplane.io/terraplane/controllers/classrevision"
 	"terraplane.io/terraplane/controllers/kubernetes"
 	"terraplane.io/terraplane/controllers/moduleclass"
+	"terraplane.io/terraplane/controllers/policy"
 	"terraplane.io/terraplane/controllers/provider"
 	"terraplane.io/terraplane/controllers/scheduler"
 	"terraplane.io/terraplane/controllers/terraform"
@@ -31,6 +32,7 @@ import (
 	"terraplane.io/terraplane/internal/kinds"
 	"terraplane.io/terraplane/internal/modsource"
 	"terraplane.io/terraplane/internal/module"
+	"terraplane.io/terraplane/internal/planpolicy"
 	"terraplane.io/terraplane/internal/remote"
 	"terraplane.io/terraplane/internal/resource"
 	"terraplane.io/terraplane/internal/runner"
@@ -235,7 +237,11 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manager, *en
 	if err != nil {
 		return nil, nil, err
 	}
-	err = terraform.Setup(mgr, reg, terraform.Options{
+	policies := &planpolicy.Cache{}
+	if err := policy.Setup(mgr, policies); err != nil {
+		return nil, nil, err
+	}
+	err = terraform.Setup(mgr, reg, terraform.Options{Policies: policies,
 		Runner: runs, KubeconfigPath: opts.StateKubeconfig, KubeconfigContext: opts.StateContext, DriftInterval: opts.DriftInterval,
 		StateFromEnvironment: opts.Runner == RunnerProcess || opts.Runner == RunnerDeployment,
 		UserErrorRetry:       opts.UserErrorRetry, MaxConcurrentReconciles: opts.MaxConcurrentReconciles, Shards: shards,
