@@ -49,7 +49,8 @@ type Options struct {
 	// Shards is this replica's share of the resources; nil means all of them. When set,
 	// the managed controllers run on every replica, not only the elected leader.
 	Shards *shard.Set
-	// Policies keeps the compiled plan policies; nil makes one.
+	// Policies keeps the compiled plan policies; nil checks no plan policies (their
+	// kinds are not installed).
 	Policies *planpolicy.Cache
 }
 
@@ -81,10 +82,10 @@ func Setup(mgr ctrl.Manager, reg *registry.Registry, opts Options) error {
 		return fmt.Errorf("register managed metrics: %w", err)
 	}
 	plans := &planStore{client: mgr.GetClient(), reader: mgr.GetAPIReader()}
-	if opts.Policies == nil {
-		opts.Policies = &planpolicy.Cache{}
+	var policies *planPolicies
+	if opts.Policies != nil {
+		policies = &planPolicies{client: mgr.GetClient(), cache: opts.Policies}
 	}
-	policies := &planPolicies{client: mgr.GetClient(), cache: opts.Policies}
 	for _, kind := range reg.TerraformKinds() {
 		renderer, err := workspace.NewRenderer(mgr.GetClient(), kind, opts.KubeconfigPath, opts.KubeconfigContext)
 		if err != nil {
@@ -127,7 +128,9 @@ func (r *connector) watches(provider client.Object) []managed.Watch {
 		{Object: provider, Map: r.forProvider, Predicates: []predicate.Predicate{predicate.GenerationChangedPredicate{}}},
 		{Object: &corev1.Secret{}, Map: r.forSecret, Metadata: true},
 	}
-	w = append(w, r.policyWatches()...)
+	if r.policies != nil {
+		w = append(w, r.policyWatches()...)
+	}
 	if r.kind.Terraform.WatchedObjects != nil {
 		w = append(w, managed.Watch{Object: &corev1.ConfigMap{}, Map: r.forVariableObject("ConfigMap"), Metadata: true})
 	}

@@ -23,7 +23,6 @@ import (
 	"terraplane.io/terraplane/controllers/classrevision"
 	"terraplane.io/terraplane/controllers/kubernetes"
 	"terraplane.io/terraplane/controllers/moduleclass"
-	"terraplane.io/terraplane/controllers/policy"
 	"terraplane.io/terraplane/controllers/provider"
 	"terraplane.io/terraplane/controllers/scheduler"
 	"terraplane.io/terraplane/controllers/terraform"
@@ -32,7 +31,6 @@ import (
 	"terraplane.io/terraplane/internal/kinds"
 	"terraplane.io/terraplane/internal/modsource"
 	"terraplane.io/terraplane/internal/module"
-	"terraplane.io/terraplane/internal/planpolicy"
 	"terraplane.io/terraplane/internal/remote"
 	"terraplane.io/terraplane/internal/resource"
 	"terraplane.io/terraplane/internal/runner"
@@ -237,8 +235,8 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manager, *en
 	if err != nil {
 		return nil, nil, err
 	}
-	policies := &planpolicy.Cache{}
-	if err := policy.Setup(mgr, policies); err != nil {
+	policies, err := setupPolicies(mgr)
+	if err != nil {
 		return nil, nil, err
 	}
 	err = terraform.Setup(mgr, reg, terraform.Options{Policies: policies,
