@@ -33,8 +33,8 @@ type kind struct {
 	status func(client.Object) *policyv1.PlanPolicyStatus
 }
 
-// kinds are PlanPolicy and NamespacedPlanPolicy.
-var kinds = []kind{
+// policyKinds are PlanPolicy and NamespacedPlanPolicy.
+var policyKinds = []kind{
 	{"planpolicy", func() client.Object { return &policyv1.PlanPolicy{} },
 		func(o client.Object) policyv1.PlanPolicySpec { return o.(*policyv1.PlanPolicy).Spec },
 		func(o client.Object) *policyv1.PlanPolicyStatus { return &o.(*policyv1.PlanPolicy).Status }},
@@ -54,7 +54,7 @@ type Reconciler struct {
 // Setup registers the reconcilers of both policy kinds; cache is shared with the
 // managed reconcilers, so that each policy generation is compiled once.
 func Setup(mgr ctrl.Manager, cache *planpolicy.Cache) error {
-	for _, k := range kinds {
+	for _, k := range policyKinds {
 		r := &Reconciler{client: mgr.GetClient(), cache: cache, recorder: resource.NewRecorder(mgr, "terraplane-policy"), kind: k}
 		err := ctrl.NewControllerManagedBy(mgr).Named(k.name).
 			For(k.new(), builder.WithPredicates(predicate.GenerationChangedPredicate{})).Complete(r)

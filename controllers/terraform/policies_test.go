@@ -4,7 +4,9 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	common "terraplane.io/terraplane/apis/common/v1alpha1"
@@ -156,5 +158,25 @@ func TestPolicyPlansCreatesFirst(t *testing.T) {
 	h.runner.plans = []*engine.Plan{sizePlan("aaaa0000000000f1", "large")}
 	if mg := h.reconcile(); h.calls() != "plan" || synced(mg).Reason != common.ReasonPolicyDenied {
 		t.Fatalf("ran %q, Synced %+v; want a plan, denied", h.calls(), synced(mg))
+	}
+}
+
+// TestPolicyDeniesDriftCorrection: a drift correction a policy denies is not applied,
+// and the drift is reported.
+func TestPolicyDeniesDriftCorrection(t *testing.T) {
+	h := newHarness(t, func(m *terraformv1.Module) {
+		existing(m)
+		m.Status.Terraform.InputsHash = "h1" // unchanged inputs: a plan now is a drift check
+		old := metav1.NewTime(metav1.Now().Add(-2 * time.Hour))
+		m.Status.Terraform.LastPlanTime = &old
+	})
+	withPolicy(t, h, policyv1.EnforcementDeny)
+	h.runner.plans = []*engine.Plan{sizePlan("aaaa0000000000b1", "large")}
+	mg := h.reconcile()
+	if got := h.calls(); got != "plan" || synced(mg).Reason != common.ReasonPolicyDenied {
+		t.Fatalf("ran %q, Synced %+v; want a drift plan, denied", got, synced(mg))
+	}
+	if d := meta.FindStatusCondition(mg.Status.Conditions, common.TypeDrifted); d == nil || d.Status != metav1.ConditionTrue {
+		t.Errorf("Drifted = %+v, want the drift reported", d)
 	}
 }
