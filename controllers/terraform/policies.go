@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -203,13 +204,16 @@ func policiesHash(ps []*planpolicy.Policy) string {
 	return hex.EncodeToString(sum[:8])
 }
 
-// policiesChanged reports whether mg holds a plan (pending, or denied by a policy) that
-// the policies matching it now have not seen: a policy was added, edited or removed.
+// policiesChanged reports whether mg holds a plan (held by change control, or denied by
+// a policy) that the policies matching it now have not seen: a policy was added, edited
+// or removed. Drift that management policies leave alone is no such plan: policies are
+// not checked on it.
 func (r *connector) policiesChanged(ctx context.Context, mg resource.Managed) bool {
 	st := mg.GetManagedStatus()
 	synced := meta.FindStatusCondition(st.Conditions, common.TypeSynced)
-	denied := synced != nil && synced.Reason == common.ReasonPolicyDenied
-	if r.policies == nil || st.Terraform.Plan == nil || pendingPlan(mg) == nil && !denied {
+	held := synced != nil && synced.Status == metav1.ConditionFalse &&
+		(synced.Reason == common.ReasonPolicyDenied || common.IsHoldReason(synced.Reason))
+	if r.policies == nil || st.Terraform.Plan == nil || !held {
 		return false
 	}
 	pols, _, err := r.policies.matching(ctx, mg, r.kind.GVK)
