@@ -106,8 +106,8 @@ type PolicyRule struct {
 // PlanPolicyStatus says whether the policy's rules compile.
 type PlanPolicyStatus struct {
 	// Conditions: Synced is True once every rule compiles, and False (reason
-	// InvalidExpression, with the CEL error) while one does not; the policy is then not
-	// applied to plans at all.
+	// InvalidExpression, with the CEL error) while one does not; a rule that does not
+	// compile denies every plan the policy matches.
 	// +optional
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
 	// ObservedGeneration is the generation the conditions describe.
