@@ -263,6 +263,7 @@ func printPlan(ctx context.Context, out io.Writer, c client.Client, mg resource.
 		fmt.Fprintf(out, ", %d to import", p.Import)
 	}
 	fmt.Fprintln(out)
+	printPolicies(out, p.Policies)
 	if v.Text != "" {
 		fmt.Fprintf(out, "\n%s", v.Text)
 		return nil
@@ -330,4 +331,19 @@ func getManaged(ctx context.Context, cmd *cobra.Command, kube *kubeFlags, ns *ns
 		return nil, nil, err
 	}
 	return s, mg, nil
+}
+
+// printPolicies prints what the plan policies said about a plan, one rule a line.
+func printPolicies(out io.Writer, results []common.PolicyResult) {
+	if len(results) == 0 {
+		return
+	}
+	fmt.Fprintln(out, "  policies:")
+	for _, r := range results {
+		line := fmt.Sprintf("    %-16s %s/%s", r.Result, r.Policy, r.Rule)
+		if r.Message != "" {
+			line += ": " + r.Message
+		}
+		fmt.Fprintln(out, line)
+	}
 }

@@ -71,3 +71,23 @@ func TestPrintPlanOfObservedDrift(t *testing.T) {
 		t.Errorf("plan show printed:\n%s", got)
 	}
 }
+
+// TestPrintPlanPolicies: plan show prints what the plan policies said, one rule a line.
+func TestPrintPlanPolicies(t *testing.T) {
+	mg := heldModule("aaaa000000000004", metav1.Condition{Type: common.TypeSynced, Status: metav1.ConditionFalse, Reason: common.ReasonPolicyDenied, ObservedGeneration: 2})
+	mg.Status.Terraform.Plan.Policies = []common.PolicyResult{
+		{Policy: "buckets", Rule: "not-public", Result: "Deny", Message: "buckets must not be public (at aws_s3_bucket_public_access_block.this)"},
+		{Policy: "tags", Rule: "cost-center", Result: "Pass"},
+	}
+	c := fake.NewClientBuilder().WithScheme(kinds.NewScheme()).Build()
+	var out bytes.Buffer
+	if err := printPlan(context.Background(), &out, c, mg); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"  policies:\n", "    Deny             buckets/not-public: buckets must not be public (at aws_s3_bucket_public_access_block.this)\n",
+		"    Pass             tags/cost-center\n"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("plan show printed:\n%s\nwant a line %q", out.String(), want)
+		}
+	}
+}

@@ -142,6 +142,14 @@ func TestMirrorSynced(t *testing.T) {
 	if got.Synced != metav1.ConditionFalse || got.Reason != common.ReasonAwaitingApproval || got.Message != "S3Bucket admin/bucket-uid-1: approve plan 1a2b" || got.EventType != corev1.EventTypeWarning {
 		t.Errorf("mirrorSynced = %+v", got)
 	}
+	// a plan policy's denial reaches the claim, so that a developer learns why
+	mg.Status.Conditions = []metav1.Condition{{Type: common.TypeSynced, Status: metav1.ConditionFalse, Reason: common.ReasonPolicyDenied,
+		Message: "plan 1a2b was denied: policy buckets rule not-public: buckets must not be public"}}
+	got = mirrorSynced(mg, ok)
+	if got.Synced != metav1.ConditionFalse || got.Reason != common.ReasonPolicyDenied ||
+		got.Message != "S3Bucket admin/bucket-uid-1: plan 1a2b was denied: policy buckets rule not-public: buckets must not be public" {
+		t.Errorf("mirrorSynced of a denial = %+v", got)
+	}
 }
 
 // TestForManaged: a managed resource maps to the claim its claimRef names, of this kind only.

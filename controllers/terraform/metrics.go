@@ -6,6 +6,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
+
+	"terraplane.io/terraplane/internal/planpolicy"
 )
 
 // driftDetectedTotal counts drift found by periodic plans. The counts of managed
@@ -23,6 +25,9 @@ func registerMetrics() error {
 	var err error
 	registerOnce.Do(func() {
 		if rerr := metrics.Registry.Register(driftDetectedTotal); rerr != nil && !errors.As(rerr, new(prometheus.AlreadyRegisteredError)) {
+			err = rerr
+		}
+		if rerr := planpolicy.RegisterMetrics(); rerr != nil && err == nil {
 			err = rerr
 		}
 	})

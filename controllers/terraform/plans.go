@@ -53,6 +53,9 @@ type planMeta struct {
 	// provider versions it moves (engine.Plan).
 	Lock            []byte                  `json:"lock,omitempty"`
 	ProviderChanges []engine.ProviderChange `json:"providerChanges,omitempty"`
+	// Document is the plan's redacted resource changes, which plan policies evaluate
+	// again when the plan is approved; left out when large (the plan is then made again).
+	Document json.RawMessage `json:"document,omitempty"`
 }
 
 // save keeps plan, made for reason from inputs hash, for approval: the file in a new
@@ -63,8 +66,12 @@ func (s *planStore) save(ctx context.Context, mg resource.Managed, plan *engine.
 	if len(chunks) > s.chunkLimit() {
 		return s.tooLarge(plan, fmt.Sprintf("its file is %s, over the %s that %d Secrets hold", mib(len(plan.File)), mib(s.chunkLimit()*s.chunkSize()), s.chunkLimit()))
 	}
-	meta, err := json.Marshal(planMeta{ID: plan.ID, Changes: plan.Changes, OutputsChange: plan.OutputsChange, Resources: plan.Resources, InputsHash: hash, File: &idx,
-		Lock: plan.Lock, ProviderChanges: plan.ProviderChanges})
+	m := planMeta{ID: plan.ID, Changes: plan.Changes, OutputsChange: plan.OutputsChange, Resources: plan.Resources, InputsHash: hash, File: &idx,
+		Lock: plan.Lock, ProviderChanges: plan.ProviderChanges}
+	if len(plan.Document) <= planIndexBytes/4 && json.Valid(plan.Document) {
+		m.Document = plan.Document
+	}
+	meta, err := json.Marshal(m)
 	if err != nil {
 		return fmt.Errorf("encode plan: %w", err)
 	}
@@ -124,7 +131,7 @@ func (s *planStore) load(ctx context.Context, mg resource.Managed) (*engine.Plan
 		text = string(sec.Data[resource.PlanTextKey]) // saved before texts moved to Plans
 	}
 	return &engine.Plan{ID: meta.ID, Changes: meta.Changes, OutputsChange: meta.OutputsChange, Resources: meta.Resources,
-		File: file, Text: text, Lock: meta.Lock, ProviderChanges: meta.ProviderChanges}, meta.InputsHash, nil
+		File: file, Text: text, Lock: meta.Lock, ProviderChanges: meta.ProviderChanges, Document: meta.Document}, meta.InputsHash, nil
 }
 
 // keepText keeps plan, made for reason from inputs hash, as users see it: the plan just

@@ -160,7 +160,7 @@ func (e *run) recoverInterruptedCreate(ctx context.Context) (next, error) {
 // createDirectly creates a resource never applied whose changes need no decision with
 // one combined plan-and-apply.
 func (e *run) createDirectly(ctx context.Context) (next, error) {
-	if !createsDirectly(e.mg) {
+	if !createsDirectly(e.mg) || e.t.hasPolicies(ctx, e.mg) {
 		return proceed, nil
 	}
 	if err := e.t.markCreating(ctx, e.mg); err != nil {
@@ -196,9 +196,14 @@ func (e *run) makePlan(ctx context.Context) (next, error) {
 }
 
 // decide lets change control decide on the plan: apply it, hold it (saved, to be
-// approved) or only report it as drift.
+// approved) or only report it as drift; the plan policies have their say first
+// (checkPolicies).
 func (e *run) decide(ctx context.Context) (next, error) {
-	switch verdict, err := decide(e.mg, e.plan, e.out.reason, e.t.kind.Terraform.HarmlessReplacements); verdict {
+	verdict, err := decide(e.mg, e.plan, e.out.reason, e.t.kind.Terraform.HarmlessReplacements)
+	if stop, perr := e.checkPolicies(ctx, verdict); stop {
+		return finished, perr
+	}
+	switch verdict {
 	case observeOnly:
 		e.out.drift = true
 		return finished, e.t.plans.keepText(ctx, e.mg, e.plan, e.out.reason, e.ws.Hash)

@@ -21,6 +21,7 @@ import (
 	common "terraplane.io/terraplane/apis/common/v1alpha1"
 	"terraplane.io/terraplane/controllers/managed"
 	"terraplane.io/terraplane/internal/engine"
+	"terraplane.io/terraplane/internal/planpolicy"
 	"terraplane.io/terraplane/internal/registry"
 	"terraplane.io/terraplane/internal/resource"
 	"terraplane.io/terraplane/internal/shard"
@@ -48,6 +49,9 @@ type Options struct {
 	// Shards is this replica's share of the resources; nil means all of them. When set,
 	// the managed controllers run on every replica, not only the elected leader.
 	Shards *shard.Set
+	// Policies keeps the compiled plan policies; nil checks no plan policies (their
+	// kinds are not installed).
+	Policies *planpolicy.Cache
 }
 
 // connector is the Connector of one Terraform kind: Connect renders a resource's
@@ -62,6 +66,8 @@ type connector struct {
 	recorder resource.Recorder
 	// locks remembers the resources whose state lock is known to be free.
 	locks freeLocks
+	// policies are the plan policies checked before an apply.
+	policies *planPolicies
 }
 
 // Setup registers the managed reconciler of every Terraform kind in reg.
@@ -76,6 +82,10 @@ func Setup(mgr ctrl.Manager, reg *registry.Registry, opts Options) error {
 		return fmt.Errorf("register managed metrics: %w", err)
 	}
 	plans := &planStore{client: mgr.GetClient(), reader: mgr.GetAPIReader()}
+	var policies *planPolicies
+	if opts.Policies != nil {
+		policies = &planPolicies{client: mgr.GetClient(), cache: opts.Policies}
+	}
 	for _, kind := range reg.TerraformKinds() {
 		renderer, err := workspace.NewRenderer(mgr.GetClient(), kind, opts.KubeconfigPath, opts.KubeconfigContext)
 		if err != nil {
@@ -83,7 +93,7 @@ func Setup(mgr ctrl.Manager, reg *registry.Registry, opts Options) error {
 		}
 		renderer.StateFromEnvironment = opts.StateFromEnvironment
 		t := &connector{client: mgr.GetClient(), kind: kind, render: renderer, runner: opts.Runner, plans: plans, opts: opts,
-			recorder: resource.NewRecorder(mgr, "terraplane-managed")}
+			recorder: resource.NewRecorder(mgr, "terraplane-managed"), policies: policies}
 		provider, err := reg.Scheme().New(kind.ProviderGVK)
 		if err != nil {
 			return fmt.Errorf("provider kind for %s: %w", kind.GVK.Kind, err)
@@ -117,6 +127,9 @@ func (r *connector) watches(provider client.Object) []managed.Watch {
 	w := []managed.Watch{
 		{Object: provider, Map: r.forProvider, Predicates: []predicate.Predicate{predicate.GenerationChangedPredicate{}}},
 		{Object: &corev1.Secret{}, Map: r.forSecret, Metadata: true},
+	}
+	if r.policies != nil {
+		w = append(w, r.policyWatches()...)
 	}
 	if r.kind.Terraform.WatchedObjects != nil {
 		w = append(w, managed.Watch{Object: &corev1.ConfigMap{}, Map: r.forVariableObject("ConfigMap"), Metadata: true})

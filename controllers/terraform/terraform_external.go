@@ -17,11 +17,11 @@ func (r *connector) Connect(ctx context.Context, mg resource.Managed) (managed.E
 	return &run{t: r, rendered: ws}, nil
 }
 
-// Observe says whether terraform must run (see due); a resource that needs no run is
+// Observe says whether terraform must run (see due and policiesChanged); a resource that needs no run is
 // settled until the drift interval, and a lock a killed run left on it is released.
 func (e *run) Observe(ctx context.Context, mg resource.Managed) (managed.Observation, error) {
 	due, wait := e.t.due(mg, e.rendered.Hash)
-	if due {
+	if due || e.t.policiesChanged(ctx, mg) {
 		return managed.Observation{}, nil
 	}
 	if !e.t.locks.known(mg.GetUID(), time.Now()) {

@@ -41,6 +41,8 @@ type outcome struct {
 	// lock is the dependency lock the resource now runs with: a plan's that found nothing
 	// to change, or an apply's; nil leaves status.terraform.providerLock as it is.
 	lock []byte
+	// policies is what the plan policies said about plan; nil when none matched.
+	policies *policyCheck
 }
 
 // stateObjects are the Secret and Lease the kubernetes backend keeps for mg, and the

@@ -37,6 +37,12 @@ func (r *connector) recordRun(mg resource.Managed, out outcome, gen int64, succe
 		tf.Plan = planSummary(out.plan.ID, out.reason, out.plan.Changes, out.hash, now)
 		tf.Plan.Providers = providerSummary(out.plan.ProviderChanges)
 	}
+	if out.plan != nil && out.plan.HasChanges() && tf.Plan != nil && tf.Plan.ID == out.plan.ID {
+		tf.Plan.Policies, tf.Plan.PoliciesHash = nil, ""
+		if out.policies != nil {
+			tf.Plan.Policies, tf.Plan.PoliciesHash = policyResults(out.policies.results), out.policies.hash
+		}
+	}
 	if out.lock != nil {
 		tf.ProviderLock = string(out.lock)
 	}

@@ -235,7 +235,11 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manager, *en
 	if err != nil {
 		return nil, nil, err
 	}
-	err = terraform.Setup(mgr, reg, terraform.Options{
+	policies, err := setupPolicies(mgr)
+	if err != nil {
+		return nil, nil, err
+	}
+	err = terraform.Setup(mgr, reg, terraform.Options{Policies: policies,
 		Runner: runs, KubeconfigPath: opts.StateKubeconfig, KubeconfigContext: opts.StateContext, DriftInterval: opts.DriftInterval,
 		StateFromEnvironment: opts.Runner == RunnerProcess || opts.Runner == RunnerDeployment,
 		UserErrorRetry:       opts.UserErrorRetry, MaxConcurrentReconciles: opts.MaxConcurrentReconciles, Shards: shards,

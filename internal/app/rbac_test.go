@@ -42,7 +42,7 @@ func grants(rules []rbacv1.PolicyRule, group, resource, verb string) bool {
 }
 
 // TestRoleCoversEveryGroup: every Terraplane API group the controller serves (all but the
-// stack manager's and ClaimDefinitions', which it only reads) may be read and written,
+// stack manager's, and ClaimDefinitions' and plan policies', which it only reads) may be read and written,
 // status too; the core objects it works with may be used as it does; and what is the
 // stack manager's (stacks, CRDs, RBAC, Deployments) or granted per namespace (Secrets) is
 // not in the manager's role.
@@ -51,7 +51,8 @@ func TestRoleCoversEveryGroup(t *testing.T) {
 	seen := map[string]bool{}
 	for gvk := range kinds.NewScheme().AllKnownTypes() {
 		g := gvk.Group
-		if seen[g] || !strings.HasSuffix(g, "terraplane.io") || g == "stacks.terraplane.io" || g == "apiextensions.terraplane.io" {
+		if seen[g] || !strings.HasSuffix(g, "terraplane.io") || g == "stacks.terraplane.io" || g == "apiextensions.terraplane.io" ||
+			g == "policy.terraplane.io" {
 			continue
 		}
 		seen[g] = true
@@ -73,6 +74,8 @@ func TestRoleCoversEveryGroup(t *testing.T) {
 		{"", "configmaps", "watch"}, {"", "namespaces", "get"},
 		{"coordination.k8s.io", "leases", "update"}, {"events.k8s.io", "events", "create"},
 		{"apiextensions.terraplane.io", "claimdefinitions", "watch"},
+		{"policy.terraplane.io", "planpolicies", "watch"}, {"policy.terraplane.io", "namespacedplanpolicies", "list"},
+		{"policy.terraplane.io", "planpolicies/status", "patch"},
 		{"authentication.k8s.io", "tokenreviews", "create"}, {"authorization.k8s.io", "subjectaccessreviews", "create"},
 	} {
 		if !grants(rules, tc.group, tc.resource, tc.verb) {
@@ -83,6 +86,7 @@ func TestRoleCoversEveryGroup(t *testing.T) {
 		{"stacks.terraplane.io", "stacks", "get"}, {"", "configmaps", "create"}, {"apps", "deployments", "create"},
 		{"rbac.authorization.k8s.io", "clusterroles", "create"}, {"", "secrets", "get"}, {"", "secrets", "list"},
 		{"apiextensions.k8s.io", "customresourcedefinitions", "get"}, {"apiextensions.terraplane.io", "claimdefinitions", "update"},
+		{"policy.terraplane.io", "planpolicies", "update"}, {"policy.terraplane.io", "namespacedplanpolicies", "create"},
 	} {
 		if grants(rules, tc.group, tc.resource, tc.verb) {
 			t.Errorf("the manager's own role may %s %s (group %q): that is the stack manager's, or granted per namespace", tc.verb, tc.resource, tc.group)

@@ -113,6 +113,9 @@ type Plan struct {
 	// the plan was made with newer ones (PlanOptions.UpgradeProviders), or the lock could
 	// not be honoured. Applying the plan moves the workspace to them.
 	ProviderChanges []ProviderChange
+	// Document is the plan's resource changes as terraform's plan JSON gives them, every
+	// sensitive value redacted: what plan policies evaluate.
+	Document []byte `json:",omitempty"`
 }
 
 // HasChanges reports whether applying the plan would change anything: a resource, an
@@ -206,6 +209,9 @@ func (e *Engine) plan(ctx context.Context, ws Workspace, locked []byte, opts Pla
 	p := describePlan(js, opts.Key, moved)
 	p.File, p.Lock = file, lock
 	p.Text = RedactString(providerText(moved)+RenderPlan(js), ws.secrets())
+	if p.Document, err = planDocument(js, ws.secrets()); err != nil {
+		return nil, err
+	}
 	return p, nil
 }
 

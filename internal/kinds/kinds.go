@@ -28,6 +28,7 @@ import (
 	kubernetesv1 "terraplane.io/terraplane/apis/kubernetes/v1alpha1"
 	mysqldbv1 "terraplane.io/terraplane/apis/mysql/database/v1alpha1"
 	mysqlv1 "terraplane.io/terraplane/apis/mysql/v1alpha1"
+	policyv1 "terraplane.io/terraplane/apis/policy/v1alpha1"
 	pgdbv1 "terraplane.io/terraplane/apis/postgresql/database/v1alpha1"
 	pgv1 "terraplane.io/terraplane/apis/postgresql/v1alpha1"
 	stacksv1 "terraplane.io/terraplane/apis/stacks/v1alpha1"
@@ -58,6 +59,7 @@ func NewScheme() *runtime.Scheme {
 	utilruntime.Must(stacksv1.AddToScheme(s))
 	utilruntime.Must(apiextensionsv1.AddToScheme(s))
 	utilruntime.Must(apiextv1.AddToScheme(s))
+	utilruntime.Must(policyv1.AddToScheme(s))
 	for _, add := range []func(*runtime.Scheme) error{ // AWS, GCP and Azure
 		awsdbv1.AddToScheme, awscachev1.AddToScheme, awscomputev1.AddToScheme,
 		gcpv1.AddToScheme, gcpdbv1.AddToScheme, gcpstoragev1.AddToScheme, gcpcachev1.AddToScheme, gcpcomputev1.AddToScheme,

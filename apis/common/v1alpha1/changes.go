@@ -152,6 +152,13 @@ type PlanSummary struct {
 	// dependency lock; such a plan waits for approval (reason ProviderUpgrade).
 	// +optional
 	Providers []ProviderVersionChange `json:"providers,omitempty"`
+	// Policies are the results of the plan policies' rules that did not pass, and of
+	// those that passed (at most 20 in all).
+	// +optional
+	Policies []PolicyResult `json:"policies,omitempty"`
+	// PoliciesHash identifies the policy generations the plan was checked against.
+	// +optional
+	PoliciesHash string `json:"policiesHash,omitempty"`
 	// CreatedAt is when the plan was made.
 	CreatedAt metav1.Time `json:"createdAt"`
 	// InputsHash is the checksum of the inputs the plan was made from.
@@ -166,6 +173,20 @@ type PlannedChange struct {
 	// Actions Terraform plans for it: create, update, delete (delete then create is a
 	// replacement), or import.
 	Actions []string `json:"actions"`
+}
+
+// PolicyResult is what one rule of a plan policy said about a plan.
+type PolicyResult struct {
+	// Policy names the policy: name for a PlanPolicy, namespace/name for a
+	// NamespacedPlanPolicy.
+	Policy string `json:"policy"`
+	// Rule is the rule's name.
+	Rule string `json:"rule"`
+	// Result is Pass, or the enforcement of the failed rule: Deny, RequireApproval or Warn.
+	Result string `json:"result"`
+	// Message is the rule's message for a failed rule, with the addresses it names.
+	// +optional
+	Message string `json:"message,omitempty"`
 }
 
 // ProviderVersionChange is a provider whose version a plan moves.
@@ -197,7 +218,8 @@ type ApplySummary struct {
 // IsHoldReason reports whether a Synced reason is change control holding a plan.
 func IsHoldReason(reason string) bool {
 	switch reason {
-	case ReasonAwaitingApproval, ReasonDestructiveChangeRefused, ReasonAdoptionRefused, ReasonCreateNotAllowed, ReasonProviderUpgrade:
+	case ReasonAwaitingApproval, ReasonDestructiveChangeRefused, ReasonAdoptionRefused, ReasonCreateNotAllowed, ReasonProviderUpgrade,
+		ReasonPolicyRequiresApproval:
 		return true
 	}
 	return false

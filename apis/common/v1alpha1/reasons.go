@@ -40,6 +40,12 @@ const (
 	// ReasonCreateNotAllowed: the resource does not exist and managementPolicies do not
 	// include Create.
 	ReasonCreateNotAllowed = "CreateNotAllowed"
+	// ReasonPolicyRequiresApproval: a plan policy's RequireApproval rule failed, so the
+	// plan waits for spec.approvedPlan to name it.
+	ReasonPolicyRequiresApproval = "PolicyRequiresApproval"
+	// ReasonPolicyDenied: a plan policy's Deny rule failed (or could not be evaluated);
+	// nothing is applied and no approval lets the plan through.
+	ReasonPolicyDenied = "PolicyDenied"
 )
 
 // Reasons every reconciler shares.

@@ -345,6 +345,11 @@ func (in *PlanSummary) DeepCopyInto(out *PlanSummary) {
 		*out = make([]ProviderVersionChange, len(*in))
 		copy(*out, *in)
 	}
+	if in.Policies != nil {
+		in, out := &in.Policies, &out.Policies
+		*out = make([]PolicyResult, len(*in))
+		copy(*out, *in)
+	}
 	in.CreatedAt.DeepCopyInto(&out.CreatedAt)
 }
 

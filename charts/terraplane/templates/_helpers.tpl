@@ -83,6 +83,7 @@ matchExpressions:
 - gcp.terraplane.io
 - kubernetes.terraplane.io
 - mysql.terraplane.io
+- policy.terraplane.io
 - postgresql.terraplane.io
 - stacks.terraplane.io
 - storage.aws.terraplane.io

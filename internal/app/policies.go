@@ -1,0 +1,31 @@
+package app
+
+import (
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	ctrl "sigs.k8s.io/controller-runtime"
+
+	policyv1 "terraplane.io/terraplane/apis/policy/v1alpha1"
+	"terraplane.io/terraplane/controllers/policy"
+	"terraplane.io/terraplane/internal/planpolicy"
+)
+
+// setupPolicies starts the plan policies' controller and returns the cache of compiled
+// policies the managed reconcilers share; nil, and no controller, when the API server
+// does not serve policy.terraplane.io (CRDs older than this controller).
+func setupPolicies(mgr ctrl.Manager) (*planpolicy.Cache, error) {
+	gk := policyv1.GroupVersion.WithKind("PlanPolicy").GroupKind()
+	if _, err := mgr.GetRESTMapper().RESTMapping(gk, policyv1.GroupVersion.Version); err != nil {
+		if meta.IsNoMatchError(err) {
+			ctrl.Log.Info("plan policies are off: the PlanPolicy CRD is not installed")
+			return nil, nil
+		}
+		return nil, fmt.Errorf("find plan policies: %w", err)
+	}
+	cache := &planpolicy.Cache{}
+	if err := policy.Setup(mgr, cache); err != nil {
+		return nil, err
+	}
+	return cache, nil
+}
