@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	common "terraplane.io/terraplane/apis/common/v1alpha1"
@@ -53,7 +54,10 @@ func (r *Reconciler) propagate(ctx context.Context, claim resource.Claim, mg res
 // (resource.IsConnectionSecretOf); any other Secret the reference names is refused with
 // ReferenceNotAllowed and never copied.
 func (r *Reconciler) resourceSecret(ctx context.Context, mg resource.Managed) (*corev1.Secret, error) {
-	kind := mg.GetObjectKind().GroupVersionKind()
+	kind, err := apiutil.GVKForObject(mg, r.client.Scheme()) // objects read back may carry no kind
+	if err != nil {
+		return nil, fmt.Errorf("kind of bound resource: %w", err)
+	}
 	from, ok, err := resource.CheckConnectionSecretRef(ctx, r.client, mg, r.classOf(kind))
 	if u, user := resource.AsUserError(err); user {
 		return nil, resource.UserErrorf(u.Reason, "%s %s/%s: %s", kind.Kind, mg.GetNamespace(), mg.GetName(), u.Message)

@@ -140,8 +140,7 @@ func TestConnectionSecretCopiedOnlyFromResource(t *testing.T) {
 		"another tenant's, no class":                        {src: source("shared", ours)},
 	} {
 		t.Run(name, func(t *testing.T) {
-			mg := &terraformv1.Module{ObjectMeta: metav1.ObjectMeta{Namespace: "tenant-a", Name: "m", UID: "mg-uid"}}
-			mg.SetGroupVersionKind(terraformv1.GroupVersion.WithKind("Module"))
+			mg := &terraformv1.Module{ObjectMeta: metav1.ObjectMeta{Namespace: "tenant-a", Name: "m", UID: "mg-uid"}} // no kind, as read back
 			mg.Spec.WriteConnectionSecretToRef = &common.SecretReference{Name: "conn", Namespace: tc.src.Namespace}
 			mg.Spec.ClassRef = tc.class
 			mg.Status.Conditions = []metav1.Condition{{Type: common.TypeReady, Status: metav1.ConditionTrue, Reason: "Available"}}
