@@ -161,7 +161,13 @@ func checkApproverPolicy(t *testing.T, g Gomega, ctx context.Context, manifests 
 		}
 	}
 	g.Expect(matched).To(ConsistOf(patched))
+	approverLimited(t, g, ctx, as, ns)
+}
 
+// approverLimited: the approver (as) may change the Module ns/net's spec.approvedPlan
+// (3f9a6c1e2b7d4a50 now) and nothing else, once the approver policy is in force; an admin
+// may change the rest.
+func approverLimited(t *testing.T, g Gomega, ctx context.Context, as client.Client, ns string) {
 	By(t, "the approver may change spec.approvedPlan only: not the source it would then approve, nor metadata")
 	net := func() *terraformv1.Module {
 		return &terraformv1.Module{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "net"}}
