@@ -7,8 +7,10 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	common "terraplane.io/terraplane/apis/common/v1alpha1"
@@ -25,20 +27,12 @@ func (r *Reconciler) propagate(ctx context.Context, claim resource.Claim, mg res
 	if to == nil {
 		return nil
 	}
-	from, ok := resource.ConnectionSecretRef(mg)
-	if !ok {
-		return resource.UserErrorf("NoConnectionSecret", "%s %s/%s writes no connection Secret (its spec.writeConnectionSecretToRef is empty); an admin can set it",
-			mg.GetObjectKind().GroupVersionKind().Kind, mg.GetNamespace(), mg.GetName())
-	}
-	src := &corev1.Secret{}
-	if err := r.client.Get(ctx, types.NamespacedName{Namespace: from.Namespace, Name: from.Name}, src); err != nil {
-		if apierrors.IsNotFound(err) {
-			return resource.Waitf("ConnectionSecretPending", "waiting for connection Secret %s/%s", from.Namespace, from.Name)
-		}
-		return fmt.Errorf("get connection secret: %w", err)
+	src, err := r.resourceSecret(ctx, mg)
+	if err != nil {
+		return err
 	}
 	dst := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: to.Name, Namespace: claim.GetNamespace()}}
-	_, err := controllerutil.CreateOrUpdate(ctx, r.client, dst, func() error {
+	_, err = controllerutil.CreateOrUpdate(ctx, r.client, dst, func() error {
 		if dst.ResourceVersion != "" && !resource.ControlledBy(dst, claim.GetUID()) { // it exists, and is not ours
 			return connectionSecretConflict(dst)
 		}
@@ -53,6 +47,50 @@ func (r *Reconciler) propagate(ctx context.Context, claim resource.Claim, mg res
 		return fmt.Errorf("write connection secret: %w", err)
 	}
 	return nil
+}
+
+// resourceSecret reads mg's connection Secret: only from a namespace mg may write to
+// (its own, or its class's writeConnectionSecretsToNamespace), and only one mg wrote
+// (resource.IsConnectionSecretOf); any other Secret the reference names is refused with
+// ReferenceNotAllowed and never copied.
+func (r *Reconciler) resourceSecret(ctx context.Context, mg resource.Managed) (*corev1.Secret, error) {
+	kind, err := apiutil.GVKForObject(mg, r.client.Scheme()) // objects read back may carry no kind
+	if err != nil {
+		return nil, fmt.Errorf("kind of bound resource: %w", err)
+	}
+	from, ok, err := resource.CheckConnectionSecretRef(ctx, r.client, mg, r.classOf(kind))
+	if u, user := resource.AsUserError(err); user {
+		return nil, resource.UserErrorf(u.Reason, "%s %s/%s: %s", kind.Kind, mg.GetNamespace(), mg.GetName(), u.Message)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, resource.UserErrorf("NoConnectionSecret", "%s %s/%s writes no connection Secret (its spec.writeConnectionSecretToRef is empty); an admin can set it",
+			kind.Kind, mg.GetNamespace(), mg.GetName())
+	}
+	src := &corev1.Secret{}
+	if err := r.client.Get(ctx, types.NamespacedName{Namespace: from.Namespace, Name: from.Name}, src); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil, resource.Waitf("ConnectionSecretPending", "waiting for connection Secret %s/%s", from.Namespace, from.Name)
+		}
+		return nil, fmt.Errorf("get connection secret: %w", err)
+	}
+	if !resource.IsConnectionSecretOf(src, mg.GetUID()) {
+		return nil, resource.UserErrorf(common.ReasonReferenceNotAllowed,
+			"%s %s/%s names Secret %s/%s in spec.writeConnectionSecretToRef, which it did not write, so it is not copied; name a Secret the resource writes",
+			kind.Kind, mg.GetNamespace(), mg.GetName(), from.Namespace, from.Name)
+	}
+	return src, nil
+}
+
+// classOf is the class kind that makes resources of the managed kind gvk; zero for a
+// kind that is not registered or has no classes.
+func (r *Reconciler) classOf(gvk schema.GroupVersionKind) resource.ClassKind {
+	if mk, ok := r.reg.Managed(gvk); ok {
+		return mk.Class()
+	}
+	return resource.ClassKind{}
 }
 
 // unseenSecret explains a create that failed because the Secret exists although the

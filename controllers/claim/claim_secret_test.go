@@ -31,7 +31,8 @@ func TestConnectionSecretOnlyIfControlled(t *testing.T) {
 	mg.SetGroupVersionKind(terraformv1.GroupVersion.WithKind("Module"))
 	mg.Spec.WriteConnectionSecretToRef = &common.SecretReference{Name: "m-conn"}
 	mg.Status.Conditions = []metav1.Condition{{Type: common.TypeReady, Status: metav1.ConditionTrue, Reason: "Available"}}
-	src := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "admin", Name: "m-conn"}, Data: map[string][]byte{"endpoint": []byte("e")}}
+	src := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "admin", Name: "m-conn", Labels: map[string]string{resource.ManagedLabel: "mg-uid"}},
+		Data: map[string][]byte{"endpoint": []byte("e")}}
 	gvk := databasev1.GroupVersion.WithKind("PostgreSQLInstance")
 	secret := func(owner *metav1.OwnerReference) *corev1.Secret {
 		s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "conn"}, Data: map[string][]byte{"password": []byte("hunter2")}}
@@ -62,7 +63,7 @@ func TestConnectionSecretOnlyIfControlled(t *testing.T) {
 				objs = append(objs, tc.existing.DeepCopy())
 			}
 			c := fake.NewClientBuilder().WithScheme(kinds.NewScheme()).WithObjects(objs...).Build()
-			r := &Reconciler{client: c, reader: c, kind: &registry.ClaimKind{GVK: gvk}}
+			r := &Reconciler{client: c, reader: c, reg: kinds.NewRegistry(nil), kind: &registry.ClaimKind{GVK: gvk}}
 			key := types.NamespacedName{Namespace: "team", Name: "conn"}
 
 			err := r.propagate(ctx, claim.DeepCopy(), mg)
@@ -99,6 +100,69 @@ func TestConnectionSecretOnlyIfControlled(t *testing.T) {
 			}
 			if !tc.ours && string(got.Data["password"]) != "hunter2" {
 				t.Errorf("a foreign Secret was changed: %+v", got)
+			}
+		})
+	}
+}
+
+// TestConnectionSecretCopiedOnlyFromResource: a claim copies its resource's connection
+// Secret only from a namespace the resource may write to (its own, or its class's
+// writeConnectionSecretsToNamespace) and only when the resource wrote it (its UID label or
+// owner reference); anything else its reference names, such as the admin's credentials, is
+// ReferenceNotAllowed and nothing reaches the claim's namespace.
+func TestConnectionSecretCopiedOnlyFromResource(t *testing.T) {
+	ctx := context.Background()
+	claim := &databasev1.PostgreSQLInstance{ObjectMeta: metav1.ObjectMeta{Namespace: "tenant-a", Name: "loot", UID: "claim-uid",
+		Finalizers: []string{resource.Finalizer}}}
+	claim.Spec.WriteConnectionSecretToRef = &common.LocalReference{Name: "loot"}
+	class := &terraformv1.ModuleClass{ObjectMeta: metav1.ObjectMeta{Namespace: "tenant-a", Name: "shared"}}
+	class.SpecTemplate.WriteConnectionSecretsToNamespace = "shared"
+	source := func(ns string, labels map[string]string, owners ...metav1.OwnerReference) *corev1.Secret {
+		return &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "conn", Labels: labels, OwnerReferences: owners},
+			Data: map[string][]byte{"aws_secret_access_key": []byte("admin's")}}
+	}
+	ours := map[string]string{resource.ManagedLabel: "mg-uid"}
+	ownedByMG := metav1.OwnerReference{APIVersion: "terraform.terraplane.io/v1alpha1", Kind: "Module", Name: "m", UID: "mg-uid"}
+	viaClass := &common.ClassReference{APIVersion: terraformv1.GroupVersion.String(), Kind: "ModuleClass", Name: "shared"}
+
+	for name, tc := range map[string]struct {
+		src    *corev1.Secret
+		class  *common.ClassReference
+		copied bool
+	}{
+		"written by the resource, its namespace":            {src: source("tenant-a", ours), copied: true},
+		"owned by the resource, its namespace":              {src: source("tenant-a", nil, ownedByMG), copied: true},
+		"written by the resource, its class's":              {src: source("shared", ours), class: viaClass, copied: true},
+		"not written by the resource, its namespace":        {src: source("tenant-a", nil)},
+		"labelled by another resource":                      {src: source("tenant-a", map[string]string{resource.ManagedLabel: "other"})},
+		"the admin's namespace":                             {src: source("terraplane-system", nil)},
+		"the admin's namespace, labelled as the resource's": {src: source("terraplane-system", ours)},
+		"another tenant's, no class":                        {src: source("shared", ours)},
+	} {
+		t.Run(name, func(t *testing.T) {
+			mg := &terraformv1.Module{ObjectMeta: metav1.ObjectMeta{Namespace: "tenant-a", Name: "m", UID: "mg-uid"}} // no kind, as read back
+			mg.Spec.WriteConnectionSecretToRef = &common.SecretReference{Name: "conn", Namespace: tc.src.Namespace}
+			mg.Spec.ClassRef = tc.class
+			mg.Status.Conditions = []metav1.Condition{{Type: common.TypeReady, Status: metav1.ConditionTrue, Reason: "Available"}}
+			reg := kinds.NewRegistry(nil)
+			c := fake.NewClientBuilder().WithScheme(reg.Scheme()).WithObjects(claim.DeepCopy(), class.DeepCopy(), tc.src.DeepCopy()).Build()
+			kind, _ := reg.Claim(kinds.PostgreSQLInstanceGVK)
+			r := &Reconciler{client: c, reader: c, reg: reg, kind: kind}
+
+			err := r.propagate(ctx, claim.DeepCopy(), mg)
+			got := &corev1.Secret{}
+			getErr := c.Get(ctx, types.NamespacedName{Namespace: "tenant-a", Name: "loot"}, got)
+			if tc.copied {
+				if err != nil || getErr != nil || string(got.Data["aws_secret_access_key"]) != "admin's" {
+					t.Fatalf("not copied: propagate %v, get %v, %+v", err, getErr, got.Data)
+				}
+				return
+			}
+			if u, ok := resource.AsUserError(err); !ok || u.Reason != common.ReasonReferenceNotAllowed {
+				t.Errorf("propagate = %v, want a %s user error", err, common.ReasonReferenceNotAllowed)
+			}
+			if getErr == nil {
+				t.Errorf("copied into the claim's namespace: %+v", got.Data)
 			}
 		})
 	}

@@ -24,8 +24,11 @@ type objects struct {
 // setupObjects registers Objects with the managed managed.
 func setupObjects(mgr ctrl.Manager, targets *Targets, opts Options) error {
 	r := &objects{native{client: mgr.GetClient(), targets: targets, opts: opts, recorder: resource.NewRecorder(mgr, "terraplane-kubernetes")}}
-	return managed.Setup(mgr, r.managedKind("kubernetes-object", func() resource.Managed { return &kubernetesv1.Object{} },
-		func() client.ObjectList { return &kubernetesv1.ObjectList{} }, r))
+	k := r.managedKind("kubernetes-object", func() resource.Managed { return &kubernetesv1.Object{} },
+		func() client.ObjectList { return &kubernetesv1.ObjectList{} }, r)
+	k.Class = resource.ClassKind{GVK: kubernetesv1.GroupVersion.WithKind("ObjectClass"),
+		New: func() resource.NonPortableClass { return &kubernetesv1.ObjectClass{} }}
+	return managed.Setup(mgr, k)
 }
 
 // object is the External of one Object: its target cluster.

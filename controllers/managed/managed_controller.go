@@ -27,6 +27,10 @@ type Kind struct {
 	New func() resource.Managed
 	// NewList returns an empty list of the kind.
 	NewList func() client.ObjectList
+	// Class is the non-portable class kind that makes the kind's resources, whose
+	// writeConnectionSecretsToNamespace a resource's connection Secret may use; zero for a
+	// kind bound statically only.
+	Class resource.ClassKind
 	// Connector reaches the kind's external resources.
 	Connector Connector
 	// Retries says how soon each outcome of a resource is looked at again; it is called
@@ -146,6 +150,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		return ctrl.Result{}, err
 	}
 	orig := mg.DeepCopyObject().(resource.Managed)
+	if _, _, err := resource.CheckConnectionSecretRef(ctx, r.client, mg, r.kind.Class); err != nil {
+		return r.finish(ctx, orig, mg, nil, err) // refused before anything runs
+	}
 	ext, err := r.kind.Connector.Connect(ctx, mg)
 	if err != nil {
 		return r.finish(ctx, orig, mg, nil, err)

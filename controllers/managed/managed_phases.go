@@ -24,7 +24,7 @@ func (r *Reconciler) applyAndPublish(ctx context.Context, ext External, mg resou
 	if details == nil {
 		return nil
 	}
-	return resource.WriteConnectionSecret(ctx, r.client, mg, details)
+	return resource.WriteConnectionSecret(ctx, r.client, mg, r.kind.Class, details)
 }
 
 // delete deletes the external resource through the kind's Connector, then lets the

@@ -55,7 +55,11 @@ func testRegistry(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for pkg, layers := range map[string][][]byte{"stacks/broken:v1": {broken}, "stacks/two:v1": {broken, broken}} {
+	greedy, err := stackpkg.WriteTar(stackpkg.Files{".registry/app.yaml": []byte("title: Greedy\ndependsOn: [{crd: '*.terraform.terraplane.io/v1alpha1'}]")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for pkg, layers := range map[string][][]byte{"stacks/broken:v1": {broken}, "stacks/two:v1": {broken, broken}, "stacks/greedy:v1": {greedy}} {
 		img := empty.Image
 		for _, l := range layers {
 			if img, err = mutate.AppendLayers(img, static.NewLayer(l, types.OCIUncompressedLayer)); err != nil {
@@ -147,6 +151,7 @@ func TestUnpack(t *testing.T) {
 		"cluster scope, namespaced":       {ref: host + "/stacks/wide:v1", reason: ReasonScopeNotAllowed},
 		"not in the registry":             {ref: host + "/stacks/absent:v1", reason: ReasonPackageNotFound},
 		"no app.yaml":                     {ref: host + "/stacks/broken:v1", reason: ReasonInvalidPackage},
+		"dependsOn a reserved group":      {ref: host + "/stacks/greedy:v1", cluster: true, reason: ReasonInvalidPackage},
 		"two layers":                      {ref: host + "/stacks/two:v1", reason: ReasonUnsafePackage},
 		"a registry that does not answer": {ref: down + "/stacks/plain:v1", reason: ReasonRegistryUnavailable},
 	}

@@ -130,9 +130,14 @@ func upsert(ctx context.Context, c client.Client, obj client.Object) error {
 
 // Rules are the permissions of a Stack's controller: all verbs on owned and dependsOn
 // CRDs (a * plural grants the whole group) and the core resources a controller needs.
+// A CRD in a reserved group (stackpkg.ReservedGroup: Terraplane's or Kubernetes' own)
+// is refused, and so grants nothing.
 func Rules(spec stacksv1.StackSpec) ([]rbacv1.PolicyRule, error) {
 	byGroup := map[string]map[string]bool{}
 	for _, crd := range append(append([]string{}, spec.CRDs.Owned...), spec.CRDs.DependsOn...) {
+		if err := stackpkg.CheckCRD(crd); err != nil {
+			return nil, err
+		}
 		plural, group, _, err := stackpkg.SplitCRD(crd)
 		if err != nil {
 			return nil, err

@@ -1,6 +1,7 @@
 package stack
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -29,6 +30,27 @@ func TestRules(t *testing.T) {
 	}
 	if _, err := Rules(stacksv1.StackSpec{CRDs: stacksv1.CRDs{Owned: stacksv1.CRDList{"nonsense"}}}); err == nil {
 		t.Error("a CRD that is not plural.group/version must be refused")
+	}
+}
+
+// TestRulesRefuseReservedGroups: a Stack that owns or depends on a CRD of Terraplane's
+// or Kubernetes' own groups gets no rules at all, rather than every verb there.
+func TestRulesRefuseReservedGroups(t *testing.T) {
+	for name, crds := range map[string]stacksv1.CRDs{
+		"dependsOn Modules":               {DependsOn: stacksv1.CRDList{"modules.terraform.terraplane.io/v1alpha1"}},
+		"dependsOn all of terraform":      {DependsOn: stacksv1.CRDList{"*.terraform.terraplane.io/v1alpha1"}},
+		"dependsOn stacks":                {DependsOn: stacksv1.CRDList{"*.stacks.terraplane.io/v1alpha1"}},
+		"dependsOn rbac":                  {DependsOn: stacksv1.CRDList{"*.rbac.authorization.k8s.io/v1"}},
+		"dependsOn admission":             {DependsOn: stacksv1.CRDList{"validatingadmissionpolicies.admissionregistration.k8s.io/v1"}},
+		"dependsOn apps":                  {DependsOn: stacksv1.CRDList{"deployments.apps/v1"}},
+		"dependsOn kubernetes.io":         {DependsOn: stacksv1.CRDList{"*.metrics.kubernetes.io/v1beta1"}},
+		"owns a terraplane.io kind":       {Owned: stacksv1.CRDList{"buckets.storage.terraplane.io/v1alpha1"}},
+		"one reserved among allowed ones": {Owned: stacksv1.CRDList{"widgets.alpha.io/v1"}, DependsOn: stacksv1.CRDList{"gadgets.beta.io/v1", "*.apiextensions.k8s.io/v1"}},
+	} {
+		rules, err := Rules(stacksv1.StackSpec{CRDs: crds})
+		if err == nil || !strings.Contains(err.Error(), "reserved group") || rules != nil {
+			t.Errorf("%s: Rules = %v, %v; want a reserved group error and no rules", name, rules, err)
+		}
 	}
 }
 

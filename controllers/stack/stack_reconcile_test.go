@@ -102,26 +102,43 @@ func TestStackReconcile(t *testing.T) {
 	}
 }
 
-// TestStackReconcileRefuses: a Stack whose CRDs do not read as plural.group/version is
-// InvalidStack, with no RBAC made.
+// TestStackReconcileRefuses: a Stack whose CRDs do not read as plural.group/version, or
+// that depends on a reserved group (Terraplane's or Kubernetes' own), is InvalidStack,
+// with no RBAC made.
 func TestStackReconcileRefuses(t *testing.T) {
-	ctx := context.Background()
-	s := testStack(stacksv1.PermissionScopeNamespaced)
-	s.Spec.CRDs.DependsOn = stacksv1.CRDList{"widgets"}
-	c := stackClient(s)
-	r := &StackReconciler{client: c, recorder: resource.RecorderFor(events.NewFakeRecorder(10))}
-	if _, err := r.Reconcile(ctx, ctrl.Request{NamespacedName: client.ObjectKeyFromObject(s)}); err != nil {
-		t.Fatal(err)
-	}
-	got := &stacksv1.Stack{}
-	if err := c.Get(ctx, client.ObjectKeyFromObject(s), got); err != nil {
-		t.Fatal(err)
-	}
-	if synced := meta.FindStatusCondition(got.Status.Conditions, common.TypeSynced); synced == nil || synced.Reason != ReasonInvalidStack {
-		t.Errorf("Synced %+v, want %s", synced, ReasonInvalidStack)
-	}
-	if exists(t, c, &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Namespace: "apps", Name: "alpha"}}) {
-		t.Error("a Role was made for an invalid Stack")
+	for name, tc := range map[string]struct {
+		scope     stacksv1.PermissionScope
+		dependsOn stacksv1.CRDList
+	}{
+		"not plural.group/version": {stacksv1.PermissionScopeNamespaced, stacksv1.CRDList{"widgets"}},
+		"every terraform kind":     {stacksv1.PermissionScopeNamespaced, stacksv1.CRDList{"*.terraform.terraplane.io/v1alpha1"}},
+		"Modules, cluster-wide":    {stacksv1.PermissionScopeCluster, stacksv1.CRDList{"modules.terraform.terraplane.io/v1alpha1"}},
+		"RBAC, cluster-wide":       {stacksv1.PermissionScopeCluster, stacksv1.CRDList{"*.rbac.authorization.k8s.io/v1"}},
+		"Deployments":              {stacksv1.PermissionScopeNamespaced, stacksv1.CRDList{"deployments.apps/v1"}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			s := testStack(tc.scope)
+			s.Spec.CRDs.DependsOn = tc.dependsOn
+			c := stackClient(s)
+			r := &StackReconciler{client: c, recorder: resource.RecorderFor(events.NewFakeRecorder(10))}
+			if _, err := r.Reconcile(ctx, ctrl.Request{NamespacedName: client.ObjectKeyFromObject(s)}); err != nil {
+				t.Fatal(err)
+			}
+			got := &stacksv1.Stack{}
+			if err := c.Get(ctx, client.ObjectKeyFromObject(s), got); err != nil {
+				t.Fatal(err)
+			}
+			if synced := meta.FindStatusCondition(got.Status.Conditions, common.TypeSynced); synced == nil || synced.Reason != ReasonInvalidStack {
+				t.Errorf("Synced %+v, want %s", synced, ReasonInvalidStack)
+			}
+			for _, o := range []client.Object{&rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Namespace: "apps", Name: "alpha"}},
+				&rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: clusterName(s)}}} {
+				if exists(t, c, o) {
+					t.Errorf("a %T was made for an invalid Stack", o)
+				}
+			}
+		})
 	}
 }
 

@@ -115,6 +115,7 @@ const failureBackoff = 5 * time.Second
 // leaving a resource once created Ready, terraform's diagnostics summed up.
 func (r *connector) managedKind() managed.Kind {
 	return managed.Kind{Name: r.kind.GVK.Kind, New: r.kind.New, NewList: r.kind.NewList, Connector: r, Retries: r.retries,
+		Class:      r.kind.Class(),
 		KeepsReady: true, SlowApply: true, Summary: engine.Summary, Recorder: r.recorder, Shards: r.opts.Shards,
 		MaxConcurrentReconciles: r.opts.MaxConcurrentReconciles, FailureBackoff: failureBackoff,
 		Predicates: []predicate.Predicate{predicate.Or(predicate.GenerationChangedPredicate{}, userAnnotationChanged)}}

@@ -271,16 +271,12 @@ func (r *connector) destroy(ctx context.Context, mg resource.Managed) error {
 	} else if !neverApplied {
 		r.recorder.Eventf(mg, corev1.EventTypeNormal, "Destroyed", "the Terraform state holds no resources: nothing to destroy")
 	}
-	objs := stateObjects(mg)
-	if ref, ok := resource.ConnectionSecretRef(mg); ok {
-		objs = append(objs, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: ref.Name, Namespace: ref.Namespace}})
-	}
-	for _, o := range objs {
+	for _, o := range stateObjects(mg) {
 		if err := r.client.Delete(ctx, o); err != nil && !apierrors.IsNotFound(err) {
 			return fmt.Errorf("delete %s: %w", o.GetName(), err)
 		}
 	}
-	return nil
+	return resource.DeleteConnectionSecret(ctx, r.client, mg) // only a Secret mg wrote
 }
 
 func forEach(list client.ObjectList, fn func(resource.Managed)) error {

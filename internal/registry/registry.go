@@ -64,6 +64,11 @@ type ManagedKind struct {
 	Terraform *TerraformKind
 }
 
+// Class is the class kind that makes resources of k, as the resource package reads it.
+func (k *ManagedKind) Class() resource.ClassKind {
+	return resource.ClassKind{GVK: k.ClassGVK, New: k.NewClass}
+}
+
 // TerraformKind is how the Terraform Connector serves a managed kind: its module, how
 // its Provider becomes provider configuration, which outputs become connection keys, and
 // how an interrupted create carries on.

@@ -14,15 +14,17 @@ import (
 )
 
 // WriteConnectionSecret writes data into mg's connection Secret, if mg has one: labelled
-// with mg's UID and owned by mg when in its namespace. A Secret of that name that mg did
-// not write (IsConnectionSecretOf) is left as it is, a ConnectionSecretConflict user error.
-func WriteConnectionSecret(ctx context.Context, c client.Client, mg Managed, data map[string][]byte) error {
-	ref, ok := ConnectionSecretRef(mg)
-	if !ok {
-		return nil // nobody asked for connection details
+// with mg's UID and owned by mg when in its namespace. A namespace mg may not write to
+// (CheckConnectionSecretRef; class is mg's class kind) is a ReferenceNotAllowed user
+// error; a Secret of that name that mg did not write (IsConnectionSecretOf) is left as it
+// is, a ConnectionSecretConflict user error.
+func WriteConnectionSecret(ctx context.Context, c client.Client, mg Managed, class ClassKind, data map[string][]byte) error {
+	ref, ok, err := CheckConnectionSecretRef(ctx, c, mg, class)
+	if err != nil || !ok {
+		return err // refused, or nobody asked for connection details
 	}
 	s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: ref.Name, Namespace: ref.Namespace}}
-	_, err := controllerutil.CreateOrUpdate(ctx, c, s, func() error {
+	_, err = controllerutil.CreateOrUpdate(ctx, c, s, func() error {
 		if s.ResourceVersion != "" && !IsConnectionSecretOf(s, mg.GetUID()) {
 			return UserErrorf(common.ReasonConnectionSecretConflict,
 				"Secret %s/%s (spec.writeConnectionSecretToRef) exists and was not written by this resource, so it is left as it is; name another Secret, or delete that one",

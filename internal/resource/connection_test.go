@@ -65,7 +65,7 @@ func TestConnectionSecretOnlyIfOurs(t *testing.T) {
 				b = b.WithObjects(tc.existing.DeepCopy())
 			}
 			c := b.Build()
-			err := WriteConnectionSecret(ctx, c, mg, map[string][]byte{"endpoint": []byte("e")})
+			err := WriteConnectionSecret(ctx, c, mg, ClassKind{}, map[string][]byte{"endpoint": []byte("e")})
 			got := &corev1.Secret{}
 			if getErr := c.Get(ctx, types.NamespacedName{Namespace: "team", Name: "conn"}, got); getErr != nil {
 				t.Fatal(getErr)

@@ -102,7 +102,7 @@ func Parse(files Files) (*Package, error) {
 		return nil, fmt.Errorf("%w: app.yaml: permissionScope %q is neither Cluster nor Namespaced", ErrInvalid, s)
 	}
 	for _, d := range p.App.DependsOn {
-		if _, _, _, err := SplitCRD(d.CRD); err != nil {
+		if err := CheckCRD(d.CRD); err != nil {
 			return nil, fmt.Errorf("%w: app.yaml: dependsOn: %v", ErrInvalid, err)
 		}
 	}
@@ -173,15 +173,23 @@ func decodeCRDs(b []byte) ([]*apiextensionsv1.CustomResourceDefinition, error) {
 		if want := crd.Spec.Names.Plural + "." + crd.Spec.Group; crd.Name != want || len(crd.Spec.Versions) == 0 {
 			return nil, fmt.Errorf("CRD %q must be named %q and have a version", crd.Name, want)
 		}
-		if reservedGroup(crd.Spec.Group) {
-			return nil, fmt.Errorf("CRD %s is in a reserved group (terraplane.io, k8s.io, kubernetes.io); use your own domain", crd.Name)
+		if ReservedGroup(crd.Spec.Group) {
+			return nil, fmt.Errorf("CRD %s is in a %s; use your own domain", crd.Name, reservedGroups)
 		}
 		out = append(out, crd)
 	}
 }
 
-// reservedGroup reports whether group belongs to Terraplane or Kubernetes itself.
-func reservedGroup(group string) bool {
+// reservedGroups describes the groups ReservedGroup refuses, for messages.
+const reservedGroups = "reserved group (terraplane.io, k8s.io, kubernetes.io, or a Kubernetes group without a domain such as apps)"
+
+// ReservedGroup reports whether group belongs to Terraplane or Kubernetes itself: a
+// stack may neither define CRDs there nor depend on them, which would grant its
+// controller every verb on Terraplane's or Kubernetes' own kinds.
+func ReservedGroup(group string) bool {
+	if !strings.Contains(group, ".") {
+		return true // the core group and Kubernetes' built-in ones (apps, batch, policy, ...)
+	}
 	for _, d := range []string{"terraplane.io", "k8s.io", "kubernetes.io"} {
 		if group == d || strings.HasSuffix(group, "."+d) {
 			return true
@@ -389,6 +397,19 @@ func SplitCRD(s string) (plural, group, version string, err error) {
 		return "", "", "", fmt.Errorf("%q is not plural.group/version", s)
 	}
 	return plural, group, version, nil
+}
+
+// CheckCRD refuses a CRD name/version (plural.group/version) that is malformed or in a
+// reserved group (ReservedGroup).
+func CheckCRD(s string) error {
+	_, group, _, err := SplitCRD(s)
+	if err != nil {
+		return err
+	}
+	if ReservedGroup(group) {
+		return fmt.Errorf("%q is in a %s", s, reservedGroups)
+	}
+	return nil
 }
 
 // Matches reports whether the CRD name/version crd (plural.group/version) satisfies the

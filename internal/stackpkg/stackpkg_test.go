@@ -97,12 +97,16 @@ func TestParseRefuses(t *testing.T) {
 			"apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: a.b.c}\nspec: {group: b.c, names: {plural: z, kind: Z}, versions: [{name: v1}]}")}, `must be named "z.b.c"`},
 		"reserved group": {Files{".registry/app.yaml": nil, ".registry/resources/x.crd.yaml": []byte(
 			"apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: buckets.storage.terraplane.io}\nspec: {group: storage.terraplane.io, names: {plural: buckets, kind: Bucket}, versions: [{name: v1}]}")}, "reserved group"},
-		"bad dependsOn":          {Files{".registry/app.yaml": []byte("dependsOn: [{crd: widgets}]")}, `dependsOn: "widgets" is not plural.group/version`},
-		"not a crd":              {Files{".registry/app.yaml": nil, ".registry/resources/x.crd.yaml": []byte("apiVersion: v1\nkind: Secret\nmetadata: {name: s}")}, "is not an apiextensions.k8s.io/v1"},
-		"a pod in classes":       {Files{".registry/app.yaml": nil, ".registry/terraform/classes/c.yaml": []byte("apiVersion: v1\nkind: Pod\nmetadata: {name: p}")}, "may not be shipped"},
-		"a role in classes":      {Files{".registry/app.yaml": nil, ".registry/terraform/classes/c.yaml": []byte("apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {name: p}")}, "may not be shipped"},
-		"nested module":          {Files{".registry/app.yaml": nil, ".registry/terraform/modules/m/sub/main.tf": nil}, "flat directories"},
-		"install not deployment": {Files{".registry/app.yaml": nil, ".registry/install.yaml": []byte("apiVersion: batch/v1\nkind: Job\nmetadata: {name: j}")}, "one apps/v1 Deployment"},
+		"bad dependsOn":              {Files{".registry/app.yaml": []byte("dependsOn: [{crd: widgets}]")}, `dependsOn: "widgets" is not plural.group/version`},
+		"dependsOn terraform":        {Files{".registry/app.yaml": []byte("dependsOn: [{crd: modules.terraform.terraplane.io/v1alpha1}]")}, "reserved group"},
+		"dependsOn all of terraform": {Files{".registry/app.yaml": []byte("dependsOn: [{crd: '*.terraform.terraplane.io/v1alpha1'}]")}, "reserved group"},
+		"dependsOn rbac":             {Files{".registry/app.yaml": []byte("dependsOn: [{crd: '*.rbac.authorization.k8s.io/v1'}]")}, "reserved group"},
+		"dependsOn apps":             {Files{".registry/app.yaml": []byte("dependsOn: [{crd: deployments.apps/v1}]")}, "reserved group"},
+		"not a crd":                  {Files{".registry/app.yaml": nil, ".registry/resources/x.crd.yaml": []byte("apiVersion: v1\nkind: Secret\nmetadata: {name: s}")}, "is not an apiextensions.k8s.io/v1"},
+		"a pod in classes":           {Files{".registry/app.yaml": nil, ".registry/terraform/classes/c.yaml": []byte("apiVersion: v1\nkind: Pod\nmetadata: {name: p}")}, "may not be shipped"},
+		"a role in classes":          {Files{".registry/app.yaml": nil, ".registry/terraform/classes/c.yaml": []byte("apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {name: p}")}, "may not be shipped"},
+		"nested module":              {Files{".registry/app.yaml": nil, ".registry/terraform/modules/m/sub/main.tf": nil}, "flat directories"},
+		"install not deployment":     {Files{".registry/app.yaml": nil, ".registry/install.yaml": []byte("apiVersion: batch/v1\nkind: Job\nmetadata: {name: j}")}, "one apps/v1 Deployment"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -304,6 +308,23 @@ func TestMatchesID(t *testing.T) {
 	for id, want := range map[string]bool{"widget": true, "Widget": true, "WIDGETS": true, "sprocket": false, "widgets.alpha.example.org": false} {
 		if got := matchesID(id, crd); got != want {
 			t.Errorf("matchesID(%q) = %v, want %v", id, got, want)
+		}
+	}
+}
+
+// TestReservedGroup: Terraplane's groups, Kubernetes' (k8s.io, kubernetes.io) and its
+// built-in groups without a domain are reserved; anyone else's domain is not.
+func TestReservedGroup(t *testing.T) {
+	for group, want := range map[string]bool{
+		"terraform.terraplane.io": true, "stacks.terraplane.io": true, "terraplane.io": true, "storage.terraplane.io": true,
+		"rbac.authorization.k8s.io": true, "apiextensions.k8s.io": true, "admissionregistration.k8s.io": true,
+		"coordination.k8s.io": true, "k8s.io": true, "metrics.kubernetes.io": true,
+		"": true, "apps": true, "batch": true, "policy": true,
+		"example.org": false, "gamma.example.org": false, "cluster.x-k8s.io": false, "terraplane.io.example.org": false,
+		"notterraplane.io": false,
+	} {
+		if got := ReservedGroup(group); got != want {
+			t.Errorf("ReservedGroup(%q) = %v, want %v", group, got, want)
 		}
 	}
 }

@@ -9,8 +9,10 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	. "github.com/onsi/gomega"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -135,6 +137,97 @@ func TestApproverRole(t *testing.T) {
 	g.Expect(as.Patch(ctx, &terraformv1.Module{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "net"}}, patch)).To(Succeed())
 	g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(m), m)).To(Succeed())
 	g.Expect(m.Spec.ApprovedPlan).To(Equal("3f9a6c1e2b7d4a50"))
+
+	checkApproverPolicy(t, g, ctx, manifests, as, ns, patched)
+}
+
+// checkApproverPolicy: the chart's ValidatingAdmissionPolicy (the same as config/rbac's),
+// which covers every kind the approver patches, lets the approver (as) change the
+// Module ns/net's spec.approvedPlan and nothing else; an admin, who may update it, is not
+// limited. The API server's own admission decides.
+func checkApproverPolicy(t *testing.T, g Gomega, ctx context.Context, manifests string, as client.Client, ns string, patched []string) {
+	By(t, "the approver policy covers every kind the approver patches, as config/rbac's does")
+	policy := approverPolicy(g, manifests, "terraplane-approver")
+	raw, err := os.ReadFile("../../config/rbac/approver_policy.yaml")
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(approverPolicy(g, string(raw), "terraplane-approver").Spec).To(Equal(policy.Spec), "config/rbac/approver_policy.yaml and the chart's policy are the same")
+	var matched []string
+	for _, r := range policy.Spec.MatchConstraints.ResourceRules {
+		g.Expect(r.Operations).To(ConsistOf(admissionregistrationv1.Update))
+		for _, group := range r.APIGroups {
+			for _, res := range r.Resources {
+				matched = append(matched, res+"."+group)
+			}
+		}
+	}
+	g.Expect(matched).To(ConsistOf(patched))
+	approverLimited(t, g, ctx, as, ns)
+}
+
+// approverLimited: the approver (as) may change the Module ns/net's spec.approvedPlan
+// (3f9a6c1e2b7d4a50 now) and nothing else, once the approver policy is in force; an admin
+// may change the rest.
+func approverLimited(t *testing.T, g Gomega, ctx context.Context, as client.Client, ns string) {
+	By(t, "the approver may change spec.approvedPlan only: not the source it would then approve, nor metadata")
+	net := func() *terraformv1.Module {
+		return &terraformv1.Module{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "net"}}
+	}
+	merge := func(p string) client.Patch { return client.RawPatch(types.MergePatchType, []byte(p)) }
+	const source = `{"spec":{"source":{"configMap":{"name":"evil"}}}}`
+	g.Eventually(func() error { return as.Patch(ctx, net(), merge(source), client.DryRunAll) }).
+		WithTimeout(30*time.Second).WithPolling(200*time.Millisecond).Should(Satisfy(apierrors.IsForbidden), "the policy is in force")
+	for name, p := range map[string]string{
+		"the source":                   source,
+		"the source with the approval": `{"spec":{"approvedPlan":"0000000000000000","source":{"configMap":{"name":"evil"}}}}`,
+		"the approval policy":          `{"spec":{"approval":"Automatic"}}`,
+		"the reclaim policy":           `{"spec":{"reclaimPolicy":"Retain"}}`,
+		"the connection Secret":        `{"spec":{"writeConnectionSecretToRef":{"name":"loot","namespace":"terraplane-system"}}}`,
+		"an annotation":                `{"metadata":{"annotations":{"terraplane.io/paused":"true"}}}`,
+		"a label":                      `{"metadata":{"labels":{"team":"rita"}}}`,
+		"a finalizer":                  `{"metadata":{"finalizers":["example.org/hold"]}}`,
+	} {
+		err := as.Patch(ctx, net(), merge(p))
+		g.Expect(apierrors.IsForbidden(err)).To(BeTrue(), "the approver changed %s: %v", name, err)
+		g.Expect(err.Error()).To(ContainSubstring("spec.approvedPlan"), "the refusal says what the approver may do")
+	}
+	m := net()
+	g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(m), m)).To(Succeed())
+	g.Expect(m.Spec.Source.ConfigMap.Name).To(Equal("net"))
+	g.Expect(m.Spec.ApprovedPlan).To(Equal("3f9a6c1e2b7d4a50"))
+	g.Expect(m.Annotations).NotTo(HaveKey("terraplane.io/paused"))
+	g.Expect(as.Patch(ctx, net(), merge(`{"spec":{"approvedPlan":"4a50f9a6c1e2b7d3"}}`))).To(Succeed(), "approving another plan")
+
+	By(t, "an admin, who may update the Module, changes the rest")
+	bindingAdmin := &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "admins"},
+		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "terraplane-admin-kinds"}, // terraplane-admin's rules (no aggregation runs here)
+		Subjects: []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.UserKind, Name: "ada"}}}
+	g.Expect(client.IgnoreAlreadyExists(env.Client.Create(ctx, bindingAdmin))).To(Succeed())
+	admin := impersonate(g, "ada")
+	g.Eventually(func() error {
+		return admin.Patch(ctx, net(), merge(`{"spec":{"source":{"configMap":{"name":"net-v2"}}}}`))
+	}).
+		WithTimeout(30 * time.Second).WithPolling(200 * time.Millisecond).Should(Succeed())
+}
+
+// approverPolicy finds the ValidatingAdmissionPolicy name in manifests.
+func approverPolicy(g Gomega, manifests, name string) *admissionregistrationv1.ValidatingAdmissionPolicy {
+	dec := yaml.NewYAMLOrJSONDecoder(strings.NewReader(manifests), 4096)
+	for {
+		u := &unstructured.Unstructured{}
+		err := dec.Decode(&u.Object)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		g.Expect(err).NotTo(HaveOccurred())
+		if u.GetKind() != "ValidatingAdmissionPolicy" || u.GetName() != name {
+			continue
+		}
+		p := &admissionregistrationv1.ValidatingAdmissionPolicy{}
+		g.Expect(runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, p)).To(Succeed())
+		return p
+	}
+	g.Expect(errors.New("no ValidatingAdmissionPolicy " + name)).NotTo(HaveOccurred())
+	return nil
 }
 
 // clusterRole finds the ClusterRole name in manifests.
