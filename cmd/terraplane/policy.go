@@ -13,6 +13,7 @@ import (
 	common "terraplane.io/terraplane/apis/common/v1alpha1"
 	policyv1 "terraplane.io/terraplane/apis/policy/v1alpha1"
 	"terraplane.io/terraplane/internal/kref"
+	"terraplane.io/terraplane/internal/plandoc"
 	"terraplane.io/terraplane/internal/planpolicy"
 )
 
@@ -108,7 +109,7 @@ func testPolicies(ctx context.Context, policyFile string, o policyTestOptions) (
 	if err != nil {
 		return nil, kref.Usagef("read plan: %v", err)
 	}
-	doc, err := planpolicy.ParsePlan(planJSON)
+	doc, err := plandoc.ParsePlan(planJSON)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", o.plan, err)
 	}

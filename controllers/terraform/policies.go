@@ -21,6 +21,7 @@ import (
 	common "terraplane.io/terraplane/apis/common/v1alpha1"
 	policyv1 "terraplane.io/terraplane/apis/policy/v1alpha1"
 	"terraplane.io/terraplane/controllers/managed"
+	"terraplane.io/terraplane/internal/plandoc"
 	"terraplane.io/terraplane/internal/planpolicy"
 	"terraplane.io/terraplane/internal/resource"
 )
@@ -105,7 +106,7 @@ func target(mg resource.Managed, gvk schema.GroupVersionKind) planpolicy.Target 
 }
 
 // input is what rules see of mg besides the plan: the resource, its claim and namespace.
-func (p *planPolicies) input(ctx context.Context, mg resource.Managed, t planpolicy.Target, doc *planpolicy.Document) (planpolicy.Input, error) {
+func (p *planPolicies) input(ctx context.Context, mg resource.Managed, t planpolicy.Target, doc *plandoc.Document) (planpolicy.Input, error) {
 	obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(mg)
 	if err != nil {
 		return planpolicy.Input{}, fmt.Errorf("read resource for policies: %w", err)
@@ -146,7 +147,7 @@ func (e *run) checkPolicies(ctx context.Context, v verdict) (bool, error) {
 		}
 		e.out.plan = e.plan
 	}
-	doc, err := planpolicy.ParsePlan(e.plan.Document)
+	doc, err := plandoc.ParsePlan(e.plan.Document)
 	if err != nil {
 		return true, err
 	}

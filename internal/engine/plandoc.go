@@ -6,7 +6,7 @@ import (
 
 	tfjson "github.com/hashicorp/terraform-json"
 
-	"terraplane.io/terraplane/internal/planpolicy"
+	"terraplane.io/terraplane/internal/plandoc"
 )
 
 // planDocument is the plan as plan policies see it: terraform's resource_changes, every
@@ -24,5 +24,5 @@ func planDocument(js *tfjson.Plan, secrets map[string]string) ([]byte, error) {
 	for _, v := range secrets {
 		values = append(values, v)
 	}
-	return planpolicy.Redacted(changes, values...)
+	return plandoc.Redacted(changes, values...)
 }

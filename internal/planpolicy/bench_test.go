@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	policyv1 "terraplane.io/terraplane/apis/policy/v1alpha1"
+
+	"terraplane.io/terraplane/internal/plandoc"
 )
 
 // BenchmarkEvaluate evaluates 10 rules on a 50-resource plan: redacting the plan JSON,
@@ -39,7 +41,7 @@ func BenchmarkEvaluate(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		doc, err := ParsePlan(raw)
+		doc, err := plandoc.ParsePlan(raw)
 		if err != nil {
 			b.Fatal(err)
 		}

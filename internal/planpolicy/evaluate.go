@@ -9,6 +9,8 @@ import (
 	"github.com/google/cel-go/cel"
 
 	policyv1 "terraplane.io/terraplane/apis/policy/v1alpha1"
+
+	"terraplane.io/terraplane/internal/plandoc"
 )
 
 // ResultPass is the result of a rule the plan passes.
@@ -24,7 +26,7 @@ const maxNarrowed = 200
 // Input is what rules see besides the plan.
 type Input struct {
 	// Plan is the redacted plan.
-	Plan *Document
+	Plan *plandoc.Document
 	// Object is the managed resource, as JSON values.
 	Object map[string]any
 	// Claim is its claim, as JSON values; nil when it has none.
@@ -96,7 +98,7 @@ func (p *Policy) Evaluate(ctx context.Context, in Input) []Result {
 
 // changes are the plan's resource changes of the policy's resource types; nil when it
 // names types and the plan touches none.
-func (p *Policy) changes(d *Document) []any {
+func (p *Policy) changes(d *plandoc.Document) []any {
 	var all []any
 	if d != nil {
 		all = d.Changes

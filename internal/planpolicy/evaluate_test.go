@@ -12,16 +12,18 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	policyv1 "terraplane.io/terraplane/apis/policy/v1alpha1"
+
+	"terraplane.io/terraplane/internal/plandoc"
 )
 
 // fixture reads and redacts a plan JSON fixture.
-func fixture(t testing.TB, name string) *Document {
+func fixture(t testing.TB, name string) *plandoc.Document {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("testdata", name))
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := ParsePlan(b)
+	d, err := plandoc.ParsePlan(b)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,7 +144,7 @@ func TestSensitiveNeverVisible(t *testing.T) {
 			t.Errorf("the document shows %q:\n%s", secret, b)
 		}
 	}
-	if !strings.Contains(string(b), SensitiveValue) || !strings.Contains(string(b), `"user":"app"`) {
+	if !strings.Contains(string(b), plandoc.SensitiveValue) || !strings.Contains(string(b), `"user":"app"`) {
 		t.Errorf("the document should mask only the sensitive values:\n%s", b)
 	}
 	p := policy(t, nil, policyv1.PolicyRule{Name: "leak", Expression: `false`, MessageExpression: `plan.resource_changes[1].change.after.input + ' ' + plan.resource_changes[0].change.before.output.password`})

@@ -1,4 +1,4 @@
-package planpolicy
+package plandoc
 
 import (
 	"encoding/json"
