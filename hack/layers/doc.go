@@ -1,0 +1,3 @@
+// Package layers holds no code: its tests keep the import rules of docs/architecture.md
+// (the packages that stay free of Kubernetes), reading the import graph with `go list`.
+package layers
