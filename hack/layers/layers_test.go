@@ -23,6 +23,11 @@ func goList(t *testing.T, args ...string) []string {
 	return strings.Fields(strings.TrimSpace(string(out)))
 }
 
+// module is the module path, which every package of the project starts with.
+func module(t *testing.T) string {
+	return goList(t, "-m")[0]
+}
+
 // kubernetes reports whether import path p is a Kubernetes package.
 func kubernetes(p string) bool {
 	return strings.HasPrefix(p, "k8s.io/") || strings.HasPrefix(p, "sigs.k8s.io/")
@@ -39,5 +44,24 @@ func TestKubernetesFree(t *testing.T) {
 				t.Errorf("%s depends on Kubernetes packages: %s", pkg, strings.Join(got, ", "))
 			}
 		})
+	}
+}
+
+// TestTestsImportNoController: the suites in test/ drive Terraplane from the outside, as
+// a user does: through the API types, the composition root and the command, never a
+// controller's package (a constant they need lives in apis/ or internal/).
+func TestTestsImportNoController(t *testing.T) {
+	controllers := module(t) + "/controllers/"
+	lines := goList(t, "-f", `{{.ImportPath}}{{range .Imports}},{{.}}{{end}}{{range .TestImports}},{{.}}{{end}}{{range .XTestImports}},{{.}}{{end}}`, "./test/...")
+	if len(lines) == 0 {
+		t.Fatal("go list ./test/... listed no package")
+	}
+	for _, line := range lines {
+		imports := strings.Split(line, ",")
+		for _, p := range imports[1:] {
+			if strings.HasPrefix(p, controllers) {
+				t.Errorf("%s imports %s", imports[0], p)
+			}
+		}
 	}
 }
