@@ -190,3 +190,24 @@ func TestEnv(t *testing.T) {
 		t.Error("the controller's credentials reached terraform")
 	}
 }
+
+// TestEnvNamesTheLocksHolder: with a locker, terraform's environment carries the id the
+// locker's locks name their holder by (a locker has an id of its own, not the process's),
+// so that when this process dies, the next holder finds, by that id, what its runs left
+// running, and stops it before taking the lock over.
+func TestEnvNamesTheLocksHolder(t *testing.T) {
+	for name, tc := range map[string]struct {
+		locker StateLocker
+		want   string
+	}{
+		"a locker's":             {&fakeLocker{}, "fake-locker"},
+		"no locker: the process": {nil, holder.Self().ID},
+	} {
+		t.Run(name, func(t *testing.T) {
+			e := &Engine{opts: Options{Locker: tc.locker}}
+			if got := e.env(Workspace{})[holder.Env]; got != tc.want {
+				t.Errorf("%s = %q, want %q", holder.Env, got, tc.want)
+			}
+		})
+	}
+}

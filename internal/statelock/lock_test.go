@@ -149,6 +149,9 @@ func TestLocker(t *testing.T) {
 	if info == nil || info.Holder() == nil || info.Holder().ID != self.ID || info.Operation != "apply" {
 		t.Fatalf("lock taken: %+v, want one naming this process", info)
 	}
+	if info.Holder().ID != l.HolderID() {
+		t.Errorf("the lock names holder %q, HolderID (what marks its terraform processes) is %q", info.Holder().ID, l.HolderID())
+	}
 	var held *HeldError
 	if _, err := l.Lock(ctx, key("new"), "sfx", "plan"); !errors.As(err, &held) {
 		t.Fatalf("second lock: %v, want a HeldError", err)

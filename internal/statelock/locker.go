@@ -39,6 +39,9 @@ func NewLocker(c client.Client, reader client.Reader, hold, grace time.Duration)
 	return &Locker{client: c, reader: reader, self: holder.New(), hold: hold, grace: grace}
 }
 
+// HolderID is the id this locker's locks name their holder by.
+func (l *Locker) HolderID() string { return l.self.ID }
+
 // Labels terraform's kubernetes backend puts on the state lock Lease it creates.
 var leaseLabels = func(suffix string) map[string]string {
 	return map[string]string{"tfstate": "true", "tfstateWorkspace": "default", "tfstateSecretSuffix": suffix, "app.kubernetes.io/managed-by": "terraform"}
