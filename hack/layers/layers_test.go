@@ -1,6 +1,7 @@
 package layers
 
 import (
+	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -62,6 +63,26 @@ func TestTestsImportNoController(t *testing.T) {
 			if strings.HasPrefix(p, controllers) {
 				t.Errorf("%s imports %s", imports[0], p)
 			}
+		}
+	}
+}
+
+// TestArchitectureNamesEveryPackage: docs/architecture.md, the contributor's map, names
+// every package under internal/ and controllers/ (in backquotes, as its layer table
+// does), so a new package cannot go unmapped.
+func TestArchitectureNamesEveryPackage(t *testing.T) {
+	page, err := os.ReadFile(filepath.Join("..", "..", "docs", "architecture.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	prefix := module(t) + "/"
+	pkgs := goList(t, "./internal/...", "./controllers/...")
+	if len(pkgs) == 0 {
+		t.Fatal("go list listed no package")
+	}
+	for _, p := range pkgs {
+		if dir := strings.TrimPrefix(p, prefix); !strings.Contains(string(page), "`"+dir+"`") {
+			t.Errorf("docs/architecture.md does not name `%s` and what it holds", dir)
 		}
 	}
 }
