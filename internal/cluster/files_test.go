@@ -80,3 +80,21 @@ func TestCheckToolsNamesWhatIsMissing(t *testing.T) {
 		}
 	}
 }
+
+// TestPaths: what a cluster keeps lies under its directory, where Stop and the tests
+// look for it.
+func TestPaths(t *testing.T) {
+	o := Options{Dir: "/c", NodeIP: "10.254.0.1", APIPort: 6443}
+	for got, want := range map[string]string{
+		o.pidFile("etcd"):    "/c/run/etcd.pid",
+		o.logFile("kubelet"): "/c/logs/kubelet.log",
+		o.socket():           "/c/run/containerd.sock",
+		o.Kubeconfig():       "/c/kubeconfig",
+		o.pki("ca.crt"):      "/c/pki/ca.crt",
+		o.APIServer():        "https://10.254.0.1:6443",
+	} {
+		if got != want {
+			t.Errorf("got %s, want %s", got, want)
+		}
+	}
+}
