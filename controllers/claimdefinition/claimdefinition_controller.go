@@ -113,7 +113,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 			break
 		}
 	}
-	if u, ok := resource.AsUserError(c.err); ok && u.Reason == ReasonBreakingChange {
+	if u, ok := resource.AsUserError(c.err); ok && u.Reason == apiextv1.ReasonBreakingChange {
 		r.keepServing(ctx, c) // the CRD as it was still serves its claims
 	}
 	return r.finish(ctx, c)

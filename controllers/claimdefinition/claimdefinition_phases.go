@@ -20,6 +20,7 @@ import (
 	apiextv1 "terraplane.io/terraplane/apis/apiextensions/v1alpha1"
 	common "terraplane.io/terraplane/apis/common/v1alpha1"
 	terraformv1 "terraplane.io/terraplane/apis/terraform/v1alpha1"
+	"terraplane.io/terraplane/internal/claimcrd"
 	"terraplane.io/terraplane/internal/claimschema"
 	"terraplane.io/terraplane/internal/kinds"
 	"terraplane.io/terraplane/internal/resource"
@@ -40,11 +41,11 @@ type run struct {
 
 // gvk is the claim kind; classGVK its portable class kind.
 func (c *run) gvk() schema.GroupVersionKind {
-	return schema.GroupVersionKind{Group: c.def.Spec.Group, Version: Version, Kind: c.def.Spec.Names.Kind}
+	return schema.GroupVersionKind{Group: c.def.Spec.Group, Version: claimcrd.Version, Kind: c.def.Spec.Names.Kind}
 }
 
 func (c *run) classGVK() schema.GroupVersionKind {
-	return schema.GroupVersionKind{Group: c.def.Spec.Group, Version: Version, Kind: c.def.ClassKindName()}
+	return schema.GroupVersionKind{Group: c.def.Spec.Group, Version: claimcrd.Version, Kind: c.def.ClassKindName()}
 }
 
 // schema builds the parameters schema (from the module, or as written) and both CRDs.
@@ -56,15 +57,15 @@ func (r *Reconciler) schema(ctx context.Context, c *run) error {
 		}
 	case spec.Schema != nil:
 		if err := json.Unmarshal(spec.Schema.Raw, &c.params); err != nil {
-			return resource.UserErrorf(ReasonInvalidSchema, "spec.schema is not an OpenAPI v3 schema: %v", err)
+			return resource.UserErrorf(apiextv1.ReasonInvalidSchema, "spec.schema is not an OpenAPI v3 schema: %v", err)
 		}
 		if c.params.Type != "object" {
-			return resource.UserErrorf(ReasonInvalidSchema, "spec.schema must be of type object (it is the schema of spec.parameters)")
+			return resource.UserErrorf(apiextv1.ReasonInvalidSchema, "spec.schema must be of type object (it is the schema of spec.parameters)")
 		}
 	default:
-		return resource.UserErrorf(ReasonInvalidSchema, "set spec.fromModule or spec.schema")
+		return resource.UserErrorf(apiextv1.ReasonInvalidSchema, "set spec.fromModule or spec.schema")
 	}
-	c.claim, c.class = ClaimCRD(c.def, c.params), ClassCRD(c.def)
+	c.claim, c.class = claimcrd.ClaimCRD(c.def, c.params), claimcrd.ClassCRD(c.def)
 	return nil
 }
 
@@ -74,7 +75,7 @@ func (r *Reconciler) fromModule(ctx context.Context, c *run, from *apiextv1.From
 	class := &terraformv1.ModuleClass{}
 	if err := r.client.Get(ctx, key, class); err != nil {
 		if apierrors.IsNotFound(err) {
-			return resource.UserErrorf(ReasonModuleClassNotFound, "ModuleClass %s/%s (spec.fromModule.moduleClassRef) does not exist", key.Namespace, key.Name)
+			return resource.UserErrorf(apiextv1.ReasonModuleClassNotFound, "ModuleClass %s/%s (spec.fromModule.moduleClassRef) does not exist", key.Namespace, key.Name)
 		}
 		return fmt.Errorf("get module class: %w", err)
 	}
@@ -84,15 +85,15 @@ func (r *Reconciler) fromModule(ctx context.Context, c *run, from *apiextv1.From
 	}
 	vars, err := claimschema.ParseVariables(ld.Module.Files)
 	if err != nil {
-		return resource.UserErrorf(ReasonInvalidSchema, "module of ModuleClass %s/%s: %v", key.Namespace, key.Name, err)
+		return resource.UserErrorf(apiextv1.ReasonInvalidSchema, "module of ModuleClass %s/%s: %v", key.Namespace, key.Name, err)
 	}
 	opts, err := schemaOptions(class, from)
 	if err != nil {
-		return resource.UserErrorf(ReasonInvalidSchema, "%v", err)
+		return resource.UserErrorf(apiextv1.ReasonInvalidSchema, "%v", err)
 	}
 	res, err := claimschema.Generate(vars, opts)
 	if err != nil {
-		return resource.UserErrorf(ReasonInvalidSchema, "module of ModuleClass %s/%s: %v", key.Namespace, key.Name, err)
+		return resource.UserErrorf(apiextv1.ReasonInvalidSchema, "module of ModuleClass %s/%s: %v", key.Namespace, key.Name, err)
 	}
 	c.params = res.Parameters
 	c.untranslated = nil
@@ -155,9 +156,9 @@ func (r *Reconciler) checkBreaking(ctx context.Context, c *run) error {
 		return client.IgnoreNotFound(err)
 	}
 	if !metav1IsControlledBy(have, c.def) {
-		return resource.UserErrorf(ReasonConflict, "CustomResourceDefinition %s exists and does not belong to this ClaimDefinition", have.Name)
+		return resource.UserErrorf(apiextv1.ReasonConflict, "CustomResourceDefinition %s exists and does not belong to this ClaimDefinition", have.Name)
 	}
-	old, ok := Parameters(have)
+	old, ok := claimcrd.Parameters(have)
 	if !ok {
 		return nil
 	}
@@ -185,7 +186,7 @@ func (r *Reconciler) checkBreaking(ctx context.Context, c *run) error {
 	if len(broken) == 0 {
 		return nil
 	}
-	return resource.UserErrorf(ReasonBreakingChange, "the new schema would break %d %s claim(s): %s; the kind keeps serving its previous schema. Update or delete those claims, or keep the fields",
+	return resource.UserErrorf(apiextv1.ReasonBreakingChange, "the new schema would break %d %s claim(s): %s; the kind keeps serving its previous schema. Update or delete those claims, or keep the fields",
 		len(broken), c.def.Spec.Names.Kind, strings.Join(broken, "; "))
 }
 
@@ -196,12 +197,12 @@ func (r *Reconciler) apply(ctx context.Context, c *run) error {
 		have.Labels = nil
 		_, err := controllerutil.CreateOrUpdate(ctx, r.client, have, func() error {
 			if have.UID != "" && !metav1IsControlledBy(have, c.def) {
-				return resource.UserErrorf(ReasonConflict, "CustomResourceDefinition %s exists and does not belong to this ClaimDefinition", have.Name)
+				return resource.UserErrorf(apiextv1.ReasonConflict, "CustomResourceDefinition %s exists and does not belong to this ClaimDefinition", have.Name)
 			}
 			if have.Labels == nil {
 				have.Labels = map[string]string{}
 			}
-			have.Labels[DefinitionLabel] = c.def.Name
+			have.Labels[claimcrd.DefinitionLabel] = c.def.Name
 			have.Spec = want.Spec
 			return controllerutil.SetControllerReference(c.def, have, r.client.Scheme())
 		})
@@ -210,7 +211,7 @@ func (r *Reconciler) apply(ctx context.Context, c *run) error {
 				return err
 			}
 			if apierrors.IsInvalid(err) {
-				return resource.UserErrorf(ReasonInvalidSchema, "the API server refuses CustomResourceDefinition %s: %v", want.Name, err)
+				return resource.UserErrorf(apiextv1.ReasonInvalidSchema, "the API server refuses CustomResourceDefinition %s: %v", want.Name, err)
 			}
 			return fmt.Errorf("apply %s: %w", want.Name, err)
 		}
@@ -225,12 +226,12 @@ func (r *Reconciler) established(ctx context.Context, c *run) error {
 		have := &apiextensionsv1.CustomResourceDefinition{}
 		if err := r.client.Get(ctx, client.ObjectKey{Name: name}, have); err != nil {
 			if apierrors.IsNotFound(err) {
-				return resource.Waitf(ReasonWaitingForCRD, "waiting for CustomResourceDefinition %s", name)
+				return resource.Waitf(apiextv1.ReasonWaitingForCRD, "waiting for CustomResourceDefinition %s", name)
 			}
 			return fmt.Errorf("get %s: %w", name, err)
 		}
 		if !crdCondition(have, apiextensionsv1.Established) {
-			return resource.Waitf(ReasonWaitingForCRD, "waiting for CustomResourceDefinition %s to be Established", name)
+			return resource.Waitf(apiextv1.ReasonWaitingForCRD, "waiting for CustomResourceDefinition %s to be Established", name)
 		}
 	}
 	c.established = true
@@ -246,7 +247,7 @@ func (r *Reconciler) register(_ context.Context, c *run) error {
 		kind, _ = r.reg.Claim(c.gvk())
 	}
 	if !kind.Defined || kind.ClassGVK != c.classGVK() {
-		return resource.UserErrorf(ReasonConflict, "claim kind %s is already served (with class %s)", c.gvk(), kind.ClassGVK.Kind)
+		return resource.UserErrorf(apiextv1.ReasonConflict, "claim kind %s is already served (with class %s)", c.gvk(), kind.ClassGVK.Kind)
 	}
 	if r.server == nil {
 		return nil
@@ -272,10 +273,10 @@ func (r *Reconciler) delete(ctx context.Context, c *run) error {
 			names = append(names, cl.GetNamespace()+"/"+cl.GetName())
 		}
 		sort.Strings(names)
-		return resource.UserErrorf(ReasonClaimsExist, "deletion waits: %d %s claim(s) still exist (%s); delete them first, and the definition and its kinds go",
+		return resource.UserErrorf(apiextv1.ReasonClaimsExist, "deletion waits: %d %s claim(s) still exist (%s); delete them first, and the definition and its kinds go",
 			len(names), c.def.Spec.Names.Kind, strings.Join(names, ", "))
 	}
-	for _, name := range []string{ClaimCRD(c.def, apiextensionsv1.JSONSchemaProps{}).Name, ClassCRD(c.def).Name} {
+	for _, name := range []string{claimcrd.ClaimCRD(c.def, apiextensionsv1.JSONSchemaProps{}).Name, claimcrd.ClassCRD(c.def).Name} {
 		have := &apiextensionsv1.CustomResourceDefinition{}
 		if err := r.client.Get(ctx, client.ObjectKey{Name: name}, have); err != nil {
 			if apierrors.IsNotFound(err) {

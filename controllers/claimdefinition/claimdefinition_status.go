@@ -10,33 +10,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 
+	apiextv1 "terraplane.io/terraplane/apis/apiextensions/v1alpha1"
 	common "terraplane.io/terraplane/apis/common/v1alpha1"
 	"terraplane.io/terraplane/internal/resource"
-)
-
-// TypeEstablished is True once both CRDs of the definition are served by the API server:
-// the controller then serves its kind (SetupServer).
-const TypeEstablished = "Established"
-
-// Reasons of the Ready condition.
-const (
-	// ReasonServed: both kinds are Established and claims of the kind are served.
-	ReasonServed = "Served"
-	// ReasonBreakingChange: the new schema would break existing claims; the old one serves.
-	ReasonBreakingChange = "BreakingChange"
-	// ReasonClaimsExist: the definition is deleted, and waits for its claims to go.
-	ReasonClaimsExist = "ClaimsExist"
-	// ReasonInvalidSchema: no schema could be made, or the API server refused it.
-	ReasonInvalidSchema = "InvalidSchema"
-	// ReasonModuleClassNotFound: fromModule names a ModuleClass that does not exist.
-	ReasonModuleClassNotFound = "ModuleClassNotFound"
-	// ReasonConflict: the kind or its CRD belongs to something else.
-	ReasonConflict = "Conflict"
-	// ReasonWaitingForCRD: a CRD is not Established yet.
-	ReasonWaitingForCRD = "WaitingForCRD"
-	// ReasonNameConflict: the event that says a name of the kinds is served by another
-	// group too (the kinds are served all the same).
-	ReasonNameConflict = "NameConflict"
 )
 
 // crdPoll is how soon a definition waiting for its CRDs is looked at again (their watch
@@ -65,15 +41,15 @@ func (r *Reconciler) finish(ctx context.Context, c *run) (ctrl.Result, error) {
 	}
 	before := meta.FindStatusCondition(st.Conditions, common.TypeReady)
 	warned := before != nil && before.Message == msg
-	notes := o.Record(&st.Conditions, gen, resource.FromOutcome(resource.ReadyBecause(ReasonServed, msg)))
+	notes := o.Record(&st.Conditions, gen, resource.FromOutcome(resource.ReadyBecause(apiextv1.ReasonServed, msg)))
 	if len(c.conflicts) > 0 && o.Succeeded() && !warned {
-		notes = append(notes, resource.Note{Type: corev1.EventTypeWarning, Reason: ReasonNameConflict, Message: strings.Join(c.conflicts, "; ")})
+		notes = append(notes, resource.Note{Type: corev1.EventTypeWarning, Reason: apiextv1.ReasonNameConflict, Message: strings.Join(c.conflicts, "; ")})
 	}
 	switch {
 	case c.established:
-		resource.SetCondition(&st.Conditions, gen, TypeEstablished, metav1.ConditionTrue, TypeEstablished, "both CustomResourceDefinitions are served")
-	case c.checked || meta.FindStatusCondition(st.Conditions, TypeEstablished) == nil:
-		resource.SetCondition(&st.Conditions, gen, TypeEstablished, metav1.ConditionFalse, ReasonWaitingForCRD, "the CustomResourceDefinitions are not served yet")
+		resource.SetCondition(&st.Conditions, gen, apiextv1.TypeEstablished, metav1.ConditionTrue, apiextv1.TypeEstablished, "both CustomResourceDefinitions are served")
+	case c.checked || meta.FindStatusCondition(st.Conditions, apiextv1.TypeEstablished) == nil:
+		resource.SetCondition(&st.Conditions, gen, apiextv1.TypeEstablished, metav1.ConditionFalse, apiextv1.ReasonWaitingForCRD, "the CustomResourceDefinitions are not served yet")
 	}
 	resource.SetProgress(&st.Conditions, &st.ObservedGeneration, gen, o.Succeeded() && resource.IsReady(st.Conditions))
 	return resource.Finisher{Client: r.client, Recorder: r.events}.Finish(ctx, c.def, c.orig, o, notes)

@@ -18,6 +18,7 @@ import (
 
 	apiextv1 "terraplane.io/terraplane/apis/apiextensions/v1alpha1"
 	terraformv1 "terraplane.io/terraplane/apis/terraform/v1alpha1"
+	"terraplane.io/terraplane/internal/claimcrd"
 	"terraplane.io/terraplane/internal/kinds"
 	"terraplane.io/terraplane/internal/resource"
 )
@@ -66,7 +67,7 @@ func (h *harness) outcome(requeue time.Duration, err error) outcome {
 	}
 	for _, name := range []string{claimCRD, classCRD} {
 		if c := h.crd(name); c != nil && metav1IsControlledBy(c, &apiextv1.ClaimDefinition{ObjectMeta: metav1.ObjectMeta{UID: "def-uid"}}) &&
-			c.Labels[DefinitionLabel] == defName {
+			c.Labels[claimcrd.DefinitionLabel] == defName {
 			o.CRDs = append(o.CRDs, name)
 		}
 	}
@@ -169,7 +170,7 @@ func TestStatus(t *testing.T) {
 		untranslated(d), controllerutil.ContainsFinalizer(d, resource.Finalizer)}); diff != "" {
 		t.Errorf("status (-want +got):\n%s", diff)
 	}
-	params, _ := Parameters(h.crd(claimCRD))
+	params, _ := claimcrd.Parameters(h.crd(claimCRD))
 	var props []string
 	for p := range params.Properties {
 		props = append(props, p)
@@ -220,7 +221,7 @@ func TestBreakingChange(t *testing.T) {
 			if _, err := h.reconcile(); err != nil {
 				t.Fatal(err)
 			}
-			params, _ := Parameters(h.crd(claimCRD))
+			params, _ := claimcrd.Parameters(h.crd(claimCRD))
 			_, hasSize := params.Properties["size"]
 			got := outcome{Conditions: conditions(h.def()), Served: h.server.served}
 			want := outcome{Conditions: tc.want, Served: []string{"Network/NetworkClass"}}

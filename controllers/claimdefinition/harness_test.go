@@ -22,6 +22,7 @@ import (
 	apiextv1 "terraplane.io/terraplane/apis/apiextensions/v1alpha1"
 	common "terraplane.io/terraplane/apis/common/v1alpha1"
 	terraformv1 "terraplane.io/terraplane/apis/terraform/v1alpha1"
+	"terraplane.io/terraplane/internal/claimcrd"
 	"terraplane.io/terraplane/internal/modsource"
 	"terraplane.io/terraplane/internal/registry"
 	"terraplane.io/terraplane/internal/resource"
@@ -35,8 +36,8 @@ const (
 )
 
 var (
-	networkGVK = schema.GroupVersionKind{Group: "platform.example.org", Version: Version, Kind: "Network"}
-	classGVK   = schema.GroupVersionKind{Group: "platform.example.org", Version: Version, Kind: "NetworkClass"}
+	networkGVK = schema.GroupVersionKind{Group: "platform.example.org", Version: claimcrd.Version, Kind: "Network"}
+	classGVK   = schema.GroupVersionKind{Group: "platform.example.org", Version: claimcrd.Version, Kind: "NetworkClass"}
 )
 
 // fakeServer records the claim kinds it is asked to serve.

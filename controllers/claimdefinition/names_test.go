@@ -12,8 +12,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/events"
 
+	apiextv1 "terraplane.io/terraplane/apis/apiextensions/v1alpha1"
 	common "terraplane.io/terraplane/apis/common/v1alpha1"
 	terraformv1 "terraplane.io/terraplane/apis/terraform/v1alpha1"
+	"terraplane.io/terraplane/internal/claimcrd"
 	"terraplane.io/terraplane/internal/resource"
 )
 
@@ -46,7 +48,7 @@ func TestNameServedByAnotherGroup(t *testing.T) {
 	close(rec.Events)
 	var warned []string
 	for e := range rec.Events {
-		if strings.HasPrefix(e, "Warning "+ReasonNameConflict) {
+		if strings.HasPrefix(e, "Warning "+apiextv1.ReasonNameConflict) {
 			warned = append(warned, e)
 		}
 	}
@@ -74,7 +76,7 @@ variable "rules" {
 	if _, err := h.reconcile(); err != nil {
 		t.Fatal(err)
 	}
-	params, ok := Parameters(h.crd(claimCRD))
+	params, ok := claimcrd.Parameters(h.crd(claimCRD))
 	if !ok {
 		t.Fatalf("no claim CRD: %v", h.def().Status.Conditions)
 	}

@@ -10,6 +10,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	apiextv1 "terraplane.io/terraplane/apis/apiextensions/v1alpha1"
+	"terraplane.io/terraplane/internal/claimcrd"
 )
 
 // Labels that aggregate a defined kind's ClusterRoles into the chart's roles
@@ -39,7 +40,7 @@ func KindRoles(def *apiextv1.ClaimDefinition, claim, class *apiextensionsv1.Cust
 	claims, classes := claim.Spec.Names.Plural, class.Spec.Names.Plural
 	role := func(suffix, label string, rules ...rbacv1.PolicyRule) *rbacv1.ClusterRole {
 		return &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "terraplane:" + def.Name + ":" + suffix,
-			Labels: map[string]string{label: "true", DefinitionLabel: def.Name}}, Rules: rules}
+			Labels: map[string]string{label: "true", claimcrd.DefinitionLabel: def.Name}}, Rules: rules}
 	}
 	return []*rbacv1.ClusterRole{
 		role("claimer", AggregateToClaimer,

@@ -37,7 +37,7 @@ func (s *Server) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, 
 	if err := s.client.Get(ctx, req.NamespacedName, def); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	if !meta.IsStatusConditionTrue(def.Status.Conditions, TypeEstablished) {
+	if !meta.IsStatusConditionTrue(def.Status.Conditions, apiextv1.TypeEstablished) {
 		return ctrl.Result{}, nil
 	}
 	c := &run{def: def}

@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	apiextv1 "terraplane.io/terraplane/apis/apiextensions/v1alpha1"
+	"terraplane.io/terraplane/internal/claimcrd"
 	"terraplane.io/terraplane/internal/kinds"
 )
 
@@ -21,7 +22,7 @@ import (
 // with its own verbs, labelled to aggregate into it; none reaches anything else.
 func TestKindRoles(t *testing.T) {
 	def := definition(sizeSchema, "")
-	roles := KindRoles(def, ClaimCRD(def, apiextensionsv1.JSONSchemaProps{Type: "object"}), ClassCRD(def))
+	roles := KindRoles(def, claimcrd.ClaimCRD(def, apiextensionsv1.JSONSchemaProps{Type: "object"}), claimcrd.ClassCRD(def))
 	type role struct {
 		Label string
 		Rules []string // group/resource:verbs
@@ -30,7 +31,7 @@ func TestKindRoles(t *testing.T) {
 	for _, r := range roles {
 		var label string
 		for k := range r.Labels {
-			if k != DefinitionLabel {
+			if k != claimcrd.DefinitionLabel {
 				label = k
 			}
 		}
@@ -65,7 +66,7 @@ func TestDefinerOnly(t *testing.T) {
 	h := newHarness(t, definition(sizeSchema, ""))
 	h.r.server = nil
 	established := func() string {
-		c := meta.FindStatusCondition(h.def().Status.Conditions, TypeEstablished)
+		c := meta.FindStatusCondition(h.def().Status.Conditions, apiextv1.TypeEstablished)
 		if c == nil {
 			return ""
 		}
@@ -121,7 +122,7 @@ func TestServer(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			def := definition(sizeSchema, "")
 			if tc.established != "" {
-				def.Status.Conditions = []metav1.Condition{{Type: TypeEstablished, Status: tc.established, Reason: "R", LastTransitionTime: metav1.Now()}}
+				def.Status.Conditions = []metav1.Condition{{Type: apiextv1.TypeEstablished, Status: tc.established, Reason: "R", LastTransitionTime: metav1.Now()}}
 			}
 			h := newHarness(t, def)
 			if tc.taken {

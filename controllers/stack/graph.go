@@ -5,14 +5,9 @@ import (
 
 	"strings"
 
+	stacksv1 "terraplane.io/terraplane/apis/stacks/v1alpha1"
 	"terraplane.io/terraplane/internal/resource"
 	"terraplane.io/terraplane/internal/stackpkg"
-)
-
-// Reasons of dependency problems.
-const (
-	ReasonDependencyNotFound = "DependencyNotFound"
-	ReasonDependencyCycle    = "DependencyCycle"
 )
 
 // checkGraph walks the stack index from root's unmet dependencies and reports, as a user
@@ -27,13 +22,13 @@ func checkGraph(ix *stackpkg.Index, root string, deps []string, installed func(s
 			}
 			e, err := ix.Lookup(d)
 			if err != nil {
-				return resource.UserErrorf(ReasonDependencyNotFound, "%s (needed by %s) is not installed and no package in the registry owns it; push one with `terraplane stack push`",
+				return resource.UserErrorf(stacksv1.ReasonDependencyNotFound, "%s (needed by %s) is not installed and no package in the registry owns it; push one with `terraplane stack push`",
 					d, strings.Join(path, " → "))
 			}
 			repo := repoOf(e.Package)
 			for _, p := range path {
 				if p == repo {
-					return resource.UserErrorf(ReasonDependencyCycle, "dependency cycle: %s → %s", strings.Join(path, " → "), repo)
+					return resource.UserErrorf(stacksv1.ReasonDependencyCycle, "dependency cycle: %s → %s", strings.Join(path, " → "), repo)
 				}
 			}
 			if seen[repo] {

@@ -30,8 +30,8 @@ func TestCheckGraph(t *testing.T) {
 	}{
 		"chain":                {root: "s/top", deps: []string{"as.a.io/v1"}, installed: none},
 		"chain, c installed":   {root: "s/top", deps: []string{"as.a.io/v1"}, installed: func(c string) bool { return c == "*.c.io/v1" }},
-		"cycle through three":  {root: "s/x", deps: []string{"ys.y.io/v1"}, installed: none, reason: ReasonDependencyCycle, message: "dependency cycle: s/x → s/y → s/z → s/x"},
-		"missing, deep":        {root: "s/top", deps: []string{"os.o.io/v1"}, installed: none, reason: ReasonDependencyNotFound, message: "ghosts.g.io/v1 (needed by s/top → s/o)"},
+		"cycle through three":  {root: "s/x", deps: []string{"ys.y.io/v1"}, installed: none, reason: stacksv1.ReasonDependencyCycle, message: "dependency cycle: s/x → s/y → s/z → s/x"},
+		"missing, deep":        {root: "s/top", deps: []string{"os.o.io/v1"}, installed: none, reason: stacksv1.ReasonDependencyNotFound, message: "ghosts.g.io/v1 (needed by s/top → s/o)"},
 		"missing, but present": {root: "s/top", deps: []string{"os.o.io/v1"}, installed: func(c string) bool { return c == "ghosts.g.io/v1" }},
 	}
 	for name, tc := range cases {
@@ -67,8 +67,8 @@ func TestAnnotated(t *testing.T) {
 		"StackInstall/too/many/xs": "",
 		"":                         "",
 	} {
-		obj.Annotations = map[string]string{AnnotationOwner: value}
-		reqs := annotated("StackInstall", AnnotationOwner)(context.Background(), obj)
+		obj.Annotations = map[string]string{stacksv1.AnnotationOwner: value}
+		reqs := annotated("StackInstall", stacksv1.AnnotationOwner)(context.Background(), obj)
 		got := ""
 		if len(reqs) == 1 {
 			got = reqs[0].String()
@@ -77,8 +77,8 @@ func TestAnnotated(t *testing.T) {
 			t.Errorf("annotated(%q) = %q, want %q", value, got, want)
 		}
 	}
-	obj.Annotations = map[string]string{AnnotationDependencyOf: "ClusterStackInstall/b"}
-	if reqs := annotated("ClusterStackInstall", AnnotationDependencyOf)(context.Background(), obj); len(reqs) != 1 || reqs[0].Name != "b" || reqs[0].Namespace != "" {
+	obj.Annotations = map[string]string{stacksv1.AnnotationDependencyOf: "ClusterStackInstall/b"}
+	if reqs := annotated("ClusterStackInstall", stacksv1.AnnotationDependencyOf)(context.Background(), obj); len(reqs) != 1 || reqs[0].Name != "b" || reqs[0].Namespace != "" {
 		t.Errorf("cluster install: %v", reqs)
 	}
 }

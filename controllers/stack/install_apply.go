@@ -23,36 +23,23 @@ import (
 	"terraplane.io/terraplane/internal/resource"
 )
 
-// Annotations the manager puts on what it installs.
-const (
-	// AnnotationOwner names the install (kind/namespace/name) that owns an object.
-	AnnotationOwner = "stacks.terraplane.io/owner"
-	// AnnotationKeptFrom marks a CRD that uninstall kept because custom resources remain;
-	// a later install of a package that owns it adopts it.
-	AnnotationKeptFrom = "stacks.terraplane.io/kept-from"
-	// AnnotationDependencyOf marks an install the manager created for a dependency.
-	AnnotationDependencyOf = "stacks.terraplane.io/dependency-of"
-	// LabelStack carries the Stack's name on what the manager creates for it.
-	LabelStack = "stacks.terraplane.io/stack"
-)
-
 // claim takes ownership of obj for the install, refusing objects someone else owns. A CRD
 // that an uninstall kept may be adopted.
 func claim(obj client.Object, owner string, exists bool) error {
 	a := obj.GetAnnotations()
-	if exists && a[AnnotationOwner] != owner && !(a[AnnotationOwner] == "" && a[AnnotationKeptFrom] != "") {
-		by := a[AnnotationOwner]
+	if exists && a[stacksv1.AnnotationOwner] != owner && !(a[stacksv1.AnnotationOwner] == "" && a[stacksv1.AnnotationKeptFrom] != "") {
+		by := a[stacksv1.AnnotationOwner]
 		if by == "" {
 			by = "no stack"
 		}
-		return resource.UserErrorf(ReasonConflict, "%s %s already exists and is owned by %s, not by this stack; remove it or the other stack first",
+		return resource.UserErrorf(stacksv1.ReasonConflict, "%s %s already exists and is owned by %s, not by this stack; remove it or the other stack first",
 			obj.GetObjectKind().GroupVersionKind().Kind, obj.GetName(), by)
 	}
 	if a == nil {
 		a = map[string]string{}
 	}
-	a[AnnotationOwner] = owner
-	delete(a, AnnotationKeptFrom)
+	a[stacksv1.AnnotationOwner] = owner
+	delete(a, stacksv1.AnnotationKeptFrom)
 	obj.SetAnnotations(a)
 	return nil
 }
@@ -77,8 +64,8 @@ func (r *InstallReconciler) applyCRDs(ctx context.Context, in *install) error {
 	}
 	for _, want := range in.pkg.CRDs {
 		crd := want.DeepCopy()
-		crd.Annotations[AnnotationOwner] = in.obj.OwnerKey()
-		crd.Labels = merge(crd.Labels, map[string]string{LabelStack: in.obj.GetName()})
+		crd.Annotations[stacksv1.AnnotationOwner] = in.obj.OwnerKey()
+		crd.Labels = merge(crd.Labels, map[string]string{stacksv1.LabelStack: in.obj.GetName()})
 		if have, ok := current[crd.Name]; ok {
 			crd.ResourceVersion = have.ResourceVersion
 			if err := r.client.Update(ctx, crd); err != nil {
@@ -101,7 +88,7 @@ func (r *InstallReconciler) applyStack(ctx context.Context, in *install) error {
 		if err := claim(s, in.obj.OwnerKey(), s.ResourceVersion != ""); err != nil {
 			return err
 		}
-		s.Labels = merge(s.Labels, map[string]string{LabelStack: s.Name})
+		s.Labels = merge(s.Labels, map[string]string{stacksv1.LabelStack: s.Name})
 		s.Spec = stacksv1.StackSpec{AppMetadataSpec: in.pkg.App, CRDs: stacksv1.CRDs{Owned: in.pkg.Owned(), DependsOn: in.pkg.DependsOn()}}
 		if d := in.pkg.Install; d != nil {
 			s.Spec.Controller.Deployment = &stacksv1.ControllerDeployment{Name: d.Name, Spec: d.Spec}
@@ -109,7 +96,7 @@ func (r *InstallReconciler) applyStack(ctx context.Context, in *install) error {
 		return nil
 	})
 	if apierrors.IsNotFound(err) {
-		return resource.UserErrorf(ReasonMissingNamespace, "namespace %s for Stack %s does not exist; create it or set spec.targetNamespace", s.Namespace, s.Name)
+		return resource.UserErrorf(stacksv1.ReasonMissingNamespace, "namespace %s for Stack %s does not exist; create it or set spec.targetNamespace", s.Namespace, s.Name)
 	}
 	if _, user := resource.AsUserError(err); err != nil && !user {
 		return fmt.Errorf("apply stack: %w", err)
@@ -173,7 +160,7 @@ func (r *InstallReconciler) applyTerraform(ctx context.Context, in *install) err
 		u := o.DeepCopy()
 		if o.GroupVersionKind().GroupKind() == claimDefinitionKind {
 			if !in.obj.AllowsClusterScope() {
-				return resource.UserErrorf(ReasonScopeNotAllowed, "ClaimDefinition %s defines a claim kind for every namespace; only a ClusterStackInstall installs it", u.GetName())
+				return resource.UserErrorf(stacksv1.ReasonScopeNotAllowed, "ClaimDefinition %s defines a claim kind for every namespace; only a ClusterStackInstall installs it", u.GetName())
 			}
 			objs = append(objs, u) // cluster-scoped
 			continue
@@ -182,7 +169,7 @@ func (r *InstallReconciler) applyTerraform(ctx context.Context, in *install) err
 			u.SetNamespace(ns)
 		}
 		if u.GetNamespace() != ns && !in.obj.AllowsClusterScope() {
-			return resource.UserErrorf(ReasonScopeNotAllowed, "%s %s is for namespace %s; a StackInstall installs only into %s", u.GetKind(), u.GetName(), u.GetNamespace(), ns)
+			return resource.UserErrorf(stacksv1.ReasonScopeNotAllowed, "%s %s is for namespace %s; a StackInstall installs only into %s", u.GetKind(), u.GetName(), u.GetNamespace(), ns)
 		}
 		objs = append(objs, u)
 	}
@@ -200,7 +187,7 @@ func (r *InstallReconciler) applyTerraform(ctx context.Context, in *install) err
 	}
 	kept, err := r.deleteObjects(ctx, in, stale)
 	if len(kept) > 0 {
-		r.recorder.Eventf(in.obj, corev1.EventTypeNormal, ReasonKeptModules, "kept %s: Modules still use them", strings.Join(kept, ", "))
+		r.recorder.Eventf(in.obj, corev1.EventTypeNormal, stacksv1.ReasonKeptModules, "kept %s: Modules still use them", strings.Join(kept, ", "))
 	}
 	if err != nil {
 		return err
@@ -220,8 +207,8 @@ func (r *InstallReconciler) applyObject(ctx context.Context, in *install, want *
 	if err := claim(have, in.obj.OwnerKey(), err == nil); err != nil {
 		return err
 	}
-	want.SetAnnotations(merge(want.GetAnnotations(), map[string]string{AnnotationOwner: in.obj.OwnerKey()}))
-	want.SetLabels(merge(want.GetLabels(), map[string]string{LabelStack: in.obj.GetName()}))
+	want.SetAnnotations(merge(want.GetAnnotations(), map[string]string{stacksv1.AnnotationOwner: in.obj.OwnerKey()}))
+	want.SetLabels(merge(want.GetLabels(), map[string]string{stacksv1.LabelStack: in.obj.GetName()}))
 	if have.GetResourceVersion() != "" {
 		want.SetResourceVersion(have.GetResourceVersion())
 		if err := r.client.Update(ctx, want); err != nil {
@@ -231,7 +218,7 @@ func (r *InstallReconciler) applyObject(ctx context.Context, in *install, want *
 	}
 	err = r.client.Create(ctx, want)
 	if apierrors.IsNotFound(err) {
-		return resource.UserErrorf(ReasonMissingNamespace, "create %s %s: namespace %s does not exist", want.GetKind(), want.GetName(), want.GetNamespace())
+		return resource.UserErrorf(stacksv1.ReasonMissingNamespace, "create %s %s: namespace %s does not exist", want.GetKind(), want.GetName(), want.GetNamespace())
 	}
 	if err != nil {
 		return fmt.Errorf("create %s %s: %w", want.GetKind(), want.GetName(), err)
@@ -249,7 +236,7 @@ func (r *InstallReconciler) deleteObjects(ctx context.Context, in *install, refs
 		u.SetAPIVersion(ref.APIVersion)
 		u.SetKind(ref.Kind)
 		err := r.client.Get(ctx, client.ObjectKey{Namespace: ref.Namespace, Name: ref.Name}, u)
-		if apierrors.IsNotFound(err) || meta.IsNoMatchError(err) || err == nil && u.GetAnnotations()[AnnotationOwner] != in.obj.OwnerKey() {
+		if apierrors.IsNotFound(err) || meta.IsNoMatchError(err) || err == nil && u.GetAnnotations()[stacksv1.AnnotationOwner] != in.obj.OwnerKey() {
 			continue // gone, or not ours
 		}
 		if err != nil {
@@ -261,8 +248,8 @@ func (r *InstallReconciler) deleteObjects(ctx context.Context, in *install, refs
 		}
 		if used {
 			kept = append(kept, "ConfigMap "+ref.Namespace+"/"+ref.Name)
-			a := merge(u.GetAnnotations(), map[string]string{AnnotationKeptFrom: in.obj.OwnerKey()})
-			delete(a, AnnotationOwner)
+			a := merge(u.GetAnnotations(), map[string]string{stacksv1.AnnotationKeptFrom: in.obj.OwnerKey()})
+			delete(a, stacksv1.AnnotationOwner)
 			u.SetAnnotations(a)
 			if err := r.client.Update(ctx, u); err != nil {
 				return nil, fmt.Errorf("mark ConfigMap %s/%s kept: %w", ref.Namespace, ref.Name, err)
@@ -305,7 +292,7 @@ func (r *InstallReconciler) removeCRDs(ctx context.Context, in *install, names [
 			}
 			return nil, fmt.Errorf("get CRD %s: %w", n, err)
 		}
-		if crd.Annotations[AnnotationOwner] != in.obj.OwnerKey() {
+		if crd.Annotations[stacksv1.AnnotationOwner] != in.obj.OwnerKey() {
 			continue
 		}
 		used, err := r.inUse(ctx, crd)
@@ -319,8 +306,8 @@ func (r *InstallReconciler) removeCRDs(ctx context.Context, in *install, names [
 			continue
 		}
 		kept = append(kept, n)
-		delete(crd.Annotations, AnnotationOwner)
-		crd.Annotations[AnnotationKeptFrom] = in.obj.OwnerKey()
+		delete(crd.Annotations, stacksv1.AnnotationOwner)
+		crd.Annotations[stacksv1.AnnotationKeptFrom] = in.obj.OwnerKey()
 		if err := r.client.Update(ctx, crd); err != nil {
 			return nil, fmt.Errorf("mark CRD %s kept: %w", n, err)
 		}

@@ -54,12 +54,12 @@ func TestClaim(t *testing.T) {
 		conflict    string
 	}{
 		"new":                       {nil, false, ""},
-		"ours":                      {map[string]string{AnnotationOwner: owner}, true, ""},
-		"kept by an uninstall":      {map[string]string{AnnotationKeptFrom: "StackInstall/apps/old"}, true, ""},
-		"another stack's":           {map[string]string{AnnotationOwner: "StackInstall/apps/beta"}, true, "owned by StackInstall/apps/beta"},
+		"ours":                      {map[string]string{stacksv1.AnnotationOwner: owner}, true, ""},
+		"kept by an uninstall":      {map[string]string{stacksv1.AnnotationKeptFrom: "StackInstall/apps/old"}, true, ""},
+		"another stack's":           {map[string]string{stacksv1.AnnotationOwner: "StackInstall/apps/beta"}, true, "owned by StackInstall/apps/beta"},
 		"nobody's":                  {map[string]string{"x": "y"}, true, "owned by no stack"},
 		"nobody's, no annotations":  {nil, true, "owned by no stack"},
-		"another's, kept elsewhere": {map[string]string{AnnotationOwner: "StackInstall/apps/beta", AnnotationKeptFrom: "x"}, true, "owned by StackInstall/apps/beta"},
+		"another's, kept elsewhere": {map[string]string{stacksv1.AnnotationOwner: "StackInstall/apps/beta", stacksv1.AnnotationKeptFrom: "x"}, true, "owned by StackInstall/apps/beta"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -68,7 +68,7 @@ func TestClaim(t *testing.T) {
 			err := claim(obj, owner, tc.exists)
 			if tc.conflict != "" {
 				u, ok := resource.AsUserError(err)
-				if !ok || u.Reason != ReasonConflict || !strings.Contains(u.Message, tc.conflict) || !strings.Contains(u.Message, "CustomResourceDefinition widgets.alpha.io") {
+				if !ok || u.Reason != stacksv1.ReasonConflict || !strings.Contains(u.Message, tc.conflict) || !strings.Contains(u.Message, "CustomResourceDefinition widgets.alpha.io") {
 					t.Fatalf("claim = %v, want a Conflict saying %q", err, tc.conflict)
 				}
 				return
@@ -76,7 +76,7 @@ func TestClaim(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if a := obj.GetAnnotations(); a[AnnotationOwner] != owner || a[AnnotationKeptFrom] != "" {
+			if a := obj.GetAnnotations(); a[stacksv1.AnnotationOwner] != owner || a[stacksv1.AnnotationKeptFrom] != "" {
 				t.Errorf("annotations %v, want owned by %s and kept-from gone", a, owner)
 			}
 		})
@@ -87,8 +87,8 @@ func TestClaim(t *testing.T) {
 // new ones are created and owned ones updated, annotated and labelled for the stack.
 func TestApplyCRDs(t *testing.T) {
 	ctx := context.Background()
-	mine := testCRD("gadgets", map[string]string{AnnotationOwner: owner})
-	theirs := testCRD("sprockets", map[string]string{AnnotationOwner: "StackInstall/apps/beta"})
+	mine := testCRD("gadgets", map[string]string{stacksv1.AnnotationOwner: owner})
+	theirs := testCRD("sprockets", map[string]string{stacksv1.AnnotationOwner: "StackInstall/apps/beta"})
 	cases := map[string]struct {
 		want     []*apiextensionsv1.CustomResourceDefinition
 		conflict bool
@@ -105,7 +105,7 @@ func TestApplyCRDs(t *testing.T) {
 			}
 			in := &install{obj: testInstall(), pkg: &stackpkg.Pulled{Package: &stackpkg.Package{CRDs: tc.want}}}
 			err := r.applyCRDs(ctx, in)
-			if u, ok := resource.AsUserError(err); tc.conflict != (ok && u.Reason == ReasonConflict) || !tc.conflict && err != nil {
+			if u, ok := resource.AsUserError(err); tc.conflict != (ok && u.Reason == stacksv1.ReasonConflict) || !tc.conflict && err != nil {
 				t.Fatalf("applyCRDs = %v, want a conflict: %v", err, tc.conflict)
 			}
 			got := &apiextensionsv1.CustomResourceDefinition{}
@@ -113,10 +113,10 @@ func TestApplyCRDs(t *testing.T) {
 			if widgets == tc.conflict {
 				t.Errorf("widgets.alpha.io written: %v, want %v", widgets, !tc.conflict)
 			}
-			if !tc.conflict && (got.Annotations[AnnotationOwner] != owner || got.Annotations["from"] != "package" || got.Labels[LabelStack] != "alpha") {
+			if !tc.conflict && (got.Annotations[stacksv1.AnnotationOwner] != owner || got.Annotations["from"] != "package" || got.Labels[stacksv1.LabelStack] != "alpha") {
 				t.Errorf("widgets annotations %v labels %v", got.Annotations, got.Labels)
 			}
-			if err := c.Get(ctx, client.ObjectKey{Name: "sprockets.alpha.io"}, got); err != nil || got.Annotations[AnnotationOwner] != "StackInstall/apps/beta" {
+			if err := c.Get(ctx, client.ObjectKey{Name: "sprockets.alpha.io"}, got); err != nil || got.Annotations[stacksv1.AnnotationOwner] != "StackInstall/apps/beta" {
 				t.Errorf("another stack's CRD was changed: %v %v", got.Annotations, err)
 			}
 		})
@@ -133,7 +133,7 @@ func configMapRef(name string) stacksv1.ObjectReference {
 func TestApplyTerraform(t *testing.T) {
 	ctx := context.Background()
 	ownedCM := func(name string) *corev1.ConfigMap {
-		return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "apps", Name: name, Annotations: map[string]string{AnnotationOwner: owner}}}
+		return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "apps", Name: name, Annotations: map[string]string{stacksv1.AnnotationOwner: owner}}}
 	}
 	user := &terraformv1.Module{ObjectMeta: metav1.ObjectMeta{Namespace: "apps", Name: "uses-kept"}}
 	user.Spec.Source.ConfigMap = &terraformv1.ConfigMapSource{Name: "kept"}
@@ -159,13 +159,13 @@ func TestApplyTerraform(t *testing.T) {
 		t.Errorf("installedObjects (-want +got):\n%s", diff)
 	}
 	cm := &corev1.ConfigMap{}
-	if err := c.Get(ctx, client.ObjectKey{Namespace: "apps", Name: "net"}, cm); err != nil || cm.Data["main.tf"] != "# net" || cm.Annotations[AnnotationOwner] != owner {
+	if err := c.Get(ctx, client.ObjectKey{Namespace: "apps", Name: "net"}, cm); err != nil || cm.Data["main.tf"] != "# net" || cm.Annotations[stacksv1.AnnotationOwner] != owner {
 		t.Errorf("module ConfigMap %+v, %v", cm, err)
 	}
 	if exists(t, c, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "apps", Name: "old"}}) {
 		t.Error("a module this version dropped is left")
 	}
-	if err := c.Get(ctx, client.ObjectKey{Namespace: "apps", Name: "kept"}, cm); err != nil || cm.Annotations[AnnotationKeptFrom] != owner || cm.Annotations[AnnotationOwner] != "" {
+	if err := c.Get(ctx, client.ObjectKey{Namespace: "apps", Name: "kept"}, cm); err != nil || cm.Annotations[stacksv1.AnnotationKeptFrom] != owner || cm.Annotations[stacksv1.AnnotationOwner] != "" {
 		t.Errorf("a module in use: %v, %v; want kept, marked kept-from", cm.Annotations, err)
 	}
 	if len(rec.Events) != 1 || !strings.Contains(<-rec.Events, "ConfigMap apps/kept") {
@@ -203,7 +203,7 @@ func TestApplyTerraformScope(t *testing.T) {
 			}
 			r := installer(stackClient(), events.NewFakeRecorder(10))
 			err := r.applyTerraform(context.Background(), &install{obj: o, pkg: &stackpkg.Pulled{Package: &stackpkg.Package{Objects: []*unstructured.Unstructured{tc.obj}}}})
-			if u, ok := resource.AsUserError(err); tc.refused != (ok && u.Reason == ReasonScopeNotAllowed) || !tc.refused && err != nil {
+			if u, ok := resource.AsUserError(err); tc.refused != (ok && u.Reason == stacksv1.ReasonScopeNotAllowed) || !tc.refused && err != nil {
 				t.Errorf("applyTerraform = %v, want refused: %v", err, tc.refused)
 			}
 		})
@@ -284,7 +284,7 @@ func TestRemoveCRDs(t *testing.T) {
 		return c.List(ctx, l, opts...)
 	}
 	crd := func(plural, owner string) *apiextensionsv1.CustomResourceDefinition {
-		c := testCRD(plural, map[string]string{AnnotationOwner: owner})
+		c := testCRD(plural, map[string]string{stacksv1.AnnotationOwner: owner})
 		c.Spec.Names.ListKind = strings.ToUpper(plural[:1]) + plural[1:len(plural)-1] + "List"
 		return c
 	}
@@ -302,7 +302,7 @@ func TestRemoveCRDs(t *testing.T) {
 	if exists(t, c, &apiextensionsv1.CustomResourceDefinition{ObjectMeta: metav1.ObjectMeta{Name: "widgets.alpha.io"}}) {
 		t.Error("an unused owned CRD is left")
 	}
-	if err := c.Get(ctx, client.ObjectKey{Name: "gadgets.alpha.io"}, got); err != nil || got.Annotations[AnnotationKeptFrom] != owner || got.Annotations[AnnotationOwner] != "" {
+	if err := c.Get(ctx, client.ObjectKey{Name: "gadgets.alpha.io"}, got); err != nil || got.Annotations[stacksv1.AnnotationKeptFrom] != owner || got.Annotations[stacksv1.AnnotationOwner] != "" {
 		t.Errorf("a CRD in use: %v, %v; want kept and marked", got.Annotations, err)
 	}
 	if !exists(t, c, &apiextensionsv1.CustomResourceDefinition{ObjectMeta: metav1.ObjectMeta{Name: "sprockets.alpha.io"}}) {

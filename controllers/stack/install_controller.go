@@ -100,8 +100,8 @@ func Setup(mgr ctrl.Manager, opts Options) error {
 		r := &InstallReconciler{client: mgr.GetClient(), reader: mgr.GetAPIReader(), opts: opts, newObj: k.newObj,
 			recorder: resource.NewRecorder(mgr, "terraplane-stack-manager"), packages: cache}
 		err := ctrl.NewControllerManagedBy(mgr).Named(kind).For(k.newObj()).
-			Watches(&stacksv1.Stack{}, handler.EnqueueRequestsFromMapFunc(annotated(kind, AnnotationOwner))).
-			Watches(k.newObj(), handler.EnqueueRequestsFromMapFunc(annotated(kind, AnnotationDependencyOf))).
+			Watches(&stacksv1.Stack{}, handler.EnqueueRequestsFromMapFunc(annotated(kind, stacksv1.AnnotationOwner))).
+			Watches(k.newObj(), handler.EnqueueRequestsFromMapFunc(annotated(kind, stacksv1.AnnotationDependencyOf))).
 			WatchesMetadata(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.forPullSecret(k.newList))).
 			Complete(r)
 		if err != nil {
@@ -183,10 +183,10 @@ type phase struct {
 // phases are the steps of an install, in order.
 func (r *InstallReconciler) phases() []phase {
 	return []phase{
-		{TypeResolved, r.resolve},
-		{TypeUnpacked, r.unpack},
-		{TypeDependenciesReady, r.dependencies},
-		{TypeInstalled, r.apply},
-		{TypeControllerReady, r.stackReady},
+		{stacksv1.TypeResolved, r.resolve},
+		{stacksv1.TypeUnpacked, r.unpack},
+		{stacksv1.TypeDependenciesReady, r.dependencies},
+		{stacksv1.TypeInstalled, r.apply},
+		{stacksv1.TypeControllerReady, r.stackReady},
 	}
 }

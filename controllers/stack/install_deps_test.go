@@ -61,8 +61,8 @@ func TestDependencies(t *testing.T) {
 		wantDep   bool
 	}{
 		"installed already":   {"stacks/needs:v1", true, "", false},
-		"missing":             {"stacks/needs:v1", false, ReasonWaitingForDependencies, true},
-		"owned by no package": {"stacks/lost:v1", false, ReasonDependencyNotFound, false},
+		"missing":             {"stacks/needs:v1", false, stacksv1.ReasonWaitingForDependencies, true},
+		"owned by no package": {"stacks/lost:v1", false, stacksv1.ReasonDependencyNotFound, false},
 		"no dependencies":     {"stacks/plain:v1", false, "", false},
 	}
 	for caseName, tc := range cases {
@@ -87,9 +87,9 @@ func TestDependencies(t *testing.T) {
 			switch w, waiting := resource.AsWaiting(err); {
 			case tc.reason == "" && err != nil:
 				t.Fatalf("dependencies = %v, want none", err)
-			case tc.reason == ReasonWaitingForDependencies && (!waiting || w.Reason != tc.reason || !strings.Contains(w.Message, "gadgets.beta.io/v1 from stacks/beta:v1 (install beta created)")):
+			case tc.reason == stacksv1.ReasonWaitingForDependencies && (!waiting || w.Reason != tc.reason || !strings.Contains(w.Message, "gadgets.beta.io/v1 from stacks/beta:v1 (install beta created)")):
 				t.Fatalf("dependencies = %v, want waiting for the beta install", err)
-			case tc.reason == ReasonDependencyNotFound:
+			case tc.reason == stacksv1.ReasonDependencyNotFound:
 				if u, ok := resource.AsUserError(err); !ok || u.Reason != tc.reason {
 					t.Fatalf("dependencies = %v, want %s", err, tc.reason)
 				}
@@ -101,7 +101,7 @@ func TestDependencies(t *testing.T) {
 			}
 			if tc.wantDep {
 				want := stacksv1.StackInstallSpec{Source: host, Package: "stacks/beta:v1", PullSecretName: "creds"}
-				if diff := cmp.Diff(want, dep.Spec); diff != "" || dep.Annotations[AnnotationDependencyOf] != owner {
+				if diff := cmp.Diff(want, dep.Spec); diff != "" || dep.Annotations[stacksv1.AnnotationDependencyOf] != owner {
 					t.Errorf("dependency annotations %v; spec (-want +got):\n%s", dep.Annotations, diff)
 				}
 			}
@@ -127,7 +127,7 @@ func TestEnsureDependency(t *testing.T) {
 		"in progress":         {existing("stacks/beta:v1"), "install beta in progress", ""},
 		"another tag":         {existing("stacks/beta:v2"), "install beta in progress", ""},
 		"failing":             {existing("stacks/beta:v1", metav1.Condition{Type: common.TypeReady, Status: metav1.ConditionFalse, Reason: "PackageNotFound", Message: "gone"}), "install beta: PackageNotFound: gone", ""},
-		"for another package": {existing("other/beta:v1"), "", ReasonConflict},
+		"for another package": {existing("other/beta:v1"), "", stacksv1.ReasonConflict},
 	}
 	for caseName, tc := range cases {
 		t.Run(caseName, func(t *testing.T) {
@@ -149,7 +149,7 @@ func TestEnsureDependency(t *testing.T) {
 		t.Fatal(err)
 	}
 	dep := &stacksv1.ClusterStackInstall{}
-	if err := c.Get(ctx, client.ObjectKey{Name: "beta"}, dep); err != nil || dep.Spec.TargetNamespace != "platform" || dep.Annotations[AnnotationDependencyOf] != "ClusterStackInstall/alpha" {
+	if err := c.Get(ctx, client.ObjectKey{Name: "beta"}, dep); err != nil || dep.Spec.TargetNamespace != "platform" || dep.Annotations[stacksv1.AnnotationDependencyOf] != "ClusterStackInstall/alpha" {
 		t.Errorf("cluster dependency %+v, %v", dep, err)
 	}
 }
@@ -173,7 +173,7 @@ func TestStackReady(t *testing.T) {
 	for caseName, tc := range cases {
 		t.Run(caseName, func(t *testing.T) {
 			err := installer(stackClient(tc.objs...), events.NewFakeRecorder(1)).stackReady(context.Background(), &install{obj: testInstall()})
-			if w, waiting := resource.AsWaiting(err); tc.ready && err != nil || !tc.ready && (!waiting || w.Reason != ReasonWaitingForStack) {
+			if w, waiting := resource.AsWaiting(err); tc.ready && err != nil || !tc.ready && (!waiting || w.Reason != stacksv1.ReasonWaitingForStack) {
 				t.Errorf("stackReady = %v, want ready %v", err, tc.ready)
 			}
 		})

@@ -39,7 +39,7 @@ func (r *InstallReconciler) resolve(ctx context.Context, in *install) error {
 	}
 	pkg := spec.Package
 	if in.registry == "" && pkg == "" {
-		return resource.UserErrorf(ReasonNoRegistry, "set spec.source or start the manager with --stack-registry")
+		return resource.UserErrorf(stacksv1.ReasonNoRegistry, "set spec.source or start the manager with --stack-registry")
 	}
 	if ref, ok := pinned(in.obj); ok {
 		in.ref = ref
@@ -48,20 +48,20 @@ func (r *InstallReconciler) resolve(ctx context.Context, in *install) error {
 	if pkg == "" {
 		ix, err := stackpkg.LoadIndex(ctx, in.registry, in.remote...)
 		if err != nil {
-			return resource.UserErrorf(ReasonRegistryUnavailable, "read the stack index of %s: %v", in.registry, err)
+			return resource.UserErrorf(stacksv1.ReasonRegistryUnavailable, "read the stack index of %s: %v", in.registry, err)
 		}
 		e, err := ix.Lookup(spec.CRD)
 		if err != nil {
-			return resource.UserErrorf(ReasonCRDNotFound, "no package in registry %s owns %s; push one with `terraplane stack push`", in.registry, spec.CRD)
+			return resource.UserErrorf(stacksv1.ReasonCRDNotFound, "no package in registry %s owns %s; push one with `terraplane stack push`", in.registry, spec.CRD)
 		}
 		pkg = e.Package
 	}
 	ref, err := stackpkg.Ref(in.registry, pkg)
 	if errors.Is(err, stackpkg.ErrNoRegistry) {
-		return resource.UserErrorf(ReasonNoRegistry, "%v; set spec.source or start the manager with --stack-registry", err)
+		return resource.UserErrorf(stacksv1.ReasonNoRegistry, "%v; set spec.source or start the manager with --stack-registry", err)
 	}
 	if err != nil {
-		return resource.UserErrorf(ReasonInvalidPackage, "%v", err)
+		return resource.UserErrorf(stacksv1.ReasonInvalidPackage, "%v", err)
 	}
 	in.ref = ref
 	return nil
@@ -72,7 +72,7 @@ func (r *InstallReconciler) resolve(ctx context.Context, in *install) error {
 // (name a package to upgrade, or recreate the install).
 func pinned(obj installObject) (name.Reference, bool) {
 	st := obj.GetInstallStatus()
-	c := meta.FindStatusCondition(st.Conditions, TypeResolved)
+	c := meta.FindStatusCondition(st.Conditions, stacksv1.TypeResolved)
 	if obj.GetInstallSpec().CRD == "" || st.ResolvedPackage == "" || c == nil || c.Status != metav1.ConditionTrue || c.ObservedGeneration != obj.GetGeneration() {
 		return nil, false
 	}
@@ -85,16 +85,16 @@ func (r *InstallReconciler) unpack(ctx context.Context, in *install) error {
 	p, err := r.packages.pull(ctx, in.ref, in.remote)
 	switch {
 	case isNotFound(err):
-		return resource.UserErrorf(ReasonPackageNotFound, "package %s is not in the registry: %v", in.ref, err)
+		return resource.UserErrorf(stacksv1.ReasonPackageNotFound, "package %s is not in the registry: %v", in.ref, err)
 	case errors.Is(err, stackpkg.ErrUnsafe):
-		return resource.UserErrorf(ReasonUnsafePackage, "refused package %s: %v", in.ref, err)
+		return resource.UserErrorf(stacksv1.ReasonUnsafePackage, "refused package %s: %v", in.ref, err)
 	case errors.Is(err, stackpkg.ErrInvalid):
-		return resource.UserErrorf(ReasonInvalidPackage, "%v", err)
+		return resource.UserErrorf(stacksv1.ReasonInvalidPackage, "%v", err)
 	case err != nil:
-		return resource.UserErrorf(ReasonRegistryUnavailable, "pull %s: %v", in.ref, err)
+		return resource.UserErrorf(stacksv1.ReasonRegistryUnavailable, "pull %s: %v", in.ref, err)
 	}
 	if p.App.PermissionScope == stacksv1.PermissionScopeCluster && !in.obj.AllowsClusterScope() {
-		return resource.UserErrorf(ReasonScopeNotAllowed, "package %s asks for permissionScope Cluster; install it with a ClusterStackInstall", in.ref)
+		return resource.UserErrorf(stacksv1.ReasonScopeNotAllowed, "package %s asks for permissionScope Cluster; install it with a ClusterStackInstall", in.ref)
 	}
 	in.pkg = p
 	in.obj.GetInstallStatus().ResolvedPackage = in.ref.Context().Digest(p.Digest).String()
@@ -119,7 +119,7 @@ func (r *InstallReconciler) dependencies(ctx context.Context, in *install) error
 	}
 	ix, err := stackpkg.LoadIndex(ctx, in.registry, in.remote...)
 	if err != nil {
-		return resource.UserErrorf(ReasonRegistryUnavailable, "read the stack index of %s: %v", in.registry, err)
+		return resource.UserErrorf(stacksv1.ReasonRegistryUnavailable, "read the stack index of %s: %v", in.registry, err)
 	}
 	if err := checkGraph(ix, in.ref.Context().RepositoryStr(), missing, installed); err != nil {
 		return err
@@ -133,7 +133,7 @@ func (r *InstallReconciler) dependencies(ctx context.Context, in *install) error
 		}
 		waiting = append(waiting, fmt.Sprintf("%s from %s (%s)", d, e.Package, msg))
 	}
-	return resource.Waitf(ReasonWaitingForDependencies, "waiting for dependencies: %s", strings.Join(waiting, "; "))
+	return resource.Waitf(stacksv1.ReasonWaitingForDependencies, "waiting for dependencies: %s", strings.Join(waiting, "; "))
 }
 
 // ensureDependency creates an install of the same kind for pkg unless one exists, and
@@ -146,7 +146,7 @@ func (r *InstallReconciler) ensureDependency(ctx context.Context, in *install, p
 	}
 	err := r.client.Get(ctx, client.ObjectKeyFromObject(dep), dep)
 	if apierrors.IsNotFound(err) {
-		dep.SetAnnotations(map[string]string{AnnotationDependencyOf: in.obj.OwnerKey()})
+		dep.SetAnnotations(map[string]string{stacksv1.AnnotationDependencyOf: in.obj.OwnerKey()})
 		spec := stacksv1.StackInstallSpec{Source: in.registry, Package: pkg, PullSecretName: in.obj.GetInstallSpec().PullSecretName}
 		switch d := dep.(type) {
 		case *stacksv1.StackInstall:
@@ -163,7 +163,7 @@ func (r *InstallReconciler) ensureDependency(ctx context.Context, in *install, p
 		return "", fmt.Errorf("get dependency install %s: %w", dep.GetName(), err)
 	}
 	if have := dep.GetInstallSpec().Package; have != "" && repoOf(have) != repoOf(pkg) {
-		return "", resource.UserErrorf(ReasonConflict, "dependency %s needs an install named %s, which exists for another package (%s); rename or remove it", pkg, dep.GetName(), have)
+		return "", resource.UserErrorf(stacksv1.ReasonConflict, "dependency %s needs an install named %s, which exists for another package (%s); rename or remove it", pkg, dep.GetName(), have)
 	}
 	if c := meta.FindStatusCondition(dep.GetInstallStatus().Conditions, common.TypeReady); c != nil && c.Status == metav1.ConditionFalse {
 		return fmt.Sprintf("install %s: %s: %s", dep.GetName(), c.Reason, c.Message), nil
@@ -251,14 +251,14 @@ func (r *InstallReconciler) stackReady(ctx context.Context, in *install) error {
 	s := &stacksv1.Stack{}
 	err := r.client.Get(ctx, client.ObjectKey{Namespace: in.obj.StackNamespace(), Name: in.obj.GetName()}, s)
 	if apierrors.IsNotFound(err) {
-		return resource.Waitf(ReasonWaitingForStack, "waiting for Stack %s/%s to appear", in.obj.StackNamespace(), in.obj.GetName())
+		return resource.Waitf(stacksv1.ReasonWaitingForStack, "waiting for Stack %s/%s to appear", in.obj.StackNamespace(), in.obj.GetName())
 	}
 	if err != nil {
 		return fmt.Errorf("get stack: %w", err)
 	}
 	c := meta.FindStatusCondition(s.Status.Conditions, common.TypeReady)
 	if c == nil || c.Status != metav1.ConditionTrue || c.ObservedGeneration != s.Generation {
-		return resource.Waitf(ReasonWaitingForStack, "waiting for Stack %s/%s to set up its controller", s.Namespace, s.Name)
+		return resource.Waitf(stacksv1.ReasonWaitingForStack, "waiting for Stack %s/%s to set up its controller", s.Namespace, s.Name)
 	}
 	return nil
 }

@@ -89,7 +89,7 @@ func TestResolve(t *testing.T) {
 		o := testInstall()
 		o.Spec = stacksv1.StackInstallSpec{Source: down, CRD: crd}
 		o.Status.ResolvedPackage = resolved
-		o.Status.Conditions = []metav1.Condition{{Type: TypeResolved, Status: metav1.ConditionTrue, ObservedGeneration: gen}}
+		o.Status.Conditions = []metav1.Condition{{Type: stacksv1.TypeResolved, Status: metav1.ConditionTrue, ObservedGeneration: gen}}
 		return o
 	}
 	digest := host + "/stacks/plain@sha256:" + strings.Repeat("ab", 32)
@@ -105,13 +105,13 @@ func TestResolve(t *testing.T) {
 		"a package naming its host":       {spec: stacksv1.StackInstallSpec{Package: host + "/stacks/plain:v1"}, wantRef: host + "/stacks/plain:v1"},
 		"a CRD the index knows":           {spec: stacksv1.StackInstallSpec{Source: host, CRD: "widgets.alpha.io/v1"}, wantRef: host + "/stacks/plain:v1"},
 		"pinned to its digest":            {obj: pinned("widgets.alpha.io/v1", digest, 1), wantRef: digest},
-		"pinned, but the spec changed":    {obj: pinned("widgets.alpha.io/v1", digest, 0), reason: ReasonRegistryUnavailable},
-		"no registry at all":              {spec: stacksv1.StackInstallSpec{CRD: "widgets.alpha.io/v1"}, reason: ReasonNoRegistry},
-		"a package without a host":        {spec: stacksv1.StackInstallSpec{Package: "stacks/plain:v1"}, reason: ReasonNoRegistry},
-		"a CRD nobody owns":               {spec: stacksv1.StackInstallSpec{Source: host, CRD: "ghosts.nowhere.io/v1"}, reason: ReasonCRDNotFound},
-		"a registry that does not answer": {spec: stacksv1.StackInstallSpec{Source: down, CRD: "widgets.alpha.io/v1"}, reason: ReasonRegistryUnavailable},
-		"a package that does not parse":   {spec: stacksv1.StackInstallSpec{Source: host, Package: "Stacks/Plain::v1"}, reason: ReasonInvalidPackage},
-		"a pull secret that is missing":   {spec: stacksv1.StackInstallSpec{Source: host, Package: "stacks/plain:v1", PullSecretName: "creds"}, reason: ReasonPullSecret},
+		"pinned, but the spec changed":    {obj: pinned("widgets.alpha.io/v1", digest, 0), reason: stacksv1.ReasonRegistryUnavailable},
+		"no registry at all":              {spec: stacksv1.StackInstallSpec{CRD: "widgets.alpha.io/v1"}, reason: stacksv1.ReasonNoRegistry},
+		"a package without a host":        {spec: stacksv1.StackInstallSpec{Package: "stacks/plain:v1"}, reason: stacksv1.ReasonNoRegistry},
+		"a CRD nobody owns":               {spec: stacksv1.StackInstallSpec{Source: host, CRD: "ghosts.nowhere.io/v1"}, reason: stacksv1.ReasonCRDNotFound},
+		"a registry that does not answer": {spec: stacksv1.StackInstallSpec{Source: down, CRD: "widgets.alpha.io/v1"}, reason: stacksv1.ReasonRegistryUnavailable},
+		"a package that does not parse":   {spec: stacksv1.StackInstallSpec{Source: host, Package: "Stacks/Plain::v1"}, reason: stacksv1.ReasonInvalidPackage},
+		"a pull secret that is missing":   {spec: stacksv1.StackInstallSpec{Source: host, Package: "stacks/plain:v1", PullSecretName: "creds"}, reason: stacksv1.ReasonPullSecret},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -148,12 +148,12 @@ func TestUnpack(t *testing.T) {
 	}{
 		"a package":                       {ref: host + "/stacks/plain:v1"},
 		"cluster scope, cluster install":  {ref: host + "/stacks/wide:v1", cluster: true},
-		"cluster scope, namespaced":       {ref: host + "/stacks/wide:v1", reason: ReasonScopeNotAllowed},
-		"not in the registry":             {ref: host + "/stacks/absent:v1", reason: ReasonPackageNotFound},
-		"no app.yaml":                     {ref: host + "/stacks/broken:v1", reason: ReasonInvalidPackage},
-		"dependsOn a reserved group":      {ref: host + "/stacks/greedy:v1", cluster: true, reason: ReasonInvalidPackage},
-		"two layers":                      {ref: host + "/stacks/two:v1", reason: ReasonUnsafePackage},
-		"a registry that does not answer": {ref: down + "/stacks/plain:v1", reason: ReasonRegistryUnavailable},
+		"cluster scope, namespaced":       {ref: host + "/stacks/wide:v1", reason: stacksv1.ReasonScopeNotAllowed},
+		"not in the registry":             {ref: host + "/stacks/absent:v1", reason: stacksv1.ReasonPackageNotFound},
+		"no app.yaml":                     {ref: host + "/stacks/broken:v1", reason: stacksv1.ReasonInvalidPackage},
+		"dependsOn a reserved group":      {ref: host + "/stacks/greedy:v1", cluster: true, reason: stacksv1.ReasonInvalidPackage},
+		"two layers":                      {ref: host + "/stacks/two:v1", reason: stacksv1.ReasonUnsafePackage},
+		"a registry that does not answer": {ref: down + "/stacks/plain:v1", reason: stacksv1.ReasonRegistryUnavailable},
 	}
 	cache := &packageCache{limits: stackpkg.DefaultLimits}
 	for caseName, tc := range cases {

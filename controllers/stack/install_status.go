@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	common "terraplane.io/terraplane/apis/common/v1alpha1"
-
 	"github.com/google/go-containerregistry/pkg/name"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -13,38 +11,6 @@ import (
 
 	stacksv1 "terraplane.io/terraplane/apis/stacks/v1alpha1"
 	"terraplane.io/terraplane/internal/resource"
-)
-
-// Condition types of an install, one per phase, plus Ready and Synced.
-const (
-	TypeResolved          = "Resolved"
-	TypeUnpacked          = "Unpacked"
-	TypeDependenciesReady = "DependenciesReady"
-	TypeInstalled         = "Installed"
-	TypeControllerReady   = "ControllerReady"
-)
-
-// Condition reasons of installs.
-const (
-	ReasonSucceeded              = common.ReasonReconcileSuccess
-	ReasonPending                = "Pending"
-	ReasonInstalled              = "Installed"
-	ReasonUpgraded               = "Upgraded"
-	ReasonReconcileError         = common.ReasonReconcileError
-	ReasonNoRegistry             = "NoRegistry"
-	ReasonRegistryUnavailable    = "RegistryUnavailable"
-	ReasonCRDNotFound            = "CRDNotFound"
-	ReasonPackageNotFound        = "PackageNotFound"
-	ReasonInvalidPackage         = "InvalidPackage"
-	ReasonUnsafePackage          = "UnsafePackage"
-	ReasonScopeNotAllowed        = "PermissionScopeNotAllowed"
-	ReasonConflict               = "Conflict"
-	ReasonMissingNamespace       = "MissingNamespace"
-	ReasonWaitingForDependencies = "WaitingForDependencies"
-	ReasonWaitingForStack        = "WaitingForStack"
-	ReasonUninstalling           = "Uninstalling"
-	ReasonKeptCRDs               = "KeptCRDs"
-	ReasonKeptModules            = "KeptModules"
 )
 
 // finish derives every condition from the phases that ran and the error (mapped by
@@ -61,7 +27,7 @@ func (r *InstallReconciler) finish(ctx context.Context, in *install, err error) 
 	if in.failed != "" || err == nil {
 		setPhases(st, gen, r.phases(), in.failed, o, err)
 	}
-	becameReady := o.Ready(resource.ReadyBecause(ReasonInstalled, "")).Set(&st.Conditions, gen) && err == nil
+	becameReady := o.Ready(resource.ReadyBecause(stacksv1.ReasonInstalled, "")).Set(&st.Conditions, gen) && err == nil
 	notes := o.SetSynced(&st.Conditions, gen)
 	resource.SetProgress(&st.Conditions, &st.ObservedGeneration, gen, err == nil)
 	// an upgrade may take several reconciles (waiting for the new package's objects):
@@ -72,10 +38,10 @@ func (r *InstallReconciler) finish(ctx context.Context, in *install, err error) 
 	}
 	switch {
 	case err == nil && before != "" && before != st.ResolvedPackage:
-		notes = append(notes, resource.Note{Type: corev1.EventTypeNormal, Reason: ReasonUpgraded,
+		notes = append(notes, resource.Note{Type: corev1.EventTypeNormal, Reason: stacksv1.ReasonUpgraded,
 			Message: fmt.Sprintf("%s now points at %s: installed it (was %s)", in.ref, st.ResolvedPackage, before)})
 	case becameReady:
-		notes = append(notes, resource.Note{Type: corev1.EventTypeNormal, Reason: ReasonInstalled, Message: "installed " + st.ResolvedPackage})
+		notes = append(notes, resource.Note{Type: corev1.EventTypeNormal, Reason: stacksv1.ReasonInstalled, Message: "installed " + st.ResolvedPackage})
 	}
 	if err == nil && r.followsTag(in) {
 		o.Requeue = r.opts.TagRefresh
@@ -97,9 +63,9 @@ func setPhases(st *stacksv1.StackInstallStatus, gen int64, phases []phase, faile
 			resource.SetCondition(&st.Conditions, gen, p.cond, failedStatus, o.Reason, o.Message)
 			state = metav1.ConditionUnknown
 		case state == metav1.ConditionTrue:
-			resource.SetCondition(&st.Conditions, gen, p.cond, metav1.ConditionTrue, ReasonSucceeded, "")
+			resource.SetCondition(&st.Conditions, gen, p.cond, metav1.ConditionTrue, stacksv1.ReasonSucceeded, "")
 		default:
-			resource.SetCondition(&st.Conditions, gen, p.cond, metav1.ConditionUnknown, ReasonPending, "an earlier step has not finished")
+			resource.SetCondition(&st.Conditions, gen, p.cond, metav1.ConditionUnknown, stacksv1.ReasonPending, "an earlier step has not finished")
 		}
 	}
 }

@@ -32,13 +32,13 @@ func TestSetPhases(t *testing.T) {
 		err    error
 		want   []state
 	}{
-		"all done": {"", nil, []state{{"True", ReasonSucceeded}, {"True", ReasonSucceeded}, {"True", ReasonSucceeded}, {"True", ReasonSucceeded}, {"True", ReasonSucceeded}}},
-		"unpack refused": {TypeUnpacked, resource.UserErrorf(ReasonUnsafePackage, "no"),
-			[]state{{"True", ReasonSucceeded}, {"False", ReasonUnsafePackage}, {"Unknown", ReasonPending}, {"Unknown", ReasonPending}, {"Unknown", ReasonPending}}},
-		"waiting for dependencies": {TypeDependenciesReady, resource.Waitf(ReasonWaitingForDependencies, "wait"),
-			[]state{{"True", ReasonSucceeded}, {"True", ReasonSucceeded}, {"Unknown", ReasonWaitingForDependencies}, {"Unknown", ReasonPending}, {"Unknown", ReasonPending}}},
-		"apply failed": {TypeInstalled, errors.New("boom"),
-			[]state{{"True", ReasonSucceeded}, {"True", ReasonSucceeded}, {"True", ReasonSucceeded}, {"False", ReasonReconcileError}, {"Unknown", ReasonPending}}},
+		"all done": {"", nil, []state{{"True", stacksv1.ReasonSucceeded}, {"True", stacksv1.ReasonSucceeded}, {"True", stacksv1.ReasonSucceeded}, {"True", stacksv1.ReasonSucceeded}, {"True", stacksv1.ReasonSucceeded}}},
+		"unpack refused": {stacksv1.TypeUnpacked, resource.UserErrorf(stacksv1.ReasonUnsafePackage, "no"),
+			[]state{{"True", stacksv1.ReasonSucceeded}, {"False", stacksv1.ReasonUnsafePackage}, {"Unknown", stacksv1.ReasonPending}, {"Unknown", stacksv1.ReasonPending}, {"Unknown", stacksv1.ReasonPending}}},
+		"waiting for dependencies": {stacksv1.TypeDependenciesReady, resource.Waitf(stacksv1.ReasonWaitingForDependencies, "wait"),
+			[]state{{"True", stacksv1.ReasonSucceeded}, {"True", stacksv1.ReasonSucceeded}, {"Unknown", stacksv1.ReasonWaitingForDependencies}, {"Unknown", stacksv1.ReasonPending}, {"Unknown", stacksv1.ReasonPending}}},
+		"apply failed": {stacksv1.TypeInstalled, errors.New("boom"),
+			[]state{{"True", stacksv1.ReasonSucceeded}, {"True", stacksv1.ReasonSucceeded}, {"True", stacksv1.ReasonSucceeded}, {"False", stacksv1.ReasonReconcileError}, {"Unknown", stacksv1.ReasonPending}}},
 	}
 	for caseName, tc := range cases {
 		t.Run(caseName, func(t *testing.T) {
@@ -105,7 +105,7 @@ func TestInstallReconcile(t *testing.T) {
 	if err := c.Get(ctx, req.NamespacedName, got); err != nil {
 		t.Fatal(err)
 	}
-	if c := meta.FindStatusCondition(got.Status.Conditions, TypeControllerReady); c == nil || c.Reason != ReasonWaitingForStack || !meta.IsStatusConditionTrue(got.Status.Conditions, TypeInstalled) {
+	if c := meta.FindStatusCondition(got.Status.Conditions, stacksv1.TypeControllerReady); c == nil || c.Reason != stacksv1.ReasonWaitingForStack || !meta.IsStatusConditionTrue(got.Status.Conditions, stacksv1.TypeInstalled) {
 		t.Fatalf("conditions %+v; want Installed and waiting for the Stack", got.Status.Conditions)
 	}
 	if !meta.IsStatusConditionTrue(got.Status.Conditions, common.TypeReconciling) || got.Status.ObservedGeneration == got.Generation {
@@ -118,7 +118,7 @@ func TestInstallReconcile(t *testing.T) {
 		t.Error("the CRD was not written")
 	}
 	s := &stacksv1.Stack{}
-	if err := c.Get(ctx, client.ObjectKey{Namespace: "apps", Name: "alpha"}, s); err != nil || s.Annotations[AnnotationOwner] != owner || s.Spec.Title != "Plain" {
+	if err := c.Get(ctx, client.ObjectKey{Namespace: "apps", Name: "alpha"}, s); err != nil || s.Annotations[stacksv1.AnnotationOwner] != owner || s.Spec.Title != "Plain" {
 		t.Fatalf("Stack %+v, %v", s, err)
 	}
 	s.Status.Conditions = []metav1.Condition{{Type: common.TypeReady, Status: metav1.ConditionTrue, Reason: "ControllerDeployed", ObservedGeneration: s.Generation, LastTransitionTime: metav1.Now()}}
@@ -141,7 +141,7 @@ func TestInstallReconcile(t *testing.T) {
 	if meta.FindStatusCondition(got.Status.Conditions, common.TypeReconciling) != nil || got.Status.ObservedGeneration != got.Generation {
 		t.Errorf("status %+v; want its generation observed, not Reconciling", got.Status)
 	}
-	if len(rec.Events) != 1 || !strings.Contains(<-rec.Events, ReasonInstalled) {
+	if len(rec.Events) != 1 || !strings.Contains(<-rec.Events, stacksv1.ReasonInstalled) {
 		t.Error("the install is not told once")
 	}
 }

@@ -28,21 +28,21 @@ func (r *InstallReconciler) uninstall(ctx context.Context, in *install) error {
 		return err
 	}
 	if !gone {
-		return resource.Waitf(ReasonUninstalling, "waiting for Stack %s/%s, its controller and RBAC to be removed", in.obj.StackNamespace(), in.obj.GetName())
+		return resource.Waitf(stacksv1.ReasonUninstalling, "waiting for Stack %s/%s, its controller and RBAC to be removed", in.obj.StackNamespace(), in.obj.GetName())
 	}
 	keptModules, err := r.deleteObjects(ctx, in, st.InstalledObjects)
 	if err != nil {
 		return err
 	}
 	if len(keptModules) > 0 {
-		r.recorder.Eventf(in.obj, corev1.EventTypeNormal, ReasonKeptModules, "kept %s: Modules still use them; delete those, then the ConfigMaps", strings.Join(keptModules, ", "))
+		r.recorder.Eventf(in.obj, corev1.EventTypeNormal, stacksv1.ReasonKeptModules, "kept %s: Modules still use them; delete those, then the ConfigMaps", strings.Join(keptModules, ", "))
 	}
 	kept, err := r.removeCRDs(ctx, in, st.InstalledCRDs)
 	if err != nil {
 		return err
 	}
 	if len(kept) > 0 {
-		r.recorder.Eventf(in.obj, corev1.EventTypeNormal, ReasonKeptCRDs, "kept CRDs %s: custom resources of them remain; delete those, then the CRDs", strings.Join(kept, ", "))
+		r.recorder.Eventf(in.obj, corev1.EventTypeNormal, stacksv1.ReasonKeptCRDs, "kept CRDs %s: custom resources of them remain; delete those, then the CRDs", strings.Join(kept, ", "))
 	}
 	controllerutil.RemoveFinalizer(in.obj, Finalizer)
 	if err := client.IgnoreNotFound(r.client.Update(ctx, in.obj)); err != nil {
@@ -61,7 +61,7 @@ func (r *InstallReconciler) deleteStack(ctx context.Context, in *install) (bool,
 	if err != nil {
 		return false, fmt.Errorf("get stack: %w", err)
 	}
-	if s.Annotations[AnnotationOwner] != in.obj.OwnerKey() {
+	if s.Annotations[stacksv1.AnnotationOwner] != in.obj.OwnerKey() {
 		return true, nil // not ours
 	}
 	if s.DeletionTimestamp.IsZero() {

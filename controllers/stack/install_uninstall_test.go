@@ -31,9 +31,9 @@ func deletedInstall() *stacksv1.StackInstall {
 // else owns does not hold it up.
 func TestUninstall(t *testing.T) {
 	ownedStack := func(by string) *stacksv1.Stack {
-		return &stacksv1.Stack{ObjectMeta: metav1.ObjectMeta{Namespace: "apps", Name: "alpha", Annotations: map[string]string{AnnotationOwner: by}}}
+		return &stacksv1.Stack{ObjectMeta: metav1.ObjectMeta{Namespace: "apps", Name: "alpha", Annotations: map[string]string{stacksv1.AnnotationOwner: by}}}
 	}
-	module := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "apps", Name: "net", Annotations: map[string]string{AnnotationOwner: owner}}}
+	module := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "apps", Name: "net", Annotations: map[string]string{stacksv1.AnnotationOwner: owner}}}
 	cases := map[string]struct {
 		stack     *stacksv1.Stack
 		wantGone  bool // the install, and its module
@@ -104,7 +104,7 @@ func TestUpgradeIsTold(t *testing.T) {
 	}
 	var upgraded string
 	for len(rec.Events) > 0 {
-		if e := <-rec.Events; strings.Contains(e, ReasonUpgraded) {
+		if e := <-rec.Events; strings.Contains(e, stacksv1.ReasonUpgraded) {
 			upgraded = e
 		}
 	}

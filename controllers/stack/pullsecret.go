@@ -8,9 +8,6 @@ import (
 	"terraplane.io/terraplane/internal/registryauth"
 )
 
-// ReasonPullSecret says the install's pull secret is missing or unreadable.
-const ReasonPullSecret = registryauth.ReasonPullSecretInvalid
-
 // remoteFor returns the registry options of an install: its pull secret first, then the
 // manager's docker keychain.
 func (r *InstallReconciler) remoteFor(ctx context.Context, in *install) ([]remote.Option, error) {

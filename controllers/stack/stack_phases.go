@@ -17,9 +17,6 @@ import (
 	"terraplane.io/terraplane/internal/stackpkg"
 )
 
-// ReasonInvalidStack says a Stack's spec cannot be turned into RBAC or a Deployment.
-const ReasonInvalidStack = "InvalidStack"
-
 // allVerbs are granted on owned and dependsOn CRDs.
 var allVerbs = []string{"get", "list", "watch", "create", "update", "patch", "delete", "deletecollection"}
 
@@ -36,8 +33,8 @@ func clusterName(s *stacksv1.Stack) string {
 }
 
 func (r *StackReconciler) meta(s *stacksv1.Stack, name, namespace string) metav1.ObjectMeta {
-	return metav1.ObjectMeta{Name: name, Namespace: namespace, Labels: map[string]string{LabelStack: s.Name},
-		Annotations: map[string]string{AnnotationOwner: "Stack/" + s.Namespace + "/" + s.Name}}
+	return metav1.ObjectMeta{Name: name, Namespace: namespace, Labels: map[string]string{stacksv1.LabelStack: s.Name},
+		Annotations: map[string]string{stacksv1.AnnotationOwner: "Stack/" + s.Namespace + "/" + s.Name}}
 }
 
 // owned lists every object the Stack reconciler may have created for s.
@@ -72,7 +69,7 @@ func (r *StackReconciler) serviceAccount(ctx context.Context, s *stacksv1.Stack)
 func (r *StackReconciler) rbac(ctx context.Context, s *stacksv1.Stack) error {
 	rules, err := Rules(s.Spec)
 	if err != nil {
-		return resource.UserErrorf(ReasonInvalidStack, "%v", err)
+		return resource.UserErrorf(stacksv1.ReasonInvalidStack, "%v", err)
 	}
 	subject := []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: s.Name, Namespace: s.Namespace}}
 	var want, stale []client.Object
@@ -214,7 +211,7 @@ func withPodEnv(env []corev1.EnvVar) []corev1.EnvVar {
 // e.g. after an upgrade renamed or dropped the controller.
 func (r *StackReconciler) pruneDeployments(ctx context.Context, s *stacksv1.Stack) error {
 	list := &appsv1.DeploymentList{}
-	if err := r.client.List(ctx, list, client.InNamespace(s.Namespace), client.MatchingLabels{LabelStack: s.Name}); err != nil {
+	if err := r.client.List(ctx, list, client.InNamespace(s.Namespace), client.MatchingLabels{stacksv1.LabelStack: s.Name}); err != nil {
 		return fmt.Errorf("list deployments: %w", err)
 	}
 	for i := range list.Items {

@@ -87,7 +87,7 @@ func TestStackReconcile(t *testing.T) {
 				t.Fatal("no Deployment")
 			}
 			pod := d.Spec.Template.Spec
-			if pod.ServiceAccountName != "alpha" || pod.Containers[0].Env[0].ValueFrom == nil || !metav1.IsControlledBy(d, s) || d.Labels[LabelStack] != "alpha" {
+			if pod.ServiceAccountName != "alpha" || pod.Containers[0].Env[0].ValueFrom == nil || !metav1.IsControlledBy(d, s) || d.Labels[stacksv1.LabelStack] != "alpha" {
 				t.Errorf("deployment: account %q, env %+v, owners %v, labels %v", pod.ServiceAccountName, pod.Containers[0].Env, d.OwnerReferences, d.Labels)
 			}
 			got := &stacksv1.Stack{}
@@ -95,7 +95,7 @@ func TestStackReconcile(t *testing.T) {
 				t.Fatal(err)
 			}
 			ready := meta.FindStatusCondition(got.Status.Conditions, common.TypeReady)
-			if ready == nil || ready.Reason != ReasonControllerDeployed || got.Status.ServiceAccount != "alpha" || len(got.Finalizers) != 1 {
+			if ready == nil || ready.Reason != stacksv1.ReasonControllerDeployed || got.Status.ServiceAccount != "alpha" || len(got.Finalizers) != 1 {
 				t.Errorf("status %+v, finalizers %v", got.Status, got.Finalizers)
 			}
 		})
@@ -129,8 +129,8 @@ func TestStackReconcileRefuses(t *testing.T) {
 			if err := c.Get(ctx, client.ObjectKeyFromObject(s), got); err != nil {
 				t.Fatal(err)
 			}
-			if synced := meta.FindStatusCondition(got.Status.Conditions, common.TypeSynced); synced == nil || synced.Reason != ReasonInvalidStack {
-				t.Errorf("Synced %+v, want %s", synced, ReasonInvalidStack)
+			if synced := meta.FindStatusCondition(got.Status.Conditions, common.TypeSynced); synced == nil || synced.Reason != stacksv1.ReasonInvalidStack {
+				t.Errorf("Synced %+v, want %s", synced, stacksv1.ReasonInvalidStack)
 			}
 			for _, o := range []client.Object{&rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Namespace: "apps", Name: "alpha"}},
 				&rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: clusterName(s)}}} {
@@ -149,7 +149,7 @@ func TestPruneDeployments(t *testing.T) {
 	s := testStack(stacksv1.PermissionScopeNamespaced)
 	yes := true
 	owned := func(name string, controlled bool) *appsv1.Deployment {
-		d := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: "apps", Name: name, Labels: map[string]string{LabelStack: "alpha"}}}
+		d := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: "apps", Name: name, Labels: map[string]string{stacksv1.LabelStack: "alpha"}}}
 		if controlled {
 			d.OwnerReferences = []metav1.OwnerReference{{APIVersion: "stacks.terraplane.io/v1alpha1", Kind: "Stack", Name: "alpha", UID: s.UID, Controller: &yes}}
 		}

@@ -9,12 +9,6 @@ import (
 	"terraplane.io/terraplane/internal/resource"
 )
 
-// Reasons of a Stack's Ready condition.
-const (
-	ReasonControllerDeployed = "ControllerDeployed"
-	ReasonNoController       = "NoController"
-)
-
 // finish sets Ready and Synced from the reconcile's error (and Reconciling or Stalled,
 // as for claims), emits one event per new
 // problem and writes the status. Ready means the objects exist; the dev control plane has
@@ -28,9 +22,9 @@ func (r *StackReconciler) finish(ctx context.Context, s, orig *stacksv1.Stack, e
 		return o.Result()
 	}
 	st, gen := &s.Status, s.Generation
-	deployed := ReasonControllerDeployed
+	deployed := stacksv1.ReasonControllerDeployed
 	if s.Spec.Controller.Deployment == nil {
-		deployed = ReasonNoController
+		deployed = stacksv1.ReasonNoController
 	}
 	notes := o.Record(&st.Conditions, gen, resource.FromOutcome(resource.ReadyBecause(deployed, "")))
 	resource.SetProgress(&st.Conditions, &st.ObservedGeneration, gen, o.Succeeded())

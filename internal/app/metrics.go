@@ -2,9 +2,7 @@ package app
 
 import (
 	"errors"
-	"os"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -15,6 +13,7 @@ import (
 
 	"terraplane.io/terraplane/internal/engine"
 	"terraplane.io/terraplane/internal/plugins"
+	"terraplane.io/terraplane/internal/procmem"
 )
 
 // Descriptions of the engine's metrics: terraform processes, and the warm provider pool,
@@ -54,7 +53,7 @@ type engineCollector struct {
 }
 
 // engineMetrics is the process's collector, registered once.
-var engineMetrics = &engineCollector{rss: readRSS}
+var engineMetrics = &engineCollector{rss: procmem.RSS}
 
 // registerEngineMetrics points the engine metrics at eng: how many terraform processes it
 // started, so that `make bench` (and operators) can see that steady state runs none, and
@@ -115,29 +114,6 @@ func (c *engineCollector) Collect(ch chan<- prometheus.Metric) {
 			ch <- prometheus.MustNewConstMetric(m.desc, m.typ, m.value, p)
 		}
 	}
-}
-
-// readRSS reads the resident memory of process pid from /proc/<pid>/statm (its second
-// field, in pages); false when the process is gone.
-func readRSS(pid int) (uint64, bool) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/statm")
-	if err != nil {
-		return 0, false
-	}
-	return parseStatm(b, os.Getpagesize())
-}
-
-// parseStatm reads the resident set size, in bytes, out of a /proc/<pid>/statm line.
-func parseStatm(statm []byte, pageSize int) (uint64, bool) {
-	fields := strings.Fields(string(statm))
-	if len(fields) < 2 {
-		return 0, false
-	}
-	pages, err := strconv.ParseUint(fields[1], 10, 64)
-	if err != nil {
-		return 0, false
-	}
-	return pages * uint64(pageSize), true
 }
 
 // RunBuckets are the buckets, in seconds, of terraform command durations: up to the

@@ -122,16 +122,6 @@ func TestEngineMetrics(t *testing.T) {
 	}
 }
 
-// TestParseStatm: the resident set is statm's second field, in pages.
-func TestParseStatm(t *testing.T) {
-	for in, want := range map[string]uint64{"2000 300 50 1 0 400 0\n": 300 * 4096, "1 2": 2 * 4096, "": 0, "12": 0, "a b": 0} {
-		got, ok := parseStatm([]byte(in), 4096)
-		if got != want || ok != (want > 0) {
-			t.Errorf("parseStatm(%q) = %d, %v; want %d", in, got, ok, want)
-		}
-	}
-}
-
 // TestRunBucketsReachTheDeadline: a run near the command deadline falls in a bucket of
 // its own, not in +Inf.
 func TestRunBucketsReachTheDeadline(t *testing.T) {

@@ -9,6 +9,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	"terraplane.io/terraplane/internal/engine"
+	"terraplane.io/terraplane/internal/procmem"
 	"terraplane.io/terraplane/internal/runner"
 )
 
@@ -55,7 +56,7 @@ func observeCall(pool runner.PoolRef, c runner.Call) {
 func RunnerMetrics(eng *engine.Engine, pool string) http.Handler {
 	reg := prometheus.NewRegistry()
 	labelled := prometheus.WrapRegistererWith(prometheus.Labels{"pool": pool}, reg)
-	labelled.MustRegister(&engineCollector{src: &engineSource{processes: eng.Processes, providers: eng.ProviderStats}, rss: readRSS},
+	labelled.MustRegister(&engineCollector{src: &engineSource{processes: eng.Processes, providers: eng.ProviderStats}, rss: procmem.RSS},
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}), collectors.NewGoCollector())
 	return promhttp.HandlerFor(reg, promhttp.HandlerOpts{})
 }

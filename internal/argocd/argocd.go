@@ -91,13 +91,29 @@ func FamilyOf(kinds []Kind, gk schema.GroupKind) Family {
 	return Ready
 }
 
-// ReadScripts reads the families' scripts from dir (charts/terraplane/argocd).
+// PreludeFile is the Lua the claim and managed scripts start with (the conditions by
+// type, how one reads, and the states both read alike): Argo CD runs each script on its
+// own, so the prelude is written ahead of each.
+const PreludeFile = "prelude.lua"
+
+// Preluded reports whether f's script starts with the prelude.
+func (f Family) Preluded() bool { return f == Claims || f == Managed }
+
+// ReadScripts reads the families' scripts from dir (charts/terraplane/argocd), each
+// whole: the prelude (for the families that take it), then the family's own file.
 func ReadScripts(dir string) (map[Family]string, error) {
+	prelude, err := os.ReadFile(filepath.Join(dir, PreludeFile))
+	if err != nil {
+		return nil, fmt.Errorf("read health script prelude: %w", err)
+	}
 	out := map[Family]string{}
 	for _, f := range Families {
 		b, err := os.ReadFile(filepath.Join(dir, f.File()))
 		if err != nil {
 			return nil, fmt.Errorf("read health script: %w", err)
+		}
+		if f.Preluded() {
+			b = slices.Concat(prelude, b)
 		}
 		out[f] = string(b)
 	}

@@ -3,6 +3,7 @@ package argocd
 import (
 	"flag"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -83,15 +84,49 @@ func TestConfigMap(t *testing.T) {
 	}
 }
 
-// TestDocsShowTheScripts: docs/gitops.md shows each script as the chart ships it.
+// TestDocsShowTheScripts: docs/gitops.md shows the prelude and each family's script as
+// the chart ships them.
 func TestDocsShowTheScripts(t *testing.T) {
 	page, err := os.ReadFile("../../docs/gitops.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	for f, script := range scripts(t) {
-		if !strings.Contains(string(page), "```lua\n"+script+"```") {
-			t.Errorf("docs/gitops.md does not show %s as the chart ships it", f.File())
+	files := []string{PreludeFile}
+	for _, f := range Families {
+		files = append(files, f.File())
+	}
+	for _, file := range files {
+		script, err := os.ReadFile(filepath.Join(scriptDir, file))
+		if err != nil {
+			t.Fatal(err)
 		}
+		if !strings.Contains(string(page), "```lua\n"+string(script)+"```") {
+			t.Errorf("docs/gitops.md does not show %s as the chart ships it", file)
+		}
+	}
+}
+
+// TestScriptsStartWithThePrelude: the claim and managed scripts are the prelude, then
+// their own file, so each runs on its own in Argo CD; the others are their own file.
+func TestScriptsStartWithThePrelude(t *testing.T) {
+	prelude, err := os.ReadFile(filepath.Join(scriptDir, PreludeFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for f, script := range scripts(t) {
+		own, err := os.ReadFile(filepath.Join(scriptDir, f.File()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := string(own)
+		if f.Preluded() {
+			want = string(prelude) + want
+		}
+		if diff := cmp.Diff(want, script); diff != "" {
+			t.Errorf("%s script (-want +got):\n%s", f, diff)
+		}
+	}
+	if _, err := ReadScripts(t.TempDir()); err == nil {
+		t.Error("ReadScripts of a directory without scripts: no error")
 	}
 }

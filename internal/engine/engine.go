@@ -83,6 +83,9 @@ type StateLocker interface {
 	// SeedState writes an empty state for a workspace that has none: terraform locks the
 	// state itself, whatever -lock says, to write a workspace's first state.
 	SeedState(ctx context.Context, backend map[string]string) error
+	// HolderID is the id the locks name their holder by, which marks every terraform
+	// process (holder.Env) so that a later holder can stop what a dead one left running.
+	HolderID() string
 }
 
 // unseeded matches terraform's error when it could not lock a state that does not exist

@@ -29,6 +29,9 @@ func TestRunInterruptedNeverAsksTheRunsErrorForItsMessage(t *testing.T) {
 // fakeLocker holds nothing, counting the locks taken and the states seeded.
 type fakeLocker struct{ locks, seeds int }
 
+// HolderID is the id the fake's locks would name their holder by.
+func (f *fakeLocker) HolderID() string { return "fake-locker" }
+
 func (f *fakeLocker) LockState(context.Context, map[string]string, string) (func(), error) {
 	f.locks++
 	return func() {}, nil

@@ -17,6 +17,8 @@ func (d *deadlineLocker) LockState(ctx context.Context, _ map[string]string, _ s
 
 func (d *deadlineLocker) SeedState(context.Context, map[string]string) error { return nil }
 
+func (d *deadlineLocker) HolderID() string { return "deadline-locker" }
+
 // TestCommandDeadline: each command runs under its workspace's own timeout (a
 // resource's spec.timeout), else the engine's; the state lock is taken under the same
 // deadline, so that the lock can record when the command must have ended.

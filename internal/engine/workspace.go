@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/terraform-exec/tfexec"
-	"terraplane.io/terraplane/internal/statelock"
+	"terraplane.io/terraplane/internal/holder"
 )
 
 // Files kept in a workspace directory besides the rendered ones.
@@ -245,7 +245,7 @@ func (e *Engine) env(ws Workspace) map[string]string {
 		"TF_CLI_CONFIG_FILE": e.cliConfig,
 		"CHECKPOINT_DISABLE": "1",
 		// what this run starts can be found, and stopped, should this process die
-		statelock.EnvHolder: statelock.Self().ID,
+		holder.Env: e.holderID(),
 	}
 	for _, k := range passEnv {
 		if v, ok := os.LookupEnv(k); ok {
@@ -256,6 +256,15 @@ func (e *Engine) env(ws Workspace) map[string]string {
 		env[k] = v
 	}
 	return env
+}
+
+// holderID is the id the state locks of this engine's runs name their holder by: the
+// locker's, else this process's.
+func (e *Engine) holderID() string {
+	if e.opts.Locker != nil {
+		return e.opts.Locker.HolderID()
+	}
+	return holder.Self().ID
 }
 
 // moduleChecksum covers everything init depends on but the backend settings of one

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"terraplane.io/terraplane/internal/statelock"
+	"terraplane.io/terraplane/internal/holder"
 )
 
 // writeFiles writes files (slash paths) below dir.
@@ -175,18 +175,39 @@ func TestEnv(t *testing.T) {
 	env := e.env(Workspace{Env: map[string]string{"AWS_SECRET_ACCESS_KEY": "the workspace's", "HOME": "/ws"}})
 	for k, want := range map[string]string{
 		"TF_CLI_CONFIG_FILE": "/work/terraform.tfrc", "CHECKPOINT_DISABLE": "1", "HTTPS_PROXY": "http://proxy:3128",
-		"HOME": "/ws", "AWS_SECRET_ACCESS_KEY": "the workspace's", statelock.EnvHolder: statelock.Self().ID,
+		"HOME": "/ws", "AWS_SECRET_ACCESS_KEY": "the workspace's", holder.Env: holder.Self().ID,
 	} {
 		if env[k] != want {
 			t.Errorf("%s = %q, want %q", k, env[k], want)
 		}
 	}
 	for k := range env {
-		if !slices.Contains(passEnv, k) && k != "TF_CLI_CONFIG_FILE" && k != "CHECKPOINT_DISABLE" && k != "AWS_SECRET_ACCESS_KEY" && k != statelock.EnvHolder {
+		if !slices.Contains(passEnv, k) && k != "TF_CLI_CONFIG_FILE" && k != "CHECKPOINT_DISABLE" && k != "AWS_SECRET_ACCESS_KEY" && k != holder.Env {
 			t.Errorf("%s passed to terraform", k)
 		}
 	}
 	if bare := e.env(Workspace{}); bare["AWS_SECRET_ACCESS_KEY"] != "" {
 		t.Error("the controller's credentials reached terraform")
+	}
+}
+
+// TestEnvNamesTheLocksHolder: with a locker, terraform's environment carries the id the
+// locker's locks name their holder by (a locker has an id of its own, not the process's),
+// so that when this process dies, the next holder finds, by that id, what its runs left
+// running, and stops it before taking the lock over.
+func TestEnvNamesTheLocksHolder(t *testing.T) {
+	for name, tc := range map[string]struct {
+		locker StateLocker
+		want   string
+	}{
+		"a locker's":             {&fakeLocker{}, "fake-locker"},
+		"no locker: the process": {nil, holder.Self().ID},
+	} {
+		t.Run(name, func(t *testing.T) {
+			e := &Engine{opts: Options{Locker: tc.locker}}
+			if got := e.env(Workspace{})[holder.Env]; got != tc.want {
+				t.Errorf("%s = %q, want %q", holder.Env, got, tc.want)
+			}
+		})
 	}
 }

@@ -9,13 +9,13 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/go-logr/logr"
 	"github.com/hashicorp/terraform-exec/tfexec"
+
+	"terraplane.io/terraplane/internal/procmem"
 )
 
 // Defaults of Options.
@@ -369,17 +369,8 @@ func (p *Pool) Evicted() int {
 
 // residentMemory reads a process's resident set size from /proc; 0 when it cannot.
 func residentMemory(pid int) int64 {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
-			kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
-			return kb << 10
-		}
-	}
-	return 0
+	rss, _ := procmem.RSS(pid)
+	return int64(rss)
 }
 
 // janitor stops processes past their TTL or idle too long.

@@ -11,11 +11,9 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	common "terraplane.io/terraplane/apis/common/v1alpha1"
 	"terraplane.io/terraplane/internal/resource"
 )
-
-// ReasonPullSecretInvalid says a pull secret is missing or unreadable.
-const ReasonPullSecretInvalid = "PullSecretInvalid"
 
 // Keychain reads the pull secret namespace/name and returns a keychain that answers with
 // its credentials for the registries it names and with the controller's own docker
@@ -25,14 +23,14 @@ func Keychain(ctx context.Context, c client.Reader, namespace, name string) (aut
 	s := &corev1.Secret{}
 	err := c.Get(ctx, client.ObjectKey{Namespace: namespace, Name: name}, s)
 	if apierrors.IsNotFound(err) {
-		return nil, resource.UserErrorf(ReasonPullSecretInvalid, "pull secret %s/%s does not exist", namespace, name)
+		return nil, resource.UserErrorf(common.ReasonPullSecretInvalid, "pull secret %s/%s does not exist", namespace, name)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("get pull secret %s/%s: %w", namespace, name, err)
 	}
 	kc, err := FromSecret(ctx, s)
 	if err != nil {
-		return nil, resource.UserErrorf(ReasonPullSecretInvalid, "pull secret %s/%s: %v", namespace, name, err)
+		return nil, resource.UserErrorf(common.ReasonPullSecretInvalid, "pull secret %s/%s: %v", namespace, name, err)
 	}
 	return authn.NewMultiKeychain(kc, authn.DefaultKeychain), nil
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"terraplane.io/terraplane/internal/engine"
+	"terraplane.io/terraplane/internal/holder"
 	"terraplane.io/terraplane/internal/statelock"
 )
 
@@ -150,7 +151,7 @@ func TestErrorsKeepTheirKind(t *testing.T) {
 	}{
 		{"a stale plan", &engine.StalePlanError{}, func(err error) bool { var s *engine.StalePlanError; return errors.As(err, &s) }},
 		{"an unrecorded outcome", engine.Unrecorded(errors.New("interrupted")), engine.OutcomeUnknown},
-		{"a held lock", &statelock.HeldError{Lock: lock, Holder: statelock.Holder{ID: "h", PID: 7}}, func(err error) bool {
+		{"a held lock", &statelock.HeldError{Lock: lock, Holder: holder.Holder{ID: "h", PID: 7}}, func(err error) bool {
 			var h *statelock.HeldError
 			return errors.As(err, &h) && h.Holder.PID == 7 && h.Lock.ID == "l"
 		}},

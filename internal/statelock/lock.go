@@ -7,6 +7,7 @@ import (
 	"time"
 
 	common "terraplane.io/terraplane/apis/common/v1alpha1"
+	"terraplane.io/terraplane/internal/holder"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -33,8 +34,8 @@ type LockInfo struct {
 
 // Holder is the Terraplane process recorded in the lock, or nil for a lock that
 // terraform or another tool took.
-func (l LockInfo) Holder() *Holder {
-	var h Holder
+func (l LockInfo) Holder() *holder.Holder {
+	var h holder.Holder
 	if l.Info == "" || json.Unmarshal([]byte(l.Info), &h) != nil || h.ID == "" {
 		return nil
 	}
@@ -116,7 +117,7 @@ type HeldError struct {
 	// Lock is the lock's details.
 	Lock LockInfo
 	// Holder is the process holding it.
-	Holder Holder
+	Holder holder.Holder
 }
 
 // Error names the holder and what it runs.

@@ -6,15 +6,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"os"
 	"os/exec"
-	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	common "terraplane.io/terraplane/apis/common/v1alpha1"
+	"terraplane.io/terraplane/internal/holder"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -26,7 +25,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 )
 
-func lockOf(h *Holder) LockInfo {
+func lockOf(h *holder.Holder) LockInfo {
 	l := LockInfo{ID: "lock", Operation: "apply", Who: "someone@somewhere", Created: time.Now().Add(-time.Minute)}
 	if h != nil {
 		b, _ := json.Marshal(h)
@@ -38,11 +37,11 @@ func lockOf(h *Holder) LockInfo {
 // TestJudge: a lock is released only when its holder is provably gone.
 func TestJudge(t *testing.T) {
 	now := time.Now()
-	self := Holder{ID: "self", Boot: "b", PIDNamespace: "pid:[1]", PID: 10, Start: 100}
-	other := Holder{ID: "other", Boot: "b", PIDNamespace: "pid:[1]", PID: 11, Start: 110, Expires: now.Add(time.Hour)}
+	self := holder.Holder{ID: "self", Boot: "b", PIDNamespace: "pid:[1]", PID: 10, Start: 100}
+	other := holder.Holder{ID: "other", Boot: "b", PIDNamespace: "pid:[1]", PID: 11, Start: 110, Expires: now.Add(time.Hour)}
 	expired := other
 	expired.Expires = now.Add(-time.Second)
-	gone := func(h Holder) bool { return h.ID == "dead" }
+	gone := func(h holder.Holder) bool { return h.ID == "dead" }
 	dead := other
 	dead.ID = "dead"
 	for _, tc := range []struct {
@@ -68,7 +67,7 @@ func TestJudge(t *testing.T) {
 
 // TestGone: holders on this machine are judged by their process, pods by the Pod.
 func TestGone(t *testing.T) {
-	self := Self()
+	self := holder.Self()
 	exited := exec.Command("true")
 	if err := exited.Run(); err != nil {
 		t.Fatal(err)
@@ -76,7 +75,7 @@ func TestGone(t *testing.T) {
 	live := self
 	live.ID = "another process on this machine"
 	live.PID = os.Getppid()
-	live.Start, _ = processStart(live.PID)
+	live.Start, _ = holder.ProcessStart(live.PID)
 	reused := live
 	reused.Start++ // the pid now names a process started later
 	dead := self
@@ -84,72 +83,28 @@ func TestGone(t *testing.T) {
 	scheme := runtime.NewScheme()
 	_ = corev1.AddToScheme(scheme)
 	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "sys", Name: "ctl-1", UID: types.UID("uid-1")}}
-	l := &Locker{reader: fake.NewClientBuilder().WithScheme(scheme).WithObjects(pod).Build(), self: Holder{ID: "me", Pod: "uid-me", Boot: "x", PIDNamespace: "y"}}
+	l := &Locker{reader: fake.NewClientBuilder().WithScheme(scheme).WithObjects(pod).Build(), self: holder.Holder{ID: "me", Pod: "uid-me", Boot: "x", PIDNamespace: "y"}}
 	local := &Locker{self: self}
 	for _, tc := range []struct {
 		name   string
 		locker *Locker
-		h      Holder
+		h      holder.Holder
 		want   bool
 	}{
 		{"a running process of this machine", local, live, false},
 		{"a process that exited", local, dead, true},
 		{"a pid reused by a later process", local, reused, true},
-		{"an earlier container of this pod", l, Holder{ID: "before", Pod: "uid-me"}, true},
-		{"a pod that exists", l, Holder{ID: "p", Pod: "uid-1", PodName: "ctl-1", PodNamespace: "sys"}, false},
-		{"a pod that is gone", l, Holder{ID: "p", Pod: "uid-2", PodName: "ctl-2", PodNamespace: "sys"}, true},
-		{"a pod replaced under the same name", l, Holder{ID: "p", Pod: "uid-0", PodName: "ctl-1", PodNamespace: "sys"}, true},
-		{"another machine, no pod", l, Holder{ID: "p", Boot: "elsewhere", PID: 1}, false},
+		{"an earlier container of this pod", l, holder.Holder{ID: "before", Pod: "uid-me"}, true},
+		{"a pod that exists", l, holder.Holder{ID: "p", Pod: "uid-1", PodName: "ctl-1", PodNamespace: "sys"}, false},
+		{"a pod that is gone", l, holder.Holder{ID: "p", Pod: "uid-2", PodName: "ctl-2", PodNamespace: "sys"}, true},
+		{"a pod replaced under the same name", l, holder.Holder{ID: "p", Pod: "uid-0", PodName: "ctl-1", PodNamespace: "sys"}, true},
+		{"another machine, no pod", l, holder.Holder{ID: "p", Boot: "elsewhere", PID: 1}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := tc.locker.gone(context.Background())(tc.h); got != tc.want {
 				t.Errorf("gone = %v, want %v", got, tc.want)
 			}
 		})
-	}
-}
-
-func TestParseStart(t *testing.T) {
-	line := []byte("42 (a (weird) name) S 1 42 42 0 -1 4194560 100 0 0 0 1 2 0 0 20 0 1 0 987654 1000 10")
-	if got, err := parseStat(line); err != nil || got != (stat{start: 987654}) {
-		t.Fatalf("parseStat = %+v, %v; want start 987654", got, err)
-	}
-	zombie := []byte("42 (x) Z 1 42 42 0 -1 4194560 100 0 0 0 1 2 0 0 20 0 1 0 987654 1000 10")
-	if got, err := parseStat(zombie); err != nil || !got.exited {
-		t.Fatalf("parseStat(zombie) = %+v, %v; want exited", got, err)
-	}
-	if _, err := processStart(os.Getpid()); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// TestExitedProcessIsNotRunning: a holder that exited but was not yet reaped by its
-// parent (a zombie, still in the process table with its start time) no longer runs.
-func TestExitedProcessIsNotRunning(t *testing.T) {
-	cmd := exec.Command("sleep", "0.3")
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = cmd.Wait() }()
-	start, err := processStart(cmd.Process.Pid)
-	if err != nil {
-		t.Fatal(err)
-	}
-	h := Holder{PID: cmd.Process.Pid, Start: start}
-	if !h.running() {
-		t.Fatal("a live process does not run")
-	}
-	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-		b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/stat", cmd.Process.Pid))
-		if strings.Contains(string(b), ") Z ") {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the child never became a zombie: %s", b)
-		}
-	}
-	if h.running() {
-		t.Error("an exited process that its parent has not reaped still counts as running")
 	}
 }
 
@@ -175,7 +130,7 @@ func TestLocker(t *testing.T) {
 	mine.Expires = time.Now().Add(time.Hour)
 	other := mine
 	other.ID, other.PID = "other", os.Getppid()
-	other.Start, _ = processStart(other.PID)
+	other.Start, _ = holder.ProcessStart(other.PID)
 	sibling := mine
 	sibling.ID = "another controller of this process"
 	for _, lease := range []*coordinationv1.Lease{heldLease("foreign", lockOf(nil)), heldLease("live", lockOf(&other)),
@@ -193,6 +148,9 @@ func TestLocker(t *testing.T) {
 	info, _ := LockHolder(ctx, c, key("new"))
 	if info == nil || info.Holder() == nil || info.Holder().ID != self.ID || info.Operation != "apply" {
 		t.Fatalf("lock taken: %+v, want one naming this process", info)
+	}
+	if info.Holder().ID != l.HolderID() {
+		t.Errorf("the lock names holder %q, HolderID (what marks its terraform processes) is %q", info.Holder().ID, l.HolderID())
 	}
 	var held *HeldError
 	if _, err := l.Lock(ctx, key("new"), "sfx", "plan"); !errors.As(err, &held) {
@@ -325,11 +283,11 @@ func TestLeftoversStopBeforeRelease(t *testing.T) {
 	if err := exited.Run(); err != nil {
 		t.Fatal(err)
 	}
-	dead := Self()
+	dead := holder.Self()
 	dead.ID, dead.PID = "a-dead-holder", exited.Process.Pid
-	start := func(holder string) *exec.Cmd {
+	start := func(id string) *exec.Cmd {
 		cmd := exec.Command("sleep", "60")
-		cmd.Env = append(os.Environ(), EnvHolder+"="+holder)
+		cmd.Env = append(os.Environ(), holder.Env+"="+id)
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
@@ -339,7 +297,7 @@ func TestLeftoversStopBeforeRelease(t *testing.T) {
 	leftover, other := start(dead.ID), start("a-live-holder")
 	waited := make(chan error, 1)
 	go func() { waited <- leftover.Wait() }()
-	if !(&Locker{self: Self()}).gone(context.Background())(dead) {
+	if !(&Locker{self: holder.Self()}).gone(context.Background())(dead) {
 		t.Fatal("a dead holder whose leftovers were stopped is not gone")
 	}
 	select {
@@ -347,7 +305,8 @@ func TestLeftoversStopBeforeRelease(t *testing.T) {
 	case <-time.After(2 * time.Second):
 		t.Fatal("the dead holder's leftover process still runs after its lock was judged free")
 	}
-	if st, err := readStat(other.Process.Pid); err != nil || st.exited {
+	began, err := holder.ProcessStart(other.Process.Pid)
+	if live := (holder.Holder{PID: other.Process.Pid, Start: began}); err != nil || !live.Running() {
 		t.Errorf("another holder's process was stopped: %v", err)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	common "terraplane.io/terraplane/apis/common/v1alpha1"
+	"terraplane.io/terraplane/internal/holder"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -24,7 +25,7 @@ import (
 type Locker struct {
 	client client.Client
 	reader client.Reader
-	self   Holder
+	self   holder.Holder
 	hold   time.Duration
 	grace  time.Duration
 }
@@ -35,10 +36,11 @@ type Locker struct {
 // terraform gets to stop, and a margin), or hold after it is taken when the command has
 // no deadline.
 func NewLocker(c client.Client, reader client.Reader, hold, grace time.Duration) *Locker {
-	self := Self()
-	self.ID = newHolderID()
-	return &Locker{client: c, reader: reader, self: self, hold: hold, grace: grace}
+	return &Locker{client: c, reader: reader, self: holder.New(), hold: hold, grace: grace}
 }
+
+// HolderID is the id this locker's locks name their holder by.
+func (l *Locker) HolderID() string { return l.self.ID }
 
 // Labels terraform's kubernetes backend puts on the state lock Lease it creates.
 var leaseLabels = func(suffix string) map[string]string {
@@ -111,11 +113,11 @@ func (l *Locker) newLockInfo(operation string, expires time.Time) (LockInfo, err
 	now := time.Now().UTC()
 	h := l.self
 	h.Expires = expires
-	holder, err := json.Marshal(h)
+	info, err := json.Marshal(h)
 	if err != nil {
 		return LockInfo{}, fmt.Errorf("lock holder: %w", err)
 	}
-	return LockInfo{ID: hex.EncodeToString(id), Operation: operation, Info: string(holder), Who: h.String(), Version: "terraplane", Created: now}, nil
+	return LockInfo{ID: hex.EncodeToString(id), Operation: operation, Info: string(info), Who: h.String(), Version: "terraplane", Created: now}, nil
 }
 
 // stamp records info as lease's holder.
@@ -216,7 +218,7 @@ const (
 
 // judge decides about lock, seen by self; gone says whether another holder's process is
 // provably gone.
-func judge(lock LockInfo, self Holder, busy bool, now time.Time, gone func(Holder) bool) verdict {
+func judge(lock LockInfo, self holder.Holder, busy bool, now time.Time, gone func(holder.Holder) bool) verdict {
 	h := lock.Holder()
 	switch {
 	case h == nil:
@@ -236,12 +238,12 @@ func judge(lock LockInfo, self Holder, busy bool, now time.Time, gone func(Holde
 // gone says whether holder h, not this process, is provably gone: an earlier container of
 // this pod, a process no longer running in this process table (once the processes its
 // runs left are stopped), or a pod that no longer exists.
-func (l *Locker) gone(ctx context.Context) func(Holder) bool {
-	return func(h Holder) bool {
+func (l *Locker) gone(ctx context.Context) func(holder.Holder) bool {
+	return func(h holder.Holder) bool {
 		switch {
-		case h.sameProcessTable(l.self):
+		case h.SameProcessTable(l.self):
 			// what its runs left running (a provisioner shell) stops first
-			return !h.running() && stopLeftovers(h.ID, leftoverWait)
+			return !h.Running() && holder.StopLeftovers(h.ID, holder.LeftoverWait)
 		case h.Pod != "" && h.Pod == l.self.Pod:
 			return true // an earlier container of this pod: this one replaced it
 		case h.Pod != "" && h.PodName != "":

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	common "terraplane.io/terraplane/apis/common/v1alpha1"
+	"terraplane.io/terraplane/internal/holder"
 
 	"github.com/google/go-cmp/cmp"
 	coordinationv1 "k8s.io/api/coordination/v1"
@@ -54,12 +55,12 @@ func TestHeldBy(t *testing.T) {
 func TestLockInfoHolder(t *testing.T) {
 	cases := map[string]struct {
 		info string
-		want *Holder
+		want *holder.Holder
 	}{
 		"terraform's lock": {"", nil},
 		"free text":        {"run by ci", nil},
 		"no id":            {`{"host":"h","pid":3}`, nil},
-		"a holder":         {`{"id":"x","host":"h","pid":3}`, &Holder{ID: "x", Host: "h", PID: 3}},
+		"a holder":         {`{"id":"x","host":"h","pid":3}`, &holder.Holder{ID: "x", Host: "h", PID: 3}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -122,7 +123,7 @@ func TestLockTakenMeanwhile(t *testing.T) {
 	scheme := runtime.NewScheme()
 	_ = coordinationv1.AddToScheme(scheme)
 	_ = corev1.AddToScheme(scheme)
-	other := Holder{ID: "other", Host: "elsewhere", PID: 1, Expires: time.Now().Add(time.Hour)}
+	other := holder.Holder{ID: "other", Host: "elsewhere", PID: 1, Expires: time.Now().Add(time.Hour)}
 	raced := false
 	c := fake.NewClientBuilder().WithScheme(scheme).WithInterceptorFuncs(interceptor.Funcs{
 		Create: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
@@ -157,38 +158,6 @@ func TestSeedEmptySecret(t *testing.T) {
 	}
 }
 
-// TestHolderFacts: how a holder reads, whether it shares this process table, and how a
-// malformed process status is refused.
-func TestHolderFacts(t *testing.T) {
-	if got, want := (Holder{ID: "a", PodName: "ctl-0", PodNamespace: "sys", PID: 7, Host: "h"}).String(), "terraplane a (pod sys/ctl-0)"; got != want {
-		t.Errorf("String = %q, want %q", got, want)
-	}
-	if got, want := (Holder{ID: "a", PID: 7, Host: "h"}).String(), "terraplane a (pid 7 on h)"; got != want {
-		t.Errorf("String = %q, want %q", got, want)
-	}
-	here := Holder{Boot: "b", PIDNamespace: "pid:[1]"}
-	for _, tc := range []struct {
-		name string
-		h    Holder
-		want bool
-	}{
-		{"same boot and namespace", Holder{Boot: "b", PIDNamespace: "pid:[1]"}, true},
-		{"another namespace", Holder{Boot: "b", PIDNamespace: "pid:[2]"}, false},
-		{"another boot", Holder{Boot: "c", PIDNamespace: "pid:[1]"}, false},
-		{"unknown boot", Holder{PIDNamespace: "pid:[1]"}, false},
-		{"unknown namespace", Holder{Boot: "b"}, false},
-	} {
-		if got := tc.h.sameProcessTable(here); got != tc.want {
-			t.Errorf("%s: sameProcessTable = %v, want %v", tc.name, got, tc.want)
-		}
-	}
-	for _, bad := range []string{"", "42 no paren S 1", "42 (x) S 1 2 3", "42 (x) S 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 notanumber 9"} {
-		if _, err := parseStat([]byte(bad)); err == nil {
-			t.Errorf("parseStat(%q): want an error", bad)
-		}
-	}
-}
-
 // TestErrorMessages: the errors name the holder, what it runs and the way out.
 func TestErrorMessages(t *testing.T) {
 	lock := LockInfo{ID: "abc", Operation: "apply", Who: "ana@laptop", Created: time.Date(2024, 5, 6, 7, 8, 9, 0, time.UTC)}
@@ -198,7 +167,7 @@ func TestErrorMessages(t *testing.T) {
 			t.Errorf("StaleLockError %q lacks %q", stale, want)
 		}
 	}
-	held := (&HeldError{Lock: lock, Holder: Holder{ID: "h1", PodName: "p", PodNamespace: "n"}}).Error()
+	held := (&HeldError{Lock: lock, Holder: holder.Holder{ID: "h1", PodName: "p", PodNamespace: "n"}}).Error()
 	for _, want := range []string{"terraplane h1 (pod n/p)", "apply", "waiting"} {
 		if !strings.Contains(held, want) {
 			t.Errorf("HeldError %q lacks %q", held, want)

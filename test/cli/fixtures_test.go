@@ -22,7 +22,7 @@ import (
 	kubernetesv1 "terraplane.io/terraplane/apis/kubernetes/v1alpha1"
 	terraformv1 "terraplane.io/terraplane/apis/terraform/v1alpha1"
 	workloadv1 "terraplane.io/terraplane/apis/workload/v1alpha1"
-	"terraplane.io/terraplane/controllers/claimdefinition"
+	"terraplane.io/terraplane/internal/claimcrd"
 	"terraplane.io/terraplane/internal/trace"
 	"terraplane.io/terraplane/test/framework"
 )
@@ -153,8 +153,8 @@ func definedClaim(t *testing.T, ns, name string) string {
 		t.Fatal(err)
 	}
 	for _, crd := range []*apiextensionsv1.CustomResourceDefinition{
-		claimdefinition.ClaimCRD(def, apiextensionsv1.JSONSchemaProps{Type: "object", XPreserveUnknownFields: ptr(true)}),
-		claimdefinition.ClassCRD(def),
+		claimcrd.ClaimCRD(def, apiextensionsv1.JSONSchemaProps{Type: "object", XPreserveUnknownFields: ptr(true)}),
+		claimcrd.ClassCRD(def),
 	} {
 		if err := env.Client.Create(ctx, crd); client.IgnoreAlreadyExists(err) != nil {
 			t.Fatal(err)

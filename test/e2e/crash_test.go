@@ -24,6 +24,7 @@ import (
 	common "terraplane.io/terraplane/apis/common/v1alpha1"
 	terraformv1 "terraplane.io/terraplane/apis/terraform/v1alpha1"
 	"terraplane.io/terraplane/internal/app"
+	"terraplane.io/terraplane/internal/holder"
 	"terraplane.io/terraplane/internal/resource"
 	"terraplane.io/terraplane/internal/statelock"
 	"terraplane.io/terraplane/test/framework"
@@ -78,14 +79,14 @@ func stateResources(g Gomega, ctx context.Context, ns, name string) int {
 	return len(st.Resources)
 }
 
-// holdLock makes the state lock Lease of mg look held by a run of holder: a Terraplane
-// process when holder is set, otherwise a terraform that who ran by hand.
-func holdLock(g Gomega, ctx context.Context, mg resource.Managed, who string, holder *statelock.Holder) client.ObjectKey {
+// holdLock makes the state lock Lease of mg look held by a run of h: a Terraplane
+// process when h is set, otherwise a terraform that who ran by hand.
+func holdLock(g Gomega, ctx context.Context, mg resource.Managed, who string, h *holder.Holder) client.ObjectKey {
 	key := client.ObjectKey{Namespace: mg.GetNamespace(), Name: "lock-" + resource.StateSecretName(mg)}
 	lock := statelock.LockInfo{ID: "dead-run-" + mg.GetName(), Operation: "OperationTypeApply", Who: who, Created: time.Now()}
-	if holder != nil {
-		raw, _ := json.Marshal(holder)
-		lock.Info, lock.Who = string(raw), holder.String()
+	if h != nil {
+		raw, _ := json.Marshal(h)
+		lock.Info, lock.Who = string(raw), h.String()
 	}
 	info, _ := json.Marshal(lock)
 	lease := &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name,
@@ -96,10 +97,10 @@ func holdLock(g Gomega, ctx context.Context, mg resource.Managed, who string, ho
 }
 
 // deadHolder is a Terraplane process of this machine that has exited.
-func deadHolder(g Gomega) *statelock.Holder {
+func deadHolder(g Gomega) *holder.Holder {
 	cmd := exec.Command("true")
 	g.Expect(cmd.Run()).To(Succeed())
-	h := statelock.Self()
+	h := holder.Self()
 	h.ID, h.PID = "exited-process", cmd.Process.Pid
 	return &h
 }

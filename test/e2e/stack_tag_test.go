@@ -14,7 +14,6 @@ import (
 
 	common "terraplane.io/terraplane/apis/common/v1alpha1"
 	stacksv1 "terraplane.io/terraplane/apis/stacks/v1alpha1"
-	"terraplane.io/terraplane/controllers/stack"
 	"terraplane.io/terraplane/internal/app"
 )
 
@@ -62,7 +61,7 @@ func TestStackInstallFollowsItsTag(t *testing.T) {
 	g.Eventually(func(g Gomega) {
 		events, err := env.Events(ctx, byTag)
 		g.Expect(err).NotTo(HaveOccurred())
-		g.Expect(events).To(ContainElement(And(HaveField("Reason", stack.ReasonUpgraded),
+		g.Expect(events).To(ContainElement(And(HaveField("Reason", stacksv1.ReasonUpgraded),
 			HaveField("Message", host+"/stacks/epsilon:v1 now points at "+byTag.Status.ResolvedPackage+": installed it (was "+first+")"))))
 	}).WithTimeout(stackTimeout).Should(Succeed())
 	g.Consistently(func(g Gomega) {

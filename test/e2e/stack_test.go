@@ -41,7 +41,6 @@ import (
 	databasev1 "terraplane.io/terraplane/apis/database/v1alpha1"
 	stacksv1 "terraplane.io/terraplane/apis/stacks/v1alpha1"
 	terraformv1 "terraplane.io/terraplane/apis/terraform/v1alpha1"
-	"terraplane.io/terraplane/controllers/stack"
 	"terraplane.io/terraplane/internal/app"
 	"terraplane.io/terraplane/internal/stackpkg"
 	"terraplane.io/terraplane/test/framework"
@@ -203,10 +202,10 @@ func TestStackInstallChainUpgradeUninstall(t *testing.T) {
 	beta, gamma := &stacksv1.ClusterStackInstall{}, &stacksv1.ClusterStackInstall{}
 	g.Expect(env.Client.Get(ctx, client.ObjectKey{Name: "beta"}, beta)).To(Succeed())
 	g.Expect(env.Client.Get(ctx, client.ObjectKey{Name: "gamma"}, gamma)).To(Succeed())
-	g.Expect(beta.Annotations[stack.AnnotationDependencyOf]).To(Equal("ClusterStackInstall/alpha"))
-	g.Expect(gamma.Annotations[stack.AnnotationDependencyOf]).To(Equal("ClusterStackInstall/beta"))
+	g.Expect(beta.Annotations[stacksv1.AnnotationDependencyOf]).To(Equal("ClusterStackInstall/alpha"))
+	g.Expect(gamma.Annotations[stacksv1.AnnotationDependencyOf]).To(Equal("ClusterStackInstall/beta"))
 	g.Expect(gamma.Spec.Package).To(Equal("stacks/gamma:v1"))
-	for _, typ := range []string{stack.TypeResolved, stack.TypeUnpacked, stack.TypeDependenciesReady, stack.TypeInstalled, stack.TypeControllerReady, common.TypeSynced} {
+	for _, typ := range []string{stacksv1.TypeResolved, stacksv1.TypeUnpacked, stacksv1.TypeDependenciesReady, stacksv1.TypeInstalled, stacksv1.TypeControllerReady, common.TypeSynced} {
 		g.Expect(framework.Condition(alpha.Status.Conditions, typ).Status).To(Equal(metav1.ConditionTrue), typ)
 	}
 	g.Expect(alpha.Status.ResolvedPackage).To(HavePrefix(host + "/stacks/alpha@sha256:"))
@@ -253,7 +252,7 @@ func TestStackInstallChainUpgradeUninstall(t *testing.T) {
 		stackpkg.AnnotationGroupOverviewShort: "The alpha group.", stackpkg.AnnotationGroupReadme: "# Alpha group", stackpkg.AnnotationResourceCategory: "Application",
 		stackpkg.AnnotationResourceTitle: "Widget", stackpkg.AnnotationResourceTitlePlural: "Widgets", stackpkg.AnnotationResourceOverview: "A widget is small.",
 		stackpkg.AnnotationResourceOverviewSh: "A widget.", stackpkg.AnnotationResourceReadme: "# Widget",
-		stackpkg.AnnotationUISchema: "configSections:\n- title: Common\n\n---\nconfigSections:\n- title: Widget", stack.AnnotationOwner: "ClusterStackInstall/alpha",
+		stackpkg.AnnotationUISchema: "configSections:\n- title: Common\n\n---\nconfigSections:\n- title: Widget", stacksv1.AnnotationOwner: "ClusterStackInstall/alpha",
 	} {
 		g.Expect(widgets.Annotations).To(HaveKeyWithValue(k, v))
 	}
@@ -323,7 +322,7 @@ func TestStackInstallChainUpgradeUninstall(t *testing.T) {
 		&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: adminNS, Name: "alpha"}},
 		&apiextensionsv1.CustomResourceDefinition{ObjectMeta: metav1.ObjectMeta{Name: "sprockets.alpha.example.org"}})
 	widgets = getCRD(g, ctx, "widgets.alpha.example.org")
-	g.Expect(widgets.Annotations).To(HaveKeyWithValue(stack.AnnotationKeptFrom, "ClusterStackInstall/alpha"))
+	g.Expect(widgets.Annotations).To(HaveKeyWithValue(stacksv1.AnnotationKeptFrom, "ClusterStackInstall/alpha"))
 	g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(widget), widget)).To(Succeed(), "no user data lost")
 	g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(beta), beta)).To(Succeed(), "dependencies stay installed")
 
@@ -339,7 +338,7 @@ func TestStackInstallChainUpgradeUninstall(t *testing.T) {
 	again := clusterInstall("alpha", "stacks/alpha:v1", "")
 	g.Expect(env.Client.Create(ctx, again)).To(Succeed())
 	waitInstallReady(g, ctx, again)
-	g.Expect(getCRD(g, ctx, "widgets.alpha.example.org").Annotations).To(HaveKeyWithValue(stack.AnnotationOwner, "ClusterStackInstall/alpha"))
+	g.Expect(getCRD(g, ctx, "widgets.alpha.example.org").Annotations).To(HaveKeyWithValue(stacksv1.AnnotationOwner, "ClusterStackInstall/alpha"))
 	g.Expect(env.Client.Delete(ctx, widget)).To(Succeed())
 	waitGone(g, ctx, widget)
 	for _, n := range []string{"alpha", "beta", "gamma"} {
@@ -373,7 +372,7 @@ func TestStackInstallByCRDAndScope(t *testing.T) {
 	g.Eventually(func(g Gomega) {
 		events, err := env.Events(ctx, in)
 		g.Expect(err).NotTo(HaveOccurred())
-		g.Expect(events).To(ConsistOf(And(HaveField("Reason", stack.ReasonInstalled), HaveField("Message", "installed "+in.Status.ResolvedPackage))))
+		g.Expect(events).To(ConsistOf(And(HaveField("Reason", stacksv1.ReasonInstalled), HaveField("Message", "installed "+in.Status.ResolvedPackage))))
 	}).WithTimeout(stackTimeout).Should(Succeed())
 
 	By(t, "an install by CRD stays on the package it resolved when a newer one is pushed")
@@ -398,8 +397,8 @@ func TestStackInstallByCRDAndScope(t *testing.T) {
 	wide.Spec.CRD = "things.gamma.example.org/v1alpha1"
 	g.Expect(env.Client.Create(ctx, wide)).To(Succeed())
 	g.Eventually(func(g Gomega) {
-		c := installCondition(g, ctx, wide, stack.TypeUnpacked)
-		g.Expect(c.Reason).To(Equal(stack.ReasonScopeNotAllowed))
+		c := installCondition(g, ctx, wide, stacksv1.TypeUnpacked)
+		g.Expect(c.Reason).To(Equal(stacksv1.ReasonScopeNotAllowed))
 		g.Expect(c.Message).To(ContainSubstring("install it with a ClusterStackInstall"))
 	}).WithTimeout(stackTimeout).Should(Succeed())
 	g.Expect(crdExists(ctx, "things.gamma.example.org")).To(BeFalse())
@@ -409,21 +408,21 @@ func TestStackInstallByCRDAndScope(t *testing.T) {
 	nsBeta.Spec.Package = "stacks/beta:v1"
 	g.Expect(env.Client.Create(ctx, nsBeta)).To(Succeed())
 	g.Eventually(func(g Gomega) {
-		c := installCondition(g, ctx, nsBeta, stack.TypeDependenciesReady)
-		g.Expect(c.Reason).To(Equal(stack.ReasonWaitingForDependencies))
+		c := installCondition(g, ctx, nsBeta, stacksv1.TypeDependenciesReady)
+		g.Expect(c.Reason).To(Equal(stacksv1.ReasonWaitingForDependencies))
 		g.Expect(c.Message).To(ContainSubstring("*.gamma.example.org/v1alpha1 from stacks/gamma:v1 (install gamma: PermissionScopeNotAllowed"))
 	}).WithTimeout(stackTimeout).Should(Succeed())
 	nsGamma := &stacksv1.StackInstall{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "gamma"}}
 	g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(nsGamma), nsGamma)).To(Succeed())
-	g.Expect(nsGamma.Annotations[stack.AnnotationDependencyOf]).To(Equal("StackInstall/" + ns + "/beta"))
+	g.Expect(nsGamma.Annotations[stacksv1.AnnotationDependencyOf]).To(Equal("StackInstall/" + ns + "/beta"))
 
 	By(t, "a tag that is not in the registry")
 	missing := &stacksv1.StackInstall{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "missing"}}
 	missing.Spec.Package = "stacks/epsilon:v9"
 	g.Expect(env.Client.Create(ctx, missing)).To(Succeed())
 	g.Eventually(func(g Gomega) {
-		c := installCondition(g, ctx, missing, stack.TypeUnpacked)
-		g.Expect(c.Reason).To(Equal(stack.ReasonPackageNotFound))
+		c := installCondition(g, ctx, missing, stacksv1.TypeUnpacked)
+		g.Expect(c.Reason).To(Equal(stacksv1.ReasonPackageNotFound))
 		g.Expect(c.Message).To(ContainSubstring("package " + host + "/stacks/epsilon:v9 is not in the registry"))
 	}).WithTimeout(stackTimeout).Should(Succeed())
 
@@ -433,7 +432,7 @@ func TestStackInstallByCRDAndScope(t *testing.T) {
 	g.Expect(env.Client.Create(ctx, unknown)).To(Succeed())
 	g.Eventually(func(g Gomega) {
 		c := installCondition(g, ctx, unknown, common.TypeReady)
-		g.Expect(c.Reason).To(Equal(stack.ReasonCRDNotFound))
+		g.Expect(c.Reason).To(Equal(stacksv1.ReasonCRDNotFound))
 		g.Expect(c.Message).To(ContainSubstring("no package in registry " + host + " owns ghosts.nowhere.example.org/v1"))
 	}).WithTimeout(stackTimeout).Should(Succeed())
 
@@ -458,8 +457,8 @@ func TestStackDependencyCycleAndMissing(t *testing.T) {
 	beta := clusterInstall("beta", "stacks/beta:v1", "")
 	g.Expect(env.Client.Create(ctx, beta)).To(Succeed())
 	g.Eventually(func(g Gomega) {
-		c := installCondition(g, ctx, beta, stack.TypeDependenciesReady)
-		g.Expect(c.Reason).To(Equal(stack.ReasonConflict))
+		c := installCondition(g, ctx, beta, stacksv1.TypeDependenciesReady)
+		g.Expect(c.Reason).To(Equal(stacksv1.ReasonConflict))
 		g.Expect(c.Message).To(ContainSubstring("needs an install named gamma, which exists for another package (stacks/orphan:v1)"))
 	}).WithTimeout(stackTimeout).Should(Succeed())
 	g.Expect(env.Client.Delete(ctx, beta)).To(Succeed())
@@ -473,15 +472,15 @@ func TestStackDependencyCycleAndMissing(t *testing.T) {
 	g.Expect(env.Client.Create(ctx, x)).To(Succeed())
 	g.Expect(env.Client.Create(ctx, orphan)).To(Succeed())
 	g.Eventually(func(g Gomega) {
-		c := installCondition(g, ctx, x, stack.TypeDependenciesReady)
+		c := installCondition(g, ctx, x, stacksv1.TypeDependenciesReady)
 		g.Expect(c.Status).To(Equal(metav1.ConditionFalse))
-		g.Expect(c.Reason).To(Equal(stack.ReasonDependencyCycle))
+		g.Expect(c.Reason).To(Equal(stacksv1.ReasonDependencyCycle))
 		g.Expect(c.Message).To(Equal("dependency cycle: stacks/cycle-x → stacks/cycle-y → stacks/cycle-x"))
 		c = installCondition(g, ctx, orphan, common.TypeReady)
-		g.Expect(c.Reason).To(Equal(stack.ReasonDependencyNotFound))
+		g.Expect(c.Reason).To(Equal(stacksv1.ReasonDependencyNotFound))
 		g.Expect(c.Message).To(ContainSubstring("ghosts.nowhere.example.org/v1alpha1 (needed by stacks/orphan) is not installed"))
 	}).WithTimeout(stackTimeout).Should(Succeed())
-	g.Expect(framework.Condition(x.Status.Conditions, stack.TypeInstalled).Status).To(Equal(metav1.ConditionUnknown))
+	g.Expect(framework.Condition(x.Status.Conditions, stacksv1.TypeInstalled).Status).To(Equal(metav1.ConditionUnknown))
 	g.Expect(crdExists(ctx, "xs.cycle.example.org")).To(BeFalse(), "nothing of a cycle is installed")
 	g.Expect(env.Client.Get(ctx, client.ObjectKey{Name: "cycle-y"}, &stacksv1.ClusterStackInstall{})).NotTo(Succeed())
 
@@ -490,7 +489,7 @@ func TestStackDependencyCycleAndMissing(t *testing.T) {
 	events, err := env.Events(ctx, x)
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(events).To(HaveLen(1))
-	g.Expect(events[0].Reason).To(Equal(stack.ReasonDependencyCycle))
+	g.Expect(events[0].Reason).To(Equal(stacksv1.ReasonDependencyCycle))
 	g.Expect(events[0].Count).To(BeNumerically("<=", 1))
 
 	g.Expect(env.Client.Delete(ctx, x)).To(Succeed())
@@ -547,8 +546,8 @@ func TestStackSafety(t *testing.T) {
 	tf.Spec.AllowTerraform = true // the admin allows its ModuleClass; the ConfigMap still conflicts
 	g.Expect(env.Client.Create(ctx, tf)).To(Succeed())
 	g.Eventually(func(g Gomega) {
-		c := installCondition(g, ctx, tf, stack.TypeInstalled)
-		g.Expect(c.Reason).To(Equal(stack.ReasonConflict))
+		c := installCondition(g, ctx, tf, stacksv1.TypeInstalled)
+		g.Expect(c.Reason).To(Equal(stacksv1.ReasonConflict))
 		g.Expect(c.Message).To(ContainSubstring("ConfigMap tfdb-module already exists and is owned by no stack"))
 	}).WithTimeout(stackTimeout).Should(Succeed())
 	g.Expect(env.Client.Delete(ctx, tf)).To(Succeed())
@@ -576,16 +575,16 @@ func TestStackSafety(t *testing.T) {
 		g.Expect(env.Client.Create(ctx, installs[n])).To(Succeed())
 	}
 	g.Eventually(func(g Gomega) {
-		c := installCondition(g, ctx, collide, stack.TypeInstalled)
-		g.Expect(c.Reason).To(Equal(stack.ReasonConflict))
+		c := installCondition(g, ctx, collide, stacksv1.TypeInstalled)
+		g.Expect(c.Reason).To(Equal(stacksv1.ReasonConflict))
 		g.Expect(c.Message).To(ContainSubstring("CustomResourceDefinition collides.safety.example.org already exists and is owned by no stack"))
 		for n, want := range map[string]string{"traversal": "leaves the archive", "symlink": "is a link or special file", "huge": "over the 4194304 byte limit"} {
-			c := installCondition(g, ctx, installs[n], stack.TypeUnpacked)
-			g.Expect(c.Reason).To(Equal(stack.ReasonUnsafePackage), n)
+			c := installCondition(g, ctx, installs[n], stacksv1.TypeUnpacked)
+			g.Expect(c.Reason).To(Equal(stacksv1.ReasonUnsafePackage), n)
 			g.Expect(c.Message).To(ContainSubstring(want), n)
 		}
 	}).WithTimeout(stackTimeout).Should(Succeed())
-	g.Expect(getCRD(g, ctx, theirs.Name).Annotations).NotTo(HaveKey(stack.AnnotationOwner))
+	g.Expect(getCRD(g, ctx, theirs.Name).Annotations).NotTo(HaveKey(stacksv1.AnnotationOwner))
 	g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: adminNS, Name: "collide"}, &stacksv1.Stack{})).NotTo(Succeed())
 	_, err = os.Stat("/tmp/owned")
 	g.Expect(os.IsNotExist(err)).To(BeTrue())
@@ -610,8 +609,8 @@ func TestStackDirect(t *testing.T) {
 	nowhere := clusterInstall("nowhere", "stacks/gamma:v1", "")
 	g.Expect(env.Client.Create(ctx, nowhere)).To(Succeed())
 	g.Eventually(func(g Gomega) {
-		c := installCondition(g, ctx, nowhere, stack.TypeResolved)
-		g.Expect(c.Reason).To(Equal(stack.ReasonNoRegistry))
+		c := installCondition(g, ctx, nowhere, stacksv1.TypeResolved)
+		g.Expect(c.Reason).To(Equal(stacksv1.ReasonNoRegistry))
 		g.Expect(c.Message).To(ContainSubstring("start the manager with --stack-registry"))
 	}).WithTimeout(stackTimeout).Should(Succeed())
 	g.Expect(env.Client.Delete(ctx, nowhere)).To(Succeed())
@@ -632,7 +631,7 @@ func TestStackDirect(t *testing.T) {
 	cr := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "stacks.terraplane.io:" + adminNS + ":handmade"}}
 	g.Eventually(func(g Gomega) {
 		g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(s), s)).To(Succeed())
-		g.Expect(framework.Condition(s.Status.Conditions, common.TypeReady).Reason).To(Equal(stack.ReasonControllerDeployed))
+		g.Expect(framework.Condition(s.Status.Conditions, common.TypeReady).Reason).To(Equal(stacksv1.ReasonControllerDeployed))
 		g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(dep), dep)).To(Succeed())
 		g.Expect(dep.Spec.Template.Spec.ServiceAccountName).To(Equal("handmade"))
 		g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(cr), cr)).To(Succeed())
@@ -655,7 +654,7 @@ func TestStackDirect(t *testing.T) {
 	g.Eventually(func(g Gomega) {
 		g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(bad), bad)).To(Succeed())
 		ready := framework.Condition(bad.Status.Conditions, common.TypeReady)
-		g.Expect(ready.Reason).To(Equal(stack.ReasonInvalidStack))
+		g.Expect(ready.Reason).To(Equal(stacksv1.ReasonInvalidStack))
 		g.Expect(ready.Message).To(ContainSubstring(`"nonsense" is not plural.group/version`))
 	}).WithTimeout(stackTimeout).Should(Succeed())
 	time.Sleep(2 * time.Second)
@@ -699,7 +698,7 @@ func TestStackTerraformModule(t *testing.T) {
 	))
 	s := &stacksv1.Stack{}
 	g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: adminNS, Name: "tfdb"}, s)).To(Succeed())
-	g.Expect(framework.Condition(s.Status.Conditions, common.TypeReady).Reason).To(Equal(stack.ReasonNoController))
+	g.Expect(framework.Condition(s.Status.Conditions, common.TypeReady).Reason).To(Equal(stacksv1.ReasonNoController))
 	class := &terraformv1.ModuleClass{ObjectMeta: metav1.ObjectMeta{Namespace: adminNS, Name: "tfdb"}}
 	g.Eventually(func(g Gomega) {
 		g.Expect(classReady(g, ctx, class).Status).To(Equal(metav1.ConditionTrue))
@@ -722,8 +721,8 @@ func TestStackTerraformModule(t *testing.T) {
 	g.Expect(env.Client.Delete(ctx, in)).To(Succeed())
 	waitGone(g, ctx, in, s, class, &databasev1.PostgreSQLInstanceClass{ObjectMeta: metav1.ObjectMeta{Namespace: appNS, Name: "tfdb"}})
 	g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(cm), cm)).To(Succeed())
-	g.Expect(cm.Annotations).To(HaveKeyWithValue(stack.AnnotationKeptFrom, "ClusterStackInstall/tfdb"))
-	g.Expect(cm.Annotations).NotTo(HaveKey(stack.AnnotationOwner))
+	g.Expect(cm.Annotations).To(HaveKeyWithValue(stacksv1.AnnotationKeptFrom, "ClusterStackInstall/tfdb"))
+	g.Expect(cm.Annotations).NotTo(HaveKey(stacksv1.AnnotationOwner))
 
 	By(t, "the claim's resources can still be destroyed")
 	g.Expect(env.Client.Delete(ctx, claim)).To(Succeed())
@@ -751,14 +750,14 @@ func TestStackPullSecret(t *testing.T) {
 	in.Spec.Package = "stacks/epsilon:v1"
 	g.Expect(env.Client.Create(ctx, in)).To(Succeed())
 	g.Eventually(func(g Gomega) {
-		c := installCondition(g, ctx, in, stack.TypeUnpacked)
-		g.Expect(c.Reason).To(Equal(stack.ReasonRegistryUnavailable))
+		c := installCondition(g, ctx, in, stacksv1.TypeUnpacked)
+		g.Expect(c.Reason).To(Equal(stacksv1.ReasonRegistryUnavailable))
 		g.Expect(c.Message).To(ContainSubstring("401 Unauthorized"))
 	}).WithTimeout(stackTimeout).Should(Succeed())
 	g.Expect(updateLatest(ctx, in, func() { in.Spec.PullSecretName = "registry-creds" })).To(Succeed())
 	g.Eventually(func(g Gomega) {
-		c := installCondition(g, ctx, in, stack.TypeResolved)
-		g.Expect(c.Reason).To(Equal(stack.ReasonPullSecret))
+		c := installCondition(g, ctx, in, stacksv1.TypeResolved)
+		g.Expect(c.Reason).To(Equal(stacksv1.ReasonPullSecret))
 		g.Expect(c.Message).To(Equal("pull secret " + ns + "/registry-creds does not exist"))
 	}).WithTimeout(stackTimeout).Should(Succeed())
 

@@ -20,7 +20,6 @@ import (
 
 	apiextv1 "terraplane.io/terraplane/apis/apiextensions/v1alpha1"
 	common "terraplane.io/terraplane/apis/common/v1alpha1"
-	"terraplane.io/terraplane/controllers/claimdefinition"
 	"terraplane.io/terraplane/internal/app"
 	"terraplane.io/terraplane/internal/devenv"
 	"terraplane.io/terraplane/test/framework"
@@ -72,7 +71,7 @@ func TestStackManagerApart(t *testing.T) {
 	g.Expect(env.Client.Create(ctx, def)).To(Succeed())
 	g.Eventually(func(g Gomega) {
 		g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(def), def)).To(Succeed())
-		g.Expect(meta.IsStatusConditionTrue(def.Status.Conditions, claimdefinition.TypeEstablished)).To(BeTrue(), "%+v", def.Status.Conditions)
+		g.Expect(meta.IsStatusConditionTrue(def.Status.Conditions, apiextv1.TypeEstablished)).To(BeTrue(), "%+v", def.Status.Conditions)
 		ready := framework.Condition(def.Status.Conditions, common.TypeReady)
 		g.Expect(ready.Status).To(Equal(metav1.ConditionTrue), "%s: %s", ready.Reason, ready.Message)
 	}).WithTimeout(time.Minute).Should(Succeed())

@@ -26,6 +26,8 @@ const (
 	// ReasonClientMissing: the kind's module runs a command-line client (psql, mysql)
 	// that is not on the controller's PATH, as in the default image.
 	ReasonClientMissing = "ClientMissing"
+	// ReasonPullSecretInvalid: a pull secret for a registry is missing or unreadable.
+	ReasonPullSecretInvalid = "PullSecretInvalid"
 )
 
 // Synced=False reasons with which change control holds a plan.

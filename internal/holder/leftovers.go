@@ -1,4 +1,4 @@
-package statelock
+package holder
 
 import (
 	"bytes"
@@ -8,19 +8,19 @@ import (
 	"time"
 )
 
-// EnvHolder is set, in every terraform process a holder runs, to the holder's id. What
+// Env is set, in every terraform process a holder runs, to the holder's id. What
 // terraform starts inherits it (providers, and provisioner shells that outlive a killed
 // terraform), so that the processes a dead holder left running can be found.
-const EnvHolder = "TERRAPLANE_LOCK_HOLDER"
+const Env = "TERRAPLANE_LOCK_HOLDER"
 
-// leftoverWait bounds how long the processes a dead holder left are waited for, once
+// LeftoverWait bounds how long the processes a dead holder left are waited for, once
 // stopped, before its lock is judged again later.
-const leftoverWait = 5 * time.Second
+const LeftoverWait = 5 * time.Second
 
-// stopLeftovers stops the processes holder id's runs left running on this machine (a
+// StopLeftovers stops the processes holder id's runs left running on this machine (a
 // provisioner shell still creating what its killed terraform started, say), and reports
 // whether none is left: until then, its lock is not provably free.
-func stopLeftovers(id string, wait time.Duration) bool {
+func StopLeftovers(id string, wait time.Duration) bool {
 	pids := leftovers(id)
 	for _, pid := range pids {
 		_ = syscall.Kill(pid, syscall.SIGKILL)
@@ -40,7 +40,7 @@ func leftovers(id string) []int {
 	if err != nil {
 		return nil
 	}
-	mark := []byte(EnvHolder + "=" + id)
+	mark := []byte(Env + "=" + id)
 	var pids []int
 	for _, e := range entries {
 		pid, err := strconv.Atoi(e.Name())

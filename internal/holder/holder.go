@@ -1,13 +1,10 @@
-package statelock
+package holder
 
 import (
-	"bytes"
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
 	"os"
-	"strconv"
-	"strings"
 	"sync"
 	"time"
 )
@@ -63,77 +60,41 @@ func Self() Holder {
 	selfOnce.Do(func() {
 		host, _ := os.Hostname()
 		self = Holder{
-			ID: newHolderID(), Host: host,
+			ID: newID(), Host: host,
 			Pod: os.Getenv(envPodUID), PodName: os.Getenv(envPodName), PodNamespace: os.Getenv(envPodNamespace),
 			Boot: readTrimmed("/proc/sys/kernel/random/boot_id"), PID: os.Getpid(),
 		}
 		self.PIDNamespace, _ = os.Readlink("/proc/self/ns/pid")
-		self.Start, _ = processStart(self.PID)
+		self.Start, _ = ProcessStart(self.PID)
 	})
 	return self
 }
 
-// newHolderID is a random holder id.
-func newHolderID() string {
+// New is this process as a holder with an id of its own, for a second holder in one
+// process (tests run several controllers in one process).
+func New() Holder {
+	h := Self()
+	h.ID = newID()
+	return h
+}
+
+// newID is a random holder id.
+func newID() string {
 	id := make([]byte, 8)
 	_, _ = rand.Read(id)
 	return hex.EncodeToString(id)
 }
 
-// sameProcessTable reports whether h's process id means the same process here.
-func (h Holder) sameProcessTable(other Holder) bool {
+// SameProcessTable reports whether h's process id means the same process as in other's
+// process table.
+func (h Holder) SameProcessTable(other Holder) bool {
 	return h.Boot != "" && h.Boot == other.Boot && h.PIDNamespace != "" && h.PIDNamespace == other.PIDNamespace
 }
 
-// running reports whether the process h names runs on this machine: its pid exists and
+// Running reports whether the process h names runs on this machine: its pid exists and
 // started when h says (a pid reused by another process does not count).
 // An exited process its parent has not reaped yet (a zombie) does not run.
-func (h Holder) running() bool {
+func (h Holder) Running() bool {
 	st, err := readStat(h.PID)
 	return err == nil && !st.exited && st.start == h.Start
-}
-
-// processStart reads when process pid started, in clock ticks after boot.
-func processStart(pid int) (uint64, error) {
-	st, err := readStat(pid)
-	return st.start, err
-}
-
-// stat is what a lock holder's check needs of /proc/<pid>/stat.
-type stat struct {
-	start  uint64 // field 22: clock ticks after boot
-	exited bool   // state Z (zombie) or X (dead)
-}
-
-// readStat reads /proc/<pid>/stat.
-func readStat(pid int) (stat, error) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return stat{}, err
-	}
-	return parseStat(b)
-}
-
-// parseStat reads a /proc/<pid>/stat line, whose command name may hold spaces and
-// parentheses.
-func parseStat(line []byte) (stat, error) {
-	i := bytes.LastIndexByte(line, ')')
-	if i < 0 {
-		return stat{}, fmt.Errorf("unreadable process status")
-	}
-	fields := strings.Fields(string(line[i+1:]))
-	const startField = 22 - 3 // fields 1 and 2 (pid, comm) precede the ')'; state is field 3
-	if len(fields) <= startField {
-		return stat{}, fmt.Errorf("unreadable process status")
-	}
-	start, err := strconv.ParseUint(fields[startField], 10, 64)
-	if err != nil {
-		return stat{}, fmt.Errorf("unreadable process start: %w", err)
-	}
-	return stat{start: start, exited: fields[0] == "Z" || fields[0] == "X"}, nil
-}
-
-func readTrimmed(path string) string {
-	b, _ := os.ReadFile(path)
-	return strings.TrimSpace(string(b))
 }

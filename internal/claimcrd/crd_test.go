@@ -1,4 +1,4 @@
-package claimdefinition
+package claimcrd
 
 import (
 	"testing"
