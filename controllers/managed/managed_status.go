@@ -168,7 +168,20 @@ func (r *Reconciler) markApplying(ctx context.Context, orig, mg resource.Managed
 		return orig, nil
 	}
 	resource.MarkReconciling(&st.Conditions, gen)
+	markFirstCreate(&st.Conditions, gen)
 	return r.writeProgress(ctx, orig, mg)
+}
+
+// markFirstCreate gives a resource that has no Ready and Synced yet (its first apply is
+// about to start) Ready=False, reason Creating, and Synced=True: its spec was accepted
+// and is being applied, as Crossplane says of a create under way.
+func markFirstCreate(conds *[]metav1.Condition, gen int64) {
+	if meta.FindStatusCondition(*conds, common.TypeReady) == nil {
+		resource.Creating("the external resource is being created").Set(conds, gen)
+	}
+	if meta.FindStatusCondition(*conds, common.TypeSynced) == nil {
+		resource.SetCondition(conds, gen, common.TypeSynced, metav1.ConditionTrue, common.ReasonReconcileSuccess, "")
+	}
 }
 
 // writeProgress writes mg's status as it stands in the middle of an Apply (see
