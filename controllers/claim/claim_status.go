@@ -116,9 +116,10 @@ func mirrorSynced(mg resource.Managed, o resource.Outcome) resource.Outcome {
 }
 
 // mirrorResource sets the binding phase and copies the resource's Ready condition. Ready
-// speaks for the claim's current generation only once that is applied; until then it
+// True speaks for the claim's current generation only once that is applied; until then it
 // keeps the generation last applied, so `kubectl wait --for=condition=Ready` after an
-// edit waits for the edit.
+// edit waits for the edit. Ready False (waiting, failing) vouches for nothing, and speaks
+// for the current generation.
 func (r *Reconciler) mirrorResource(claim resource.Claim, mg resource.Managed, applied bool) {
 	st := claim.GetClaimStatus()
 	gen := claim.GetGeneration()
@@ -132,11 +133,11 @@ func (r *Reconciler) mirrorResource(claim resource.Claim, mg resource.Managed, a
 		return
 	}
 	st.BindingPhase = common.BindingPhaseBound
+	ready := meta.FindStatusCondition(mg.GetManagedStatus().Conditions, common.TypeReady)
 	readyGen := gen
-	if !applied {
+	if !applied && ready != nil && ready.Status == metav1.ConditionTrue {
 		readyGen = lastApplied(st)
 	}
-	ready := meta.FindStatusCondition(mg.GetManagedStatus().Conditions, common.TypeReady)
 	if ready == nil {
 		resource.SetCondition(&st.Conditions, readyGen, common.TypeReady, metav1.ConditionFalse, ReasonWaiting,
 			fmt.Sprintf("waiting for %s %s/%s", mg.GetObjectKind().GroupVersionKind().Kind, mg.GetNamespace(), mg.GetName()))

@@ -117,6 +117,27 @@ func TestReadyWaitsForTheFirstApply(t *testing.T) {
 	}
 }
 
+// TestWaitingReadyHasAGeneration: while a claim waits for its resource (none bound yet,
+// no Ready on it, or Ready=False), its Ready=False speaks for its current generation, as
+// every other condition does.
+func TestWaitingReadyHasAGeneration(t *testing.T) {
+	for name, conds := range map[string][]metav1.Condition{
+		"no Ready yet": nil,
+		"creating":     {{Type: common.TypeReady, Status: metav1.ConditionFalse, Reason: common.ReasonCreating, ObservedGeneration: 1}},
+		"failing": {{Type: common.TypeReady, Status: metav1.ConditionFalse, Reason: common.ReasonCreating, ObservedGeneration: 1},
+			{Type: common.TypeSynced, Status: metav1.ConditionFalse, Reason: "Boom", ObservedGeneration: 1}},
+	} {
+		claim := &databasev1.PostgreSQLInstance{ObjectMeta: metav1.ObjectMeta{Generation: 1}}
+		m := &terraformv1.Module{ObjectMeta: metav1.ObjectMeta{Generation: 1}}
+		m.Status.Conditions = conds
+		(&Reconciler{}).mirrorResource(claim, m, appliedBy(m))
+		ready := meta.FindStatusCondition(claim.Status.Conditions, common.TypeReady)
+		if ready == nil || ready.Status != metav1.ConditionFalse || ready.ObservedGeneration != 1 {
+			t.Errorf("%s: Ready = %+v, want False about generation 1", name, ready)
+		}
+	}
+}
+
 // TestFirstReady: a claim's time to ready is measured when its Ready first turns True.
 func TestFirstReady(t *testing.T) {
 	ready := func(status metav1.ConditionStatus, reason string) []metav1.Condition {

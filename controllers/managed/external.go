@@ -60,3 +60,20 @@ type Applied struct {
 	// ConnectionDetails go to the connection Secret; nil leaves the Secret as it is.
 	ConnectionDetails map[string][]byte
 }
+
+// Absence is an External whose run may find its external resource, or part of it,
+// deleted outside the controller and leave it so (a change the resource's policies hold,
+// or one that failed). The resource is then Ready=False, reason Missing, whatever the
+// outcome: its status must not vouch for what is gone.
+type Absence interface {
+	// Missing says what the run found gone and left so; empty when nothing.
+	Missing() string
+}
+
+// Progressing is an External whose Apply may write the resource's status before it
+// ends, as a Terraform run that found its external resource deleted does before it
+// recreates it, so that the status is true while the run lasts.
+type Progressing interface {
+	// Progress gives the External the function that writes mg's status as it stands.
+	Progress(write func(ctx context.Context) error)
+}

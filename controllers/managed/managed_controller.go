@@ -164,6 +164,12 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if err == nil && !obs.UpToDate {
 		orig, err = r.markApplying(ctx, orig, mg)
 	}
+	if p, ok := ext.(Progressing); ok {
+		p.Progress(func(ctx context.Context) (err error) {
+			orig, err = r.writeProgress(ctx, orig, mg)
+			return err
+		})
+	}
 	if err == nil {
 		err = r.applyAndPublish(ctx, ext, mg, obs)
 	}

@@ -34,7 +34,11 @@ func (r *Reconciler) finish(ctx context.Context, orig, mg resource.Managed, ext 
 	}
 	st := mg.GetManagedStatus()
 	notes := o.Record(&st.Conditions, gen, r.kind.readyRule())
-	resource.SetProgress(&st.Conditions, &st.ObservedGeneration, gen, o.Succeeded() && resource.IsReady(st.Conditions))
+	missing := missingOf(ext)
+	if missing != "" {
+		resource.NotReady(common.ReasonMissing, missing).Set(&st.Conditions, gen)
+	}
+	resource.SetProgress(&st.Conditions, &st.ObservedGeneration, gen, o.Succeeded() && (resource.IsReady(st.Conditions) || missing != ""))
 	if r.kind.firstReady(orig.GetManagedStatus(), st) {
 		resource.ObserveFirstReady(resource.ManagedFamily, r.gvk(mg), mg.GetCreationTimestamp().Time)
 	}
@@ -46,6 +50,15 @@ func (r *Reconciler) finish(ctx context.Context, orig, mg resource.Managed, ext 
 		result.Priority = ptr.To(handler.LowPriority) // periodic checks wait behind user changes
 	}
 	return result, rerr
+}
+
+// missingOf is what of the external resource ext's run found deleted and left so (see
+// Absence); empty when nothing, or when ext cannot tell.
+func missingOf(ext External) string {
+	if a, ok := ext.(Absence); ok {
+		return a.Missing()
+	}
+	return ""
 }
 
 // readyRule is the kind's Ready rule: see Kind.KeepsReady.
@@ -155,6 +168,26 @@ func (r *Reconciler) markApplying(ctx context.Context, orig, mg resource.Managed
 		return orig, nil
 	}
 	resource.MarkReconciling(&st.Conditions, gen)
+	markFirstCreate(&st.Conditions, gen)
+	return r.writeProgress(ctx, orig, mg)
+}
+
+// markFirstCreate gives a resource that has no Ready and Synced yet (its first apply is
+// about to start) Ready=False, reason Creating, and Synced=True: its spec was accepted
+// and is being applied, as Crossplane says of a create under way.
+func markFirstCreate(conds *[]metav1.Condition, gen int64) {
+	if meta.FindStatusCondition(*conds, common.TypeReady) == nil {
+		resource.Creating("the external resource is being created").Set(conds, gen)
+	}
+	if meta.FindStatusCondition(*conds, common.TypeSynced) == nil {
+		resource.SetCondition(conds, gen, common.TypeSynced, metav1.ConditionTrue, common.ReasonReconcileSuccess, "")
+	}
+}
+
+// writeProgress writes mg's status as it stands in the middle of an Apply (see
+// Progressing) and returns the status now stored, the base of the reconcile's next
+// status write.
+func (r *Reconciler) writeProgress(ctx context.Context, orig, mg resource.Managed) (resource.Managed, error) {
 	written := mg.DeepCopyObject().(resource.Managed)
 	if err := resource.PatchStatus(ctx, r.client, mg, orig, false); err != nil {
 		return orig, err

@@ -3,6 +3,7 @@ package managed
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -88,16 +89,31 @@ func TestSlowApplyMarksReconciling(t *testing.T) {
 				}
 			}
 			seen := "not applied"
+			var ready, synced metav1.Condition
 			h.ext.onApply = func() {
 				o := &kubernetesv1.Object{}
 				if err := h.c.Get(context.Background(), client.ObjectKey{Namespace: "platform", Name: "obj"}, o); err != nil {
 					t.Fatal(err)
 				}
 				seen = progress(o).Reconciling
+				ready, synced = condition(o, common.TypeReady), condition(o, common.TypeSynced)
 			}
 			_, o, err := h.reconcile()
 			if err != nil || seen != tc.want {
 				t.Fatalf("err %v; during the apply, Reconciling = %q, want %q", err, seen, tc.want)
+			}
+			if tc.want != "" {
+				// a first create shows READY False (Creating) and SYNCED True while it runs,
+				// an edit the conditions it had
+				want := []string{"False/Creating/1", "True/ReconcileSuccess/1"}
+				if tc.edit {
+					want = []string{"True/Available/1", "True/ReconcileSuccess/1"}
+				}
+				got := []string{fmt.Sprintf("%s/%s/%d", ready.Status, ready.Reason, ready.ObservedGeneration),
+					fmt.Sprintf("%s/%s/%d", synced.Status, synced.Reason, synced.ObservedGeneration)}
+				if diff := cmp.Diff(want, got); diff != "" {
+					t.Errorf("Ready and Synced during the apply (-want +got):\n%s", diff)
+				}
 			}
 			if p := progress(o); p.Reconciling != "" || p.Observed != o.Generation {
 				t.Errorf("after the apply: %+v, want generation %d applied", p, o.Generation)

@@ -41,6 +41,8 @@ func decide(mg resource.Managed, plan *engine.Plan, reason common.PlanReason, ha
 			"the external resource does not exist and managementPolicies do not include Create, so nothing was created (plan %s: %s)", plan.ID, listChanges(plan, 3))
 	case reason != common.PlanCreate && !policy.Allows(common.ManagementUpdate) && !importOnly:
 		return observeOnly, nil
+	case len(plan.Gone) > 0 && !policy.Allows(common.ManagementCreate):
+		return observeOnly, nil // deleted outside Terraform: recreating it is a create
 	}
 	if spec.ApprovedPlan == plan.ID {
 		return applyPlan, nil
@@ -68,16 +70,24 @@ func decide(mg resource.Managed, plan *engine.Plan, reason common.PlanReason, ha
 
 // stateMissing refuses a plan made from an empty state for a resource that records
 // resources in it: the state Secret was deleted, or a restore left it out, and applying
-// would create everything again. Adopting with spec.imports, the create-again
-// annotation, or approving this plan lets it through.
+// would create everything again. The state counts as it was stored, before the refresh:
+// objects the refresh found deleted outside Terraform are drift, which the plan
+// recreates, not lost state. Adopting with spec.imports, the create-again annotation, or
+// approving this plan lets it through.
 func stateMissing(mg resource.Managed, plan *engine.Plan) error {
 	recorded := mg.GetManagedStatus().Terraform.Resources
-	if plan.PriorResources != 0 || recorded == 0 || len(mg.GetManagedSpec().Imports) > 0 || mg.GetAnnotations()[common.CreateAgainAnnotation] == "true" {
+	if storedResources(plan) != 0 || recorded == 0 || len(mg.GetManagedSpec().Imports) > 0 || mg.GetAnnotations()[common.CreateAgainAnnotation] == "true" {
 		return nil
 	}
 	return resource.Refusef(common.ReasonStateMissing,
 		"the Terraform state is empty, but this resource recorded %d resource(s) in it, so nothing was applied: plan %s would create them again (%s). Restore the state Secret %s/%s from a backup, adopt what exists with spec.imports, or create everything again with annotation %s=true or by approving this exact plan with spec.approvedPlan: %s",
 		recorded, plan.ID, listChanges(plan, 3), mg.GetNamespace(), resource.StateSecretName(mg), common.CreateAgainAnnotation, plan.ID)
+}
+
+// storedResources is how many resource instances the state held as stored, before the
+// plan's refresh dropped those it found deleted outside Terraform.
+func storedResources(plan *engine.Plan) int {
+	return plan.PriorResources + len(plan.Gone)
 }
 
 // providerUpgrade holds a plan made with provider versions outside the resource's
@@ -190,6 +200,22 @@ func listChanges(plan *engine.Plan, n int) string {
 		parts = append(parts, c.Address+" ("+strings.Join(c.Actions, ", ")+")")
 	}
 	return strings.Join(parts, ", ")
+}
+
+// driftMessage says what drift a plan found: the objects deleted outside Terraform
+// first, then the plan and its changes.
+func driftMessage(plan *engine.Plan) string {
+	msg := fmt.Sprintf("plan %s (%s): %s", plan.ID, engine.CountChanges(plan.Changes), listChanges(plan, 5))
+	if len(plan.Gone) > 0 {
+		msg = "deleted outside Terraform: " + strings.Join(plan.Gone, ", ") + "; " + msg
+	}
+	return msg
+}
+
+// goneMessage names the objects a plan's refresh found deleted outside Terraform, and
+// what becomes of them.
+func goneMessage(plan *engine.Plan, what string) string {
+	return fmt.Sprintf("deleted outside Terraform, %s: %s (plan %s)", what, strings.Join(plan.Gone, ", "), plan.ID)
 }
 
 // approveTarget is how `terraplane approve` names mg.

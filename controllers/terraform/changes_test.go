@@ -31,6 +31,10 @@ var (
 	moved   = []engine.ProviderChange{{Provider: "registry.terraform.io/hashicorp/random", From: "3.9.0", To: "3.10.0"}}
 	upgrade = &engine.Plan{ID: "aaaa000000000005", ProviderChanges: moved}
 	upNew   = &engine.Plan{ID: "aaaa000000000006", ProviderChanges: moved, Changes: create.Changes}
+	// gone is the plan of a refresh that found both objects of the state deleted
+	// outside Terraform: the refreshed state is empty, the stored one is not.
+	gone = &engine.Plan{ID: "aaaa000000000007", Gone: []string{"terraform_data.a", "terraform_data.b"}, Changes: []engine.Change{
+		{Address: "terraform_data.a", Actions: []string{"create"}}, {Address: "terraform_data.b", Actions: []string{"create"}}}}
 )
 
 func TestDecide(t *testing.T) {
@@ -66,6 +70,21 @@ func TestDecide(t *testing.T) {
 			recorded(m)
 			m.Spec.Imports = []common.ImportInstruction{{Address: "terraform_data.a", ID: "x"}}
 		}), imports, common.PlanUpdate, want{Verdict: applyPlan}},
+		{"objects the refresh found deleted outside terraform are drift, recreated", module(recorded), gone, common.PlanDrift,
+			want{Verdict: applyPlan}},
+		{"whatever the reason of the plan", module(recorded), gone, common.PlanUpdate, want{Verdict: applyPlan}},
+		{"recreating them waits for approval as any change", module(func(m *terraformv1.Module) { recorded(m); manual(m) }), gone, common.PlanDrift,
+			want{Verdict: holdPlan, Reason: common.ReasonAwaitingApproval, Event: EventPlanAwaitingApproval}},
+		{"observe-only only reports them", module(func(m *terraformv1.Module) { recorded(m); observe(m) }), gone, common.PlanDrift,
+			want{Verdict: observeOnly}},
+		{"without Create in managementPolicies they are only reported", module(func(m *terraformv1.Module) {
+			recorded(m)
+			m.Spec.ManagementPolicies = []common.ManagementAction{common.ManagementObserve, common.ManagementUpdate, common.ManagementDelete}
+		}), gone, common.PlanDrift, want{Verdict: observeOnly}},
+		{"without Update too", module(func(m *terraformv1.Module) {
+			recorded(m)
+			m.Spec.ManagementPolicies = []common.ManagementAction{common.ManagementObserve, common.ManagementCreate}
+		}), gone, common.PlanDrift, want{Verdict: observeOnly}},
 		{"a plan from a state that holds resources is not", module(recorded),
 			&engine.Plan{ID: "p", PriorResources: 1, Changes: create.Changes}, common.PlanUpdate, want{Verdict: applyPlan}},
 		{"a replacement is refused by default", module(nil), replace, common.PlanUpdate,

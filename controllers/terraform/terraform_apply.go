@@ -7,6 +7,8 @@ import (
 	"slices"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	common "terraplane.io/terraplane/apis/common/v1alpha1"
 	"terraplane.io/terraplane/controllers/managed"
 	"terraplane.io/terraplane/internal/engine"
@@ -35,6 +37,8 @@ type run struct {
 	// converges), not by imports.
 	rerun bool
 	out   outcome
+	// progress writes the resource's status in the middle of the run; nil writes none.
+	progress func(ctx context.Context) error
 }
 
 // next is what comes after a step.
@@ -65,6 +69,7 @@ var applySteps = []step{
 	{"plan", (*run).makePlan},
 	{"decide", (*run).decide},
 	{"mark creating", (*run).markCreating},
+	{"mark missing", (*run).markMissing},
 	{"apply", (*run).apply},
 	{"keep the plan text", (*run).keepText},
 }
@@ -219,6 +224,18 @@ func (e *run) decide(ctx context.Context) (next, error) {
 // markCreating records, before an apply that creates, that a create is in flight.
 func (e *run) markCreating(ctx context.Context) (next, error) {
 	return proceed, e.t.markCreating(ctx, e.mg)
+}
+
+// markMissing records, before an apply that recreates objects deleted outside Terraform,
+// that they are gone: Ready=False and Drifted=True name them while terraform runs.
+func (e *run) markMissing(ctx context.Context) (next, error) {
+	if len(e.plan.Gone) == 0 || e.progress == nil {
+		return proceed, nil
+	}
+	st, gen := e.mg.GetManagedStatus(), e.mg.GetGeneration()
+	resource.NotReady(common.ReasonMissing, goneMessage(e.plan, "terraform is recreating them")).Set(&st.Conditions, gen)
+	resource.SetCondition(&st.Conditions, gen, common.TypeDrifted, metav1.ConditionTrue, common.ReasonDriftDetected, driftMessage(e.plan))
+	return proceed, e.progress(ctx)
 }
 
 // apply applies the plan. A saved plan gone stale is planned again, once. The plan's

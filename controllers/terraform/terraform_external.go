@@ -36,4 +36,20 @@ func (e *run) Report(mg resource.Managed, gen int64, o resource.Outcome) bool {
 	return e.out.ran
 }
 
-var _ managed.Reporter = (*run)(nil)
+// Progress keeps the function that writes mg's status in the middle of the run.
+func (e *run) Progress(write func(ctx context.Context) error) { e.progress = write }
+
+// Missing says which objects the run found deleted outside Terraform and did not
+// recreate: its plan's, unless it applied it.
+func (e *run) Missing() string {
+	if e.out.plan == nil || len(e.out.plan.Gone) == 0 || e.out.applied != nil {
+		return ""
+	}
+	return goneMessage(e.out.plan, "not recreated yet")
+}
+
+var (
+	_ managed.Reporter    = (*run)(nil)
+	_ managed.Absence     = (*run)(nil)
+	_ managed.Progressing = (*run)(nil)
+)

@@ -122,7 +122,7 @@ func (r *connector) planFor(ctx context.Context, mg resource.Managed, ws *worksp
 		}
 	}
 	plan, err := r.newPlan(ctx, mg, ws)
-	if err == nil && reason == common.PlanDrift && plan.HasChanges() {
+	if err == nil && (reason == common.PlanDrift || len(plan.Gone) > 0) && plan.HasChanges() {
 		r.driftDetected(mg, plan)
 	}
 	return plan, err

@@ -2,7 +2,6 @@ package terraform
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -50,9 +49,8 @@ func (r *connector) recordRun(mg resource.Managed, out outcome, gen int64, succe
 	case out.applied != nil:
 		r.recordApply(mg, out, now)
 		resource.SetCondition(&st.Conditions, gen, common.TypeDrifted, metav1.ConditionFalse, common.ReasonNoDrift, "")
-	case out.drift || out.reason == common.PlanDrift && pendingOutcome(out):
-		resource.SetCondition(&st.Conditions, gen, common.TypeDrifted, metav1.ConditionTrue, common.ReasonDriftDetected,
-			fmt.Sprintf("plan %s: %s", out.plan.ID, listChanges(out.plan, 5)))
+	case out.drift || pendingOutcome(out) && (out.reason == common.PlanDrift || len(out.plan.Gone) > 0):
+		resource.SetCondition(&st.Conditions, gen, common.TypeDrifted, metav1.ConditionTrue, common.ReasonDriftDetected, driftMessage(out.plan))
 	case succeeded:
 		resource.SetCondition(&st.Conditions, gen, common.TypeDrifted, metav1.ConditionFalse, common.ReasonNoDrift, "")
 	}
@@ -96,8 +94,7 @@ func (r *connector) driftDetected(mg resource.Managed, plan *engine.Plan) {
 		return // already announced
 	}
 	driftDetectedTotal.WithLabelValues(r.kind.GVK.Kind, r.kind.GVK.Group).Inc()
-	r.recorder.Eventf(mg, corev1.EventTypeNormal, common.ReasonDriftDetected, "the periodic plan found drift: plan %s (%s): %s",
-		plan.ID, engine.CountChanges(plan.Changes), listChanges(plan, 5))
+	r.recorder.Eventf(mg, corev1.EventTypeNormal, common.ReasonDriftDetected, "the periodic plan found drift: %s", driftMessage(plan))
 }
 
 // providerSummary is the status form of a plan's provider changes.

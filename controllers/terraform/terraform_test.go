@@ -51,6 +51,8 @@ type fakeRunner struct {
 	targets []string
 	// lockReads counts ClearStaleLock calls: reads of the state lock.
 	lockReads int
+	// onApply runs as ApplyPlan starts, when set.
+	onApply func()
 }
 
 func (f *fakeRunner) Create(context.Context, engine.Workspace) (engine.Result, error) {
@@ -83,6 +85,9 @@ func (f *fakeRunner) Plan(_ context.Context, _ engine.Workspace, opts engine.Pla
 
 func (f *fakeRunner) ApplyPlan(_ context.Context, _ engine.Workspace, p *engine.Plan) (engine.Result, error) {
 	f.calls = append(f.calls, "apply")
+	if f.onApply != nil {
+		f.onApply()
+	}
 	if f.failing != nil {
 		return engine.Result{}, f.failing
 	}

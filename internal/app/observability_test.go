@@ -88,13 +88,24 @@ func TestDashboard(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	type datasource struct {
+		Type string `json:"type"`
+		UID  string `json:"uid"`
+	}
 	var dash struct {
+		Inputs []struct {
+			Name     string `json:"name"`
+			Type     string `json:"type"`
+			PluginID string `json:"pluginId"`
+		} `json:"__inputs"`
 		Title  string `json:"title"`
 		UID    string `json:"uid"`
 		Panels []struct {
-			Title   string `json:"title"`
-			Targets []struct {
-				Expr string `json:"expr"`
+			Title      string      `json:"title"`
+			Datasource *datasource `json:"datasource"`
+			Targets    []struct {
+				Datasource *datasource `json:"datasource"`
+				Expr       string      `json:"expr"`
 			} `json:"targets"`
 		} `json:"panels"`
 	}
@@ -104,13 +115,25 @@ func TestDashboard(t *testing.T) {
 	if dash.Title == "" || dash.UID == "" || len(dash.Panels) < 10 {
 		t.Fatalf("dashboard %q (uid %q) with %d panels", dash.Title, dash.UID, len(dash.Panels))
 	}
+	// Grafana's import dialog asks for the data source of each input, and puts the one
+	// chosen wherever the dashboard names the input
+	if len(dash.Inputs) != 1 || dash.Inputs[0].Type != "datasource" || dash.Inputs[0].PluginID != "prometheus" {
+		t.Fatalf("__inputs %+v, want one Prometheus data source input", dash.Inputs)
+	}
+	input := datasource{Type: "prometheus", UID: "${" + dash.Inputs[0].Name + "}"}
 	documented := documentedSeries(t)
 	used := map[string]bool{}
 	for _, p := range dash.Panels {
 		if len(p.Targets) == 0 {
 			t.Errorf("panel %q has no query", p.Title)
 		}
+		if p.Datasource == nil || *p.Datasource != input {
+			t.Errorf("panel %q queries data source %+v, not the input %+v", p.Title, p.Datasource, input)
+		}
 		for _, target := range p.Targets {
+			if target.Datasource != nil && *target.Datasource != input {
+				t.Errorf("a query of panel %q names data source %+v, not the input %+v", p.Title, target.Datasource, input)
+			}
 			for _, name := range seriesOf(t, strings.ReplaceAll(target.Expr, "$__rate_interval", "5m")) {
 				used[name] = true
 				if !documented[name] {

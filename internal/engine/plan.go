@@ -103,8 +103,11 @@ type Plan struct {
 	// applied; -1 when the plan has no changes (the count is then unchanged).
 	Resources int
 	// PriorResources is the number of resource instances the state held when the plan
-	// was made; -1 when the plan has no changes.
+	// was made, once refreshed; -1 when the plan has no changes.
 	PriorResources int
+	// Gone are the addresses of the resource instances the state held that the refresh
+	// found deleted outside Terraform: the state as stored held PriorResources+len(Gone).
+	Gone []string
 	// Outputs are read after a plan with no changes when PlanOptions.Outputs asks.
 	Outputs map[string]Output
 	// Lock is the dependency lock the plan was made with; applying the plan installs it.
@@ -223,6 +226,7 @@ func describePlan(js *tfjson.Plan, key []byte, moved []ProviderChange) *Plan {
 	if js.PriorState != nil {
 		p.PriorResources = countInstances(js.PriorState.Values)
 	}
+	p.Gone = goneInRefresh(js)
 	for _, rc := range js.ResourceChanges {
 		if rc.Change == nil || rc.Mode == tfjson.DataResourceMode {
 			continue
@@ -246,6 +250,18 @@ func describePlan(js *tfjson.Plan, key []byte, moved []ProviderChange) *Plan {
 	p.ProviderChanges = moved
 	p.ID = planID(js, key, moved)
 	return p
+}
+
+// goneInRefresh are the managed resource instances the plan's refresh found deleted
+// outside Terraform: terraform reports them as drift (resource_drift) with a delete.
+func goneInRefresh(js *tfjson.Plan) []string {
+	var gone []string
+	for _, rc := range js.ResourceDrift {
+		if rc != nil && rc.Change != nil && rc.Mode == tfjson.ManagedResourceMode && rc.Change.Actions.Delete() {
+			gone = append(gone, rc.Address)
+		}
+	}
+	return gone
 }
 
 // countInstances counts the managed resource instances in a module tree of values.

@@ -85,6 +85,7 @@ func TestDescribePlanTable(t *testing.T) {
 		changes       []Change
 		outputs       bool
 		after, before int
+		gone          []string
 	}{
 		{name: "empty"},
 		{name: "a create, counted in planned values",
@@ -108,6 +109,15 @@ func TestDescribePlanTable(t *testing.T) {
 			plan: tfjson.Plan{ResourceChanges: []*tfjson.ResourceChange{managed("d", &tfjson.Change{Actions: acts(tfjson.ActionDelete)})},
 				PriorState: &tfjson.State{Values: values([]tfjson.ResourceMode{tfjson.ManagedResourceMode}, []tfjson.ResourceMode{tfjson.ManagedResourceMode, tfjson.DataResourceMode})}},
 			changes: []Change{{Address: "d", Actions: []string{"delete"}}}, before: 2},
+		{name: "objects the refresh found deleted outside terraform are gone; other drift is not",
+			plan: tfjson.Plan{ResourceChanges: []*tfjson.ResourceChange{managed("b", &tfjson.Change{Actions: acts(tfjson.ActionCreate)})},
+				ResourceDrift: []*tfjson.ResourceChange{
+					managed("b", &tfjson.Change{Actions: acts(tfjson.ActionDelete)}),
+					managed("tags", &tfjson.Change{Actions: acts(tfjson.ActionUpdate)}),
+					{Address: "data.d", Mode: tfjson.DataResourceMode, Change: &tfjson.Change{Actions: acts(tfjson.ActionDelete)}},
+					nil, managed("none", nil),
+				}},
+			changes: []Change{{Address: "b", Actions: []string{"create"}}}, gone: []string{"b"}},
 		{name: "an output change",
 			plan: tfjson.Plan{OutputChanges: map[string]*tfjson.Change{"same": {Actions: acts(tfjson.ActionNoop)}, "gone": nil,
 				"new": {Actions: acts(tfjson.ActionCreate)}}},
@@ -121,6 +131,9 @@ func TestDescribePlanTable(t *testing.T) {
 		}
 		if p.OutputsChange != tc.outputs || p.Resources != tc.after || p.PriorResources != tc.before {
 			t.Errorf("%s: outputs change %v, resources %d after %d before; want %v, %d, %d", tc.name, p.OutputsChange, p.Resources, p.PriorResources, tc.outputs, tc.after, tc.before)
+		}
+		if diff := cmp.Diff(tc.gone, p.Gone); diff != "" {
+			t.Errorf("%s: gone (-want +got):\n%s", tc.name, diff)
 		}
 		if p.HasChanges() != (len(tc.changes) > 0 || tc.outputs) || len(p.ID) != 16 {
 			t.Errorf("%s: has changes %v, id %q", tc.name, p.HasChanges(), p.ID)

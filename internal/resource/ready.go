@@ -1,6 +1,7 @@
 package resource
 
 import (
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	common "terraplane.io/terraplane/apis/common/v1alpha1"
@@ -47,14 +48,15 @@ func FromOutcome(ready Ready) ReadyRule {
 }
 
 // KeepsReady is the rule of kinds that keep what exists through a failed change: ready
-// when the reconcile succeeded; after a failure an object once ready stays so, and one
-// never ready is pending.
+// when the reconcile succeeded; after a failure an object keeps the Ready it had (once
+// ready it stays so, one found missing stays missing), and one without Ready yet is
+// pending.
 func KeepsReady(ready, pending Ready) ReadyRule {
 	return func(o Outcome, conds []metav1.Condition) (Ready, bool) {
 		switch {
 		case o.Succeeded():
 			return ready, true
-		case IsReady(conds):
+		case meta.FindStatusCondition(conds, common.TypeReady) != nil:
 			return Ready{}, false
 		}
 		return pending, true

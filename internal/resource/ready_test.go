@@ -79,6 +79,8 @@ func TestReadyRules(t *testing.T) {
 		{"keeps ready, success", KeepsReady(ready, pending), succeeded, nil, "True/Up"},
 		{"keeps ready through a failure", KeepsReady(ready, pending), failed, wasReady, "True/Up"},
 		{"never ready, failure: pending", KeepsReady(ready, pending), failed, nil, "False/Creating"},
+		{"found missing, failure: still missing", KeepsReady(ready, pending), failed,
+			[]metav1.Condition{{Type: common.TypeReady, Status: metav1.ConditionFalse, Reason: common.ReasonMissing}}, "False/Missing"},
 		{"stale records nothing", FromOutcome(ready), Outcome{Requeue: time.Second}, nil, ""},
 		{"no rule leaves Ready alone", nil, failed, nil, ""},
 	} {

@@ -130,7 +130,7 @@ func pending(items []unstructured.Unstructured) []Approval {
 		}
 		st, _ := managedStatus(mg)
 		a := Approval{APIVersion: mg.GetAPIVersion(), Kind: mg.GetKind(), Namespace: mg.GetNamespace(), Name: mg.GetName(),
-			PlanID: n.Name, Plan: *n.Plan, Reason: n.Reason, Created: n.Created}
+			PlanID: n.Plan.ID, Plan: *n.Plan, Reason: n.Reason, Created: n.Created}
 		for _, c := range st.Conditions {
 			if c.Type == "Synced" {
 				a.Message = c.Message

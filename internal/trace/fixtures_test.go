@@ -126,7 +126,7 @@ specTemplate: {providerRef: {name: minio}, forProvider: {}}
 ---
 apiVersion: storage.aws.terraplane.io/v1alpha1
 kind: S3Bucket
-metadata: {name: demo-photos-x1, namespace: terraplane-system}
+metadata: {name: demo-photos-x1, namespace: terraplane-system, uid: c3a05f84-0000-4000-8000-000000000001}
 spec:
   providerRef: {name: minio}
   writeConnectionSecretToRef: {name: demo-photos-x1-conn, namespace: terraplane-system}
@@ -157,4 +157,8 @@ metadata: {name: demo-photos-x1-conn, namespace: terraplane-system}
 ---
 apiVersion: v1
 kind: Secret
-metadata: {name: photos-bucket, namespace: demo}`
+metadata: {name: photos-bucket, namespace: demo}
+---
+apiVersion: terraform.terraplane.io/v1alpha1
+kind: Plan
+metadata: {name: tfplan-c3a05f84000040008000000000000001, namespace: terraplane-system}`

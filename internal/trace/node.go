@@ -19,13 +19,13 @@ import (
 
 // Node is one object of a trace and what depends on it.
 type Node struct {
-	// APIVersion of the object; empty for a plan.
+	// APIVersion of the object.
 	APIVersion string `json:"apiVersion,omitempty"`
-	// Kind of the object, or Plan.
+	// Kind of the object.
 	Kind string `json:"kind"`
 	// Namespace of the object.
 	Namespace string `json:"namespace,omitempty"`
-	// Name of the object; a plan's id.
+	// Name of the object.
 	Name string `json:"name"`
 	// Ready is the status of the Ready condition (True, False, Unknown), empty without one.
 	Ready string `json:"ready,omitempty"`
@@ -41,6 +41,10 @@ type Node struct {
 	// Error says why the object could not be read: Forbidden, NotFound, or Error; Message
 	// says more. Nothing below it is known.
 	Error string `json:"error,omitempty"`
+	// Derived says the node stands for no API object that kubectl get finds (Kind and
+	// Name then name what it stands for); otherwise APIVersion, Kind, Namespace and Name
+	// are the object's.
+	Derived bool `json:"derived,omitempty"`
 	// Plan is the plan a Plan node stands for.
 	Plan *Plan `json:"plan,omitempty"`
 	// Children are what the object depends on.
@@ -52,6 +56,8 @@ type Node struct {
 
 // Plan is a plan a managed resource holds and has not applied.
 type Plan struct {
+	// ID is the plan's id, the value spec.approvedPlan takes.
+	ID string `json:"id"`
 	// Reason the plan was made: Create, Update or Drift.
 	Reason common.PlanReason `json:"reason"`
 	// Add, Change, Destroy and Replace count what it does.

@@ -11,7 +11,7 @@ import (
 // managed is an S3Bucket whose status is the YAML given.
 func managed(t *testing.T, status string) *unstructured.Unstructured {
 	t.Helper()
-	return objects(t, "apiVersion: storage.aws.terraplane.io/v1alpha1\nkind: S3Bucket\nmetadata: {name: b, namespace: terraplane-system}\nstatus:\n"+status)[0].(*unstructured.Unstructured)
+	return objects(t, "apiVersion: storage.aws.terraplane.io/v1alpha1\nkind: S3Bucket\nmetadata: {name: b, namespace: terraplane-system, uid: b0b0b0b0-0000-4000-8000-000000000002}\nstatus:\n"+status)[0].(*unstructured.Unstructured)
 }
 
 const (
@@ -32,15 +32,15 @@ func TestPlanNode(t *testing.T) {
 		{"no plan", "  conditions: []\n", nil},
 		{"the plan was applied", planApplied, nil},
 		{"awaiting approval", planUpdate + conditionsAt + sprintf(syncedFalse, "AwaitingApproval"),
-			&Node{Reason: "AwaitingApproval", Plan: &Plan{Reason: "Update", Add: 1, Change: 2, Destroy: 3, Replace: 4, Pending: true, AwaitingApproval: true}}},
+			&Node{Reason: "AwaitingApproval", Plan: &Plan{ID: "aaaa000000000002", Reason: "Update", Add: 1, Change: 2, Destroy: 3, Replace: 4, Pending: true, AwaitingApproval: true}}},
 		{"a refused destructive change is approved the same way", planUpdate + conditionsAt + sprintf(syncedFalse, "DestructiveChangeRefused"),
-			&Node{Reason: "DestructiveChangeRefused", Plan: &Plan{Reason: "Update", Add: 1, Change: 2, Destroy: 3, Replace: 4, Pending: true, AwaitingApproval: true}}},
+			&Node{Reason: "DestructiveChangeRefused", Plan: &Plan{ID: "aaaa000000000002", Reason: "Update", Add: 1, Change: 2, Destroy: 3, Replace: 4, Pending: true, AwaitingApproval: true}}},
 		{"a create the managementPolicies forbid is held, but no approval helps", planUpdate + conditionsAt + sprintf(syncedFalse, "CreateNotAllowed"),
-			&Node{Reason: "CreateNotAllowed", Plan: &Plan{Reason: "Update", Add: 1, Change: 2, Destroy: 3, Replace: 4, Pending: true}}},
+			&Node{Reason: "CreateNotAllowed", Plan: &Plan{ID: "aaaa000000000002", Reason: "Update", Add: 1, Change: 2, Destroy: 3, Replace: 4, Pending: true}}},
 		{"drift an observe-only resource leaves alone", planUpdate + conditionsAt + "  - {type: Drifted, status: \"True\", reason: DriftDetected, message: m, lastTransitionTime: \"2026-01-01T00:00:00Z\"}\n",
-			&Node{Reason: "DriftNotCorrected", Plan: &Plan{Reason: "Update", Add: 1, Change: 2, Destroy: 3, Replace: 4, Pending: true}}},
+			&Node{Reason: "DriftNotCorrected", Plan: &Plan{ID: "aaaa000000000002", Reason: "Update", Add: 1, Change: 2, Destroy: 3, Replace: 4, Pending: true}}},
 		{"a plan about to be applied is not held", planUpdate + conditionsAt + sprintf(syncedFalse, "ReconcileError"),
-			&Node{Reason: "Planned", Plan: &Plan{Reason: "Update", Add: 1, Change: 2, Destroy: 3, Replace: 4}}},
+			&Node{Reason: "Planned", Plan: &Plan{ID: "aaaa000000000002", Reason: "Update", Add: 1, Change: 2, Destroy: 3, Replace: 4}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := planNode(managed(t, tc.status))
@@ -53,8 +53,9 @@ func TestPlanNode(t *testing.T) {
 			if diff := cmp.Diff(tc.want, &Node{Reason: got.Reason, Plan: got.Plan}); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
 			}
-			if got.Name != "aaaa000000000002" || got.Created == nil {
-				t.Errorf("the node names the plan and its age: %+v", got)
+			if got.APIVersion != "terraform.terraplane.io/v1alpha1" || got.Kind != "Plan" || got.Name != "tfplan-b0b0b0b0000040008000000000000002" ||
+				got.Derived || got.Display != "Plan/aaaa000000000002" || got.Created == nil {
+				t.Errorf("the node is the Plan object kubectl get finds, named by its plan id in tables, with its age: %+v", got)
 			}
 		})
 	}

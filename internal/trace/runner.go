@@ -13,8 +13,9 @@ import (
 	"terraplane.io/terraplane/internal/runner"
 )
 
-// RunnerPoolKind is the kind of the node that stands for a managed resource's runner
-// pool; like a plan, it is no Kubernetes kind.
+// RunnerPoolKind names, in tables, the node that stands for a managed resource's runner
+// pool; the node is the pool's Deployment or ServiceAccount, or, where neither could be
+// read, a derived node of this kind.
 const RunnerPoolKind = "RunnerPool"
 
 // Runners finds the runner of a managed resource's pool (its Tracer.Runner): the pool's
@@ -46,6 +47,7 @@ func (r Runners) Node(ctx context.Context, mg *unstructured.Unstructured) *Node 
 	dep.SetGroupVersionKind(schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "Deployment"})
 	derr := r.Reader.Get(ctx, client.ObjectKey{Namespace: pool.Namespace, Name: name}, dep)
 	if derr == nil {
+		n.APIVersion, n.Kind, n.Name = "apps/v1", "Deployment", name
 		deployed(n, dep)
 		return n
 	}
@@ -54,6 +56,7 @@ func (r Runners) Node(ctx context.Context, mg *unstructured.Unstructured) *Node 
 	serr := r.Reader.Get(ctx, client.ObjectKey{Namespace: pool.Namespace, Name: name}, sa)
 	switch {
 	case serr == nil:
+		n.APIVersion, n.Kind, n.Name = "v1", "ServiceAccount", name
 		n.Reason = "Process"
 		n.Message = fmt.Sprintf("a runner process of the controller (--runner process), as ServiceAccount %s", name)
 		if ts := sa.GetCreationTimestamp(); !ts.IsZero() {
@@ -66,7 +69,7 @@ func (r Runners) Node(ctx context.Context, mg *unstructured.Unstructured) *Node 
 		serr = derr // what kept the Deployment from being read says most
 	}
 	e := errorNode("", RunnerPoolKind, pool.Namespace, pool.Name, fmt.Errorf("read the runner of pool %s: %w", pool.Name, serr))
-	e.Display = n.Display
+	e.Display, e.Derived = n.Display, true
 	return e
 }
 

@@ -7,6 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
 var (
@@ -35,7 +36,7 @@ func TestTraceClaim(t *testing.T) {
 			"    Provider/terraplane-system/minio ready=True synced= status=Available",
 			"      Secret/terraplane-system/minio-creds ready= synced= status=",
 			"    Secret/terraplane-system/demo-photos-x1-conn ready= synced= status=",
-			"    Plan/terraplane-system/3f9a6c1e2b7d4a50 ready= synced= status=AwaitingApproval",
+			"    Plan/terraplane-system/tfplan-c3a05f84000040008000000000000001 ready= synced= status=AwaitingApproval",
 			"  Secret/demo/photos-bucket ready= synced= status=",
 		},
 	}, {
@@ -295,4 +296,33 @@ func TestRunnerSeam(t *testing.T) {
 	if last := mg.Children[len(mg.Children)-1]; last.Kind != "Runner" {
 		t.Errorf("the runner is the managed resource's last child, got %+v", last)
 	}
+}
+
+// TestTraceNodesAreObjects: every node of a trace is an object kubectl get finds by its
+// apiVersion, kind, namespace and name (the plan is its Plan object, not its id), or is
+// marked derived.
+func TestTraceNodesAreObjects(t *testing.T) {
+	tr := tracer(t, objects(t, bucketChain))
+	root, err := tr.Trace(context.Background(), bucketGVK, "demo", "photos")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var walk func(n *Node)
+	walk = func(n *Node) {
+		if !n.Derived {
+			u := &unstructured.Unstructured{}
+			u.SetAPIVersion(n.APIVersion)
+			u.SetKind(n.Kind)
+			if n.APIVersion == "" || tr.Reader.Get(context.Background(), client.ObjectKey{Namespace: n.Namespace, Name: n.Name}, u) != nil {
+				t.Errorf("node %s %s %s/%s is no object kubectl get finds, and is not marked derived", n.APIVersion, n.Kind, n.Namespace, n.Name)
+			}
+		}
+		if n.Plan != nil && n.Plan.ID != "3f9a6c1e2b7d4a50" {
+			t.Errorf("plan node %s: id %q, want 3f9a6c1e2b7d4a50", n.Name, n.Plan.ID)
+		}
+		for _, c := range n.Children {
+			walk(c)
+		}
+	}
+	walk(root)
 }

@@ -11,6 +11,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	common "terraplane.io/terraplane/apis/common/v1alpha1"
+	terraformv1 "terraplane.io/terraplane/apis/terraform/v1alpha1"
+	"terraplane.io/terraplane/internal/resource"
 )
 
 // claimChildren: the portable class (and through it the non-portable class), the bound
@@ -93,8 +95,8 @@ func planNode(mg *unstructured.Unstructured) *Node {
 		return nil
 	}
 	p := st.Terraform.Plan
-	n := &Node{Kind: "Plan", Namespace: mg.GetNamespace(), Name: p.ID, Display: "Plan/" + p.ID,
-		Plan: &Plan{Reason: p.Reason, Add: p.Add, Change: p.Change, Destroy: p.Destroy, Replace: p.Replace}}
+	n := &Node{APIVersion: terraformv1.GroupVersion.String(), Kind: "Plan", Namespace: mg.GetNamespace(), Name: resource.PlanName(mg),
+		Display: "Plan/" + p.ID, Plan: &Plan{ID: p.ID, Reason: p.Reason, Add: p.Add, Change: p.Change, Destroy: p.Destroy, Replace: p.Replace}}
 	if !p.CreatedAt.IsZero() {
 		created := p.CreatedAt
 		n.Created = &created

@@ -72,6 +72,9 @@ const (
 	ReasonCreating = "Creating"
 	// ReasonDeleting: the external resource is being deleted.
 	ReasonDeleting = "Deleting"
+	// ReasonMissing: the external resource, or part of it, was deleted outside
+	// Terraplane and is not recreated yet.
+	ReasonMissing = "Missing"
 )
 
 // Reasons of Terraform managed resources.
