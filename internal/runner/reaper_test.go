@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"strings"
@@ -120,4 +121,60 @@ func TestIdleRunnerStopsAndStartsAgain(t *testing.T) {
 		t.Errorf("after the idle runner stopped, the next run got %+v from runner %+v", again, second)
 	}
 	t.Logf("FIGURE runner pid %d stopped idle; pid %d serves the next run", first.cmd.Process.Pid, second.cmd.Process.Pid)
+}
+
+// TestChosenPoolNameRunsApart launches the runners of two pools, one named by a tenant
+// so that its name hashes onto the other's uid as uids were once derived: each runs
+// under a uid of its own, and the tenant's uid can neither read the other pool's token
+// nor list its directory. Uids need root.
+func TestChosenPoolNameRunsApart(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("runner uids need root: run the test as root, as make e2e does")
+	}
+	scheme := runtime.NewScheme()
+	_ = corev1.AddToScheme(scheme)
+	_ = rbacv1.AddToScheme(scheme)
+	tokens := kfake.NewClientset(&corev1.ServiceAccount{})
+	tokens.PrependReactor("create", "serviceaccounts", func(a k8stesting.Action) (bool, runtime.Object, error) {
+		return a.GetSubresource() == "token", &authenticationv1.TokenRequest{Status: authenticationv1.TokenRequestStatus{Token: "token-of-" + a.GetNamespace()}}, nil
+	})
+	bin, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	top, err := os.MkdirTemp("", "terraplane-uids-test-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(top)
+	if err := os.Chmod(top, 0o711); err != nil {
+		t.Fatal(err)
+	}
+	p := &Processes{Binary: bin, Terraform: bin, Dir: filepath.Join(top, "runners"), Config: &rest.Config{Host: "https://127.0.0.1:1"},
+		Identities: &Identities{Client: fake.NewClientBuilder().WithScheme(scheme).Build(), Tokens: tokens},
+		UIDTable:   filepath.Join(t.TempDir(), "runner-uids.json"), Log: logr.Discard()}
+	defer p.Stop()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	victim := PoolRef{"tenant-b", DefaultPool}
+	chosen := collidingPool(t, "tenant-a", victim)
+	for _, pool := range []PoolRef{victim, chosen} {
+		if _, err := p.Launch(ctx, pool); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dir := func(pool PoolRef) string { return filepath.Join(p.Dir, "pools", poolDirName(pool)) }
+	victimUID, _ := ownerOf(dir(victim))
+	tenantUID, _ := ownerOf(dir(chosen))
+	t.Logf("FIGURE %s and %s both hashed to uid %d; allocated %d and %d", victim, chosen, hashedUID(victim), victimUID, tenantUID)
+	if victimUID == tenantUID {
+		t.Fatalf("pools %s and %s share uid %d", victim, chosen, victimUID)
+	}
+	for _, args := range [][]string{{"cat", filepath.Join(dir(victim), "token")}, {"ls", dir(victim)}} {
+		cmd := exec.Command(args[0], args[1:]...)
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(tenantUID), Gid: uint32(tenantUID)}}
+		if out, err := cmd.CombinedOutput(); err == nil {
+			t.Errorf("as %s's uid, %v succeeds: %s", chosen, args, out)
+		}
+	}
 }
