@@ -193,7 +193,8 @@ func (p *Processes) uid(pool PoolRef) (int, error) {
 		if base == 0 {
 			base = DefaultUIDBase
 		}
-		p.uids = &uidTable{path: p.UIDTable, base: base, count: DefaultUIDCount, poolsDir: filepath.Join(p.Dir, "pools")}
+		p.uids = &uidTable{path: p.UIDTable, base: base, count: DefaultUIDCount, poolsDir: filepath.Join(p.Dir, "pools"),
+			otherPools: filepath.Join(filepath.Dir(p.Dir), processDirPrefix+"*", "pools")}
 	}
 	return p.uids.assign(pool)
 }

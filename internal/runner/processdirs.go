@@ -20,8 +20,11 @@ import (
 // again.
 func ProcessDir(workDir string) string {
 	sum := sha256.Sum256([]byte(workDir))
-	return filepath.Join(os.TempDir(), "terraplane-runners-"+hex.EncodeToString(sum[:6]))
+	return filepath.Join(os.TempDir(), processDirPrefix+hex.EncodeToString(sum[:6]))
 }
+
+// processDirPrefix begins the name of every controller's runner directory.
+const processDirPrefix = "terraplane-runners-"
 
 // poolDir makes pool's directory, usable by uid alone (and root): its work directory,
 // home and temporary files, kubeconfig and socket. The directories above it may be

@@ -72,6 +72,9 @@ type uidTable struct {
 	// poolsDir holds the pools' directories (<namespace>_<pool>), whose owners are
 	// checked.
 	poolsDir string
+	// otherPools, a glob, finds the pools directories of other controllers on this host
+	// (their tables are their own), whose owners are checked too.
+	otherPools string
 	// hostOwner names the host user or group that has uid, "" when none has; nil means
 	// the host's account database (os/user).
 	hostOwner func(uid int) (string, error)
@@ -101,7 +104,7 @@ func (t *uidTable) assign(pool PoolRef) (int, error) {
 	if err != nil {
 		return -1, err
 	}
-	owners, err := dirOwners(t.poolsDir)
+	owners, err := t.dirOwners()
 	if err != nil {
 		return -1, err
 	}
@@ -123,8 +126,8 @@ func (t *uidTable) assign(pool PoolRef) (int, error) {
 // has it.
 func (t *uidTable) check(pool PoolRef, uid int, owners map[int][]string) error {
 	for _, dir := range owners[uid] {
-		if dir != poolDirName(pool) {
-			return &UIDConflictError{Pool: pool, UID: uid, Dir: filepath.Join(t.poolsDir, dir)}
+		if filepath.Base(dir) != poolDirName(pool) {
+			return &UIDConflictError{Pool: pool, UID: uid, Dir: dir}
 		}
 	}
 	owner, err := t.owner(uid)
@@ -267,34 +270,46 @@ func lockFile(path string) (func(), error) {
 	return func() { _ = f.Close() }, nil // closing releases the lock
 }
 
-// dirOwners maps each uid that owns a directory in poolsDir to those directories' names.
-func dirOwners(poolsDir string) (map[int][]string, error) {
-	entries, err := os.ReadDir(poolsDir)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("runner pool directories: %w", err)
+// dirOwners maps each uid that owns a pool directory, of this controller or of another
+// on this host, to those directories.
+func (t *uidTable) dirOwners() (map[int][]string, error) {
+	dirs := []string{t.poolsDir}
+	if t.otherPools != "" {
+		others, _ := filepath.Glob(t.otherPools)
+		for _, d := range others {
+			if d != t.poolsDir {
+				dirs = append(dirs, d)
+			}
+		}
 	}
 	owners := map[int][]string{}
-	for _, e := range entries {
-		info, err := os.Lstat(filepath.Join(poolsDir, e.Name()))
-		if err != nil {
-			if errors.Is(err, os.ErrNotExist) {
-				continue
-			}
-			return nil, fmt.Errorf("runner pool directories: %w", err)
+	for _, d := range dirs {
+		if err := addOwners(owners, d); err != nil {
+			return nil, err
 		}
-		st, ok := info.Sys().(*syscall.Stat_t)
-		if !ok {
-			continue
-		}
-		owners[int(st.Uid)] = append(owners[int(st.Uid)], e.Name())
 	}
 	for _, dirs := range owners {
 		sort.Strings(dirs)
 	}
 	return owners, nil
+}
+
+// addOwners adds the owners of the directories in poolsDir to owners.
+func addOwners(owners map[int][]string, poolsDir string) error {
+	entries, err := os.ReadDir(poolsDir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("runner pool directories: %w", err)
+	}
+	for _, e := range entries {
+		path := filepath.Join(poolsDir, e.Name())
+		if uid, ok := ownerOf(path); ok {
+			owners[uid] = append(owners[uid], path)
+		}
+	}
+	return nil
 }
 
 // poolDirName is pool's directory under the pools directory.

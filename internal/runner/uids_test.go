@@ -190,3 +190,27 @@ func TestUIDTableIsNeverReset(t *testing.T) {
 		t.Error("a pool past the end of the range got a uid")
 	}
 }
+
+// TestUIDsOfOtherControllers: another controller on the host keeps a table of its own;
+// a uid that owns one of its pool directories is skipped all the same, and a pool whose
+// uid owns one is refused.
+func TestUIDsOfOtherControllers(t *testing.T) {
+	dir := t.TempDir()
+	euid := os.Geteuid()
+	table := &uidTable{path: filepath.Join(dir, "work", "runner-uids.json"), base: euid, count: 10, hostOwner: noHostUsers,
+		poolsDir: filepath.Join(dir, processDirPrefix+"mine", "pools"), otherPools: filepath.Join(dir, processDirPrefix+"*", "pools")}
+	theirs := filepath.Join(dir, processDirPrefix+"theirs", "pools", "tenant-x_default")
+	if err := os.MkdirAll(theirs, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if uid, err := table.assign(PoolRef{"tenant-a", "default"}); err != nil || uid != euid+1 {
+		t.Fatalf("uid %d, %v; want %d: %d owns another controller's pool directory", uid, err, euid+1, euid)
+	}
+	if err := os.WriteFile(table.path, fmt.Appendf(nil, `{"pools":{"tenant-a/old":%d}}`, euid), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var conflict *UIDConflictError
+	if _, err := table.assign(PoolRef{"tenant-a", "old"}); !errors.As(err, &conflict) || conflict.Dir != theirs {
+		t.Errorf("a pool whose uid owns another controller's pool directory: %v; want it refused", err)
+	}
+}
