@@ -72,7 +72,7 @@ prints them as a List, without the comments.`,
 	f.StringSliceVar(&o.providerConfigs, "provider-config", nil, "LOCAL=NAME: the module's provider LOCAL (e.g. aws) is configured by the existing ProviderConfig NAME; no stub is written for it")
 	f.BoolVar(&o.inferAny, "infer-any", false, "type variables of type any from their defaults (spec.fromModule.inferAnyFromDefaults)")
 	f.BoolVar(&o.allowNameConflict, "allow-name-conflict", false, "generate a kind or plural that another group serves too")
-	f.StringVarP(&o.file, "out", "f", "", "file to write (default: stdout; was -o)")
+	f.StringVar(&o.file, "out", "", "file to write (default: stdout; was -o)")
 	o.kube.bind(f)
 	_ = gen.MarkFlagRequired("kind")
 	_ = gen.MarkFlagRequired("group")

@@ -18,6 +18,7 @@ import (
 	"terraplane.io/terraplane/internal/engine"
 	"terraplane.io/terraplane/internal/modsource"
 	"terraplane.io/terraplane/internal/plugins"
+	"terraplane.io/terraplane/internal/runner"
 	"terraplane.io/terraplane/internal/shard"
 )
 
@@ -37,8 +38,11 @@ func addManagerFlags(fs *pflag.FlagSet, o *app.Options) {
 	fs.DurationVar(&o.ProviderTTL, "provider-ttl", plugins.DefaultTTL, "how long a reused provider process lives before it is replaced")
 	fs.IntVar(&o.ProviderRunsPerProcess, "provider-runs-per-process", plugins.DefaultRunsPerProcess, "how many terraform runs of one provider configuration a reused provider process serves at once (1: one at a time)")
 	fs.Var(byteSize{&o.ProviderMemoryBudget}, "provider-memory-budget", "cap on the resident memory of warm provider processes (of each runner pool, or of the controller with --runner in-process), e.g. 2Gi; idle ones are stopped past it, the least recently used first (default: none)")
-	fs.StringVar(&o.Runner, "runner", app.RunnerInProcess, "where terraform runs: in-process (the controller's own process and identity, for single-user installs), process (a runner process per pool, with the pool's ServiceAccount and, when the controller runs as root, a uid of its own) or deployment (a runner Deployment per pool in the pool's namespace, with the pool's ServiceAccount)")
+	fs.StringVar(&o.Runner, "runner", app.RunnerInProcess, "where terraform runs: in-process (the controller's own process and identity, for single-user installs), process (a runner process per pool, with the pool's ServiceAccount and a uid of its own: needs root, or --runner-insecure-shared-uid) or deployment (a runner Deployment per pool in the pool's namespace, with the pool's ServiceAccount)")
 	fs.StringVar(&o.RunnerMetricsTargets, "runner-metrics-targets", "", "file to keep listing the runner processes' metrics endpoints (--runner process; each serves on a free port of 127.0.0.1), in Prometheus' file-based service discovery format (file_sd_configs)")
+	fs.BoolVar(&o.RunnerInsecureSharedUID, "runner-insecure-shared-uid", false, "with --runner process and a controller that is not root, run every pool's runner as the controller's uid, which does not keep pools apart (a module of one pool can read another pool's token and files); refused without it")
+	fs.IntVar(&o.RunnerMaxPoolsPerNamespace, "runner-max-pools-per-namespace", runner.DefaultMaxPoolsPerNamespace, "most runner processes one namespace runs at once (--runner process); a resource whose pool would be one more is Synced=False, reason RunnerPoolLimit, until one stops (-1: no cap)")
+	fs.DurationVar(&o.RunnerIdleTTL, "runner-idle-ttl", runner.DefaultIdleTTL, "how long a runner process without runs lives before it stops; its pool's next run starts it again (--runner process; -1s: for ever)")
 	fs.StringVar(&o.RunnerImage, "runner-image", "", "the terraplane image runner Deployments run (--runner deployment; the controller's own)")
 	fs.StringVar(&o.RunnerCPU, "runner-cpu", "1", "CPU of each runner Deployment's pod, requested and its limit (--runner deployment)")
 	fs.StringVar(&o.RunnerMemory, "runner-memory", "2Gi", "memory of each runner Deployment's pod, requested and its limit; its warm providers count in it (--runner deployment)")

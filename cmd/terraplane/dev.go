@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -25,6 +26,7 @@ type devOptions struct {
 	s3Port        int
 	stateDir      string
 	ephemeral     bool
+	startTimeout  time.Duration
 	// workdirSet is true when --workdir was given; else workspaces go under the state
 	// directory.
 	workdirSet bool
@@ -40,18 +42,29 @@ func newDevCommand(o *devOptions) *cobra.Command {
 		Long: `Start etcd and a kube-apiserver on loopback, install the CRDs, and run every controller
 in-process. It prints its progress and, as they happen, the events the controllers send
 (one line each; "!" marks a warning); --log-format=json prints the controllers' log lines
-instead. Its data is kept under --state-dir, so stopping and starting again resumes.`,
+instead. Its data is kept under --state-dir, so stopping and starting again resumes.
+
+Run as root, terraform runs in a runner process per pool (--runner process), each under
+a uid of its own with its pool's ServiceAccount, so that one namespace's modules reach
+nothing of another's. Run as another user, it runs in this process (--runner in-process),
+with the controllers' identity: fine for one person's modules, not for untrusted ones.
+--runner process then needs --runner-insecure-shared-uid, which runs every pool under
+your uid.`,
 		Example: `  # the quickstart: moto_server (the AWS API emulator) as the S3 endpoint and a Bucket claim
   terraplane dev --quickstart examples/quickstart
 
   # a throwaway plane, logs as JSON
-  terraplane dev --ephemeral --log-format=json`,
+  terraplane dev --ephemeral --log-format=json
+
+  # terraform in the controllers' process even as root
+  sudo terraplane dev --runner in-process`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if devLogFormat != "text" && devLogFormat != "json" {
 				return fmt.Errorf("--log-format must be text or json, not %q", devLogFormat)
 			}
 			o.workdirSet = cmd.Flags().Changed("workdir")
+			o.Runner = devRunner(o.Runner, cmd.Flags().Changed("runner"), os.Geteuid())
 			return runDev(ctrl.SetupSignalHandler(), *o)
 		},
 	}
@@ -59,15 +72,45 @@ instead. Its data is kept under --state-dir, so stopping and starting again resu
 	workdir := cmd.Flags().Lookup("workdir")
 	workdir.DefValue = "<state-dir>/workspaces"
 	workdir.Usage = "directory for Terraform workspaces (disposable: state lives in the cluster); with --ephemeral, a temporary directory removed on exit"
+	cmd.Flags().Lookup("runner").DefValue = "process as root, in-process otherwise"
 	cmd.Flags().StringVar(&o.kubeconfigOut, "kubeconfig-out", ".terraplane/kubeconfig", "where to write the control plane's admin kubeconfig")
 	cmd.Flags().StringVar(&o.quickstart, "quickstart", "", "directory of manifests to apply after start (starts moto_server, the AWS API emulator, as the S3 endpoint)")
 	cmd.Flags().IntVar(&o.s3Port, "s3-port", 9900, "loopback port of the quickstart's S3 endpoint (the quickstart Provider's endpoint follows it)")
 	cmd.Flags().IntVar(&o.s3Port, "minio-port", 9900, "")
 	_ = cmd.Flags().MarkDeprecated("minio-port", "use --s3-port")
 	cmd.Flags().StringVar(&o.stateDir, "state-dir", ".terraplane", "directory for the control plane's data (etcd), the S3 emulator's data and workspaces; starting again on it resumes where the last run stopped")
+	cmd.Flags().DurationVar(&o.startTimeout, "start-timeout", devenv.DefaultStartTimeout, "how long each of etcd and kube-apiserver may take to start; raise it on a slow or busy machine")
 	cmd.Flags().StringVar(&devLogFormat, "log-format", "text", "text: progress and the controllers' events for a person; json: the controllers' log lines, for machines")
 	cmd.Flags().BoolVar(&o.ephemeral, "ephemeral", false, "keep the control plane's data, MinIO's data and the workspaces in a temporary directory removed on exit (every claim, class, Provider and Terraform state is lost)")
 	return cmd
+}
+
+// devRunner is where dev runs terraform: --runner when given; else in a runner process
+// per pool when dev runs as root (euid 0), which gives each pool a uid of its own, and
+// in this process otherwise.
+func devRunner(flag string, given bool, euid int) string {
+	switch {
+	case given:
+		return flag
+	case euid == 0:
+		return app.RunnerProcess
+	}
+	return app.RunnerInProcess
+}
+
+// runnerNote says where terraform runs, and what that keeps apart.
+func runnerNote(mode string, sharedUID bool, euid int) string {
+	switch {
+	case mode == app.RunnerProcess && euid == 0:
+		return "terraform runs in a runner process per pool, each under a uid of its own (--runner process)"
+	case mode == app.RunnerProcess && sharedUID:
+		return fmt.Sprintf("WARNING: terraform runs in a runner process per pool, all as uid %d (--runner-insecure-shared-uid): a module of one pool can read another pool's token and files", euid)
+	case mode == app.RunnerDeployment:
+		return "terraform runs in a runner Deployment per pool (--runner deployment)"
+	case mode == app.RunnerProcess:
+		return "terraform runs in a runner process per pool (--runner process)"
+	}
+	return "terraform runs in this process, with the controllers' identity (--runner in-process): run as root for a runner process per pool, each under a uid of its own"
 }
 
 // etcdDir is where the control plane keeps its data: under the state directory, or
@@ -105,7 +148,7 @@ func runDev(ctx context.Context, o devOptions) error {
 	}
 	defer cleanup() // last, once MinIO, the controllers and the control plane have stopped
 	say("starting the control plane (etcd + kube-apiserver)")
-	cp, err := devenv.StartControlPlaneWith(devenv.ControlPlaneOptions{Kubeconfig: o.kubeconfigOut, DataDir: o.etcdDir()})
+	cp, err := startControlPlane(o)
 	if err != nil {
 		return err
 	}
@@ -116,6 +159,7 @@ func runDev(ctx context.Context, o devOptions) error {
 	} else {
 		say("ephemeral: everything is lost when this stops")
 	}
+	say("%s", runnerNote(o.Runner, o.RunnerInsecureSharedUID, os.Geteuid()))
 	o.StateKubeconfig = cp.Kubeconfig
 	if o.WorkDir, err = filepath.Abs(o.WorkDir); err != nil {
 		return err
@@ -154,6 +198,16 @@ func runDev(ctx context.Context, o devOptions) error {
 	case err := <-errs:
 		return err
 	}
+}
+
+// startControlPlane starts dev's control plane; one that did not start in time says
+// which flag gives it longer.
+func startControlPlane(o devOptions) (*devenv.ControlPlane, error) {
+	cp, err := devenv.StartControlPlaneWith(devenv.ControlPlaneOptions{Kubeconfig: o.kubeconfigOut, DataDir: o.etcdDir(), StartTimeout: o.startTimeout})
+	if slow := new(devenv.StartError); errors.As(err, &slow) {
+		return nil, fmt.Errorf("%w: on a slow or busy machine, give them longer with --start-timeout (it was %s)", err, slow.Timeout)
+	}
+	return cp, err
 }
 
 // runQuickstart applies the quickstart manifests, its Provider pointed at the S3 on

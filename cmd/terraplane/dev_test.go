@@ -260,3 +260,55 @@ func TestDevHelp(t *testing.T) {
 		t.Errorf("with --quickstart the help does not name its bucket:\n%s", with.String())
 	}
 }
+
+// TestDevRunner: dev runs terraform in a runner process per pool when it runs as root
+// (each pool under a uid of its own), in its own process otherwise; --runner wins.
+func TestDevRunner(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		args  []string
+		euid  int
+		want  string
+		notes string
+	}{
+		{"root", nil, 0, app.RunnerProcess, "each under a uid of its own"},
+		{"a user", nil, 1000, app.RunnerInProcess, "run as root for a runner process per pool"},
+		{"root, in-process asked for", []string{"--runner", "in-process"}, 0, app.RunnerInProcess, "the controllers' identity"},
+		{"a user, process asked for", []string{"--runner", "process", "--runner-insecure-shared-uid"}, 1000, app.RunnerProcess, "WARNING: terraform runs in a runner process per pool, all as uid 1000"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o := &devOptions{}
+			cmd := newDevCommand(o)
+			if err := cmd.ParseFlags(tc.args); err != nil {
+				t.Fatal(err)
+			}
+			got := devRunner(o.Runner, cmd.Flags().Changed("runner"), tc.euid)
+			if got != tc.want {
+				t.Errorf("runner %q, want %q", got, tc.want)
+			}
+			if note := runnerNote(got, o.RunnerInsecureSharedUID, tc.euid); !strings.Contains(note, tc.notes) {
+				t.Errorf("dev says %q; want it to say %q", note, tc.notes)
+			}
+		})
+	}
+	if f := newDevCommand(&devOptions{}).Flags().Lookup("runner"); f.DefValue != "process as root, in-process otherwise" {
+		t.Errorf("--runner's default reads %q", f.DefValue)
+	}
+}
+
+// TestDevStartTimeout: dev gives etcd and kube-apiserver minutes to start (envtest's
+// default is 20s, too short on a busy machine), and a start that runs out of time says
+// which flag gives it longer.
+func TestDevStartTimeout(t *testing.T) {
+	o := &devOptions{}
+	if err := newDevCommand(o).ParseFlags(nil); err != nil {
+		t.Fatal(err)
+	}
+	if o.startTimeout < 2*time.Minute {
+		t.Errorf("--start-timeout defaults to %s; want minutes", o.startTimeout)
+	}
+	_, err := startControlPlane(devOptions{kubeconfigOut: filepath.Join(t.TempDir(), "kubeconfig"), ephemeral: true, startTimeout: time.Millisecond})
+	if err == nil || !strings.Contains(err.Error(), "give them longer with --start-timeout (it was 1ms)") {
+		t.Errorf("a control plane that did not start in 1ms: %v; want the flag named", err)
+	}
+}

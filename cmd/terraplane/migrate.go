@@ -171,7 +171,7 @@ The resource is named KIND/NAME (or KIND NAME) and looked for in the admin names
 before; -o is now the output format: -o json or -o yaml prints the directory and the
 environment variables as data.`,
 		Example: `  terraplane export module/orders-db --out ./orders-db
-  terraplane export S3Bucket photos -f ./photos --context prod -o json`,
+  terraplane export S3Bucket photos --out ./photos --context prod -o json`,
 		Args: refArgs,
 	}
 	out := bindOutput(cmd, "--out", "json", "yaml")
@@ -201,6 +201,6 @@ environment variables as data.`,
 	})
 	f.bind(cmd)
 	ns.bind(cmd.Flags())
-	cmd.Flags().StringVarP(&dir, "out", "f", "exported", "directory to write (was -o)")
+	cmd.Flags().StringVar(&dir, "out", "exported", "directory to write (was -o)")
 	return cmd
 }

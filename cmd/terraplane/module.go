@@ -86,7 +86,7 @@ for kubectl apply -f -.`,
 		fmt.Fprintf(stdout, "\nModuleClass skeleton written to %s\n", file)
 		return nil
 	}
-	inspect.Flags().StringVarP(&file, "out", "f", "", "file for the ModuleClass skeleton (default: stdout; was -o)")
+	inspect.Flags().StringVar(&file, "out", "", "file for the ModuleClass skeleton (default: stdout; was -o)")
 	inspect.Flags().StringVar(&name, "name", "", "name of the ModuleClass (default: the directory's, or the source path's, last element)")
 	inspect.Flags().StringVarP(&namespace, "namespace", "n", defaultAdminNamespace, "namespace of the ModuleClass (a non-portable class: the admin namespace)")
 	inspect.Flags().StringSliceVar(&providerConfigs, "provider-config", nil, "LOCAL=NAME: the module's provider LOCAL (e.g. aws) is configured by the existing ProviderConfig NAME; no stub is written for it")

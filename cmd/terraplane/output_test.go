@@ -5,6 +5,9 @@ import (
 	"context"
 	"strings"
 	"testing"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // TestExitCodes runs the command tree in-process: usage errors exit 2 and point at
@@ -44,5 +47,32 @@ func TestExitCodes(t *testing.T) {
 				t.Errorf("stderr %q, want the error %q and, for a usage error only, a pointer to --help", stderr.String(), tc.says)
 			}
 		})
+	}
+}
+
+// TestNoFlagIsF: -f names an input in kubectl (kubectl apply -f), so no command takes
+// -f; a file or directory to write is --out, which has no short form.
+func TestNoFlagIsF(t *testing.T) {
+	var walk func(c *cobra.Command)
+	outs := 0
+	walk = func(c *cobra.Command) {
+		c.Flags().VisitAll(func(f *pflag.Flag) {
+			if f.Shorthand == "f" {
+				t.Errorf("%s --%s takes -f", c.CommandPath(), f.Name)
+			}
+			if f.Name == "out" {
+				outs++
+				if f.Shorthand != "" {
+					t.Errorf("%s --out has the short form -%s", c.CommandPath(), f.Shorthand)
+				}
+			}
+		})
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(rootCommand())
+	if outs < 4 {
+		t.Errorf("%d commands take --out; want export, module inspect, claim generate and stack build", outs)
 	}
 }

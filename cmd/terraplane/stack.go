@@ -61,7 +61,7 @@ tarball (it was -o before); -o json or -o yaml prints what was built as data.`,
 		fmt.Fprintf(cmd.OutOrStdout(), "built %s %s (%d files, owns %s) %s\n", pkg.App.Title, pkg.App.Version, len(files), strings.Join(pkg.Owned(), ","), d)
 		return nil
 	}
-	build.Flags().StringVarP(&file, "out", "f", "", "write the image as a tarball to this file (was -o)")
+	build.Flags().StringVar(&file, "out", "", "write the image as a tarball to this file (was -o)")
 	push := &cobra.Command{
 		Use:   "push DIR REF",
 		Short: "Build the package in DIR, push it to REF (registry/repo:tag) and record it in the registry's stack index",

@@ -4,10 +4,12 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
+	"regexp"
 	"runtime"
 	"runtime/debug"
+	"strings"
 
-	"github.com/hashicorp/terraform-exec/tfexec"
 	"github.com/spf13/cobra"
 
 	"terraplane.io/terraplane/internal/engine"
@@ -55,9 +57,10 @@ func versionCommand() *cobra.Command {
 	var terraform string
 	cmd := &cobra.Command{
 		Use:   "version",
-		Short: "Print Terraplane's version and the terraform (or OpenTofu) it would run",
-		Long: `Print Terraplane's version and the terraform (or OpenTofu) it would run. terraplane
---version prints the same.`,
+		Short: "Print Terraplane's version and the Terraform or OpenTofu it would run",
+		Long: `Print Terraplane's version and the Terraform or OpenTofu binary it would run, named
+for what it is (terraform or opentofu), with its version and path. terraplane --version
+prints the same.`,
 		Example: `  terraplane version
   terraplane version --terraform tofu
   terraplane version -o json`,
@@ -69,41 +72,76 @@ func versionCommand() *cobra.Command {
 	return cmd
 }
 
-// versionInfo is what version prints.
+// versionInfo is what version prints. The binary terraform commands run is named for
+// what it is: Terraform or OpenTofu (or, when none is found, what --terraform names).
 type versionInfo struct {
 	Terraplane string `json:"terraplane"`
 	Go         string `json:"go"`
 	Platform   string `json:"platform"`
-	Terraform  string `json:"terraform"`
+	// Terraform is "<version> (<path>)" of a Terraform binary, or why there is none.
+	Terraform string `json:"terraform,omitempty"`
+	// OpenTofu is "<version> (<path>)" of an OpenTofu binary.
+	OpenTofu string `json:"opentofu,omitempty"`
 }
 
 // printVersion prints Terraplane's version and terraform's, as text or data (format).
 func printVersion(cmd *cobra.Command, terraform, format string) error {
-	v := versionInfo{Terraplane: buildVersion(), Go: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH,
-		Terraform: terraformVersion(cmd.Context(), terraform)}
+	v := versionInfo{Terraplane: buildVersion(), Go: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH}
+	product, about := terraformVersion(cmd.Context(), terraform)
+	if product == productOpenTofu {
+		v.OpenTofu = about
+	} else {
+		v.Terraform = about
+	}
 	out := cmd.OutOrStdout()
 	if format != "" {
 		return (&output{format: format}).print(out, v)
 	}
 	fmt.Fprintf(out, "terraplane %s %s %s\n", v.Terraplane, v.Go, v.Platform)
-	fmt.Fprintln(out, "terraform  "+v.Terraform)
+	fmt.Fprintf(out, "%-10s %s\n", product, about)
 	return nil
 }
 
-// terraformVersion is "<version> (<path>)" of the binary the engine would run, or why
-// there is none.
-func terraformVersion(ctx context.Context, name string) string {
+// The products a terraform binary may be, as version names them.
+const (
+	productTerraform = "terraform"
+	productOpenTofu  = "opentofu"
+)
+
+// terraformVersion is the product of the binary the engine would run and "<version>
+// (<path>)", or terraform and why there is none.
+func terraformVersion(ctx context.Context, name string) (product, about string) {
 	path, err := engine.FindTerraform(name)
 	if err != nil {
-		return "not found: install terraform >= 1.5 or OpenTofu on PATH, or pass --terraform"
+		return productTerraform, "not found: install terraform >= 1.5 or OpenTofu on PATH, or pass --terraform"
 	}
-	tf, err := tfexec.NewTerraform(os.TempDir(), path)
+	cmd := exec.CommandContext(ctx, path, "version")
+	cmd.Env = append(os.Environ(), "CHECKPOINT_DISABLE=1")
+	out, err := cmd.Output()
 	if err != nil {
-		return fmt.Sprintf("unusable (%s): %v", path, err)
+		return productTerraform, fmt.Sprintf("unusable (%s): %v", path, err)
 	}
-	v, _, err := tf.Version(ctx, true)
-	if err != nil {
-		return fmt.Sprintf("unusable (%s): %v", path, err)
+	product, v, ok := parseTerraformVersion(string(out))
+	if !ok {
+		return productTerraform, fmt.Sprintf("unusable (%s): its version says neither Terraform nor OpenTofu: %q", path, firstLine(string(out)))
 	}
-	return fmt.Sprintf("%s (%s)", v, path)
+	return product, fmt.Sprintf("%s (%s)", v, path)
+}
+
+// versionLine is the first line `terraform version` and `tofu version` print.
+var versionLine = regexp.MustCompile(`^(Terraform|OpenTofu) v(\d+\.\d+\.\d+\S*)`)
+
+// parseTerraformVersion reads the product and version from what `version` printed.
+func parseTerraformVersion(out string) (product, version string, ok bool) {
+	m := versionLine.FindStringSubmatch(firstLine(out))
+	if m == nil {
+		return "", "", false
+	}
+	return strings.ToLower(m[1]), m[2], true
+}
+
+// firstLine is s up to its first newline.
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return strings.TrimSpace(line)
 }

@@ -1,7 +1,13 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
 	"runtime/debug"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -31,6 +37,64 @@ func TestVersionFrom(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			if d := cmp.Diff(tc.want, versionFrom(tc.stamped, tc.info)); d != "" {
 				t.Errorf("version (-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+// TestVersionNamesTheBinary: version names the binary it would run for what it is, from
+// the first line the binary's own `version` prints: OpenTofu is never called terraform.
+func TestVersionNamesTheBinary(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name, prints string
+		want         string // the second line version prints
+		wantJSON     map[string]string
+	}{
+		{"tofu", "OpenTofu v1.9.1\non linux_amd64\n", "opentofu   1.9.1 (%s)", map[string]string{"opentofu": "1.9.1 (%s)"}},
+		{"terraform", "Terraform v1.11.4\non linux_amd64\n", "terraform  1.11.4 (%s)", map[string]string{"terraform": "1.11.4 (%s)"}},
+		{"other", "Something v2\n", "terraform  unusable (%s): its version says neither Terraform nor OpenTofu: \"Something v2\"", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			bin := filepath.Join(dir, tc.name)
+			script := fmt.Sprintf("#!/bin/sh\nprintf '%%s' '%s'\n", strings.ReplaceAll(tc.prints, "'", ""))
+			if err := os.WriteFile(bin, []byte(script), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			var out bytes.Buffer
+			cmd := versionCommand()
+			cmd.SetOut(&out)
+			cmd.SetArgs([]string{"--terraform", bin})
+			if err := cmd.Execute(); err != nil {
+				t.Fatal(err)
+			}
+			lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+			if d := cmp.Diff(fmt.Sprintf(tc.want, bin), lines[len(lines)-1]); d != "" {
+				t.Errorf("version's binary line (-want +got):\n%s", d)
+			}
+			if tc.wantJSON == nil {
+				return
+			}
+			out.Reset()
+			cmd = versionCommand()
+			cmd.SetOut(&out)
+			cmd.SetArgs([]string{"--terraform", bin, "-o", "json"})
+			if err := cmd.Execute(); err != nil {
+				t.Fatal(err)
+			}
+			var got map[string]string
+			if err := json.Unmarshal(out.Bytes(), &got); err != nil {
+				t.Fatal(err)
+			}
+			delete(got, "terraplane")
+			delete(got, "go")
+			delete(got, "platform")
+			want := map[string]string{}
+			for k, v := range tc.wantJSON {
+				want[k] = fmt.Sprintf(v, bin)
+			}
+			if d := cmp.Diff(want, got); d != "" {
+				t.Errorf("version -o json (-want +got):\n%s", d)
 			}
 		})
 	}

@@ -139,6 +139,15 @@ type Options struct {
 	// processes' metrics endpoints (each on a free port of 127.0.0.1), in Prometheus'
 	// file-based service discovery format; empty writes none.
 	RunnerMetricsTargets string
+	// RunnerInsecureSharedUID, with RunnerProcess, accepts that a controller that is
+	// not root runs every pool's runner as its own uid (pools then not kept apart).
+	RunnerInsecureSharedUID bool
+	// RunnerMaxPoolsPerNamespace, with RunnerProcess, caps the runners one namespace
+	// runs at once; 0 means runner.DefaultMaxPoolsPerNamespace, less than 0 no cap.
+	RunnerMaxPoolsPerNamespace int
+	// RunnerIdleTTL, with RunnerProcess, is how long a runner without runs lives; 0
+	// means runner.DefaultIdleTTL, less than 0 for ever.
+	RunnerIdleTTL time.Duration
 	// RunnerImage is the terraplane image runner Deployments run (RunnerDeployment).
 	RunnerImage string
 	// RunnerCPU and RunnerMemory are each runner Deployment's resources, as quantities;

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 
 	corev1 "k8s.io/api/core/v1"
@@ -54,21 +55,20 @@ func runnerOf(mgr ctrl.Manager, cfg *rest.Config, opts Options, local *runner.Lo
 	if err != nil {
 		return nil, fmt.Errorf("runner tokens: %w", err)
 	}
-	// The runners' directories may not be inside the controller's work directory, which
-	// only the controller may enter.
-	dir, err := os.MkdirTemp("", "terraplane-runners-")
-	if err != nil {
-		return nil, fmt.Errorf("runner directory: %w", err)
-	}
 	direct, err := runnerObjectsClient(mgr)
 	if err != nil {
 		return nil, err
 	}
-	procs := &runner.Processes{Binary: bin, Dir: dir, RemoveOnStop: true, Config: cfg, PluginMirror: opts.PluginMirror,
+	procs := &runner.Processes{Binary: bin, Dir: runner.ProcessDir(opts.WorkDir), RemoveOnStop: true, Config: cfg, PluginMirror: opts.PluginMirror,
 		Terraform:  local.Engine.TerraformPath(),
 		Identities: &runner.Identities{Client: direct, Tokens: tokens, EnsureRole: true},
 		Args:       runnerArgs(opts), OnRun: observeRun(ctrl.Log.WithName("terraform")), OnCall: observeCall, Log: ctrl.Log.WithName("runners"),
-		MetricsAddress: "127.0.0.1:0", MetricsTargets: opts.RunnerMetricsTargets}
+		MetricsAddress: "127.0.0.1:0", MetricsTargets: opts.RunnerMetricsTargets,
+		UIDTable: filepath.Join(opts.WorkDir, "runner-uids.json"), SharedUID: opts.RunnerInsecureSharedUID,
+		MaxPoolsPerNamespace: opts.RunnerMaxPoolsPerNamespace, IdleTTL: opts.RunnerIdleTTL}
+	if err := procs.Check(); err != nil {
+		return nil, err
+	}
 	pools := &runner.Pools{Launcher: procs}
 	// runners end with the manager; their runs get their grace period to write their state
 	err = mgr.Add(manager.RunnableFunc(func(ctx context.Context) error { <-ctx.Done(); pools.Stop(); return nil }))

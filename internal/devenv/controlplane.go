@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
@@ -34,6 +35,40 @@ type ControlPlaneOptions struct {
 	// DataDir keeps etcd's data, so that a control plane started again on it has every
 	// object the last one had; empty means a directory removed on Stop.
 	DataDir string
+	// StartTimeout is how long each of etcd and kube-apiserver may take to start; 0 means
+	// $KUBEBUILDER_CONTROLPLANE_START_TIMEOUT, else DefaultStartTimeout.
+	StartTimeout time.Duration
+}
+
+// DefaultStartTimeout is how long each of etcd and kube-apiserver may take to start:
+// seconds on an idle machine, more than a minute on a busy one.
+const DefaultStartTimeout = 3 * time.Minute
+
+// startTimeoutEnv is envtest's variable for the start timeout.
+const startTimeoutEnv = "KUBEBUILDER_CONTROLPLANE_START_TIMEOUT"
+
+// StartError is a control plane that did not start, with the time each part was given.
+type StartError struct {
+	// Timeout is how long each of etcd and kube-apiserver was given.
+	Timeout time.Duration
+	// Err is why it did not start.
+	Err error
+}
+
+// Error says what failed and how long it was given.
+func (e *StartError) Error() string {
+	return fmt.Sprintf("start control plane (etcd and kube-apiserver were each given %s): %v", e.Timeout, e.Err)
+}
+
+// Unwrap is why it did not start.
+func (e *StartError) Unwrap() error { return e.Err }
+
+// startTimeout is o's start timeout; 0 leaves it to envtest's variable.
+func (o ControlPlaneOptions) startTimeout() time.Duration {
+	if o.StartTimeout == 0 && os.Getenv(startTimeoutEnv) == "" {
+		return DefaultStartTimeout
+	}
+	return o.StartTimeout
 }
 
 // StartControlPlaneWith starts etcd and kube-apiserver from the toolchain cache, installs
@@ -50,9 +85,10 @@ func StartControlPlaneWith(o ControlPlaneOptions) (*ControlPlane, error) {
 		return nil, err
 	}
 	env := &envtest.Environment{
-		BinaryAssetsDirectory: BinDir(),
-		CRDs:                  crds,
-		ErrorIfCRDPathMissing: true,
+		BinaryAssetsDirectory:    BinDir(),
+		CRDs:                     crds,
+		ErrorIfCRDPathMissing:    true,
+		ControlPlaneStartTimeout: o.startTimeout(),
 	}
 	env.ControlPlane.GetAPIServer().Configure().Set("service-cluster-ip-range", "10.0.0.0/24")
 	if o.DataDir != "" {
@@ -66,7 +102,8 @@ func StartControlPlaneWith(o ControlPlaneOptions) (*ControlPlane, error) {
 		env.ControlPlane.Etcd = &envtest.Etcd{DataDir: dir} // kept on Stop: envtest removes only directories it made
 	}
 	if _, err := env.Start(); err != nil {
-		return nil, fmt.Errorf("start control plane: %w", err)
+		_ = env.Stop() // what did start
+		return nil, &StartError{Timeout: env.ControlPlaneStartTimeout, Err: err}
 	}
 	cp := &ControlPlane{env: env}
 	user, err := env.AddUser(envtest.User{Name: "terraplane-admin", Groups: []string{"system:masters"}}, nil)

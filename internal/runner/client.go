@@ -13,6 +13,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"terraplane.io/terraplane/internal/engine"
@@ -27,6 +28,21 @@ type Client struct {
 	OnRun func(engine.Run)
 	// OnCall, when set, is told about every run sent to the runner, once it ends.
 	OnCall func(Call)
+
+	// busy counts the runs in flight; last is when one last began or ended, or the
+	// client was last handed out (unix nanoseconds): what says a runner is idle.
+	busy, last atomic.Int64
+}
+
+// touch records activity: delta runs begin (1), end (-1), or none (0), now.
+func (c *Client) touch(delta int64) {
+	c.busy.Add(delta)
+	c.last.Store(time.Now().UnixNano())
+}
+
+// idle reports whether no run is in flight and nothing happened for ttl before now.
+func (c *Client) idle(now time.Time, ttl time.Duration) bool {
+	return ttl > 0 && c.busy.Load() == 0 && now.Sub(time.Unix(0, c.last.Load())) >= ttl
 }
 
 // Call is one run sent to a runner, as the caller saw it.
@@ -81,6 +97,8 @@ func (c *Client) verifyAs(name string) {
 // call asks the runner for verb and reads its answer: the runs as they end, then the
 // reply; OnCall hears of it.
 func (c *Client) call(ctx context.Context, verb string, req request) (*reply, error) {
+	c.touch(1)
+	defer c.touch(-1)
 	start := time.Now()
 	rep, err := c.exchange(ctx, verb, req)
 	if c.OnCall != nil {

@@ -1,30 +1,49 @@
 package runner
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"syscall"
 )
 
-// chown gives path to uid (and its group), when uid is one (>= 0).
+// chown gives path to uid (and its group), when uid is one (>= 0), without following
+// a link: what a runner left in its directory is never followed.
 func chown(path string, uid int) error {
 	if uid < 0 {
 		return nil
 	}
-	if err := os.Chown(path, uid, uid); err != nil {
+	if err := os.Lchown(path, uid, uid); err != nil {
 		return fmt.Errorf("give %s to the runner: %w", path, err)
 	}
 	return nil
 }
 
-// writeOwned writes a file only uid (and root) may read.
+// writeOwned writes a new file only uid (and root) may read. Whatever was at path (in a
+// directory the runner owns: maybe a link it made) is removed, and the file is made
+// afresh, never through a link.
 func writeOwned(path string, data []byte, uid int) error {
-	if err := os.WriteFile(path, data, 0o600); err != nil {
+	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	return chown(path, uid)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o600)
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if uid >= 0 {
+		if err := f.Chown(uid, uid); err != nil {
+			f.Close()
+			return fmt.Errorf("give %s to the runner: %w", path, err)
+		}
+	}
+	return f.Close()
 }
 
 // linkTree makes dst hold what src holds, readable by everyone: directories 0755, files

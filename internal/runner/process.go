@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
-	"hash/fnv"
 	"net"
 	"os"
 	"os/exec"
@@ -17,18 +16,19 @@ import (
 
 	"github.com/go-logr/logr"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
-	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
 	"terraplane.io/terraplane/internal/engine"
 )
 
 // Processes launches each pool's runner as a child process, `terraplane runner`. When
-// this process runs as root, a runner runs under a uid of its own (UIDBase and up, one
-// per pool), in directories only that uid may use, so that what a module runs can read
-// neither the controller's files nor another pool's; otherwise it runs as this uid. Its
-// Kubernetes identity is a token minted for the pool's ServiceAccount, in a kubeconfig
-// of its own, and the socket it listens on needs a token this process made.
+// this process runs as root, a runner runs under a uid of its own (allocated from
+// UIDBase up and recorded in UIDTable), in directories only that uid may use, so that
+// what a module runs can read neither the controller's files nor another pool's;
+// otherwise it runs as this uid, which only SharedUID accepts. Its Kubernetes identity
+// is a token minted for the pool's ServiceAccount, in a kubeconfig of its own, and the
+// socket it listens on needs a token this process made. A namespace runs at most
+// MaxPoolsPerNamespace runners at once, and a runner idle for IdleTTL stops until its
+// pool's next run.
 type Processes struct {
 	// Binary is the terraplane binary the runners run.
 	Binary string
@@ -46,8 +46,21 @@ type Processes struct {
 	// Args are more flags for every runner (terraform, provider reuse, ...).
 	Args []string
 	// UIDBase is the first uid runners run under, when this process may switch uid; 0
-	// means 20000.
+	// means DefaultUIDBase.
 	UIDBase int
+	// UIDTable is the file that records each pool's uid (in the controller's work
+	// directory); needed when this process runs as root.
+	UIDTable string
+	// SharedUID accepts that, when this process is not root, every runner runs as its
+	// uid: pools are then kept apart by their tokens only, not by the files and
+	// processes they may reach. Without it, runners are refused unless this is root.
+	SharedUID bool
+	// MaxPoolsPerNamespace caps the runners of one namespace running at once; 0 means
+	// DefaultMaxPoolsPerNamespace, less than 0 no cap.
+	MaxPoolsPerNamespace int
+	// IdleTTL is how long a runner without runs lives before it stops (it starts again on
+	// its pool's next run); 0 means DefaultIdleTTL, less than 0 never.
+	IdleTTL time.Duration
 	// OnRun is told about every terraform command a runner reports.
 	OnRun func(engine.Run)
 	// OnCall is told about every run sent to a runner, with its pool.
@@ -63,18 +76,22 @@ type Processes struct {
 	// RemoveOnStop removes Dir once every runner has stopped.
 	RemoveOnStop bool
 
-	mu      sync.Mutex
-	running map[PoolRef]*process
-	targets targets
-	shared  sync.Once
-	bin     string // the binary, where runners may run it
-	tf      string // terraform, where runners may run it
-	mirror  string // the mirror, where runners may read it
-	sharedE error
+	mu       sync.Mutex
+	running  map[PoolRef]*process
+	stopping map[PoolRef]*process // stopped by the reaper, maybe not yet exited
+	reaper   context.CancelFunc   // stops the reaper; nil until it runs
+	uids     *uidTable
+	targets  targets
+	shared   sync.Once
+	bin      string // the binary, where runners may run it
+	tf       string // terraform, where runners may run it
+	mirror   string // the mirror, where runners may read it
+	sharedE  error
 }
 
 // process is one pool's runner.
 type process struct {
+	pool   PoolRef
 	cmd    *exec.Cmd
 	client *Client
 	exited chan struct{}
@@ -90,8 +107,16 @@ func (p *Processes) Launch(ctx context.Context, pool PoolRef) (*Client, error) {
 	if p.running == nil {
 		p.running = map[PoolRef]*process{}
 	}
+	p.startReaper()
 	if proc := p.running[pool]; proc != nil && proc.alive() {
+		proc.client.touch(0)
 		return proc.client, nil
+	}
+	if err := p.admit(pool); err != nil {
+		return nil, err
+	}
+	if err := p.awaitStopped(ctx, pool); err != nil {
+		return nil, err
 	}
 	proc, err := p.start(ctx, pool)
 	if err != nil {
@@ -114,8 +139,18 @@ func (p *Processes) Forget(pool PoolRef) {
 // waits for them.
 func (p *Processes) Stop() {
 	p.mu.Lock()
-	procs := p.running
-	p.running = nil
+	procs := make([]*process, 0, len(p.running)+len(p.stopping))
+	for _, proc := range p.running {
+		procs = append(procs, proc)
+	}
+	for _, proc := range p.stopping {
+		procs = append(procs, proc)
+	}
+	p.running, p.stopping = nil, nil
+	if p.reaper != nil {
+		p.reaper()
+		p.reaper = nil
+	}
 	p.mu.Unlock()
 	for _, proc := range procs {
 		proc.stop()
@@ -141,24 +176,36 @@ func (proc *process) alive() bool {
 	}
 }
 
-// uid is the uid pool's runner runs under; -1 when this process cannot switch uid.
-func (p *Processes) uid(pool PoolRef) int {
-	if os.Geteuid() != 0 {
-		return -1
+// uid is the uid pool's runner runs under: the one the table records for it when this
+// process runs as root, else -1 (this process's own), which only SharedUID accepts.
+func (p *Processes) uid(pool PoolRef) (int, error) {
+	if euid := geteuid(); euid != 0 {
+		if !p.SharedUID {
+			return -1, &SharedUIDError{UID: euid}
+		}
+		return -1, nil
 	}
-	base := p.UIDBase
-	if base == 0 {
-		base = 20000
+	if p.uids == nil {
+		if p.UIDTable == "" {
+			return -1, fmt.Errorf("runner pool %s: no runner uid table to record its uid in", pool)
+		}
+		base := p.UIDBase
+		if base == 0 {
+			base = DefaultUIDBase
+		}
+		p.uids = &uidTable{path: p.UIDTable, base: base, count: DefaultUIDCount, poolsDir: filepath.Join(p.Dir, "pools"),
+			otherPools: filepath.Join(filepath.Dir(p.Dir), processDirPrefix+"*", "pools")}
 	}
-	h := fnv.New32a()
-	_, _ = h.Write([]byte(pool.String()))
-	return base + int(h.Sum32()%10000)
+	return p.uids.assign(pool)
 }
 
 // start starts pool's runner and waits until it answers on its socket.
 func (p *Processes) start(ctx context.Context, pool PoolRef) (*process, error) {
-	uid := p.uid(pool)
-	if err := p.prepareShared(uid >= 0); err != nil {
+	if err := p.prepareShared(geteuid() == 0); err != nil {
+		return nil, err
+	}
+	uid, err := p.uid(pool)
+	if err != nil {
 		return nil, err
 	}
 	dir, err := p.poolDir(pool, uid)
@@ -201,7 +248,7 @@ func (p *Processes) start(ctx context.Context, pool PoolRef) (*process, error) {
 		stop()
 		return nil, fmt.Errorf("start runner: %w", err)
 	}
-	proc := &process{cmd: cmd, exited: make(chan struct{}), stop: stop,
+	proc := &process{pool: pool, cmd: cmd, exited: make(chan struct{}), stop: stop,
 		client: NewClient(socket, auth, p.OnRun)}
 	if p.OnCall != nil {
 		proc.client.OnCall = func(c Call) { p.OnCall(pool, c) }
@@ -246,90 +293,4 @@ func waitForSocket(ctx context.Context, socket string, exited <-chan struct{}) e
 		}
 	}
 	return fmt.Errorf("did not serve within a minute")
-}
-
-// poolDir makes pool's directory, usable by uid alone (and root): its work directory,
-// home and temporary files, kubeconfig and socket. The directories above it may be
-// passed through, not listed.
-func (p *Processes) poolDir(pool PoolRef, uid int) (string, error) {
-	for _, d := range []string{p.Dir, filepath.Join(p.Dir, "pools")} {
-		if err := os.MkdirAll(d, 0o711); err != nil {
-			return "", fmt.Errorf("runner directory: %w", err)
-		}
-		if err := os.Chmod(d, 0o711); err != nil {
-			return "", err
-		}
-	}
-	dir := filepath.Join(p.Dir, "pools", pool.Namespace+"_"+pool.Name)
-	for _, sub := range []string{"", "work", "home", "tmp"} {
-		d := filepath.Join(dir, sub)
-		if err := os.MkdirAll(d, 0o700); err != nil {
-			return "", fmt.Errorf("runner directory: %w", err)
-		}
-		if err := chown(d, uid); err != nil {
-			return "", err
-		}
-	}
-	return dir, nil
-}
-
-// writeKubeconfig writes the runner's kubeconfig: the API server, its CA, and a token
-// file with the pool's token.
-func (p *Processes) writeKubeconfig(dir, token string, uid int) (string, error) {
-	tokenFile := filepath.Join(dir, "token")
-	if err := writeOwned(tokenFile, []byte(token), uid); err != nil {
-		return "", err
-	}
-	cluster := &clientcmdapi.Cluster{Server: p.Config.Host, CertificateAuthorityData: p.Config.CAData,
-		InsecureSkipTLSVerify: p.Config.Insecure, TLSServerName: p.Config.ServerName}
-	if len(cluster.CertificateAuthorityData) == 0 && p.Config.CAFile != "" {
-		ca, err := os.ReadFile(p.Config.CAFile)
-		if err != nil {
-			return "", fmt.Errorf("API server CA: %w", err)
-		}
-		cluster.CertificateAuthorityData = ca
-	}
-	cfg := clientcmdapi.Config{
-		Clusters:       map[string]*clientcmdapi.Cluster{"cluster": cluster},
-		AuthInfos:      map[string]*clientcmdapi.AuthInfo{"runner": {TokenFile: tokenFile}},
-		Contexts:       map[string]*clientcmdapi.Context{"runner": {Cluster: "cluster", AuthInfo: "runner"}},
-		CurrentContext: "runner",
-	}
-	raw, err := clientcmd.Write(cfg)
-	if err != nil {
-		return "", fmt.Errorf("runner kubeconfig: %w", err)
-	}
-	path := filepath.Join(dir, "kubeconfig")
-	return path, writeOwned(path, raw, uid)
-}
-
-// prepareShared puts what runners under another uid run and read where they may: the
-// binary and the provider mirror, linked (or copied) out of directories they cannot enter.
-func (p *Processes) prepareShared(otherUID bool) error {
-	p.shared.Do(func() {
-		p.bin, p.tf, p.mirror = p.Binary, p.Terraform, p.PluginMirror
-		if !otherUID {
-			return
-		}
-		if err := os.MkdirAll(p.Dir, 0o711); err != nil {
-			p.sharedE = err
-			return
-		}
-		if err := os.Chmod(p.Dir, 0o711); err != nil {
-			p.sharedE = err
-			return
-		}
-		p.bin, p.tf = filepath.Join(p.Dir, "bin", "terraplane"), filepath.Join(p.Dir, "bin", filepath.Base(p.Terraform))
-		if p.sharedE = linkTree(p.Binary, p.bin); p.sharedE != nil {
-			return
-		}
-		if p.sharedE = linkTree(p.Terraform, p.tf); p.sharedE != nil {
-			return
-		}
-		if p.PluginMirror != "" {
-			p.mirror = filepath.Join(p.Dir, "mirror")
-			p.sharedE = linkTree(p.PluginMirror, p.mirror)
-		}
-	})
-	return p.sharedE
 }

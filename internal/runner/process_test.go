@@ -183,17 +183,95 @@ func TestLinkTree(t *testing.T) {
 	}
 }
 
-// TestUIDs: pools get stable, distinct uids when this process may switch uid.
-func TestUIDs(t *testing.T) {
-	p := &Processes{UIDBase: 30000}
-	a, b := p.uid(PoolRef{"team-a", "default"}), p.uid(PoolRef{"team-b", "default"})
-	if os.Geteuid() != 0 {
-		if a != -1 {
-			t.Errorf("without root a runner runs as this uid, got %d", a)
-		}
-		return
+// TestProcessUIDs: as root a pool's runner gets the uid its table records; otherwise it
+// runs as this process's uid, which only SharedUID accepts.
+func TestProcessUIDs(t *testing.T) {
+	dir := t.TempDir()
+	defer func(f func() int) { geteuid = f }(geteuid)
+	for _, tc := range []struct {
+		name    string
+		euid    int
+		shared  bool
+		wantUID int
+		refused bool
+	}{
+		{"root", 0, false, 30000, false},
+		{"root, sharing accepted but not needed", 0, true, 30000, false},
+		{"a user", 1000, false, -1, true},
+		{"a user who accepts sharing its uid", 1000, true, -1, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			geteuid = func() int { return tc.euid }
+			p := &Processes{Dir: filepath.Join(dir, tc.name), SharedUID: tc.shared, Log: logr.Discard(),
+				uids: &uidTable{path: filepath.Join(dir, tc.name, "uids.json"), base: 30000, count: 10, hostOwner: noHostUsers}}
+			uid, err := p.uid(PoolRef{"team-a", "default"})
+			var shared *SharedUIDError
+			if tc.refused != errors.As(err, &shared) || !tc.refused && err != nil {
+				t.Fatalf("uid: %v; want refused: %v", err, tc.refused)
+			}
+			if uid != tc.wantUID {
+				t.Errorf("uid %d, want %d", uid, tc.wantUID)
+			}
+			if err := p.Check(); (err != nil) != tc.refused {
+				t.Errorf("Check: %v; want refused: %v", err, tc.refused)
+			}
+		})
 	}
-	if a < 30000 || a >= 40000 || a == b || a != p.uid(PoolRef{"team-a", "default"}) {
-		t.Errorf("uids %d and %d: want distinct, stable, from the base", a, b)
+	geteuid = func() int { return 0 }
+	if _, err := (&Processes{Dir: dir}).uid(PoolRef{"team-a", "default"}); err == nil {
+		t.Error("as root without a uid table a runner got a uid")
+	}
+}
+
+// TestPoolDirectoryFollowsNoLink: what a runner left in its directory (a link where its
+// work directory, token or kubeconfig goes) is replaced, never followed: the
+// controller, as root, would otherwise give the link's target to the runner's uid, or
+// write the token into it.
+func TestPoolDirectoryFollowsNoLink(t *testing.T) {
+	root := t.TempDir()
+	p := &Processes{Dir: filepath.Join(root, "runners"), Config: &rest.Config{Host: "https://127.0.0.1:6443"}, Log: logr.Discard()}
+	pool := PoolRef{"team-a", "gold"}
+	uid := -1
+	if os.Geteuid() == 0 {
+		uid = 4242
+	}
+	dir, err := p.poolDir(pool, uid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	target := filepath.Join(root, "controller-file")
+	targetDir := filepath.Join(root, "controller-dir")
+	if err := os.WriteFile(target, []byte("the controller's"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(targetDir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(filepath.Join(dir, "work")); err != nil {
+		t.Fatal(err)
+	}
+	for link, to := range map[string]string{"work": targetDir, "token": target, "kubeconfig": target} {
+		if err := os.Symlink(to, filepath.Join(dir, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := p.poolDir(pool, uid); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.writeKubeconfig(dir, "pool-token", uid); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"work", "token", "kubeconfig"} {
+		if info, err := os.Lstat(filepath.Join(dir, f)); err != nil || info.Mode()&os.ModeSymlink != 0 {
+			t.Errorf("%s: %v, %v; want a file or directory of its own", f, info, err)
+		}
+	}
+	if raw, _ := os.ReadFile(target); string(raw) != "the controller's" {
+		t.Errorf("the link's target was written: %q", raw)
+	}
+	for _, f := range []string{target, targetDir} {
+		if owner, _ := ownerOf(f); owner != os.Geteuid() {
+			t.Errorf("%s was given to uid %d", f, owner)
+		}
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"terraplane.io/terraplane/internal/devenv"
 )
 
 // assertOneLineError checks a failure the way a user reads it: exit code code (2 for a
@@ -94,6 +96,16 @@ func TestVersion(t *testing.T) {
 	r = terraplane(t, userEnv(t), "version", "--terraform", "/no/such/terraform")
 	if r.code != 0 || !strings.Contains(r.stdout, "terraform  not found") {
 		t.Errorf("a missing terraform is reported, not fatal: %d %q %q", r.code, r.stdout, r.stderr)
+	}
+	// OpenTofu is named for what it is, never "terraform"
+	tofu := filepath.Join(devenv.BinDir(), "tofu")
+	if _, err := os.Stat(tofu); err != nil {
+		t.Fatalf("OpenTofu is missing (%v): run make tools-test", err)
+	}
+	r = terraplane(t, userEnv(t), "version", "--terraform", tofu)
+	if r.code != 0 || !regexp.MustCompile(`(?m)^opentofu   \d+\.\d+\.\d+ \(`+regexp.QuoteMeta(tofu)+`\)$`).MatchString(r.stdout) ||
+		strings.Contains(r.stdout, "terraform") {
+		t.Errorf("version --terraform %s: exit %d, want an opentofu line and no terraform:\n%s%s", tofu, r.code, r.stdout, r.stderr)
 	}
 }
 

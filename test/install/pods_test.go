@@ -28,7 +28,7 @@ func TestImageRunsAsPod(t *testing.T) {
 	phase, log := n.podDone(g, ctx, ns, "version")
 	g.Expect(phase).To(Equal(corev1.PodSucceeded), log)
 	g.Expect(log).To(MatchRegexp(`(?m)^terraplane \S+.* go1\.\d+\S* linux/amd64$`))
-	g.Expect(log).To(MatchRegexp(`(?m)^terraform +1\.\d+\.\d+ \(/usr/local/bin/tofu\)$`))
+	g.Expect(log).To(MatchRegexp(`(?m)^opentofu +1\.\d+\.\d+ \(/usr/local/bin/tofu\)$`))
 }
 
 // TestPodReachesAPIServer runs kubectl in a pod with no kubeconfig: it takes its in-cluster

@@ -105,7 +105,7 @@ func TestReleaseFromRegistry(t *testing.T) {
 	phase, printed := n.podDone(g, ctx, ns, "version")
 	g.Expect(phase).To(Equal(corev1.PodSucceeded), printed)
 	g.Expect(printed).To(HavePrefix("terraplane " + version + " go1."))
-	g.Expect(printed).To(MatchRegexp(`(?m)^terraform +1\.\d+\.\d+ \(/usr/local/bin/tofu\)$`))
+	g.Expect(printed).To(MatchRegexp(`(?m)^opentofu +1\.\d+\.\d+ \(/usr/local/bin/tofu\)$`))
 	n.helm(g, helm, "uninstall", "terraplane", "-n", adminNS, "--wait")
 }
 
