@@ -141,9 +141,16 @@ type Options struct {
 	RunnerMetricsTargets string
 	// RunnerImage is the terraplane image runner Deployments run (RunnerDeployment).
 	RunnerImage string
-	// RunnerCPU and RunnerMemory are each runner Deployment's resources, as quantities;
-	// empty sets none.
+	// RunnerCPU and RunnerMemory are each runner Deployment's resource limits, as
+	// quantities (empty sets none); it requests less (runnerRequests).
 	RunnerCPU, RunnerMemory string
+	// RunnerPod is a JSON object of runner.PodSettings: the pod settings runner
+	// Deployments take from the install (pull secrets, environment, volumes, scheduling,
+	// resources); empty sets none.
+	RunnerPod string
+	// RunnerIdleTTL is how long a runner Deployment goes without a run before it is
+	// scaled to zero (and scaled up again on its next run); 0 never.
+	RunnerIdleTTL time.Duration
 	// ProviderMemoryBudget caps the resident memory of the warm provider processes of
 	// each engine (this process's, or each runner's), in bytes; 0 means no cap.
 	ProviderMemoryBudget int64
@@ -207,7 +214,7 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manager, *en
 		MaxConcurrentPerGroup: opts.MaxConcurrentTerraformPerProvider,
 		OnRun:                 observeRun(ctrl.Log.WithName("terraform")),
 		ProviderReuse:         opts.ProviderReuse, ProviderTTL: opts.ProviderTTL, ProviderRunsPerProcess: opts.ProviderRunsPerProcess,
-		ProviderMemoryBudget: opts.ProviderMemoryBudget, Log: ctrl.Log.WithName("providers"),
+		ProviderMemoryBudget: providerBudget(opts.ProviderMemoryBudget, ReadLimits(cgroupRoot)), Log: ctrl.Log.WithName("providers"),
 		Locker: locker,
 	})
 	if err != nil {

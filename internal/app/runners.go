@@ -6,8 +6,6 @@ import (
 	"os"
 	"strconv"
 
-	corev1 "k8s.io/api/core/v1"
-	apiresource "k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -81,16 +79,13 @@ func runnerDeployments(mgr ctrl.Manager, opts Options, local *runner.Local) (ter
 	if opts.RunnerImage == "" {
 		return nil, fmt.Errorf("--runner %s needs --runner-image, the terraplane image the runners run", RunnerDeployment)
 	}
-	res := corev1.ResourceList{}
-	for name, q := range map[corev1.ResourceName]string{corev1.ResourceCPU: opts.RunnerCPU, corev1.ResourceMemory: opts.RunnerMemory} {
-		if q == "" {
-			continue
-		}
-		v, err := apiresource.ParseQuantity(q)
-		if err != nil {
-			return nil, fmt.Errorf("runner %s %q: %w", name, q, err)
-		}
-		res[name] = v
+	res, err := runnerResources(opts)
+	if err != nil {
+		return nil, err
+	}
+	settings, err := runnerPodSettings(opts.RunnerPod)
+	if err != nil {
+		return nil, err
 	}
 	direct, err := runnerObjectsClient(mgr)
 	if err != nil {
@@ -98,8 +93,14 @@ func runnerDeployments(mgr ctrl.Manager, opts Options, local *runner.Local) (ter
 	}
 	deps := &runner.Deployments{Client: direct, Identities: &runner.Identities{Client: direct, EnsureRole: true},
 		Pod: runner.PodSpec{Image: opts.RunnerImage, Terraform: local.Engine.TerraformPath(), PluginMirror: opts.PluginMirror,
-			Resources: corev1.ResourceRequirements{Requests: res, Limits: res}, Args: runnerArgs(opts)},
-		OnRun: observeRun(ctrl.Log.WithName("terraform")), OnCall: observeCall}
+			Resources: res, Args: runnerArgs(opts), Settings: settings},
+		OnRun: observeRun(ctrl.Log.WithName("terraform")), OnCall: observeCall,
+		IdleTTL: opts.RunnerIdleTTL, Namespaces: opts.SecretNamespaces, Log: ctrl.Log.WithName("runners")}
+	// idle runners are scaled to zero by the leader (or each replica: a stamp on the
+	// Deployment keeps the others' runners up)
+	if err := mgr.Add(manager.RunnableFunc(deps.Reap)); err != nil {
+		return nil, err
+	}
 	return &runner.Pools{Launcher: deps}, nil
 }
 
