@@ -96,9 +96,9 @@ func runnerDeployments(mgr ctrl.Manager, opts Options, local *runner.Local) (ter
 			Resources: res, Args: runnerArgs(opts), Settings: settings},
 		OnRun: observeRun(ctrl.Log.WithName("terraform")), OnCall: observeCall,
 		IdleTTL: opts.RunnerIdleTTL, Namespaces: opts.SecretNamespaces, Log: ctrl.Log.WithName("runners")}
-	// idle runners are scaled to zero by the leader (or each replica: a stamp on the
-	// Deployment keeps the others' runners up)
-	if err := mgr.Add(manager.RunnableFunc(deps.Reap)); err != nil {
+	// every replica looks for idle runners, the leader or not: each stamps the runners
+	// it has runs in flight on, which keeps the others from scaling them down
+	if err := mgr.Add(everyReplica{manager.RunnableFunc(deps.Reap)}); err != nil {
 		return nil, err
 	}
 	return &runner.Pools{Launcher: deps}, nil
@@ -143,3 +143,9 @@ func runnerArgs(opts Options) []string {
 // with the controller's rate limits: a runner's state locks for many runs at once must
 // not queue behind client-go's default of 5 requests a second.
 func RunnerRestConfig(cfg *rest.Config) *rest.Config { return restConfig(cfg) }
+
+// everyReplica is a runnable every replica runs, elected or not.
+type everyReplica struct{ manager.RunnableFunc }
+
+// NeedLeaderElection is false: every replica runs it.
+func (everyReplica) NeedLeaderElection() bool { return false }
