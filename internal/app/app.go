@@ -145,14 +145,19 @@ type Options struct {
 	// RunnerMaxPoolsPerNamespace, with RunnerProcess, caps the runners one namespace
 	// runs at once; 0 means runner.DefaultMaxPoolsPerNamespace, less than 0 no cap.
 	RunnerMaxPoolsPerNamespace int
-	// RunnerIdleTTL, with RunnerProcess, is how long a runner without runs lives; 0
-	// means runner.DefaultIdleTTL, less than 0 for ever.
-	RunnerIdleTTL time.Duration
 	// RunnerImage is the terraplane image runner Deployments run (RunnerDeployment).
 	RunnerImage string
-	// RunnerCPU and RunnerMemory are each runner Deployment's resources, as quantities;
-	// empty sets none.
+	// RunnerCPU and RunnerMemory are each runner Deployment's resource limits, as
+	// quantities (empty sets none); it requests less (runnerRequests).
 	RunnerCPU, RunnerMemory string
+	// RunnerPod is a JSON object of runner.PodSettings: the pod settings runner
+	// Deployments take from the install (pull secrets, environment, volumes, scheduling,
+	// resources); empty sets none.
+	RunnerPod string
+	// RunnerIdleTTL is how long a runner goes without a run before it stops (a runner
+	// process) or is scaled to zero (a runner Deployment); its pool's next run starts it
+	// again. 0 means never.
+	RunnerIdleTTL time.Duration
 	// ProviderMemoryBudget caps the resident memory of the warm provider processes of
 	// each engine (this process's, or each runner's), in bytes; 0 means no cap.
 	ProviderMemoryBudget int64
@@ -216,7 +221,7 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manager, *en
 		MaxConcurrentPerGroup: opts.MaxConcurrentTerraformPerProvider,
 		OnRun:                 observeRun(ctrl.Log.WithName("terraform")),
 		ProviderReuse:         opts.ProviderReuse, ProviderTTL: opts.ProviderTTL, ProviderRunsPerProcess: opts.ProviderRunsPerProcess,
-		ProviderMemoryBudget: opts.ProviderMemoryBudget, Log: ctrl.Log.WithName("providers"),
+		ProviderMemoryBudget: providerBudget(opts.ProviderMemoryBudget, ReadLimits(cgroupRoot)), Log: ctrl.Log.WithName("providers"),
 		Locker: locker,
 	})
 	if err != nil {

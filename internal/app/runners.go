@@ -6,9 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"time"
 
-	corev1 "k8s.io/api/core/v1"
-	apiresource "k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -65,7 +64,7 @@ func runnerOf(mgr ctrl.Manager, cfg *rest.Config, opts Options, local *runner.Lo
 		Args:       runnerArgs(opts), OnRun: observeRun(ctrl.Log.WithName("terraform")), OnCall: observeCall, Log: ctrl.Log.WithName("runners"),
 		MetricsAddress: "127.0.0.1:0", MetricsTargets: opts.RunnerMetricsTargets,
 		UIDTable: filepath.Join(opts.WorkDir, "runner-uids.json"), SharedUID: opts.RunnerInsecureSharedUID,
-		MaxPoolsPerNamespace: opts.RunnerMaxPoolsPerNamespace, IdleTTL: opts.RunnerIdleTTL}
+		MaxPoolsPerNamespace: opts.RunnerMaxPoolsPerNamespace, IdleTTL: processIdleTTL(opts.RunnerIdleTTL)}
 	if err := procs.Check(); err != nil {
 		return nil, err
 	}
@@ -81,16 +80,13 @@ func runnerDeployments(mgr ctrl.Manager, opts Options, local *runner.Local) (ter
 	if opts.RunnerImage == "" {
 		return nil, fmt.Errorf("--runner %s needs --runner-image, the terraplane image the runners run", RunnerDeployment)
 	}
-	res := corev1.ResourceList{}
-	for name, q := range map[corev1.ResourceName]string{corev1.ResourceCPU: opts.RunnerCPU, corev1.ResourceMemory: opts.RunnerMemory} {
-		if q == "" {
-			continue
-		}
-		v, err := apiresource.ParseQuantity(q)
-		if err != nil {
-			return nil, fmt.Errorf("runner %s %q: %w", name, q, err)
-		}
-		res[name] = v
+	res, err := runnerResources(opts)
+	if err != nil {
+		return nil, err
+	}
+	settings, err := runnerPodSettings(opts.RunnerPod)
+	if err != nil {
+		return nil, err
 	}
 	direct, err := runnerObjectsClient(mgr)
 	if err != nil {
@@ -98,8 +94,14 @@ func runnerDeployments(mgr ctrl.Manager, opts Options, local *runner.Local) (ter
 	}
 	deps := &runner.Deployments{Client: direct, Identities: &runner.Identities{Client: direct, EnsureRole: true},
 		Pod: runner.PodSpec{Image: opts.RunnerImage, Terraform: local.Engine.TerraformPath(), PluginMirror: opts.PluginMirror,
-			Resources: corev1.ResourceRequirements{Requests: res, Limits: res}, Args: runnerArgs(opts)},
-		OnRun: observeRun(ctrl.Log.WithName("terraform")), OnCall: observeCall}
+			Resources: res, Args: runnerArgs(opts), Settings: settings},
+		OnRun: observeRun(ctrl.Log.WithName("terraform")), OnCall: observeCall,
+		IdleTTL: opts.RunnerIdleTTL, Namespaces: opts.SecretNamespaces, Log: ctrl.Log.WithName("runners")}
+	// every replica looks for idle runners, the leader or not: each stamps the runners
+	// it has runs in flight on, which keeps the others from scaling them down
+	if err := mgr.Add(everyReplica{manager.RunnableFunc(deps.Reap)}); err != nil {
+		return nil, err
+	}
 	return &runner.Pools{Launcher: deps}, nil
 }
 
@@ -142,3 +144,18 @@ func runnerArgs(opts Options) []string {
 // with the controller's rate limits: a runner's state locks for many runs at once must
 // not queue behind client-go's default of 5 requests a second.
 func RunnerRestConfig(cfg *rest.Config) *rest.Config { return restConfig(cfg) }
+
+// everyReplica is a runnable every replica runs, elected or not.
+type everyReplica struct{ manager.RunnableFunc }
+
+// NeedLeaderElection is false: every replica runs it.
+func (everyReplica) NeedLeaderElection() bool { return false }
+
+// processIdleTTL is a runner process's idle lifetime for runner.Processes, which reads 0
+// as its default: the controller's 0 (never) is its "for ever".
+func processIdleTTL(ttl time.Duration) time.Duration {
+	if ttl == 0 {
+		return -1
+	}
+	return ttl
+}

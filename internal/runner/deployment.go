@@ -10,8 +10,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/go-logr/logr"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -26,6 +28,11 @@ import (
 // it presents, and the runner's certificate, which it pins) and talks to it over TLS.
 // Whoever may read Secrets in the pool's namespace may therefore act as the pool, which
 // reaches no more than that namespace's Secrets and Leases.
+//
+// Every object it makes is owned by the ClusterRole RunnerClusterRole (the anchor): when
+// that role is deleted (the chart's uninstall, or a switch back to in-process runs), the
+// garbage collector removes them all. A runner no run has used for IdleTTL is scaled to
+// zero (Reap), and scaled up again by the next Launch of its pool.
 type Deployments struct {
 	// Client creates the runners' objects, in the pools' namespaces only.
 	Client client.Client
@@ -37,24 +44,44 @@ type Deployments struct {
 	OnRun func(engine.Run)
 	// OnCall is told about every run sent to a runner, with its pool.
 	OnCall func(PoolRef, Call)
+	// IdleTTL is how long a runner may go without a run before Reap scales it to zero;
+	// 0 never does.
+	IdleTTL time.Duration
+	// ReadyTimeout is how long Launch waits for a runner to have a ready replica
+	// (DefaultReadyTimeout when 0).
+	ReadyTimeout time.Duration
+	// Namespaces are where Reap looks for runner Deployments; empty means every namespace.
+	Namespaces []string
+	// Log hears of the runners scaled to zero, and of what Reap could not do.
+	Log logr.Logger
 
-	mu      sync.Mutex
-	clients map[PoolRef]*Client
+	mu    sync.Mutex
+	pools map[PoolRef]*poolState
+	since time.Time // when Reap started: no runner counts as idle for longer
 }
 
+// DefaultReadyTimeout is how long Launch waits for a runner's pod to be ready, by default:
+// a pod scaled up from zero, on a node that has the image, is ready in seconds.
+const DefaultReadyTimeout = 3 * time.Minute
+
+// readyPoll is how often Launch looks at a Deployment it waits for.
+var readyPoll = 2 * time.Second
+
 // Launch returns a client of pool's runner once its Deployment has a ready replica,
-// making (or updating) the runner's objects first.
+// making (or updating, or scaling up) the runner's objects first. The caller makes one
+// run on the client: its end, which OnCall hears of, counts as the pool's last use.
 func (d *Deployments) Launch(ctx context.Context, pool PoolRef) (*Client, error) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if c := d.clients[pool]; c != nil {
+	st := d.state(pool)
+	st.launch.Lock()
+	defer st.launch.Unlock()
+	if c := d.fresh(st, time.Now()); c != nil {
 		return c, nil
 	}
 	creds, err := d.Ensure(ctx, pool)
 	if err != nil {
 		return nil, err
 	}
-	if err := d.ready(ctx, pool); err != nil {
+	if err := d.waitReady(ctx, pool); err != nil {
 		return nil, err
 	}
 	ip, err := d.serviceIP(ctx, pool)
@@ -66,48 +93,73 @@ func (d *Deployments) Launch(ctx context.Context, pool PoolRef) (*Client, error)
 		return nil, err
 	}
 	c.verifyAs(serviceHost(pool))
-	if d.OnCall != nil {
-		c.OnCall = func(call Call) { d.OnCall(pool, call) }
+	c.OnCall = func(call Call) {
+		d.end(st)
+		if d.OnCall != nil {
+			d.OnCall(pool, call)
+		}
 	}
-	if d.clients == nil {
-		d.clients = map[PoolRef]*Client{}
-	}
-	d.clients[pool] = c
+	d.mu.Lock()
+	st.client, st.stamped = c, time.Now()
+	st.inflight++
+	d.mu.Unlock()
 	return c, nil
 }
 
 // Forget drops pool's client: the next Launch looks at its runner again.
 func (d *Deployments) Forget(pool PoolRef) {
+	st := d.state(pool)
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	delete(d.clients, pool)
+	st.client = nil
 }
 
 // Stop forgets every runner; their Deployments stay, for the next controller.
 func (d *Deployments) Stop() {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	d.clients = nil
+	for _, st := range d.pools {
+		st.client = nil
+	}
 }
 
 // Ensure makes pool's runner: its ServiceAccount and binding, its credentials Secret,
-// its Service and its Deployment, and returns the credentials.
+// its Service and its Deployment (at one replica, stamped as used now), each owned by
+// the anchor, and returns the credentials.
 func (d *Deployments) Ensure(ctx context.Context, pool PoolRef) (map[string][]byte, error) {
 	if err := d.Identities.Account(ctx, pool); err != nil {
 		return nil, err
 	}
-	creds, err := d.credentials(ctx, pool)
+	owner, err := d.anchor(ctx)
+	if err != nil {
+		return nil, err
+	}
+	key := client.ObjectKey{Namespace: pool.Namespace, Name: ServiceAccountName(pool)}
+	if err := d.own(ctx, key, &corev1.ServiceAccount{}, owner); err != nil {
+		return nil, fmt.Errorf("runner service account: %w", err)
+	}
+	if err := d.own(ctx, key, &rbacv1.RoleBinding{}, owner); err != nil {
+		return nil, fmt.Errorf("runner role binding: %w", err)
+	}
+	creds, err := d.credentials(ctx, pool, owner)
 	if err != nil {
 		return nil, err
 	}
 	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: pool.Namespace, Name: ServiceAccountName(pool)}}
-	if _, err := controllerutil.CreateOrUpdate(ctx, d.Client, svc, func() error { setService(svc, pool); return nil }); err != nil {
+	if _, err := controllerutil.CreateOrUpdate(ctx, d.Client, svc, func() error {
+		setService(svc, pool)
+		setOwner(svc, owner)
+		return nil
+	}); err != nil {
 		return nil, fmt.Errorf("runner service: %w", err)
 	}
 	dep := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: pool.Namespace, Name: ServiceAccountName(pool)}}
 	sum := sha256.Sum256(creds[CertKey])
+	now := time.Now()
 	if _, err := controllerutil.CreateOrUpdate(ctx, d.Client, dep, func() error {
 		setDeployment(dep, pool, d.Pod, hex.EncodeToString(sum[:8]))
+		setOwner(dep, owner)
+		stampLastUse(dep, now)
 		return nil
 	}); err != nil {
 		return nil, fmt.Errorf("runner deployment: %w", err)
@@ -117,12 +169,17 @@ func (d *Deployments) Ensure(ctx context.Context, pool PoolRef) (map[string][]by
 
 // credentials reads pool's credentials Secret, making it (again) when it is missing or
 // its certificate is about to expire.
-func (d *Deployments) credentials(ctx context.Context, pool PoolRef) (map[string][]byte, error) {
+func (d *Deployments) credentials(ctx context.Context, pool PoolRef, owner metav1.OwnerReference) (map[string][]byte, error) {
 	hosts := certHosts(pool)
 	sec := &corev1.Secret{}
 	err := d.Client.Get(ctx, client.ObjectKey{Namespace: pool.Namespace, Name: ServiceAccountName(pool)}, sec)
 	switch {
 	case err == nil && usable(sec.Data, hosts, time.Now()):
+		if setOwner(sec, owner) {
+			if err := d.Client.Update(ctx, sec); err != nil {
+				return nil, fmt.Errorf("runner credentials: %w", err)
+			}
+		}
 		return sec.Data, nil
 	case err != nil && !apierrors.IsNotFound(err):
 		return nil, fmt.Errorf("runner credentials: %w", err)
@@ -134,9 +191,11 @@ func (d *Deployments) credentials(ctx context.Context, pool PoolRef) (map[string
 	if sec.UID == "" {
 		sec = &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: pool.Namespace, Name: ServiceAccountName(pool), Labels: poolLabels(pool)},
 			Type: corev1.SecretTypeOpaque, Data: data}
+		setOwner(sec, owner)
 		err = d.Client.Create(ctx, sec)
 	} else {
 		sec.Data = data
+		setOwner(sec, owner)
 		err = d.Client.Update(ctx, sec)
 	}
 	if err != nil {
@@ -157,6 +216,26 @@ func (d *Deployments) serviceIP(ctx context.Context, pool PoolRef) (string, erro
 		return ip, nil
 	}
 	return "", fmt.Errorf("runner service %s/%s has no cluster IP yet", svc.Namespace, svc.Name)
+}
+
+// waitReady waits, up to ReadyTimeout, until pool's runner has a replica that serves.
+func (d *Deployments) waitReady(ctx context.Context, pool PoolRef) error {
+	timeout := d.ReadyTimeout
+	if timeout <= 0 {
+		timeout = DefaultReadyTimeout
+	}
+	deadline := time.Now().Add(timeout)
+	for {
+		err := d.ready(ctx, pool)
+		if err == nil || time.Now().Add(readyPoll).After(deadline) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("%w: %w", err, ctx.Err())
+		case <-time.After(readyPoll):
+		}
+	}
 }
 
 // ready says whether pool's runner has a replica that serves.

@@ -2,7 +2,9 @@ package runner
 
 import (
 	"maps"
+	"slices"
 	"strconv"
+	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -39,6 +41,34 @@ type PodSpec struct {
 	Resources corev1.ResourceRequirements
 	// Args are more flags for every runner (provider reuse, concurrency, ...).
 	Args []string
+	// Settings are the pod settings runners share with the controller (or override):
+	// pull secrets, pull policy, environment, volumes, scheduling.
+	Settings PodSettings
+}
+
+// PodSettings are the pod settings a runner pod takes from the install: by default the
+// controller's own (the chart's imagePullSecrets, image.pullPolicy, extraEnv,
+// extraVolumes and extraVolumeMounts, nodeSelector, tolerations, affinity,
+// priorityClassName), or the runners' overrides. What they name (pull secrets, a CA
+// bundle's ConfigMap) must exist in each pool's namespace.
+type PodSettings struct {
+	// ImagePullSecrets name Secrets in the pool's namespace to pull the image with.
+	ImagePullSecrets []corev1.LocalObjectReference `json:"imagePullSecrets,omitempty"`
+	// ImagePullPolicy is the runner container's pull policy.
+	ImagePullPolicy corev1.PullPolicy `json:"imagePullPolicy,omitempty"`
+	// Env is more environment for the runner container (proxies, SSL_CERT_FILE).
+	Env []corev1.EnvVar `json:"env,omitempty"`
+	// Volumes are more volumes of the pod, and VolumeMounts their mounts in the runner
+	// container (a private CA bundle).
+	Volumes      []corev1.Volume      `json:"volumes,omitempty"`
+	VolumeMounts []corev1.VolumeMount `json:"volumeMounts,omitempty"`
+	// NodeSelector, Tolerations, Affinity and PriorityClassName place the pod.
+	NodeSelector      map[string]string   `json:"nodeSelector,omitempty"`
+	Tolerations       []corev1.Toleration `json:"tolerations,omitempty"`
+	Affinity          *corev1.Affinity    `json:"affinity,omitempty"`
+	PriorityClassName string              `json:"priorityClassName,omitempty"`
+	// Resources, when set, are the runner container's (else PodSpec.Resources).
+	Resources *corev1.ResourceRequirements `json:"resources,omitempty"`
 }
 
 // serviceHost is the DNS name of pool's runner Service.
@@ -89,30 +119,54 @@ func podSpec(pool PoolRef, spec PodSpec) corev1.PodSpec {
 		"--tls-cert-file", credentialsDir + "/" + CertKey, "--tls-key-file", credentialsDir + "/" + KeyKey,
 		"--token-file", credentialsDir + "/" + TokenKey, "--workdir", workDir + "/work",
 		"--metrics-bind-address", ":" + strconv.Itoa(MetricsPort)}, podPaths(spec)...)
+	set := spec.Settings
+	res := spec.Resources
+	if set.Resources != nil {
+		res = *set.Resources
+	}
 	return corev1.PodSpec{
 		ServiceAccountName: ServiceAccountName(pool),
+		ImagePullSecrets:   set.ImagePullSecrets,
+		NodeSelector:       set.NodeSelector,
+		Tolerations:        set.Tolerations,
+		Affinity:           set.Affinity,
+		PriorityClassName:  set.PriorityClassName,
 		// terraform gets SIGINT and 30 s to write its state; give it time
 		TerminationGracePeriodSeconds: ptr.To(int64(60)),
 		SecurityContext: &corev1.PodSecurityContext{RunAsNonRoot: ptr.To(true), RunAsUser: ptr.To(int64(65532)), RunAsGroup: ptr.To(int64(65532)),
 			FSGroup: ptr.To(int64(65532)), SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault}},
 		Containers: []corev1.Container{{
-			Name: "runner", Image: spec.Image, Args: append(args, spec.Args...),
-			Env: []corev1.EnvVar{{Name: "HOME", Value: "/tmp"}, {Name: "TMPDIR", Value: "/tmp"},
-				{Name: "KUBE_IN_CLUSTER_CONFIG", Value: "true"}, {Name: "CHECKPOINT_DISABLE", Value: "1"}},
+			Name: "runner", Image: spec.Image, ImagePullPolicy: set.ImagePullPolicy, Args: append(args, runnerFlags(spec.Args, res)...),
+			Env: append([]corev1.EnvVar{{Name: "HOME", Value: "/tmp"}, {Name: "TMPDIR", Value: "/tmp"},
+				{Name: "KUBE_IN_CLUSTER_CONFIG", Value: "true"}, {Name: "CHECKPOINT_DISABLE", Value: "1"}}, set.Env...),
 			Ports:          []corev1.ContainerPort{{Name: "runs", ContainerPort: RunnerPort}, {Name: "metrics", ContainerPort: MetricsPort}},
 			ReadinessProbe: &corev1.Probe{ProbeHandler: corev1.ProbeHandler{TCPSocket: &corev1.TCPSocketAction{Port: intstr.FromInt32(RunnerPort)}}, PeriodSeconds: 5},
-			Resources:      spec.Resources,
+			Resources:      res,
 			SecurityContext: &corev1.SecurityContext{AllowPrivilegeEscalation: ptr.To(false), ReadOnlyRootFilesystem: ptr.To(true),
 				Capabilities: &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}}},
-			VolumeMounts: []corev1.VolumeMount{{Name: "credentials", MountPath: credentialsDir, ReadOnly: true},
-				{Name: "work", MountPath: workDir}, {Name: "tmp", MountPath: "/tmp"}},
+			VolumeMounts: append([]corev1.VolumeMount{{Name: "credentials", MountPath: credentialsDir, ReadOnly: true},
+				{Name: "work", MountPath: workDir}, {Name: "tmp", MountPath: "/tmp"}}, set.VolumeMounts...),
 		}},
-		Volumes: []corev1.Volume{
+		Volumes: append([]corev1.Volume{
 			{Name: "credentials", VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{SecretName: ServiceAccountName(pool), DefaultMode: ptr.To(int32(0o400))}}},
 			{Name: "work", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}},
 			{Name: "tmp", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}},
-		},
+		}, set.Volumes...),
 	}
+}
+
+// budgetFlag is the runner flag capping its warm providers' memory.
+const budgetFlag = "--provider-memory-budget"
+
+// runnerFlags are args, with a provider memory budget of half the pod's memory limit
+// when args set none: warm providers are stopped, idle ones first, before the pod is
+// killed for its memory.
+func runnerFlags(args []string, res corev1.ResourceRequirements) []string {
+	limit := res.Limits.Memory()
+	if limit.IsZero() || slices.ContainsFunc(args, func(a string) bool { return a == budgetFlag || strings.HasPrefix(a, budgetFlag+"=") }) {
+		return args
+	}
+	return append(slices.Clone(args), budgetFlag, strconv.FormatInt(limit.Value()/2, 10))
 }
 
 // podPaths are the flags naming terraform and the provider mirror in the image.

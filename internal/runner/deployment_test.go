@@ -52,7 +52,8 @@ func TestRunnerDeployment(t *testing.T) {
 		"replicas": int32(1), "strategy": "Recreate", "account": "terraplane-runner-blue", "image": spec.Image, "restricted": true,
 		"args": []string{"runner", "--pool", "team-a/blue", "--listen", ":8443", "--tls-cert-file", "/etc/terraplane-runner/tls.crt",
 			"--tls-key-file", "/etc/terraplane-runner/tls.key", "--token-file", "/etc/terraplane-runner/token", "--workdir", "/var/lib/terraplane/runner/work",
-			"--metrics-bind-address", ":8080", "--terraform", "/usr/local/bin/terraform", "--plugin-mirror", "/cache/providers", "--provider-reuse=true"},
+			"--metrics-bind-address", ":8080", "--terraform", "/usr/local/bin/terraform", "--plugin-mirror", "/cache/providers", "--provider-reuse=true",
+			"--provider-memory-budget", "536870912"}, // half the memory limit
 		"credentials": true, "in-cluster": true, "memory": "1Gi", "selected": true, "port": int32(RunnerPort), "restarts with": "c0ffee",
 		"metrics": []any{"metrics", int32(8080), "metrics", int32(8080), "true", "8080"},
 	}
@@ -170,5 +171,49 @@ func TestTLSClient(t *testing.T) {
 	byIP.verifyAs("localhost")
 	if _, err := byIP.Outputs(context.Background(), engine.Workspace{ID: "w"}); err != nil {
 		t.Errorf("a runner dialled at its IP, checked for its name: %v", err)
+	}
+}
+
+// TestRunnerPodSettings: a runner pod takes the install's pod settings (pull secrets and
+// policy, environment after its own, volumes and mounts after its own, scheduling) and
+// their resources over the PodSpec's; without a memory budget among its flags it gets
+// half its memory limit, and keeps one it was given.
+func TestRunnerPodSettings(t *testing.T) {
+	pool := PoolRef{Namespace: "team-a", Name: "blue"}
+	ca := corev1.Volume{Name: "private-ca", VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{
+		LocalObjectReference: corev1.LocalObjectReference{Name: "private-ca"}}}}
+	mount := corev1.VolumeMount{Name: "private-ca", MountPath: "/etc/ssl/private-ca", ReadOnly: true}
+	env := corev1.EnvVar{Name: "SSL_CERT_FILE", Value: "/etc/ssl/private-ca/ca.crt"}
+	tol := corev1.Toleration{Key: "dedicated", Operator: corev1.TolerationOpEqual, Value: "terraform", Effect: corev1.TaintEffectNoSchedule}
+	aff := &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{
+		NodeSelectorTerms: []corev1.NodeSelectorTerm{{MatchExpressions: []corev1.NodeSelectorRequirement{{Key: "zone", Operator: corev1.NodeSelectorOpIn, Values: []string{"a"}}}}}}}}
+	res := corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("100m"), corev1.ResourceMemory: resource.MustParse("256Mi")},
+		Limits: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1"), corev1.ResourceMemory: resource.MustParse("1Gi")}}
+	spec := PodSpec{Image: "registry.example.com/terraplane:v1", Resources: corev1.ResourceRequirements{Limits: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("4Gi")}},
+		Args: []string{"--provider-reuse=true"}, Settings: PodSettings{
+			ImagePullSecrets: []corev1.LocalObjectReference{{Name: "registry"}}, ImagePullPolicy: corev1.PullAlways, Env: []corev1.EnvVar{env},
+			Volumes: []corev1.Volume{ca}, VolumeMounts: []corev1.VolumeMount{mount}, NodeSelector: map[string]string{"pool": "terraform"},
+			Tolerations: []corev1.Toleration{tol}, Affinity: aff, PriorityClassName: "platform", Resources: &res}}
+	p := podSpec(pool, spec)
+	c := p.Containers[0]
+	got := map[string]any{"pull secrets": p.ImagePullSecrets, "pull policy": c.ImagePullPolicy, "env": c.Env[len(c.Env)-1],
+		"own env first": c.Env[0].Name, "volume": p.Volumes[len(p.Volumes)-1], "own volumes first": p.Volumes[0].Name,
+		"mount": c.VolumeMounts[len(c.VolumeMounts)-1], "node selector": p.NodeSelector, "tolerations": p.Tolerations, "affinity": p.Affinity,
+		"priority class": p.PriorityClassName, "resources": c.Resources, "budget": c.Args[len(c.Args)-2:]}
+	want := map[string]any{"pull secrets": []corev1.LocalObjectReference{{Name: "registry"}}, "pull policy": corev1.PullAlways, "env": env,
+		"own env first": "HOME", "volume": ca, "own volumes first": "credentials", "mount": mount, "node selector": map[string]string{"pool": "terraform"},
+		"tolerations": []corev1.Toleration{tol}, "affinity": aff, "priority class": "platform", "resources": res,
+		"budget": []string{"--provider-memory-budget", "536870912"}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("runner pod (-want +got):\n%s", diff)
+	}
+	spec.Args = []string{"--provider-memory-budget=300Mi"}
+	if args := podSpec(pool, spec).Containers[0].Args; slices.Contains(args, "536870912") || !slices.Contains(args, "--provider-memory-budget=300Mi") {
+		t.Errorf("a budget given was replaced: %v", args)
+	}
+	spec.Settings = PodSettings{}
+	spec.Resources = corev1.ResourceRequirements{}
+	if args := podSpec(pool, spec).Containers[0].Args; slices.Contains(args, budgetFlag) {
+		t.Errorf("a budget without a memory limit: %v", args)
 	}
 }

@@ -6,4 +6,4 @@ import (
 )
 
 // ownerOf is the uid that owns the file fi describes.
-func ownerOf(fi os.FileInfo) int { return int(fi.Sys().(*syscall.Stat_t).Uid) }
+func fileOwner(fi os.FileInfo) int { return int(fi.Sys().(*syscall.Stat_t).Uid) }

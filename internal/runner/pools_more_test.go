@@ -136,7 +136,7 @@ func TestOwnedFiles(t *testing.T) {
 	if err := writeOwned(theirs, []byte("token"), 30001); err != nil {
 		t.Fatal(err)
 	}
-	if fi, err := os.Stat(theirs); err != nil || fi.Sys() == nil || ownerOf(fi) != 30001 {
+	if fi, err := os.Stat(theirs); err != nil || fi.Sys() == nil || fileOwner(fi) != 30001 {
 		t.Errorf("owner of a runner's file: %v, %v; want uid 30001", fi, err)
 	}
 }

@@ -55,7 +55,7 @@ func TestChart(t *testing.T) {
 	By(t, "helm lint, with the defaults and with every option on")
 	runTool(g, helm, "lint", "--strict", chartDir)
 	runTool(g, helm, append([]string{"lint", "--strict", chartDir, "--set", "serviceMonitor.enabled=true"}, everything...)...)
-	monitor := runTool(g, helm, "template", "t", chartDir, "--set", "serviceMonitor.enabled=true")
+	monitor := runTool(g, helm, "template", "t", chartDir, "--set", "serviceMonitor.enabled=true", "--set", "runners.mode=in-process")
 	g.Expect(monitor).To(ContainSubstring("kind: ServiceMonitor"))
 	g.Expect(monitor).NotTo(ContainSubstring("t-terraplane-runners"), "in-process: no runner to scrape")
 	monitor = runTool(g, helm, "template", "t", chartDir, "--set", "serviceMonitor.enabled=true", "--set", "runners.mode=deployment",
@@ -93,9 +93,9 @@ func TestKustomize(t *testing.T) {
 	applyManifests(g, manifests)
 	admitPodTemplate(g, ctx, "terraplane-system", manifests)
 
-	By(t, "the kustomize Deployment runs the pod the chart's defaults render")
+	By(t, "the kustomize Deployment runs the pod the chart's defaults render, with terraform in-process (config/manager says so)")
 	helm := tool(t, "helm", "make tools-test")
-	chart := deployment(g, runTool(g, helm, "template", "terraplane", chartDir, "-n", "terraplane-system"))
+	chart := deployment(g, runTool(g, helm, "template", "terraplane", chartDir, "-n", "terraplane-system", "--set", "runners.mode=in-process"))
 	kust := deployment(g, manifests)
 	pc, kc := chart.Spec.Template.Spec, kust.Spec.Template.Spec
 	g.Expect(kc.SecurityContext).To(Equal(pc.SecurityContext))

@@ -1,6 +1,7 @@
 package install
 
 import (
+	"encoding/json"
 	"errors"
 	"io"
 	"os"
@@ -18,6 +19,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/yaml"
+
+	"terraplane.io/terraplane/internal/runner"
 )
 
 // privateCA is the private-CA case of docs/install.md: a CA bundle from a ConfigMap,
@@ -105,6 +108,16 @@ func TestChartValues(t *testing.T) {
 		"extraVolumes: [{name: tmp, emptyDir: {}}]":       "at '/extraVolumes/0/name'",
 		"topologySpreadConstraints: [{maxSkew: 1}]":       "missing properties 'topologyKey', 'whenUnsatisfiable'",
 		"podDisruptionBudget: {minAvailable: 1}":          "additional properties 'minAvailable' not allowed",
+		// misspelt keys, at the top and below: every level refuses what it does not know
+		"runner: {mode: deployment}":           "additional properties 'runner' not allowed",
+		"tenancy: {namespace: [demo]}":         "additional properties 'namespace' not allowed",
+		"runners: {cpu: '1'}":                  "additional properties 'cpu' not allowed",
+		"image: {pullpolicy: Always}":          "additional properties 'pullpolicy' not allowed",
+		"metrics: {service: {prot: 8443}}":     "additional properties 'prot' not allowed",
+		"runners: {resources: {limit: {}}}":    "additional properties 'limit' not allowed",
+		"providers: {memoryBudget: 2GB}":       "at '/providers/memoryBudget'",
+		"runners: {idleTTL: 15 minutes}":       "at '/runners/idleTTL'",
+		"stackManager: {namespaces: [stacks]}": "additional properties 'namespaces' not allowed",
 	} {
 		for _, cmd := range []string{"lint", "template"} {
 			out, err := helmWithValues(helm, cmd, values)
@@ -114,6 +127,84 @@ func TestChartValues(t *testing.T) {
 	}
 	g.Expect(helmWithValues(helm, "lint", "{replicas: 1, leaderElection: {enabled: false}}")).Error().NotTo(HaveOccurred(),
 		"one replica needs no leader election")
+}
+
+// TestChartRunnerValues: runner Deployments are the default, requesting little and
+// scaling to zero when idle; in-process is chosen explicitly; runner pods take the
+// controller's pod settings, each unless runners.* overrides it; providers.memoryBudget
+// reaches the controller.
+func TestChartRunnerValues(t *testing.T) {
+	g := NewWithT(t)
+	helm := tool(t, "helm", "make tools-test")
+
+	By(t, "defaults: runner Deployments, 100m/256Mi requested under 1 CPU/2Gi, idle for 15m at most")
+	args := deployment(g, helmTemplate(g, helm, "")).Spec.Template.Spec.Containers[0].Args
+	g.Expect(args).To(ContainElements("--runner=deployment", "--runner-image=terraplane:0.1.0", "--runner-idle-ttl=15m"))
+	pod := runnerPod(g, args)
+	g.Expect(pod.Resources).To(HaveValue(Equal(corev1.ResourceRequirements{
+		Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("100m"), corev1.ResourceMemory: resource.MustParse("256Mi")},
+		Limits:   corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1"), corev1.ResourceMemory: resource.MustParse("2Gi")}})))
+	g.Expect(pod.ImagePullPolicy).To(Equal(corev1.PullIfNotPresent), "the controller's pull policy")
+	g.Expect(args).NotTo(ContainElement(HavePrefix("--provider-memory-budget")), "by default, half of each pod's memory limit")
+	in := deployment(g, helmTemplate(g, helm, "runners: {mode: in-process}")).Spec.Template.Spec.Containers[0].Args
+	g.Expect(in).NotTo(ContainElement(HavePrefix("--runner")), "in-process: terraform in the controller")
+
+	By(t, "runner pods take the controller's pod settings")
+	inherited := privateCA + `
+imagePullSecrets: [{name: registry}]
+image: {pullPolicy: Always}
+nodeSelector: {pool: platform}
+tolerations: [{key: dedicated, operator: Equal, value: platform, effect: NoSchedule}]
+affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: [{matchExpressions: [{key: zone, operator: In, values: [a]}]}]}}}
+priorityClassName: platform
+providers: {memoryBudget: 1Gi}
+`
+	spec := deployment(g, helmTemplate(g, helm, inherited)).Spec.Template.Spec
+	pod = runnerPod(g, spec.Containers[0].Args)
+	g.Expect(pod.ImagePullSecrets).To(Equal(spec.ImagePullSecrets))
+	g.Expect(pod.ImagePullPolicy).To(Equal(corev1.PullAlways))
+	g.Expect(pod.Volumes).To(ConsistOf(*volume(spec, "private-ca")))
+	g.Expect(pod.VolumeMounts).To(ConsistOf(corev1.VolumeMount{Name: "private-ca", MountPath: "/etc/ssl/private-ca", ReadOnly: true}))
+	g.Expect(pod.Env).To(ConsistOf(*envVar(spec.Containers[0].Env, "SSL_CERT_FILE")))
+	g.Expect(pod.NodeSelector).To(Equal(spec.NodeSelector))
+	g.Expect(pod.Tolerations).To(Equal(spec.Tolerations))
+	g.Expect(pod.Affinity).To(Equal(spec.Affinity))
+	g.Expect(pod.PriorityClassName).To(Equal("platform"))
+	g.Expect(spec.Containers[0].Args).To(ContainElement("--provider-memory-budget=1Gi"))
+
+	By(t, "runners.* overrides each, and an empty one sets none")
+	pod = runnerPod(g, deployment(g, helmTemplate(g, helm, inherited+`
+runners:
+  imagePullSecrets: [{name: runner-registry}]
+  pullPolicy: IfNotPresent
+  extraEnv: []
+  extraVolumes: []
+  extraVolumeMounts: []
+  nodeSelector: {pool: runners}
+  tolerations: []
+  affinity: {}
+  priorityClassName: runners
+  resources: {limits: {memory: 1Gi}}
+`)).Spec.Template.Spec.Containers[0].Args)
+	g.Expect(pod).To(Equal(runner.PodSettings{ImagePullSecrets: []corev1.LocalObjectReference{{Name: "runner-registry"}},
+		ImagePullPolicy: corev1.PullIfNotPresent, NodeSelector: map[string]string{"pool": "runners"}, PriorityClassName: "runners",
+		Resources: &corev1.ResourceRequirements{
+			Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("100m"), corev1.ResourceMemory: resource.MustParse("256Mi")},
+			Limits:   corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1"), corev1.ResourceMemory: resource.MustParse("1Gi")}}}))
+}
+
+// runnerPod reads the runner pod settings the chart passes the controller (--runner-pod).
+func runnerPod(g Gomega, args []string) runner.PodSettings {
+	var raw string
+	for _, a := range args {
+		if v, ok := strings.CutPrefix(a, "--runner-pod="); ok {
+			raw = v
+		}
+	}
+	g.Expect(raw).NotTo(BeEmpty(), "--runner-pod in %v", args)
+	var s runner.PodSettings
+	g.Expect(json.Unmarshal([]byte(raw), &s)).To(Succeed(), raw)
+	return s
 }
 
 // helmTemplate renders the chart as the release terraplane with values (YAML).

@@ -94,7 +94,7 @@ func TestHelmOnNode(t *testing.T) {
 	By(t, "helm install again under the same name picks up the kept CRDs and claims")
 	reinstallPicksUp(g, ctx, n, helm, bucket, evicted)
 
-	By(t, "helm upgrade to runner Deployments: a new claim is applied by a runner pod")
+	By(t, "runner Deployments (the default): a new claim is applied by a runner pod, which scales to zero and back")
 	runnerPodApplies(t, g, ctx, n, helm)
 }
 

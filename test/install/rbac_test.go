@@ -37,8 +37,10 @@ func TestControllerRunsWithTheChartsRBAC(t *testing.T) {
 			ctx := context.Background()
 			ns := fmt.Sprintf("rbac-stacks-%v", stacks)
 			g.Expect(env.Namespace(ctx, ns)).To(Succeed())
+			// the stack manager lives apart from where the controller makes runner Deployments
+			g.Expect(env.Namespace(ctx, ns+"-sm")).To(Succeed())
 			manifests := runTool(g, helm, "template", ns, chartDir, "-n", ns, fmt.Sprintf("--set=stackManager.enabled=%v", stacks),
-				"--set=claimDefinitionGroups={platform.example.org}")
+				"--set=stackManager.namespace="+ns+"-sm", "--set=claimDefinitionGroups={platform.example.org}")
 			applyManifests(g, manifests)
 			sa := deployment(g, manifests).Spec.Template.Spec.ServiceAccountName
 			cfg := rest.CopyConfig(env.ControlPlane.Config)
@@ -55,7 +57,7 @@ func TestControllerRunsWithTheChartsRBAC(t *testing.T) {
 				smCfg := rest.CopyConfig(env.ControlPlane.Config)
 				smName := regexp.MustCompile(`name: (\S+-stack-manager)\n`).FindStringSubmatch(manifests)
 				g.Expect(smName).NotTo(BeNil(), "the chart names the stack manager's ServiceAccount")
-				smCfg.Impersonate = rest.ImpersonationConfig{UserName: "system:serviceaccount:" + ns + ":" + smName[1]}
+				smCfg.Impersonate = rest.ImpersonationConfig{UserName: "system:serviceaccount:" + ns + "-sm:" + smName[1]}
 				sm, err := client.New(smCfg, client.Options{Scheme: env.Client.Scheme()})
 				g.Expect(err).NotTo(HaveOccurred())
 				g.Expect(sm.Create(ctx, grant, client.DryRunAll)).To(Succeed(), "the stack manager grants a stack's controller its RBAC")

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -15,6 +16,7 @@ import (
 
 	. "github.com/onsi/gomega"
 	authorizationv1 "k8s.io/api/authorization/v1"
+	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -72,20 +74,31 @@ func resourceOf(g Gomega, gvk schema.GroupVersionKind) string {
 	return m.Resource.Resource
 }
 
-// The namespaces of the tests: the release's, a tenant's it serves, and another.
-const sys, tenant, other = "tenancy-system", "tenancy-team", "tenancy-other"
+// The namespaces of the tests: the release's, a tenant's it serves, another, and the
+// stack manager's own (which the controller does not serve).
+const sys, tenant, other, stacks = "tenancy-system", "tenancy-team", "tenancy-other", "tenancy-stacks"
 
-// installRBAC creates the namespaces and the chart's RBAC, with the stack manager and
-// the tenant's namespace served, and returns its ClusterRoles by name.
+// installRBAC creates the namespaces and the chart's RBAC, with runner Deployments (the
+// chart's default), the stack manager in its own namespace and the tenant's namespace
+// served, and returns its ClusterRoles by name.
 func installRBAC(t *testing.T, g Gomega, ctx context.Context) map[string]*rbacv1.ClusterRole {
-	for _, ns := range []string{sys, tenant, other} {
+	for _, ns := range []string{sys, tenant, other, stacks} {
 		g.Expect(env.Namespace(ctx, ns)).To(Succeed())
 	}
-	return applyRBAC(g, ctx, sys, renderChart(t, g, "terraplane", "-n", sys, "--set=stackManager.enabled=true", "--set=tenancy.namespaces={"+tenant+"}"))
+	return applyRBAC(g, ctx, sys, renderChart(t, g, "terraplane", "-n", sys, "--set=runners.mode=deployment", "--set=stackManager.enabled=true",
+		"--set=stackManager.namespace="+stacks, "--set=tenancy.namespaces={"+tenant+"}"))
 }
 
 // renderChart runs helm template on the chart for release with args.
 func renderChart(t *testing.T, g Gomega, release string, args ...string) string {
+	out, err := helmTemplate(t, release, args...)
+	g.Expect(err).NotTo(HaveOccurred(), "helm template")
+	return out
+}
+
+// helmTemplate runs helm template on the chart for release with args, and returns its
+// output, or its error with what it wrote on stderr.
+func helmTemplate(t *testing.T, release string, args ...string) (string, error) {
 	helm := filepath.Join(devenv.BinDir(), "helm")
 	if _, err := os.Stat(helm); err != nil {
 		t.Fatalf("helm is not installed in %s: run `make tools-test`", devenv.BinDir())
@@ -95,8 +108,10 @@ func renderChart(t *testing.T, g Gomega, release string, args ...string) string 
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
-	g.Expect(err).NotTo(HaveOccurred(), "helm template: %s", stderr.String())
-	return string(out)
+	if err != nil {
+		return "", fmt.Errorf("helm template: %w: %s", err, stderr.String())
+	}
+	return string(out), nil
 }
 
 // applyRBAC creates the chart's ServiceAccounts, roles and bindings (in ns when they name
@@ -138,10 +153,13 @@ func bind(g Gomega, ctx context.Context, user, role, ns string) {
 	g.Expect(client.IgnoreAlreadyExists(env.Client.Create(ctx, obj))).To(Succeed())
 }
 
-// TestChartRoles applies the chart's RBAC, with the stack manager and one tenant namespace,
-// to the API server with the ClusterRole aggregation controller running, and asks the
-// authorizer what each role allows: the controller reaches Secrets only in the namespaces
-// it serves and has no CRD or RBAC rights, which only the stack manager holds; a claimer
+// TestChartRoles applies the chart's RBAC, with runner Deployments, the stack manager and
+// one tenant namespace, to the API server with the ClusterRole aggregation controller
+// running, and asks the authorizer what each role allows: the controller reaches Secrets
+// only in the namespaces it serves and has no CRD or RBAC rights, which only the stack
+// manager holds; it makes runner Deployments where it serves, never in the stack
+// manager's namespace (a Deployment there could run as the stack manager), and the chart
+// refuses to put the stack manager where the controller serves; a claimer
 // (or anyone with edit) writes claims and reads no Secret; a viewer writes nothing; an
 // admin writes every Terraplane kind and reads no Secret either.
 func TestChartRoles(t *testing.T) {
@@ -168,12 +186,30 @@ func TestChartRoles(t *testing.T) {
 		{"get", "", "secrets", other}, {"get", "", "secrets", "kube-system"}, {"list", "", "secrets", ""},
 		{"create", "apiextensions.k8s.io", "customresourcedefinitions", ""}, {"update", "apiextensions.k8s.io", "customresourcedefinitions", ""},
 		{"create", "rbac.authorization.k8s.io", "clusterrolebindings", ""}, {"create", "rbac.authorization.k8s.io", "rolebindings", other},
-		{"create", "apps", "deployments", sys},
+		{"create", "apps", "deployments", stacks}, {"update", "apps", "deployments", stacks}, {"patch", "apps", "deployments", stacks},
+		{"create", "", "pods", stacks}, {"create", "apps", "deployments", other},
 	})
-	expectAccess(g, ctx, "the stack manager", serviceAccount(sys, "terraplane-stack-manager"), []access{
+	expectAccess(g, ctx, "the controller's runner pools", controller, []access{
+		{"create", "apps", "deployments", sys}, {"create", "apps", "deployments", tenant}, {"list", "apps", "deployments", tenant},
+	}, nil)
+	expectAccess(g, ctx, "the stack manager", serviceAccount(stacks, "terraplane-stack-manager"), []access{
 		{"create", "apiextensions.k8s.io", "customresourcedefinitions", ""}, {"create", "rbac.authorization.k8s.io", "clusterroles", ""},
 		{"create", "apps", "deployments", sys},
 	}, nil)
+	g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: sys, Name: "terraplane-stack-manager"}, &corev1.ServiceAccount{})).
+		To(MatchError(ContainSubstring("not found")), "no stack manager ServiceAccount where the controller makes Deployments")
+
+	By(t, "the chart refuses the stack manager where the controller makes runner Deployments")
+	for name, args := range map[string][]string{
+		"the release's namespace": {"--set=stackManager.enabled=true"},
+		"a served namespace":      {"--set=stackManager.enabled=true", "--set=stackManager.namespace=" + tenant, "--set=tenancy.namespaces={" + tenant + "}"},
+		"every namespace served":  {"--set=stackManager.enabled=true", "--set=stackManager.namespace=" + stacks, "--set=tenancy.allNamespaces=true"},
+	} {
+		_, err := helmTemplate(t, "terraplane", append([]string{"-n", sys, "--set=runners.mode=deployment"}, args...)...)
+		g.Expect(err).To(MatchError(ContainSubstring("stackManager.enabled with runners.mode=deployment")), name)
+	}
+	_, err := helmTemplate(t, "terraplane", "-n", sys, "--set=runners.mode=in-process", "--set=stackManager.enabled=true")
+	g.Expect(err).NotTo(HaveOccurred(), "in-process, the controller makes no Deployment: the stack manager may share its namespace")
 
 	By(t, "a claimer, and anyone with edit, writes every claim kind and reads no Secret")
 	bind(g, ctx, "carol", "terraplane-claimer", tenant)

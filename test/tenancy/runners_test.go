@@ -3,6 +3,7 @@ package tenancy
 import (
 	"context"
 	"testing"
+	"time"
 
 	. "github.com/onsi/gomega"
 	appsv1 "k8s.io/api/apps/v1"
@@ -35,7 +36,7 @@ func TestRunnerDeployments(t *testing.T) {
 	controller, err := client.New(as(serviceAccount(ns, "pools-terraplane")), client.Options{Scheme: kinds.NewScheme()})
 	g.Expect(err).NotTo(HaveOccurred())
 	deps := &runner.Deployments{Client: controller, Identities: &runner.Identities{Client: controller, EnsureRole: true},
-		Pod: runner.PodSpec{Image: "registry.example.com/terraplane:v1", Terraform: "/usr/local/bin/terraform"}}
+		Pod: runner.PodSpec{Image: "registry.example.com/terraplane:v1", Terraform: "/usr/local/bin/terraform"}, ReadyTimeout: time.Second}
 	pool := runner.PoolRef{Namespace: served, Name: "blue"}
 	name := runner.ServiceAccountName(pool)
 
@@ -70,7 +71,26 @@ func TestRunnerDeployments(t *testing.T) {
 	expectAccess(g, ctx, "the pool", sa, []access{{"get", "", "secrets", served}, {"update", "coordination.k8s.io", "leases", served}},
 		[]access{{"get", "", "secrets", ns}, {"get", "", "secrets", unserved}, {"create", "apps", "deployments", served}})
 
+	By(t, "everything made for the pool is owned by the terraplane-runner ClusterRole, which the controller may read")
+	anchor := &rbacv1.ClusterRole{}
+	g.Expect(env.Client.Get(ctx, client.ObjectKey{Name: runner.RunnerClusterRole}, anchor)).To(Succeed())
+	for _, obj := range []client.Object{&corev1.ServiceAccount{}, &rbacv1.RoleBinding{}, &corev1.Secret{}, &corev1.Service{}, &appsv1.Deployment{}} {
+		g.Expect(env.Client.Get(ctx, key, obj)).To(Succeed())
+		g.Expect(obj.GetOwnerReferences()).To(ContainElement(HaveField("UID", anchor.UID)), "%T owned by the anchor", obj)
+	}
+
+	By(t, "the controller lists the runner Deployments where it serves, to scale idle ones to zero")
+	deps.IdleTTL, deps.Namespaces = time.Minute, []string{served}
+	scaled, err := deps.ReapOnce(ctx, time.Now().Add(time.Hour))
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(scaled).To(ConsistOf(pool))
+	g.Expect(env.Client.Get(ctx, key, dep)).To(Succeed())
+	g.Expect(dep.Spec.Replicas).To(HaveValue(BeZero()))
+
 	By(t, "in a namespace it does not serve, the controller makes nothing")
 	_, err = deps.Ensure(ctx, runner.PoolRef{Namespace: unserved, Name: "default"})
+	g.Expect(apierrors.IsForbidden(err)).To(BeTrue(), "%v", err)
+	deps.Namespaces = []string{unserved}
+	_, err = deps.ReapOnce(ctx, time.Now())
 	g.Expect(apierrors.IsForbidden(err)).To(BeTrue(), "%v", err)
 }

@@ -43,7 +43,7 @@ func TestStackManagerApart(t *testing.T) {
 	installRBAC(t, g, ctx)
 
 	By(t, "the stack manager and the controller start, each with its own ServiceAccount's rights")
-	sm, err := app.NewStackManager(ctx, as(serviceAccount(sys, "terraplane-stack-manager")), app.Options{WorkDir: t.TempDir(),
+	sm, err := app.NewStackManager(ctx, as(serviceAccount(stacks, "terraplane-stack-manager")), app.Options{WorkDir: t.TempDir(),
 		UserErrorRetry: 2 * time.Second, MetricsAddr: "0", HealthAddr: "0"})
 	g.Expect(err).NotTo(HaveOccurred())
 	done := make(chan error, 1)

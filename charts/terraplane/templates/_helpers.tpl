@@ -61,6 +61,34 @@ matchExpressions:
 {{- printf "%s-stack-manager" (include "terraplane.fullname" .) | trunc 63 | trimSuffix "-" -}}
 {{- end -}}
 
+{{/* The namespace of the stack manager (stackManager.namespace, else the release's). */}}
+{{- define "terraplane.stackManagerNamespace" -}}
+{{- default .Release.Namespace .Values.stackManager.namespace -}}
+{{- end -}}
+
+{{/* The pod settings of runner Deployments, as the JSON of --runner-pod: the
+controller's own, each unless runners.* sets its own, and runners.resources. */}}
+{{- define "terraplane.runnerPod" -}}
+{{- $r := .Values.runners -}}
+{{- $s := dict "resources" $r.resources -}}
+{{- $pairs := list
+  (list "imagePullSecrets" .Values.imagePullSecrets $r.imagePullSecrets)
+  (list "imagePullPolicy" .Values.image.pullPolicy $r.pullPolicy)
+  (list "env" .Values.extraEnv $r.extraEnv)
+  (list "volumes" .Values.extraVolumes $r.extraVolumes)
+  (list "volumeMounts" .Values.extraVolumeMounts $r.extraVolumeMounts)
+  (list "nodeSelector" .Values.nodeSelector $r.nodeSelector)
+  (list "tolerations" .Values.tolerations $r.tolerations)
+  (list "affinity" .Values.affinity $r.affinity)
+  (list "priorityClassName" .Values.priorityClassName $r.priorityClassName) -}}
+{{- range $pairs -}}
+{{- $v := index . 2 -}}
+{{- if kindIs "invalid" $v }}{{ $v = index . 1 }}{{ end -}}
+{{- if $v }}{{ $_ := set $s (index . 0) $v }}{{ end -}}
+{{- end -}}
+{{- toJson $s -}}
+{{- end -}}
+
 {{/* Every Terraplane API group, as a YAML list. */}}
 {{- define "terraplane.apiGroups" -}}
 - apiextensions.terraplane.io
