@@ -39,7 +39,7 @@ func kubernetes(p string) bool {
 // build it without a cluster in sight); neither do the renderer and the lock holder's
 // identity the engine marks its children with.
 func TestKubernetesFree(t *testing.T) {
-	for _, pkg := range []string{"internal/engine", "internal/render", "internal/holder"} {
+	for _, pkg := range []string{"internal/engine", "internal/render", "internal/holder", "internal/plandoc"} {
 		t.Run(pkg, func(t *testing.T) {
 			if got := slices.DeleteFunc(goList(t, "-deps", "./"+pkg), func(p string) bool { return !kubernetes(p) }); len(got) > 0 {
 				t.Errorf("%s depends on Kubernetes packages: %s", pkg, strings.Join(got, ", "))
