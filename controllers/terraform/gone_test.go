@@ -12,8 +12,8 @@ import (
 	terraformv1 "terraplane.io/terraplane/apis/terraform/v1alpha1"
 )
 
-// existing is a Module applied two hours ago that recorded two resources, Ready and Synced.
-func existing(m *terraformv1.Module) {
+// existingModule is a Module applied two hours ago that recorded two resources, Ready and Synced.
+func existingModule(m *terraformv1.Module) {
 	then := metav1.NewTime(time.Now().Add(-2 * time.Hour))
 	m.Status.Terraform = common.TerraformStatus{InputsHash: "h1", LastPlanTime: &then, LastApplyTime: &then, Resources: 2}
 	m.Status.ObservedGeneration = 1
@@ -27,7 +27,7 @@ func existing(m *terraformv1.Module) {
 // no StateMissing; Ready=False (Missing) and Drifted name them while the apply runs;
 // DriftDetected and DriftCorrected announce it; Ready again once they are back.
 func TestDeletedOutsideIsRecreated(t *testing.T) {
-	h := newHarness(t, existing)
+	h := newHarness(t, existingModule)
 	h.runner.emptyState = true
 	h.runner.plans = append(h.runner.plans, gone)
 	var during []string
@@ -61,7 +61,7 @@ func TestDeletedOutsideIsRecreated(t *testing.T) {
 // until the plan is approved, and the resource says so: Ready=False (Missing), Drifted=True,
 // both naming them.
 func TestDeletedOutsideAwaitingApproval(t *testing.T) {
-	h := newHarness(t, func(m *terraformv1.Module) { existing(m); m.Spec.Approval = common.ApprovalManual })
+	h := newHarness(t, func(m *terraformv1.Module) { existingModule(m); m.Spec.Approval = common.ApprovalManual })
 	h.runner.emptyState = true
 	h.runner.plans = append(h.runner.plans, gone)
 	mg := h.reconcile()
