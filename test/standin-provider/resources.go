@@ -53,6 +53,7 @@ func (p *provider) PlanResourceChange(_ context.Context, req *tfprotov5.PlanReso
 	}
 	// as the SDK the real providers are built with: terraform then takes a computed
 	// block the configuration leaves out
+	//lint:ignore SA1019 the real google and azurerm providers (SDKv2) set it, and terraform plans their computed blocks by it
 	resp := &tfprotov5.PlanResourceChangeResponse{UnsafeToUseLegacyTypeSystem: true}
 	call := Call{Call: "PlanResourceChange", Type: req.TypeName, Action: "create"}
 	if !prior.IsNull() {
@@ -99,6 +100,7 @@ func (p *provider) ApplyResourceChange(_ context.Context, req *tfprotov5.ApplyRe
 		act = "update"
 	}
 	p.log.record(Call{Call: "ApplyResourceChange", Type: req.TypeName, Action: act, Values: plain(s.Block, tftypes.NewAttributePath(), done)})
+	//lint:ignore SA1019 as in PlanResourceChange: the real providers set it
 	resp := &tfprotov5.ApplyResourceChangeResponse{Private: req.PlannedPrivate, UnsafeToUseLegacyTypeSystem: true}
 	resp.NewState, resp.Diagnostics = encode(s, done)
 	return resp, nil
