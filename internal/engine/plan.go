@@ -13,6 +13,8 @@ import (
 
 	"github.com/hashicorp/terraform-exec/tfexec"
 	tfjson "github.com/hashicorp/terraform-json"
+
+	"terraplane.io/terraplane/internal/plandoc"
 )
 
 // Change is what a plan does to one resource instance.
@@ -395,8 +397,8 @@ func spreadSensitivity(js *tfjson.Plan) {
 		}
 	}
 	for _, c := range changes {
-		collectSecrets(c.Before, c.BeforeSensitive, false, secret)
-		collectSecrets(c.After, c.AfterSensitive, false, secret)
+		plandoc.CollectSecrets(c.Before, c.BeforeSensitive, false, secret)
+		plandoc.CollectSecrets(c.After, c.AfterSensitive, false, secret)
 	}
 	if len(secret) == 0 {
 		return
@@ -404,31 +406,6 @@ func spreadSensitivity(js *tfjson.Plan) {
 	for _, c := range changes {
 		c.BeforeSensitive = markSecrets(c.Before, c.BeforeSensitive, secret)
 		c.AfterSensitive = markSecrets(c.After, c.AfterSensitive, secret)
-	}
-}
-
-// collectSecrets adds the text leaves of v that mask (or an enclosing mask, under) marks.
-func collectSecrets(v, mask any, under bool, secret map[string]bool) {
-	under = under || mask == true
-	switch x := v.(type) {
-	case string:
-		if under && len(x) >= 4 {
-			secret[x] = true
-		}
-	case map[string]any:
-		m, _ := mask.(map[string]any)
-		for k, sub := range x {
-			collectSecrets(sub, m[k], under, secret)
-		}
-	case []any:
-		m, _ := mask.([]any)
-		for i, sub := range x {
-			var sm any
-			if i < len(m) {
-				sm = m[i]
-			}
-			collectSecrets(sub, sm, under, secret)
-		}
 	}
 }
 

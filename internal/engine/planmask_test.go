@@ -8,6 +8,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	tfjson "github.com/hashicorp/terraform-json"
+
+	"terraplane.io/terraplane/internal/plandoc"
 )
 
 // hashed matches what maskSensitive puts in place of a sensitive value.
@@ -151,7 +153,7 @@ func TestCollectAndMarkSecrets(t *testing.T) {
 		{"not a text", 12345.0, true, map[string]bool{}},
 	} {
 		got := map[string]bool{}
-		collectSecrets(tc.v, tc.mask, false, got)
+		plandoc.CollectSecrets(tc.v, tc.mask, false, got)
 		if diff := cmp.Diff(tc.want, got); diff != "" {
 			t.Errorf("collect %s (-want +got):\n%s", tc.name, diff)
 		}

@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	tfjson "github.com/hashicorp/terraform-json"
+
+	"terraplane.io/terraplane/internal/plandoc"
 )
 
 // Placeholders RenderPlan shows instead of values.
@@ -202,40 +204,7 @@ func shown(v, sensitive, unknown any) string {
 }
 
 // unionMask is a sensitivity mask marking what either a or b marks.
-func unionMask(a, b any) any {
-	if a == true || b == true {
-		return true
-	}
-	am, aok := a.(map[string]any)
-	bm, bok := b.(map[string]any)
-	if aok || bok {
-		out := map[string]any{}
-		for k, v := range am {
-			out[k] = v
-		}
-		for k, v := range bm {
-			out[k] = unionMask(out[k], v)
-		}
-		return out
-	}
-	al, _ := a.([]any)
-	bl, _ := b.([]any)
-	if al == nil && bl == nil {
-		return false
-	}
-	out := make([]any, max(len(al), len(bl)))
-	for i := range out {
-		var x, y any
-		if i < len(al) {
-			x = al[i]
-		}
-		if i < len(bl) {
-			y = bl[i]
-		}
-		out[i] = unionMask(x, y)
-	}
-	return out
-}
+func unionMask(a, b any) any { return plandoc.UnionMask(a, b) }
 
 // containsTrue reports whether a sensitivity mask marks anything.
 func containsTrue(mask any) bool {

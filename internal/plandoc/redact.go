@@ -91,10 +91,10 @@ func replacer(secret map[string]bool) *strings.Replacer {
 
 // maskChange masks one change's before and after, collecting the masked texts.
 func maskChange(ch map[string]any, secret map[string]bool) map[string]any {
-	mask := union(ch["before_sensitive"], ch["after_sensitive"])
+	mask := UnionMask(ch["before_sensitive"], ch["after_sensitive"])
 	for _, side := range []string{"before", "after"} {
 		if v, ok := ch[side]; ok {
-			collect(v, mask, false, secret)
+			CollectSecrets(v, mask, false, secret)
 			ch[side] = mask1(v, mask)
 		}
 	}
@@ -110,8 +110,9 @@ func shallow(m map[string]any) map[string]any {
 	return out
 }
 
-// union is a sensitivity mask marking what either a or b marks.
-func union(a, b any) any {
+// UnionMask is a sensitivity mask (terraform's before_sensitive or after_sensitive)
+// marking what either a or b marks.
+func UnionMask(a, b any) any {
 	if a == true || b == true {
 		return true
 	}
@@ -123,7 +124,7 @@ func union(a, b any) any {
 			out[k] = v
 		}
 		for k, v := range bm {
-			out[k] = union(out[k], v)
+			out[k] = UnionMask(out[k], v)
 		}
 		return out
 	}
@@ -141,7 +142,7 @@ func union(a, b any) any {
 		if i < len(bl) {
 			y = bl[i]
 		}
-		out[i] = union(x, y)
+		out[i] = UnionMask(x, y)
 	}
 	return out
 }
@@ -177,8 +178,9 @@ func mask1(v, mask any) any {
 	return v
 }
 
-// collect adds the text leaves of v that mask (or an enclosing mask, under) marks.
-func collect(v, mask any, under bool, secret map[string]bool) {
+// CollectSecrets adds to secret the text leaves of v, of at least four characters, that
+// mask (or an enclosing mask, under) marks.
+func CollectSecrets(v, mask any, under bool, secret map[string]bool) {
 	under = under || mask == true
 	switch x := v.(type) {
 	case string:
@@ -188,7 +190,7 @@ func collect(v, mask any, under bool, secret map[string]bool) {
 	case map[string]any:
 		m, _ := mask.(map[string]any)
 		for k, sub := range x {
-			collect(sub, m[k], under, secret)
+			CollectSecrets(sub, m[k], under, secret)
 		}
 	case []any:
 		m, _ := mask.([]any)
@@ -197,7 +199,7 @@ func collect(v, mask any, under bool, secret map[string]bool) {
 			if i < len(m) {
 				sm = m[i]
 			}
-			collect(sub, sm, under, secret)
+			CollectSecrets(sub, sm, under, secret)
 		}
 	}
 }
