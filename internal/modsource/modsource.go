@@ -127,6 +127,13 @@ func (l *Loader) load(key string, read func() (*Loaded, error)) (*Loaded, error)
 	}
 	l.mu.Unlock()
 	v, err, _ := l.flight.Do(key, func() (any, error) {
+		// a read that ended between the look above and this flight has cached the module
+		l.mu.Lock()
+		if c, ok := l.cache[key]; ok {
+			l.mu.Unlock()
+			return c.loaded, nil
+		}
+		l.mu.Unlock()
 		ld, err := read()
 		if err != nil {
 			return nil, err
