@@ -12,7 +12,6 @@ import (
 
 	common "terraplane.io/terraplane/apis/common/v1alpha1"
 	policyv1 "terraplane.io/terraplane/apis/policy/v1alpha1"
-	"terraplane.io/terraplane/internal/kref"
 	"terraplane.io/terraplane/internal/plandoc"
 	"terraplane.io/terraplane/internal/planpolicy"
 )
@@ -96,7 +95,7 @@ type policyReport struct {
 func testPolicies(ctx context.Context, policyFile string, o policyTestOptions) (*policyReport, error) {
 	raw, err := os.ReadFile(policyFile)
 	if err != nil {
-		return nil, kref.Usagef("read policies: %v", err)
+		return nil, fmt.Errorf("read policies: %w", err)
 	}
 	pols, err := planpolicy.ReadPolicies(raw)
 	if err != nil {
@@ -107,7 +106,7 @@ func testPolicies(ctx context.Context, policyFile string, o policyTestOptions) (
 	}
 	planJSON, err := os.ReadFile(o.plan)
 	if err != nil {
-		return nil, kref.Usagef("read plan: %v", err)
+		return nil, fmt.Errorf("read plan: %w", err)
 	}
 	doc, err := plandoc.ParsePlan(planJSON)
 	if err != nil {
@@ -139,7 +138,7 @@ func readObject(path string) (map[string]any, error) {
 	}
 	raw, err := os.ReadFile(path)
 	if err != nil {
-		return nil, kref.Usagef("read object: %v", err)
+		return nil, fmt.Errorf("read object: %w", err)
 	}
 	var obj map[string]any
 	if err := yaml.Unmarshal(raw, &obj); err != nil {

@@ -67,7 +67,7 @@ var exempt = map[string]string{
 	"runner":        "serves one runner pool for the controller until stopped: its output is logs",
 	"stack-manager": "runs the stack manager until stopped: its output is logs",
 	"plan":          "a command group", "stack": "a command group", "module": "a command group", "claim": "a command group", "get": "a command group",
-	"rollout": "a command group",
+	"rollout": "a command group", "policy": "a command group",
 }
 
 // revisedClass is a ModuleClass in ns with two revisions, the second its latest and
@@ -129,6 +129,10 @@ func TestConformance(t *testing.T) {
 	host := strings.TrimPrefix(srv.URL, "http://")
 	alpha := "../e2e/testdata/stacks/alpha"
 	exported := filepath.Join(t.TempDir(), "exported")
+	policyDir := t.TempDir()
+	policyFile, planFile := filepath.Join(policyDir, "policy.yaml"), filepath.Join(policyDir, "plan.json")
+	g.Expect(os.WriteFile(policyFile, []byte(conformancePolicy), 0o644)).To(Succeed())
+	g.Expect(os.WriteFile(planFile, []byte(conformancePlan), 0o644)).To(Succeed())
 
 	// in the order they run: migrate makes the Module export hands back
 	cases := []struct {
@@ -154,6 +158,7 @@ func TestConformance(t *testing.T) {
 		{"rollout pause", []string{"rollout", "pause", "moduleclass/conf-rollout"}, []string{"rollout", "pause", "moduleclass/nope"}},
 		{"rollout resume", []string{"rollout", "resume", "moduleclass/conf-rollout"}, []string{"rollout", "resume", "moduleclass/nope"}},
 		{"rollout undo", []string{"rollout", "undo", "moduleclass/conf-rollout"}, []string{"rollout", "undo", "moduleclass/nope"}},
+		{"policy test", []string{"policy", "test", policyFile, "--plan", planFile}, []string{"policy", "test", policyFile, "--plan", filepath.Join(policyDir, "nope.json")}},
 	}
 	var covered []string
 	for _, tc := range cases {
@@ -273,3 +278,20 @@ func conformNamespaces(t *testing.T, admin []string, ns, team, modDir string) {
 		t.Run(path, check)
 	}
 }
+
+// conformancePolicy is a plan policy that conformancePlan passes: every bucket is tagged.
+const conformancePolicy = `apiVersion: policy.terraplane.io/v1alpha1
+kind: PlanPolicy
+metadata:
+  name: tagged
+spec:
+  rules:
+  - name: team-tag
+    expression: "plan.resource_changes.all(rc, rc.change.after == null || 'team' in rc.change.after.tags)"
+    message: every resource carries a team tag
+`
+
+// conformancePlan is terraform's plan JSON of one tagged bucket.
+const conformancePlan = `{"format_version":"1.2","resource_changes":[{"address":"aws_s3_bucket.this","mode":"managed","type":"aws_s3_bucket","name":"this",
+"provider_name":"registry.terraform.io/hashicorp/aws","change":{"actions":["create"],"before":null,"after":{"bucket":"b","tags":{"team":"a"}},
+"after_unknown":{"id":true},"before_sensitive":false,"after_sensitive":{"tags":{}}}}]}`

@@ -9,6 +9,10 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	awsstoragev1 "terraplane.io/terraplane/apis/aws/storage/v1alpha1"
+	"terraplane.io/terraplane/internal/resource"
 )
 
 // TestTraceBucketClaim traces a Bound Bucket claim as an admin and as a claimer with
@@ -18,6 +22,8 @@ func TestTraceBucketClaim(t *testing.T) {
 	g := NewWithT(t)
 	const ns, plan = "cli-trace-bucket", "3f9a6c1e2b7d4a50"
 	mg := bucketChain(t, ns, "photos", plan)
+	s3 := &awsstoragev1.S3Bucket{}
+	g.Expect(env.Client.Get(context.Background(), client.ObjectKey{Namespace: adminNS, Name: mg}, s3)).To(Succeed())
 	labels := map[string]string{"app.kubernetes.io/name": "terraplane-runner", "terraplane.io/runner-pool": "photos"}
 	create(t, &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: adminNS, Name: "terraplane-runner-photos"},
 		Spec: appsv1.DeploymentSpec{Replicas: ptr(int32(1)), Selector: &metav1.LabelSelector{MatchLabels: labels},
@@ -38,8 +44,8 @@ func TestTraceBucketClaim(t *testing.T) {
 		"    Provider/" + adminNS + "/photos-minio Available",
 		"      Secret/" + adminNS + "/photos-creds ",
 		"    Secret/" + adminNS + "/" + mg + " ",
-		"    Plan/" + adminNS + "/" + plan + " AwaitingApproval",
-		"    RunnerPool/" + adminNS + "/photos Running",
+		"    Plan/" + adminNS + "/" + resource.PlanName(s3) + " AwaitingApproval",
+		"    Deployment/" + adminNS + "/terraplane-runner-photos Running",
 		"  Secret/" + ns + "/photos-bucket ",
 	}))
 	r := terraplane(t, admin, "trace", "Buckets", "photos", "-n", ns, "-o", "wide")
