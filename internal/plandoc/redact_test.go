@@ -91,3 +91,33 @@ func TestUnionMask(t *testing.T) {
 		t.Error("the union of no masks marks something")
 	}
 }
+
+// TestRedact: whole numbers become integers, an entry that is not a change is dropped,
+// a change without a "change" object is kept as it is, and of two secrets where one
+// holds the other, the longer is masked whole.
+func TestRedact(t *testing.T) {
+	changes := []any{
+		"not a change",
+		map[string]any{"address": "a"},
+		map[string]any{"address": "b", "change": map[string]any{"after": map[string]any{
+			"size": float64(3), "ratio": 1.5, "dsn": "user:secret-long@host"}}},
+	}
+	got, err := json.Marshal(Redact(changes, "secret", "secret-long"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `[{"address":"a"},{"address":"b","change":{"after":{"dsn":"user:(sensitive value)@host","ratio":1.5,"size":3}}}]`
+	if diff := cmp.Diff(want, string(got)); diff != "" {
+		t.Errorf("redacted (-want +got):\n%s", diff)
+	}
+	if size := Redact(changes[2:])[0].(map[string]any)["change"].(map[string]any)["after"].(map[string]any)["size"]; size != int64(3) {
+		t.Errorf("size is %T %v, want the integer 3", size, size)
+	}
+}
+
+// TestParsePlanRefusesBadJSON: a plan that is not JSON is an error, not an empty document.
+func TestParsePlanRefusesBadJSON(t *testing.T) {
+	if _, err := ParsePlan([]byte("not json")); err == nil {
+		t.Error("ParsePlan accepted text that is not JSON")
+	}
+}
