@@ -31,10 +31,6 @@ const adminNS = "terraplane-system"
 var imageValues = []string{"--set", "image.repository=" + nodeImageRepo, "--set", "image.tag=" + nodeImageTag, "--set", "image.pullPolicy=Never",
 	"--set", "tenancy.namespaces={demo}"}
 
-// inProcess runs terraform in the controller pod: the steps before runnerPodApplies were
-// proven that way, and the chart's default (runner Deployments) has its own step.
-var inProcess = []string{"--set", "runners.mode=in-process"}
-
 // TestHelmOnNode installs the chart as a platform team does, on a real node: `helm
 // install` with the freshly built image into a namespace that enforces the restricted
 // Pod Security level; the controller pod becomes Ready; the quickstart's Provider points
@@ -60,7 +56,7 @@ func TestHelmOnNode(t *testing.T) {
 	g.Expect(n.Client.Create(ctx, restrictedNS(adminNS))).To(Succeed())
 	g.Expect(n.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "demo"}})).To(Succeed(), "the namespaces the chart serves exist first")
 	defer n.dumpPods(t, adminNS)
-	n.helm(g, helm, append(append([]string{"install", "terraplane", chartDir, "-n", adminNS, "--wait", "--timeout", "5m"}, imageValues...), inProcess...)...)
+	n.helm(g, helm, append([]string{"install", "terraplane", chartDir, "-n", adminNS, "--wait", "--timeout", "5m"}, imageValues...)...)
 	pod := n.controllerPod(g, ctx)
 	t.Logf("controller pod %s Ready", pod.Name)
 
@@ -98,7 +94,7 @@ func TestHelmOnNode(t *testing.T) {
 	By(t, "helm install again under the same name picks up the kept CRDs and claims")
 	reinstallPicksUp(g, ctx, n, helm, bucket, evicted)
 
-	By(t, "helm upgrade to runner Deployments: a new claim is applied by a runner pod")
+	By(t, "runner Deployments (the default): a new claim is applied by a runner pod, which scales to zero and back")
 	runnerPodApplies(t, g, ctx, n, helm)
 }
 

@@ -12,9 +12,12 @@ import (
 	"github.com/minio/minio-go/v7"
 	"github.com/minio/minio-go/v7/pkg/credentials"
 	. "github.com/onsi/gomega"
+	appsv1 "k8s.io/api/apps/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -161,12 +164,20 @@ func uninstallKeeps(g Gomega, ctx context.Context, n *nodeEnv, helm, minioEndpoi
 	}
 	g.Expect(minioBuckets(g, ctx, minioEndpoint)).To(HaveLen(len(claims)), "the buckets stay")
 	g.Expect(stateSecrets(g, ctx, n)).To(Equal(states), "the state Secrets stay")
+	runner := client.MatchingLabels{"app.kubernetes.io/name": "terraplane-runner"}
+	g.Eventually(func(g Gomega) {
+		for _, list := range []client.ObjectList{&appsv1.DeploymentList{}, &corev1.ServiceList{}, &corev1.SecretList{}, &corev1.ServiceAccountList{},
+			&rbacv1.RoleBindingList{}, &corev1.PodList{}} {
+			g.Expect(n.Client.List(ctx, list, runner)).To(Succeed())
+			g.Expect(apimeta.ExtractList(list)).To(BeEmpty(), "what the controller made for runner pools goes with the release: %T", list)
+		}
+	}).WithTimeout(2 * time.Minute).WithPolling(2 * time.Second).Should(Succeed())
 }
 
 // reinstallPicksUp installs the release again under the same name: Helm adopts the CRDs
 // the uninstall kept, and the new controller carries on with the claims.
 func reinstallPicksUp(g Gomega, ctx context.Context, n *nodeEnv, helm string, claims ...*storagev1.Bucket) {
-	n.helm(g, helm, append(append([]string{"install", "terraplane", chartDir, "-n", adminNS, "--wait", "--timeout", "5m"}, imageValues...), inProcess...)...)
+	n.helm(g, helm, append([]string{"install", "terraplane", chartDir, "-n", adminNS, "--wait", "--timeout", "5m"}, imageValues...)...)
 	n.controllerPod(g, ctx)
 	for _, c := range claims {
 		generation := c.Generation

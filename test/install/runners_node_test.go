@@ -8,6 +8,7 @@ import (
 	"time"
 
 	. "github.com/onsi/gomega"
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -17,14 +18,15 @@ import (
 	"terraplane.io/terraplane/internal/runner"
 )
 
-// runnerPodApplies upgrades the release to runner Deployments (the chart's default) and
-// checks that a new claim is applied by a runner pod, not the controller: the pool's
-// runner pod is Ready in the admin namespace (where the managed resources and their pool
-// live), the claim becomes Ready, and the runner's own metrics count the terraform
-// commands it ran.
+// runnerPodApplies upgrades the release (runner Deployments, its default) to a short idle
+// TTL and checks that a new claim is applied by a runner pod, not the controller: the
+// pool's runner pod is Ready in the admin namespace (where the managed resources and
+// their pool live), the claim becomes Ready, and the runner's own metrics count the
+// terraform commands it ran. Idle, the runner is scaled to zero; the next claim scales it
+// up again and becomes Ready.
 func runnerPodApplies(t *testing.T, g Gomega, ctx context.Context, n *nodeEnv, helm string) {
 	n.helm(g, helm, append([]string{"upgrade", "terraplane", chartDir, "-n", adminNS, "--wait", "--timeout", "5m",
-		"--set", "runners.mode=deployment", "--set", "runners.resources.limits.cpu=500m", "--set", "runners.resources.limits.memory=1Gi"}, imageValues...)...)
+		"--set", "runners.idleTTL=40s", "--set", "runners.resources.limits.cpu=500m", "--set", "runners.resources.limits.memory=1Gi"}, imageValues...)...)
 	n.controllerPod(g, ctx)
 	claim := &storagev1.Bucket{ObjectMeta: metav1.ObjectMeta{Namespace: "demo", Name: "through-runner"}}
 	claim.Spec.WriteConnectionSecretToRef = &common.LocalReference{Name: "through-runner-bucket"}
@@ -53,4 +55,22 @@ func runnerPodApplies(t *testing.T, g Gomega, ctx context.Context, n *nodeEnv, h
 	t.Logf("FIGURE runner pod %s ran %v terraform commands", pod.Name, runs)
 	g.Expect(runs).To(BeNumerically(">=", 1), "the runner pod ran the claim's terraform")
 
+	By(t, "idle past runners.idleTTL, the runner is scaled to zero; the next claim scales it up again")
+	dep := &appsv1.Deployment{}
+	key := client.ObjectKey{Namespace: adminNS, Name: runner.ServiceAccountName(runner.PoolRef{Namespace: adminNS, Name: runner.DefaultPool})}
+	start := time.Now()
+	g.Eventually(func(g Gomega) {
+		g.Expect(n.Client.Get(ctx, key, dep)).To(Succeed())
+		g.Expect(dep.Spec.Replicas).To(HaveValue(BeZero()))
+		g.Expect(dep.Status.Replicas).To(BeZero())
+	}).WithTimeout(5*time.Minute).WithPolling(2*time.Second).Should(Succeed(), "the idle runner is scaled to zero")
+	t.Logf("FIGURE runner scaled to zero %s after the claim was Ready", time.Since(start).Round(time.Second))
+	again := &storagev1.Bucket{ObjectMeta: metav1.ObjectMeta{Namespace: "demo", Name: "after-scale-to-zero"}}
+	again.Spec.WriteConnectionSecretToRef = &common.LocalReference{Name: "after-scale-to-zero-bucket"}
+	start = time.Now()
+	g.Expect(n.Client.Create(ctx, again)).To(Succeed())
+	waitReadyIn(g, ctx, n.Client, again, func() []metav1.Condition { return again.Status.Conditions })
+	t.Logf("FIGURE claim Ready %s after its creation, through a runner scaled up from zero", time.Since(start).Round(time.Second))
+	g.Expect(n.Client.Get(ctx, key, dep)).To(Succeed())
+	g.Expect(dep.Spec.Replicas).To(HaveValue(BeEquivalentTo(1)), "the run scaled the runner up")
 }
