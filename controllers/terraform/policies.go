@@ -167,7 +167,7 @@ func (e *run) enforce(ctx context.Context, results []planpolicy.Result, v verdic
 		e.t.recorder.Eventf(e.mg, corev1.EventTypeWarning, EventPolicyWarning, "plan %s: %s", e.plan.ID, w)
 	}
 	if denied := planpolicy.Failed(results, policyv1.EnforcementDeny); len(denied) > 0 {
-		if err := e.t.plans.keepText(ctx, e.mg, e.plan, e.out.reason, e.ws.Hash); err != nil {
+		if err := e.t.plans.KeepText(ctx, e.mg, e.plan, e.out.reason, e.ws.Hash); err != nil {
 			return true, err
 		}
 		return true, resource.Refusef(common.ReasonPolicyDenied, "plan %s of %s/%s was denied, so nothing was applied (approving it does not let it through): %s",
@@ -177,7 +177,7 @@ func (e *run) enforce(ctx context.Context, results []planpolicy.Result, v verdic
 	if len(approval) == 0 || v != applyPlan || e.mg.GetManagedSpec().ApprovedPlan == e.plan.ID {
 		return false, nil
 	}
-	if err := e.t.plans.save(ctx, e.mg, e.plan, e.out.reason, e.ws.Hash); err != nil {
+	if err := e.t.plans.Save(ctx, e.mg, e.plan, e.out.reason, e.ws.Hash); err != nil {
 		return true, err
 	}
 	return true, &resource.Held{Reason: common.ReasonPolicyRequiresApproval, Event: common.ReasonPolicyRequiresApproval,

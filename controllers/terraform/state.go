@@ -23,7 +23,7 @@ const maxStateBytes = 64 << 20
 // when there is no state yet.
 func (r *connector) stateResources(ctx context.Context, mg resource.Managed) (n int, found bool, err error) {
 	s := &corev1.Secret{}
-	err = r.plans.reader.Get(ctx, client.ObjectKey{Namespace: mg.GetNamespace(), Name: resource.StateSecretName(mg)}, s)
+	err = r.reader.Get(ctx, client.ObjectKey{Namespace: mg.GetNamespace(), Name: resource.StateSecretName(mg)}, s)
 	if apierrors.IsNotFound(err) {
 		return 0, false, nil
 	}

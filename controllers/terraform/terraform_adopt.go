@@ -65,7 +65,7 @@ func (e *run) planRecovery(ctx context.Context) (next, error) {
 	if len(e.imports) == 0 && !e.rerun {
 		return finished, nil
 	}
-	key, err := e.t.plans.key(ctx, e.mg.GetNamespace())
+	key, err := e.t.plans.Key(ctx, e.mg.GetNamespace())
 	if err != nil {
 		return proceed, err
 	}

@@ -211,9 +211,9 @@ func (e *run) decide(ctx context.Context) (next, error) {
 	switch verdict {
 	case observeOnly:
 		e.out.drift = true
-		return finished, e.t.plans.keepText(ctx, e.mg, e.plan, e.out.reason, e.ws.Hash)
+		return finished, e.t.plans.KeepText(ctx, e.mg, e.plan, e.out.reason, e.ws.Hash)
 	case holdPlan:
-		if serr := e.t.plans.save(ctx, e.mg, e.plan, e.out.reason, e.ws.Hash); serr != nil {
+		if serr := e.t.plans.Save(ctx, e.mg, e.plan, e.out.reason, e.ws.Hash); serr != nil {
 			return finished, serr
 		}
 		return finished, err
@@ -261,7 +261,7 @@ func (e *run) apply(ctx context.Context) (next, error) {
 
 // keepText keeps the applied plan's text for `terraplane plan show` and reviewers.
 func (e *run) keepText(ctx context.Context) (next, error) {
-	return finished, e.t.plans.keepText(ctx, e.mg, e.plan, e.out.reason, e.ws.Hash)
+	return finished, e.t.plans.KeepText(ctx, e.mg, e.plan, e.out.reason, e.ws.Hash)
 }
 
 // withoutMissingImports handles a failure that names recovery imports whose objects do

@@ -22,6 +22,7 @@ import (
 	"terraplane.io/terraplane/controllers/managed"
 	"terraplane.io/terraplane/internal/engine"
 	"terraplane.io/terraplane/internal/planpolicy"
+	"terraplane.io/terraplane/internal/planstore"
 	"terraplane.io/terraplane/internal/registry"
 	"terraplane.io/terraplane/internal/resource"
 	"terraplane.io/terraplane/internal/shard"
@@ -57,11 +58,13 @@ type Options struct {
 // connector is the Connector of one Terraform kind: Connect renders a resource's
 // workspace, the External it returns plans and applies it, and Delete destroys it.
 type connector struct {
-	client   client.Client
+	client client.Client
+	// reader reads uncached: the state Secrets stay out of the cache.
+	reader   client.Reader
 	kind     *registry.ManagedKind
 	render   Renderer
 	runner   Runner
-	plans    *planStore
+	plans    *planstore.Store
 	opts     Options
 	recorder resource.Recorder
 	// locks remembers the resources whose state lock is known to be free.
@@ -81,7 +84,7 @@ func Setup(mgr ctrl.Manager, reg *registry.Registry, opts Options) error {
 	if err := registerMetrics(); err != nil {
 		return fmt.Errorf("register managed metrics: %w", err)
 	}
-	plans := &planStore{client: mgr.GetClient(), reader: mgr.GetAPIReader()}
+	plans := planstore.New(mgr.GetClient(), mgr.GetAPIReader())
 	var policies *planPolicies
 	if opts.Policies != nil {
 		policies = &planPolicies{client: mgr.GetClient(), cache: opts.Policies}
@@ -92,7 +95,7 @@ func Setup(mgr ctrl.Manager, reg *registry.Registry, opts Options) error {
 			return err
 		}
 		renderer.StateFromEnvironment = opts.StateFromEnvironment
-		t := &connector{client: mgr.GetClient(), kind: kind, render: renderer, runner: opts.Runner, plans: plans, opts: opts,
+		t := &connector{client: mgr.GetClient(), reader: mgr.GetAPIReader(), kind: kind, render: renderer, runner: opts.Runner, plans: plans, opts: opts,
 			recorder: resource.NewRecorder(mgr, "terraplane-managed"), policies: policies}
 		provider, err := reg.Scheme().New(kind.ProviderGVK)
 		if err != nil {

@@ -110,7 +110,7 @@ func (r *connector) recoverCreate(ctx context.Context, mg resource.Managed, ws *
 // interrupted plans (applying nothing) to name what the interrupted create may have
 // made, and stops with CreateInterrupted.
 func (r *connector) interrupted(ctx context.Context, mg resource.Managed, ws *workspace.Rendered) error {
-	key, err := r.plans.key(ctx, mg.GetNamespace())
+	key, err := r.plans.Key(ctx, mg.GetNamespace())
 	if err != nil {
 		return err
 	}

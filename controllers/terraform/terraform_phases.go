@@ -106,14 +106,14 @@ func (r *connector) discardUnapplied(ctx context.Context, mg resource.Managed) e
 	if tf.Plan == nil || tf.LastApply != nil && tf.LastApply.ID == tf.Plan.ID {
 		return nil
 	}
-	return r.plans.discard(ctx, mg)
+	return r.plans.Discard(ctx, mg)
 }
 
 // planFor returns the saved plan that spec.approvedPlan approves, when it was made from
 // the current inputs; otherwise a new plan.
 func (r *connector) planFor(ctx context.Context, mg resource.Managed, ws *workspace.Rendered, reason common.PlanReason) (*engine.Plan, error) {
 	if pending := pendingPlan(mg); pending != nil && pending.ID == mg.GetManagedSpec().ApprovedPlan && pending.InputsHash == ws.Hash {
-		saved, hash, err := r.plans.load(ctx, mg)
+		saved, hash, err := r.plans.Load(ctx, mg)
 		if err != nil {
 			return nil, err
 		}
@@ -131,7 +131,7 @@ func (r *connector) planFor(ctx context.Context, mg resource.Managed, ws *worksp
 // newPlan makes a plan of ws, reading the outputs too when there is nothing to apply and
 // the inputs changed since the last apply (their values may follow the inputs).
 func (r *connector) newPlan(ctx context.Context, mg resource.Managed, ws *workspace.Rendered) (*engine.Plan, error) {
-	key, err := r.plans.key(ctx, mg.GetNamespace())
+	key, err := r.plans.Key(ctx, mg.GetNamespace())
 	if err != nil {
 		return nil, err
 	}
@@ -220,7 +220,7 @@ func (r *connector) Delete(ctx context.Context, mg resource.Managed) error {
 			return terraformError(err)
 		}
 	}
-	if err := r.plans.remove(ctx, mg); err != nil {
+	if err := r.plans.Remove(ctx, mg); err != nil {
 		return err
 	}
 	if err := r.runner.Remove(ctx, workspace.Ref(mg)); err != nil {

@@ -10,6 +10,7 @@ import (
 
 	common "terraplane.io/terraplane/apis/common/v1alpha1"
 	"terraplane.io/terraplane/internal/engine"
+	"terraplane.io/terraplane/internal/planstore"
 	"terraplane.io/terraplane/internal/resource"
 )
 
@@ -33,8 +34,8 @@ func (r *connector) recordRun(mg resource.Managed, out outcome, gen int64, succe
 	tf.LastPlanTime = &now
 	tf.LastHandledRequest = mg.GetAnnotations()[common.RequestedAtAnnotation]
 	if out.plan != nil && out.plan.HasChanges() && (tf.Plan == nil || tf.Plan.ID != out.plan.ID) {
-		tf.Plan = planSummary(out.plan.ID, out.reason, out.plan.Changes, out.hash, now)
-		tf.Plan.Providers = providerSummary(out.plan.ProviderChanges)
+		tf.Plan = planstore.Summary(out.plan.ID, out.reason, out.plan.Changes, out.hash, now)
+		tf.Plan.Providers = planstore.ProviderSummary(out.plan.ProviderChanges)
 	}
 	if out.plan != nil && out.plan.HasChanges() && tf.Plan != nil && tf.Plan.ID == out.plan.ID {
 		tf.Plan.Policies, tf.Plan.PoliciesHash = nil, ""
@@ -74,7 +75,7 @@ func (r *connector) recordApply(mg resource.Managed, out outcome, now metav1.Tim
 		id = out.plan.ID
 	} else {
 		id = engine.ChangesID(res.Changes) // a create without a saved plan
-		tf.Plan = planSummary(id, out.reason, res.Changes, out.hash, now)
+		tf.Plan = planstore.Summary(id, out.reason, res.Changes, out.hash, now)
 	}
 	c := engine.CountChanges(res.Changes)
 	tf.LastApply = &common.ApplySummary{ID: id, Add: c.Add, Change: c.Change, Destroy: c.Destroy, Replace: c.Replace, Time: now}
@@ -97,15 +98,6 @@ func (r *connector) driftDetected(mg resource.Managed, plan *engine.Plan) {
 	r.recorder.Eventf(mg, corev1.EventTypeNormal, common.ReasonDriftDetected, "the periodic plan found drift: %s", driftMessage(plan))
 }
 
-// providerSummary is the status form of a plan's provider changes.
-func providerSummary(changes []engine.ProviderChange) []common.ProviderVersionChange {
-	var out []common.ProviderVersionChange
-	for _, c := range changes {
-		out = append(out, common.ProviderVersionChange{Provider: c.Provider, From: c.From, To: c.To})
-	}
-	return out
-}
-
 // recordLock keeps the lock a run left mg with where its kind keeps its module's (a
 // ModuleClass's status), if the kind does; a failure only means a later run records it.
 func (r *connector) recordLock(ctx context.Context, mg resource.Managed, lock []byte) {
@@ -117,17 +109,3 @@ func (r *connector) recordLock(ctx context.Context, mg resource.Managed, lock []
 	}
 }
 
-// planSummary is the status form of a plan.
-func planSummary(id string, reason common.PlanReason, changes []engine.Change, hash string, at metav1.Time) *common.PlanSummary {
-	c := engine.CountChanges(changes)
-	s := &common.PlanSummary{ID: id, Reason: reason, Add: c.Add, Change: c.Change, Destroy: c.Destroy, Replace: c.Replace,
-		Import: c.Import, CreatedAt: at, InputsHash: hash}
-	for i, ch := range changes {
-		if i == common.MaxPlannedChanges {
-			s.ChangesOmitted = len(changes) - i
-			break
-		}
-		s.Changes = append(s.Changes, common.PlannedChange{Address: ch.Address, Actions: ch.Actions})
-	}
-	return s
-}

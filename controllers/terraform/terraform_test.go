@@ -23,6 +23,7 @@ import (
 	"terraplane.io/terraplane/internal/engine"
 	"terraplane.io/terraplane/internal/kinds"
 	"terraplane.io/terraplane/internal/registry"
+	"terraplane.io/terraplane/internal/planstore"
 	"terraplane.io/terraplane/internal/resource"
 	"terraplane.io/terraplane/internal/statelock"
 	"terraplane.io/terraplane/internal/workspace"
@@ -157,7 +158,7 @@ func newHarness(t *testing.T, edit func(*terraformv1.Module)) *harness {
 	c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(mg).WithStatusSubresource(mg).Build()
 	kind, _ := kinds.NewRegistry(nil).Managed(terraformv1.GroupVersion.WithKind("Module"))
 	h := &harness{t: t, c: c, runner: &fakeRunner{}, render: &fakeRenderer{hash: "h1"}, events: events.NewFakeRecorder(100)}
-	h.tf = &connector{client: c, kind: kind, render: h.render, runner: h.runner, plans: &planStore{client: c, reader: c},
+	h.tf = &connector{client: c, kind: kind, render: h.render, runner: h.runner, reader: c, plans: planstore.New(c, c),
 		opts: Options{DriftInterval: time.Hour, UserErrorRetry: time.Minute}, recorder: resource.RecorderFor(h.events)}
 	h.runner.locker = statelock.NewLocker(c, c, time.Hour, time.Minute)
 	h.r = managed.New(c, h.tf.managedKind())
@@ -197,7 +198,7 @@ func (h *harness) edit(fn func(*terraformv1.Module)) {
 func (h *harness) keepPlanText(text string) {
 	h.t.Helper()
 	applied := &engine.Plan{ID: "aaaa0000000000ff", Text: text}
-	if err := h.tf.plans.keepText(context.Background(), h.get(), applied, common.PlanUpdate, "h1"); err != nil {
+	if err := h.tf.plans.KeepText(context.Background(), h.get(), applied, common.PlanUpdate, "h1"); err != nil {
 		h.t.Fatal(err)
 	}
 }
@@ -241,7 +242,7 @@ func (h *harness) planSecret() map[string]string {
 // savedFile returns the file of the saved plan; "" when none is kept.
 func (h *harness) savedFile() string {
 	h.t.Helper()
-	p, _, err := h.tf.plans.load(context.Background(), h.get())
+	p, _, err := h.tf.plans.Load(context.Background(), h.get())
 	if err != nil {
 		h.t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package terraform
+package planstore
 
 import (
 	"bytes"
@@ -26,17 +26,23 @@ import (
 // planKeySecret holds, per namespace, the key that plan ids hash sensitive values with.
 const planKeySecret = "terraplane-plan-key"
 
-// planStore keeps a resource's saved plan while it awaits approval (it holds secret
+// Store keeps a resource's saved plan while it awaits approval (it holds secret
 // values in plain text, as the state does), and the text of its latest plan with
 // changes. The plan's meta is in the plan Secret, and the plan file in a set of chunk
-// Secrets that the meta names (see planchunks.go); the text, and what the plan does, are
-// in a Plan object that reviewers may read (see plantext.go).
-type planStore struct {
+// Secrets that the meta names (see chunks.go); the text, and what the plan does, are
+// in a Plan object that reviewers may read (see text.go).
+type Store struct {
 	client client.Client // writes
 	reader client.Reader // reads, uncached: plan Secrets stay out of the cache
 	keys   sync.Map      // namespace → []byte
-	// chunkBytes and maxChunks size the chunk sets; 0 means planChunkBytes and planMaxChunks.
-	chunkBytes, maxChunks int
+	// ChunkBytes and MaxChunks size the chunk sets: the bytes of one chunk Secret, and how
+	// many a plan may take; 0 means planChunkBytes and planMaxChunks.
+	ChunkBytes, MaxChunks int
+}
+
+// New returns the plan store that writes with c and reads, uncached, with reader.
+func New(c client.Client, reader client.Reader) *Store {
+	return &Store{client: c, reader: reader}
 }
 
 // planMeta is what a plan Secret records besides the plan's text.
@@ -58,10 +64,10 @@ type planMeta struct {
 	Document json.RawMessage `json:"document,omitempty"`
 }
 
-// save keeps plan, made for reason from inputs hash, for approval: the file in a new
+// Save keeps plan, made for reason from inputs hash, for approval: the file in a new
 // chunk set, then the meta that names the set, and the text; then it drops older sets. A
 // plan file over what maxChunks Secrets hold is a PlanTooLarge user error.
-func (s *planStore) save(ctx context.Context, mg resource.Managed, plan *engine.Plan, reason common.PlanReason, hash string) error {
+func (s *Store) Save(ctx context.Context, mg resource.Managed, plan *engine.Plan, reason common.PlanReason, hash string) error {
 	chunks, idx := splitPlan(plan.File, s.chunkSize())
 	if len(chunks) > s.chunkLimit() {
 		return s.tooLarge(plan, fmt.Sprintf("its file is %s, over the %s that %d Secrets hold", mib(len(plan.File)), mib(s.chunkLimit()*s.chunkSize()), s.chunkLimit()))
@@ -91,15 +97,15 @@ func (s *planStore) save(ctx context.Context, mg resource.Managed, plan *engine.
 }
 
 // tooLarge is the user error of a plan that cannot be kept for approval, and why.
-func (s *planStore) tooLarge(plan *engine.Plan, why string) error {
+func (s *Store) tooLarge(plan *engine.Plan, why string) error {
 	return resource.UserErrorf(common.ReasonPlanTooLarge,
 		"plan %s cannot be kept for approval: %s. Nothing was applied. Setting spec.approvedPlan to %s applies the next plan at once if it has this id; or make the plan smaller (fewer or smaller variable values, or the module split in parts)",
 		plan.ID, why, plan.ID)
 }
 
-// load returns the saved plan with the inputs hash it was made from; nil when none is
+// Load returns the saved plan with the inputs hash it was made from; nil when none is
 // kept, or when its chunks are gone or altered (the caller then plans again).
-func (s *planStore) load(ctx context.Context, mg resource.Managed) (*engine.Plan, string, error) {
+func (s *Store) Load(ctx context.Context, mg resource.Managed) (*engine.Plan, string, error) {
 	sec := &corev1.Secret{}
 	err := s.reader.Get(ctx, client.ObjectKey{Namespace: mg.GetNamespace(), Name: resource.PlanSecretName(mg)}, sec)
 	if apierrors.IsNotFound(err) || err == nil && len(sec.Data[resource.PlanMetaKey]) == 0 {
@@ -134,25 +140,25 @@ func (s *planStore) load(ctx context.Context, mg resource.Managed) (*engine.Plan
 		File: file, Text: text, Lock: meta.Lock, ProviderChanges: meta.ProviderChanges, Document: meta.Document}, meta.InputsHash, nil
 }
 
-// keepText keeps plan, made for reason from inputs hash, as users see it: the plan just
+// KeepText keeps plan, made for reason from inputs hash, as users see it: the plan just
 // applied, or drift that the management policies leave uncorrected; and drops the saved
 // plan. The engine has already redacted the text.
-func (s *planStore) keepText(ctx context.Context, mg resource.Managed, plan *engine.Plan, reason common.PlanReason, hash string) error {
+func (s *Store) KeepText(ctx context.Context, mg resource.Managed, plan *engine.Plan, reason common.PlanReason, hash string) error {
 	if err := s.writeText(ctx, mg, plan, reason, hash); err != nil {
 		return err
 	}
 	return s.dropSaved(ctx, mg)
 }
 
-// discard drops a saved plan that will never be applied, because a later plan has no
+// Discard drops a saved plan that will never be applied, because a later plan has no
 // changes (the edit was reverted, say); its text stays.
-func (s *planStore) discard(ctx context.Context, mg resource.Managed) error {
+func (s *Store) Discard(ctx context.Context, mg resource.Managed) error {
 	return s.dropSaved(ctx, mg)
 }
 
 // dropSaved deletes mg's plan Secret (the saved plan's meta, or the text a Secret held
 // before texts moved to Plans) and the chunk set it names.
-func (s *planStore) dropSaved(ctx context.Context, mg resource.Managed) error {
+func (s *Store) dropSaved(ctx context.Context, mg resource.Managed) error {
 	sec := &corev1.Secret{}
 	err := s.reader.Get(ctx, client.ObjectKey{Namespace: mg.GetNamespace(), Name: resource.PlanSecretName(mg)}, sec)
 	if apierrors.IsNotFound(err) {
@@ -167,8 +173,8 @@ func (s *planStore) dropSaved(ctx context.Context, mg resource.Managed) error {
 	return s.dropIndexed(ctx, mg, sec.Data[resource.PlanMetaKey])
 }
 
-// remove deletes mg's plan Secret, chunks and Plan: saved plan and text.
-func (s *planStore) remove(ctx context.Context, mg resource.Managed) error {
+// Remove deletes mg's plan Secret, chunks and Plan: saved plan and text.
+func (s *Store) Remove(ctx context.Context, mg resource.Managed) error {
 	sec := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: resource.PlanSecretName(mg), Namespace: mg.GetNamespace()}}
 	if err := s.client.Delete(ctx, sec); err != nil && !apierrors.IsNotFound(err) {
 		return fmt.Errorf("delete saved plan: %w", err)
@@ -180,7 +186,7 @@ func (s *planStore) remove(ctx context.Context, mg resource.Managed) error {
 }
 
 // write makes the plan Secret, owned by mg, hold exactly data, and returns what it held.
-func (s *planStore) write(ctx context.Context, mg resource.Managed, data map[string][]byte) (map[string][]byte, error) {
+func (s *Store) write(ctx context.Context, mg resource.Managed, data map[string][]byte) (map[string][]byte, error) {
 	sec := &corev1.Secret{}
 	key := client.ObjectKey{Namespace: mg.GetNamespace(), Name: resource.PlanSecretName(mg)}
 	err := s.reader.Get(ctx, key, sec)
@@ -215,16 +221,16 @@ func (s *planStore) write(ctx context.Context, mg resource.Managed, data map[str
 	return prev, nil
 }
 
-func (s *planStore) chunkSize() int {
-	if s.chunkBytes > 0 {
-		return s.chunkBytes
+func (s *Store) chunkSize() int {
+	if s.ChunkBytes > 0 {
+		return s.ChunkBytes
 	}
 	return planChunkBytes
 }
 
-func (s *planStore) chunkLimit() int {
-	if s.maxChunks > 0 {
-		return s.maxChunks
+func (s *Store) chunkLimit() int {
+	if s.MaxChunks > 0 {
+		return s.MaxChunks
 	}
 	return planMaxChunks
 }
@@ -246,8 +252,8 @@ func fitText(text string, limit int) []byte {
 // mib shows a byte count in MiB.
 func mib(n int) string { return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)) }
 
-// key returns the namespace's plan key, making it the first time.
-func (s *planStore) key(ctx context.Context, namespace string) ([]byte, error) {
+// Key returns the namespace's plan key, making it the first time.
+func (s *Store) Key(ctx context.Context, namespace string) ([]byte, error) {
 	if k, ok := s.keys.Load(namespace); ok {
 		return k.([]byte), nil
 	}

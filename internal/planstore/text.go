@@ -1,4 +1,4 @@
-package terraform
+package planstore
 
 import (
 	"context"
@@ -31,7 +31,7 @@ func planObject(mg resource.Managed) *terraformv1.Plan {
 
 // writeText makes mg's Plan hold plan, made for reason from inputs hash: its summary and
 // its text, cut to fit.
-func (s *planStore) writeText(ctx context.Context, mg resource.Managed, plan *engine.Plan, reason common.PlanReason, hash string) error {
+func (s *Store) writeText(ctx context.Context, mg resource.Managed, plan *engine.Plan, reason common.PlanReason, hash string) error {
 	p := planObject(mg)
 	err := s.reader.Get(ctx, client.ObjectKeyFromObject(p), p)
 	if err != nil && !apierrors.IsNotFound(err) {
@@ -50,8 +50,8 @@ func (s *planStore) writeText(ctx context.Context, mg resource.Managed, plan *en
 	p.Labels = map[string]string{resource.ManagedLabel: string(mg.GetUID())}
 	p.ResourceRef = common.ObjectReference{APIVersion: gvk.GroupVersion().String(), Kind: gvk.Kind, Name: mg.GetName(),
 		Namespace: mg.GetNamespace(), UID: mg.GetUID()}
-	p.Summary = *planSummary(plan.ID, reason, plan.Changes, hash, metav1.Now())
-	p.Summary.Providers = providerSummary(plan.ProviderChanges)
+	p.Summary = *Summary(plan.ID, reason, plan.Changes, hash, metav1.Now())
+	p.Summary.Providers = ProviderSummary(plan.ProviderChanges)
 	p.Text = string(fitText(plan.Text, planTextBytes))
 	if err := controllerutil.SetOwnerReference(mg, p, s.client.Scheme()); err != nil {
 		return fmt.Errorf("keep plan text: %w", err)
@@ -68,7 +68,7 @@ func (s *planStore) writeText(ctx context.Context, mg resource.Managed, plan *en
 }
 
 // readText returns the text of plan id from mg's Plan; "" when the Plan holds another.
-func (s *planStore) readText(ctx context.Context, mg resource.Managed, id string) (string, error) {
+func (s *Store) readText(ctx context.Context, mg resource.Managed, id string) (string, error) {
 	p := planObject(mg)
 	err := s.reader.Get(ctx, client.ObjectKeyFromObject(p), p)
 	if apierrors.IsNotFound(err) || err == nil && p.Summary.ID != id {
@@ -81,7 +81,7 @@ func (s *planStore) readText(ctx context.Context, mg resource.Managed, id string
 }
 
 // removeText deletes mg's Plan.
-func (s *planStore) removeText(ctx context.Context, mg resource.Managed) error {
+func (s *Store) removeText(ctx context.Context, mg resource.Managed) error {
 	if err := s.client.Delete(ctx, planObject(mg)); err != nil && !apierrors.IsNotFound(err) {
 		return fmt.Errorf("delete plan text: %w", err)
 	}

@@ -1,15 +1,15 @@
-package terraform
+package planstore
 
 import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
@@ -20,6 +20,9 @@ import (
 	"terraplane.io/terraplane/internal/kinds"
 	"terraplane.io/terraplane/internal/resource"
 )
+
+// create is a plan's changes that create one object.
+var create = &engine.Plan{Changes: []engine.Change{{Address: "terraform_data.a", Actions: []string{"create"}}}}
 
 func TestSplitAndJoinPlan(t *testing.T) {
 	file := []byte("0123456789")
@@ -50,11 +53,11 @@ func TestSplitAndJoinPlan(t *testing.T) {
 
 // chunkStore is a plan store over a fake client that cuts plans into chunks of 4 bytes,
 // at most 3 of them, and the module it keeps plans of.
-func chunkStore(t *testing.T, funcs interceptor.Funcs) (*planStore, client.Client, *terraformv1.Module) {
+func chunkStore(t *testing.T, funcs interceptor.Funcs) (*Store, client.Client, *terraformv1.Module) {
 	t.Helper()
 	mg := &terraformv1.Module{ObjectMeta: metav1.ObjectMeta{Name: "net", Namespace: "platform", UID: "u-1"}}
 	c := fake.NewClientBuilder().WithScheme(kinds.NewScheme()).WithObjects(mg).WithInterceptorFuncs(funcs).Build()
-	return &planStore{client: c, reader: c, chunkBytes: 4, maxChunks: 3}, c, mg
+	return &Store{client: c, reader: c, ChunkBytes: 4, MaxChunks: 3}, c, mg
 }
 
 // chunkSecrets lists mg's chunk Secrets.
@@ -74,7 +77,7 @@ func TestChunkedPlanStore(t *testing.T) {
 	ctx := context.Background()
 	s, c, mg := chunkStore(t, interceptor.Funcs{})
 	plan := &engine.Plan{ID: "aaaa000000000010", Changes: create.Changes, File: []byte("plan-file-1"), Text: "the text", Resources: 1}
-	if err := s.save(ctx, mg, plan, common.PlanUpdate, "h1"); err != nil {
+	if err := s.Save(ctx, mg, plan, common.PlanUpdate, "h1"); err != nil {
 		t.Fatal(err)
 	}
 	chunks := chunkSecrets(t, c, mg)
@@ -86,19 +89,19 @@ func TestChunkedPlanStore(t *testing.T) {
 			t.Errorf("chunk %s is not named after the plan Secret and owned by the module: %+v", sec.Name, sec.OwnerReferences)
 		}
 	}
-	got, hash, err := s.load(ctx, mg)
+	got, hash, err := s.Load(ctx, mg)
 	if err != nil || got == nil || string(got.File) != "plan-file-1" || got.ID != plan.ID || got.Text != "the text" || hash != "h1" {
 		t.Fatalf("loaded %+v %q %v", got, hash, err)
 	}
 
 	next := &engine.Plan{ID: "aaaa000000000011", Changes: create.Changes, File: []byte("plan-2"), Text: "the next"}
-	if err := s.save(ctx, mg, next, common.PlanUpdate, "h2"); err != nil {
+	if err := s.Save(ctx, mg, next, common.PlanUpdate, "h2"); err != nil {
 		t.Fatal(err)
 	}
 	if n := len(chunkSecrets(t, c, mg)); n != 2 {
 		t.Errorf("%d chunk Secrets after the next plan, want its 2 only", n)
 	}
-	if got, _, _ := s.load(ctx, mg); got == nil || string(got.File) != "plan-2" || got.Text != "the next" {
+	if got, _, _ := s.Load(ctx, mg); got == nil || string(got.File) != "plan-2" || got.Text != "the next" {
 		t.Errorf("loaded %+v, want the next plan with its text", got)
 	}
 
@@ -107,29 +110,29 @@ func TestChunkedPlanStore(t *testing.T) {
 	if err := c.Update(ctx, &sec); err != nil {
 		t.Fatal(err)
 	}
-	if got, _, err := s.load(ctx, mg); got != nil || err != nil {
+	if got, _, err := s.Load(ctx, mg); got != nil || err != nil {
 		t.Errorf("an altered chunk: loaded %+v, %v; want no saved plan", got, err)
 	}
 	if err := c.Delete(ctx, &sec); err != nil {
 		t.Fatal(err)
 	}
-	if got, _, err := s.load(ctx, mg); got != nil || err != nil {
+	if got, _, err := s.Load(ctx, mg); got != nil || err != nil {
 		t.Errorf("a missing chunk: loaded %+v, %v; want no saved plan", got, err)
 	}
 
-	if err := s.keepText(ctx, mg, &engine.Plan{ID: next.ID, Text: "applied"}, common.PlanUpdate, "h2"); err != nil {
+	if err := s.KeepText(ctx, mg, &engine.Plan{ID: next.ID, Text: "applied"}, common.PlanUpdate, "h2"); err != nil {
 		t.Fatal(err)
 	}
 	if n := len(chunkSecrets(t, c, mg)); n != 0 {
 		t.Errorf("%d chunk Secrets once only the text is kept", n)
 	}
-	if got, _, _ := s.load(ctx, mg); got != nil {
+	if got, _, _ := s.Load(ctx, mg); got != nil {
 		t.Errorf("loaded %+v once only the text is kept", got)
 	}
-	if err := s.save(ctx, mg, plan, common.PlanUpdate, "h1"); err != nil {
+	if err := s.Save(ctx, mg, plan, common.PlanUpdate, "h1"); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.remove(ctx, mg); err != nil {
+	if err := s.Remove(ctx, mg); err != nil {
 		t.Fatal(err)
 	}
 	all := &corev1.SecretList{}
@@ -154,48 +157,44 @@ func TestHalfWrittenPlanIsNeverRead(t *testing.T) {
 		}
 		return c.Create(ctx, obj, opts...)
 	}})
-	if err := s.save(ctx, mg, &engine.Plan{ID: "aaaa000000000020", Changes: create.Changes, File: []byte("first-plan")}, common.PlanUpdate, "h1"); err != nil {
+	if err := s.Save(ctx, mg, &engine.Plan{ID: "aaaa000000000020", Changes: create.Changes, File: []byte("first-plan")}, common.PlanUpdate, "h1"); err != nil {
 		t.Fatal(err)
 	}
-	err := s.save(ctx, mg, &engine.Plan{ID: "aaaa000000000021", Changes: create.Changes, File: []byte("second-plan")}, common.PlanUpdate, "h2")
+	err := s.Save(ctx, mg, &engine.Plan{ID: "aaaa000000000021", Changes: create.Changes, File: []byte("second-plan")}, common.PlanUpdate, "h2")
 	if err == nil {
 		t.Fatal("the failed chunk write was not reported")
 	}
-	got, hash, err := s.load(ctx, mg)
+	got, hash, err := s.Load(ctx, mg)
 	if err != nil || got == nil || string(got.File) != "first-plan" || hash != "h1" {
 		t.Fatalf("loaded %+v %q %v, want the first plan whole", got, hash, err)
 	}
 }
 
-// TestPlanTooLarge: a plan over what the chunk Secrets hold is a PlanTooLarge user error,
-// retried at the user-error interval, that keeps nothing; approving its id applies the
-// next plan with that id at once.
-func TestPlanTooLarge(t *testing.T) {
-	h := newHarness(t, func(m *terraformv1.Module) { m.Spec.Approval = common.ApprovalManual })
-	h.tf.plans.chunkBytes, h.tf.plans.maxChunks = 4, 2
-	big := &engine.Plan{ID: "aaaa000000000030", Changes: create.Changes, File: []byte("123456789"), Text: "big", Resources: 1}
-	h.runner.plans = []*engine.Plan{big}
-	res, err := h.r.Reconcile(context.Background(), ctrl.Request{NamespacedName: client.ObjectKey{Namespace: "platform", Name: "net"}})
-	if err != nil {
-		t.Fatal(err)
+// TestSaveTooLarge: a plan file over what the chunk Secrets hold, or a list of changes
+// over what the plan Secret keeps, is a PlanTooLarge user error that names the plan and
+// keeps nothing.
+func TestSaveTooLarge(t *testing.T) {
+	ctx := context.Background()
+	s, c, mg := chunkStore(t, interceptor.Funcs{})
+	big := &engine.Plan{ID: "aaaa000000000030", Changes: create.Changes, File: []byte("0123456789abcdef"), Text: "big"}
+	err := s.Save(ctx, mg, big, common.PlanUpdate, "h1")
+	user, ok := resource.AsUserError(err)
+	if !ok || user.Reason != common.ReasonPlanTooLarge || !strings.Contains(err.Error(), big.ID) || !strings.Contains(err.Error(), "3 Secrets") {
+		t.Fatalf("saved a 16-byte file in 3 chunks of 4: %v", err)
 	}
-	mg := h.get()
-	s := synced(mg)
-	if s.Reason != common.ReasonPlanTooLarge || !strings.Contains(s.Message, big.ID) || !strings.Contains(s.Message, "2 Secrets") {
-		t.Fatalf("Synced = %+v", s)
+	many := make([]engine.Change, 0, 20000)
+	for i := range 20000 {
+		many = append(many, engine.Change{Address: fmt.Sprintf("terraform_data.item_with_a_long_name[%d]", i), Actions: []string{"create"}})
 	}
-	if res.RequeueAfter != h.tf.opts.UserErrorRetry {
-		t.Errorf("requeued after %v, want the user-error retry %v", res.RequeueAfter, h.tf.opts.UserErrorRetry)
+	err = s.Save(ctx, mg, &engine.Plan{ID: "aaaa000000000031", Changes: many, File: []byte("ok")}, common.PlanUpdate, "h1")
+	if user, ok := resource.AsUserError(err); !ok || user.Reason != common.ReasonPlanTooLarge || !strings.Contains(err.Error(), "20000 changes") {
+		t.Fatalf("saved 20000 changes: %v", err)
 	}
-	if h.planSecret() != nil || h.calls() != "plan" || !hasEvent(h.drain(), "Warning PlanTooLarge") {
-		t.Errorf("kept %v", h.planSecret())
+	if got := chunkSecrets(t, c, mg); len(got) != 0 {
+		t.Errorf("a plan too large left chunks: %v", got)
 	}
-
-	h.edit(func(m *terraformv1.Module) { m.Spec.ApprovedPlan = big.ID })
-	h.runner.plans = []*engine.Plan{big}
-	mg = h.reconcile()
-	if got := h.calls(); got != "plan apply" || mg.Status.Terraform.LastApply == nil || mg.Status.Terraform.LastApply.ID != big.ID {
-		t.Errorf("approval ran %q, lastApply %+v", got, mg.Status.Terraform.LastApply)
+	if p, _, err := s.Load(ctx, mg); err != nil || p != nil {
+		t.Errorf("a plan too large was kept: %+v %v", p, err)
 	}
 }
 

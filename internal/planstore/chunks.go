@@ -1,4 +1,4 @@
-package terraform
+package planstore
 
 import (
 	"bytes"
@@ -93,7 +93,7 @@ func joinPlan(chunks [][]byte, idx chunkIndex) ([]byte, error) {
 }
 
 // writeChunks makes the Secrets of idx's set hold chunks.
-func (s *planStore) writeChunks(ctx context.Context, mg resource.Managed, idx chunkIndex, chunks [][]byte) error {
+func (s *Store) writeChunks(ctx context.Context, mg resource.Managed, idx chunkIndex, chunks [][]byte) error {
 	for i, c := range chunks {
 		sec := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: idx.chunkName(mg, i), Namespace: mg.GetNamespace(),
 			Labels: map[string]string{resource.PlanLabel: planChunkLabel, resource.ManagedLabel: string(mg.GetUID()), planSetLabel: idx.set()}},
@@ -114,7 +114,7 @@ func (s *planStore) writeChunks(ctx context.Context, mg resource.Managed, idx ch
 
 // rewriteChunk makes an existing chunk Secret hold want's data, as a set named by the
 // same hash should already.
-func (s *planStore) rewriteChunk(ctx context.Context, want *corev1.Secret) error {
+func (s *Store) rewriteChunk(ctx context.Context, want *corev1.Secret) error {
 	sec := &corev1.Secret{}
 	if err := s.reader.Get(ctx, client.ObjectKeyFromObject(want), sec); err != nil {
 		return err
@@ -127,7 +127,7 @@ func (s *planStore) rewriteChunk(ctx context.Context, want *corev1.Secret) error
 }
 
 // readChunks reads the file idx names; errPlanIncomplete when the set is not whole.
-func (s *planStore) readChunks(ctx context.Context, mg resource.Managed, idx chunkIndex) ([]byte, error) {
+func (s *Store) readChunks(ctx context.Context, mg resource.Managed, idx chunkIndex) ([]byte, error) {
 	if idx.Chunks > planMaxChunks || len(idx.SHA256) != sha256.Size*2 {
 		return nil, errPlanIncomplete
 	}
@@ -149,7 +149,7 @@ func (s *planStore) readChunks(ctx context.Context, mg resource.Managed, idx chu
 }
 
 // dropIndexed deletes the chunk set that meta, a plan Secret's former meta, names.
-func (s *planStore) dropIndexed(ctx context.Context, mg resource.Managed, meta []byte) error {
+func (s *Store) dropIndexed(ctx context.Context, mg resource.Managed, meta []byte) error {
 	var m planMeta
 	if len(meta) == 0 || json.Unmarshal(meta, &m) != nil || m.File == nil || len(m.File.SHA256) < 16 {
 		return nil
@@ -165,7 +165,7 @@ func (s *planStore) dropIndexed(ctx context.Context, mg resource.Managed, meta [
 
 // dropChunks deletes mg's chunk Secrets but those of set keep ("" deletes them all); it
 // lists them, so it finds those a failed save left behind too.
-func (s *planStore) dropChunks(ctx context.Context, mg resource.Managed, keep string) error {
+func (s *Store) dropChunks(ctx context.Context, mg resource.Managed, keep string) error {
 	list := &corev1.SecretList{}
 	if err := s.reader.List(ctx, list, client.InNamespace(mg.GetNamespace()),
 		client.MatchingLabels{resource.PlanLabel: planChunkLabel, resource.ManagedLabel: string(mg.GetUID())}); err != nil {
