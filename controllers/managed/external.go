@@ -27,17 +27,9 @@ type Connector interface {
 type External interface {
 	// Observe reads the external resource and says whether it needs an apply.
 	Observe(ctx context.Context, mg resource.Managed) (Observation, error)
-	// Apply creates or updates the external resource to match mg's spec.
+	// Apply creates or updates the external resource to match mg's spec. It returns
+	// what it did also when it fails: the record of a run that failed is written too.
 	Apply(ctx context.Context, mg resource.Managed) (Applied, error)
-}
-
-// Reporter is an External that records what its run did in mg's status (Terraform's
-// status.terraform, the Drifted condition and their events) before the reconciler
-// derives Synced and Ready for generation gen from o; it reports whether there was a run
-// to record, whose status is then written even when o is stale.
-type Reporter interface {
-	// Report records the run in mg's status.
-	Report(mg resource.Managed, gen int64, o resource.Outcome) bool
 }
 
 // Observation is what Observe found.
@@ -59,15 +51,9 @@ type Observation struct {
 type Applied struct {
 	// ConnectionDetails go to the connection Secret; nil leaves the Secret as it is.
 	ConnectionDetails map[string][]byte
-}
-
-// Absence is an External whose run may find its external resource, or part of it,
-// deleted outside the controller and leave it so (a change the resource's policies hold,
-// or one that failed). The resource is then Ready=False, reason Missing, whatever the
-// outcome: its status must not vouch for what is gone.
-type Absence interface {
-	// Missing says what the run found gone and left so; empty when nothing.
-	Missing() string
+	// Run is the record of what the Apply ran, which the reconciler writes with the
+	// outcome; nil when the kind keeps none.
+	Run *Run
 }
 
 // Progressing is an External whose Apply may write the resource's status before it

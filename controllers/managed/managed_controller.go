@@ -157,6 +157,12 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if err != nil {
 		return r.finish(ctx, orig, mg, nil, err)
 	}
+	return r.observeAndApply(ctx, orig, mg, ext)
+}
+
+// observeAndApply observes mg's external resource, applies it if it needs it, and
+// finishes with the outcome and the record of the run.
+func (r *Reconciler) observeAndApply(ctx context.Context, orig, mg resource.Managed, ext External) (ctrl.Result, error) {
 	obs, err := ext.Observe(ctx, mg)
 	if err == nil && obs.Settled {
 		return r.settled(ctx, orig, mg, obs.RequeueAfter)
@@ -170,8 +176,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 			return err
 		})
 	}
+	var run *Run
 	if err == nil {
-		err = r.applyAndPublish(ctx, ext, mg, obs)
+		run, err = r.applyAndPublish(ctx, ext, mg, obs)
 	}
-	return r.finish(ctx, orig, mg, ext, err)
+	return r.finish(ctx, orig, mg, run, err)
 }

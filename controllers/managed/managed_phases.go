@@ -11,20 +11,22 @@ import (
 )
 
 // applyAndPublish applies mg when the observation says it needs it, then writes the
-// connection details the apply (or an up-to-date observation) gave.
-func (r *Reconciler) applyAndPublish(ctx context.Context, ext External, mg resource.Managed, obs Observation) error {
+// connection details the apply (or an up-to-date observation) gave. It returns the
+// record of the run the apply made, also when it failed.
+func (r *Reconciler) applyAndPublish(ctx context.Context, ext External, mg resource.Managed, obs Observation) (*Run, error) {
 	details := obs.ConnectionDetails
+	var run *Run
 	if !obs.UpToDate {
 		applied, err := ext.Apply(ctx, mg)
 		if err != nil {
-			return err
+			return applied.Run, err
 		}
-		details = applied.ConnectionDetails
+		details, run = applied.ConnectionDetails, applied.Run
 	}
 	if details == nil {
-		return nil
+		return run, nil
 	}
-	return resource.WriteConnectionSecret(ctx, r.client, mg, r.kind.Class, details)
+	return run, resource.WriteConnectionSecret(ctx, r.client, mg, r.kind.Class, details)
 }
 
 // delete deletes the external resource through the kind's Connector, then lets the

@@ -21,20 +21,18 @@ import (
 // finish maps the reconcile's error to conditions, one event, and a result — the only
 // place where errors become results. The status speaks for the generation the reconcile
 // started from (orig's): a write during the run may have refreshed mg to a newer one.
-func (r *Reconciler) finish(ctx context.Context, orig, mg resource.Managed, ext External, err error) (ctrl.Result, error) {
+func (r *Reconciler) finish(ctx context.Context, orig, mg resource.Managed, run *Run, err error) (ctrl.Result, error) {
 	gen := orig.GetGeneration()
 	resource.SyncBindingPhase(mg)
 	o := r.outcome(ctx, mg, err)
-	ran := false
-	if rep, ok := ext.(Reporter); ok {
-		ran = rep.Report(mg, gen, o)
-	}
-	if o.Stale() && !ran {
-		return o.Result() // the cache was behind a write: nothing to record
-	}
 	st := mg.GetManagedStatus()
+	if run != nil {
+		run.write(st, gen, o.Succeeded())
+	} else if o.Stale() {
+		return o.Result() // the cache was behind a write, and nothing ran: nothing to record
+	}
 	notes := o.Record(&st.Conditions, gen, r.kind.readyRule())
-	missing := missingOf(ext)
+	missing := run.missing()
 	if missing != "" {
 		resource.NotReady(common.ReasonMissing, missing).Set(&st.Conditions, gen)
 	}
@@ -50,15 +48,6 @@ func (r *Reconciler) finish(ctx context.Context, orig, mg resource.Managed, ext 
 		result.Priority = ptr.To(handler.LowPriority) // periodic checks wait behind user changes
 	}
 	return result, rerr
-}
-
-// missingOf is what of the external resource ext's run found deleted and left so (see
-// Absence); empty when nothing, or when ext cannot tell.
-func missingOf(ext External) string {
-	if a, ok := ext.(Absence); ok {
-		return a.Missing()
-	}
-	return ""
 }
 
 // readyRule is the kind's Ready rule: see Kind.KeepsReady.

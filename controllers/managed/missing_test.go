@@ -14,7 +14,7 @@ import (
 )
 
 // goneExternal is a fakeExternal whose run finds its external resource deleted: it says
-// so in the middle of Apply (Progressing), and reports what it left missing (Absence).
+// so in the middle of Apply (Progressing), and its record says what it left missing.
 type goneExternal struct {
 	*fakeExternal
 	c       client.Client
@@ -31,8 +31,6 @@ func (g *goneExternal) Connect(ctx context.Context, mg resource.Managed) (Extern
 
 func (g *goneExternal) Progress(write func(context.Context) error) { g.write = write }
 
-func (g *goneExternal) Missing() string { return g.missing }
-
 func (g *goneExternal) Apply(ctx context.Context, mg resource.Managed) (Applied, error) {
 	st := mg.GetManagedStatus()
 	resource.NotReady(common.ReasonMissing, "bucket deleted, recreating it").Set(&st.Conditions, mg.GetGeneration())
@@ -43,7 +41,9 @@ func (g *goneExternal) Apply(ctx context.Context, mg resource.Managed) (Applied,
 	if err := g.c.Get(ctx, client.ObjectKeyFromObject(mg), g.midway); err != nil {
 		return Applied{}, err
 	}
-	return g.fakeExternal.Apply(ctx, mg)
+	applied, err := g.fakeExternal.Apply(ctx, mg)
+	applied.Run = &Run{Terraform: st.Terraform, Missing: g.missing}
+	return applied, err
 }
 
 // TestMissingExternalResource: a run that finds the external resource deleted writes

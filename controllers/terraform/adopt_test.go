@@ -65,7 +65,7 @@ While attempting to import an existing object to "module.this.aws_s3_bucket.this
 			h.tf.kind = &kind
 			*h.runner = tc.runner
 			h.render.err = tc.render
-			if err := h.tf.adoptBeforeDestroy(context.Background(), h.get()); err != nil {
+			if err := h.tf.newRun(h.get(), nil).adoptBeforeDestroy(context.Background()); err != nil {
 				t.Fatalf("adopt: %v", err)
 			}
 			if got := h.calls(); got != tc.calls {

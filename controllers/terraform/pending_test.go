@@ -29,7 +29,7 @@ func TestStateAddresses(t *testing.T) {
 		{"module": "module.this", "mode": "managed", "type": "aws_subnet", "name": "this", "instances": [{"index_key": 0}]},
 		{"module": "module.this", "mode": "data", "type": "aws_region", "name": "current", "instances": [{}]},
 		{"mode": "managed", "type": "terraform_data", "name": "root", "instances": [{}]}]}`}}
-	got, err := r.stateAddresses(context.Background(), &workspace.Rendered{})
+	got, err := (&run{t: r}).stateAddresses(context.Background(), &workspace.Rendered{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,7 +37,7 @@ func TestStateAddresses(t *testing.T) {
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("addresses (-want +got):\n%s", d)
 	}
-	if got, err := (&connector{runner: &fakeRunner{}}).stateAddresses(context.Background(), &workspace.Rendered{}); err != nil || got != nil {
+	if got, err := (&run{t: &connector{runner: &fakeRunner{}}}).stateAddresses(context.Background(), &workspace.Rendered{}); err != nil || got != nil {
 		t.Errorf("no state: %v, %v", got, err)
 	}
 }
@@ -109,7 +109,7 @@ func TestCreatePendingKeptWhenOutcomeUnknown(t *testing.T) {
 			if h.calls() != "create" {
 				t.Fatalf("calls: want one create")
 			}
-			if got := pending(mg); got != tc.kept {
+			if got := situate(mg, facts{}).pending; got != tc.kept {
 				t.Errorf("create-pending recorded after the create = %v, want %v", got, tc.kept)
 			}
 		})
@@ -174,7 +174,7 @@ func TestCreateInterruptedKeepsItsRecord(t *testing.T) {
 		if s := synced(mg); s.Reason != common.ReasonCreateInterrupted {
 			t.Fatalf("reconcile %d: Synced = %+v, want CreateInterrupted", i, s)
 		}
-		if !pending(mg) {
+		if !situate(mg, facts{}).pending {
 			t.Fatalf("reconcile %d cleared the create-pending record: the next one would create again", i)
 		}
 		if calls := h.calls(); strings.Contains(calls, "create") || strings.Contains(calls, "apply") {

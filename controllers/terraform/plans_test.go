@@ -44,4 +44,3 @@ func TestPlanTooLarge(t *testing.T) {
 		t.Errorf("approval ran %q, lastApply %+v", got, mg.Status.Terraform.LastApply)
 	}
 }
-

@@ -142,7 +142,7 @@ func (e *run) checkPolicies(ctx context.Context, v verdict) (bool, error) {
 		return err != nil, err
 	}
 	if e.plan.Document == nil { // a plan saved before plans kept their document: plan again
-		if e.plan, err = e.t.newPlan(ctx, e.mg, e.ws); err != nil {
+		if e.plan, err = e.newPlan(ctx); err != nil {
 			return true, err
 		}
 		e.out.plan = e.plan
@@ -167,7 +167,7 @@ func (e *run) enforce(ctx context.Context, results []planpolicy.Result, v verdic
 		e.t.recorder.Eventf(e.mg, corev1.EventTypeWarning, EventPolicyWarning, "plan %s: %s", e.plan.ID, w)
 	}
 	if denied := planpolicy.Failed(results, policyv1.EnforcementDeny); len(denied) > 0 {
-		if err := e.t.plans.KeepText(ctx, e.mg, e.plan, e.out.reason, e.ws.Hash); err != nil {
+		if err := e.t.plans.KeepText(ctx, e.mg, e.plan, e.sit.reason, e.ws.Hash); err != nil {
 			return true, err
 		}
 		return true, resource.Refusef(common.ReasonPolicyDenied, "plan %s of %s/%s was denied, so nothing was applied (approving it does not let it through): %s",
@@ -177,7 +177,7 @@ func (e *run) enforce(ctx context.Context, results []planpolicy.Result, v verdic
 	if len(approval) == 0 || v != applyPlan || e.mg.GetManagedSpec().ApprovedPlan == e.plan.ID {
 		return false, nil
 	}
-	if err := e.t.plans.Save(ctx, e.mg, e.plan, e.out.reason, e.ws.Hash); err != nil {
+	if err := e.t.plans.Save(ctx, e.mg, e.plan, e.sit.reason, e.ws.Hash); err != nil {
 		return true, err
 	}
 	return true, &resource.Held{Reason: common.ReasonPolicyRequiresApproval, Event: common.ReasonPolicyRequiresApproval,
@@ -205,11 +205,12 @@ func policiesHash(ps []*planpolicy.Policy) string {
 	return hex.EncodeToString(sum[:8])
 }
 
-// policiesChanged reports whether mg holds a plan (held by change control, or denied by
+// policiesChanged reports whether the resource holds a plan (held by change control, or denied by
 // a policy) that the policies matching it now have not seen: a policy was added, edited
 // or removed. Drift that management policies leave alone is no such plan: policies are
 // not checked on it.
-func (r *connector) policiesChanged(ctx context.Context, mg resource.Managed) bool {
+func (e *run) policiesChanged(ctx context.Context) bool {
+	r, mg := e.t, e.mg
 	st := mg.GetManagedStatus()
 	synced := meta.FindStatusCondition(st.Conditions, common.TypeSynced)
 	held := synced != nil && synced.Status == metav1.ConditionFalse &&
@@ -278,12 +279,12 @@ func (r *connector) forPolicy(ctx context.Context, obj client.Object) []reconcil
 	})
 }
 
-// hasPolicies reports whether a plan policy matches mg: its create is then planned
+// hasPolicies reports whether a plan policy matches the resource: its create is then planned
 // first, so that the policies see the plan.
-func (r *connector) hasPolicies(ctx context.Context, mg resource.Managed) bool {
-	if r.policies == nil {
+func (e *run) hasPolicies(ctx context.Context) bool {
+	if e.t.policies == nil {
 		return false
 	}
-	pols, _, err := r.policies.matching(ctx, mg, r.kind.GVK)
+	pols, _, err := e.t.policies.matching(ctx, e.mg, e.t.kind.GVK)
 	return err != nil || len(pols) > 0
 }

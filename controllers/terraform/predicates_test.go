@@ -40,21 +40,20 @@ func TestUserAnnotationChangedIgnoresTheCreatePendingRecord(t *testing.T) {
 }
 
 func TestRequestedAtAsksForAPlanOnce(t *testing.T) {
-	r := &connector{opts: Options{DriftInterval: time.Hour}}
 	m := &terraformv1.Module{ObjectMeta: metav1.ObjectMeta{Generation: 1}}
 	now := metav1.Now()
 	m.Status.Terraform.LastPlanTime, m.Status.Terraform.InputsHash = &now, "h"
 	resource.SetCondition(&m.Status.Conditions, 1, common.TypeSynced, metav1.ConditionTrue, "ReconcileSuccess", "")
 	resource.SetCondition(&m.Status.Conditions, 1, common.TypeReady, metav1.ConditionTrue, common.ReasonAvailable, "")
-	if due, _ := r.due(m, "h"); due {
+	if due := isDue(m, "h"); due {
 		t.Fatal("a resource planned just now is due")
 	}
 	m.Annotations = map[string]string{common.RequestedAtAnnotation: "2026-11-26T03:00:00Z"}
-	if due, _ := r.due(m, "h"); !due {
+	if due := isDue(m, "h"); !due {
 		t.Fatal("a new requested-at does not ask for a plan")
 	}
 	m.Status.Terraform.LastHandledRequest = "2026-11-26T03:00:00Z"
-	if due, _ := r.due(m, "h"); due {
+	if due := isDue(m, "h"); due {
 		t.Fatal("a requested-at already answered asks again")
 	}
 }
@@ -62,18 +61,17 @@ func TestRequestedAtAsksForAPlanOnce(t *testing.T) {
 // TestRevisionMoveIsDue: a resource told to run another class revision runs terraform
 // at once, even when the revision renders the same inputs; once it ran it, it is not due.
 func TestRevisionMoveIsDue(t *testing.T) {
-	r := &connector{opts: Options{DriftInterval: time.Hour}}
 	m := &terraformv1.Module{ObjectMeta: metav1.ObjectMeta{Generation: 1}}
 	now := metav1.Now()
 	m.Status.Terraform.LastPlanTime, m.Status.Terraform.InputsHash = &now, "h"
 	m.Spec.Revision, m.Status.Revision = "c-2", "c-1"
 	resource.SetCondition(&m.Status.Conditions, 1, common.TypeSynced, metav1.ConditionTrue, "ReconcileSuccess", "")
 	resource.SetCondition(&m.Status.Conditions, 1, common.TypeReady, metav1.ConditionTrue, common.ReasonAvailable, "")
-	if due, _ := r.due(m, "h"); !due {
+	if due := isDue(m, "h"); !due {
 		t.Fatal("a resource told to run another revision is not due")
 	}
 	m.Status.Revision = "c-2"
-	if due, _ := r.due(m, "h"); due {
+	if due := isDue(m, "h"); due {
 		t.Fatal("a resource that runs its revision is due")
 	}
 }
@@ -105,4 +103,9 @@ func TestProviderConfigEditsReachTheirModules(t *testing.T) {
 	if diff := cmp.Diff([]string{"admin/by-ref", "admin/by-refs"}, got); diff != "" {
 		t.Errorf("requests (-want +got):\n%s", diff)
 	}
+}
+
+// isDue reports whether m is due for a run with inputs hash, planned hourly.
+func isDue(m resource.Managed, hash string) bool {
+	return situate(m, facts{hash: hash, driftInterval: time.Hour, now: time.Now()}).due != dueNot
 }

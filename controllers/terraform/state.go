@@ -21,9 +21,9 @@ const maxStateBytes = 64 << 20
 // stateResources counts the managed resource instances in mg's Terraform state, read
 // from the Secret the kubernetes backend keeps it in (no terraform runs); found is false
 // when there is no state yet.
-func (r *connector) stateResources(ctx context.Context, mg resource.Managed) (n int, found bool, err error) {
-	s := &corev1.Secret{}
-	err = r.reader.Get(ctx, client.ObjectKey{Namespace: mg.GetNamespace(), Name: resource.StateSecretName(mg)}, s)
+func (e *run) stateResources(ctx context.Context) (n int, found bool, err error) {
+	mg, s := e.mg, &corev1.Secret{}
+	err = e.t.reader.Get(ctx, client.ObjectKey{Namespace: mg.GetNamespace(), Name: resource.StateSecretName(mg)}, s)
 	if apierrors.IsNotFound(err) {
 		return 0, false, nil
 	}

@@ -37,7 +37,8 @@ func TestDriftIntervalPerResource(t *testing.T) {
 			m.Status.Terraform.LastPlanTime, m.Status.Terraform.InputsHash = &planned, "h"
 			resource.SetCondition(&m.Status.Conditions, 1, common.TypeSynced, metav1.ConditionTrue, common.ReasonReconcileSuccess, "")
 			resource.SetCondition(&m.Status.Conditions, 1, common.TypeReady, metav1.ConditionTrue, common.ReasonAvailable, "")
-			due, wait := r.due(m, "h")
+			sit := situate(m, facts{hash: "h", driftInterval: r.driftInterval(m), now: time.Now()})
+			due, wait := sit.due != dueNot, sit.wait
 			if due != tc.due {
 				t.Fatalf("due = %v, want %v", due, tc.due)
 			}

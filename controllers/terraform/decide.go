@@ -1,6 +1,7 @@
 package terraform
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -26,13 +27,13 @@ const (
 	observeOnly
 )
 
-// decide applies change control to a plan with changes: management policies first,
-// then the adoption rules of a first plan, the destructive-change guardrail and the
-// approval policy. Approving the plan's exact id lets it through all but the
-// management policies. harmless names the module's addresses whose replacement destroys
-// nothing outside Terraform.
-func decide(mg resource.Managed, plan *engine.Plan, reason common.PlanReason, harmless []string) (verdict, error) {
+// decide applies change control to a plan with changes, made for a resource standing
+// where s says: management policies first, then the adoption rules of a first plan, the
+// destructive-change guardrail and the approval policy. Approving the plan's exact id
+// lets it through all but the management policies.
+func decide(s situation, mg resource.Managed, plan *engine.Plan) (verdict, error) {
 	spec := mg.GetManagedSpec()
+	reason := s.reason
 	policy := spec.ChangePolicy
 	importOnly := onlyImports(plan)
 	switch {
@@ -50,22 +51,43 @@ func decide(mg resource.Managed, plan *engine.Plan, reason common.PlanReason, ha
 	if err := stateMissing(mg, plan); err != nil {
 		return holdPlan, err
 	}
-	first := creating(mg)
+	first := s.creating
 	if len(plan.ProviderChanges) > 0 && !first {
 		return holdPlan, providerUpgrade(mg, plan)
 	}
-	if first && resource.Adopting(mg) {
+	if first && s.adopting {
 		if err := adoptionRefusal(mg, plan); err != nil {
 			return holdPlan, err
 		}
 	}
-	if destructive := destructiveChanges(plan, harmless); len(destructive) > 0 && !first && !policy.AllowsDestructive() {
+	if destructive := destructiveChanges(plan, s.harmless); len(destructive) > 0 && !first && !policy.AllowsDestructive() {
 		return holdPlan, destructiveRefusal(mg, plan, destructive)
 	}
 	if policy.ApprovalOf() == common.ApprovalManual {
 		return holdPlan, awaitingApproval(mg, plan)
 	}
 	return applyPlan, nil
+}
+
+// decide lets change control decide on the plan: apply it, hold it (saved, to be
+// approved) or only report it as drift; the plan policies have their say first
+// (checkPolicies).
+func (e *run) decide(ctx context.Context) (next, error) {
+	verdict, err := decide(e.sit, e.mg, e.plan)
+	if stop, perr := e.checkPolicies(ctx, verdict); stop {
+		return finished, perr
+	}
+	switch verdict {
+	case observeOnly:
+		e.out.drift = true
+		return finished, e.t.plans.KeepText(ctx, e.mg, e.plan, e.sit.reason, e.ws.Hash)
+	case holdPlan:
+		if serr := e.t.plans.Save(ctx, e.mg, e.plan, e.sit.reason, e.ws.Hash); serr != nil {
+			return finished, serr
+		}
+		return finished, err
+	}
+	return proceed, nil
 }
 
 // stateMissing refuses a plan made from an empty state for a resource that records
@@ -221,20 +243,4 @@ func goneMessage(plan *engine.Plan, what string) string {
 // approveTarget is how `terraplane approve` names mg.
 func approveTarget(mg resource.Managed) string {
 	return fmt.Sprintf("%s/%s -n %s", strings.ToLower(mg.GetObjectKind().GroupVersionKind().Kind), mg.GetName(), mg.GetNamespace())
-}
-
-// planReason says why a plan of mg made from inputs hash is made.
-func planReason(mg resource.Managed, hash string) common.PlanReason {
-	switch {
-	case creating(mg):
-		return common.PlanCreate
-	case mg.GetManagedStatus().Terraform.InputsHash != hash:
-		return common.PlanUpdate
-	}
-	return common.PlanDrift
-}
-
-// pendingPlan is mg's plan that is held or observed and not applied, if any.
-func pendingPlan(mg resource.Managed) *common.PlanSummary {
-	return mg.GetManagedStatus().PendingPlan()
 }

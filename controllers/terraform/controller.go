@@ -204,3 +204,30 @@ func (r *connector) resourcesIn(ctx context.Context, ns string, match func(resou
 	})
 	return reqs
 }
+
+// retries says how soon each outcome of mg is looked at again: a success, or a held
+// plan, at its drift interval.
+func (r *connector) retries(mg resource.Managed) resource.Retries {
+	interval := mg.GetManagedSpec().Timing.DriftIntervalOr(r.opts.DriftInterval)
+	drift := interval + jitter(interval)
+	return resource.Retries{Success: drift, UserError: r.opts.UserErrorRetry, Waiting: 5 * time.Second, Held: drift}
+}
+
+// driftInterval is how often mg is planned while unchanged: its spec.driftInterval, or
+// the controller's.
+func (r *connector) driftInterval(mg resource.Managed) time.Duration {
+	return mg.GetManagedSpec().Timing.DriftIntervalOr(r.opts.DriftInterval)
+}
+
+func forEach(list client.ObjectList, fn func(resource.Managed)) error {
+	items, err := meta.ExtractList(list)
+	if err != nil {
+		return err
+	}
+	for _, it := range items {
+		if mg, ok := it.(resource.Managed); ok {
+			fn(mg)
+		}
+	}
+	return nil
+}

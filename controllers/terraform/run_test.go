@@ -29,7 +29,9 @@ func (h *harness) scope(edit func(*terraformv1.Module)) *run {
 	}
 	mg := h.get()
 	ws := &workspace.Rendered{Workspace: engine.Workspace{ID: string(mg.GetUID())}, Hash: h.render.hash}
-	return &run{t: h.tf, rendered: ws, ws: ws, mg: mg, out: outcome{ran: true, hash: ws.Hash, reason: planReason(mg, ws.Hash)}}
+	e := h.tf.newRun(mg, ws)
+	e.out = outcome{ran: true}
+	return e
 }
 
 var (
@@ -53,7 +55,7 @@ func TestApplySteps(t *testing.T) {
 	}{
 		{name: "a first create with nothing to decide is one combined apply", step: (*run).createDirectly, calls: "create", next: finished,
 			check: func(t *testing.T, e *run) {
-				if e.out.applied == nil || !pending(e.mg) {
+				if e.out.applied == nil || !e.sit.pending {
 					t.Error("the create is not recorded as applied and pending")
 				}
 			}},
@@ -93,12 +95,12 @@ func TestApplySteps(t *testing.T) {
 				}
 			}},
 		{name: "marking a create records it", step: (*run).markCreating, next: proceed, check: func(t *testing.T, e *run) {
-			if !pending(e.mg) {
+			if !e.sit.pending {
 				t.Error("the create is not recorded as pending")
 			}
 		}},
 		{name: "marking an update records nothing", edit: applied, step: (*run).markCreating, next: proceed, check: func(t *testing.T, e *run) {
-			if pending(e.mg) {
+			if e.sit.pending {
 				t.Error("an update is recorded as a pending create")
 			}
 		}},
@@ -202,7 +204,7 @@ While attempting to import an existing object to "module.this.terraform_data.b",
 	h.runner.plans = []*engine.Plan{create}
 	e := h.scope(applied)
 	e.imports = []common.ImportInstruction{{Address: "terraform_data.a", ID: "a"}, {Address: "terraform_data.b", ID: "b"}}
-	if err := e.runSteps(context.Background(), applySteps[3:]); err != nil {
+	if _, err := runSteps(e, context.Background(), applySteps[3:]); err != nil {
 		t.Fatal(err)
 	}
 	if got := h.calls(); got != "plan plan apply" {
@@ -219,7 +221,7 @@ func TestApplyStaleOnce(t *testing.T) {
 	h.runner.stale = 2
 	h.runner.plans = []*engine.Plan{update, update}
 	e := h.scope(applied)
-	err := e.runSteps(context.Background(), applySteps[3:])
+	_, err := runSteps(e, context.Background(), applySteps[3:])
 	var stale *engine.StalePlanError
 	if !errors.As(err, &stale) {
 		t.Fatalf("err %v, want the second stale plan's error", err)

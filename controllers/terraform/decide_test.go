@@ -140,7 +140,7 @@ func TestDecide(t *testing.T) {
 		}), update, common.PlanCreate, want{Verdict: holdPlan, Reason: common.ReasonAdoptionRefused, Warning: true}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			v, err := decide(tc.mg, tc.plan, tc.reason, []string{"terraform_data.converge"})
+			v, err := decide(situationFor(tc.mg, tc.reason, "terraform_data.converge"), tc.mg, tc.plan)
 			got := want{Verdict: v}
 			if h, ok := err.(*resource.Held); ok {
 				got.Reason, got.Warning, got.Event = h.Reason, h.Warning, h.Event
@@ -165,7 +165,7 @@ func TestApprovalOfAnOlderPlanSaysSo(t *testing.T) {
 		m.Spec.Approval = common.ApprovalManual
 		m.Spec.ApprovedPlan = "0000000000000000"
 	})
-	_, err := decide(mg, update, common.PlanUpdate, nil)
+	_, err := decide(situationFor(mg, common.PlanUpdate), mg, update)
 	if err == nil || !strings.Contains(err.Error(), "spec.approvedPlan 0000000000000000 is not the pending plan, so nothing was applied") {
 		t.Errorf("err = %v", err)
 	}
@@ -182,7 +182,7 @@ func TestRefusalOfADestructivePlanNamesAnOlderApproval(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			mg := module(func(m *terraformv1.Module) { m.Spec.ApprovedPlan = tc.approved })
-			_, err := decide(mg, replace, common.PlanUpdate, nil)
+			_, err := decide(situationFor(mg, common.PlanUpdate), mg, replace)
 			h, ok := err.(*resource.Held)
 			if !ok || h.Reason != common.ReasonDestructiveChangeRefused {
 				t.Fatalf("err = %v, want a DestructiveChangeRefused hold", err)
@@ -196,8 +196,15 @@ func TestRefusalOfADestructivePlanNamesAnOlderApproval(t *testing.T) {
 }
 
 func TestRefusalListsAddresses(t *testing.T) {
-	_, err := decide(module(nil), replace, common.PlanUpdate, nil)
+	_, err := decide(situationFor(module(nil), common.PlanUpdate), module(nil), replace)
 	if err == nil || !strings.Contains(err.Error(), "\n  terraform_data.a: delete, create\n") || !strings.Contains(err.Error(), "terraplane approve module/net -n platform") {
 		t.Errorf("err = %v", err)
 	}
+}
+
+// situationFor is where mg stands, with a plan made for reason and harmless replacements.
+func situationFor(mg resource.Managed, reason common.PlanReason, harmless ...string) situation {
+	s := situate(mg, facts{harmless: harmless})
+	s.reason = reason
+	return s
 }

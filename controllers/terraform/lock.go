@@ -1,0 +1,40 @@
+package terraform
+
+import (
+	"context"
+	"time"
+
+	"sigs.k8s.io/controller-runtime/pkg/log"
+
+	"terraplane.io/terraplane/internal/workspace"
+)
+
+// clearStaleLock releases the resource's state lock when its holder is provably gone,
+// and says how long it had been held. A lock a live run of another process holds is
+// waited for; one Terraplane did not take is the user's to release.
+func (e *run) clearStaleLock(ctx context.Context) (next, error) {
+	age, err := e.t.runner.ClearStaleLock(ctx, workspace.Ref(e.mg))
+	if err != nil {
+		return proceed, lockError(err)
+	}
+	if age > 0 {
+		log.FromContext(ctx).Info("released a stale state lock", "resource", e.mg.GetName(), "heldFor", age.Round(time.Millisecond).String(),
+			"releasedAt", time.Now().UTC().Format(time.RFC3339Nano))
+		e.t.recorder.Eventf(e.mg, "Normal", "StateLockReleased", "released a state lock left by an interrupted run (held %s)", age.Round(time.Second))
+	}
+	return proceed, nil
+}
+
+// releaseStaleLock releases a lock a killed run left on a resource that needs no run now
+// (say, a drift plan killed after the resource had settled), so that nothing is left
+// locked until the next drift check. A lock another host holds is left alone.
+func (e *run) releaseStaleLock(ctx context.Context) {
+	if e.t.locks.known(e.mg.GetUID(), time.Now()) {
+		return
+	}
+	if _, err := e.clearStaleLock(ctx); err != nil {
+		log.FromContext(ctx).V(1).Info("state lock left in place", "reason", err.Error())
+		return
+	}
+	e.t.locks.free(e.mg.GetUID(), time.Now())
+}
