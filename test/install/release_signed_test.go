@@ -15,6 +15,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -53,18 +54,19 @@ func TestReleaseSigned(t *testing.T) {
 	output, err := makeRelease.CombinedOutput()
 	g.Expect(err).NotTo(HaveOccurred(), "make release:\n%s", output)
 	t.Logf("make release:\n%s", lastLines(string(output), 12))
+	version := releasedVersion(g, output)
 	written, err := os.ReadFile(filepath.Join(out, "cosign.pub"))
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(string(written)).To(Equal(string(pub)), "bin/release/cosign.pub is COSIGN_KEY's public key")
 	charts, _ := filepath.Glob(filepath.Join(out, "terraplane-*.tgz"))
 	g.Expect(charts).To(HaveLen(1), "the packaged chart")
 	chartVersion := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(charts[0]), "terraplane-"), ".tgz")
-	verifyRelease(t, g, repo, describeVersion(g), chartVersion, out, pub)
+	verifyRelease(t, g, repo, version, chartVersion, out, pub)
 
 	By(t, "hack/release without a key: an ephemeral key, its public key written and printed")
 	repo2 := repo + "-ephemeral"
 	out2 := t.TempDir()
-	run := exec.Command("go", "run", "./hack/release", "-version", describeVersion(g), "-layout", filepath.Join(out, "image", "oci"),
+	run := exec.Command("go", "run", "./hack/release", "-version", version, "-layout", filepath.Join(out, "image", "oci"),
 		"-out", out2, "-registry", repo2, "-helm", tool(t, "helm", "make tools-test"))
 	run.Dir = "../.."
 	output, err = run.CombinedOutput()
@@ -75,9 +77,9 @@ func TestReleaseSigned(t *testing.T) {
 	g.Expect(string(output)).To(ContainSubstring(string(ephemeral)))
 	v, err := supplychain.LoadVerifier(ephemeral)
 	g.Expect(err).NotTo(HaveOccurred())
-	_, err = supplychain.VerifySignatures(v, digestOf(g, repo2+"/terraplane:"+describeVersion(g)))
+	_, err = supplychain.VerifySignatures(v, digestOf(g, repo2+"/terraplane:"+version))
 	g.Expect(err).NotTo(HaveOccurred(), "the ephemeral key verifies its release")
-	_, err = supplychain.VerifySignatures(v, digestOf(g, repo+"/terraplane:"+describeVersion(g)))
+	_, err = supplychain.VerifySignatures(v, digestOf(g, repo+"/terraplane:"+version))
 	g.Expect(errors.Is(err, supplychain.ErrUnverified)).To(BeTrue(), "the ephemeral key does not verify the first release: %v", err)
 }
 
@@ -214,9 +216,10 @@ func digestOf(g Gomega, ref string) name.Digest {
 	return tag.Context().Digest(desc.Digest.String())
 }
 
-// describeVersion is git describe's version: the release's.
-func describeVersion(g Gomega) string {
-	describe, err := exec.Command("git", "describe", "--tags", "--always", "--dirty").Output()
-	g.Expect(err).NotTo(HaveOccurred())
-	return strings.TrimSpace(string(describe))
+// releasedVersion is the version make release tagged its image with, from the line that
+// says what it pushed: git describe's when it ran, which a commit made since would move.
+func releasedVersion(g Gomega, output []byte) string {
+	m := regexp.MustCompile(`(?m)^pushed image \S+/terraplane:(\S+)@sha256:`).FindSubmatch(output)
+	g.Expect(m).NotTo(BeNil(), "make release names the image it pushed:\n%s", output)
+	return string(m[1])
 }
