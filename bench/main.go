@@ -197,6 +197,11 @@ func (h *harness) runTerraplane(ctx context.Context, o options, variant string, 
 		}
 		out = append(out, warm)
 	}
+	if runners {
+		if out[len(out)-1].wake, err = h.measureWake(ctx, variant); err != nil {
+			return nil, err
+		}
+	}
 	return out, nil
 }
 

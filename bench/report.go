@@ -132,6 +132,7 @@ func table(rows []row, o options) string {
 			project(r.tp.driftCPU, r.tp.ran()), project(r.single.plan.cpu, r.single.ran), project(r.raw.driftCPU, r.raw.ran()))
 	}
 	runnerTable(&b, rows)
+	wakeTable(&b, rows)
 	return b.String()
 }
 

@@ -106,3 +106,30 @@ func TestRunnerTable(t *testing.T) {
 		t.Errorf("a table without a runner side:\n%s", b.String())
 	}
 }
+
+// TestWakeTable: the wake table has a line per row whose runner side measured a claim
+// after the runner stopped idle, with the ratio to a claim on the running runner; none
+// without such a row.
+func TestWakeTable(t *testing.T) {
+	rows := []row{
+		{variant: "aws-s3", n: 50, start: "cold", rn: tpResult{ready: timing{last: time.Second}}},
+		{variant: "aws-s3", n: 50, start: "warm", rn: tpResult{ready: timing{last: time.Second},
+			wake: wakeResult{stopped: 21 * time.Second, cold: 3 * time.Second, warm: 2 * time.Second}}},
+	}
+	var b strings.Builder
+	wakeTable(&b, rows)
+	var got []string
+	for _, line := range strings.Split(b.String(), "\n") {
+		if strings.HasPrefix(line, "| aws-s3") {
+			got = append(got, line)
+		}
+	}
+	if diff := cmp.Diff([]string{"| aws-s3 | 50 | 21 | 3.0 / 2.0 | 1.50× |"}, got); diff != "" {
+		t.Errorf("wake table (-want +got):\n%s", diff)
+	}
+	b.Reset()
+	wakeTable(&b, rows[:1])
+	if b.Len() != 0 {
+		t.Errorf("a table without a wake:\n%s", b.String())
+	}
+}

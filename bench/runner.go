@@ -29,9 +29,9 @@ func (r runnerSide) hopPerRun() float64 {
 }
 
 // runnerArgs are the controller's arguments of the runner side: a runner process per
-// pool, whose metrics endpoints it lists in targets.
+// pool, whose metrics endpoints it lists in targets, stopped once idle for wakeIdleTTL.
 func runnerArgs(targets string) []string {
-	return []string{"--runner", "process", "--runner-metrics-targets", targets}
+	return []string{"--runner", "process", "--runner-metrics-targets", targets, "--runner-idle-ttl", wakeIdleTTL.String()}
 }
 
 // target is one runner's metrics endpoint, as the controller lists it.

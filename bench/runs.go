@@ -69,6 +69,7 @@ type tpResult struct {
 	idleCPU   time.Duration
 	idleProcs float64
 	runner    runnerSide // with runners: the runs sent to them while the claims were made
+	wake      wakeResult // with runners, on the last pass: a claim after the runner stopped idle
 }
 
 // runRaw creates n workspaces with the terraform CLI (init + apply, kubernetes backend),
