@@ -26,24 +26,28 @@ func (r *Reconciler) finish(ctx context.Context, c *run) (ctrl.Result, error) {
 	if !c.def.DeletionTimestamp.IsZero() && c.err == nil {
 		return ctrl.Result{}, nil // finalizer removed: the definition is gone
 	}
-	o := resource.Classify(c.err, resource.Retries{UserError: r.opts.UserErrorRetry, Waiting: crdPoll})
-	if o.Stale() {
-		return o.Result()
-	}
-	st, gen := &c.def.Status, c.def.Generation
-	if c.claim != nil {
-		st.ClaimCRD, st.ClassCRD = c.claim.Name, c.class.Name
-		st.Untranslated = c.untranslated
-	}
+	st := &c.def.Status
+	return resource.Finisher{Client: r.client, Recorder: r.events}.End(ctx, resource.Ending{Object: c.def, Orig: c.orig,
+		Conditions: &st.Conditions, Observed: &st.ObservedGeneration, Ready: resource.FromOutcome(resource.ReadyBecause(apiextv1.ReasonServed, c.served())),
+		Outcome: resource.Classify(c.err, resource.Retries{UserError: r.opts.UserErrorRetry, Waiting: crdPoll}),
+		Status:  c.status, Applied: func(o resource.Outcome) bool { return o.Succeeded() && resource.IsReady(st.Conditions) }})
+}
+
+// served says which kinds are served, and under which names they collide.
+func (c *run) served() string {
 	msg := "claims of kind " + c.def.Spec.Names.Kind + " and classes of kind " + c.def.ClassKindName() + " are served"
 	if len(c.conflicts) > 0 {
 		msg += "; but " + strings.Join(c.conflicts, "; ") + " (use the full name, e.g. kubectl get " + c.def.Spec.Names.Plural + "." + c.def.Spec.Group + ")"
 	}
-	before := meta.FindStatusCondition(st.Conditions, common.TypeReady)
-	warned := before != nil && before.Message == msg
-	notes := o.Record(&st.Conditions, gen, resource.FromOutcome(resource.ReadyBecause(apiextv1.ReasonServed, msg)))
-	if len(c.conflicts) > 0 && o.Succeeded() && !warned {
-		notes = append(notes, resource.Note{Type: corev1.EventTypeWarning, Reason: apiextv1.ReasonNameConflict, Message: strings.Join(c.conflicts, "; ")})
+	return msg
+}
+
+// status records the CRDs' names and Established, and warns once of name conflicts.
+func (c *run) status(o *resource.Outcome) []resource.Note {
+	st, gen := &c.def.Status, c.def.Generation
+	if c.claim != nil {
+		st.ClaimCRD, st.ClassCRD = c.claim.Name, c.class.Name
+		st.Untranslated = c.untranslated
 	}
 	switch {
 	case c.established:
@@ -51,6 +55,9 @@ func (r *Reconciler) finish(ctx context.Context, c *run) (ctrl.Result, error) {
 	case c.checked || meta.FindStatusCondition(st.Conditions, apiextv1.TypeEstablished) == nil:
 		resource.SetCondition(&st.Conditions, gen, apiextv1.TypeEstablished, metav1.ConditionFalse, apiextv1.ReasonWaitingForCRD, "the CustomResourceDefinitions are not served yet")
 	}
-	resource.SetProgress(&st.Conditions, &st.ObservedGeneration, gen, o.Succeeded() && resource.IsReady(st.Conditions))
-	return resource.Finisher{Client: r.client, Recorder: r.events}.Finish(ctx, c.def, c.orig, o, notes)
+	before := meta.FindStatusCondition(c.orig.Status.Conditions, common.TypeReady)
+	if len(c.conflicts) == 0 || !o.Succeeded() || before != nil && before.Message == c.served() {
+		return nil
+	}
+	return []resource.Note{{Type: corev1.EventTypeWarning, Reason: apiextv1.ReasonNameConflict, Message: strings.Join(c.conflicts, "; ")}}
 }

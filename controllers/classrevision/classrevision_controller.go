@@ -11,7 +11,6 @@ import (
 	"slices"
 	"time"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -125,16 +124,8 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if resource.Unchanged(class, orig) {
 		return result, nil
 	}
-	if err := resource.PatchStatus(ctx, r.client, class, orig, true); err != nil {
-		if apierrors.IsConflict(err) {
-			return ctrl.Result{RequeueAfter: time.Second}, nil // another controller wrote the class's status first
-		}
-		return ctrl.Result{}, client.IgnoreNotFound(err)
-	}
-	for _, n := range notes {
-		r.events.Event(class, n.Type, n.Reason, n.Message)
-	}
-	return result, nil
+	// Guarded: the class's own controller writes its conditions too.
+	return resource.Finisher{Client: r.client, Recorder: r.events, Guarded: true}.Finish(ctx, class, orig, resource.Outcome{Requeue: result.RequeueAfter}, notes)
 }
 
 // roll moves the rollout of the class's target revision on (see step), records it in the

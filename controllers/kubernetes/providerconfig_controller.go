@@ -59,21 +59,29 @@ func (r *ProviderConfigReconciler) Reconcile(ctx context.Context, req ctrl.Reque
 		pc.Status.Endpoint = cluster.Host
 		version, err = cluster.Ping()
 	}
+	return r.finish(ctx, pc, orig, version, err)
+}
+
+// finish records whether the cluster answered (Ready, Reachable, with its version) and
+// writes the status, guarded: the usage controller writes InUse into the same
+// conditions, and the lock keeps either write from undoing the other. It is a health
+// check: any failure is retried like an unreachable cluster.
+func (r *ProviderConfigReconciler) finish(ctx context.Context, pc, orig *kubernetesv1.ProviderConfig, version string, err error) (ctrl.Result, error) {
 	retries := r.opts.Retries()
 	retries.Success = providerConfigResync
-	o := resource.Classify(err, retries)
-	if o.Stale() {
-		return o.Result()
-	}
-	o.Record(&pc.Status.Conditions, pc.Generation, resource.FromOutcome(resource.ReadyBecause(common.ReasonReachable, "Kubernetes "+version)))
-	resource.SetProgress(&pc.Status.Conditions, &pc.Status.ObservedGeneration, pc.Generation,
-		o.Succeeded() && resource.IsReady(pc.Status.Conditions))
-	if o.Err != nil { // a health check: any failure is retried like an unreachable cluster
+	return resource.Finisher{Client: r.client, Guarded: true}.End(ctx, resource.Ending{Object: pc, Orig: orig,
+		Conditions: &pc.Status.Conditions, Observed: &pc.Status.ObservedGeneration, Outcome: resource.Classify(err, retries),
+		Ready:   resource.FromOutcome(resource.ReadyBecause(common.ReasonReachable, "Kubernetes "+version)),
+		Applied: func(o resource.Outcome) bool { return o.Succeeded() && resource.IsReady(pc.Status.Conditions) },
+		Status:  r.retryUnreachable})
+}
+
+// retryUnreachable retries any failure of the check like an unreachable cluster.
+func (r *ProviderConfigReconciler) retryUnreachable(o *resource.Outcome) []resource.Note {
+	if o.Err != nil {
 		o.Requeue, o.Err = r.opts.UnreachableRetry, nil
 	}
-	// The usage controller writes InUse into the same conditions: the lock keeps either
-	// write from undoing the other.
-	return resource.Finisher{Client: r.client, Guarded: true}.Finish(ctx, pc, orig, o, nil)
+	return nil
 }
 
 // forSecret maps a Secret to the ProviderConfigs whose credentials it holds.

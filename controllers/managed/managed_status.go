@@ -19,17 +19,27 @@ import (
 )
 
 // finish maps the reconcile's error to conditions, one event, and a result — the only
-// place where errors become results. The status speaks for the generation the reconcile
-// started from (orig's): a write during the run may have refreshed mg to a newer one.
+// place where errors become results.
 func (r *Reconciler) finish(ctx context.Context, orig, mg resource.Managed, run *Run, err error) (ctrl.Result, error) {
-	gen := orig.GetGeneration()
-	resource.SyncBindingPhase(mg)
 	o := r.outcome(ctx, mg, err)
-	st := mg.GetManagedStatus()
+	if run == nil && o.Stale() {
+		return o.Result() // the cache was behind a write, and nothing ran: nothing to record
+	}
+	notes := r.record(orig, mg, run, o)
+	result, rerr := r.finisher().Finish(ctx, mg, orig, o, notes)
+	return r.result(ctx, result, rerr, o)
+}
+
+// record records the outcome o, and the record of the run if one ran, in mg's status:
+// the run's Terraform status, Synced, Ready by the kind's rule (Missing when the run left
+// the external resource deleted), the progress conditions, and the first time Ready. The
+// status speaks for the generation the reconcile started from (orig's): a write during
+// the run may have refreshed mg to a newer one. It returns the events to send.
+func (r *Reconciler) record(orig, mg resource.Managed, run *Run, o resource.Outcome) []resource.Note {
+	gen, st := orig.GetGeneration(), mg.GetManagedStatus()
+	resource.SyncBindingPhase(mg)
 	if run != nil {
 		run.write(st, gen, o.Succeeded())
-	} else if o.Stale() {
-		return o.Result() // the cache was behind a write, and nothing ran: nothing to record
 	}
 	notes := o.Record(&st.Conditions, gen, r.kind.readyRule())
 	missing := run.missing()
@@ -40,14 +50,20 @@ func (r *Reconciler) finish(ctx context.Context, orig, mg resource.Managed, run 
 	if r.kind.firstReady(orig.GetManagedStatus(), st) {
 		resource.ObserveFirstReady(resource.ManagedFamily, r.gvk(mg), mg.GetCreationTimestamp().Time)
 	}
-	result, rerr := r.finisher().Finish(ctx, mg, orig, o, notes)
-	if rerr != nil {
-		log.FromContext(ctx).Info("reconcile failed; retrying with backoff", "error", rerr.Error())
+	return notes
+}
+
+// result is the reconcile's result: a failed write is logged and retried with backoff,
+// and a resource with nothing to do for its user (a success, a plan awaiting approval)
+// waits behind user changes at its next periodic check.
+func (r *Reconciler) result(ctx context.Context, result ctrl.Result, err error, o resource.Outcome) (ctrl.Result, error) {
+	if err != nil {
+		log.FromContext(ctx).Info("reconcile failed; retrying with backoff", "error", err.Error())
 	}
 	if o.Succeeded() || o.Reason == common.ReasonAwaitingApproval || o.Reason == common.ReasonProviderUpgrade {
-		result.Priority = ptr.To(handler.LowPriority) // periodic checks wait behind user changes
+		result.Priority = ptr.To(handler.LowPriority)
 	}
-	return result, rerr
+	return result, err
 }
 
 // readyRule is the kind's Ready rule: see Kind.KeepsReady.
@@ -128,8 +144,15 @@ func (r *Reconciler) finishDelete(ctx context.Context, mg resource.Managed, err 
 	if err == nil {
 		return ctrl.Result{}, nil
 	}
-	orig := mg.DeepCopyObject().(resource.Managed)
-	gen := mg.GetGeneration()
+	orig, o, conds := mg.DeepCopyObject().(resource.Managed), r.deleteOutcome(mg, err), &mg.GetManagedStatus().Conditions
+	notes := o.SetSynced(conds, mg.GetGeneration())
+	resource.Deleting().Set(conds, mg.GetGeneration())
+	return r.finisher().Finish(ctx, mg, orig, o, notes)
+}
+
+// deleteOutcome is the outcome of a deletion that failed with err, its message saying
+// that the resource cannot be deleted, and why (shortened by the kind's Summary).
+func (r *Reconciler) deleteOutcome(mg resource.Managed, err error) resource.Outcome {
 	o := resource.Classify(err, r.kind.Retries(mg))
 	msg := err.Error()
 	if r.kind.Summary != nil {
@@ -139,10 +162,7 @@ func (r *Reconciler) finishDelete(ctx context.Context, mg resource.Managed, err 
 	if o.Err != nil {
 		o.Err = errors.New(o.Message)
 	}
-	conds := &mg.GetManagedStatus().Conditions
-	notes := o.SetSynced(conds, gen)
-	resource.Deleting().Set(conds, gen)
-	return r.finisher().Finish(ctx, mg, orig, o, notes)
+	return o
 }
 
 // markApplying records, before an Apply of a kind whose applies are slow (SlowApply),

@@ -45,31 +45,46 @@ func (r *Reconciler) finish(ctx context.Context, p Provider, users []user, err e
 		return o.Result()
 	}
 	orig := p.DeepCopyObject().(Provider)
+	notes, wait, write := r.recordUsers(p, orig, users)
+	if !write {
+		return ctrl.Result{RequeueAfter: wait}, nil
+	}
+	return r.write(ctx, p, orig, o, notes)
+}
+
+// recordUsers records the users count and the InUse condition, and says whether to
+// write them: not when nothing changed, nor, for a recount alone, before recountEvery has
+// passed since the last write (wait says how long is left). A deletion that starts to
+// wait is announced.
+func (r *Reconciler) recordUsers(p, orig Provider, users []user) (notes []resource.Note, wait time.Duration, write bool) {
 	st := p.GetProviderStatus()
 	st.Users = len(users)
 	status, reason, msg := inUse(r.gvk.Kind, users, !p.GetDeletionTimestamp().IsZero())
 	before := meta.FindStatusCondition(orig.GetProviderStatus().Conditions, common.TypeInUse)
 	changed := resource.SetCondition(&st.Conditions, p.GetGeneration(), common.TypeInUse, status, reason, msg)
 	if !changed && orig.GetProviderStatus().Users == st.Users {
-		return ctrl.Result{}, nil
+		return nil, 0, false
 	}
-	key := client.ObjectKeyFromObject(p)
 	if before != nil && before.Status == status && before.Reason == reason {
-		if last, ok := r.reported.Load(key); ok {
+		if last, ok := r.reported.Load(client.ObjectKeyFromObject(p)); ok {
 			if wait := recountEvery - time.Since(last.(time.Time)); wait > 0 {
-				return ctrl.Result{RequeueAfter: wait}, nil
+				return nil, wait, false
 			}
 		}
 	}
-	var notes []resource.Note
 	if changed && reason == ReasonDeletionBlocked {
 		notes = []resource.Note{{Type: corev1.EventTypeWarning, Reason: reason, Message: msg}}
 	}
-	// Another controller writes conditions of some provider kinds (Ready of a Kubernetes
-	// ProviderConfig): the lock keeps either from undoing the other's.
+	return notes, 0, true
+}
+
+// write writes the status with the notes, and remembers when. Another controller writes
+// conditions of some provider kinds (Ready of a Kubernetes ProviderConfig): the lock keeps
+// either from undoing the other's.
+func (r *Reconciler) write(ctx context.Context, p, orig Provider, o resource.Outcome, notes []resource.Note) (ctrl.Result, error) {
 	result, err := resource.Finisher{Client: r.client, Recorder: r.recorder, Guarded: true}.Finish(ctx, p, orig, o, notes)
 	if err == nil && result.RequeueAfter == 0 { // a write that lost its race asks to run again
-		r.reported.Store(key, time.Now())
+		r.reported.Store(client.ObjectKeyFromObject(p), time.Now())
 	}
 	return result, err
 }

@@ -37,17 +37,22 @@ func (r *Reconciler) finish(ctx context.Context, app, orig *workloadv1.Kubernete
 	if o.Stale() || o.Err != nil {
 		return o.Result()
 	}
+	notes := recordPlacement(app, ref, why, o)
+	return resource.Finisher{Client: r.client, Recorder: r.recorder, Guarded: true}.Finish(ctx, app, orig, o, notes)
+}
+
+// recordPlacement records where the application is placed (Scheduled=True, with one
+// event), or why it cannot be (Scheduled=False, with one event per new reason).
+func recordPlacement(app *workloadv1.KubernetesApplication, ref *workloadv1.ClusterReference, why string, o resource.Outcome) []resource.Note {
 	st := &app.Status
-	var notes []resource.Note
 	if o.Succeeded() {
 		st.ClusterRef, st.State = ref, workloadv1.ApplicationStateScheduled
 		resource.SetCondition(&st.Conditions, app.Generation, workloadv1.TypeScheduled, metav1.ConditionTrue, ReasonScheduled, why)
-		notes = []resource.Note{{Type: corev1.EventTypeNormal, Reason: ReasonScheduled, Message: why}}
-	} else {
-		st.State = workloadv1.ApplicationStatePending
-		if resource.SetCondition(&st.Conditions, app.Generation, workloadv1.TypeScheduled, metav1.ConditionFalse, o.Reason, o.Message) {
-			notes = []resource.Note{{Type: o.EventType, Reason: o.Reason, Message: o.Message}}
-		}
+		return []resource.Note{{Type: corev1.EventTypeNormal, Reason: ReasonScheduled, Message: why}}
 	}
-	return resource.Finisher{Client: r.client, Recorder: r.recorder, Guarded: true}.Finish(ctx, app, orig, o, notes)
+	st.State = workloadv1.ApplicationStatePending
+	if resource.SetCondition(&st.Conditions, app.Generation, workloadv1.TypeScheduled, metav1.ConditionFalse, o.Reason, o.Message) {
+		return []resource.Note{{Type: o.EventType, Reason: o.Reason, Message: o.Message}}
+	}
+	return nil
 }

@@ -18,15 +18,16 @@ func (r *StackReconciler) finish(ctx context.Context, s, orig *stacksv1.Stack, e
 		return ctrl.Result{}, nil
 	}
 	o := resource.Classify(err, resource.Retries{UserError: r.opts.UserErrorRetry, Waiting: resource.WaitRetry})
-	if o.Stale() {
-		return o.Result()
-	}
-	st, gen := &s.Status, s.Generation
+	return resource.Finisher{Client: r.client, Recorder: r.recorder, Guarded: true}.End(ctx, resource.Ending{Object: s, Orig: orig,
+		Conditions: &s.Status.Conditions, Observed: &s.Status.ObservedGeneration, Outcome: o, Ready: stackReady(s)})
+}
+
+// stackReady is a Stack's Ready rule: its controller is deployed (or it has none) once
+// the reconcile succeeded.
+func stackReady(s *stacksv1.Stack) resource.ReadyRule {
 	deployed := stacksv1.ReasonControllerDeployed
 	if s.Spec.Controller.Deployment == nil {
 		deployed = stacksv1.ReasonNoController
 	}
-	notes := o.Record(&st.Conditions, gen, resource.FromOutcome(resource.ReadyBecause(deployed, "")))
-	resource.SetProgress(&st.Conditions, &st.ObservedGeneration, gen, o.Succeeded())
-	return resource.Finisher{Client: r.client, Recorder: r.recorder, Guarded: true}.Finish(ctx, s, orig, o, notes)
+	return resource.FromOutcome(resource.ReadyBecause(deployed, ""))
 }

@@ -7,7 +7,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 
-	common "terraplane.io/terraplane/apis/common/v1alpha1"
 	workloadv1 "terraplane.io/terraplane/apis/workload/v1alpha1"
 	"terraplane.io/terraplane/internal/resource"
 )
@@ -20,34 +19,43 @@ func (r *ApplicationReconciler) finish(ctx context.Context, app *workloadv1.Kube
 	if !app.DeletionTimestamp.IsZero() && err == nil {
 		return ctrl.Result{}, nil
 	}
-	orig := app.DeepCopy()
+	orig, ready := app.DeepCopy(), recordState(app, owned)
+	// The scheduler writes status too: the lock keeps either write from undoing the other's.
+	return resource.Finisher{Client: r.client, Recorder: r.recorder, Guarded: true}.End(ctx, resource.Ending{Object: app, Orig: orig,
+		Conditions: &app.Status.Conditions, Observed: &app.Status.ObservedGeneration, Outcome: resource.Classify(err, r.opts.Retries()),
+		Ready:   func(resource.Outcome, []metav1.Condition) (resource.Ready, bool) { return ready, true },
+		Applied: func(o resource.Outcome) bool { return o.Succeeded() && ready.Status == metav1.ConditionTrue },
+		Status:  func(o *resource.Outcome) []resource.Note { settle(app, o, ready); return nil }})
+}
+
+// recordState records the application's state and counts, from its resources, and
+// returns its Ready: True once every resource is submitted.
+func recordState(app *workloadv1.KubernetesApplication, owned map[string]*workloadv1.KubernetesApplicationResource) resource.Ready {
 	st := &app.Status
-	o := resource.Classify(err, r.opts.Retries())
-	if o.Stale() {
-		return o.Result()
-	}
 	if owned != nil {
 		st.State, st.DesiredResources, st.SubmittedResources = applicationState(app, owned)
 	}
 	if !app.DeletionTimestamp.IsZero() {
 		st.State = workloadv1.ApplicationStatePending
 	}
-	ready, reason, msg := metav1.ConditionFalse, string(st.State), fmt.Sprintf("%d of %d resources submitted", st.SubmittedResources, st.DesiredResources)
+	msg := fmt.Sprintf("%d of %d resources submitted", st.SubmittedResources, st.DesiredResources)
 	if st.State == workloadv1.ApplicationStateSubmitted {
-		ready = metav1.ConditionTrue
+		return resource.ReadyBecause(string(st.State), msg)
 	}
-	resource.SetCondition(&st.Conditions, app.Generation, common.TypeReady, ready, reason, msg)
-	notes := o.SetSynced(&st.Conditions, app.Generation)
-	if o.Succeeded() && st.State == workloadv1.ApplicationStateFailed { // its resources' Stalled, as a claim's
-		resource.MarkStalled(&st.Conditions, &st.ObservedGeneration, app.Generation, reason, msg+"; "+failedResources)
-	} else {
-		resource.SetProgress(&st.Conditions, &st.ObservedGeneration, app.Generation, o.Succeeded() && ready == metav1.ConditionTrue)
+	return resource.NotReady(string(st.State), msg)
+}
+
+// settle marks an application whose resources failed for good Stalled, as a claim whose
+// resource failed; a success needs no requeue, as resources report back through the Owns
+// watch.
+func settle(app *workloadv1.KubernetesApplication, o *resource.Outcome, ready resource.Ready) {
+	if !o.Succeeded() {
+		return
 	}
-	if o.Succeeded() {
-		o.Requeue = 0 // resources report back through the Owns watch
+	o.Requeue = 0
+	if app.Status.State == workloadv1.ApplicationStateFailed {
+		resource.MarkStalled(&app.Status.Conditions, &app.Status.ObservedGeneration, app.Generation, ready.Reason, ready.Message+"; "+failedResources)
 	}
-	// The scheduler writes status too: the lock keeps either write from undoing the other's.
-	return resource.Finisher{Client: r.client, Recorder: r.recorder, Guarded: true}.Finish(ctx, app, orig, o, notes)
 }
 
 // failedResources is what a Failed application's message adds.

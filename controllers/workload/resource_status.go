@@ -24,11 +24,23 @@ func (r *ResourceReconciler) finish(ctx context.Context, orig, res *workloadv1.K
 	if !res.DeletionTimestamp.IsZero() && err == nil {
 		return ctrl.Result{}, nil // finalizer removed; the resource is gone
 	}
-	o := resource.Classify(err, r.opts.Retries())
-	if o.Stale() {
-		return o.Result()
+	return resource.Finisher{Client: r.client, Recorder: r.recorder}.End(ctx, resource.Ending{Object: res, Orig: orig,
+		Conditions: &res.Status.Conditions, Observed: &res.Status.ObservedGeneration, Outcome: resource.Classify(err, r.opts.Retries()),
+		Ready: resource.FromOutcome(submittedReady(res)), Status: func(o *resource.Outcome) []resource.Note { setState(&res.Status, *o, err); return nil }})
+}
+
+// submittedReady is a resource's Ready once the reconcile succeeded, naming its cluster.
+func submittedReady(res *workloadv1.KubernetesApplicationResource) resource.Ready {
+	r := resource.ReadyBecause(ReasonSubmitted, "")
+	if res.Status.ClusterRef != nil {
+		r.Message = "submitted to cluster " + res.Status.ClusterRef.Name
 	}
-	st := &res.Status
+	return r
+}
+
+// setState records the resource's state: Submitted, Failed on a user error, or Pending
+// while it waits.
+func setState(st *workloadv1.KubernetesApplicationResourceStatus, o resource.Outcome, err error) {
 	_, userErr := resource.AsUserError(err)
 	switch {
 	case o.Succeeded():
@@ -38,11 +50,4 @@ func (r *ResourceReconciler) finish(ctx context.Context, orig, res *workloadv1.K
 	case st.State == "" || o.Reason != ReasonReconcileError:
 		st.State = workloadv1.ResourceStatePending
 	}
-	submitted := resource.ReadyBecause(ReasonSubmitted, "")
-	if st.ClusterRef != nil {
-		submitted.Message = "submitted to cluster " + st.ClusterRef.Name
-	}
-	notes := o.Record(&st.Conditions, res.Generation, resource.FromOutcome(submitted))
-	resource.SetProgress(&st.Conditions, &st.ObservedGeneration, res.Generation, o.Succeeded())
-	return resource.Finisher{Client: r.client, Recorder: r.recorder}.Finish(ctx, res, orig, o, notes)
 }

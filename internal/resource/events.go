@@ -18,11 +18,17 @@ func NewRecorder(p recorder.Provider, name string) Recorder {
 
 // Eventf records an event of type eventType ("Normal" or "Warning") about obj.
 func (r Recorder) Eventf(obj runtime.Object, eventType, reason, format string, args ...any) {
+	if r.events == nil {
+		return // the zero Recorder sends nothing
+	}
 	r.events.Eventf(obj, nil, eventType, reason, reason, format, args...)
 }
 
 // Event records an event with a fixed message about obj.
 func (r Recorder) Event(obj runtime.Object, eventType, reason, message string) {
+	if r.events == nil {
+		return
+	}
 	r.events.Eventf(obj, nil, eventType, reason, reason, "%s", message)
 }
 

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -51,7 +52,7 @@ func Unchanged(obj, orig client.Object) bool {
 type Finisher struct {
 	// Client writes the status.
 	Client client.Client
-	// Recorder sends the events.
+	// Recorder sends the events; the zero Recorder sends none.
 	Recorder Recorder
 	// Guarded writes with an optimistic lock, for objects whose conditions another
 	// controller writes too.
@@ -71,4 +72,47 @@ func (f Finisher) Finish(ctx context.Context, obj, orig client.Object, o Outcome
 		f.Recorder.Event(obj, n.Type, n.Reason, n.Message)
 	}
 	return o.Result()
+}
+
+// Ending is how one reconcile of an object ends: its outcome and the kind's rules, from
+// which End derives the status and writes it once.
+type Ending struct {
+	// Object is the object as the reconcile leaves it, and Orig as it read it.
+	Object, Orig client.Object
+	// Conditions and Observed are the object's status conditions and observedGeneration.
+	Conditions *[]metav1.Condition
+	Observed   *int64
+	// Outcome is the reconcile's, from Classify.
+	Outcome Outcome
+	// Ready is the kind's Ready rule; nil when the kind has no Ready of its own.
+	Ready ReadyRule
+	// Status records what else the kind derives from the outcome (its own fields and
+	// conditions, after Synced, Ready and the progress conditions, which it may refine:
+	// Stalled, say), may adjust the outcome's requeue, and returns its events; nil
+	// records nothing more.
+	Status func(o *Outcome) []Note
+	// Applied says whether the generation counts as applied (SetProgress); nil means the
+	// outcome succeeded.
+	Applied func(o Outcome) bool
+}
+
+// End ends a reconcile the one way: a stale outcome records nothing; otherwise Synced,
+// Ready by the kind's rule, the progress conditions and the kind's own status are
+// recorded, the status written once, and the events sent once the write landed.
+func (f Finisher) End(ctx context.Context, e Ending) (ctrl.Result, error) {
+	o := e.Outcome
+	if o.Stale() {
+		return o.Result()
+	}
+	gen := e.Object.GetGeneration()
+	notes := o.Record(e.Conditions, gen, e.Ready)
+	applied := o.Succeeded()
+	if e.Applied != nil {
+		applied = e.Applied(o)
+	}
+	SetProgress(e.Conditions, e.Observed, gen, applied)
+	if e.Status != nil {
+		notes = append(notes, e.Status(&o)...)
+	}
+	return f.Finish(ctx, e.Object, e.Orig, o, notes)
 }
