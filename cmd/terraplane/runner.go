@@ -18,6 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"terraplane.io/terraplane/internal/app"
+	"terraplane.io/terraplane/internal/collectors"
 	"terraplane.io/terraplane/internal/devenv"
 	"terraplane.io/terraplane/internal/engine"
 	"terraplane.io/terraplane/internal/plugins"
@@ -211,7 +212,7 @@ func serveRunnerMetrics(ctx context.Context, o runnerOptions, eng *engine.Engine
 		return "", fmt.Errorf("metrics listener: %w", err)
 	}
 	mux := http.NewServeMux()
-	mux.Handle("/metrics", app.RunnerMetrics(eng, o.pool))
+	mux.Handle("/metrics", collectors.RunnerMetrics(eng, o.pool))
 	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = hs.Serve(lis) }()
 	go func() { <-ctx.Done(); _ = hs.Close() }()

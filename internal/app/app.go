@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/selection"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -27,6 +28,7 @@ import (
 	"terraplane.io/terraplane/controllers/scheduler"
 	"terraplane.io/terraplane/controllers/terraform"
 	"terraplane.io/terraplane/controllers/workload"
+	"terraplane.io/terraplane/internal/collectors"
 	"terraplane.io/terraplane/internal/engine"
 	"terraplane.io/terraplane/internal/kinds"
 	"terraplane.io/terraplane/internal/modsource"
@@ -219,7 +221,7 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manager, *en
 		MaxConcurrent:     opts.MaxConcurrentTerraform, Timeout: opts.TerraformTimeout,
 
 		MaxConcurrentPerGroup: opts.MaxConcurrentTerraformPerProvider,
-		OnRun:                 observeRun(ctrl.Log.WithName("terraform")),
+		OnRun:                 collectors.ObserveRun(ctrl.Log.WithName("terraform")),
 		ProviderReuse:         opts.ProviderReuse, ProviderTTL: opts.ProviderTTL, ProviderRunsPerProcess: opts.ProviderRunsPerProcess,
 		ProviderMemoryBudget: providerBudget(opts.ProviderMemoryBudget, ReadLimits(cgroupRoot)), Log: ctrl.Log.WithName("providers"),
 		Locker: locker,
@@ -231,18 +233,18 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manager, *en
 	if err := mgr.Add(manager.RunnableFunc(func(ctx context.Context) error { <-ctx.Done(); eng.Stop(); return nil })); err != nil {
 		return nil, nil, err
 	}
-	if err := registerEngineMetrics(eng); err != nil {
+	if err := collectors.RegisterEngineMetrics(eng); err != nil {
 		return nil, nil, fmt.Errorf("register metrics: %w", err)
 	}
 	shards, err := shards(mgr, cfg, opts)
 	if err != nil {
 		return nil, nil, err
 	}
-	gauges := &objectSource{reader: mgr.GetClient(), reg: reg, scheme: reg.Scheme(), elected: mgr.Elected()}
+	var holds func(types.UID) bool
 	if shards != nil {
-		gauges.holds = shards.Holds
+		holds = shards.Holds
 	}
-	if err := registerObjectGauges(gauges); err != nil {
+	if err := collectors.RegisterObjectGauges(mgr.GetClient(), reg, mgr.Elected(), holds); err != nil {
 		return nil, nil, fmt.Errorf("register metrics: %w", err)
 	}
 	runs, err := runnerOf(mgr, cfg, opts, &runner.Local{Engine: eng, Locker: locker})

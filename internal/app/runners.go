@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
 	"terraplane.io/terraplane/controllers/terraform"
+	"terraplane.io/terraplane/internal/collectors"
 	"terraplane.io/terraplane/internal/runner"
 )
 
@@ -61,7 +62,7 @@ func runnerOf(mgr ctrl.Manager, cfg *rest.Config, opts Options, local *runner.Lo
 	procs := &runner.Processes{Binary: bin, Dir: runner.ProcessDir(opts.WorkDir), RemoveOnStop: true, Config: cfg, PluginMirror: opts.PluginMirror,
 		Terraform:  local.Engine.TerraformPath(),
 		Identities: &runner.Identities{Client: direct, Tokens: tokens, EnsureRole: true},
-		Args:       runnerArgs(opts), OnRun: observeRun(ctrl.Log.WithName("terraform")), OnCall: observeCall, Log: ctrl.Log.WithName("runners"),
+		Args:       runnerArgs(opts), OnRun: collectors.ObserveRun(ctrl.Log.WithName("terraform")), OnCall: collectors.ObserveCall, Log: ctrl.Log.WithName("runners"),
 		MetricsAddress: "127.0.0.1:0", MetricsTargets: opts.RunnerMetricsTargets,
 		UIDTable: filepath.Join(opts.WorkDir, "runner-uids.json"), SharedUID: opts.RunnerInsecureSharedUID,
 		MaxPoolsPerNamespace: opts.RunnerMaxPoolsPerNamespace, IdleTTL: processIdleTTL(opts.RunnerIdleTTL)}
@@ -95,7 +96,7 @@ func runnerDeployments(mgr ctrl.Manager, opts Options, local *runner.Local) (ter
 	deps := &runner.Deployments{Client: direct, Identities: &runner.Identities{Client: direct, EnsureRole: true},
 		Pod: runner.PodSpec{Image: opts.RunnerImage, Terraform: local.Engine.TerraformPath(), PluginMirror: opts.PluginMirror,
 			Resources: res, Args: runnerArgs(opts), Settings: settings},
-		OnRun: observeRun(ctrl.Log.WithName("terraform")), OnCall: observeCall,
+		OnRun: collectors.ObserveRun(ctrl.Log.WithName("terraform")), OnCall: collectors.ObserveCall,
 		IdleTTL: opts.RunnerIdleTTL, Namespaces: opts.SecretNamespaces, Log: ctrl.Log.WithName("runners")}
 	// every replica looks for idle runners, the leader or not: each stamps the runners
 	// it has runs in flight on, which keeps the others from scaling them down

@@ -1,4 +1,4 @@
-package app
+package collectors
 
 import (
 	"encoding/json"

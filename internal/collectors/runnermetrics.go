@@ -1,4 +1,4 @@
-package app
+package collectors
 
 import (
 	"net/http"
@@ -34,8 +34,8 @@ var (
 
 func init() { metrics.Registry.MustRegister(runnerRunsTotal, runnerHopSeconds) }
 
-// observeCall records a run sent to pool's runner in the runner metrics.
-func observeCall(pool runner.PoolRef, c runner.Call) {
+// ObserveCall records a run sent to pool's runner in the runner metrics.
+func ObserveCall(pool runner.PoolRef, c runner.Call) {
 	result := "success"
 	switch {
 	case c.Unreachable():

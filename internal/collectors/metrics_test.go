@@ -1,4 +1,4 @@
-package app
+package collectors
 
 import (
 	"errors"
@@ -49,7 +49,7 @@ func TestObserveRun(t *testing.T) {
 			var logged []string
 			log := funcr.New(func(prefix, args string) { logged = append(logged, args) }, funcr.Options{Verbosity: 1})
 			before, sum := runCount(t, tc.labels...)
-			observeRun(log)(tc.run)
+			ObserveRun(log)(tc.run)
 			after, sumAfter := runCount(t, tc.labels...)
 			if after != before+1 || sumAfter-sum != tc.run.Duration.Seconds() {
 				t.Errorf("recorded %d runs (%gs), want one of %gs", after-before, sumAfter-sum, tc.run.Duration.Seconds())
@@ -68,7 +68,7 @@ func TestObserveRun(t *testing.T) {
 		})
 	}
 	var quiet []string
-	observeRun(funcr.New(func(_, args string) { quiet = append(quiet, args) }, funcr.Options{}))(engine.Run{Verb: "plan", Kind: "X.y"})
+	ObserveRun(funcr.New(func(_, args string) { quiet = append(quiet, args) }, funcr.Options{}))(engine.Run{Verb: "plan", Kind: "X.y"})
 	if len(quiet) != 0 {
 		t.Errorf("a run is logged at V(0): %v", quiet)
 	}
@@ -79,7 +79,7 @@ func TestObserveRun(t *testing.T) {
 func TestRegisterEngineMetrics(t *testing.T) {
 	eng := &engine.Engine{}
 	for i := range 2 {
-		if err := registerEngineMetrics(eng); err != nil {
+		if err := RegisterEngineMetrics(eng); err != nil {
 			t.Fatalf("registration %d: %v", i+1, err)
 		}
 	}

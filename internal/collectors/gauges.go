@@ -1,4 +1,4 @@
-package app
+package collectors
 
 import (
 	"context"
@@ -93,8 +93,12 @@ type objectCollector struct {
 // it at its own objects (tests run several managers in one process).
 var objects = &objectCollector{}
 
-// registerObjectGauges points the process's object gauges at src.
-func registerObjectGauges(src *objectSource) error {
+// RegisterObjectGauges points the process's object gauges at the objects reader lists
+// through a manager's cache: the kinds reg names, counted by this replica once elected
+// closes, and, when holds is not nil, the resources of sharded kinds whose shard it
+// holds.
+func RegisterObjectGauges(reader client.Reader, reg *registry.Registry, elected <-chan struct{}, holds func(types.UID) bool) error {
+	src := &objectSource{reader: reader, reg: reg, scheme: reg.Scheme(), elected: elected, holds: holds}
 	objects.mu.Lock()
 	objects.src = src
 	objects.mu.Unlock()

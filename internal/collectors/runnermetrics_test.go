@@ -1,4 +1,4 @@
-package app
+package collectors
 
 import (
 	"context"
@@ -60,7 +60,7 @@ func TestObserveCall(t *testing.T) {
 			counter := runnerRunsTotal.WithLabelValues(pool.String(), tc.call.Verb, tc.result)
 			before := count(t, counter)
 			n, sum := hops(t, pool.String(), tc.call.Verb)
-			observeCall(pool, tc.call)
+			ObserveCall(pool, tc.call)
 			n2, sum2 := hops(t, pool.String(), tc.call.Verb)
 			got := []float64{count(t, counter) - before, float64(n2 - n)}
 			want := []float64{tc.counted, 1}

@@ -1,4 +1,4 @@
-package app
+package collectors
 
 import (
 	"errors"
@@ -55,10 +55,10 @@ type engineCollector struct {
 // engineMetrics is the process's collector, registered once.
 var engineMetrics = &engineCollector{rss: procmem.RSS}
 
-// registerEngineMetrics points the engine metrics at eng: how many terraform processes it
+// RegisterEngineMetrics points the engine metrics at eng: how many terraform processes it
 // started, so that `make bench` (and operators) can see that steady state runs none, and
 // what its warm provider pool does.
-func registerEngineMetrics(eng *engine.Engine) error {
+func RegisterEngineMetrics(eng *engine.Engine) error {
 	engineMetrics.mu.Lock()
 	engineMetrics.src = &engineSource{processes: eng.Processes, providers: eng.ProviderStats}
 	engineMetrics.mu.Unlock()
@@ -130,9 +130,9 @@ var terraformRunSeconds = prometheus.NewHistogramVec(prometheus.HistogramOpts{
 
 func init() { metrics.Registry.MustRegister(terraformRunSeconds) }
 
-// observeRun records each terraform command in terraformRunSeconds and logs it at V(1)
+// ObserveRun records each terraform command in terraformRunSeconds and logs it at V(1)
 // (the error is already redacted by the engine).
-func observeRun(log logr.Logger) func(engine.Run) {
+func ObserveRun(log logr.Logger) func(engine.Run) {
 	return func(run engine.Run) {
 		result := "success"
 		if run.Err != nil {
