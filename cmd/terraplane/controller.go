@@ -14,7 +14,6 @@ import (
 
 	"terraplane.io/terraplane/controllers/stack"
 	"terraplane.io/terraplane/internal/app"
-	"terraplane.io/terraplane/internal/devenv"
 	"terraplane.io/terraplane/internal/engine"
 	"terraplane.io/terraplane/internal/modsource"
 	"terraplane.io/terraplane/internal/plugins"
@@ -25,7 +24,7 @@ import (
 // addManagerFlags binds the flags every command that runs controllers shares.
 func addManagerFlags(fs *pflag.FlagSet, o *app.Options) {
 	fs.StringVar(&o.WorkDir, "workdir", filepath.Join(os.TempDir(), "terraplane-workspaces"), "directory for Terraform workspaces (disposable: state lives in the cluster)")
-	fs.StringVar(&o.PluginMirror, "plugin-mirror", devenv.PluginMirror(), "filesystem mirror of Terraform providers")
+	fs.StringVar(&o.PluginMirror, "plugin-mirror", engine.DefaultPluginMirror(), "filesystem mirror of Terraform providers")
 	fs.StringVar(&o.TerraformPath, "terraform", "", "terraform or OpenTofu binary, a path or a name on PATH such as tofu (default: terraform)")
 	fs.StringVar(&o.ProviderMirrorURL, "provider-mirror-url", "", "Terraform provider network mirror (static-file protocol), e.g. https://mirror.example.internal/providers/")
 	fs.BoolVar(&o.ProviderDownload, "provider-download", false, "let terraform download providers from their registries")

@@ -11,7 +11,6 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"terraplane.io/terraplane/internal/devenv"
 	"terraplane.io/terraplane/internal/engine"
 	"terraplane.io/terraplane/internal/kinds"
 	"terraplane.io/terraplane/internal/kref"
@@ -30,7 +29,7 @@ type toolsFlags struct {
 func (f *toolsFlags) bind(cmd *cobra.Command) {
 	f.kube.bind(cmd.Flags())
 	cmd.Flags().StringVar(&f.stateKubeconfig, "state-kubeconfig", "", "kubeconfig of the cluster that holds Terraform state (default: the cluster --kubeconfig and --context name)")
-	cmd.Flags().StringVar(&f.pluginMirror, "plugin-mirror", devenv.PluginMirror(), "filesystem mirror of Terraform providers")
+	cmd.Flags().StringVar(&f.pluginMirror, "plugin-mirror", engine.DefaultPluginMirror(), "filesystem mirror of Terraform providers")
 	cmd.Flags().StringVar(&f.terraform, "terraform", "", "terraform or OpenTofu binary, a path or a name on PATH such as tofu (default: terraform)")
 }
 

@@ -19,7 +19,6 @@ import (
 
 	"terraplane.io/terraplane/internal/app"
 	"terraplane.io/terraplane/internal/collectors"
-	"terraplane.io/terraplane/internal/devenv"
 	"terraplane.io/terraplane/internal/engine"
 	"terraplane.io/terraplane/internal/plugins"
 	"terraplane.io/terraplane/internal/runner"
@@ -75,7 +74,7 @@ It is not meant to be started by hand.`,
 	f.StringVar(&o.tokenFile, "token-file", "", "the token each request must carry (default: read from standard input)")
 	f.StringVar(&o.metrics, "metrics-bind-address", "0", "address to serve Prometheus metrics on over plain HTTP (GET /metrics): the pool's terraform processes and warm providers; port 0 picks a free one; \"0\" serves none")
 	f.StringVar(&o.engine.WorkDir, "workdir", "", "directory for the pool's workspaces")
-	f.StringVar(&o.engine.PluginMirror, "plugin-mirror", devenv.PluginMirror(), "filesystem mirror of Terraform providers")
+	f.StringVar(&o.engine.PluginMirror, "plugin-mirror", engine.DefaultPluginMirror(), "filesystem mirror of Terraform providers")
 	f.StringVar(&o.engine.TerraformPath, "terraform", "", "terraform or OpenTofu binary (default: terraform on PATH)")
 	f.StringVar(&o.engine.NetworkMirror, "provider-mirror-url", "", "Terraform provider network mirror (static-file protocol)")
 	f.BoolVar(&o.engine.AllowDirect, "provider-download", false, "let terraform download providers from their registries")
