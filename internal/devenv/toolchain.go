@@ -5,8 +5,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-
-	"terraplane.io/terraplane/internal/engine"
 )
 
 // CacheDir is the toolchain cache: $TERRAPLANE_CACHE, or ~/.cache/terraplane.
@@ -27,9 +25,8 @@ func BinDir() string { return filepath.Join(CacheDir(), "bin") }
 // testOnly are the cached tools that only the tests need: make tools-test installs them.
 var testOnly = map[string]bool{"minio": true}
 
-// PluginMirror is the shared Terraform provider mirror: the engine's default, which
-// make tools fills.
-func PluginMirror() string { return engine.DefaultPluginMirror() }
+// PluginMirror is the shared Terraform provider mirror.
+func PluginMirror() string { return filepath.Join(CacheDir(), "providers") }
 
 // Tool returns the path of a cached tool, or an error that names the make target that installs it.
 func Tool(name string) (string, error) {
