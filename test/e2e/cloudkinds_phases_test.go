@@ -66,7 +66,7 @@ func (c *cloudClaim) objects() []map[string]any {
 		{"apiVersion": c.cloud + ".terraplane.io/v1alpha1", "kind": "Provider", "metadata": meta(adminNS), "spec": c.providerSpec()},
 		{"apiVersion": classGVK.GroupVersion().String(), "kind": classGVK.Kind, "metadata": meta(adminNS),
 			"allowedNamespaces": map[string]any{"names": []any{c.ns}},
-			"specTemplate": map[string]any{"providerRef": map[string]any{"name": name}, "reclaimPolicy": "Delete", "forProvider": c.tc.class}},
+			"specTemplate":      map[string]any{"providerRef": map[string]any{"name": name}, "reclaimPolicy": "Delete", "forProvider": c.tc.class}},
 		{"apiVersion": portable.GroupVersion().String(), "kind": portable.Kind, "metadata": meta(c.ns),
 			"classRef": map[string]any{"apiVersion": classGVK.GroupVersion().String(), "kind": classGVK.Kind, "name": name, "namespace": adminNS}},
 		{"apiVersion": c.claim.GroupVersion().String(), "kind": c.claim.Kind, "metadata": meta(c.ns),
