@@ -61,3 +61,40 @@ func linkMirror(src, dst string) error {
 		return os.Symlink(target, filepath.Join(dst, rel))
 	})
 }
+
+// TestMirrorWithLog is TestMirror with every stand-in logging its calls to logPath: each
+// stand-in executable in dir is a small script that sets TERRAPLANE_STANDIN_LOG and runs
+// the stand-in. A controller gives terraform (and the providers it keeps warm) only a
+// minimal environment, so the variable cannot come from the test's own.
+func TestMirrorWithLog(dir, logPath string) error {
+	if err := TestMirror(dir); err != nil {
+		return err
+	}
+	for source, version := range StandinProviders {
+		_, typ, _ := strings.Cut(source, "/")
+		exes, err := filepath.Glob(filepath.Join(dir, "*", source, version, "*", "terraform-provider-"+typ+"_*"))
+		if err != nil {
+			return err
+		}
+		for _, exe := range exes {
+			if err := logWrapper(exe, logPath); err != nil {
+				return fmt.Errorf("stand-in %s: %w", source, err)
+			}
+		}
+	}
+	return nil
+}
+
+// logWrapper replaces the link exe with a script that runs its target with
+// TERRAPLANE_STANDIN_LOG set to logPath.
+func logWrapper(exe, logPath string) error {
+	target, err := filepath.EvalSymlinks(exe)
+	if err != nil {
+		return err
+	}
+	if err := os.Remove(exe); err != nil {
+		return err
+	}
+	script := fmt.Sprintf("#!/bin/sh\nTERRAPLANE_STANDIN_LOG=%q exec %q \"$@\"\n", logPath, target)
+	return os.WriteFile(exe, []byte(script), 0o755)
+}

@@ -12,9 +12,10 @@ import (
 )
 
 // azurermProviderVersion is the hashicorp/azurerm version constraint of the Azure kinds
-// (4.9 added storage_account_id to containers). The provider is not in the tool cache's
-// mirror, so the modules are checked by inspection and golden files, and planned only
-// where a mirror holds it (make test-cloud-plan).
+// (4.9 added storage_account_id to containers). The provider cannot run where the tests
+// do, so they run the modules on a stand-in serving its 4.55.0 schema
+// (test/standin-provider), and plan them with the real one only where a mirror holds it
+// (make test-cloud-plan).
 const azurermProviderVersion = "~> 4.9"
 
 // resolveAzureProvider turns an azure.terraplane.io Provider into an azurerm provider

@@ -12,8 +12,9 @@ import (
 )
 
 // googleProviderVersion is the hashicorp/google version constraint of the GCP kinds.
-// The provider is not in the tool cache's mirror, so the modules are checked by
-// inspection and golden files, and planned only where a mirror holds it (make test-cloud-plan).
+// The provider cannot run where the tests do, so they run the modules on a stand-in
+// serving its 6.50.0 schema (test/standin-provider), and plan them with the real one only
+// where a mirror holds it (make test-cloud-plan).
 const googleProviderVersion = "~> 6.0"
 
 // resolveGCPProvider turns a gcp.terraplane.io Provider into a google provider block, with

@@ -87,8 +87,8 @@ func (p *provider) ApplyResourceChange(_ context.Context, req *tfprotov5.ApplyRe
 		return &tfprotov5.ApplyResourceChangeResponse{Diagnostics: diags}, nil
 	}
 	prior, planned := vals[0], vals[1]
-	if planned.IsNull() {
-		p.log.record(Call{Call: "ApplyResourceChange", Type: req.TypeName, Action: "delete"})
+	if planned.IsNull() { // the state deleted is logged, so a test can tell whose it was
+		p.log.record(Call{Call: "ApplyResourceChange", Type: req.TypeName, Action: "delete", Values: plain(s.Block, tftypes.NewAttributePath(), prior)})
 		return &tfprotov5.ApplyResourceChangeResponse{NewState: req.PlannedState}, nil
 	}
 	done, err := fillUnknown(s.Block, req.TypeName, stringAttr(planned, "name"), planned, false)

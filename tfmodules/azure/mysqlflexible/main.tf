@@ -57,4 +57,10 @@ resource "azurerm_mysql_flexible_database" "this" {
   server_name         = azurerm_mysql_flexible_server.this.name
   charset             = "utf8mb4"
   collation           = "utf8mb4_unicode_ci"
+
+  lifecycle {
+    # It names its server by name, which a new server (in another location, say) keeps:
+    # the database goes with the server it lived on.
+    replace_triggered_by = [azurerm_mysql_flexible_server.this.id]
+  }
 }

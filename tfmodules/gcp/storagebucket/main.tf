@@ -37,6 +37,12 @@ resource "google_storage_bucket_iam_member" "this" {
   bucket   = google_storage_bucket.this.name
   role     = each.value
   member   = "serviceAccount:${google_service_account.this[0].email}"
+
+  lifecycle {
+    # It names the bucket by name, which a new bucket (in another location) keeps: a new
+    # bucket has no bindings.
+    replace_triggered_by = [google_storage_bucket.this.id]
+  }
 }
 
 resource "google_storage_hmac_key" "this" {
