@@ -25,6 +25,8 @@ var changeFields = map[string]*apiservercel.DeclType{
 	"replace_paths":    apiservercel.DynType,
 	"importing":        apiservercel.DynType,
 	"generated_config": apiservercel.StringType,
+	"before_identity":  apiservercel.DynType,
+	"after_identity":   apiservercel.DynType,
 }
 
 // resourceChangeFields are the fields of one of plan.resource_changes.
