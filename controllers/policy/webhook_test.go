@@ -42,7 +42,7 @@ func TestValidator(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			req := admission.Request{AdmissionRequest: admissionv1.AdmissionRequest{Operation: tc.op, Name: "p", Namespace: "shop",
-				Kind: metav1.GroupVersionKind{Group: policyv1.GroupVersion.Group, Version: "v1alpha1", Kind: "NamespacedPlanPolicy"},
+				Kind:   metav1.GroupVersionKind{Group: policyv1.GroupVersion.Group, Version: "v1alpha1", Kind: "NamespacedPlanPolicy"},
 				Object: runtime.RawExtension{Raw: tc.raw}}}
 			res := Validator{}.Handle(context.Background(), req)
 			if res.Allowed != tc.allowed || res.Result.Code != tc.code {

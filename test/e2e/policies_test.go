@@ -219,7 +219,7 @@ func checkModulePolicies(t *testing.T, g Gomega, ctx context.Context) {
 
 	setForProvider(g, ctx, m, map[string]any{"label": "b"})
 	g.Eventually(func(g Gomega) {
-		g.Expect(eventsWith(g, ctx, m, "PolicyWarning")).To(ContainElement(ContainSubstring("policy "+policiesNS+"/guard rule in-place: changed in place (at module.this.terraform_data.label)")))
+		g.Expect(eventsWith(g, ctx, m, "PolicyWarning")).To(ContainElement(ContainSubstring("policy " + policiesNS + "/guard rule in-place: changed in place (at module.this.terraform_data.label)")))
 	}).WithTimeout(timeout).Should(Succeed())
 	waitManagedReady(g, ctx, m)
 	g.Expect(m.Status.Terraform.Plan.Policies).To(ContainElement(common.PolicyResult{Policy: policiesNS + "/guard", Rule: "in-place", Result: "Warn",
