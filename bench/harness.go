@@ -85,6 +85,9 @@ func newHarness(ctx context.Context, bin string, o options) (*harness, error) {
 	if err := h.setup(ctx); err != nil {
 		return nil, err
 	}
+	if err := h.installPolicies(ctx, o.policies); err != nil {
+		return nil, err
+	}
 	if slices.Contains(o.variants, awsVariant) {
 		if err := h.startMinIO(ctx); err != nil {
 			return nil, err

@@ -9,8 +9,9 @@
 // claims to the same controller once the cold ones are gone. The runner side runs the
 // same claims with terraform in a runner process per pool (--runner process), beside the
 // in-process engine, and reports the hop's cost per run, the runner's RSS and the
-// providers it evicted. One controller or several sharded replicas (-replicas). It writes a Markdown table and a PNG chart under
-// bench/results/ and prints the table.
+// providers it evicted. One controller or several sharded replicas (-replicas); -policies
+// installs plan policies that every plan is checked against. It writes a Markdown table
+// and a PNG chart under bench/results/ and prints the table.
 package main
 
 import (
@@ -50,6 +51,8 @@ type options struct {
 	binary      string
 	replicas    int
 	ctrlArgs    []string
+	// policies is how many plan policies (benchPolicies) every controller checks.
+	policies int
 }
 
 func main() {
@@ -63,6 +66,7 @@ func main() {
 	flag.StringVar(&o.out, "out", "bench/results", "directory for results.md and chart.png")
 	flag.StringVar(&o.binary, "terraplane", "bin/terraplane", "the terraplane binary (make build)")
 	flag.IntVar(&o.replicas, "replicas", 1, "controller replicas; more than one shards the managed resources between them, and they share the parallelism")
+	flag.IntVar(&o.policies, "policies", 0, "plan policies to install before any row (at most 5, 10 rules in all; every plan passes them), so that every Terraplane plan is checked")
 	ctrlArgs := flag.String("controller-args", "", "extra arguments for every controller, space-separated (e.g. --debug)")
 	flag.Parse()
 	for _, s := range strings.Split(*ns, ",") {

@@ -91,6 +91,7 @@ func (b byteSize) Type() string { return "quantity" }
 func controllerCommand() *cobra.Command {
 	var o app.Options
 	var kube kubeFlags
+	var webhook webhookFlags
 	cmd := &cobra.Command{
 		Use:   "controller",
 		Short: "Run the Terraplane controllers against a cluster",
@@ -119,6 +120,9 @@ Terraform state is kept in the same cluster (terraform's kubernetes backend) unl
 			if o.StateKubeconfig, o.StateContext, err = kube.stateBackend(o.StateKubeconfig); err != nil {
 				return err
 			}
+			if o.PolicyWebhook, err = webhook.options(); err != nil {
+				return err
+			}
 			ctx := ctrl.SetupSignalHandler()
 			mgr, _, err := app.New(ctx, cfg, o)
 			if err != nil {
@@ -139,6 +143,7 @@ Terraform state is kept in the same cluster (terraform's kubernetes backend) unl
 	cmd.Flags().StringVar(&o.ShardIdentity, "shard-identity", os.Getenv("POD_NAME"), "this replica's name among the shard holders (default: $POD_NAME)")
 	cmd.Flags().DurationVar(&o.ShardLeaseDuration, "shard-lease-duration", shard.DefaultLeaseDuration, "how long a replica that stopped renewing keeps its shards before others take them")
 	cmd.Flags().StringVar(&o.StateKubeconfig, "state-kubeconfig", "", "kubeconfig of the cluster terraform's state backend uses (default: the cluster the controller talks to)")
+	webhook.bind(cmd.Flags())
 	zapFlags := flag.NewFlagSet("zap", flag.ContinueOnError)
 	logOptions.BindFlags(zapFlags) // --zap-log-level, --zap-encoder, ...
 	cmd.Flags().AddGoFlagSet(zapFlags)

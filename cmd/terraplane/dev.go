@@ -164,6 +164,9 @@ func runDev(ctx context.Context, o devOptions) error {
 	if o.WorkDir, err = filepath.Abs(o.WorkDir); err != nil {
 		return err
 	}
+	if o.PolicyWebhook, err = devWebhook(); err != nil {
+		return err
+	}
 	mgr, _, err := app.New(ctx, cp.Config, o.Options)
 	if err != nil {
 		return err
@@ -299,4 +302,14 @@ Press Ctrl-C to stop everything.
 
 func say(format string, args ...any) {
 	fmt.Printf("==> "+format+"\n", args...)
+}
+
+// devWebhook is the plan policies' admission webhook of `terraplane dev`, always on: the
+// API server calls it on a free port of 127.0.0.1.
+func devWebhook() (*app.WebhookOptions, error) {
+	port, err := devenv.FreePort()
+	if err != nil {
+		return nil, fmt.Errorf("policy webhook port: %w", err)
+	}
+	return app.LocalWebhook(port, "terraplane-system"), nil
 }

@@ -170,6 +170,10 @@ type Options struct {
 	// auth-provider) and read files inside the controller; off, they are refused
 	// (UnsafeKubeconfig).
 	AllowKubeconfigExec bool
+	// PolicyWebhook serves the admission webhook that refuses plan policies whose rules
+	// do not compile (webhook.go); nil serves none, and such a policy is then only
+	// reported (InvalidExpression).
+	PolicyWebhook *WebhookOptions
 }
 
 // cachedSecrets selects the Secrets the controller reads through its cache: not the ones
@@ -251,7 +255,7 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manager, *en
 	if err != nil {
 		return nil, nil, err
 	}
-	policies, err := setupPolicies(mgr)
+	policies, err := setupPolicies(ctx, mgr, cfg, opts)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -359,6 +363,7 @@ func managerOptions(opts Options, scheme *runtime.Scheme) ctrl.Options {
 		// state; the manager waits longer than that before it gives up on its runnables.
 		GracefulShutdownTimeout: ptr.To(engine.DefaultGracePeriod + 15*time.Second),
 		Controller:              config.Controller{SkipNameValidation: ptr.To(true), UsePriorityQueue: ptr.To(true)},
+		WebhookServer:           webhookServer(opts),
 	}
 }
 

@@ -1,9 +1,11 @@
 package app
 
 import (
+	"context"
 	"fmt"
 
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	policyv1 "terraplane.io/terraplane/apis/policy/v1alpha1"
@@ -11,10 +13,11 @@ import (
 	"terraplane.io/terraplane/internal/planpolicy"
 )
 
-// setupPolicies starts the plan policies' controller and returns the cache of compiled
-// policies the managed reconcilers share; nil, and no controller, when the API server
-// does not serve policy.terraplane.io (CRDs older than this controller).
-func setupPolicies(mgr ctrl.Manager) (*planpolicy.Cache, error) {
+// setupPolicies starts the plan policies' controller, and their admission webhook when
+// opts ask for it, and returns the cache of compiled policies the managed reconcilers
+// share; nil, and no controller, when the API server does not serve
+// policy.terraplane.io (CRDs older than this controller).
+func setupPolicies(ctx context.Context, mgr ctrl.Manager, cfg *rest.Config, opts Options) (*planpolicy.Cache, error) {
 	gk := policyv1.GroupVersion.WithKind("PlanPolicy").GroupKind()
 	if _, err := mgr.GetRESTMapper().RESTMapping(gk, policyv1.GroupVersion.Version); err != nil {
 		if meta.IsNoMatchError(err) {
@@ -26,6 +29,11 @@ func setupPolicies(mgr ctrl.Manager) (*planpolicy.Cache, error) {
 	cache := &planpolicy.Cache{}
 	if err := policy.Setup(mgr, cache); err != nil {
 		return nil, err
+	}
+	if opts.PolicyWebhook != nil {
+		if err := setupWebhook(ctx, mgr, cfg, opts); err != nil {
+			return nil, err
+		}
 	}
 	return cache, nil
 }

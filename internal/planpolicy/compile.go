@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/version"
+	apiservercel "k8s.io/apiserver/pkg/cel"
 	"k8s.io/apiserver/pkg/cel/environment"
 
 	policyv1 "terraplane.io/terraplane/apis/policy/v1alpha1"
@@ -74,15 +75,18 @@ var (
 )
 
 // env is the CEL environment of rules: Kubernetes' (the libraries a
-// ValidatingAdmissionPolicy may use, and its cost limit) with plan, object, claim and
-// namespace as dynamic values.
+// ValidatingAdmissionPolicy may use, and its cost limit) with plan and namespaceObject
+// typed (planType, namespaceType: a field they lack does not compile) and object and
+// claim dynamic (their schema is the kind's).
 func env() (*cel.Env, error) {
 	envOnce.Do(func() {
+		plan, ns := planType(), namespaceType()
 		set, err := environment.MustBaseEnvSet(environment.DefaultCompatibilityVersion()).Extend(environment.VersionedOptions{
 			IntroducedVersion: version.MajorMinor(1, 0),
+			DeclTypes:         []*apiservercel.DeclType{plan, ns},
 			EnvOptions: []cel.EnvOption{
-				cel.Variable(varPlan, cel.DynType), cel.Variable(varObject, cel.DynType),
-				cel.Variable(varClaim, cel.DynType), cel.Variable(varNamespace, cel.DynType),
+				cel.Variable(varPlan, plan.CelType()), cel.Variable(varObject, cel.DynType),
+				cel.Variable(varClaim, cel.DynType), cel.Variable(varNamespace, ns.CelType()),
 			},
 		})
 		if err != nil {
@@ -149,7 +153,11 @@ func compileRule(e *cel.Env, r policyv1.PolicyRule) Rule {
 func program(e *cel.Env, src string, want *cel.Type) (cel.Program, error) {
 	ast, iss := e.Compile(src)
 	if iss.Err() != nil {
-		return nil, errors.New(strings.TrimSpace(iss.Err().Error()))
+		msg := strings.TrimSpace(iss.Err().Error())
+		if hint := fieldHint(msg); hint != "" {
+			msg += " (" + hint + ")"
+		}
+		return nil, errors.New(msg)
 	}
 	if out := ast.OutputType(); !out.IsExactType(want) && !out.IsExactType(cel.DynType) {
 		return nil, fmt.Errorf("must give a %s, not a %s", want, out)

@@ -30,8 +30,8 @@ func TestDocumentedPolicies(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(pols) != 5 {
-		t.Fatalf("docs/policies.md has %d example policies, want 5", len(pols))
+	if len(pols) != 6 {
+		t.Fatalf("docs/policies.md has %d example policies, want 6", len(pols))
 	}
 	cases := []struct {
 		plan   string
@@ -40,13 +40,13 @@ func TestDocumentedPolicies(t *testing.T) {
 		want map[string]string
 	}{
 		{"create.json", nil, map[string]string{"buckets-not-public/public-access-blocked": "Deny"}},
-		{"update.json", map[string]string{"env": "dev"}, map[string]string{"database-size/at-most-xlarge": "Deny"}},
-		{"update.json", map[string]string{"env": "production"}, map[string]string{}},
-		{"replace.json", nil, map[string]string{"shop/no-eu/outside-eu": "Deny"}},
-		{"delete.json", nil, map[string]string{"destroy-limit/at-most-5": "RequireApproval"}},
+		{"update.json", map[string]string{"env": "dev"}, map[string]string{"database-size/at-most-xlarge": "Deny", "shop/guard/in-place": "Warn"}},
+		{"update.json", map[string]string{"env": "production"}, map[string]string{"shop/guard/in-place": "Warn"}},
+		{"replace.json", nil, map[string]string{"shop/no-eu/outside-eu": "Deny", "shop/guard/destroy-approved": "RequireApproval"}},
+		{"delete.json", nil, map[string]string{"destroy-limit/at-most-5": "RequireApproval", "shop/guard/destroy-approved": "RequireApproval"}},
 		{"fifty.json", nil, map[string]string{}},
-		{"sensitive.json", nil, map[string]string{}},
-		{"untagged.json", nil, map[string]string{"cost-center/tag-required": "Deny"}},
+		{"sensitive.json", nil, map[string]string{"shop/guard/in-place": "Warn"}},
+		{"untagged.json", nil, map[string]string{"cost-center/tag-required": "Deny", "shop/guard/in-place": "Warn"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.plan, func(t *testing.T) {

@@ -5,15 +5,18 @@ import (
 	"fmt"
 	"net/http"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
 
 	. "github.com/onsi/gomega"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -70,13 +73,18 @@ func TestControllerRunsWithTheChartsRBAC(t *testing.T) {
 
 			healthPort, err := devenv.FreePort()
 			g.Expect(err).NotTo(HaveOccurred())
+			hook := chartWebhook(g, deployment(g, manifests).Spec.Template.Spec.Containers[0].Args)
 			mgr, err := env.StartManagerAs(cfg, t.TempDir(), app.Options{DisableStackManager: true, SecretNamespaces: []string{ns}, MetricsAddr: "0",
-				HealthAddr: fmt.Sprintf("127.0.0.1:%d", healthPort)})
+				HealthAddr: fmt.Sprintf("127.0.0.1:%d", healthPort), PolicyWebhook: hook})
 			g.Expect(err).NotTo(HaveOccurred())
 			defer func() { _ = mgr.Stop() }()
 			readyz := fmt.Sprintf("http://127.0.0.1:%d/readyz", healthPort)
 			g.Eventually(func() (int, error) { code, _, err := get(readyz, ""); return code, err }).
-				WithTimeout(time.Minute).WithPolling(500*time.Millisecond).Should(Equal(http.StatusOK), "every cache synced under the chart's RBAC")
+				WithTimeout(time.Minute).WithPolling(500*time.Millisecond).Should(Equal(http.StatusOK), "every cache synced, and the webhook serves, under the chart's RBAC")
+			vwc := &admissionregistrationv1.ValidatingWebhookConfiguration{}
+			g.Expect(env.Client.Get(ctx, client.ObjectKey{Name: hook.Configuration}, vwc)).To(Succeed())
+			g.Expect(vwc.Webhooks).To(HaveLen(1))
+			g.Expect(string(vwc.Webhooks[0].ClientConfig.CABundle)).To(HavePrefix("-----BEGIN CERTIFICATE-----"), "the controller set the caBundle of the chart's configuration")
 
 			cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "hello"},
 				Data: map[string]string{"main.tf": `resource "terraform_data" "hello" { input = "hi" }` + "\n" + `output "said" { value = terraform_data.hello.output }`}}
@@ -95,4 +103,25 @@ func TestControllerRunsWithTheChartsRBAC(t *testing.T) {
 				WithTimeout(2*time.Minute).Should(BeTrue(), "destroyed and gone")
 		})
 	}
+}
+
+// chartWebhook is the policy webhook the chart's controller arguments configure, served
+// on a free port of 127.0.0.1 rather than the pod's.
+func chartWebhook(g Gomega, args []string) *app.WebhookOptions {
+	flags := map[string]string{}
+	for _, a := range args {
+		if k, v, ok := strings.Cut(a, "="); ok && strings.HasPrefix(k, "--webhook-") {
+			flags[k] = v
+		}
+	}
+	g.Expect(args).To(ContainElement("--policy-webhook"), "the chart turns the policy webhook on")
+	name := func(flag string) types.NamespacedName {
+		ns, n, ok := strings.Cut(flags[flag], "/")
+		g.Expect(ok).To(BeTrue(), "%s=%q", flag, flags[flag])
+		return types.NamespacedName{Namespace: ns, Name: n}
+	}
+	port, err := devenv.FreePort()
+	g.Expect(err).NotTo(HaveOccurred())
+	return &app.WebhookOptions{Host: "127.0.0.1", Port: port, Secret: name("--webhook-secret"), Service: name("--webhook-service"),
+		Configuration: flags["--webhook-configuration"]}
 }
