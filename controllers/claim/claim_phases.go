@@ -91,6 +91,9 @@ func (r *Reconciler) bind(ctx context.Context, claim resource.Claim) (resource.M
 	if err != nil {
 		return nil, err
 	}
+	if mg, err = r.rebound(ctx, claim, mg); err != nil {
+		return nil, err
+	}
 	ref := mg.GetManagedSpec().ClaimRef
 	switch {
 	case ref != nil && (ref.Namespace != claim.GetNamespace() || ref.Name != claim.GetName() || ref.Kind != r.kind.GVK.Kind):

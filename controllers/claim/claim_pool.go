@@ -261,6 +261,21 @@ func (r *Reconciler) coldFill(claim resource.Claim, mg resource.Managed) error {
 		ref.Name, mg.GetObjectKind().GroupVersionKind().Kind, mg.GetNamespace(), mg.GetName())
 }
 
+// rebound is mg as the API server holds it when the cache still shows it bound to the
+// pool member the claim took: the cache has not seen the rebinding yet.
+func (r *Reconciler) rebound(ctx context.Context, claim resource.Claim, mg resource.Managed) (resource.Managed, error) {
+	f, ok := resourcepool.ParseFill(claim.GetAnnotations())
+	if ref := mg.GetManagedSpec().ClaimRef; !ok || ref == nil || ref.UID != f.UID {
+		return mg, nil
+	}
+	gvk := mg.GetObjectKind().GroupVersionKind()
+	if err := r.reader.Get(ctx, client.ObjectKeyFromObject(mg), mg); err != nil {
+		return nil, fmt.Errorf("get %s: %w", gvk.Kind, err)
+	}
+	mg.GetObjectKind().SetGroupVersionKind(gvk)
+	return mg, nil
+}
+
 // identity is the claim the configurator sees: for a claim filled from a pool, the
 // member it took (its name and UID), so that names derived from the claim (a bucket's,
 // a database's) stay those the resource was made with.
