@@ -19,8 +19,6 @@ import (
 	common "terraplane.io/terraplane/apis/common/v1alpha1"
 	scalingv1 "terraplane.io/terraplane/apis/scaling/v1alpha1"
 	storagev1 "terraplane.io/terraplane/apis/storage/v1alpha1"
-	"terraplane.io/terraplane/controllers/claim"
-	"terraplane.io/terraplane/controllers/resourcepool"
 	"terraplane.io/terraplane/internal/app"
 	poolrules "terraplane.io/terraplane/internal/resourcepool"
 	"terraplane.io/terraplane/test/framework"
@@ -191,7 +189,7 @@ func TestResourcePoolRefusals(t *testing.T) {
 	managed := bucketPool(ns, "managed", 1)
 	managed.Spec.ClaimTemplate.APIVersion, managed.Spec.ClaimTemplate.Kind = awsstoragev1.GroupVersion.String(), "S3Bucket"
 	g.Expect(env.Client.Create(ctx, managed)).To(Succeed())
-	waitRefused(g, ctx, managed, func() []metav1.Condition { return managed.Status.Conditions }, resourcepool.ReasonNotAClaimKind)
+	waitRefused(g, ctx, managed, func() []metav1.Condition { return managed.Status.Conditions }, "NotAClaimKind")
 
 	By(t, "a claim naming a pool in another namespace is ReferenceNotAllowed")
 	g.Expect(env.Client.Create(ctx, bucketPool(ns, "ok", 0))).To(Succeed())
@@ -209,7 +207,7 @@ func TestResourcePoolRefusals(t *testing.T) {
 	mismatch := framework.Bucket(ns, "mismatch", "", "")
 	mismatch.Spec.PoolRef = &common.PoolReference{Name: "postgres"}
 	g.Expect(env.Client.Create(ctx, mismatch)).To(Succeed())
-	waitRefused(g, ctx, mismatch, func() []metav1.Condition { return mismatch.Status.Conditions }, claim.ReasonPoolKindMismatch)
+	waitRefused(g, ctx, mismatch, func() []metav1.Condition { return mismatch.Status.Conditions }, "PoolKindMismatch")
 }
 
 // waitRefused waits for Synced False with reason on obj, then checks that it was
