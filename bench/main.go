@@ -59,7 +59,7 @@ func main() {
 	var o options
 	ns := flag.String("n", "1,10,50", "comma-separated claim counts")
 	variants := flag.String("variants", "terraform_data,random,aws-s3", "variants to run: terraform_data, random (ModuleClass claims), aws-s3 (the bundled S3 kind on MinIO, hashicorp/aws)")
-	sides := flag.String("sides", "single,raw,terraplane,runner", "sides to run: single (one root module, for_each over the N), raw (one workspace each), terraplane (the in-process engine), runner (terraform in a runner process per pool, --runner process)")
+	sides := flag.String("sides", "single,raw,terraplane,runner", "sides to run: single (one root module, for_each over the N), raw (one workspace each), terraplane (the in-process engine), runner (terraform in a runner process per pool, --runner process), pool (claims filled from a ResourcePool vs provisioned ones, written to pools.md)")
 	flag.BoolVar(&o.warm, "warm", true, "after each cold Terraplane row, a warm one: N new claims to the same controller")
 	flag.IntVar(&o.parallelism, "parallelism", 10, "concurrent terraform processes, for the controller and for raw terraform alike; -parallelism of the single workspace")
 	flag.DurationVar(&o.idle, "idle", 60*time.Second, "idle window measured at the largest N")
@@ -80,7 +80,7 @@ func main() {
 	o.variants = strings.Split(*variants, ",")
 	o.sides = strings.Split(*sides, ",")
 	for _, s := range o.sides {
-		if !slices.Contains([]string{sideRaw, sideSingle, sideTerraplane, sideRunner}, s) {
+		if !slices.Contains([]string{sideRaw, sideSingle, sideTerraplane, sideRunner, sidePool}, s) {
 			fmt.Fprintf(os.Stderr, "bad -sides %q\n", s)
 			os.Exit(2)
 		}
@@ -109,15 +109,34 @@ func run(ctx context.Context, o options) error {
 	}
 	defer h.close()
 	var rows []row
+	var pools []poolResult
+	tableSides := slices.ContainsFunc(o.sides, func(s string) bool { return s != sidePool })
 	for _, variant := range o.variants {
 		for i, n := range o.ns {
 			last := i == len(o.ns)-1
-			got, err := h.runRow(ctx, o, variant, n, last)
-			if err != nil {
-				return err
+			if tableSides {
+				got, err := h.runRow(ctx, o, variant, n, last)
+				if err != nil {
+					return err
+				}
+				rows = append(rows, got...)
 			}
-			rows = append(rows, got...)
+			if slices.Contains(o.sides, sidePool) {
+				got, err := h.runPool(ctx, variant, n)
+				if err != nil {
+					return err
+				}
+				pools = append(pools, got)
+			}
 		}
+	}
+	if len(pools) > 0 {
+		if err := writePools(o, pools); err != nil {
+			return err
+		}
+	}
+	if !tableSides {
+		return nil
 	}
 	return writeResults(o, rows)
 }

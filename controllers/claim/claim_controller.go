@@ -129,6 +129,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
+	if handedOut(claim) && claim.GetDeletionTimestamp().IsZero() {
+		return ctrl.Result{}, nil // a pool member whose resource is another claim's now: it waits to be deleted
+	}
 	if r.pending.stale(claim) {
 		return ctrl.Result{}, nil // the cache lags our resourceRef update, whose event queues the claim again
 	}

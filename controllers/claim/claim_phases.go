@@ -21,6 +21,7 @@ import (
 	common "terraplane.io/terraplane/apis/common/v1alpha1"
 	"terraplane.io/terraplane/internal/registry"
 	"terraplane.io/terraplane/internal/resource"
+	"terraplane.io/terraplane/internal/resourcepool"
 )
 
 // defaultClass writes the namespace's single default class into a claim that names no
@@ -71,14 +72,26 @@ func (r *Reconciler) defaultClass(ctx context.Context, claim resource.Claim) err
 // resource, binds it and writes the claim's status (once, not also now from a cache that
 // may not show the resource yet).
 func (r *Reconciler) bind(ctx context.Context, claim resource.Claim) (resource.Managed, error) {
+	if spec := claim.GetClaimSpec(); spec.ResourceRef == nil && spec.PoolRef != nil {
+		if filled, err := r.fromPool(ctx, claim); err != nil || filled {
+			return nil, err
+		}
+	}
 	if err := r.defaultClass(ctx, claim); err != nil {
 		return nil, err
 	}
-	if claim.GetClaimSpec().ResourceRef == nil {
-		return nil, r.provision(ctx, claim)
+	if spec := claim.GetClaimSpec(); spec.ResourceRef == nil {
+		err := r.provision(ctx, claim)
+		if err == nil && spec.PoolRef != nil {
+			resourcepool.ObserveFill(claim.GetNamespace(), spec.PoolRef.Name, resourcepool.FilledCold)
+		}
+		return nil, err
 	}
 	mg, err := r.boundResource(ctx, claim)
 	if err != nil {
+		return nil, err
+	}
+	if mg, err = r.rebound(ctx, claim, mg); err != nil {
 		return nil, err
 	}
 	ref := mg.GetManagedSpec().ClaimRef
@@ -103,7 +116,10 @@ func (r *Reconciler) bind(ctx context.Context, claim resource.Claim) (resource.M
 	if err := r.forwardRequest(ctx, claim, mg); err != nil {
 		return mg, err
 	}
-	return mg, r.markBound(ctx, mg)
+	if err := r.markBound(ctx, mg); err != nil {
+		return mg, err
+	}
+	return mg, r.coldFill(claim, mg)
 }
 
 // syncSpec keeps a dynamically provisioned resource's spec equal to what its claim and
@@ -138,11 +154,12 @@ func (r *Reconciler) syncSpec(ctx context.Context, claim resource.Claim, mg reso
 	if err != nil {
 		return err
 	}
-	want, err := r.configure(registry.Request{Claim: claim, Class: class, ClusterLabels: labels}, mk)
+	want, err := r.configure(registry.Request{Claim: identity(claim), Class: class, ClusterLabels: labels}, mk)
 	if err != nil {
 		return err
 	}
 	spec := want.GetManagedSpec()
+	spec.ClaimRef = r.claimRef(claim)                                            // the claim itself, whichever identity named the resource
 	spec.ApprovedPlan = mg.GetManagedSpec().ApprovedPlan                         // approvals are the resource's own
 	spec.RevisionPolicy, spec.Revision = mg.GetManagedSpec().RevisionPolicy, rev // and so is its revision policy
 	wantObj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(want)

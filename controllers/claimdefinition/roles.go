@@ -49,7 +49,9 @@ func KindRoles(def *apiextv1.ClaimDefinition, claim, class *apiextensionsv1.Cust
 		role("viewer", AggregateToViewer, rbacv1.PolicyRule{APIGroups: group, Resources: []string{claims, classes}, Verbs: readVerbs}),
 		role("admin", AggregateToAdmin, rbacv1.PolicyRule{APIGroups: group, Resources: []string{claims, classes}, Verbs: writeVerbs}),
 		role("manager", AggregateToManager,
-			rbacv1.PolicyRule{APIGroups: group, Resources: []string{claims, classes}, Verbs: []string{"get", "list", "watch", "update", "patch"}},
+			// Claims are created and deleted too: a ResourcePool's members.
+			rbacv1.PolicyRule{APIGroups: group, Resources: []string{claims}, Verbs: []string{"get", "list", "watch", "create", "update", "patch", "delete"}},
+			rbacv1.PolicyRule{APIGroups: group, Resources: []string{classes}, Verbs: []string{"get", "list", "watch", "update", "patch"}},
 			rbacv1.PolicyRule{APIGroups: group, Resources: []string{claims + "/status", classes + "/status"}, Verbs: []string{"get", "update", "patch"}}),
 	}
 }

@@ -49,7 +49,7 @@ func TestKindRoles(t *testing.T) {
 		"terraplane:" + defName + ":claimer": {AggregateToClaimer, []string{g + "networks:" + all, g + "networkclasses:" + read}},
 		"terraplane:" + defName + ":viewer":  {AggregateToViewer, []string{g + "networks:" + read, g + "networkclasses:" + read}},
 		"terraplane:" + defName + ":admin":   {AggregateToAdmin, []string{g + "networks:" + all, g + "networkclasses:" + all}},
-		"terraplane:" + defName + ":manager": {AggregateToManager, []string{g + "networks:get,list,watch,update,patch", g + "networkclasses:get,list,watch,update,patch",
+		"terraplane:" + defName + ":manager": {AggregateToManager, []string{g + "networks:get,list,watch,create,update,patch,delete", g + "networkclasses:get,list,watch,update,patch",
 			g + "networks/status:get,update,patch", g + "networkclasses/status:get,update,patch"}},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {

@@ -275,6 +275,9 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manager, *en
 	if err := claimDefinitions(mgr, loader, reg, claims, opts); err != nil {
 		return nil, nil, err
 	}
+	if err := setupResourcePools(mgr, reg, opts); err != nil {
+		return nil, nil, err
+	}
 	if err := provider.Setup(mgr, reg); err != nil {
 		return nil, nil, fmt.Errorf("set up provider usage controllers: %w", err)
 	}

@@ -16,6 +16,8 @@ package app
 // +kubebuilder:rbac:groups=apiextensions.terraplane.io,resources=claimdefinitions,verbs=get;list;watch
 // +kubebuilder:rbac:groups=policy.terraplane.io,resources=planpolicies;namespacedplanpolicies,verbs=get;list;watch
 // +kubebuilder:rbac:groups=policy.terraplane.io,resources=planpolicies/status;namespacedplanpolicies/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=scaling.terraplane.io,resources=resourcepools,verbs=get;list;watch
+// +kubebuilder:rbac:groups=scaling.terraplane.io,resources=resourcepools/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups="",resources=events,verbs=create;patch
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 // +kubebuilder:rbac:groups=coordination.k8s.io,resources=leases,verbs=get;list;watch;create;update;patch;delete

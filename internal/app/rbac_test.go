@@ -42,7 +42,7 @@ func grants(rules []rbacv1.PolicyRule, group, resource, verb string) bool {
 }
 
 // TestRoleCoversEveryGroup: every Terraplane API group the controller serves (all but the
-// stack manager's, and ClaimDefinitions' and plan policies', which it only reads) may be read and written,
+// stack manager's, and ClaimDefinitions', plan policies' and resource pools', which it only reads) may be read and written,
 // status too; the core objects it works with may be used as it does; and what is the
 // stack manager's (stacks, CRDs, RBAC, Deployments) or granted per namespace (Secrets) is
 // not in the manager's role.
@@ -52,7 +52,7 @@ func TestRoleCoversEveryGroup(t *testing.T) {
 	for gvk := range kinds.NewScheme().AllKnownTypes() {
 		g := gvk.Group
 		if seen[g] || !strings.HasSuffix(g, "terraplane.io") || g == "stacks.terraplane.io" || g == "apiextensions.terraplane.io" ||
-			g == "policy.terraplane.io" {
+			g == "policy.terraplane.io" || g == "scaling.terraplane.io" {
 			continue
 		}
 		seen[g] = true

@@ -34,7 +34,9 @@ func ClaimCRD(def *apiextv1.ClaimDefinition, params apiextensionsv1.JSONSchemaPr
 		"classRef":                   ref("ClassRef names a portable class in the claim's namespace. When omitted, the namespace's default class (label terraplane.io/default: \"true\") is written here.", "name"),
 		"resourceRef":                ref("ResourceRef names the managed resource bound to this claim. Set it yourself to bind statically to an existing resource.", "name", "apiVersion", "kind", "namespace", "uid"),
 		"writeConnectionSecretToRef": ref("WriteConnectionSecretToRef names the Secret in the claim's namespace that receives the connection details.", "name"),
-		"parameters":                 params,
+		"poolRef": ref("PoolRef names a ResourcePool (scaling.terraplane.io) in the claim's namespace whose claims are of this kind: an unbound claim takes one of its ready members at once, and is provisioned from the pool's class when none is ready.",
+			"name", "namespace"),
+		"parameters": params,
 	})
 	if len(params.Required) > 0 {
 		spec.Required = []string{"parameters"}

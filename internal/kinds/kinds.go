@@ -31,6 +31,7 @@ import (
 	policyv1 "terraplane.io/terraplane/apis/policy/v1alpha1"
 	pgdbv1 "terraplane.io/terraplane/apis/postgresql/database/v1alpha1"
 	pgv1 "terraplane.io/terraplane/apis/postgresql/v1alpha1"
+	scalingv1 "terraplane.io/terraplane/apis/scaling/v1alpha1"
 	stacksv1 "terraplane.io/terraplane/apis/stacks/v1alpha1"
 	storagev1 "terraplane.io/terraplane/apis/storage/v1alpha1"
 	terraformv1 "terraplane.io/terraplane/apis/terraform/v1alpha1"
@@ -60,6 +61,7 @@ func NewScheme() *runtime.Scheme {
 	utilruntime.Must(apiextensionsv1.AddToScheme(s))
 	utilruntime.Must(apiextv1.AddToScheme(s))
 	utilruntime.Must(policyv1.AddToScheme(s))
+	utilruntime.Must(scalingv1.AddToScheme(s))
 	for _, add := range []func(*runtime.Scheme) error{ // AWS, GCP and Azure
 		awsdbv1.AddToScheme, awscachev1.AddToScheme, awscomputev1.AddToScheme,
 		gcpv1.AddToScheme, gcpdbv1.AddToScheme, gcpstoragev1.AddToScheme, gcpcachev1.AddToScheme, gcpcomputev1.AddToScheme,

@@ -9,6 +9,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	apiextv1 "terraplane.io/terraplane/apis/apiextensions/v1alpha1"
+	scalingv1 "terraplane.io/terraplane/apis/scaling/v1alpha1"
 	workloadv1 "terraplane.io/terraplane/apis/workload/v1alpha1"
 	"terraplane.io/terraplane/internal/kref"
 	"terraplane.io/terraplane/internal/registry"
@@ -33,6 +34,8 @@ const (
 	RoleApplication
 	// RoleApplicationResource is a KubernetesApplicationResource.
 	RoleApplicationResource
+	// RolePool is a ResourcePool.
+	RolePool
 )
 
 // Kinds is what the tracer needs to know about kinds.
@@ -69,6 +72,8 @@ func (k *KindInfo) Role(gvk schema.GroupVersionKind) Role {
 		return RoleApplication
 	case workloadv1.GroupVersion.WithKind("KubernetesApplicationResource").GroupKind():
 		return RoleApplicationResource
+	case scalingv1.ResourcePoolGroupVersionKind.GroupKind():
+		return RolePool
 	}
 	cats := k.Categories(gvk)
 	for _, c := range []struct {

@@ -100,6 +100,8 @@ func (t *Tracer) expand(ctx context.Context, obj *unstructured.Unstructured, w w
 		n.Children = t.applicationChildren(ctx, obj, w)
 	case RoleApplicationResource:
 		n.Children = t.appResourceChildren(ctx, obj, w)
+	case RolePool:
+		n.Children = t.poolChildren(ctx, obj, w)
 	}
 	return n
 }

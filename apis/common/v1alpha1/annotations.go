@@ -1,5 +1,8 @@
 package v1alpha1
 
+// PoolLabel marks a claim as a member of the ResourcePool it names.
+const PoolLabel = "terraplane.io/pool"
+
 // Annotations users and Terraplane set on its objects.
 const (
 	// CreatePendingAnnotation records, on a managed resource, when a create started; it is
@@ -44,6 +47,15 @@ const (
 	RolloutUndoFromAnnotation = "terraplane.io/rollout-undo-from"
 	// RolloutUndoToAnnotation: see RolloutUndoFromAnnotation.
 	RolloutUndoToAnnotation = "terraplane.io/rollout-undo-to"
+	// PoolMemberTakenByAnnotation on a ResourcePool member records the claim it was
+	// handed out to, as <claim name>/<claim UID>. Writing it (an update checked against
+	// the member's resourceVersion) is the hand-out's single commit point: a member
+	// carrying it is never handed out again.
+	PoolMemberTakenByAnnotation = "terraplane.io/pool-taken-by"
+	// PoolMemberAnnotation on a claim filled from a ResourcePool records the member it
+	// took, as <pool>/<member name>/<member UID>; the member's names (bucket names, say)
+	// stay the resource's.
+	PoolMemberAnnotation = "terraplane.io/pool-member"
 	// LockInfoAnnotation is where terraform's kubernetes backend keeps a state lock's
 	// details on its Lease (Terraplane writes its locks in the same format).
 	LockInfoAnnotation = "app.terraform.io/lock-info"

@@ -120,6 +120,22 @@ type ClaimSpec struct {
 	// receives the connection details.
 	// +optional
 	WriteConnectionSecretToRef *LocalReference `json:"writeConnectionSecretToRef,omitempty"`
+	// PoolRef names a ResourcePool (scaling.terraplane.io) in the claim's namespace whose
+	// claims are of this kind: an unbound claim takes one of its ready members at once,
+	// and is provisioned from the pool's class when none is ready.
+	// +optional
+	PoolRef *PoolReference `json:"poolRef,omitempty"`
+}
+
+// PoolReference names a ResourcePool; a claim uses only a pool of its own namespace.
+type PoolReference struct {
+	// Name of the ResourcePool.
+	// +kubebuilder:validation:MinLength=1
+	Name string `json:"name"`
+	// Namespace of the ResourcePool: empty or the claim's own (a pool is never shared
+	// across namespaces; another is refused with ReferenceNotAllowed).
+	// +optional
+	Namespace string `json:"namespace,omitempty"`
 }
 
 // ClaimStatus holds the status every claim shares.

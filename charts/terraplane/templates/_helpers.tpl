@@ -113,6 +113,7 @@ controller's own, each unless runners.* sets its own, and runners.resources. */}
 - mysql.terraplane.io
 - policy.terraplane.io
 - postgresql.terraplane.io
+- scaling.terraplane.io
 - stacks.terraplane.io
 - storage.aws.terraplane.io
 - storage.azure.terraplane.io
