@@ -51,13 +51,24 @@ func firstStatusWait(mg resource.Managed) time.Duration {
 
 // finish derives the claim's status from its bound resource and the reconcile's error,
 // emits one event per new problem and maps the error to a result (resource.Classify).
+// The write is guarded: a reconcile that read the claim before the last status write (a
+// lagging cache, queued again by a class's status write) loses, and repeats no event.
 func (r *Reconciler) finish(ctx context.Context, claim resource.Claim, mg resource.Managed, err error) (ctrl.Result, error) {
 	if claim.GetDeletionTimestamp() != nil && err == nil {
 		return ctrl.Result{}, nil // finalizer removed; the claim is gone
 	}
 	orig := claim.DeepCopyObject().(resource.Claim)
+	o, notes := r.record(claim, orig, mg, err)
+	return resource.Finisher{Client: r.client, Recorder: r.recorder, Guarded: true}.Finish(ctx, claim, orig, o, notes)
+}
+
+// record records in the claim's status what its bound resource says (Ready, Synced,
+// Drifted, connection details) and the reconcile's error: Synced, and whether the claim's
+// generation is applied (an edit that could not reach mg is not). It returns the outcome
+// and the events to send.
+func (r *Reconciler) record(claim, orig resource.Claim, mg resource.Managed, err error) (resource.Outcome, []resource.Note) {
 	st := claim.GetClaimStatus()
-	applied := appliedBy(mg) && err == nil // an edit that could not reach mg is not applied
+	applied := appliedBy(mg) && err == nil
 	r.mirrorResource(claim, mg, applied)
 	o := resource.Classify(err, resource.Retries{UserError: r.opts.UserErrorRetry, Waiting: resource.WaitRetry})
 	switch w, waiting := resource.AsWaiting(err); {
@@ -75,9 +86,7 @@ func (r *Reconciler) finish(ctx context.Context, claim resource.Claim, mg resour
 	if firstReady(orig.GetClaimStatus().Conditions, st.Conditions) {
 		resource.ObserveFirstReady(resource.ClaimFamily, r.kind.GVK, claim.GetCreationTimestamp().Time)
 	}
-	// Guarded: a reconcile that read the claim before the last status write (a lagging
-	// cache, queued again by a class's status write) loses, and repeats no event.
-	return resource.Finisher{Client: r.client, Recorder: r.recorder, Guarded: true}.Finish(ctx, claim, orig, o, notes)
+	return o, notes
 }
 
 // firstReady reports whether a claim found with conditions before and left with after is

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -77,26 +76,26 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	}
 	orig := obj.DeepCopyObject().(client.Object)
 	_, err := r.cache.Compile(obj.GetName(), obj.GetNamespace(), obj.GetUID(), obj.GetGeneration(), r.kind.spec(obj))
-	st := r.kind.status(obj)
+	return r.finish(ctx, obj, orig, err)
+}
+
+// finish records whether the rules compiled: Synced=True (Compiled), or False with
+// reason InvalidExpression, the CEL errors and one Warning event; any other failure is
+// retried with backoff.
+func (r *Reconciler) finish(ctx context.Context, obj, orig client.Object, err error) (ctrl.Result, error) {
 	var invalid *planpolicy.CompileError
-	changed := false
-	switch {
-	case errors.As(err, &invalid):
-		msg := "the policy denies every plan it matches until this is fixed: " + invalid.Error()
-		if changed = resource.SetCondition(&st.Conditions, obj.GetGeneration(), common.TypeSynced, metav1.ConditionFalse, ReasonInvalidExpression, msg); changed {
-			r.recorder.Eventf(obj, corev1.EventTypeWarning, ReasonInvalidExpression, "%s", msg)
-		}
-	case err != nil:
-		return ctrl.Result{}, err
-	default:
-		changed = resource.SetCondition(&st.Conditions, obj.GetGeneration(), common.TypeSynced, metav1.ConditionTrue, ReasonCompiled, "every rule compiles")
+	if errors.As(err, &invalid) {
+		err = resource.UserErrorf(ReasonInvalidExpression, "the policy denies every plan it matches until this is fixed: %s", invalid.Error())
 	}
-	if !changed && st.ObservedGeneration == obj.GetGeneration() {
-		return ctrl.Result{}, nil
+	st := r.kind.status(obj)
+	return resource.Finisher{Client: r.client, Recorder: r.recorder}.End(ctx, resource.Ending{Object: obj, Orig: orig,
+		Conditions: &st.Conditions, Observed: &st.ObservedGeneration, Outcome: resource.Classify(err, resource.Retries{}),
+		Status: func(o *resource.Outcome) []resource.Note { compiled(st, obj.GetGeneration(), *o); return nil }})
+}
+
+// compiled names a success for what it is: every rule compiles.
+func compiled(st *policyv1.PlanPolicyStatus, gen int64, o resource.Outcome) {
+	if o.Succeeded() {
+		resource.SetCondition(&st.Conditions, gen, common.TypeSynced, metav1.ConditionTrue, ReasonCompiled, "every rule compiles")
 	}
-	st.ObservedGeneration = obj.GetGeneration()
-	if err := r.client.Status().Patch(ctx, obj, client.MergeFrom(orig)); err != nil {
-		return ctrl.Result{}, fmt.Errorf("write policy status: %w", err)
-	}
-	return ctrl.Result{}, nil
 }

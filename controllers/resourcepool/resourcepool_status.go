@@ -7,7 +7,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 
-	common "terraplane.io/terraplane/apis/common/v1alpha1"
 	scalingv1 "terraplane.io/terraplane/apis/scaling/v1alpha1"
 	"terraplane.io/terraplane/internal/resource"
 	"terraplane.io/terraplane/internal/resourcepool"
@@ -26,24 +25,31 @@ const (
 // finish records the counts and conditions, and maps the error to a result.
 func (r *Reconciler) finish(ctx context.Context, p *pass, err error) (ctrl.Result, error) {
 	pool := p.pool
-	orig := pool.DeepCopy()
-	o := resource.Classify(err, resource.Retries{Success: r.opts.Resync, UserError: r.opts.UserErrorRetry, Waiting: resource.WaitRetry})
-	if o.Stale() {
-		return o.Result()
-	}
-	st := &pool.Status
-	notes := o.SetSynced(&st.Conditions, pool.Generation)
-	if p.counted {
-		st.Ready, st.Provisioning, st.Failed, st.HandedOut = p.counts.Ready, p.counts.Provisioning, p.counts.Failed, p.counts.HandedOut
-		resourcepool.ObserveMembers(pool.Namespace, pool.Name, p.counts)
-	}
-	status, reason, msg := readiness(pool.Spec, p.counts, p.decision)
+	return resource.Finisher{Client: r.client, Recorder: r.recorder}.End(ctx, resource.Ending{Object: pool, Orig: pool.DeepCopy(),
+		Conditions: &pool.Status.Conditions, Observed: &pool.Status.ObservedGeneration, Ready: p.ready, Status: p.record,
+		Outcome: resource.Classify(err, resource.Retries{Success: r.opts.Resync, UserError: r.opts.UserErrorRetry, Waiting: resource.WaitRetry}),
+		Applied: func(resource.Outcome) bool { return true }}) // a pool's generation is applied once looked at: Ready tells its state
+}
+
+// ready is the pool's Ready rule: True once size members are Ready, else why not (the
+// reconcile's error first).
+func (p *pass) ready(o resource.Outcome, _ []metav1.Condition) (resource.Ready, bool) {
+	status, reason, msg := readiness(p.pool.Spec, p.counts, p.decision)
 	if !o.Succeeded() && status != metav1.ConditionTrue {
 		reason, msg = o.Reason, o.Message
 	}
-	resource.SetCondition(&st.Conditions, pool.Generation, common.TypeReady, status, reason, msg)
-	st.ObservedGeneration = pool.Generation
-	return resource.Finisher{Client: r.client, Recorder: r.recorder}.Finish(ctx, pool, orig, o, append(notes, p.notes...))
+	return resource.Ready{Status: status, Reason: reason, Message: msg}, true
+}
+
+// record records the members counted, in the status and the metrics, and returns the
+// events of the pass.
+func (p *pass) record(*resource.Outcome) []resource.Note {
+	if p.counted {
+		st := &p.pool.Status
+		st.Ready, st.Provisioning, st.Failed, st.HandedOut = p.counts.Ready, p.counts.Provisioning, p.counts.Failed, p.counts.HandedOut
+		resourcepool.ObserveMembers(p.pool.Namespace, p.pool.Name, p.counts)
+	}
+	return p.notes
 }
 
 // readiness is the pool's Ready condition: True once size members are Ready, else why not.
