@@ -79,6 +79,9 @@ func TestHelmOnNode(t *testing.T) {
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(exists).To(BeTrue(), "the bucket the controller pod made is in MinIO")
 
+	By(t, "a plan policy whose rule does not compile is refused by the chart's webhook, through its Service")
+	policyRefusedOnNode(g, ctx, n)
+
 	By(t, "the image carries no psql: a PostgreSQL Database is refused with ClientMissing, and one event")
 	databaseKindRefused(g, ctx, n)
 
