@@ -52,6 +52,18 @@ func updateLatest(ctx context.Context, obj client.Object, change func()) error {
 	})
 }
 
+// requestPlan asks for a plan of obj now: a new requested-at annotation.
+func requestPlan(ctx context.Context, obj client.Object) error {
+	return updateLatest(ctx, obj, func() {
+		ann := obj.GetAnnotations()
+		if ann == nil {
+			ann = map[string]string{}
+		}
+		ann[common.RequestedAtAnnotation] = time.Now().Format(time.RFC3339Nano)
+		obj.SetAnnotations(ann)
+	})
+}
+
 // editClaim applies change to the latest copy of claim.
 func editClaim(ctx context.Context, claim *databasev1.PostgreSQLInstance, change func(*databasev1.PostgreSQLInstance)) error {
 	return updateLatest(ctx, claim, func() { change(claim) })

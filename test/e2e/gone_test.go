@@ -105,12 +105,7 @@ func TestBucketDeletedOutside(t *testing.T) {
 	g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: adminNS, Name: resource.StateSecretName(mg)}, state)).To(Succeed())
 	state.Data = map[string][]byte{}
 	g.Expect(env.Client.Update(ctx, state)).To(Succeed())
-	g.Expect(updateLatest(ctx, mg, func() {
-		if mg.Annotations == nil {
-			mg.Annotations = map[string]string{}
-		}
-		mg.Annotations[common.RequestedAtAnnotation] = time.Now().Format(time.RFC3339Nano)
-	})).To(Succeed())
+	g.Expect(requestPlan(ctx, mg)).To(Succeed())
 	g.Eventually(func(g Gomega) {
 		g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(mg), mg)).To(Succeed())
 		synced := framework.Condition(mg.Status.Conditions, common.TypeSynced)

@@ -180,12 +180,7 @@ func checkDeniedDrift(t *testing.T, g Gomega, ctx context.Context, mc *minio.Cli
 	defer func() { _ = env.Client.Delete(ctx, noRecreate) }()
 	bucket := mg.Spec.ForProvider.BucketName
 	g.Expect(mc.RemoveBucket(ctx, bucket)).To(Succeed())
-	g.Expect(updateLatest(ctx, mg, func() {
-		if mg.Annotations == nil {
-			mg.Annotations = map[string]string{}
-		}
-		mg.Annotations[common.RequestedAtAnnotation] = time.Now().Format(time.RFC3339Nano)
-	})).To(Succeed())
+	g.Expect(requestPlan(ctx, mg)).To(Succeed())
 	g.Eventually(func(g Gomega) {
 		g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(mg), mg)).To(Succeed())
 		synced, drifted := framework.Condition(mg.Status.Conditions, common.TypeSynced), framework.Condition(mg.Status.Conditions, common.TypeDrifted)
