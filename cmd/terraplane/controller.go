@@ -2,41 +2,28 @@ package main
 
 import (
 	"flag"
-	"fmt"
 	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
-	"k8s.io/apimachinery/pkg/api/resource"
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"terraplane.io/terraplane/controllers/stack"
 	"terraplane.io/terraplane/internal/app"
-	"terraplane.io/terraplane/internal/engine"
+	"terraplane.io/terraplane/internal/engineflags"
 	"terraplane.io/terraplane/internal/modsource"
-	"terraplane.io/terraplane/internal/plugins"
 	"terraplane.io/terraplane/internal/runner"
 	"terraplane.io/terraplane/internal/shard"
 )
 
 // addManagerFlags binds the flags every command that runs controllers shares.
 func addManagerFlags(fs *pflag.FlagSet, o *app.Options) {
+	engineflags.Bind(fs, &o.Engine)
 	fs.StringVar(&o.WorkDir, "workdir", filepath.Join(os.TempDir(), "terraplane-workspaces"), "directory for Terraform workspaces (disposable: state lives in the cluster)")
-	fs.StringVar(&o.PluginMirror, "plugin-mirror", engine.DefaultPluginMirror(), "filesystem mirror of Terraform providers")
-	fs.StringVar(&o.TerraformPath, "terraform", "", "terraform or OpenTofu binary, a path or a name on PATH such as tofu (default: terraform)")
-	fs.StringVar(&o.ProviderMirrorURL, "provider-mirror-url", "", "Terraform provider network mirror (static-file protocol), e.g. https://mirror.example.internal/providers/")
-	fs.BoolVar(&o.ProviderDownload, "provider-download", false, "let terraform download providers from their registries")
-	fs.StringVar(&o.ModuleRegistryURL, "module-registry-url", "", "module registry (terraform's modules.v1 protocol, e.g. a mirror) serving the modules that modules call by public registry address (source = \"org/name/system\"), e.g. https://modules.example.internal/v1/modules/ (default: the public registry)")
-	fs.StringVar(&o.PluginCacheDir, "plugin-cache-dir", "", "cache shared by all workspaces for providers from a network mirror or registry (default <workdir>/.plugin-cache)")
-	fs.IntVar(&o.MaxConcurrentTerraform, "max-concurrent-terraform", 0, "cap on terraform processes running at once (default: from the container's CPU quota and memory limit)")
-	fs.IntVar(&o.MaxConcurrentTerraformPerProvider, "max-concurrent-terraform-per-provider", 0, "cap on terraform processes per Provider (default: none beyond the global cap)")
+	fs.IntVar(&o.Engine.MaxConcurrentPerGroup, "max-concurrent-terraform-per-provider", 0, "cap on terraform processes per Provider (default: none beyond the global cap)")
 	fs.IntVar(&o.MaxConcurrentReconciles, "max-concurrent-reconciles", 10, "workers per kind")
-	fs.BoolVar(&o.ProviderReuse, "provider-reuse", true, "keep provider processes warm between terraform runs, keyed by binary, environment and provider configuration (terraform's reattach protocol)")
-	fs.DurationVar(&o.ProviderTTL, "provider-ttl", plugins.DefaultTTL, "how long a reused provider process lives before it is replaced")
-	fs.IntVar(&o.ProviderRunsPerProcess, "provider-runs-per-process", plugins.DefaultRunsPerProcess, "how many terraform runs of one provider configuration a reused provider process serves at once (1: one at a time)")
-	fs.Var(byteSize{&o.ProviderMemoryBudget}, "provider-memory-budget", "cap on the resident memory of warm provider processes (of each runner pool, or of the controller with --runner in-process), e.g. 2Gi; idle ones are stopped past it, the least recently used first (default: half the memory limit of the controller's container, and of each runner Deployment's pod; none without a limit)")
 	fs.StringVar(&o.Runner, "runner", app.RunnerInProcess, "where terraform runs: in-process (the controller's own process and identity, for single-user installs), process (a runner process per pool, with the pool's ServiceAccount and a uid of its own: needs root, or --runner-insecure-shared-uid) or deployment (a runner Deployment per pool in the pool's namespace, with the pool's ServiceAccount)")
 	fs.StringVar(&o.RunnerMetricsTargets, "runner-metrics-targets", "", "file to keep listing the runner processes' metrics endpoints (--runner process; each serves on a free port of 127.0.0.1), in Prometheus' file-based service discovery format (file_sd_configs)")
 	fs.BoolVar(&o.RunnerInsecureSharedUID, "runner-insecure-shared-uid", false, "with --runner process and a controller that is not root, run every pool's runner as the controller's uid, which does not keep pools apart (a module of one pool can read another pool's token and files); refused without it")
@@ -47,11 +34,10 @@ func addManagerFlags(fs *pflag.FlagSet, o *app.Options) {
 	fs.StringVar(&o.RunnerPod, "runner-pod", "", `pod settings of runner Deployments, as JSON: {"imagePullSecrets", "imagePullPolicy", "env", "volumes", "volumeMounts", "nodeSelector", "tolerations", "affinity", "priorityClassName", "resources"} as in a pod spec (--runner deployment; the Helm chart passes the controller's own)`)
 	fs.DurationVar(&o.RunnerIdleTTL, "runner-idle-ttl", 15*time.Minute, "how long a runner goes without a run before it stops (--runner process) or is scaled to zero (--runner deployment); its pool's next run starts it again and waits for it (0: never)")
 	fs.DurationVar(&o.DriftInterval, "drift-interval", 10*time.Minute, "how often an unchanged resource is planned to detect drift (a resource's or class's spec.driftInterval overrides it)")
-	fs.DurationVar(&o.TerraformTimeout, "terraform-timeout", engine.DefaultTimeout, "deadline of each terraform command (a resource's or class's spec.timeout overrides it)")
 	fs.StringSliceVar(&o.ModuleSourceAllow, "module-source-allow", nil, "git URLs (https://host/org, git@host:org) and OCI repositories (oci://registry/org) module sources may use, each with what lies below it: same scheme, host and port, the path on / boundaries (default: any)")
 	fs.BoolVar(&o.AllowInsecureModuleSources, "allow-insecure-module-sources", false, "let git module sources use http:// and file:// (refused by default)")
 	o.ModuleSourceMaxFetch = modsource.DefaultMaxFetchBytes
-	fs.Var(byteSize{&o.ModuleSourceMaxFetch}, "module-source-max-fetch", "cap on what one git fetch of a module source may bring, e.g. 100Mi")
+	fs.Var(engineflags.Bytes(&o.ModuleSourceMaxFetch), "module-source-max-fetch", "cap on what one git fetch of a module source may bring, e.g. 100Mi")
 	fs.DurationVar(&o.ModuleSourceRefresh, "module-source-refresh", modsource.DefaultRefreshInterval, "how often a module source that names a git branch or tag, or an OCI tag, is looked up again")
 	fs.DurationVar(&o.StackTagRefresh, "stack-tag-refresh", stack.DefaultTagRefresh, "how often a stack install that names a package by tag looks the tag up again (a negative value: never)")
 	fs.DurationVar(&o.UserErrorRetry, "user-error-retry", 30*time.Second, "how soon a resource stopped by bad input is looked at again")
@@ -60,33 +46,6 @@ func addManagerFlags(fs *pflag.FlagSet, o *app.Options) {
 	fs.StringSliceVar(&o.SecretNamespaces, "secret-namespaces", nil, "the namespaces whose Secrets the controller reads, writes and watches, where its Providers, managed resources and claims live (the Helm chart grants it Secrets there only; default: every namespace)")
 	fs.BoolVar(&o.DisableStackManager, "disable-stack-manager", false, "do not run the stack manager, which installs stacks' CRDs, RBAC and Deployments (and so needs the ClusterRole terraplane-stacks)")
 }
-
-// byteSize is a flag of a size in bytes, written as a quantity such as 100Mi.
-type byteSize struct{ p *int64 }
-
-// String is the size as a quantity.
-func (b byteSize) String() string {
-	if b.p == nil {
-		return ""
-	}
-	return resource.NewQuantity(*b.p, resource.BinarySI).String()
-}
-
-// Set reads a positive quantity.
-func (b byteSize) Set(s string) error {
-	q, err := resource.ParseQuantity(s)
-	if err != nil {
-		return err
-	}
-	if q.Sign() <= 0 {
-		return fmt.Errorf("%s is not a positive size", s)
-	}
-	*b.p = q.Value()
-	return nil
-}
-
-// Type names the flag's kind of value in the help.
-func (b byteSize) Type() string { return "quantity" }
 
 func controllerCommand() *cobra.Command {
 	var o app.Options

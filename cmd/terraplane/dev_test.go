@@ -25,6 +25,7 @@ import (
 	storagev1 "terraplane.io/terraplane/apis/storage/v1alpha1"
 	"terraplane.io/terraplane/internal/app"
 	"terraplane.io/terraplane/internal/devenv"
+	"terraplane.io/terraplane/internal/engine"
 	"terraplane.io/terraplane/internal/kinds"
 	"terraplane.io/terraplane/internal/resource"
 )
@@ -109,7 +110,7 @@ func TestDevKeepsItsData(t *testing.T) {
 	state := t.TempDir()
 	o := devOptions{
 		Options: app.Options{
-			WorkDir: filepath.Join(state, "workspaces"), PluginMirror: devenv.PluginMirror(),
+			WorkDir: filepath.Join(state, "workspaces"), Engine: engine.Options{PluginMirror: devenv.PluginMirror()},
 			DriftInterval: 10 * time.Minute, UserErrorRetry: 2 * time.Second,
 		},
 		kubeconfigOut: filepath.Join(state, "kubeconfig"),

@@ -20,7 +20,7 @@ import (
 	"terraplane.io/terraplane/internal/app"
 	"terraplane.io/terraplane/internal/collectors"
 	"terraplane.io/terraplane/internal/engine"
-	"terraplane.io/terraplane/internal/plugins"
+	"terraplane.io/terraplane/internal/engineflags"
 	"terraplane.io/terraplane/internal/runner"
 	"terraplane.io/terraplane/internal/statelock"
 )
@@ -74,17 +74,7 @@ It is not meant to be started by hand.`,
 	f.StringVar(&o.tokenFile, "token-file", "", "the token each request must carry (default: read from standard input)")
 	f.StringVar(&o.metrics, "metrics-bind-address", "0", "address to serve Prometheus metrics on over plain HTTP (GET /metrics): the pool's terraform processes and warm providers; port 0 picks a free one; \"0\" serves none")
 	f.StringVar(&o.engine.WorkDir, "workdir", "", "directory for the pool's workspaces")
-	f.StringVar(&o.engine.PluginMirror, "plugin-mirror", engine.DefaultPluginMirror(), "filesystem mirror of Terraform providers")
-	f.StringVar(&o.engine.TerraformPath, "terraform", "", "terraform or OpenTofu binary (default: terraform on PATH)")
-	f.StringVar(&o.engine.NetworkMirror, "provider-mirror-url", "", "Terraform provider network mirror (static-file protocol)")
-	f.BoolVar(&o.engine.AllowDirect, "provider-download", false, "let terraform download providers from their registries")
-	f.StringVar(&o.engine.ModuleRegistryURL, "module-registry-url", "", "module registry serving the modules addressed to the public registry (default: the public registry)")
-	f.DurationVar(&o.engine.Timeout, "terraform-timeout", engine.DefaultTimeout, "deadline of each terraform command of a workspace that sets none of its own")
-	f.IntVar(&o.engine.MaxConcurrent, "max-concurrent-terraform", 0, "cap on terraform processes running at once (default: 2 per CPU)")
-	f.BoolVar(&o.engine.ProviderReuse, "provider-reuse", true, "keep the pool's provider processes warm between runs")
-	f.DurationVar(&o.engine.ProviderTTL, "provider-ttl", plugins.DefaultTTL, "how long a reused provider process lives")
-	f.IntVar(&o.engine.ProviderRunsPerProcess, "provider-runs-per-process", plugins.DefaultRunsPerProcess, "runs one provider process serves at once")
-	f.Var(byteSize{&o.engine.ProviderMemoryBudget}, "provider-memory-budget", "cap on the resident memory of the pool's warm provider processes, e.g. 2Gi; idle ones are stopped past it, the least recently used first (default: none)")
+	engineflags.Bind(f, &o.engine)
 	for _, name := range []string{"pool", "workdir"} {
 		_ = cmd.MarkFlagRequired(name)
 	}
@@ -164,11 +154,7 @@ func runRunner(ctx context.Context, o runnerOptions) error {
 	if err != nil {
 		return fmt.Errorf("pool client: %w", err)
 	}
-	hold, grace := o.engine.Timeout, engine.DefaultGracePeriod+time.Minute
-	if hold <= 0 {
-		hold = engine.DefaultTimeout
-	}
-	locker := statelock.NewLocker(c, c, hold+grace, grace)
+	locker := statelock.ForEngine(c, c, o.engine.Timeout)
 	srv := &runner.Server{Token: token}
 	o.engine.Locker, o.engine.OnRun, o.engine.Log = locker, srv.OnRun, ctrl.Log.WithName("providers")
 	eng, err := engine.New(ctx, o.engine)

@@ -4,6 +4,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"terraplane.io/terraplane/internal/engineflags"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -52,7 +53,7 @@ a ServiceAccount of its own, and the controller runs with --disable-stack-manage
 	fs.StringSliceVar(&o.ModuleSourceAllow, "module-source-allow", nil, "git URLs and OCI repositories the module sources of ClaimDefinitions may use (default: any)")
 	fs.BoolVar(&o.AllowInsecureModuleSources, "allow-insecure-module-sources", false, "let git module sources use http:// and file:// (refused by default)")
 	o.ModuleSourceMaxFetch = modsource.DefaultMaxFetchBytes
-	fs.Var(byteSize{&o.ModuleSourceMaxFetch}, "module-source-max-fetch", "cap on what one git fetch of a module source may bring, e.g. 100Mi")
+	fs.Var(engineflags.Bytes(&o.ModuleSourceMaxFetch), "module-source-max-fetch", "cap on what one git fetch of a module source may bring, e.g. 100Mi")
 	fs.BoolVar(&o.LeaderElection, "leader-elect", false, "elect one active replica")
 	fs.StringVar(&o.LeaderElectionNamespace, "leader-election-namespace", "terraplane-system", "namespace of the leader election Lease")
 	fs.StringVar(&o.MetricsAddr, "metrics-bind-address", "0", "address of the metrics endpoint (\"0\" disables it)")

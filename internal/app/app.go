@@ -42,40 +42,24 @@ import (
 
 // Options configure the manager.
 type Options struct {
+	// Engine are the terraform engine's settings (engineflags binds those the controller
+	// and its runners share); New fills in what it injects: the work directory (WorkDir),
+	// the state locker, the run observer and the logger. MaxConcurrent 0 is derived from the container's CPU quota
+	// and memory limit (DefaultMaxConcurrentTerraform), ProviderMemoryBudget 0 from its
+	// memory limit, and MaxConcurrentPerGroup caps terraform processes per Provider.
+	Engine engine.Options
 	// WorkDir holds the Terraform workspaces (disposable: state lives in the cluster).
 	WorkDir string
-	// PluginMirror is the shared Terraform provider mirror.
-	PluginMirror string
-	// TerraformPath is the terraform binary; empty finds it on PATH.
-	TerraformPath string
-	// ProviderMirrorURL is a provider network mirror (the static-file protocol).
-	ProviderMirrorURL string
-	// ProviderDownload lets terraform download providers from their registries.
-	ProviderDownload bool
-	// PluginCacheDir caches providers a network mirror or registry served; empty means
-	// <WorkDir>/.plugin-cache.
-	PluginCacheDir string
-	// ModuleRegistryURL is a module registry (modules.v1 protocol) serving the modules
-	// configurations address to the public registry; empty means the public registry.
-	ModuleRegistryURL string
 	// StateKubeconfig is the kubeconfig terraform's state backend uses (one path, or
 	// several joined as in $KUBECONFIG); empty means in-cluster.
 	StateKubeconfig string
 	// StateContext is the context of StateKubeconfig to use; empty means its current one.
 	StateContext string
-	// MaxConcurrentTerraform caps terraform processes; 0 derives it from the container's
-	// CPU quota and memory limit (DefaultMaxConcurrentTerraform).
-	MaxConcurrentTerraform int
-	// MaxConcurrentTerraformPerProvider caps terraform processes per Provider; 0 means no cap.
-	MaxConcurrentTerraformPerProvider int
 	// MaxConcurrentReconciles per kind; 0 means 10.
 	MaxConcurrentReconciles int
 	// DriftInterval between plans of unchanged resources, unless a resource's
 	// spec.driftInterval says otherwise.
 	DriftInterval time.Duration
-	// TerraformTimeout bounds each terraform command, unless a resource's spec.timeout
-	// says otherwise; 0 means engine.DefaultTimeout (20 minutes).
-	TerraformTimeout time.Duration
 	// UserErrorRetry is how soon a resource stopped by bad input is looked at again.
 	UserErrorRetry time.Duration
 	// MetricsAddr serves Prometheus metrics; "0" disables.
@@ -113,13 +97,6 @@ type Options struct {
 	Shards int
 	// ShardIdentity names this replica among the shard holders (the pod name).
 	ShardIdentity string
-	// ProviderReuse keeps provider processes warm between terraform runs (engine.Options).
-	ProviderReuse bool
-	// ProviderTTL is how long a reused provider process lives; 0 means the engine's default.
-	ProviderTTL time.Duration
-	// ProviderRunsPerProcess is how many runs one reused provider process serves at
-	// once; 0 means the engine's default.
-	ProviderRunsPerProcess int
 	// ShardLeaseDuration is how long a dead replica's shards wait before another takes
 	// them; 0 means shard.DefaultLeaseDuration.
 	ShardLeaseDuration time.Duration
@@ -160,9 +137,6 @@ type Options struct {
 	// process) or is scaled to zero (a runner Deployment); its pool's next run starts it
 	// again. 0 means never.
 	RunnerIdleTTL time.Duration
-	// ProviderMemoryBudget caps the resident memory of the warm provider processes of
-	// each engine (this process's, or each runner's), in bytes; 0 means no cap.
-	ProviderMemoryBudget int64
 	// SecretNamespaces are the namespaces whose Secrets the controller reads, writes and
 	// watches (the chart grants it Secrets there only); empty means every namespace.
 	SecretNamespaces []string
@@ -212,24 +186,15 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manager, *en
 	if err != nil {
 		return nil, nil, fmt.Errorf("create manager: %w", err)
 	}
-	locker, err := stateLocker(cfg, reg, opts.TerraformTimeout)
+	locker, err := stateLocker(cfg, reg, opts.Engine.Timeout)
 	if err != nil {
 		return nil, nil, err
 	}
-	eng, err := engine.New(ctx, engine.Options{
-		TerraformPath: opts.TerraformPath,
-		WorkDir:       opts.WorkDir,
-		PluginMirror:  opts.PluginMirror,
-		NetworkMirror: opts.ProviderMirrorURL, AllowDirect: opts.ProviderDownload, PluginCacheDir: opts.PluginCacheDir,
-		ModuleRegistryURL: opts.ModuleRegistryURL,
-		MaxConcurrent:     opts.MaxConcurrentTerraform, Timeout: opts.TerraformTimeout,
-
-		MaxConcurrentPerGroup: opts.MaxConcurrentTerraformPerProvider,
-		OnRun:                 collectors.ObserveRun(ctrl.Log.WithName("terraform")),
-		ProviderReuse:         opts.ProviderReuse, ProviderTTL: opts.ProviderTTL, ProviderRunsPerProcess: opts.ProviderRunsPerProcess,
-		ProviderMemoryBudget: providerBudget(opts.ProviderMemoryBudget, ReadLimits(cgroupRoot)), Log: ctrl.Log.WithName("providers"),
-		Locker: locker,
-	})
+	eo := opts.Engine
+	eo.WorkDir = opts.WorkDir
+	eo.OnRun, eo.Log, eo.Locker = collectors.ObserveRun(ctrl.Log.WithName("terraform")), ctrl.Log.WithName("providers"), locker
+	eo.ProviderMemoryBudget = providerBudget(eo.ProviderMemoryBudget, ReadLimits(cgroupRoot))
+	eng, err := engine.New(ctx, eo)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -281,8 +246,8 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manager, *en
 	if err := provider.Setup(mgr, reg); err != nil {
 		return nil, nil, fmt.Errorf("set up provider usage controllers: %w", err)
 	}
-	sources := module.ProviderSources{Mirror: opts.PluginMirror, NetworkMirror: opts.ProviderMirrorURL, Direct: opts.ProviderDownload,
-		Host: module.RegistryHost(opts.TerraformPath)}
+	sources := module.ProviderSources{Mirror: opts.Engine.PluginMirror, NetworkMirror: opts.Engine.NetworkMirror, Direct: opts.Engine.AllowDirect,
+		Host: module.RegistryHost(opts.Engine.TerraformPath)}
 	if err := moduleclass.Setup(mgr, loader, moduleclass.WithProviderSources(sources)); err != nil {
 		return nil, nil, fmt.Errorf("set up ModuleClass controller: %w", err)
 	}
@@ -379,11 +344,7 @@ func stateLocker(cfg *rest.Config, reg interface{ Scheme() *runtime.Scheme }, ti
 	if err != nil {
 		return nil, fmt.Errorf("state lock client: %w", err)
 	}
-	if timeout <= 0 {
-		timeout = engine.DefaultTimeout
-	}
-	grace := engine.DefaultGracePeriod + time.Minute
-	return statelock.NewLocker(c, c, timeout+grace, grace), nil
+	return statelock.ForEngine(c, c, timeout), nil
 }
 
 // shards sets up this replica's share of the managed resources; nil when not sharded.

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -32,23 +33,23 @@ func TestWithDefaults(t *testing.T) {
 		want        Options
 		readsLimits bool
 	}{
-		"all zero": {Options{}, Options{MaxConcurrentReconciles: 10, MetricsAddr: "0", HealthAddr: "0", MaxConcurrentTerraform: 4}, true},
+		"all zero": {Options{}, Options{MaxConcurrentReconciles: 10, MetricsAddr: "0", HealthAddr: "0", Engine: engine.Options{MaxConcurrent: 4}}, true},
 		"all set": {
-			Options{MaxConcurrentReconciles: 3, MetricsAddr: ":8080", HealthAddr: ":8081", MaxConcurrentTerraform: 7},
-			Options{MaxConcurrentReconciles: 3, MetricsAddr: ":8080", HealthAddr: ":8081", MaxConcurrentTerraform: 7}, false,
+			Options{MaxConcurrentReconciles: 3, MetricsAddr: ":8080", HealthAddr: ":8081", Engine: engine.Options{MaxConcurrent: 7}},
+			Options{MaxConcurrentReconciles: 3, MetricsAddr: ":8080", HealthAddr: ":8081", Engine: engine.Options{MaxConcurrent: 7}}, false,
 		},
-		"negative reconciles": {Options{MaxConcurrentReconciles: -1, MaxConcurrentTerraform: 1},
-			Options{MaxConcurrentReconciles: 10, MetricsAddr: "0", HealthAddr: "0", MaxConcurrentTerraform: 1}, false},
-		"sharded": {Options{Shards: 4, MaxConcurrentTerraform: 1},
-			Options{Shards: 4, LeaderElection: true, MaxConcurrentReconciles: 10, MetricsAddr: "0", HealthAddr: "0", MaxConcurrentTerraform: 1}, false},
-		"leader election asked": {Options{LeaderElection: true, MaxConcurrentTerraform: 1},
-			Options{LeaderElection: true, MaxConcurrentReconciles: 10, MetricsAddr: "0", HealthAddr: "0", MaxConcurrentTerraform: 1}, false},
+		"negative reconciles": {Options{MaxConcurrentReconciles: -1, Engine: engine.Options{MaxConcurrent: 1}},
+			Options{MaxConcurrentReconciles: 10, MetricsAddr: "0", HealthAddr: "0", Engine: engine.Options{MaxConcurrent: 1}}, false},
+		"sharded": {Options{Shards: 4, Engine: engine.Options{MaxConcurrent: 1}},
+			Options{Shards: 4, LeaderElection: true, MaxConcurrentReconciles: 10, MetricsAddr: "0", HealthAddr: "0", Engine: engine.Options{MaxConcurrent: 1}}, false},
+		"leader election asked": {Options{LeaderElection: true, Engine: engine.Options{MaxConcurrent: 1}},
+			Options{LeaderElection: true, MaxConcurrentReconciles: 10, MetricsAddr: "0", HealthAddr: "0", Engine: engine.Options{MaxConcurrent: 1}}, false},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			read := false
 			got := withDefaults(tc.in, func() Limits { read = true; return twoCPUs() })
-			if diff := cmp.Diff(tc.want, got); diff != "" {
+			if diff := cmp.Diff(tc.want, got, cmpopts.IgnoreFields(engine.Options{}, "Log")); diff != "" {
 				t.Errorf("options (-want +got):\n%s", diff)
 			}
 			if read != tc.readsLimits {

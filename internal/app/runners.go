@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"time"
 
 	"k8s.io/client-go/kubernetes"
@@ -16,6 +15,7 @@ import (
 
 	"terraplane.io/terraplane/controllers/terraform"
 	"terraplane.io/terraplane/internal/collectors"
+	"terraplane.io/terraplane/internal/engineflags"
 	"terraplane.io/terraplane/internal/runner"
 )
 
@@ -59,7 +59,7 @@ func runnerOf(mgr ctrl.Manager, cfg *rest.Config, opts Options, local *runner.Lo
 	if err != nil {
 		return nil, err
 	}
-	procs := &runner.Processes{Binary: bin, Dir: runner.ProcessDir(opts.WorkDir), RemoveOnStop: true, Config: cfg, PluginMirror: opts.PluginMirror,
+	procs := &runner.Processes{Binary: bin, Dir: runner.ProcessDir(opts.WorkDir), RemoveOnStop: true, Config: cfg, PluginMirror: opts.Engine.PluginMirror,
 		Terraform:  local.Engine.TerraformPath(),
 		Identities: &runner.Identities{Client: direct, Tokens: tokens, EnsureRole: true},
 		Args:       runnerArgs(opts), OnRun: collectors.ObserveRun(ctrl.Log.WithName("terraform")), OnCall: collectors.ObserveCall, Log: ctrl.Log.WithName("runners"),
@@ -94,7 +94,7 @@ func runnerDeployments(mgr ctrl.Manager, opts Options, local *runner.Local) (ter
 		return nil, err
 	}
 	deps := &runner.Deployments{Client: direct, Identities: &runner.Identities{Client: direct, EnsureRole: true},
-		Pod: runner.PodSpec{Image: opts.RunnerImage, Terraform: local.Engine.TerraformPath(), PluginMirror: opts.PluginMirror,
+		Pod: runner.PodSpec{Image: opts.RunnerImage, Terraform: local.Engine.TerraformPath(), PluginMirror: opts.Engine.PluginMirror,
 			Resources: res, Args: runnerArgs(opts), Settings: settings},
 		OnRun: collectors.ObserveRun(ctrl.Log.WithName("terraform")), OnCall: collectors.ObserveCall,
 		IdleTTL: opts.RunnerIdleTTL, Namespaces: opts.SecretNamespaces, Log: ctrl.Log.WithName("runners")}
@@ -119,27 +119,7 @@ func runnerObjectsClient(mgr ctrl.Manager) (client.Client, error) {
 }
 
 // runnerArgs are the flags every runner gets from the controller's options.
-func runnerArgs(opts Options) []string {
-	args := []string{"--provider-reuse=" + strconv.FormatBool(opts.ProviderReuse)}
-	add := func(flag, value string) {
-		if value != "" && value != "0" && value != "0s" {
-			args = append(args, flag, value)
-		}
-	}
-	add("--provider-mirror-url", opts.ProviderMirrorURL)
-	add("--module-registry-url", opts.ModuleRegistryURL)
-	add("--max-concurrent-terraform", strconv.Itoa(opts.MaxConcurrentTerraform))
-	add("--provider-ttl", opts.ProviderTTL.String())
-	add("--terraform-timeout", opts.TerraformTimeout.String())
-	add("--provider-runs-per-process", strconv.Itoa(opts.ProviderRunsPerProcess))
-	if opts.ProviderMemoryBudget > 0 {
-		args = append(args, "--provider-memory-budget", strconv.FormatInt(opts.ProviderMemoryBudget, 10))
-	}
-	if opts.ProviderDownload {
-		args = append(args, "--provider-download")
-	}
-	return args
-}
+func runnerArgs(opts Options) []string { return engineflags.Args(opts.Engine) }
 
 // RunnerRestConfig is the API client configuration of a runner (its pool's identity),
 // with the controller's rate limits: a runner's state locks for many runs at once must

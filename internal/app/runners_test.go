@@ -1,6 +1,7 @@
 package app
 
 import (
+	"terraplane.io/terraplane/internal/engine"
 	"testing"
 	"time"
 
@@ -17,12 +18,12 @@ func TestRunnerArgs(t *testing.T) {
 	}{
 		"defaults": {Options{}, []string{"--provider-reuse=false"}},
 		"mirrors": {
-			Options{ProviderMirrorURL: "https://providers.example/", ModuleRegistryURL: "https://modules.example/v1/modules/"},
+			Options{Engine: engine.Options{NetworkMirror: "https://providers.example/", ModuleRegistryURL: "https://modules.example/v1/modules/"}},
 			[]string{"--provider-reuse=false", "--provider-mirror-url", "https://providers.example/", "--module-registry-url", "https://modules.example/v1/modules/"}},
-		"a terraform deadline": {Options{ProviderReuse: true, TerraformTimeout: 45 * time.Minute},
+		"a terraform deadline": {Options{Engine: engine.Options{ProviderReuse: true, Timeout: 45 * time.Minute}},
 			[]string{"--provider-reuse=true", "--terraform-timeout", "45m0s"}},
 		"provider settings and a deadline": {
-			Options{ProviderTTL: time.Hour, ProviderRunsPerProcess: 4, ProviderMemoryBudget: 1 << 30, ProviderDownload: true, TerraformTimeout: time.Hour},
+			Options{Engine: engine.Options{ProviderTTL: time.Hour, ProviderRunsPerProcess: 4, ProviderMemoryBudget: 1 << 30, AllowDirect: true, Timeout: time.Hour}},
 			[]string{"--provider-reuse=false", "--provider-ttl", "1h0m0s", "--terraform-timeout", "1h0m0s",
 				"--provider-runs-per-process", "4", "--provider-memory-budget", "1073741824", "--provider-download"}},
 	} {

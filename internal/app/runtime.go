@@ -37,11 +37,11 @@ func metricsOptions(addr string, secure bool) metricsserver.Options {
 
 // defaultConcurrency fills in the cap on terraform processes from the container's limits.
 func defaultConcurrency(opts *Options, limits func() Limits) {
-	if opts.MaxConcurrentTerraform > 0 {
+	if opts.Engine.MaxConcurrent > 0 {
 		return
 	}
 	n, why := DefaultMaxConcurrentTerraform(limits())
-	opts.MaxConcurrentTerraform = n
+	opts.Engine.MaxConcurrent = n
 	ctrl.Log.WithName("setup").Info("terraform processes capped", "maxConcurrentTerraform", n, "from", why)
 }
 

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	common "terraplane.io/terraplane/apis/common/v1alpha1"
+	"terraplane.io/terraplane/internal/engine"
 	"terraplane.io/terraplane/internal/holder"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
@@ -259,4 +260,16 @@ func (l *Locker) gone(ctx context.Context) func(holder.Holder) bool {
 // its backend settings (namespace and secret_suffix).
 func (l *Locker) LockState(ctx context.Context, backend map[string]string, verb string) (func(), error) {
 	return l.Lock(ctx, LeaseKey(backend["namespace"], backend["secret_suffix"]), backend["secret_suffix"], verb)
+}
+
+// ForEngine returns the locker of an engine whose commands run at most timeout (0: the
+// engine's default): a lock is held for a command's deadline, then for the time a
+// cancelled terraform gets to stop and a minute more. The controller and the runners
+// take locks alike.
+func ForEngine(c client.Client, reader client.Reader, timeout time.Duration) *Locker {
+	if timeout <= 0 {
+		timeout = engine.DefaultTimeout
+	}
+	grace := engine.DefaultGracePeriod + time.Minute
+	return NewLocker(c, reader, timeout+grace, grace)
 }

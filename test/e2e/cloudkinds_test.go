@@ -13,6 +13,7 @@ import (
 
 	"terraplane.io/terraplane/internal/app"
 	"terraplane.io/terraplane/internal/devenv"
+	tfengine "terraplane.io/terraplane/internal/engine"
 	"terraplane.io/terraplane/internal/kinds"
 )
 
@@ -113,7 +114,7 @@ func TestCloudKindsThroughController(t *testing.T) {
 	g := NewWithT(t)
 	mirror, calls := t.TempDir(), filepath.Join(t.TempDir(), "standin-calls.jsonl")
 	g.Expect(devenv.TestMirrorWithLog(mirror, calls)).To(Succeed())
-	mgr, err := env.StartManager(t.TempDir(), app.Options{PluginMirror: mirror, MaxConcurrentTerraform: 4})
+	mgr, err := env.StartManager(t.TempDir(), app.Options{Engine: tfengine.Options{PluginMirror: mirror, MaxConcurrent: 4}})
 	g.Expect(err).NotTo(HaveOccurred())
 	defer func() { _ = mgr.Stop() }()
 	start := time.Now()

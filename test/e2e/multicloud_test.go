@@ -18,6 +18,7 @@ import (
 
 	"terraplane.io/terraplane/internal/app"
 	"terraplane.io/terraplane/internal/devenv"
+	tfengine "terraplane.io/terraplane/internal/engine"
 	"terraplane.io/terraplane/test/framework"
 )
 
@@ -126,7 +127,7 @@ func TestMulticloudPostgreSQL(t *testing.T) {
 	g.Expect(err).NotTo(HaveOccurred())
 	defer moto2.Stop()
 	pg := startServer(t, framework.StartPostgres)
-	mgr, err := env.StartManager(t.TempDir(), app.Options{MaxConcurrentTerraform: 6, MaxConcurrentTerraformPerProvider: 6})
+	mgr, err := env.StartManager(t.TempDir(), app.Options{Engine: tfengine.Options{MaxConcurrent: 6, MaxConcurrentPerGroup: 6}})
 	g.Expect(err).NotTo(HaveOccurred())
 	defer func() { _ = mgr.Stop() }()
 

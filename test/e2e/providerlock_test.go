@@ -18,6 +18,7 @@ import (
 	terraformv1 "terraplane.io/terraplane/apis/terraform/v1alpha1"
 	"terraplane.io/terraplane/internal/app"
 	"terraplane.io/terraplane/internal/devenv"
+	tfengine "terraplane.io/terraplane/internal/engine"
 	"terraplane.io/terraplane/test/framework"
 )
 
@@ -68,7 +69,7 @@ func TestProviderLock(t *testing.T) {
 	g.Expect(env.Namespace(ctx, appNS)).To(Succeed())
 	mirror, work := t.TempDir(), t.TempDir()
 	addRandomVersion(g, mirror, "3.9.0")
-	mgr, err := env.StartManager(work, app.Options{PluginMirror: mirror})
+	mgr, err := env.StartManager(work, app.Options{Engine: tfengine.Options{PluginMirror: mirror}})
 	g.Expect(err).NotTo(HaveOccurred())
 	defer func() { _ = mgr.Stop() }()
 
@@ -110,7 +111,7 @@ func TestProviderLock(t *testing.T) {
 	g.Expect(mgr.Stop()).To(Succeed())
 	addRandomVersion(g, mirror, "3.10.0")
 	restarted := time.Now()
-	mgr, err = env.StartManager(work, app.Options{PluginMirror: mirror})
+	mgr, err = env.StartManager(work, app.Options{Engine: tfengine.Options{PluginMirror: mirror}})
 	g.Expect(err).NotTo(HaveOccurred())
 
 	By(t, "a new Module of the class is made with the class's lock: 3.9.0")

@@ -119,17 +119,17 @@ func (e *Env) StartManagerAs(cfg *rest.Config, workDir string, opts app.Options)
 	ctx, cancel := context.WithCancel(context.Background())
 	opts.WorkDir = workDir
 	opts.StateKubeconfig = e.ControlPlane.Kubeconfig
-	if opts.TerraformPath == "" {
-		opts.TerraformPath = TerraformBinary()
+	if opts.Engine.TerraformPath == "" {
+		opts.Engine.TerraformPath = TerraformBinary()
 	}
-	if opts.PluginMirror == "" {
-		opts.PluginMirror = devenv.PluginMirror()
+	if opts.Engine.PluginMirror == "" {
+		opts.Engine.PluginMirror = devenv.PluginMirror()
 	}
 	if opts.UserErrorRetry == 0 {
 		opts.UserErrorRetry = 2 * time.Second
 	}
 	// as `terraplane controller` does by default; TERRAPLANE_TEST_PROVIDER_REUSE=0 turns it off
-	opts.ProviderReuse = os.Getenv("TERRAPLANE_TEST_PROVIDER_REUSE") != "0"
+	opts.Engine.ProviderReuse = os.Getenv("TERRAPLANE_TEST_PROVIDER_REUSE") != "0"
 	mgr, eng, err := app.New(ctx, cfg, opts)
 	if err != nil {
 		cancel()

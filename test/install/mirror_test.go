@@ -29,6 +29,7 @@ import (
 	terraformv1 "terraplane.io/terraplane/apis/terraform/v1alpha1"
 	"terraplane.io/terraplane/internal/app"
 	"terraplane.io/terraplane/internal/devenv"
+	"terraplane.io/terraplane/internal/engine"
 )
 
 // networkMirror writes the tool cache's providers of host/ns/typ in the network-mirror
@@ -108,8 +109,8 @@ func TestNetworkMirror(t *testing.T) {
 	t.Setenv("SSL_CERT_FILE", ca)
 
 	cache := filepath.Join(dir, "plugin-cache")
-	mgr, err := env.StartManager(t.TempDir(), app.Options{PluginMirror: filepath.Join(dir, "no-filesystem-mirror"),
-		ProviderMirrorURL: srv.URL + "/", PluginCacheDir: cache})
+	mgr, err := env.StartManager(t.TempDir(), app.Options{Engine: engine.Options{PluginMirror: filepath.Join(dir, "no-filesystem-mirror"),
+		NetworkMirror: srv.URL + "/", PluginCacheDir: cache}})
 	g.Expect(err).NotTo(HaveOccurred())
 	defer func() { _ = mgr.Stop() }()
 

@@ -22,6 +22,7 @@ import (
 
 	"terraplane.io/terraplane/internal/app"
 	"terraplane.io/terraplane/internal/devenv"
+	"terraplane.io/terraplane/internal/engine"
 )
 
 // TestRuntimeEndpoints runs the controllers with secure metrics: /metrics answers only
@@ -38,7 +39,7 @@ func TestRuntimeEndpoints(t *testing.T) {
 	g.Expect(err).NotTo(HaveOccurred())
 	healthPort, err := devenv.FreePort()
 	g.Expect(err).NotTo(HaveOccurred())
-	mgr, err := env.StartManager(t.TempDir(), app.Options{TerraformPath: link, MetricsSecure: true,
+	mgr, err := env.StartManager(t.TempDir(), app.Options{Engine: engine.Options{TerraformPath: link}, MetricsSecure: true,
 		MetricsAddr: fmt.Sprintf("127.0.0.1:%d", metricsPort), HealthAddr: fmt.Sprintf("127.0.0.1:%d", healthPort)})
 	g.Expect(err).NotTo(HaveOccurred())
 	defer func() { _ = mgr.Stop() }()

@@ -1,0 +1,44 @@
+package engineflags
+
+import (
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/spf13/pflag"
+
+	"terraplane.io/terraplane/internal/engine"
+)
+
+// TestArgsRoundTrip: the arguments derived from settings, parsed by Bind's flags, give the
+// same settings back (but for the paths, which are the runner's own).
+func TestArgsRoundTrip(t *testing.T) {
+	want := engine.Options{NetworkMirror: "https://providers.example/", ModuleRegistryURL: "https://modules.example/v1/modules/",
+		MaxConcurrent: 3, Timeout: 45 * time.Minute, ProviderReuse: true, ProviderTTL: time.Hour, ProviderRunsPerProcess: 4,
+		ProviderMemoryBudget: 1 << 30, AllowDirect: true}
+	var got engine.Options
+	fs := pflag.NewFlagSet("runner", pflag.ContinueOnError)
+	Bind(fs, &got)
+	if err := fs.Parse(Args(want)); err != nil {
+		t.Fatal(err)
+	}
+	got.PluginMirror = ""
+	if d := cmp.Diff(want, got, cmpopts.IgnoreFields(engine.Options{}, "Log", "OnRun", "Locker")); d != "" {
+		t.Errorf("settings after the round trip (-want +got):\n%s", d)
+	}
+}
+
+// TestBytes: sizes are quantities, and only positive ones.
+func TestBytes(t *testing.T) {
+	var n int64
+	b := Bytes(&n)
+	if err := b.Set("2Gi"); err != nil || n != 2<<30 || b.String() != "2Gi" {
+		t.Errorf("2Gi: %d, %v, %s", n, err, b.String())
+	}
+	for _, bad := range []string{"0", "-1Mi", "lots"} {
+		if err := b.Set(bad); err == nil {
+			t.Errorf("%s accepted", bad)
+		}
+	}
+}
