@@ -69,7 +69,7 @@ prints them as a List, without the comments.`,
 	f.StringVar(&o.name, "name", "", "name of the ModuleClass (default: the directory's, or the source path's, last element)")
 	f.StringVarP(&o.namespace, "namespace", "n", defaultAdminNamespace, "namespace of the ModuleClass, its ConfigMap and ProviderConfigs (a non-portable class: the admin namespace)")
 	f.StringSliceVar(&o.allow, "allow-namespace", nil, "namespace whose portable classes may point at the ModuleClass (its allowedNamespaces; repeat or comma-separate; \"*\" for all)")
-	f.StringSliceVar(&o.providerConfigs, "provider-config", nil, "LOCAL=NAME: the module's provider LOCAL (e.g. aws) is configured by the existing ProviderConfig NAME; no stub is written for it")
+	f.StringSliceVar(&o.providerConfigs, "provider-config", nil, "LOCAL=NAME: the module's provider LOCAL (e.g. aws) is configured by the existing ProviderConfig NAME (providerconfigs.terraform.terraplane.io); no stub is written for it")
 	f.BoolVar(&o.inferAny, "infer-any", false, "type variables of type any from their defaults (spec.fromModule.inferAnyFromDefaults)")
 	f.BoolVar(&o.allowNameConflict, "allow-name-conflict", false, "generate a kind or plural that another group serves too")
 	f.StringVar(&o.file, "out", "", "file to write (default: stdout; was -o)")

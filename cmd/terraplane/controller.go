@@ -42,7 +42,7 @@ func addManagerFlags(fs *pflag.FlagSet, o *app.Options) {
 	fs.DurationVar(&o.StackTagRefresh, "stack-tag-refresh", stack.DefaultTagRefresh, "how often a stack install that names a package by tag looks the tag up again (a negative value: never)")
 	fs.DurationVar(&o.UserErrorRetry, "user-error-retry", 30*time.Second, "how soon a resource stopped by bad input is looked at again")
 	fs.StringVar(&o.StackRegistry, "stack-registry", "", "OCI registry that stack installs without spec.source use (host[:port])")
-	fs.BoolVar(&o.AllowKubeconfigExec, "allow-kubeconfig-exec", false, "let kubeconfigs in Secrets (kubernetes ProviderConfigs, KubernetesCluster connection Secrets) run commands (exec, auth-provider) and read files (tokenFile, certificate paths) inside the controller; whoever can write such a Secret then acts as the controller")
+	fs.BoolVar(&o.AllowKubeconfigExec, "allow-kubeconfig-exec", false, "let kubeconfigs in Secrets (providerconfigs.kubernetes.terraplane.io, KubernetesCluster connection Secrets) run commands (exec, auth-provider) and read files (tokenFile, certificate paths) inside the controller; whoever can write such a Secret then acts as the controller")
 	fs.StringSliceVar(&o.SecretNamespaces, "secret-namespaces", nil, "the namespaces whose Secrets the controller reads, writes and watches, where its Providers, managed resources and claims live (the Helm chart grants it Secrets there only; default: every namespace)")
 	fs.BoolVar(&o.DisableStackManager, "disable-stack-manager", false, "do not run the stack manager, which installs stacks' CRDs, RBAC and Deployments (and so needs the ClusterRole terraplane-stacks)")
 }

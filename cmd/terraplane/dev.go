@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"time"
@@ -191,7 +190,7 @@ func runDev(ctx context.Context, o devOptions) error {
 			return err
 		}
 	}
-	printHelp(os.Stdout, o)
+	printHelp(os.Stdout, o, countFleet(ctx, mgr.GetAPIReader()))
 	select {
 	case <-ctx.Done():
 		say("stopping")
@@ -268,36 +267,6 @@ func conditionTrue(u *unstructured.Unstructured, typ string) bool {
 		}
 	}
 	return false
-}
-
-// printHelp says what to look at: the quickstart's objects when it was applied, the
-// kinds in general otherwise.
-func printHelp(w io.Writer, o devOptions) {
-	kubectl := "kubectl"
-	if p, err := devenv.Tool("kubectl"); err == nil {
-		kubectl = p
-	}
-	k := fmt.Sprintf("%s --kubeconfig %s", kubectl, o.kubeconfigOut)
-	if o.quickstart == "" {
-		fmt.Fprintf(w, `
-Terraplane is running, with nothing applied yet. Try:
-    %[1]s apply -f examples/quickstart/     (its Provider needs an S3 endpoint: terraplane dev --quickstart starts MinIO)
-    %[1]s get claim,managed,class -A
-    %[1]s api-resources --categories terraplane
-Press Ctrl-C to stop everything.
-`, k)
-		return
-	}
-	fmt.Fprintf(w, `
-Terraplane is running. Look around:
-    %[1]s get buckets,bucketclasses -A
-    %[1]s get s3buckets,s3bucketclasses,providers.aws.terraplane.io -A
-    %[1]s describe bucket -n demo quickstart
-    %[1]s get secret -n demo quickstart-bucket -o jsonpath='{.data.bucket}' | base64 -d
-Delete the claim (reclaimPolicy Delete destroys the bucket):
-    %[1]s delete bucket -n demo quickstart
-Press Ctrl-C to stop everything.
-`, k)
 }
 
 func say(format string, args ...any) {

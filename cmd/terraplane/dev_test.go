@@ -252,8 +252,8 @@ func TestDevDirs(t *testing.T) {
 // TestDevHelp: without the quickstart, dev points at nothing the quickstart would make.
 func TestDevHelp(t *testing.T) {
 	var without, with bytes.Buffer
-	printHelp(&without, devOptions{kubeconfigOut: "kc"})
-	printHelp(&with, devOptions{kubeconfigOut: "kc", quickstart: "examples/quickstart"})
+	printHelp(&without, devOptions{kubeconfigOut: "kc"}, fleet{})
+	printHelp(&with, devOptions{kubeconfigOut: "kc", quickstart: "examples/quickstart"}, fleet{})
 	if strings.Contains(without.String(), "quickstart-bucket") || strings.Contains(without.String(), "bucket -n demo") {
 		t.Errorf("without --quickstart the help names the quickstart's bucket:\n%s", without.String())
 	}

@@ -50,7 +50,7 @@ and a usage error exits 2, any other failure 1.`,
 	}
 	root.Flags().BoolVar(&showVersion, "version", false, "print the version, as terraplane version does")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return kref.Usagef("%s", err.Error()) })
-	root.AddCommand(controllerCommand(), stackManagerCommand(), runnerCommand(), devCommand(), moduleCommand(), claimCommand(), stackCommand(), migrateCommand(), exportCommand(), unlockCommand(),
+	root.AddCommand(controllerCommand(), stackManagerCommand(), runnerCommand(), devCommand(), moduleCommand(), claimCommand(), stackCommand(), migrateCommand(), exportCommand(), unlockCommand(), abandonCommand(),
 		versionCommand(), planCommand(), approveCommand(), traceCommand(), getCommand(), rolloutCommand(), policyCommand())
 	usageArgs(root)
 	return root

@@ -140,7 +140,7 @@ names another. -o json or -o yaml prints the Module made.`,
 	f.bind(cmd)
 	ns.bind(cmd.Flags())
 	cmd.Flags().StringVar(&o.Name, "name", "", "name of the Module and of its ConfigMap <name>-module (default: the directory's name)")
-	cmd.Flags().StringSliceVar(&o.ProviderConfigs, "provider-config", nil, "terraform.terraplane.io ProviderConfigs the module's providers use")
+	cmd.Flags().StringSliceVar(&o.ProviderConfigs, "provider-config", nil, "ProviderConfigs (providerconfigs.terraform.terraplane.io) the module's providers use")
 	cmd.Flags().StringVar(&o.Claim, "claim", "", "also create a claim bound to the Module, as Kind/namespace/name")
 	return cmd
 }

@@ -89,7 +89,7 @@ for kubectl apply -f -.`,
 	inspect.Flags().StringVar(&file, "out", "", "file for the ModuleClass skeleton (default: stdout; was -o)")
 	inspect.Flags().StringVar(&name, "name", "", "name of the ModuleClass (default: the directory's, or the source path's, last element)")
 	inspect.Flags().StringVarP(&namespace, "namespace", "n", defaultAdminNamespace, "namespace of the ModuleClass (a non-portable class: the admin namespace)")
-	inspect.Flags().StringSliceVar(&providerConfigs, "provider-config", nil, "LOCAL=NAME: the module's provider LOCAL (e.g. aws) is configured by the existing ProviderConfig NAME; no stub is written for it")
+	inspect.Flags().StringSliceVar(&providerConfigs, "provider-config", nil, "LOCAL=NAME: the module's provider LOCAL (e.g. aws) is configured by the existing ProviderConfig NAME (providerconfigs.terraform.terraplane.io); no stub is written for it")
 	cmd.AddCommand(inspect)
 	return cmd
 }
@@ -111,7 +111,7 @@ func printInterface(w io.Writer, m *module.Module, providers *providerPlan) {
 	for _, r := range providers.reqs {
 		by := "(needs none)"
 		if module.NeedsConfiguration(r.Source) {
-			by = "ProviderConfig " + providers.configFor(r.Name)
+			by = "tfpc/" + providers.configFor(r.Name)
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t\n", r.Name, strings.TrimPrefix(r.Source, module.DefaultRegistry+"/"), orDash(r.Constraints), by)
 	}

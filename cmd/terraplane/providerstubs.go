@@ -96,7 +96,7 @@ func (p *providerPlan) writeHeader(w io.Writer) {
 		fmt.Fprintf(w, "#   %s (%s, as %q)\n", strings.TrimPrefix(r.Source, module.DefaultRegistry+"/"), c, r.Name)
 	}
 	if len(p.stubs) > 0 {
-		fmt.Fprintln(w, "# Fill in each ProviderConfig below (config and credentials, in a Secret), or name an existing")
+		fmt.Fprintln(w, "# Fill in each ProviderConfig ("+terraformv1.ProviderConfigResource+") below (config and credentials, in a Secret), or name an existing")
 		fmt.Fprintln(w, "# one with --provider-config LOCAL=NAME; claims cannot be Ready before.")
 	}
 }
@@ -107,7 +107,7 @@ func stubHint(pc *terraformv1.ProviderConfig) string {
 	if h, ok := providerHints[pc.Spec.Source]; ok {
 		hint = h
 	}
-	return fmt.Sprintf("# ProviderConfig for %s: fill it in before applying.\n%s\n", pc.Spec.Source, hint)
+	return fmt.Sprintf("# %s for %s: fill it in before applying.\n%s\n", terraformv1.ProviderConfigResource, pc.Spec.Source, hint)
 }
 
 // configFor names the ProviderConfig that configures the module's provider local.

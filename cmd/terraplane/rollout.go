@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -149,24 +150,23 @@ func done(cmd *cobra.Command, out *output, class revision.Class, change rolloutC
 	return out.print(cmd.OutOrStdout(), change)
 }
 
-// watchRollout polls class until its rollout completes or pauses.
+// watchRollout polls class until the rollout of the revision it names now completes or
+// pauses.
 func watchRollout(ctx context.Context, w io.Writer, c client.Client, class revision.Class, timeout time.Duration) error {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	last := ""
 	for {
-		ro := class.GetClassRevisions().Rollout
-		switch {
-		case ro != nil && ro.Paused != "":
-			return fmt.Errorf("the rollout of %s is paused: %s: %s", ro.Revision, ro.Paused, ro.Message)
-		case ro != nil && ro.CompletedAt != nil:
-			fmt.Fprintf(w, "revision %s runs on all %d resources that follow new revisions\n", ro.Revision, ro.Total)
-			return nil
-		case ro != nil:
-			if line := fmt.Sprintf("wave %d: %d of %d resources run %s", ro.Wave, ro.Updated, ro.Total, ro.Revision); line != last {
+		finished, line, err := rolloutProgress(class)
+		if finished || err != nil {
+			if line != "" {
 				fmt.Fprintln(w, line)
-				last = line
 			}
+			return err
+		}
+		if line != last {
+			fmt.Fprintln(w, line)
+			last = line
 		}
 		select {
 		case <-ctx.Done():
@@ -177,6 +177,36 @@ func watchRollout(ctx context.Context, w io.Writer, c client.Client, class revis
 			return fmt.Errorf("get class: %w", err)
 		}
 	}
+}
+
+// rolloutProgress says how far the rollout of the revision class names now has come:
+// finished with no error once it completes, with one once it pauses, and otherwise a line
+// of progress. A rollout of another revision (the one before an edit the revision
+// controller has not seen yet) is not the one watched.
+func rolloutProgress(class revision.Class) (bool, string, error) {
+	ro := class.GetClassRevisions().Rollout
+	paused := meta.FindStatusCondition(*class.GetClassConditions(), common.TypeRolloutPaused)
+	switch target := watchedRevision(class); {
+	case paused == nil || paused.ObservedGeneration < class.GetGeneration() || ro == nil || target == "":
+		return false, fmt.Sprintf("waiting for the revision of generation %d of the class", class.GetGeneration()), nil
+	case ro.Revision != target:
+		return false, fmt.Sprintf("waiting for the rollout of %s to start", target), nil
+	case ro.Paused != "":
+		return true, "", fmt.Errorf("the rollout of %s is paused: %s: %s", ro.Revision, ro.Paused, ro.Message)
+	case ro.CompletedAt != nil:
+		return true, fmt.Sprintf("revision %s runs on all %d resources that follow new revisions", ro.Revision, ro.Total), nil
+	}
+	return false, fmt.Sprintf("wave %d: %d of %d resources run %s", ro.Wave, ro.Updated, ro.Total, ro.Revision), nil
+}
+
+// watchedRevision is the revision a rollout of class goes to: its latest, or, while the
+// latest is the one an undo rolled back from, the one it rolled back to.
+func watchedRevision(class revision.Class) string {
+	latest := class.GetClassRevisions().LatestRevision
+	if a := class.GetAnnotations(); a[common.RolloutUndoFromAnnotation] != "" && a[common.RolloutUndoFromAnnotation] == latest {
+		return a[common.RolloutUndoToAnnotation]
+	}
+	return latest
 }
 
 // printRollout writes the rollout and the revisions of class for people.

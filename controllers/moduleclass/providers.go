@@ -59,7 +59,7 @@ func (r *Reconciler) unconfigured(ctx context.Context, class *terraformv1.Module
 		err := r.client.Get(ctx, types.NamespacedName{Namespace: class.Namespace, Name: name}, pc)
 		switch {
 		case apierrors.IsNotFound(err):
-			problems = append(problems, fmt.Sprintf("ProviderConfig %s/%s does not exist", class.Namespace, name))
+			problems = append(problems, fmt.Sprintf("%s %s/%s does not exist", terraformv1.ProviderConfigResource, class.Namespace, name))
 		case err != nil:
 			return nil, fmt.Errorf("get provider config: %w", err)
 		default:
@@ -68,8 +68,8 @@ func (r *Reconciler) unconfigured(ctx context.Context, class *terraformv1.Module
 	}
 	for _, req := range reqs {
 		if !configured[req.Source] && module.NeedsConfiguration(req.Source) {
-			problems = append(problems, fmt.Sprintf("the module needs provider %s (%q), which no ProviderConfig the class names configures: create one with source %s and name it in specTemplate.providerConfigRefs",
-				req.Source, req.Name, strings.TrimPrefix(req.Source, module.DefaultRegistry+"/")))
+			problems = append(problems, fmt.Sprintf("the module needs provider %s (%q), which no ProviderConfig (%s) the class names configures: create one with source %s and name it in specTemplate.providerConfigRefs",
+				req.Source, req.Name, terraformv1.ProviderConfigResource, strings.TrimPrefix(req.Source, module.DefaultRegistry+"/")))
 		}
 	}
 	return problems, nil

@@ -68,7 +68,7 @@ func (r *Reconciler) placeOnProviderConfig(ctx context.Context, app *workloadv1.
 	pc := &kubernetesv1.ProviderConfig{}
 	if err := r.client.Get(ctx, key, pc); err != nil {
 		if apierrors.IsNotFound(err) {
-			return nil, "", &Unschedulable{Reason: "ProviderConfigNotFound", Message: fmt.Sprintf("ProviderConfig %s named by spec.providerConfigRef does not exist", key)}
+			return nil, "", &Unschedulable{Reason: "ProviderConfigNotFound", Message: fmt.Sprintf("%s %s named by spec.providerConfigRef does not exist", kubernetesv1.ProviderConfigResource, key)}
 		}
 		return nil, "", fmt.Errorf("get providerconfig %s: %w", key, err)
 	}
@@ -79,7 +79,7 @@ func (r *Reconciler) placeOnProviderConfig(ctx context.Context, app *workloadv1.
 		return nil, "", &Unschedulable{Reason: "ClusterUnusable", Message: why}
 	}
 	return &workloadv1.ClusterReference{Kind: workloadv1.ClusterKindProviderConfig, Name: key.Name, Namespace: key.Namespace},
-		fmt.Sprintf("placed on ProviderConfig %s named by spec.providerConfigRef", key), nil
+		fmt.Sprintf("placed on %s %s named by spec.providerConfigRef", kubernetesv1.ProviderConfigResource, key), nil
 }
 
 // providerConfigUnusable says why pc's cluster cannot take applications (its credentials
@@ -89,11 +89,11 @@ func providerConfigUnusable(pc *kubernetesv1.ProviderConfig) string {
 	ready := meta.FindStatusCondition(pc.Status.Conditions, common.TypeReady)
 	switch {
 	case !pc.DeletionTimestamp.IsZero():
-		return fmt.Sprintf("ProviderConfig %s is being deleted", key)
+		return fmt.Sprintf("%s %s is being deleted", kubernetesv1.ProviderConfigResource, key)
 	case ready == nil:
-		return fmt.Sprintf("ProviderConfig %s has not reached its cluster yet", key)
+		return fmt.Sprintf("%s %s has not reached its cluster yet", kubernetesv1.ProviderConfigResource, key)
 	case ready.Status != metav1.ConditionTrue:
-		return fmt.Sprintf("ProviderConfig %s cannot reach its cluster: %s: %s", key, ready.Reason, ready.Message)
+		return fmt.Sprintf("%s %s cannot reach its cluster: %s: %s", kubernetesv1.ProviderConfigResource, key, ready.Reason, ready.Message)
 	}
 	return ""
 }

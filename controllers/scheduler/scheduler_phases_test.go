@@ -29,10 +29,10 @@ func TestProviderConfigUnusable(t *testing.T) {
 		want string
 	}{
 		{"reachable", pc(metav1.Condition{Type: common.TypeReady, Status: metav1.ConditionTrue, Reason: "Reachable"}), ""},
-		{"not checked", pc(), "ProviderConfig ns/edge has not reached its cluster yet"},
+		{"not checked", pc(), "providerconfigs.kubernetes.terraplane.io ns/edge has not reached its cluster yet"},
 		{"unreachable", pc(metav1.Condition{Type: common.TypeReady, Status: metav1.ConditionFalse, Reason: "CredentialsNotFound", Message: "Secret ns/x does not exist"}),
-			"ProviderConfig ns/edge cannot reach its cluster: CredentialsNotFound: Secret ns/x does not exist"},
-		{"deleted", deleted, "ProviderConfig ns/edge is being deleted"},
+			"providerconfigs.kubernetes.terraplane.io ns/edge cannot reach its cluster: CredentialsNotFound: Secret ns/x does not exist"},
+		{"deleted", deleted, "providerconfigs.kubernetes.terraplane.io ns/edge is being deleted"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := providerConfigUnusable(tc.pc); got != tc.want {

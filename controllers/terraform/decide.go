@@ -177,10 +177,11 @@ func awaitingApproval(mg resource.Managed, plan *engine.Plan) error {
 }
 
 // olderApproval says that spec.approvedPlan names a plan other than the one decided on
-// (decide only asks when it does); empty when it names none.
+// (decide only asks when it does); empty when it names none, or names the plan applied
+// last: that approval is history, not an error.
 func olderApproval(mg resource.Managed) string {
 	approved := mg.GetManagedSpec().ApprovedPlan
-	if approved == "" {
+	if last := mg.GetManagedStatus().Terraform.LastApply; approved == "" || last != nil && last.ID == approved {
 		return ""
 	}
 	return fmt.Sprintf("spec.approvedPlan %s is not the pending plan, so nothing was applied. ", approved)

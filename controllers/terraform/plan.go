@@ -44,7 +44,7 @@ func (e *run) planFor(ctx context.Context) (*engine.Plan, error) {
 		}
 	}
 	plan, err := e.newPlan(ctx)
-	if err == nil && (e.sit.reason == common.PlanDrift || len(plan.Gone) > 0) && plan.HasChanges() {
+	if err == nil && (e.sit.reason == common.PlanDrift || len(plan.Gone) > 0) && plan.ChangesInfrastructure() {
 		e.driftDetected(plan)
 	}
 	return plan, err

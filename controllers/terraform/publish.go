@@ -101,7 +101,7 @@ func (e *run) record() *managed.Run {
 	case e.out.applied != nil:
 		e.recordApply(&tf, now)
 		rec.Drift = managed.DriftNone
-	case e.out.drift || plan != nil && plan.HasChanges() && (e.sit.reason == common.PlanDrift || len(plan.Gone) > 0):
+	case plan != nil && plan.ChangesInfrastructure() && (e.out.drift || e.sit.reason == common.PlanDrift || len(plan.Gone) > 0):
 		rec.Drift, rec.DriftMessage = managed.DriftFound, driftMessage(plan)
 	}
 	if !e.out.drift {

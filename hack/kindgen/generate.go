@@ -70,7 +70,7 @@ var {{.Name}}GroupVersionKind = GroupVersion.WithKind("{{.Name}}")
 {{.Comment}}
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
-// +kubebuilder:resource:categories=terraplane;provider
+// {{.ResourceMarker}}
 {{- range .Columns}}
 // {{.Marker}}
 {{- end}}

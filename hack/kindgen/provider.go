@@ -28,6 +28,10 @@ type Provider struct {
 	Status string
 	// Columns are the kind's own printer columns, shown before USERS and AGE.
 	Columns []PrintColumn
+	// ShortNames are the kind's kubectl short names; Categories its categories besides
+	// terraplane and provider. Two kinds of one name in different groups (the
+	// ProviderConfigs) need them, or kubectl picks one of them for the bare name.
+	ShortNames, Categories []string
 }
 
 // PrintColumn is one kind-specific printer column.
@@ -71,19 +75,38 @@ func readProvider(s *ast.TypeSpec, doc *ast.CommentGroup) (*Provider, error) {
 	return p, nil
 }
 
-// providerArgs reads the kind=, doc= and optional status= arguments of a provider marker.
+// providerArgs reads the kind=, doc= and optional status=, shortNames= and categories=
+// (both ;-separated) arguments of a provider marker.
 func providerArgs(spec, rest string) (*Provider, error) {
 	args, err := markerArgs(rest)
 	if err != nil {
 		return nil, err
 	}
-	if err := onlyKeys(args, "kind", "doc", "status"); err != nil {
+	if err := onlyKeys(args, "kind", "doc", "status", "shortNames", "categories"); err != nil {
 		return nil, fmt.Errorf("%s %w", providerMarker, err)
 	}
 	if args["kind"] == "" || args["doc"] == "" {
 		return nil, fmt.Errorf("%s needs kind= and doc=", providerMarker)
 	}
-	return &Provider{Name: args["kind"], Spec: spec, Doc: strings.Split(args["doc"], "\n"), Status: args["status"]}, nil
+	return &Provider{Name: args["kind"], Spec: spec, Doc: strings.Split(args["doc"], "\n"), Status: args["status"],
+		ShortNames: splitList(args["shortNames"]), Categories: splitList(args["categories"])}, nil
+}
+
+// splitList splits a ;-separated marker value; nil when empty.
+func splitList(v string) []string {
+	if v == "" {
+		return nil
+	}
+	return strings.Split(v, ";")
+}
+
+// ResourceMarker is the kind's kubebuilder resource marker: its categories and short names.
+func (p Provider) ResourceMarker() string {
+	m := "+kubebuilder:resource:categories=" + strings.Join(append([]string{"terraplane", "provider"}, p.Categories...), ";")
+	if len(p.ShortNames) > 0 {
+		m += ",shortName=" + strings.Join(p.ShortNames, ";")
+	}
+	return m
 }
 
 // readColumn reads the name=, type= and JSONPath= arguments of a printer column marker.

@@ -50,6 +50,11 @@ func TestReadProvider(t *testing.T) {
 				{Name: "READY", Type: "string", JSONPath: `.status.conditions[?(@.type=="Ready")].status`},
 			}}},
 	}, {
+		name: "short names and categories",
+		src:  "// +terraplane:provider:kind=ProviderConfig,shortNames=wpc;wproviderconfig,categories=w,doc=\"configures w.\"\ntype ProviderConfigSpec struct{}\n",
+		want: []Provider{{Name: "ProviderConfig", Spec: "ProviderConfigSpec", Doc: []string{"configures w."},
+			ShortNames: []string{"wpc", "wproviderconfig"}, Categories: []string{"w"}}},
+	}, {
 		name: "sorted by kind",
 		src: "// +terraplane:provider:kind=Zeta,doc=\"z.\"\ntype ZSpec struct{}\n\n" +
 			"// +terraplane:provider:kind=Alpha,doc=\"a.\"\ntype ASpec struct{}\n",
@@ -128,6 +133,23 @@ func TestProviderComment(t *testing.T) {
 	} {
 		if got := (Provider{Name: "Provider", Doc: tc.doc}).Comment(); got != tc.want {
 			t.Errorf("Comment() of %q = %q, want %q", tc.doc, got, tc.want)
+		}
+	}
+}
+
+// TestResourceMarker checks the kind's kubebuilder resource marker, with and without
+// short names and categories of its own.
+func TestResourceMarker(t *testing.T) {
+	for _, tc := range []struct {
+		p    Provider
+		want string
+	}{
+		{Provider{}, "+kubebuilder:resource:categories=terraplane;provider"},
+		{Provider{ShortNames: []string{"tfpc"}, Categories: []string{"terraform"}}, "+kubebuilder:resource:categories=terraplane;provider;terraform,shortName=tfpc"},
+		{Provider{ShortNames: []string{"a", "b"}}, "+kubebuilder:resource:categories=terraplane;provider,shortName=a;b"},
+	} {
+		if got := tc.p.ResourceMarker(); got != tc.want {
+			t.Errorf("ResourceMarker() of %+v = %s, want %s", tc.p, got, tc.want)
 		}
 	}
 }

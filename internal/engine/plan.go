@@ -129,6 +129,13 @@ func (p *Plan) HasChanges() bool {
 	return len(p.Changes) > 0 || p.OutputsChange || len(p.ProviderChanges) > 0
 }
 
+// ChangesInfrastructure reports whether applying the plan would change a resource, or
+// recreate one deleted outside Terraform: outputs and provider versions alone are not
+// drift.
+func (p *Plan) ChangesInfrastructure() bool {
+	return len(p.Changes) > 0 || len(p.Gone) > 0
+}
+
 // Destructive lists the changes that delete or replace something.
 func (p *Plan) Destructive() []Change {
 	var out []Change

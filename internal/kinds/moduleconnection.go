@@ -72,18 +72,18 @@ func moduleConnection(m *terraformv1.Module, used map[string]providerValues) (ma
 func providerValue(from terraformv1.ProviderConfigValue, used map[string]providerValues) (string, error) {
 	pv, ok := used[from.Name]
 	if !ok {
-		return "", fmt.Errorf("ProviderConfig %s is not one this resource uses (providerRef, providerConfigRefs)", from.Name)
+		return "", fmt.Errorf("%s %s is not one this resource uses (providerRef, providerConfigRefs)", terraformv1.ProviderConfigResource, from.Name)
 	}
 	if from.Credential != "" {
 		v, ok := pv.credentials[from.Credential]
 		if !ok {
-			return "", fmt.Errorf("ProviderConfig %s hands out no credential %s: it must be among its credentials and listed in its connectionCredentials", from.Name, from.Credential)
+			return "", fmt.Errorf("%s %s hands out no credential %s: it must be among its credentials and listed in its connectionCredentials", terraformv1.ProviderConfigResource, from.Name, from.Credential)
 		}
 		return v, nil
 	}
 	v, ok := lookupPath(pv.config, strings.Split(from.ConfigPath, "."))
 	if !ok {
-		return "", fmt.Errorf("ProviderConfig %s has no config %s", from.Name, from.ConfigPath)
+		return "", fmt.Errorf("%s %s has no config %s", terraformv1.ProviderConfigResource, from.Name, from.ConfigPath)
 	}
 	return secretText(v), nil
 }

@@ -68,11 +68,11 @@ func TestModuleConnectionValues(t *testing.T) {
 		want  string
 	}{
 		"a credential not handed out": {terraformv1.ConnectionMapping{FromProviderConfig: from("aws", "", "AWS_SECRET_ACCESS_KEY"), ToKey: "secretAccessKey"},
-			"connection key secretAccessKey: ProviderConfig aws hands out no credential AWS_SECRET_ACCESS_KEY"},
+			"connection key secretAccessKey: providerconfigs.terraform.terraplane.io aws hands out no credential AWS_SECRET_ACCESS_KEY"},
 		"a ProviderConfig not used": {terraformv1.ConnectionMapping{FromProviderConfig: from("other", "x", ""), ToKey: "x"},
-			"ProviderConfig other is not one this resource uses"},
+			"providerconfigs.terraform.terraplane.io other is not one this resource uses"},
 		"a setting not there": {terraformv1.ConnectionMapping{FromProviderConfig: from("aws", "endpoints.1.s3", ""), ToKey: "endpoint"},
-			"ProviderConfig aws has no config endpoints.1.s3"},
+			"providerconfigs.terraform.terraplane.io aws has no config endpoints.1.s3"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, err := resolveProviderConfigs(context.Background(), c, module(tc.entry))

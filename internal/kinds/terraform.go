@@ -156,13 +156,13 @@ func resolveProviderConfigs(ctx context.Context, c client.Client, mg resource.Ma
 		pc := &terraformv1.ProviderConfig{}
 		if err := c.Get(ctx, types.NamespacedName{Namespace: m.Namespace, Name: ref.Name}, pc); err != nil {
 			if apierrors.IsNotFound(err) {
-				return nil, resource.UserErrorf("ProviderNotFound", "ProviderConfig %s/%s (terraform.terraplane.io) does not exist; create it or fix the reference", m.Namespace, ref.Name)
+				return nil, resource.UserErrorf("ProviderNotFound", "%s %s/%s does not exist; create it or fix the reference", terraformv1.ProviderConfigResource, m.Namespace, ref.Name)
 			}
 			return nil, fmt.Errorf("get provider config: %w", err)
 		}
 		cfg, err := common.JSONValues(pc.Spec.Config)
 		if err != nil {
-			return nil, resource.UserErrorf("InvalidProviderConfig", "ProviderConfig %s config: %v", pc.Name, err)
+			return nil, resource.UserErrorf("InvalidProviderConfig", "%s %s config: %v", terraformv1.ProviderConfigResource, pc.Name, err)
 		}
 		source := pc.Spec.Source
 		out.Providers = append(out.Providers, render.Provider{

@@ -150,6 +150,7 @@ func TestConformance(t *testing.T) {
 		{"migrate", []string{"migrate", migDir, "--name", "conf-migrated", "--terraform", tf}, []string{"migrate", "/missing"}},
 		{"export", []string{"export", "module/conf-migrated", "--out", exported, "--terraform", tf}, []string{"export", "module/nope", "--terraform", tf}},
 		{"unlock", []string{"unlock", "module/conf-held"}, []string{"unlock", "module/nope"}},
+		{"abandon", []string{"abandon", "module/conf-held", "--undo"}, []string{"abandon", "module/nope"}},
 		{"plan show", []string{"plan", "show", "Modules", "conf-held"}, []string{"plan", "show", "module/nope"}},
 		{"approve", []string{"approve", "module.terraform.terraplane.io/conf-held", "--yes"}, []string{"approve", "module/nope", "--yes"}},
 		{"trace", []string{"trace", "bucket/conf", "-n", ns}, []string{"trace", "bucket/nope", "-n", ns}},
@@ -233,6 +234,10 @@ func conformNamespaces(t *testing.T, admin []string, ns, team, modDir string) {
 		"unlock": func(t *testing.T) {
 			NewWithT(t).Expect(namespaceOf(data(admin, "unlock", "module/conf-held"))).To(Equal(adminNS))
 			assertOneLineError(t, terraplane(t, admin, append([]string{"unlock", "module/conf-held"}, nowhere...)...), 1, "cli-conformance-nowhere")
+		},
+		"abandon": func(t *testing.T) {
+			NewWithT(t).Expect(namespaceOf(data(admin, "abandon", "module/conf-held", "--undo"))).To(Equal(adminNS))
+			assertOneLineError(t, terraplane(t, admin, append([]string{"abandon", "module/conf-held", "--undo"}, nowhere...)...), 1, "cli-conformance-nowhere")
 		},
 		"export": func(t *testing.T) {
 			assertOneLineError(t, terraplane(t, admin, append([]string{"export", "module/conf-migrated"}, nowhere...)...), 1, "cli-conformance-nowhere")

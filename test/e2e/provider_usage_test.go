@@ -104,7 +104,7 @@ func TestProviderInUse(t *testing.T) {
 		g.Expect(synced.Status).To(Equal(metav1.ConditionFalse))
 		g.Expect(synced.Reason).To(Equal("DeletionBlocked"))
 		g.Expect(synced.Message).To(ContainSubstring("this claim is deleted once Module " + ns + "/" + claim.Spec.ResourceRef.Name + " is destroyed, and that fails (ProviderNotFound)"))
-		g.Expect(synced.Message).To(ContainSubstring("ProviderConfig " + ns + "/random"))
+		g.Expect(synced.Message).To(ContainSubstring("providerconfigs.terraform.terraplane.io " + ns + "/random"))
 	}).WithTimeout(timeout).Should(Succeed())
 
 	By(t, "with the ProviderConfig back, the destroy runs and the claim goes")

@@ -108,14 +108,14 @@ func TestSchedulerPlacement(t *testing.T) {
 	g.Eventually(func(g Gomega) {
 		sched := framework.Condition(getApp(g, ctx, direct).Status.Conditions, workloadv1.TypeScheduled)
 		g.Expect(sched.Reason).To(Equal("Unschedulable"))
-		g.Expect(sched.Message).To(ContainSubstring("ProviderConfigNotFound: ProviderConfig e2e-scheduler/later named by spec.providerConfigRef does not exist"))
+		g.Expect(sched.Message).To(ContainSubstring("ProviderConfigNotFound: providerconfigs.kubernetes.terraplane.io e2e-scheduler/later named by spec.providerConfigRef does not exist"))
 	}).WithTimeout(timeout).Should(Succeed())
 	By(t, "... and until its credentials reach the cluster")
 	g.Expect(env.Client.Create(ctx, providerConfig(ns, "later", "later-credentials"))).To(Succeed())
 	g.Eventually(func(g Gomega) {
 		sched := framework.Condition(getApp(g, ctx, direct).Status.Conditions, workloadv1.TypeScheduled)
 		g.Expect(sched.Reason).To(Equal("Unschedulable"))
-		g.Expect(sched.Message).To(ContainSubstring("ClusterUnusable: ProviderConfig e2e-scheduler/later cannot reach its cluster: CredentialsNotFound"))
+		g.Expect(sched.Message).To(ContainSubstring("ClusterUnusable: providerconfigs.kubernetes.terraplane.io e2e-scheduler/later cannot reach its cluster: CredentialsNotFound"))
 	}).WithTimeout(timeout).Should(Succeed())
 	g.Expect(env.Client.Create(ctx, kubeconfigSecret(ns, "later-credentials", self))).To(Succeed())
 	waitScheduled(g, ctx, direct, "later")

@@ -459,7 +459,7 @@ func TestKubernetesProviderConfig(t *testing.T) {
 		st := getApp(g, ctx, stuck).Status // never placed on a cluster that cannot be reached
 		g.Expect(st.State).To(Equal(workloadv1.ApplicationStatePending))
 		g.Expect(framework.Condition(st.Conditions, workloadv1.TypeScheduled).Message).To(
-			ContainSubstring("ClusterUnusable: ProviderConfig e2e-providerconfig/remote-fields cannot reach its cluster: " + common.ReasonClusterUnreachable))
+			ContainSubstring("ClusterUnusable: providerconfigs.kubernetes.terraplane.io e2e-providerconfig/remote-fields cannot reach its cluster: " + common.ReasonClusterUnreachable))
 	}).WithTimeout(timeout).Should(Succeed())
 
 	By(t, "when the Secret is fixed the stuck application is submitted")

@@ -17,7 +17,7 @@ type CredentialsSecretReference struct {
 
 // ProviderConfigSpec says how to reach a target Kubernetes cluster, and which other
 // namespaces may use it.
-// +terraplane:provider:kind=ProviderConfig,status=ProviderConfigStatus,doc="holds the credentials of one target Kubernetes cluster."
+// +terraplane:provider:kind=ProviderConfig,shortNames=kubepc;kubeproviderconfig,categories=kubernetes,status=ProviderConfigStatus,doc="holds the credentials of one target Kubernetes cluster."
 // +terraplane:provider:printcolumn:name="SECRET",type=string,JSONPath=`.spec.credentialsSecretRef.name`
 // +terraplane:provider:printcolumn:name="ENDPOINT",type=string,JSONPath=`.status.endpoint`
 // +terraplane:provider:printcolumn:name="READY",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`

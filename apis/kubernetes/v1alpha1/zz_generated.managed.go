@@ -28,7 +28,7 @@ var ProviderConfigGroupVersionKind = GroupVersion.WithKind("ProviderConfig")
 // ProviderConfig holds the credentials of one target Kubernetes cluster.
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
-// +kubebuilder:resource:categories=terraplane;provider
+// +kubebuilder:resource:categories=terraplane;provider;kubernetes,shortName=kubepc;kubeproviderconfig
 // +kubebuilder:printcolumn:name="SECRET",type=string,JSONPath=`.spec.credentialsSecretRef.name`
 // +kubebuilder:printcolumn:name="ENDPOINT",type=string,JSONPath=`.status.endpoint`
 // +kubebuilder:printcolumn:name="READY",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`

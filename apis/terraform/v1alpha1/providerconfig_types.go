@@ -33,7 +33,7 @@ type CredentialEnv struct {
 }
 
 // ProviderConfigSpec configures one Terraform provider.
-// +terraplane:provider:kind=ProviderConfig,doc="is one Terraform provider's configuration for Modules in its namespace."
+// +terraplane:provider:kind=ProviderConfig,shortNames=tfpc;tfproviderconfig,categories=terraform,doc="is one Terraform provider's configuration for Modules in its namespace."
 // +terraplane:provider:printcolumn:name="SOURCE",type=string,JSONPath=`.spec.source`
 // +terraplane:provider:printcolumn:name="VERSION",type=string,JSONPath=`.spec.version`
 // +terraplane:provider:printcolumn:name="ALIAS",type=string,JSONPath=`.spec.alias`

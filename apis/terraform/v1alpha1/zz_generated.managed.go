@@ -28,7 +28,7 @@ var ProviderConfigGroupVersionKind = GroupVersion.WithKind("ProviderConfig")
 // ProviderConfig is one Terraform provider's configuration for Modules in its namespace.
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
-// +kubebuilder:resource:categories=terraplane;provider
+// +kubebuilder:resource:categories=terraplane;provider;terraform,shortName=tfpc;tfproviderconfig
 // +kubebuilder:printcolumn:name="SOURCE",type=string,JSONPath=`.spec.source`
 // +kubebuilder:printcolumn:name="VERSION",type=string,JSONPath=`.spec.version`
 // +kubebuilder:printcolumn:name="ALIAS",type=string,JSONPath=`.spec.alias`
