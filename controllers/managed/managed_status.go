@@ -169,7 +169,11 @@ func (r *Reconciler) deleteOutcome(mg resource.Managed, err error) resource.Outc
 // that generation gen of mg is being applied (Reconciling=True), so that kstatus sees an
 // edit, or a create, in progress while terraform runs rather than only once it ends. It
 // writes nothing when gen is applied already (a drift check), or marked. It returns the
-// status now stored, the base of the reconcile's last status write.
+// status now stored, the base of the reconcile's last status write. The write is
+// guarded: a reconcile that read a copy older than the last status write (a lagging
+// cache) would put back the conditions that write replaced, such as a Ready the last
+// apply set; it loses instead (a Conflict), and the reconcile runs again from a fresh
+// copy.
 func (r *Reconciler) markApplying(ctx context.Context, orig, mg resource.Managed) (resource.Managed, error) {
 	st := mg.GetManagedStatus()
 	gen := orig.GetGeneration()
@@ -178,7 +182,11 @@ func (r *Reconciler) markApplying(ctx context.Context, orig, mg resource.Managed
 	}
 	resource.MarkReconciling(&st.Conditions, gen)
 	markFirstCreate(&st.Conditions, gen)
-	return r.writeProgress(ctx, orig, mg)
+	written := mg.DeepCopyObject().(resource.Managed)
+	if err := resource.PatchStatus(ctx, r.client, mg, orig, true); err != nil {
+		return orig, err
+	}
+	return written, nil
 }
 
 // markFirstCreate gives a resource that has no Ready and Synced yet (its first apply is

@@ -8,7 +8,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	common "terraplane.io/terraplane/apis/common/v1alpha1"
 	kubernetesv1 "terraplane.io/terraplane/apis/kubernetes/v1alpha1"
@@ -169,5 +171,37 @@ func TestFirstReady(t *testing.T) {
 				t.Errorf("firstReady = %v, want %v", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestStaleCopyPutsBackNoConditions: a reconcile that read a copy older than the last
+// status write (a lagging cache) must not write that copy's conditions back before its
+// apply: the guarded write loses, nothing is applied, and the Ready the last apply set
+// stands.
+func TestStaleCopyPutsBackNoConditions(t *testing.T) {
+	h := newHarness(t, true, nil)
+	h.r.kind.SlowApply = true
+	stale := &kubernetesv1.Object{}
+	key := client.ObjectKey{Namespace: "platform", Name: "obj"}
+	if err := h.c.Get(context.Background(), key, stale); err != nil {
+		t.Fatal(err)
+	}
+	if _, o, err := h.reconcile(); err != nil || condition(o, common.TypeReady).Status != metav1.ConditionTrue {
+		t.Fatalf("first apply: %v, Ready %+v", err, condition(o, common.TypeReady))
+	}
+	lagging := interceptor.NewClient(h.c.(client.WithWatch), interceptor.Funcs{
+		Get: func(ctx context.Context, c client.WithWatch, k client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+			stale.DeepCopyInto(obj.(*kubernetesv1.Object)) // the copy from before the first apply
+			return nil
+		}})
+	applied := false
+	h.ext.onApply = func() { applied = true }
+	_, _ = New(lagging, h.r.kind).Reconcile(context.Background(), ctrl.Request{NamespacedName: key})
+	o := &kubernetesv1.Object{}
+	if err := h.c.Get(context.Background(), key, o); err != nil {
+		t.Fatal(err)
+	}
+	if ready := condition(o, common.TypeReady); ready.Status != metav1.ConditionTrue || applied {
+		t.Errorf("after a reconcile from a stale copy: Ready %+v, applied %v; want Ready kept and nothing applied", ready, applied)
 	}
 }

@@ -86,8 +86,13 @@ func (e *run) countResources(ctx context.Context) error {
 
 // record is the record of the run, which the reconciler writes with the outcome (see
 // managed.Run): status.terraform, what the run says of drift and what it found gone,
-// and, on success, the inputs and revision it settles.
+// and, on success, the inputs and revision it settles; nil when terraform made no plan
+// and applied nothing, so that a reconcile from a stale copy that stopped before
+// terraform ran writes none of that copy's status back.
 func (e *run) record() *managed.Run {
+	if e.out.plan == nil && e.out.applied == nil {
+		return nil // no terraform command ran (a lock held, a create recorded from a stale copy): nothing to record
+	}
 	tf := *e.mg.GetManagedStatus().Terraform.DeepCopy()
 	now := metav1.Now()
 	tf.LastPlanTime = &now

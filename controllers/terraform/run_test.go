@@ -5,6 +5,11 @@ import (
 	"errors"
 	"testing"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
+
 	common "terraplane.io/terraplane/apis/common/v1alpha1"
 	terraformv1 "terraplane.io/terraplane/apis/terraform/v1alpha1"
 	"terraplane.io/terraplane/internal/engine"
@@ -228,5 +233,23 @@ func TestApplyStaleOnce(t *testing.T) {
 	}
 	if got := h.calls(); got != "plan apply plan apply" {
 		t.Errorf("ran %q", got)
+	}
+}
+
+// TestStaleCreateRecordsNothing: a reconcile from a copy older than the last write loses
+// the guarded record of its create (a Conflict) before terraform runs: it creates nothing
+// and writes none of its stale status back.
+func TestStaleCreateRecordsNothing(t *testing.T) {
+	h := newHarness(t, nil)
+	h.tf.client = interceptor.NewClient(h.c.(client.WithWatch), interceptor.Funcs{
+		Patch: func(ctx context.Context, c client.WithWatch, obj client.Object, p client.Patch, opts ...client.PatchOption) error {
+			return apierrors.NewConflict(schema.GroupResource{Resource: "modules"}, obj.GetName(), errors.New("the object has been modified"))
+		}})
+	mg := h.reconcile()
+	if got := h.calls(); got != "" {
+		t.Errorf("ran %q, want nothing", got)
+	}
+	if tf := mg.Status.Terraform; tf.LastPlanTime != nil || tf.Plan != nil {
+		t.Errorf("status.terraform written from a stale copy: %+v", tf)
 	}
 }
