@@ -181,23 +181,24 @@ func TestFirstReady(t *testing.T) {
 func TestStaleCopyPutsBackNoConditions(t *testing.T) {
 	h := newHarness(t, true, nil)
 	h.r.kind.SlowApply = true
-	stale := &kubernetesv1.Object{}
 	key := client.ObjectKey{Namespace: "platform", Name: "obj"}
-	if err := h.c.Get(context.Background(), key, stale); err != nil {
-		t.Fatal(err)
-	}
-	if _, o, err := h.reconcile(); err != nil || condition(o, common.TypeReady).Status != metav1.ConditionTrue {
+	_, o, err := h.reconcile()
+	if err != nil || condition(o, common.TypeReady).Status != metav1.ConditionTrue {
 		t.Fatalf("first apply: %v, Ready %+v", err, condition(o, common.TypeReady))
 	}
+	stale := o.DeepCopy() // as a lagging cache still shows it: before the apply's status write
+	stale.ResourceVersion = "1"
+	stale.Status.ObservedGeneration = 0
+	stale.Status.Conditions = []metav1.Condition{{Type: common.TypeReady, Status: metav1.ConditionFalse, Reason: common.ReasonCreating, ObservedGeneration: 1}}
 	lagging := interceptor.NewClient(h.c.(client.WithWatch), interceptor.Funcs{
 		Get: func(ctx context.Context, c client.WithWatch, k client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
-			stale.DeepCopyInto(obj.(*kubernetesv1.Object)) // the copy from before the first apply
+			stale.DeepCopyInto(obj.(*kubernetesv1.Object))
 			return nil
 		}})
 	applied := false
 	h.ext.onApply = func() { applied = true }
+	h.ext.applyErr = errors.New("the apply fails, so that Ready is kept as it was read")
 	_, _ = New(lagging, h.r.kind).Reconcile(context.Background(), ctrl.Request{NamespacedName: key})
-	o := &kubernetesv1.Object{}
 	if err := h.c.Get(context.Background(), key, o); err != nil {
 		t.Fatal(err)
 	}
