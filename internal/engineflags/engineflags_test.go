@@ -42,3 +42,18 @@ func TestBytes(t *testing.T) {
 		}
 	}
 }
+
+// TestBindDefaults: with no flags given, the settings are the engine's defaults: the
+// default mirror, the default deadline, and warm providers.
+func TestBindDefaults(t *testing.T) {
+	t.Setenv("TERRAPLANE_CACHE", "/opt/terraplane")
+	var o engine.Options
+	fs := pflag.NewFlagSet("controller", pflag.ContinueOnError)
+	Bind(fs, &o)
+	if err := fs.Parse(nil); err != nil {
+		t.Fatal(err)
+	}
+	if o.PluginMirror != "/opt/terraplane/providers" || o.Timeout != engine.DefaultTimeout || !o.ProviderReuse || o.MaxConcurrent != 0 {
+		t.Errorf("defaults: mirror %q, timeout %s, reuse %v, max %d", o.PluginMirror, o.Timeout, o.ProviderReuse, o.MaxConcurrent)
+	}
+}
