@@ -20,6 +20,7 @@ import (
 	scalingv1 "terraplane.io/terraplane/apis/scaling/v1alpha1"
 	storagev1 "terraplane.io/terraplane/apis/storage/v1alpha1"
 	"terraplane.io/terraplane/internal/app"
+	"terraplane.io/terraplane/internal/devenv"
 	poolrules "terraplane.io/terraplane/internal/resourcepool"
 	"terraplane.io/terraplane/test/framework"
 )
@@ -56,7 +57,11 @@ func TestResourcePoolBuckets(t *testing.T) {
 	g := NewWithT(t)
 	const ns = "e2e-rpool"
 	setupMinIOClasses(ctx, t, ns)
-	mgr, err := env.StartManager(t.TempDir(), app.Options{})
+	port, err := devenv.FreePort()
+	g.Expect(err).NotTo(HaveOccurred())
+	opts := app.Options{MetricsAddr: fmt.Sprintf("127.0.0.1:%d", port), MetricsSecure: false}
+	metricsURL := fmt.Sprintf("http://127.0.0.1:%d/metrics", port)
+	mgr, err := env.StartManager(t.TempDir(), opts)
 	g.Expect(err).NotTo(HaveOccurred())
 	defer func() { _ = mgr.Stop() }()
 
@@ -124,6 +129,14 @@ func TestResourcePoolBuckets(t *testing.T) {
 	waitPoolReady(g, ctx, pool, 3)
 	g.Expect(pool.Status.HandedOut).To(Equal(int32(3)))
 	g.Expect(poolMembers(g, ctx, ns, "warm")).To(HaveLen(3), "the handed-out members are gone, their replacements made")
+	series := `namespace="` + ns + `",pool="warm"`
+	g.Eventually(func(g Gomega) {
+		got := scrape(g, metricsURL)
+		g.Expect(got).To(HaveKeyWithValue("terraplane_resourcepool_members{"+series+`,state="ready"}`, 3.0))
+		g.Expect(got).To(HaveKeyWithValue("terraplane_resourcepool_claims_filled_total{fill=\"warm\","+series+"}", 3.0))
+		g.Expect(got).To(HaveKeyWithValue("terraplane_resourcepool_claims_filled_total{fill=\"cold\","+series+"}", 2.0))
+		g.Expect(got).To(HaveKey(HavePrefix("terraplane_resourcepool_scaled_total{direction=\"up\"")))
+	}).WithTimeout(timeout).Should(Succeed())
 
 	By(t, "a member taken by a claim that is gone (a controller killed after the take) comes back to the pool")
 	g.Expect(mgr.Stop()).To(Succeed())
