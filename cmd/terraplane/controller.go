@@ -38,6 +38,7 @@ func addManagerFlags(fs *pflag.FlagSet, o *app.Options) {
 	fs.BoolVar(&o.AllowInsecureModuleSources, "allow-insecure-module-sources", false, "let git module sources use http:// and file:// (refused by default)")
 	o.ModuleSourceMaxFetch = modsource.DefaultMaxFetchBytes
 	fs.Var(engineflags.Bytes(&o.ModuleSourceMaxFetch), "module-source-max-fetch", "cap on what one git fetch of a module source may bring, e.g. 100Mi")
+	fs.StringVar(&o.BundledModulesDir, "bundled-modules-dir", "", "render the bundled kinds from the modules in this directory, laid out as the built-in ones (postgresql/database, aws/s3bucket, ...), instead of those built in: a patched module without a new release; a changed module makes a new class revision, rolled out as class revisions are")
 	fs.DurationVar(&o.ModuleSourceRefresh, "module-source-refresh", modsource.DefaultRefreshInterval, "how often a module source that names a git branch or tag, or an OCI tag, is looked up again")
 	fs.DurationVar(&o.StackTagRefresh, "stack-tag-refresh", stack.DefaultTagRefresh, "how often a stack install that names a package by tag looks the tag up again (a negative value: never)")
 	fs.DurationVar(&o.UserErrorRetry, "user-error-retry", 30*time.Second, "how soon a resource stopped by bad input is looked at again")
@@ -83,7 +84,7 @@ Terraform state is kept in the same cluster (terraform's kubernetes backend) unl
 				return err
 			}
 			ctx := ctrl.SetupSignalHandler()
-			mgr, _, err := app.New(ctx, cfg, o)
+			mgr, err := app.New(ctx, cfg, o)
 			if err != nil {
 				return err
 			}

@@ -166,7 +166,7 @@ func runDev(ctx context.Context, o devOptions) error {
 	if o.PolicyWebhook, err = devWebhook(); err != nil {
 		return err
 	}
-	mgr, _, err := app.New(ctx, cp.Config, o.Options)
+	mgr, err := app.New(ctx, cp.Config, o.Options)
 	if err != nil {
 		return err
 	}

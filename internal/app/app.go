@@ -3,7 +3,7 @@ package app
 import (
 	"context"
 	"fmt"
-	"io/fs"
+	"os"
 	"path/filepath"
 	"time"
 
@@ -76,10 +76,10 @@ type Options struct {
 	// ModuleSourceMaxFetch caps what one git fetch of a module source may bring, in bytes;
 	// 0 means modsource.DefaultMaxFetchBytes.
 	ModuleSourceMaxFetch int64
-	// BundledModules replaces the modules the bundled kinds are rendered from (tfmodules.FS,
-	// laid out the same way); nil keeps them. A test sets it to stand for a release whose
-	// bundled modules changed.
-	BundledModules fs.FS
+	// BundledModulesDir holds modules the bundled kinds are rendered from instead of
+	// those built in, laid out the same way (postgresql/database, aws/s3bucket, ...): a
+	// patched module served without a new release. Empty keeps the built-in ones.
+	BundledModulesDir string
 	// DisableStackManager leaves out the stack manager (StackInstall, ClusterStackInstall,
 	// Stack, and the CRDs and roles of ClaimDefinitions), which needs the permissions of
 	// controllers/stack/rbac.go: the controller then only serves the kinds ClaimDefinitions
@@ -165,30 +165,28 @@ var cachedSecrets = func() labels.Selector {
 	return labels.NewSelector().Add(*notState, *notPlan)
 }()
 
-// New builds a manager with every Terraplane controller registered.
-func New(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manager, *engine.Engine, error) {
+// New builds a manager with every Terraplane controller registered, and the terraform
+// engine they run on, which stops with the manager.
+func New(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manager, error) {
+	local, err := NewLocal(ctx, cfg, opts)
+	if err != nil {
+		return nil, err
+	}
+	mgr, err := Compose(ctx, cfg, opts, local)
+	if err != nil {
+		local.Engine.Stop()
+	}
+	return mgr, err
+}
+
+// NewLocal builds the terraform engine of New and the locker of its state locks:
+// workspaces in opts.WorkDir, state locks through the API server, runs counted in the
+// metrics, and providers within the container's memory.
+func NewLocal(ctx context.Context, cfg *rest.Config, opts Options) (*runner.Local, error) {
 	opts = withDefaults(opts, func() Limits { return ReadLimits(cgroupRoot) })
-	cfg = restConfig(cfg)
-	if err := modsource.ValidateAllowList(opts.ModuleSourceAllow); err != nil {
-		return nil, nil, err
-	}
-	loader := &modsource.Loader{CacheDir: filepath.Join(opts.WorkDir, ".modules"), AllowedSources: opts.ModuleSourceAllow,
-		AllowInsecure: opts.AllowInsecureModuleSources, MaxFetchBytes: opts.ModuleSourceMaxFetch, RefreshInterval: opts.ModuleSourceRefresh}
-	reg := kinds.NewRegistry(loader)
-	if opts.BundledModules != nil {
-		for _, k := range reg.TerraformKinds() {
-			if k.Terraform.Modules != nil {
-				k.Terraform.Modules = opts.BundledModules
-			}
-		}
-	}
-	mgr, err := ctrl.NewManager(cfg, managerOptions(opts, reg.Scheme()))
+	locker, err := stateLocker(restConfig(cfg), opts.Engine.Timeout)
 	if err != nil {
-		return nil, nil, fmt.Errorf("create manager: %w", err)
-	}
-	locker, err := stateLocker(cfg, reg, opts.Engine.Timeout)
-	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	eo := opts.Engine
 	eo.WorkDir = opts.WorkDir
@@ -196,33 +194,63 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manager, *en
 	eo.ProviderMemoryBudget = providerBudget(eo.ProviderMemoryBudget, ReadLimits(cgroupRoot))
 	eng, err := engine.New(ctx, eo)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
+	}
+	return &runner.Local{Engine: eng, Locker: locker}, nil
+}
+
+// Compose builds a manager with every Terraplane controller registered, running
+// terraform on local (NewLocal) or on runners, and stopping local's engine when it stops.
+func Compose(ctx context.Context, cfg *rest.Config, opts Options, local *runner.Local) (ctrl.Manager, error) {
+	eng := local.Engine
+	opts = withDefaults(opts, func() Limits { return ReadLimits(cgroupRoot) })
+	cfg = restConfig(cfg)
+	if err := modsource.ValidateAllowList(opts.ModuleSourceAllow); err != nil {
+		return nil, err
+	}
+	loader := &modsource.Loader{CacheDir: filepath.Join(opts.WorkDir, ".modules"), AllowedSources: opts.ModuleSourceAllow,
+		AllowInsecure: opts.AllowInsecureModuleSources, MaxFetchBytes: opts.ModuleSourceMaxFetch, RefreshInterval: opts.ModuleSourceRefresh}
+	reg := kinds.NewRegistry(loader)
+	if opts.BundledModulesDir != "" {
+		if _, err := os.Stat(filepath.Join(opts.BundledModulesDir, "postgresql", "database")); err != nil {
+			return nil, fmt.Errorf("bundled modules dir: want the built-in modules' layout: %w", err)
+		}
+		modules := os.DirFS(opts.BundledModulesDir)
+		for _, k := range reg.TerraformKinds() {
+			if k.Terraform.Modules != nil {
+				k.Terraform.Modules = modules
+			}
+		}
+	}
+	mgr, err := ctrl.NewManager(cfg, managerOptions(opts, reg.Scheme()))
+	if err != nil {
+		return nil, fmt.Errorf("create manager: %w", err)
 	}
 	// Provider processes end with the manager; those still in use, as their runs end.
 	if err := mgr.Add(manager.RunnableFunc(func(ctx context.Context) error { <-ctx.Done(); eng.Stop(); return nil })); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if err := collectors.RegisterEngineMetrics(eng); err != nil {
-		return nil, nil, fmt.Errorf("register metrics: %w", err)
+		return nil, fmt.Errorf("register metrics: %w", err)
 	}
 	shards, err := shards(mgr, cfg, opts)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	var holds func(types.UID) bool
 	if shards != nil {
 		holds = shards.Holds
 	}
 	if err := collectors.RegisterObjectGauges(mgr.GetClient(), reg, mgr.Elected(), holds); err != nil {
-		return nil, nil, fmt.Errorf("register metrics: %w", err)
+		return nil, fmt.Errorf("register metrics: %w", err)
 	}
-	runs, err := runnerOf(mgr, cfg, opts, &runner.Local{Engine: eng, Locker: locker})
+	runs, err := runnerOf(mgr, cfg, opts, local)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	policies, err := setupPolicies(ctx, mgr, cfg, opts)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	err = terraform.Setup(mgr, reg, terraform.Options{Policies: policies,
 		Runner: runs, KubeconfigPath: opts.StateKubeconfig, KubeconfigContext: opts.StateContext, DriftInterval: opts.DriftInterval,
@@ -230,33 +258,33 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manager, *en
 		UserErrorRetry:       opts.UserErrorRetry, MaxConcurrentReconciles: opts.MaxConcurrentReconciles, Shards: shards,
 	})
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	claims, err := claim.Setup(mgr, reg, claim.Options{UserErrorRetry: opts.UserErrorRetry, MaxConcurrentReconciles: opts.MaxConcurrentReconciles,
 		Placement: scheduler.FirstConsumers{Client: mgr.GetClient()}})
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if err := claimDefinitions(mgr, loader, reg, claims, opts); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if err := setupResourcePools(mgr, reg, opts); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if err := provider.Setup(mgr, reg); err != nil {
-		return nil, nil, fmt.Errorf("set up provider usage controllers: %w", err)
+		return nil, fmt.Errorf("set up provider usage controllers: %w", err)
 	}
 	sources := module.ProviderSources{Mirror: opts.Engine.PluginMirror, NetworkMirror: opts.Engine.NetworkMirror, Direct: opts.Engine.AllowDirect,
 		Host: module.RegistryHost(opts.Engine.TerraformPath)}
 	if err := moduleclass.Setup(mgr, loader, moduleclass.WithProviderSources(sources)); err != nil {
-		return nil, nil, fmt.Errorf("set up ModuleClass controller: %w", err)
+		return nil, fmt.Errorf("set up ModuleClass controller: %w", err)
 	}
 	if err := classrevision.Setup(mgr, reg); err != nil {
-		return nil, nil, fmt.Errorf("set up class revision controllers: %w", err)
+		return nil, fmt.Errorf("set up class revision controllers: %w", err)
 	}
 	if !opts.DisableStackManager {
 		if err := setupStacks(mgr, opts); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 	}
 	clusters := remote.NewCache(mgr.GetClient(), cfg, reg.Scheme())
@@ -265,18 +293,18 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manager, *en
 	remoteOpts := kubernetes.Options{UserErrorRetry: opts.UserErrorRetry, UnreachableRetry: opts.UserErrorRetry,
 		MaxConcurrentReconciles: opts.MaxConcurrentReconciles}
 	if err := kubernetes.Setup(mgr, targets, remoteOpts); err != nil {
-		return nil, nil, fmt.Errorf("set up kubernetes controllers: %w", err)
+		return nil, fmt.Errorf("set up kubernetes controllers: %w", err)
 	}
 	if err := workload.Setup(mgr, targets, remoteOpts); err != nil {
-		return nil, nil, fmt.Errorf("set up workload controllers: %w", err)
+		return nil, fmt.Errorf("set up workload controllers: %w", err)
 	}
 	if err := scheduler.Setup(mgr, scheduler.Options{Retry: opts.UserErrorRetry}); err != nil {
-		return nil, nil, fmt.Errorf("set up scheduler: %w", err)
+		return nil, fmt.Errorf("set up scheduler: %w", err)
 	}
 	if err := addProbes(mgr, eng); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	return mgr, eng, nil
+	return mgr, nil
 }
 
 // withDefaults fills in the options left zero: 10 reconciles per kind, metrics and
@@ -339,8 +367,8 @@ func managerOptions(opts Options, scheme *runtime.Scheme) ctrl.Options {
 // their Leases straight through the API server (a cached copy would only make conflicts).
 // A lock lives no longer than its command can run (its deadline and the grace after
 // SIGINT), and a minute more.
-func stateLocker(cfg *rest.Config, reg interface{ Scheme() *runtime.Scheme }, timeout time.Duration) (*statelock.Locker, error) {
-	c, err := client.New(cfg, client.Options{Scheme: reg.Scheme()})
+func stateLocker(cfg *rest.Config, timeout time.Duration) (*statelock.Locker, error) {
+	c, err := client.New(cfg, client.Options{})
 	if err != nil {
 		return nil, fmt.Errorf("state lock client: %w", err)
 	}

@@ -3,11 +3,10 @@ package e2e
 import (
 	"context"
 	"fmt"
-	"io/fs"
 	"os"
+	"path/filepath"
 	"sort"
 	"testing"
-	"testing/fstest"
 	"time"
 
 	. "github.com/onsi/gomega"
@@ -119,8 +118,8 @@ func TestUpgradeStartsARollout(t *testing.T) {
 	stopped = true
 
 	By(t, "a controller whose bundled module changed makes a new revision and rolls it out from a canary")
-	release := releaseOf(g, "postgresql/database", "release.tf", brokenRelease)
-	upgraded, err := env.StartManager(t.TempDir(), app.Options{BundledModules: release})
+	release := releaseOf(g, t.TempDir(), "postgresql/database", "release.tf", brokenRelease)
+	upgraded, err := env.StartManager(t.TempDir(), app.Options{BundledModulesDir: release})
 	g.Expect(err).NotTo(HaveOccurred())
 	defer func() { _ = upgraded.Stop() }()
 	started := time.Now()
@@ -158,18 +157,10 @@ func TestUpgradeStartsARollout(t *testing.T) {
 	g.Expect(events).To(ContainElement(And(HaveField("Reason", common.TypeRolloutPaused), HaveField("Type", corev1.EventTypeWarning))))
 }
 
-// releaseOf is the bundled modules with one file added to one module: what a release
+// releaseOf fills dir with the bundled modules and one file added to one module: what a release
 // whose bundled module changed ships.
-func releaseOf(g Gomega, module, file, content string) fs.FS {
-	out := fstest.MapFS{}
-	g.Expect(fs.WalkDir(tfmodules.FS, ".", func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		data, err := fs.ReadFile(tfmodules.FS, path)
-		out[path] = &fstest.MapFile{Data: data, Mode: 0o644}
-		return err
-	})).To(Succeed())
-	out[module+"/"+file] = &fstest.MapFile{Data: []byte(content), Mode: 0o644}
-	return out
+func releaseOf(g Gomega, dir, module, file, content string) string {
+	g.Expect(os.CopyFS(dir, tfmodules.FS)).To(Succeed())
+	g.Expect(os.WriteFile(filepath.Join(dir, module, file), []byte(content), 0o644)).To(Succeed())
+	return dir
 }

@@ -130,12 +130,18 @@ func (e *Env) StartManagerAs(cfg *rest.Config, workDir string, opts app.Options)
 	}
 	// as `terraplane controller` does by default; TERRAPLANE_TEST_PROVIDER_REUSE=0 turns it off
 	opts.Engine.ProviderReuse = os.Getenv("TERRAPLANE_TEST_PROVIDER_REUSE") != "0"
-	mgr, eng, err := app.New(ctx, cfg, opts)
+	local, err := app.NewLocal(ctx, cfg, opts)
 	if err != nil {
 		cancel()
 		return nil, err
 	}
-	m := &Manager{Engine: eng, WorkDir: workDir, Runtime: mgr, cancel: cancel, done: make(chan error, 1)}
+	mgr, err := app.Compose(ctx, cfg, opts, local)
+	if err != nil {
+		local.Engine.Stop()
+		cancel()
+		return nil, err
+	}
+	m := &Manager{Engine: local.Engine, WorkDir: workDir, Runtime: mgr, cancel: cancel, done: make(chan error, 1)}
 	go func() { m.done <- mgr.Start(ctx) }()
 	return m, nil
 }
