@@ -12,6 +12,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -251,6 +252,10 @@ func printPlan(ctx context.Context, out io.Writer, c client.Client, mg resource.
 	v, err := readPlan(ctx, c, mg)
 	if err != nil {
 		return err
+	}
+	if now := meta.FindStatusCondition(mg.GetManagedStatus().Conditions, common.TypeReconciling); now != nil &&
+		now.Status == metav1.ConditionTrue && now.Reason == common.ReasonTerraformRunning {
+		fmt.Fprintf(out, "Now: %s\n", now.Message)
 	}
 	p := v.Plan
 	if p == nil {

@@ -72,6 +72,24 @@ func TestPrintPlanOfObservedDrift(t *testing.T) {
 	}
 }
 
+// TestPrintPlanSaysWhatTerraformDoes: while terraform runs long for the resource, plan
+// show says first what it is doing, as the resource's Reconciling condition does.
+func TestPrintPlanSaysWhatTerraformDoes(t *testing.T) {
+	const now = "generation 2: terraform is creating aws_sqs_queue.q for 6m0s; generation 3 is queued behind this run"
+	mg := heldModule("aaaa000000000004", metav1.Condition{Type: common.TypeReconciling, Status: metav1.ConditionTrue,
+		Reason: common.ReasonTerraformRunning, Message: now, ObservedGeneration: 2})
+	sec := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: resource.PlanSecretName(mg), Namespace: "platform"},
+		Data: map[string][]byte{resource.PlanTextKey: []byte("the plan\n")}}
+	c := fake.NewClientBuilder().WithScheme(kinds.NewScheme()).WithObjects(sec).Build()
+	var out bytes.Buffer
+	if err := printPlan(context.Background(), &out, c, mg); err != nil {
+		t.Fatal(err)
+	}
+	if got := out.String(); !strings.HasPrefix(got, "Now: "+now+"\nPlan aaaa000000000004 (") {
+		t.Errorf("plan show printed:\n%s", got)
+	}
+}
+
 // TestPrintPlanPolicies: plan show prints what the plan policies said, one rule a line.
 func TestPrintPlanPolicies(t *testing.T) {
 	mg := heldModule("aaaa000000000004", metav1.Condition{Type: common.TypeSynced, Status: metav1.ConditionFalse, Reason: common.ReasonPolicyDenied, ObservedGeneration: 2})

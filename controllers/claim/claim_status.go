@@ -83,10 +83,28 @@ func (r *Reconciler) record(claim, orig resource.Claim, mg resource.Managed, err
 	notes := o.SetSynced(&st.Conditions, claim.GetGeneration())
 	notes = append(notes, mirrorDrift(claim, mg)...)
 	resource.SetProgress(&st.Conditions, &st.ObservedGeneration, claim.GetGeneration(), applied)
+	mirrorActivity(claim, mg)
 	if firstReady(orig.GetClaimStatus().Conditions, st.Conditions) {
 		resource.ObserveFirstReady(resource.ClaimFamily, r.kind.GVK, claim.GetCreationTimestamp().Time)
 	}
 	return o, notes
+}
+
+// mirrorActivity says on a claim whose latest generation is on its way what terraform
+// is doing for it now, as its resource's Reconciling condition says while a command runs
+// long (reason TerraformRunning): the resource operation in flight, and an edit queued.
+func mirrorActivity(claim resource.Claim, mg resource.Managed) {
+	st := claim.GetClaimStatus()
+	mine := meta.FindStatusCondition(st.Conditions, common.TypeReconciling)
+	if mg == nil || mine == nil || mine.Status != metav1.ConditionTrue {
+		return
+	}
+	running := meta.FindStatusCondition(mg.GetManagedStatus().Conditions, common.TypeReconciling)
+	if running == nil || running.Status != metav1.ConditionTrue || running.Reason != common.ReasonTerraformRunning {
+		return
+	}
+	resource.SetCondition(&st.Conditions, claim.GetGeneration(), common.TypeReconciling, metav1.ConditionTrue, common.ReasonTerraformRunning,
+		fmt.Sprintf("%s %s/%s: %s", mg.GetObjectKind().GroupVersionKind().Kind, mg.GetNamespace(), mg.GetName(), running.Message))
 }
 
 // firstReady reports whether a claim found with conditions before and left with after is

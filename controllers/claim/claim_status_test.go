@@ -161,3 +161,37 @@ func TestFirstReady(t *testing.T) {
 		})
 	}
 }
+
+// TestMirrorActivity: a claim on its way says what terraform does for it when its
+// resource's command has run long, naming the resource; a claim whose generation is
+// applied, or whose resource only waits to apply, says nothing more.
+func TestMirrorActivity(t *testing.T) {
+	const running = "generation 4: terraform is creating aws_sqs_queue.q for 6m0s; generation 5 is queued behind this run"
+	for name, tc := range map[string]struct {
+		claimReconciling bool
+		reason           string
+		want             string
+	}{
+		"terraform running long":     {true, common.ReasonTerraformRunning, "Module team/q: " + running},
+		"the claim is applied":       {false, common.ReasonTerraformRunning, ""},
+		"the resource only applying": {true, common.ReasonApplying, "generation 3 is not applied yet"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			claim := &databasev1.PostgreSQLInstance{ObjectMeta: metav1.ObjectMeta{Generation: 3}}
+			if tc.claimReconciling {
+				resource.MarkReconciling(&claim.Status.Conditions, 3)
+			}
+			m := &terraformv1.Module{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "q", Generation: 4}}
+			m.SetGroupVersionKind(terraformv1.GroupVersion.WithKind("Module"))
+			m.Status.Conditions = []metav1.Condition{{Type: common.TypeReconciling, Status: metav1.ConditionTrue, Reason: tc.reason, Message: running}}
+			mirrorActivity(claim, m)
+			got := ""
+			if c := meta.FindStatusCondition(claim.Status.Conditions, common.TypeReconciling); c != nil {
+				got = c.Message
+			}
+			if got != tc.want {
+				t.Errorf("claim's Reconciling %q, want %q", got, tc.want)
+			}
+		})
+	}
+}

@@ -203,10 +203,11 @@ func markFirstCreate(conds *[]metav1.Condition, gen int64) {
 
 // writeProgress writes mg's status as it stands in the middle of an Apply (see
 // Progressing) and returns the status now stored, the base of the reconcile's next
-// status write.
+// status write. mg itself is left as the run read it: the answer may carry a newer
+// generation's spec, edited while terraform runs, which this run does not apply.
 func (r *Reconciler) writeProgress(ctx context.Context, orig, mg resource.Managed) (resource.Managed, error) {
 	written := mg.DeepCopyObject().(resource.Managed)
-	if err := resource.PatchStatus(ctx, r.client, mg, orig, false); err != nil {
+	if err := resource.PatchStatus(ctx, r.client, written.DeepCopyObject().(resource.Managed), orig, false); err != nil {
 		return orig, err
 	}
 	return written, nil

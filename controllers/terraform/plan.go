@@ -59,8 +59,8 @@ func (e *run) newPlan(ctx context.Context) (*engine.Plan, error) {
 		return nil, err
 	}
 	tf := e.mg.GetManagedStatus().Terraform
-	return e.t.runner.Plan(ctx, e.ws.Workspace, engine.PlanOptions{Key: key, Outputs: tf.InputsHash != e.ws.Hash || tf.LastApplyTime == nil,
-		UpgradeProviders: e.sit.offersUpgrades(e.mg)})
+	opts := engine.PlanOptions{Key: key, Outputs: tf.InputsHash != e.ws.Hash || tf.LastApplyTime == nil, UpgradeProviders: e.sit.offersUpgrades(e.mg)}
+	return watched(ctx, e, func() (*engine.Plan, error) { return e.t.runner.Plan(ctx, e.ws.Workspace, opts) })
 }
 
 // discardUnapplied drops the saved plan of the resource's latest plan with changes when

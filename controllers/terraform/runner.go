@@ -31,6 +31,9 @@ type Runner interface {
 	ClearStaleLock(ctx context.Context, ws engine.Workspace) (time.Duration, error)
 	// Remove deletes the workspace's directory.
 	Remove(ctx context.Context, ws engine.Workspace) error
+	// Activity is what terraform is doing now in the workspace: the command running and
+	// its resource operations in flight.
+	Activity(ctx context.Context, ws engine.Workspace) (engine.Activity, error)
 }
 
 // Renderer turns a managed resource into its workspace: the workspace renderer, or a

@@ -54,9 +54,15 @@ type fakeRunner struct {
 	lockReads int
 	// onApply runs as ApplyPlan starts, when set.
 	onApply func()
+	// onCreate runs as Create starts, when set; activity is what Activity answers.
+	onCreate func()
+	activity engine.Activity
 }
 
 func (f *fakeRunner) Create(context.Context, engine.Workspace) (engine.Result, error) {
+	if f.onCreate != nil {
+		f.onCreate()
+	}
 	f.calls = append(f.calls, "create")
 	if f.failing != nil {
 		return engine.Result{}, f.failing
@@ -111,6 +117,11 @@ func (f *fakeRunner) PullState(context.Context, engine.Workspace) (string, error
 	return f.state, nil
 }
 func (f *fakeRunner) Remove(context.Context, engine.Workspace) error { return nil }
+
+// Activity answers what the test set.
+func (f *fakeRunner) Activity(context.Context, engine.Workspace) (engine.Activity, error) {
+	return f.activity, nil
+}
 
 // ClearStaleLock judges the workspace's lock with a real locker over the fake client;
 // without one there is never a lock.

@@ -129,6 +129,8 @@ type Engine struct {
 	plugins ProviderPool                   // plugins.Off without provider reuse
 	lent    map[string]tfexec.ReattachInfo // providers lent, per workspace
 	seeded  sync.Map                       // workspaces whose state this process saw written
+
+	activity activities // what each workspace's streaming command does now
 }
 
 // ProviderPool lends terraform runs warm provider processes: a *plugins.Pool with

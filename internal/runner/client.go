@@ -249,6 +249,15 @@ func (c *Client) ClearStaleLock(ctx context.Context, ws engine.Workspace) (time.
 	return rep.Age, nil
 }
 
+// Activity is what terraform is doing now in the workspace, asked beside its run.
+func (c *Client) Activity(ctx context.Context, ws engine.Workspace) (engine.Activity, error) {
+	rep, err := c.exchange(ctx, verbActivity, request{Workspace: ws})
+	if err != nil || rep.Activity == nil {
+		return engine.Activity{}, err
+	}
+	return *rep.Activity, nil
+}
+
 // Remove deletes the workspace's directory.
 func (c *Client) Remove(ctx context.Context, ws engine.Workspace) error {
 	_, err := c.call(ctx, verbRemove, request{Workspace: ws})

@@ -54,6 +54,11 @@ func (l *Local) ClearStaleLock(ctx context.Context, ws engine.Workspace) (time.D
 	return l.Locker.ClearStale(ctx, key, l.Engine.Busy(ws.ID))
 }
 
+// Activity is what terraform is doing now in the workspace.
+func (l *Local) Activity(_ context.Context, ws engine.Workspace) (engine.Activity, error) {
+	return l.Engine.Activity(ws.ID), nil
+}
+
 // Remove deletes the workspace's directory.
 func (l *Local) Remove(_ context.Context, ws engine.Workspace) error {
 	return l.Engine.Remove(ws.ID)

@@ -145,3 +145,12 @@ func (p *Pools) Remove(ctx context.Context, ws engine.Workspace) error {
 
 // Stop stops every runner.
 func (p *Pools) Stop() { p.Launcher.Stop() }
+
+// Activity is what terraform is doing now in the workspace, in its pool's runner.
+func (p *Pools) Activity(ctx context.Context, ws engine.Workspace) (engine.Activity, error) {
+	c, _, err := p.client(ctx, ws)
+	if err != nil {
+		return engine.Activity{}, err
+	}
+	return c.Activity(ctx, ws)
+}

@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"path/filepath"
 	"strings"
+	"reflect"
 	"sync"
 	"testing"
 	"time"
@@ -29,6 +30,7 @@ type fakeRuns struct {
 	interrupted bool
 	block       bool
 	delay       time.Duration // each run takes this long
+	activity    engine.Activity
 }
 
 func (f *fakeRuns) record(ctx context.Context, ws engine.Workspace, verb string) error {
@@ -71,6 +73,9 @@ func (f *fakeRuns) ClearStaleLock(ctx context.Context, ws engine.Workspace) (tim
 }
 func (f *fakeRuns) Remove(ctx context.Context, ws engine.Workspace) error {
 	return f.record(ctx, ws, "")
+}
+func (f *fakeRuns) Activity(context.Context, engine.Workspace) (engine.Activity, error) {
+	return f.activity, nil
 }
 
 // serve starts a Server over runs on a unix socket and returns a client of it, with the
@@ -210,6 +215,34 @@ func TestCallerGoneInterruptsTheRun(t *testing.T) {
 			t.Fatal("the runner's run went on after its caller left")
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestActivityBesideARun: asked while the workspace's run is in flight, the runner says
+// what terraform does, and the run's own answer (its terraform commands, its reply)
+// still reaches its caller.
+func TestActivityBesideARun(t *testing.T) {
+	since := time.Date(2026, 12, 2, 9, 0, 0, 0, time.UTC)
+	runs := &fakeRuns{delay: 500 * time.Millisecond, activity: engine.Activity{Verb: "apply", Since: since,
+		Operations: []engine.Operation{{Address: "aws_sqs_queue.q", Action: "create", Since: since}}}}
+	c, reported := serve(t, runs, "the-token")
+	ctx := context.Background()
+	ws := engine.Workspace{ID: "w", Kind: "Module", Name: "ns/m"}
+	done := make(chan error, 1)
+	go func() { _, err := c.Create(ctx, ws); done <- err }()
+	time.Sleep(100 * time.Millisecond)
+	got, err := c.Activity(ctx, ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, runs.activity) {
+		t.Errorf("activity %+v, want %+v", got, runs.activity)
+	}
+	if err := <-done; err != nil {
+		t.Fatalf("the run beside the activity call: %v", err)
+	}
+	if len(*reported) != 1 || (*reported)[0].Verb != "apply" {
+		t.Errorf("the run's terraform commands reached the caller as %+v, want its one apply", *reported)
 	}
 }
 

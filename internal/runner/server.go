@@ -24,6 +24,7 @@ type Runs interface {
 	PullState(ctx context.Context, ws engine.Workspace) (string, error)
 	ClearStaleLock(ctx context.Context, ws engine.Workspace) (time.Duration, error)
 	Remove(ctx context.Context, ws engine.Workspace) error
+	Activity(ctx context.Context, ws engine.Workspace) (engine.Activity, error)
 }
 
 var (
@@ -80,6 +81,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	var req request
 	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
 		http.Error(w, "bad request: "+err.Error(), http.StatusBadRequest)
+		return
+	}
+	if verb == verbActivity { // asked while the workspace's run is in flight: no stream of its own
+		act, err := s.Runs.Activity(r.Context(), req.Workspace)
+		w.Header().Set("Content-Type", "application/x-ndjson")
+		_ = json.NewEncoder(w).Encode(frame{Reply: &reply{Activity: &act, Error: toWireError(err)}})
 		return
 	}
 	runs := s.follow(req.Workspace.ID)

@@ -18,6 +18,7 @@ const (
 	verbPullState  = "pull-state"
 	verbClearStale = "clear-stale-lock"
 	verbRemove     = "remove"
+	verbActivity   = "activity"
 	// pathInfo is GET, for Info.
 	pathInfo = "info"
 )
@@ -36,6 +37,8 @@ type reply struct {
 	Outputs map[string]engine.Output `json:"outputs,omitempty"`
 	State   string                   `json:"state,omitempty"`
 	Age     time.Duration            `json:"age,omitempty"`
+	// Activity is what the workspace's terraform does now.
+	Activity *engine.Activity `json:"activity,omitempty"`
 	Error   *wireError               `json:"error,omitempty"`
 	// Elapsed is how long the runner spent on the run, from its request decoded to its
 	// reply: the rest of the caller's wait is the hop.

@@ -117,12 +117,16 @@ func objectNode(obj *unstructured.Unstructured) *Node {
 	return n
 }
 
-// telling is the condition that best says where an object stands: Synced or Ready
-// when not True, Stalled when True, else Ready, else Synced.
+// telling is the condition that best says where an object stands: Synced when not
+// True, Reconciling when it says what terraform is doing now, Ready when not True,
+// Stalled when True, else Ready, else Synced.
 func telling(conds []metav1.Condition, ready, synced *metav1.Condition) *metav1.Condition {
+	running := meta.FindStatusCondition(conds, common.TypeReconciling)
 	switch {
 	case synced != nil && synced.Status == metav1.ConditionFalse:
 		return synced
+	case running != nil && running.Status == metav1.ConditionTrue && running.Reason == common.ReasonTerraformRunning:
+		return running
 	case ready != nil && ready.Status != metav1.ConditionTrue:
 		return ready
 	}

@@ -74,6 +74,9 @@ func TestObjectNodeReason(t *testing.T) {
 		{"Stalled=True over a Ready=True", conditionsAt + cond("Ready", "True", "Available") + cond("Stalled", "True", "BadInput"), "BadInput"},
 		{"all well: Ready's reason", conditionsAt + cond("Ready", "True", "Available") + cond("Synced", "True", "ReconcileSuccess"), "Available"},
 		{"only Synced", conditionsAt + cond("Synced", "True", "ReconcileSuccess"), "ReconcileSuccess"},
+		{"terraform running long, over Ready=False", conditionsAt + cond("Ready", "False", "Creating") + cond("Reconciling", "True", "TerraformRunning"), "TerraformRunning"},
+		{"terraform running long, over Ready=True", conditionsAt + cond("Ready", "True", "Available") + cond("Reconciling", "True", "TerraformRunning"), "TerraformRunning"},
+		{"only applying: Ready's reason", conditionsAt + cond("Ready", "True", "Available") + cond("Reconciling", "True", "Applying"), "Available"},
 		{"no conditions: the binding phase", "  bindingPhase: Released\n", "Released"},
 		{"no conditions: the state", "  state: Pending\n", "Pending"},
 	} {

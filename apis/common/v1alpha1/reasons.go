@@ -62,6 +62,9 @@ const (
 	// ReasonApplying (condition Reconciling): the object's latest generation is being
 	// applied.
 	ReasonApplying = "Applying"
+	// ReasonTerraformRunning: Reconciling says what terraform is doing now, in a command
+	// that has run for a while: the resource operation in flight and for how long.
+	ReasonTerraformRunning = "TerraformRunning"
 )
 
 // Ready reasons of managed resources.
