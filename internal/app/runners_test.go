@@ -34,3 +34,13 @@ func TestRunnerArgs(t *testing.T) {
 		})
 	}
 }
+
+// TestProcessIdleTTL: the controller's idle TTL of 0 (never stop) reaches runner
+// processes as their "for ever" (-1), not as their 0, which would mean their default.
+func TestProcessIdleTTL(t *testing.T) {
+	for in, want := range map[time.Duration]time.Duration{0: -1, -1: -1, 90 * time.Second: 90 * time.Second} {
+		if got := processIdleTTL(in); got != want {
+			t.Errorf("processIdleTTL(%s) = %s, want %s", in, got, want)
+		}
+	}
+}
