@@ -22,6 +22,7 @@ import (
 	policyv1 "terraplane.io/terraplane/apis/policy/v1alpha1"
 	"terraplane.io/terraplane/controllers/managed"
 	"terraplane.io/terraplane/internal/plandoc"
+	tfmodule "terraplane.io/terraplane/internal/module"
 	"terraplane.io/terraplane/internal/planpolicy"
 	"terraplane.io/terraplane/internal/resource"
 )
@@ -279,12 +280,26 @@ func (r *connector) forPolicy(ctx context.Context, obj client.Object) []reconcil
 	})
 }
 
-// hasPolicies reports whether a plan policy matches the resource: its create is then planned
-// first, so that the policies see the plan.
+// hasPolicies reports whether a plan policy that matches the resource could check its
+// plan: its create is then planned first, so that the policies see the plan. A policy
+// of some resource types could not when the workspace declares none of them (and calls
+// no module from elsewhere, whose types are unknown before init): its create stays one
+// combined plan-and-apply.
 func (e *run) hasPolicies(ctx context.Context) bool {
 	if e.t.policies == nil {
 		return false
 	}
 	pols, _, err := e.t.policies.matching(ctx, e.mg, e.t.kind.GVK)
-	return err != nil || len(pols) > 0
+	if err != nil || len(pols) == 0 {
+		return err != nil
+	}
+	types, complete := declaredTypes(e.ws.Files)
+	return slices.ContainsFunc(pols, func(p *planpolicy.Policy) bool { return p.CouldCheck(types, complete) })
+}
+
+// declaredTypes are the resource types a workspace's files declare, and whether that is
+// all of them (module.DeclaredTypes).
+func declaredTypes(files map[string][]byte) ([]string, bool) {
+	mod := &tfmodule.Module{Files: files}
+	return mod.DeclaredTypes()
 }

@@ -161,6 +161,37 @@ func TestPolicyPlansCreatesFirst(t *testing.T) {
 	}
 }
 
+// TestPolicyOfOtherTypesCreatesDirectly: a policy of resource types the workspace
+// declares none of could not check its plan, so the create stays one combined run; one
+// of a type it declares, or a workspace whose types are not all known, plans first.
+func TestPolicyOfOtherTypesCreatesDirectly(t *testing.T) {
+	for name, tc := range map[string]struct {
+		files map[string]string
+		want  string
+	}{
+		"no bucket declared":      {map[string]string{"main.tf": `resource "terraform_data" "a" {}`}, "create"},
+		"a bucket declared":       {map[string]string{"main.tf": `resource "aws_s3_bucket" "b" {}`}, "plan"},
+		"a module from elsewhere": {map[string]string{"main.tf": `module "s3" { source = "terraform-aws-modules/s3-bucket/aws" }`}, "plan"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			h := newHarness(t, nil)
+			p := withPolicy(t, h, policyv1.EnforcementDeny)
+			p.Spec.Match.ResourceTypes = []string{"aws_s3_bucket"}
+			if err := h.c.Update(context.Background(), p); err != nil {
+				t.Fatal(err)
+			}
+			h.render.files = map[string][]byte{}
+			for n, c := range tc.files {
+				h.render.files[n] = []byte(c)
+			}
+			h.runner.plans = []*engine.Plan{sizePlan("aaaa0000000000f2", "small")}
+			if h.reconcile(); !strings.HasPrefix(h.calls(), tc.want) {
+				t.Errorf("ran %q, want %s first", h.calls(), tc.want)
+			}
+		})
+	}
+}
+
 // TestPolicyDeniesDriftCorrection: a drift correction a policy denies is not applied,
 // and the drift is reported.
 func TestPolicyDeniesDriftCorrection(t *testing.T) {

@@ -136,15 +136,16 @@ func (f *fakeRunner) ClearStaleLock(ctx context.Context, ws engine.Workspace) (t
 // fakeRenderer renders every resource to a workspace whose inputs hash is hash, or fails
 // with err.
 type fakeRenderer struct {
-	hash string
-	err  error // returned instead of a workspace, when set
+	hash  string
+	err   error             // returned instead of a workspace, when set
+	files map[string][]byte // the workspace's files
 }
 
 func (f *fakeRenderer) Render(_ context.Context, mg resource.Managed) (*workspace.Rendered, error) {
 	if f.err != nil {
 		return nil, f.err
 	}
-	return &workspace.Rendered{Workspace: engine.Workspace{ID: string(mg.GetUID())}, Hash: f.hash, Provider: &registry.ProviderConfig{}}, nil
+	return &workspace.Rendered{Workspace: engine.Workspace{ID: string(mg.GetUID()), Files: f.files}, Hash: f.hash, Provider: &registry.ProviderConfig{}}, nil
 }
 
 // harness is a managed reconciler of Modules over a fake client, runner and renderer.

@@ -227,3 +227,13 @@ func stringMap(m map[string]string) map[string]any {
 	}
 	return out
 }
+
+// CouldCheck reports whether p could check a plan of a configuration that declares
+// types (complete: all its types are known): a policy of every type always could, and
+// one of some types could when the configuration declares one of them, or may.
+func (p *Policy) CouldCheck(types []string, complete bool) bool {
+	if len(p.Match.ResourceTypes) == 0 || !complete {
+		return true
+	}
+	return slices.ContainsFunc(p.Match.ResourceTypes, func(t string) bool { return slices.Contains(types, t) })
+}

@@ -227,3 +227,26 @@ func TestMatches(t *testing.T) {
 		})
 	}
 }
+
+// TestCouldCheck: a policy of every type could check any plan; one of named types only
+// the plans of a configuration that declares one of them, or whose types are not all
+// known.
+func TestCouldCheck(t *testing.T) {
+	every := &Policy{}
+	buckets := &Policy{Match: policyv1.PolicyMatch{ResourceTypes: []string{"aws_s3_bucket", "google_storage_bucket"}}}
+	for name, tc := range map[string]struct {
+		p        *Policy
+		types    []string
+		complete bool
+		want     bool
+	}{
+		"every type, no resource":            {every, nil, true, true},
+		"named types, one declared":          {buckets, []string{"aws_s3_bucket", "random_id"}, true, true},
+		"named types, none declared":         {buckets, []string{"aws_sqs_queue", "random_id"}, true, false},
+		"named types, none known but unsure": {buckets, []string{"random_id"}, false, true},
+	} {
+		if got := tc.p.CouldCheck(tc.types, tc.complete); got != tc.want {
+			t.Errorf("%s: %v, want %v", name, got, tc.want)
+		}
+	}
+}
