@@ -73,7 +73,7 @@ func (r *Reconciler) record(claim, orig resource.Claim, mg resource.Managed, err
 	o := resource.Classify(err, resource.Retries{UserError: r.opts.UserErrorRetry, Waiting: resource.WaitRetry})
 	switch w, waiting := resource.AsWaiting(err); {
 	case err == nil:
-		o = mirrorSynced(mg, o)
+		o = mirrorSynced(claim, mg, o)
 		if !resource.IsReady(st.Conditions) {
 			o.Requeue = r.opts.UserErrorRetry
 		}
@@ -110,8 +110,9 @@ func appliedBy(mg resource.Managed) bool {
 }
 
 // mirrorSynced makes the claim's Synced say what its resource's does: a failed update, a
-// plan awaiting approval or a refused change is the claim's problem too.
-func mirrorSynced(mg resource.Managed, o resource.Outcome) resource.Outcome {
+// plan awaiting approval or a refused change is the claim's problem too. A value terraform
+// refused is named by the claim's parameter that set it.
+func mirrorSynced(claim resource.Claim, mg resource.Managed, o resource.Outcome) resource.Outcome {
 	if mg == nil {
 		return o
 	}
@@ -120,7 +121,7 @@ func mirrorSynced(mg resource.Managed, o resource.Outcome) resource.Outcome {
 		return o
 	}
 	o.Synced, o.Reason, o.EventType = metav1.ConditionFalse, synced.Reason, corev1.EventTypeWarning
-	o.Message = fmt.Sprintf("%s %s/%s: %s", mg.GetObjectKind().GroupVersionKind().Kind, mg.GetNamespace(), mg.GetName(), synced.Message)
+	o.Message = fmt.Sprintf("%s %s/%s: %s", mg.GetObjectKind().GroupVersionKind().Kind, mg.GetNamespace(), mg.GetName(), asParameters(claim, synced.Message))
 	return o
 }
 
@@ -155,7 +156,7 @@ func (r *Reconciler) mirrorResource(claim resource.Claim, mg resource.Managed, a
 	if synced := meta.FindStatusCondition(mg.GetManagedStatus().Conditions, common.TypeSynced); ready.Status != metav1.ConditionTrue &&
 		synced != nil && synced.Status == metav1.ConditionFalse {
 		resource.SetCondition(&st.Conditions, readyGen, common.TypeReady, metav1.ConditionFalse, synced.Reason,
-			fmt.Sprintf("%s %s/%s: %s", mg.GetObjectKind().GroupVersionKind().Kind, mg.GetNamespace(), mg.GetName(), synced.Message))
+			fmt.Sprintf("%s %s/%s: %s", mg.GetObjectKind().GroupVersionKind().Kind, mg.GetNamespace(), mg.GetName(), asParameters(claim, synced.Message)))
 		return
 	}
 	resource.SetCondition(&st.Conditions, readyGen, common.TypeReady, ready.Status, ready.Reason, ready.Message)
