@@ -82,6 +82,9 @@ func (r *Reconciler) record(claim, orig resource.Claim, mg resource.Managed, err
 	}
 	notes := o.SetSynced(&st.Conditions, claim.GetGeneration())
 	notes = append(notes, mirrorDrift(claim, mg)...)
+	if mg != nil && err == nil { // mg's inputs follow the claim's spec only once synced
+		notes = append(notes, mirrorOverrides(claim, mg)...)
+	}
 	resource.SetProgress(&st.Conditions, &st.ObservedGeneration, claim.GetGeneration(), applied)
 	if firstReady(orig.GetClaimStatus().Conditions, st.Conditions) {
 		resource.ObserveFirstReady(resource.ClaimFamily, r.kind.GVK, claim.GetCreationTimestamp().Time)

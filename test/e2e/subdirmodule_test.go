@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
@@ -104,7 +105,7 @@ func TestModuleFromGitSubdirectoryCallingItsRoot(t *testing.T) {
 	g.Expect(env.Client.Create(ctx, defined(g, sgGVK.GroupVersion().WithKind("WebSecurityGroupClass"), appNS, "standard",
 		`{"metadata":{"labels":{"terraplane.io/default":"true"}},"classRef":{"apiVersion":"terraform.terraplane.io/v1alpha1","kind":"ModuleClass","name":"`+mcName+`","namespace":"`+adminNS+`"}}`))).To(Succeed())
 	g.Expect(env.Client.Create(ctx, defined(g, sgGVK, appNS, "web",
-		`{"spec":{"writeConnectionSecretToRef":{"name":"web-sg"},"parameters":{"name":"web","ingress_cidr_blocks":["10.0.0.0/8"]}}}`))).To(Succeed())
+		`{"spec":{"writeConnectionSecretToRef":{"name":"web-sg"},"parameters":{"name":"web","ingress_cidr_blocks":["10.0.0.0/8"],"tags":{"team":"web"}}}}`))).To(Succeed())
 	claim := &unstructured.Unstructured{}
 	claim.SetGroupVersionKind(sgGVK)
 	g.Eventually(func(g Gomega) {
@@ -119,6 +120,36 @@ func TestModuleFromGitSubdirectoryCallingItsRoot(t *testing.T) {
 	g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: appNS, Name: "web-sg"}, conn)).To(Succeed())
 	g.Expect(string(conn.Data["security_group_id"])).To(HavePrefix("sg-"))
 	g.Expect(string(conn.Data["security_group_name"])).To(Equal("web"))
+
+	By(t, "the class now fixes tags: the claim says its tags are overridden and the class wins, with one Warning event")
+	mc := &terraformv1.ModuleClass{ObjectMeta: metav1.ObjectMeta{Namespace: adminNS, Name: mcName}}
+	g.Expect(updateLatest(ctx, mc, func() {
+		mc.SpecTemplate.ForProvider = &apiextensionsv1.JSON{Raw: []byte(`{"tags": {"team": "platform"}}`)}
+	})).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: appNS, Name: "web"}, claim)).To(Succeed())
+		conds, _, _ := unstructured.NestedSlice(claim.Object, "status", "conditions")
+		g.Expect(conds).To(ContainElement(And(HaveKeyWithValue("type", "ParametersOverridden"), HaveKeyWithValue("status", "True"),
+			HaveKeyWithValue("reason", "ClassValueWins"), HaveKeyWithValue("message", ContainSubstring("spec.parameters.tags: ModuleClass "+adminNS+"/"+mcName+" fixes the value, and the class's value wins")))), "%v", conds)
+	}).WithTimeout(timeout).Should(Succeed())
+	waitReadyAgain := func(g Gomega) {
+		g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(mod), mod)).To(Succeed())
+		g.Expect(string(mod.Spec.ForProvider.Raw)).To(ContainSubstring(`"platform"`))
+		g.Expect(framework.Condition(mod.Status.Conditions, "Ready").Status).To(Equal(metav1.ConditionTrue))
+	}
+	g.Eventually(waitReadyAgain).WithTimeout(timeout).Should(Succeed())
+	count := func() int { // events repeated are folded into one with a count
+		events, err := env.Events(ctx, claim)
+		g.Expect(err).NotTo(HaveOccurred())
+		n := 0
+		for _, ev := range events {
+			if ev.Reason == "ClassValueWins" {
+				n += max(int(ev.Count), 1)
+			}
+		}
+		return n
+	}
+	g.Consistently(count).WithTimeout(10 * time.Second).Should(Equal(1), "one event, not one per reconcile")
 
 	By(t, "a directory whose module calls past the repository is refused, naming the call")
 	escape := &terraformv1.ModuleClass{ObjectMeta: metav1.ObjectMeta{Namespace: adminNS, Name: "sg-escape"}}
