@@ -149,7 +149,7 @@ func TestModuleFromGitSubdirectoryCallingItsRoot(t *testing.T) {
 		}
 		return n
 	}
-	g.Consistently(count).WithTimeout(10 * time.Second).Should(Equal(1), "one event, not one per reconcile")
+	g.Consistently(count).WithTimeout(10*time.Second).Should(Equal(1), "one event, not one per reconcile")
 
 	By(t, "a directory whose module calls past the repository is refused, naming the call")
 	escape := &terraformv1.ModuleClass{ObjectMeta: metav1.ObjectMeta{Namespace: adminNS, Name: "sg-escape"}}
