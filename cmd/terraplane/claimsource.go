@@ -155,7 +155,7 @@ func (s moduleSource) classSource(configMap string) terraformv1.ModuleSource {
 func moduleConfigMap(m *module.Module, name, namespace string) (*corev1.ConfigMap, error) {
 	cm := &corev1.ConfigMap{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace}}
-	if flat(m.Files) {
+	if m.Dir == "" && flat(m.Files) {
 		cm.Data = map[string]string{}
 		total := 0
 		for _, n := range sortedKeys(m.Files) {
@@ -167,7 +167,7 @@ func moduleConfigMap(m *module.Module, name, namespace string) (*corev1.ConfigMa
 		}
 		cm.Data = nil
 	}
-	tgz, err := modsource.WriteTarball(m.Files)
+	tgz, err := modsource.WriteTarball(m.Tree())
 	if err != nil {
 		return nil, fmt.Errorf("pack the module: %w", err)
 	}

@@ -130,22 +130,22 @@ func TestSyncSpec(t *testing.T) {
 // TestMirrorSynced: the claim's Synced says what its resource's says when that failed.
 func TestMirrorSynced(t *testing.T) {
 	ok := resource.Classify(nil, resource.Retries{})
-	_, mg := boundPair(common.ReclaimDelete)
-	if got := mirrorSynced(mg, ok); got != ok {
+	claim, mg := boundPair(common.ReclaimDelete)
+	if got := mirrorSynced(claim, mg, ok); got != ok {
 		t.Errorf("a resource without Synced changed the outcome: %+v", got)
 	}
-	if got := mirrorSynced(nil, ok); got != ok {
+	if got := mirrorSynced(claim, nil, ok); got != ok {
 		t.Errorf("no resource changed the outcome: %+v", got)
 	}
 	mg.Status.Conditions = []metav1.Condition{{Type: common.TypeSynced, Status: metav1.ConditionFalse, Reason: common.ReasonAwaitingApproval, Message: "approve plan 1a2b"}}
-	got := mirrorSynced(mg, ok)
+	got := mirrorSynced(claim, mg, ok)
 	if got.Synced != metav1.ConditionFalse || got.Reason != common.ReasonAwaitingApproval || got.Message != "S3Bucket admin/bucket-uid-1: approve plan 1a2b" || got.EventType != corev1.EventTypeWarning {
 		t.Errorf("mirrorSynced = %+v", got)
 	}
 	// a plan policy's denial reaches the claim, so that a developer learns why
 	mg.Status.Conditions = []metav1.Condition{{Type: common.TypeSynced, Status: metav1.ConditionFalse, Reason: common.ReasonPolicyDenied,
 		Message: "plan 1a2b was denied: policy buckets rule not-public: buckets must not be public"}}
-	got = mirrorSynced(mg, ok)
+	got = mirrorSynced(claim, mg, ok)
 	if got.Synced != metav1.ConditionFalse || got.Reason != common.ReasonPolicyDenied ||
 		got.Message != "S3Bucket admin/bucket-uid-1: plan 1a2b was denied: policy buckets rule not-public: buckets must not be public" {
 		t.Errorf("mirrorSynced of a denial = %+v", got)

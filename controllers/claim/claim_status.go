@@ -73,7 +73,7 @@ func (r *Reconciler) record(claim, orig resource.Claim, mg resource.Managed, err
 	o := resource.Classify(err, resource.Retries{UserError: r.opts.UserErrorRetry, Waiting: resource.WaitRetry})
 	switch w, waiting := resource.AsWaiting(err); {
 	case err == nil:
-		o = mirrorSynced(mg, o)
+		o = mirrorSynced(claim, mg, o)
 		if !resource.IsReady(st.Conditions) {
 			o.Requeue = r.opts.UserErrorRetry
 		}
@@ -82,6 +82,9 @@ func (r *Reconciler) record(claim, orig resource.Claim, mg resource.Managed, err
 	}
 	notes := o.SetSynced(&st.Conditions, claim.GetGeneration())
 	notes = append(notes, mirrorDrift(claim, mg)...)
+	if mg != nil && err == nil { // mg's inputs follow the claim's spec only once synced
+		notes = append(notes, mirrorOverrides(claim, mg)...)
+	}
 	resource.SetProgress(&st.Conditions, &st.ObservedGeneration, claim.GetGeneration(), applied)
 	mirrorActivity(claim, mg)
 	if firstReady(orig.GetClaimStatus().Conditions, st.Conditions) {
@@ -128,8 +131,9 @@ func appliedBy(mg resource.Managed) bool {
 }
 
 // mirrorSynced makes the claim's Synced say what its resource's does: a failed update, a
-// plan awaiting approval or a refused change is the claim's problem too.
-func mirrorSynced(mg resource.Managed, o resource.Outcome) resource.Outcome {
+// plan awaiting approval or a refused change is the claim's problem too. A value terraform
+// refused is named by the claim's parameter that set it.
+func mirrorSynced(claim resource.Claim, mg resource.Managed, o resource.Outcome) resource.Outcome {
 	if mg == nil {
 		return o
 	}
@@ -138,7 +142,7 @@ func mirrorSynced(mg resource.Managed, o resource.Outcome) resource.Outcome {
 		return o
 	}
 	o.Synced, o.Reason, o.EventType = metav1.ConditionFalse, synced.Reason, corev1.EventTypeWarning
-	o.Message = fmt.Sprintf("%s %s/%s: %s", mg.GetObjectKind().GroupVersionKind().Kind, mg.GetNamespace(), mg.GetName(), synced.Message)
+	o.Message = fmt.Sprintf("%s %s/%s: %s", mg.GetObjectKind().GroupVersionKind().Kind, mg.GetNamespace(), mg.GetName(), asParameters(claim, synced.Message))
 	return o
 }
 
@@ -173,7 +177,7 @@ func (r *Reconciler) mirrorResource(claim resource.Claim, mg resource.Managed, a
 	if synced := meta.FindStatusCondition(mg.GetManagedStatus().Conditions, common.TypeSynced); ready.Status != metav1.ConditionTrue &&
 		synced != nil && synced.Status == metav1.ConditionFalse {
 		resource.SetCondition(&st.Conditions, readyGen, common.TypeReady, metav1.ConditionFalse, synced.Reason,
-			fmt.Sprintf("%s %s/%s: %s", mg.GetObjectKind().GroupVersionKind().Kind, mg.GetNamespace(), mg.GetName(), synced.Message))
+			fmt.Sprintf("%s %s/%s: %s", mg.GetObjectKind().GroupVersionKind().Kind, mg.GetNamespace(), mg.GetName(), asParameters(claim, synced.Message)))
 		return
 	}
 	resource.SetCondition(&st.Conditions, readyGen, common.TypeReady, ready.Status, ready.Reason, ready.Message)

@@ -3,10 +3,20 @@ package engine
 import (
 	"regexp"
 	"strings"
+	"unicode/utf8"
 )
 
-// maxSummary bounds the one-line summary a condition shows.
+// maxSummary bounds the one-line summary a condition shows, unless its cause alone is
+// longer: the cause is kept whole up to maxCause, and what comes before it is cut.
 const maxSummary = 300
+
+// minHead is how much of what comes before a long cause a summary keeps: enough to say
+// what failed.
+const minHead = 40
+
+// maxCause bounds the cause a summary keeps whole, far within the API server's limit on a
+// condition's message (32768 bytes) and short enough for an event.
+const maxCause = 2048
 
 var (
 	// boxPrefix is the frame terraform draws around diagnostics on a terminal-less stderr.
@@ -33,12 +43,37 @@ func summarize(text string) string {
 		if !ok {
 			continue
 		}
-		if detail := firstLine(lines[i+1:]); detail != "" && !strings.Contains(summary, detail) {
-			summary = strings.TrimSuffix(summary, ":") + ": " + detail
+		summary = strings.TrimSpace(requestIDs.ReplaceAllString(summary, ""))
+		cause := len(summary)
+		if detail := firstLine(lines[i+1:]); detail != "" && !exitStatus.MatchString(detail) && !strings.Contains(summary, detail) {
+			summary = strings.TrimSuffix(summary, ":") + ": "
+			cause = len(summary)
+			summary += requestIDs.ReplaceAllString(detail, "")
 		}
-		return clip(requestIDs.ReplaceAllString(summary, ""))
+		return clip(summary, causeAt(summary, cause))
 	}
-	return clip(firstLine(lines))
+	line := firstLine(lines)
+	return clip(line, causeAt(line, strings.LastIndex(line, ": ")+len(": ")))
+}
+
+// exitStatus is how a failed terraform process ends the error text, after its
+// diagnostics: no detail of a diagnostic that has none.
+var exitStatus = regexp.MustCompile(`^exit status \d+$`)
+
+// apiError starts a cloud API's error code and message, the cause of a provider's error.
+const apiError = "api error "
+
+// causeAt is where the cause of summary s starts: a cloud API's error code where there is
+// one, otherwise at, the start of the detail (or the last part of an error chain); 0
+// when s has no cause of its own.
+func causeAt(s string, at int) int {
+	if i := strings.LastIndex(s, apiError); i >= 0 {
+		return i
+	}
+	if at < 0 || at >= len(s) || at < len(": ") {
+		return 0
+	}
+	return at
 }
 
 // requestIDs are the request and host ids a cloud API puts before its error code: noise
@@ -96,10 +131,39 @@ func firstLine(lines []string) string {
 	return ""
 }
 
-func clip(s string) string {
-	s = strings.TrimSpace(s)
-	if len(s) > maxSummary {
-		return s[:maxSummary-3] + "..."
+// clip fits s, whose cause starts at byte cause, into maxSummary: the cause is kept whole
+// (up to maxCause) and what comes before it is cut in its middle, its start (the
+// operation that failed) kept; with no cause (0), s is cut at its end.
+func clip(s string, cause int) string {
+	if len(s) <= maxSummary {
+		return strings.TrimSpace(s)
 	}
-	return s
+	head, tail := s[:cause], strings.TrimSpace(s[cause:])
+	if len(tail) > maxCause || cause == 0 {
+		limit := maxCause
+		if cause == 0 {
+			limit = maxSummary
+		}
+		if len(tail) > limit {
+			tail = cutAt(tail, limit-len("...")) + "..."
+		}
+	}
+	if head == "" {
+		return tail
+	}
+	if room := max(maxSummary-len(tail)-len("... "), minHead); len(head) > room {
+		head = cutAt(head, room) + "... "
+	}
+	return strings.TrimSpace(head + tail)
+}
+
+// cutAt is the longest prefix of s of at most n bytes that ends on a character boundary.
+func cutAt(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }

@@ -58,7 +58,7 @@ func TestSummaryOneLine(t *testing.T) {
 			t.Errorf("%s: summary has a line break", name)
 		}
 	}
-	if long := Summary(errors.New(strings.Repeat("x", 1000))); len(long) != maxSummary {
+	if long := Summary(errors.New(strings.Repeat("x", 1000))); len(long) != maxSummary { // no cause: cut at its end
 		t.Errorf("long summary is %d bytes, want %d", len(long), maxSummary)
 	}
 }
@@ -251,20 +251,107 @@ func TestSummarize(t *testing.T) {
 	}
 }
 
-// TestClip: a summary is trimmed, and cut with an ellipsis past maxSummary.
+// TestClip: a summary is trimmed; past maxSummary its cause is kept whole and only what
+// comes before it is cut, its start kept; a text with no cause is cut at its end.
 func TestClip(t *testing.T) {
+	long := strings.Repeat("x", maxSummary)
 	for _, tc := range []struct {
-		in   string
-		want int
+		name, in  string
+		cause     int
+		want      string
+		wantBytes int
 	}{
-		{"  short  ", 5},
-		{strings.Repeat("x", maxSummary), maxSummary},
-		{strings.Repeat("x", maxSummary+1), maxSummary},
+		{name: "short", in: "  short  ", want: "short"},
+		{name: "no cause", in: long + "y", wantBytes: maxSummary},
+		{name: "a cause after a long context", in: "creating queue (q): " + long + ": the cause", cause: len("creating queue (q): " + long + ": "),
+			want: "creating queue (q): " + long[:maxSummary-len("creating queue (q): ... the cause")] + "... the cause"},
+		{name: "a cause longer than the summary is kept whole", in: "creating queue (q): " + long + "z", cause: len("creating queue (q): "),
+			want: "creating queue (q): " + long + "z"},
+		{name: "a cause past maxCause is cut at its end", in: "op: " + strings.Repeat("c", maxCause+10), cause: len("op: "),
+			want: "op: " + strings.Repeat("c", maxCause-3) + "..."},
+		{name: "characters are not split", in: strings.Repeat("é", maxSummary) + ": cause", cause: len(strings.Repeat("é", maxSummary) + ": "),
+			want: strings.Repeat("é", (maxSummary-len("... cause"))/2) + "... cause"},
 	} {
-		got := clip(tc.in)
-		if len(got) != tc.want || len(tc.in) > maxSummary && !strings.HasSuffix(got, "...") {
-			t.Errorf("clip(%d bytes) = %d bytes %q...", len(tc.in), len(got), got[:5])
+		got := clip(tc.in, tc.cause)
+		if tc.wantBytes != 0 {
+			if len(got) != tc.wantBytes || !strings.HasSuffix(got, "...") {
+				t.Errorf("%s: %d bytes %q, want %d ending in ...", tc.name, len(got), got, tc.wantBytes)
+			}
+			continue
 		}
+		if diff := cmp.Diff(tc.want, got); diff != "" {
+			t.Errorf("%s: clip (-want +got):\n%s", tc.name, diff)
+		}
+	}
+}
+
+// TestSummaryKeepsTheCauseWhole: a long error is cut before its cause, never in it: the
+// cloud API's error code and message, a diagnostic's detail, the last part of a chain.
+func TestSummaryKeepsTheCauseWhole(t *testing.T) {
+	policy := `{"deadLetterTargetArn":"arn:aws:sqs:us-east-1:123456789012:` + strings.Repeat("dead-letters-", 12) + `","maxReceiveCount":"5"}`
+	cause := "api error InvalidAttributeValue: Invalid value for the parameter RedrivePolicy. Reason: Value " + policy + " for parameter RedrivePolicy is invalid. Reason: Invalid value for maxReceiveCount."
+	for name, c := range map[string]struct {
+		text, start, cause string
+	}{
+		"a cloud API's error": {
+			text:  "Error: creating SQS Queue (orders): operation error SQS: CreateQueue, https response error StatusCode: 400, RequestID: 4f7c, " + cause,
+			start: "creating SQS Queue (orders): ", cause: cause,
+		},
+		"a diagnostic's detail": {
+			text:  "Error: " + strings.Repeat("a long summary ", 20) + "\n\nThe detail that says what to change: " + strings.Repeat("w", 150),
+			start: "a long summary", cause: "The detail that says what to change: " + strings.Repeat("w", 150),
+		},
+		"an error chain": {
+			text:  "render workspace: " + strings.Repeat("module source, ", 20) + ": read file x.tf: permission denied",
+			start: "render workspace: ", cause: "permission denied",
+		},
+	} {
+		got := Summary(errors.New(c.text))
+		if !strings.HasSuffix(got, c.cause) || !strings.HasPrefix(got, c.start) {
+			t.Errorf("%s: Summary = %q, want it to start with %q and end with the whole cause", name, got, c.start)
+		}
+		if len(got) > max(maxSummary, minHead+len("... ")+len(c.cause)) {
+			t.Errorf("%s: Summary is %d bytes", name, len(got))
+		}
+	}
+}
+
+// TestAttributeErrorsNameTheVariable: an error a provider raises about a resource's
+// attribute names the input variable the attribute is set from (and the attribute), and is
+// a fault the user must fix; an attribute set from no variable, or an error about the
+// whole resource, names none.
+func TestAttributeErrorsNameTheVariable(t *testing.T) {
+	for name, c := range map[string]struct {
+		diag, summary, fault string
+	}{
+		"a value out of range": {
+			diag:    `{"severity":"error","summary":"expected visibility_timeout_seconds to be in the range (0 - 43200), got 50000","detail":"","address":"module.this.aws_sqs_queue.this[0]","snippet":{"context":"resource \"aws_sqs_queue\" \"this\"","code":"  visibility_timeout_seconds = var.visibility_timeout_seconds","values":[]}}`,
+			summary: "variable visibility_timeout_seconds: expected visibility_timeout_seconds to be in the range (0 - 43200), got 50000 (attribute visibility_timeout_seconds of module.this.aws_sqs_queue.this[0])",
+			fault:   FaultInvalidInput,
+		},
+		"a value with a detail, from two variables": {
+			diag:    `{"severity":"error","summary":"invalid value for name","detail":"must match ^[a-z]+$.","address":"module.this.aws_sqs_queue.this","snippet":{"code":"  name = var.use_name_prefix ? null : var.name","values":[]}}`,
+			summary: "variables use_name_prefix, name: invalid value for name: must match ^[a-z]+$ (attribute name of module.this.aws_sqs_queue.this)",
+			fault:   FaultInvalidInput,
+		},
+		"an attribute set from a local": {
+			diag:    `{"severity":"error","summary":"expected delay_seconds to be in the range (0 - 900), got 1000","detail":"","address":"module.this.aws_sqs_queue.this","snippet":{"code":"  delay_seconds = local.delay","values":[]}}`,
+			summary: "expected delay_seconds to be in the range (0 - 900), got 1000",
+		},
+		"an error about the resource": {
+			diag:    `{"severity":"error","summary":"creating SQS Queue (q): operation error SQS: CreateQueue, StatusCode: 503, api error ServiceUnavailable","detail":"","address":"module.this.aws_sqs_queue.this","snippet":{"code":"resource \"aws_sqs_queue\" \"this\" {","values":[]}}`,
+			summary: "creating SQS Queue (q): operation error SQS: CreateQueue, StatusCode: 503, api error ServiceUnavailable",
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			err := parseUIStream([]byte(`{"type":"diagnostic","diagnostic":` + c.diag + `}`)).withDiagnostics(errors.New("exit status 1"))
+			if diff := cmp.Diff(c.summary, Summary(err)); diff != "" {
+				t.Errorf("Summary (-want +got):\n%s", diff)
+			}
+			if got, _ := UserFault(err); got != c.fault {
+				t.Errorf("UserFault = %q, want %q", got, c.fault)
+			}
+		})
 	}
 }
 

@@ -36,7 +36,9 @@ type diagnostic struct {
 	Severity string `json:"severity"`
 	Summary  string `json:"summary"`
 	Detail   string `json:"detail"`
-	Snippet  *struct {
+	// Address is the resource the diagnostic is about, e.g. module.this.aws_sqs_queue.this[0].
+	Address string `json:"address"`
+	Snippet *struct {
 		// Code is the source line of the failing expression.
 		Code string `json:"code"`
 		// Values are the values of what the failing expression refers to, e.g.
@@ -74,16 +76,53 @@ func (d *diagnostic) text() string {
 			statements = append(statements, v.Traversal+" "+v.Statement)
 		}
 	}
+	if len(vars) == 0 && d.Snippet != nil && !authoredCondition(summary) {
+		vars, statements = d.attributeVariables()
+	}
 	if len(vars) == 0 {
 		return "Error: " + summary + "\n\n" + detail
 	}
 	first, rest, _ := strings.Cut(detail, "\n")
-	first = strings.TrimSuffix(first, ".") + " (" + strings.Join(statements, ", ") + ")"
+	if first == "" { // the values follow the summary
+		summary, first = strings.TrimSuffix(summary, ".")+" ("+strings.Join(statements, ", ")+")", ""
+	} else {
+		first = strings.TrimSuffix(first, ".") + " (" + strings.Join(statements, ", ") + ")"
+	}
 	what := "variable "
 	if len(vars) > 1 {
 		what = "variables "
 	}
 	return "Error: " + what + strings.Join(vars, ", ") + ": " + summary + "\n\n" + strings.TrimSpace(first+"\n"+rest)
+}
+
+// attribute matches the start of a resource attribute's assignment: name = expression.
+var attribute = regexp.MustCompile(`^\s*([A-Za-z_][\w-]*)\s*=\s*(.*)$`)
+
+// varRef matches a reference to an input variable in an expression.
+var varRef = regexp.MustCompile(`\bvar\.([A-Za-z_][\w-]*)`)
+
+// attributeVariables names the input variables of an error a provider raised about a
+// resource attribute (a value out of range, say), whose snippet is the attribute's
+// assignment and carries no values: the variables its expression reads, and a statement
+// naming the attribute and the resource. An attribute set from no variable names none.
+func (d *diagnostic) attributeVariables() (vars, statements []string) {
+	m := attribute.FindStringSubmatch(d.Snippet.Code)
+	if m == nil {
+		return nil, nil
+	}
+	for _, ref := range varRef.FindAllStringSubmatch(m[2], -1) {
+		if !slices.Contains(vars, ref[1]) {
+			vars = append(vars, ref[1])
+		}
+	}
+	if len(vars) == 0 {
+		return nil, nil
+	}
+	what := "attribute " + m[1]
+	if d.Address != "" {
+		what += " of " + d.Address
+	}
+	return vars, []string{what}
 }
 
 // forClause matches a for expression over an input variable: for k, v in var.x.

@@ -70,13 +70,25 @@ func (l *Loader) fromGit(ctx context.Context, c client.Reader, namespace string,
 	}
 	dir := strings.Trim(path.Clean("/"+src.Path), "/")
 	return l.moving(moving)(l.load("git/"+src.URL+"@"+commit+"//"+dir+"#"+repo.authID, func() (*Loaded, error) {
-		files, err := repo.read(ctx, l.CacheDir, l.maxFetch(), commit, dir)
+		m, err := repo.read(ctx, l.CacheDir, l.maxFetch(), commit, func(c *object.Commit) (*module.Module, error) {
+			files, err := treeFiles(c, dir, src.URL)
+			if err != nil {
+				return nil, err
+			}
+			m, err := module.FromFiles(files)
+			if err == nil && dir != "" && m.CallsOutside() { // ../x: the whole repository, as terraform fetches it
+				if files, err = treeFiles(c, "", src.URL); err != nil {
+					return nil, err
+				}
+				m, err = module.FromTree(files, dir)
+			}
+			if err != nil {
+				return nil, resource.UserErrorf(ReasonInvalidModule, "module at %s//%s?ref=%s: %v", src.URL, src.Path, src.Ref, err)
+			}
+			return m, nil
+		})
 		if err != nil {
 			return nil, err
-		}
-		m, err := module.FromFiles(files)
-		if err != nil {
-			return nil, resource.UserErrorf(ReasonInvalidModule, "module at %s//%s?ref=%s: %v", src.URL, src.Path, src.Ref, err)
 		}
 		return &Loaded{Module: m, Revision: commit}, nil
 	}))
@@ -119,8 +131,8 @@ func (g *gitRepo) lookup(ctx context.Context) (string, error) {
 	return "", resource.UserErrorf(ReasonNotFound, "ref %s is neither a tag nor a branch of %s", g.src.Ref, g.src.URL)
 }
 
-// read returns the files of commit below dir, fetching at most limit bytes.
-func (g *gitRepo) read(ctx context.Context, cacheDir string, limit int64, commit, dir string) (map[string][]byte, error) {
+// read fetches commit (at most limit bytes) and builds the module from it.
+func (g *gitRepo) read(ctx context.Context, cacheDir string, limit int64, commit string, build func(*object.Commit) (*module.Module, error)) (*module.Module, error) {
 	var repo *git.Repository
 	if p, ok := g.local(); ok {
 		r, err := git.PlainOpen(p)
@@ -145,7 +157,7 @@ func (g *gitRepo) read(ctx context.Context, cacheDir string, limit int64, commit
 	if err != nil {
 		return nil, resource.UserErrorf(ReasonNotFound, "commit %s is not in %s: %v", commit, g.src.URL, err)
 	}
-	return treeFiles(c, dir, g.src.URL)
+	return build(c)
 }
 
 // fetch brings commit (with depth 1 where the server allows) into an object store in

@@ -76,7 +76,7 @@ func (l *Loader) fromOCI(ctx context.Context, c client.Reader, namespace string,
 		if err != nil {
 			return nil, err
 		}
-		m, err := module.FromFiles(subtree(files, dir))
+		m, err := module.FromTree(files, dir) // a module at dir that calls ../x keeps the artifact's tree
 		if err != nil {
 			return nil, resource.UserErrorf(ReasonInvalidModule, "module in %s//%s: %v", src.Ref, src.Path, err)
 		}

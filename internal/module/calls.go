@@ -3,6 +3,7 @@ package module
 import (
 	"fmt"
 	"path"
+	"path/filepath"
 	"sort"
 	"strings"
 )
@@ -13,19 +14,57 @@ func IsLocalSource(source string) bool {
 	return strings.HasPrefix(source, "./") || strings.HasPrefix(source, "../")
 }
 
-// LocalModules lists the directories (slash-separated, "." for the root) of the root
-// module and every local module it calls, directly or not, and says what is wrong with
-// the calls: a local source outside the module's files, or one with no configuration.
+// LocalModules lists the directories (slash-separated, "." for the top of the tree) of
+// the module and every local module it calls, directly or not, in its Tree, and says what
+// is wrong with the calls: a local source outside the files (of the module, or of the
+// whole source when the module keeps it), or one with no configuration.
 func (m *Module) LocalModules() (dirs []string, problems []string) {
-	seen := map[string]bool{".": true}
-	queue := []string{"."}
+	outside := "the module's files"
+	if m.Dir != "" {
+		outside = "the module source's files"
+	}
+	for _, c := range m.walkCalls() {
+		switch {
+		case c.problem != "":
+			problems = append(problems, c.problem)
+		case c.outside:
+			problems = append(problems, fmt.Sprintf("%s calls %s, outside %s", c.where, c.source, outside))
+		case c.missing:
+			problems = append(problems, fmt.Sprintf("%s calls %s, which is not among the module's files", c.where, c.source))
+		case c.dir != "":
+			dirs = append(dirs, c.dir)
+		}
+	}
+	sort.Strings(problems)
+	return dirs, problems
+}
+
+// localCall is a directory walkCalls reached, or what is wrong with a call.
+type localCall struct {
+	dir              string // a directory reached, tree-relative
+	where, source    string // the call, for messages
+	outside, missing bool
+	problem          string // a directory that cannot be read
+}
+
+// walkCalls walks the module's Tree from the module's directory through its local module
+// calls: each directory reached once, and each call that leaves the tree or finds no
+// configuration.
+func (m *Module) walkCalls() []localCall {
+	tree, start := m.Files, "."
+	if m.Dir != "" {
+		tree, start = m.Tree(), m.Dir
+	}
+	seen := map[string]bool{start: true}
+	queue := []string{start}
+	var out []localCall
 	for len(queue) > 0 {
 		dir := queue[0]
 		queue = queue[1:]
-		dirs = append(dirs, dir)
-		mod, err := inspectFiles(subtree(m.Files, dir))
+		out = append(out, localCall{dir: dir})
+		mod, err := inspectFiles(subtree(tree, dir))
 		if err != nil {
-			problems = append(problems, fmt.Sprintf("%s: %v", dir, err))
+			out = append(out, localCall{problem: fmt.Sprintf("%s: %v", m.relative(dir), err)})
 			continue
 		}
 		for _, c := range mod.ModuleCalls {
@@ -34,22 +73,33 @@ func (m *Module) LocalModules() (dirs []string, problems []string) {
 			}
 			target := path.Clean(path.Join(dir, c.Source))
 			where := "module " + c.Name
-			if dir != "." {
-				where = dir + ": " + where
+			if dir != start {
+				where = m.relative(dir) + ": " + where
 			}
 			switch {
 			case target == ".." || strings.HasPrefix(target, "../"):
-				problems = append(problems, fmt.Sprintf("%s calls %s, outside the module's files", where, c.Source))
-			case !hasConfig(m.Files, target):
-				problems = append(problems, fmt.Sprintf("%s calls %s, which is not among the module's files", where, c.Source))
+				out = append(out, localCall{where: where, source: c.Source, outside: true})
+			case !hasConfig(tree, target):
+				out = append(out, localCall{where: where, source: c.Source, missing: true})
 			case !seen[target]:
 				seen[target] = true
 				queue = append(queue, target)
 			}
 		}
 	}
-	sort.Strings(problems)
-	return dirs, problems
+	return out
+}
+
+// relative names a tree directory as seen from the module's own: "." for it, x for
+// a directory below it, ../x for one outside it.
+func (m *Module) relative(dir string) string {
+	if m.Dir == "" {
+		return dir
+	}
+	if rel, err := filepath.Rel(m.Dir, dir); err == nil {
+		return filepath.ToSlash(rel)
+	}
+	return dir
 }
 
 // subtree is the files below dir, with paths relative to it ("." is all of them).
@@ -70,6 +120,9 @@ func subtree(files map[string][]byte, dir string) map[string][]byte {
 func hasConfig(files map[string][]byte, dir string) bool {
 	for name := range files {
 		rest, ok := strings.CutPrefix(name, dir+"/")
+		if dir == "." {
+			rest, ok = name, true
+		}
 		if ok && !strings.Contains(rest, "/") && (strings.HasSuffix(rest, ".tf") || strings.HasSuffix(rest, ".tf.json")) {
 			return true
 		}
@@ -82,12 +135,16 @@ func hasConfig(files map[string][]byte, dir string) bool {
 // constraints are kept, a submodule's added.
 func (m *Module) AllRequiredProviders() ([]ProviderRequirement, error) {
 	dirs, _ := m.LocalModules()
+	tree := m.Files
+	if m.Dir != "" {
+		tree = m.Tree()
+	}
 	bySource := map[string]*ProviderRequirement{}
 	var order []string
 	for _, dir := range dirs {
-		reqs, err := RequiredProviders(subtree(m.Files, dir))
+		reqs, err := RequiredProviders(subtree(tree, dir))
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", dir, err)
+			return nil, fmt.Errorf("%s: %w", m.relative(dir), err)
 		}
 		for _, r := range reqs {
 			have, ok := bySource[r.Source]

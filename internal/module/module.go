@@ -51,6 +51,12 @@ type Module struct {
 	// Files: it is what the module's workspaces install providers by, not a module file.
 	// Nil when the module ships none.
 	Lock []byte
+	// Dir is where the module lives in the source tree it was read from (slash-separated)
+	// when it calls local modules outside its own directory (../x); "" otherwise.
+	Dir string
+	// Outside holds the files of that source tree outside Dir (paths from the tree's top),
+	// which those calls read; nil without Dir.
+	Outside map[string][]byte
 }
 
 // LockFile is the name of terraform's dependency lock file.
@@ -125,7 +131,11 @@ func relative(dir, p string) string {
 
 // FromFiles builds a Module from files already in memory (slash-separated paths),
 // leaving out what Kept refuses; a top-level LockFile becomes the module's Lock.
+// A tree that Tree wrote (with DirFile) reads back as the module it was.
 func FromFiles(files map[string][]byte) (*Module, error) {
+	if m, marked, err := fromMarkedTree(files); marked {
+		return m, err
+	}
 	m := &Module{Files: map[string][]byte{}}
 	for name, content := range files {
 		switch {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"path"
 	"sort"
 	"strconv"
 	"strings"
@@ -147,8 +148,10 @@ func Render(in Input) (*Workspace, error) {
 			return nil, err
 		}
 	}
-	for name, content := range in.Module.Files {
-		ws.Files[ModuleDir+"/"+name] = content
+	for name, content := range in.Module.Tree() {
+		if name != module.DirFile {
+			ws.Files[ModuleDir+"/"+name] = content
+		}
 	}
 	return ws, nil
 }
@@ -263,7 +266,7 @@ func variableBlocks(in Input) map[string]any {
 }
 
 func moduleCall(in Input) map[string]any {
-	call := map[string]any{"source": "./" + ModuleDir}
+	call := map[string]any{"source": "./" + path.Join(ModuleDir, in.Module.Dir)} // a module that calls outside its directory sits in its source tree
 	for name := range in.Values {
 		call[name] = "${var." + name + "}"
 	}

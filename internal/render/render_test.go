@@ -2,8 +2,10 @@ package render
 
 import (
 	"flag"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -177,5 +179,32 @@ func TestRenderSecretVariables(t *testing.T) {
 	}
 	if _, err := Render(Input{Module: testModule(t), SecretVariables: []string{"name"}}); err != nil {
 		t.Errorf("a required variable supplied as a secret variable: %v", err)
+	}
+}
+
+// TestRenderModuleInItsSourceTree: a module that keeps its source tree (it calls ../../)
+// is copied with that tree, and the root module calls it at its directory inside.
+func TestRenderModuleInItsSourceTree(t *testing.T) {
+	m, err := module.FromTree(map[string][]byte{
+		"main.tf":                 []byte(`variable "name" {}`),
+		"modules/http-80/main.tf": []byte(`variable "name" {}` + "\n" + `module "sg" {` + "\n" + `  source = "../../"` + "\n" + `  name = var.name` + "\n}"),
+	}, "modules/http-80")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws, err := Render(Input{Module: m, Values: map[string]any{"name": "web"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{ModuleDir + "/main.tf", ModuleDir + "/modules/http-80/main.tf"} {
+		if _, ok := ws.Files[name]; !ok {
+			t.Errorf("%s not in the workspace: %v", name, slices.Sorted(maps.Keys(ws.Files)))
+		}
+	}
+	if _, ok := ws.Files[ModuleDir+"/"+module.DirFile]; ok {
+		t.Errorf("the tree's marker was copied")
+	}
+	if !strings.Contains(string(ws.Files[RootFile]), `"source": "./module/modules/http-80"`) {
+		t.Errorf("root module:\n%s", ws.Files[RootFile])
 	}
 }

@@ -71,9 +71,10 @@ func Hash(kind, name string, template []byte, mod *module.Module) string {
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\x00%s\x00%d\x00", kind, name, len(template))
 	h.Write(template)
-	for _, f := range slices.Sorted(maps.Keys(mod.Files)) {
-		fmt.Fprintf(h, "%s\x00%d\x00", f, len(mod.Files[f]))
-		h.Write(mod.Files[f])
+	files := mod.Tree() // a module that keeps its source tree: all of it, and where it lives
+	for _, f := range slices.Sorted(maps.Keys(files)) {
+		fmt.Fprintf(h, "%s\x00%d\x00", f, len(files[f]))
+		h.Write(files[f])
 	}
 	fmt.Fprintf(h, "lock\x00%d\x00", len(mod.Lock))
 	h.Write(mod.Lock)
@@ -101,7 +102,7 @@ func Build(class client.Object, gvk schema.GroupVersionKind, mod *module.Module,
 	if err != nil {
 		return nil, fmt.Errorf("encode class template: %w", err)
 	}
-	tgz, err := modsource.WriteTarball(mod.Files)
+	tgz, err := modsource.WriteTarball(mod.Tree())
 	if err != nil {
 		return nil, fmt.Errorf("pack the module: %w", err)
 	}

@@ -169,7 +169,7 @@ func TestPublicModule(t *testing.T) {
 		_, conds := storeClaim(g, ctx, appNS, "photos")
 		synced := conds[common.TypeSynced]
 		g.Expect(synced.Reason).To(Equal("InvalidInput"), synced.Message)
-		g.Expect(synced.Message).To(ContainSubstring("variable lifecycle_rule"))
+		g.Expect(synced.Message).To(ContainSubstring("parameter spec.parameters.lifecycle_rule: "))
 		g.Expect(synced.Message).To(ContainSubstring(`"thirty"`))
 	}).WithTimeout(timeout).Should(Succeed())
 

@@ -100,7 +100,7 @@ func bareRepo(t *testing.T, root, name string) (commit func(file, content string
 
 // gitHTTPServer serves the bare repositories under root with git's own smart-HTTP server
 // (git http-backend through net/http/cgi), to a client that sends user and token as
-// basic auth or token as a bearer token.
+// basic auth or token as a bearer token; with no token, to anyone.
 func gitHTTPServer(t *testing.T, root, user, token string) string {
 	t.Helper()
 	execPath, err := exec.Command("git", "--exec-path").Output()
@@ -111,7 +111,7 @@ func gitHTTPServer(t *testing.T, root, user, token string) string {
 		Env: []string{"GIT_PROJECT_ROOT=" + root, "GIT_HTTP_EXPORT_ALL=1"}}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		u, p, basic := r.BasicAuth()
-		if r.Header.Get("Authorization") != "Bearer "+token && (!basic || u != user || p != token) {
+		if token != "" && r.Header.Get("Authorization") != "Bearer "+token && (!basic || u != user || p != token) {
 			w.Header().Set("WWW-Authenticate", `Basic realm="git"`)
 			w.WriteHeader(http.StatusUnauthorized)
 			return
