@@ -76,7 +76,7 @@ func step(prev *common.RolloutStatus, in rolloutInput, fleet []member) (*common.
 		wave := v.waiting[:min(n, len(v.waiting))]
 		st.Admitted = append(st.Admitted, wave...)
 		st.Wave++
-		notes = append(notes, note(corev1.EventTypeNormal, EventRolloutWave, "wave %d of revision %s: %s", st.Wave, in.target, strings.Join(wave, ", ")))
+		notes = append(notes, note(corev1.EventTypeNormal, EventRolloutWave, "wave %d of revision %s: %s", st.Wave, in.target, strings.Join(withClaims(wave, fleet), ", ")))
 		v = view(st, fleet)
 	}
 	if st.CompletedAt == nil && len(v.waiting)+len(v.inFlight)+len(v.failing) == 0 {
@@ -125,6 +125,25 @@ func view(st *common.RolloutStatus, fleet []member) fleetView {
 		}
 	}
 	return v
+}
+
+// withClaims names each of the resources names with the claim it serves, when it serves
+// one: "db-7f3c (claim team-a/orders)".
+func withClaims(names []string, fleet []member) []string {
+	claims := map[string]string{}
+	for _, m := range fleet {
+		if m.key != m.name {
+			claims[m.name] = m.key
+		}
+	}
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = n
+		if c, ok := claims[n]; ok {
+			out[i] = n + " (claim " + c + ")"
+		}
+	}
+	return out
 }
 
 // describe names m and its failure, with its claim when it has one.

@@ -1,6 +1,7 @@
 package classrevision
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -110,7 +111,22 @@ func TestStep(t *testing.T) {
 			if st.Paused == common.ReasonRolloutFailed && !strings.Contains(st.Message, "c (claim team/c; ApplyFailed: boom)") {
 				t.Errorf("message %q does not name the failure", st.Message)
 			}
+			for _, n := range notes {
+				if n.Reason == EventRolloutWave && !strings.Contains(n.Message, st.Admitted[len(st.Admitted)-1]+" (claim team/"+st.Admitted[len(st.Admitted)-1]+")") {
+					t.Errorf("wave event %q does not name the claims its resources serve", n.Message)
+				}
+			}
 		})
+	}
+}
+
+// TestWithClaims: a resource that serves a claim is named with it; one that serves none
+// by its name alone.
+func TestWithClaims(t *testing.T) {
+	fleet := []member{{name: "db-1", key: "team/orders"}, {name: "standalone", key: "standalone"}}
+	got := withClaims([]string{"db-1", "standalone", "gone"}, fleet)
+	if want := []string{"db-1 (claim team/orders)", "standalone", "gone"}; !slices.Equal(got, want) {
+		t.Errorf("%v, want %v", got, want)
 	}
 }
 

@@ -21,8 +21,8 @@ import (
 	common "terraplane.io/terraplane/apis/common/v1alpha1"
 	policyv1 "terraplane.io/terraplane/apis/policy/v1alpha1"
 	"terraplane.io/terraplane/controllers/managed"
-	"terraplane.io/terraplane/internal/plandoc"
 	tfmodule "terraplane.io/terraplane/internal/module"
+	"terraplane.io/terraplane/internal/plandoc"
 	"terraplane.io/terraplane/internal/planpolicy"
 	"terraplane.io/terraplane/internal/resource"
 )

@@ -39,7 +39,7 @@ type reply struct {
 	Age     time.Duration            `json:"age,omitempty"`
 	// Activity is what the workspace's terraform does now.
 	Activity *engine.Activity `json:"activity,omitempty"`
-	Error   *wireError               `json:"error,omitempty"`
+	Error    *wireError       `json:"error,omitempty"`
 	// Elapsed is how long the runner spent on the run, from its request decoded to its
 	// reply: the rest of the caller's wait is the hop.
 	Elapsed time.Duration `json:"elapsed,omitempty"`

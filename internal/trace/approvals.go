@@ -25,6 +25,8 @@ type Approval struct {
 	Kind       string `json:"kind"`
 	Namespace  string `json:"namespace"`
 	Name       string `json:"name"`
+	// Claim is the claim the resource serves (kind/namespace/name); empty when none.
+	Claim string `json:"claim,omitempty"`
 	// PlanID is the plan's id, the value spec.approvedPlan takes.
 	PlanID string `json:"planID"`
 	// Plan is its reason (Create, Update, Drift) and counts.
@@ -130,7 +132,7 @@ func pending(items []unstructured.Unstructured) []Approval {
 		}
 		st, _ := managedStatus(mg)
 		a := Approval{APIVersion: mg.GetAPIVersion(), Kind: mg.GetKind(), Namespace: mg.GetNamespace(), Name: mg.GetName(),
-			PlanID: n.Plan.ID, Plan: *n.Plan, Reason: n.Reason, Created: n.Created}
+			PlanID: n.Plan.ID, Plan: *n.Plan, Reason: n.Reason, Created: n.Created, Claim: claimOf(mg)}
 		for _, c := range st.Conditions {
 			if c.Type == "Synced" {
 				a.Message = c.Message
@@ -141,19 +143,29 @@ func pending(items []unstructured.Unstructured) []Approval {
 	return out
 }
 
+// claimOf names the claim mg serves, kind/namespace/name, from its spec.claimRef; ""
+// when it serves none.
+func claimOf(mg *unstructured.Unstructured) string {
+	ref, _, _ := unstructured.NestedStringMap(mg.Object, "spec", "claimRef")
+	if ref["name"] == "" {
+		return ""
+	}
+	return strings.ToLower(ref["kind"]) + "/" + ref["namespace"] + "/" + ref["name"]
+}
+
 // PrintApprovals writes the list as a table (wide adds messages), or as data.
 func PrintApprovals(w io.Writer, l *ApprovalList, format string, now time.Time) error {
 	if format == "json" || format == "yaml" {
 		return PrintData(w, l, format)
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	header := "NAMESPACE\tRESOURCE\tPLAN\tREASON\tCHANGES\tAGE"
+	header := "NAMESPACE\tRESOURCE\tCLAIM\tPLAN\tREASON\tCHANGES\tAGE"
 	if format == "wide" {
 		header += "\tMESSAGE"
 	}
 	fmt.Fprintln(tw, header)
 	for _, a := range l.Items {
-		line := fmt.Sprintf("%s\t%s/%s\t%s\t%s\t%s\t%s", a.Namespace, a.Kind, a.Name, a.PlanID, a.Reason, a.Plan.Counts(), Age(a.Created, now))
+		line := fmt.Sprintf("%s\t%s/%s\t%s\t%s\t%s\t%s\t%s", a.Namespace, a.Kind, a.Name, dash(a.Claim), a.PlanID, a.Reason, a.Plan.Counts(), Age(a.Created, now))
 		if format == "wide" {
 			line += "\t" + dash(oneLine(a.Message))
 		}

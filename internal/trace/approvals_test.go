@@ -23,7 +23,8 @@ func pendingObjects(t *testing.T) []client.Object {
 	}
 	return objects(t, strings.Join([]string{
 		mg("S3Bucket", "storage.aws.terraplane.io/v1alpha1", "terraplane-system", "photos", planUpdate+conditionsAt+fmt.Sprintf(syncedFalse, "AwaitingApproval")),
-		mg("Module", "terraform.terraplane.io/v1alpha1", "team-a", "net", planUpdate+conditionsAt+fmt.Sprintf(syncedFalse, "DestructiveChangeRefused")),
+		strings.Replace(mg("Module", "terraform.terraplane.io/v1alpha1", "team-a", "net", planUpdate+conditionsAt+fmt.Sprintf(syncedFalse, "DestructiveChangeRefused")),
+			"spec: {", "spec: {claimRef: {apiVersion: network.example.org/v1, kind: Network, namespace: team-a, name: vpc}, ", 1),
 		mg("Module", "terraform.terraplane.io/v1alpha1", "team-a", "done", planApplied),
 		mg("Module", "terraform.terraplane.io/v1alpha1", "team-b", "dns", planUpdate+conditionsAt+fmt.Sprintf(syncedFalse, "AwaitingApproval")),
 	}, "\n---\n"))
@@ -79,6 +80,7 @@ func TestListApprovals(t *testing.T) {
 	}
 }
 
+// TestPrintApprovals: one line a pending plan, naming the claim its resource serves.
 func TestPrintApprovals(t *testing.T) {
 	l, err := ListApprovals(context.Background(), fakeReader(pendingObjects(t)), []schema.GroupVersionKind{moduleGVK}, Scope{Namespace: "team-a"})
 	if err != nil {
@@ -88,8 +90,8 @@ func TestPrintApprovals(t *testing.T) {
 	if err := PrintApprovals(&b, l, "", now); err != nil {
 		t.Fatal(err)
 	}
-	want := "NAMESPACE  RESOURCE    PLAN              REASON                    CHANGES        AGE\n" +
-		"team-a     Module/net  aaaa000000000002  DestructiveChangeRefused  +1 ~2 -3 -/+4  60m\n"
+	want := "NAMESPACE  RESOURCE    CLAIM               PLAN              REASON                    CHANGES        AGE\n" +
+		"team-a     Module/net  network/team-a/vpc  aaaa000000000002  DestructiveChangeRefused  +1 ~2 -3 -/+4  60m\n"
 	if diff := cmp.Diff(want, b.String()); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
