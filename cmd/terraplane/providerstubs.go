@@ -58,7 +58,7 @@ func planProviders(m *module.Module, namespace string, named []string) (*provide
 		p.configs[r.Name] = r.Name
 		p.stubs = append(p.stubs, &terraformv1.ProviderConfig{
 			TypeMeta:   metav1.TypeMeta{APIVersion: terraformv1.GroupVersion.String(), Kind: "ProviderConfig"},
-			ObjectMeta: metav1.ObjectMeta{Name: r.Name, Namespace: namespace},
+			ObjectMeta: metav1.ObjectMeta{Name: r.Name, Namespace: namespace, Annotations: map[string]string{terraformv1.StubAnnotation: "true"}},
 			Spec: terraformv1.ProviderConfigSpec{Source: short, Version: r.Constraints,
 				Config: &apiextensionsv1.JSON{Raw: []byte("{}")}},
 		})
@@ -107,7 +107,8 @@ func stubHint(pc *terraformv1.ProviderConfig) string {
 	if h, ok := providerHints[pc.Spec.Source]; ok {
 		hint = h
 	}
-	return fmt.Sprintf("# %s for %s: fill it in before applying.\n%s\n", terraformv1.ProviderConfigResource, pc.Spec.Source, hint)
+	return fmt.Sprintf("# %s for %s: fill it in, and remove the %s annotation; until then the class is not Ready.\n%s\n",
+		terraformv1.ProviderConfigResource, pc.Spec.Source, terraformv1.StubAnnotation, hint)
 }
 
 // configFor names the ProviderConfig that configures the module's provider local.

@@ -62,6 +62,9 @@ func (r *Reconciler) unconfigured(ctx context.Context, class *terraformv1.Module
 			problems = append(problems, fmt.Sprintf("%s %s/%s does not exist", terraformv1.ProviderConfigResource, class.Namespace, name))
 		case err != nil:
 			return nil, fmt.Errorf("get provider config: %w", err)
+		case pc.Annotations[terraformv1.StubAnnotation] != "":
+			problems = append(problems, fmt.Sprintf("%s %s/%s is a stub to fill in (claim generate wrote it): set its config and credentials, then remove the annotation %s",
+				terraformv1.ProviderConfigResource, class.Namespace, name, terraformv1.StubAnnotation))
 		default:
 			configured[fullSource(pc.Spec.Source)] = true
 		}

@@ -23,7 +23,8 @@ const awsTF = `terraform {
 // TestProvidersAndSubmodules: a class is not Ready while a provider its module (or a
 // local module it calls) needs is configured by no ProviderConfig the class names, nor
 // while a local module it calls is missing from its files (a flat ConfigMap). Providers
-// that take no configuration (random) need none.
+// that take no configuration (random) need none. A stub ProviderConfig, marked so
+// until someone fills it in, configures nothing yet.
 func TestProvidersAndSubmodules(t *testing.T) {
 	valid := checked{Synced: "True", SyncedReason: ReasonRead, Ready: "True", ReadyReason: ReasonValid,
 		Variables: []string{"name", "size"}, Outputs: []string{"id"}, Read: true, Observed: true}
@@ -64,6 +65,14 @@ func TestProvidersAndSubmodules(t *testing.T) {
 		"aws configured": {
 			objs: []client.Object{withRefs("aws"), pc("aws", "hashicorp/aws"), moduleConfigMap(map[string]string{"main.tf": mainTF, "versions.tf": awsTF})},
 			want: valid,
+		},
+		"aws configured by a stub claim generate wrote, not yet filled in": {
+			objs: []client.Object{withRefs("aws"), func() client.Object {
+				stub := pc("aws", "hashicorp/aws")
+				stub.Annotations = map[string]string{terraformv1.StubAnnotation: "true"}
+				return stub
+			}(), moduleConfigMap(map[string]string{"main.tf": mainTF, "versions.tf": awsTF})},
+			want: invalid(ReasonProviderNotConfigured),
 		},
 		"random needs no configuration": {
 			objs: []client.Object{withRefs(), moduleConfigMap(map[string]string{"main.tf": mainTF, "versions.tf": randomTF})},

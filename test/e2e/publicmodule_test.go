@@ -58,7 +58,8 @@ func TestPublicModule(t *testing.T) {
 	b, err := os.ReadFile(stub)
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(string(b)).To(And(ContainSubstring("module.tar.gz"), ContainSubstring("kind: ProviderConfig"),
-		ContainSubstring("source: hashicorp/aws"), ContainSubstring("providerConfigRefs:\n  - name: aws")))
+		ContainSubstring("source: hashicorp/aws"), ContainSubstring("providerConfigRefs:\n  - name: aws"),
+		ContainSubstring("terraform.terraplane.io/stub: \"true\"")))
 
 	By(t, "with the ProviderConfig named, the manifests apply as generated; the class waits for that ProviderConfig")
 	manifests := filepath.Join(t.TempDir(), "store.yaml")

@@ -2,6 +2,10 @@ package v1alpha1
 
 import apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 
+// StubAnnotation marks a ProviderConfig that `terraplane claim generate` wrote as a stub
+// to fill in: a ModuleClass that names it is not Ready until the annotation is removed.
+const StubAnnotation = "terraform.terraplane.io/stub"
+
 // SecretKeySelector names one key of a Secret in the referrer's namespace.
 type SecretKeySelector struct {
 	// Name of the Secret.
