@@ -23,7 +23,9 @@ func TestDecideAutoscale(t *testing.T) {
 	waits := func(name string, sel Selector) Application {
 		return Application{Name: name, Selector: sel, Unschedulable: true}
 	}
-	on := func(name, cluster string) Application { return Application{Name: name, Selector: gpu, Cluster: cluster} }
+	on := func(name, cluster string) Application {
+		return Application{Name: name, Selector: gpu, Cluster: cluster}
+	}
 	member := func(name string, s State) Member { return Member{Name: name, State: s} }
 	row := func(name string, apps int32, ready bool, idle *time.Time) scalingv1.ClusterMember {
 		r := scalingv1.ClusterMember{Name: name, Applications: apps, Ready: ready}
