@@ -224,6 +224,19 @@ func runQuickstart(ctx context.Context, c client.Client, o devOptions, endpoint 
 	for _, obj := range objs {
 		fmt.Printf("    %s %s/%s\n", obj.GetKind(), obj.GetNamespace(), obj.GetName())
 	}
+	stateDir, err := filepath.Abs(filepath.Join(o.stateDir, "clusters")) // terraform runs in the workspace's directory
+	if err != nil {
+		return err
+	}
+	clusters, err := devenv.DemoClusterObjects(devenv.DemoClusterOptions{AdminNamespace: defaultAdminNamespace, AppNamespace: "demo",
+		Class: "local", StateDir: stateDir})
+	if err != nil {
+		return err
+	}
+	if err := devenv.ApplyObjects(ctx, c, clusters); err != nil {
+		return err
+	}
+	say("KubernetesClusterClass demo/local makes real clusters on this machine: an etcd and a kube-apiserver each (%s)", devenv.DemoClusterModule)
 	for _, obj := range objs {
 		if obj.GetKind() != "Bucket" {
 			continue
