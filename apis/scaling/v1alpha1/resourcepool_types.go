@@ -29,7 +29,7 @@ type ClaimTemplate struct {
 // Autoscale sizes a pool of KubernetesCluster claims by the KubernetesApplications that
 // need clusters: it adds a member for applications the scheduler cannot place, and
 // removes a member that has held no application for scaleDownAfter.
-// +kubebuilder:validation:XValidation:rule="self.min <= self.max",message="autoscale.min must be at most autoscale.max"
+// +kubebuilder:validation:XValidation:rule="!has(self.min) || self.min <= self.max",message="autoscale.min must be at most autoscale.max"
 type Autoscale struct {
 	// ApplicationsPerCluster is how many applications one member takes; the scheduler
 	// places no more on it, and the pool adds a member when every matching one is full.
