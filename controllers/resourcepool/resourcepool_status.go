@@ -39,7 +39,7 @@ func (r *Reconciler) finish(ctx context.Context, p *pass, err error) (ctrl.Resul
 func (p *pass) ready(o resource.Outcome, _ []metav1.Condition) (resource.Ready, bool) {
 	status, reason, msg := readiness(p.pool.Spec, p.counts, p.decision)
 	if p.auto != nil {
-		status, reason, msg = autoscaleReadiness(*p.pool.Spec.Autoscale, *p.auto)
+		status, reason, msg = autoscaleReadiness(*p.pool.Spec.Autoscale, p.counts, *p.auto)
 	}
 	if !o.Succeeded() && status != metav1.ConditionTrue {
 		reason, msg = o.Reason, o.Message
@@ -66,7 +66,7 @@ func (p *pass) record(o *resource.Outcome) []resource.Note {
 
 // autoscaleReadiness is an autoscaled pool's Ready condition: True while no application
 // waits for a cluster it would make, else why they wait.
-func autoscaleReadiness(a scalingv1.Autoscale, d resourcepool.AutoscaleDecision) (metav1.ConditionStatus, string, string) {
+func autoscaleReadiness(a scalingv1.Autoscale, c resourcepool.Counts, d resourcepool.AutoscaleDecision) (metav1.ConditionStatus, string, string) {
 	ready := 0
 	for _, c := range d.Clusters {
 		if c.Ready {
@@ -77,6 +77,8 @@ func autoscaleReadiness(a scalingv1.Autoscale, d resourcepool.AutoscaleDecision)
 	switch {
 	case d.Held == resourcepool.ReasonAtMax:
 		return metav1.ConditionFalse, resourcepool.ReasonAtMax, counts + "; autoscale.max is reached, and the applications wait until a cluster has room"
+	case d.Pending > 0 && c.Failed > 0 && c.Provisioning == 0:
+		return metav1.ConditionFalse, ReasonMembersFailed, counts + "; failed members keep their places: see their Synced conditions, and delete them to have them replaced"
 	case d.Pending > 0:
 		return metav1.ConditionFalse, resourcepool.ReasonApplicationsWaiting, counts + "; clusters are provisioning for them"
 	default:

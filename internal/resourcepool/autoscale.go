@@ -92,7 +92,8 @@ type AutoscaleDecision struct {
 
 // DecideAutoscale says how an autoscaled pool grows or shrinks:
 //   - the members' room is applicationsPerCluster less the applications each holds,
-//     counted over Ready and provisioning members (a failed member takes nothing);
+//     counted over every member: a failed one keeps its place, as in any pool, so a
+//     broken class does not make members up to max (delete it to have it replaced);
 //   - applications waiting for a cluster the template would match, beyond that room,
 //     need ceil(waiting/applicationsPerCluster) members, and at least min are kept;
 //     never more than max members, nor more than maxConcurrent provisioning;
@@ -126,9 +127,7 @@ func DecideAutoscale(in AutoscaleInput) AutoscaleDecision {
 		if m.State == Provisioning {
 			provisioning++
 		}
-		if m.State == Ready || m.State == Provisioning {
-			room += max(0, per-load[m.Name])
-		}
+		room += max(0, per-load[m.Name]) // a failed member keeps its place, as in any pool
 	}
 	n := int32(len(live))
 
