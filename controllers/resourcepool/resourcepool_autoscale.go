@@ -55,39 +55,61 @@ func (r *Reconciler) autoscale(ctx context.Context, p *pass) error {
 	d := resourcepool.DecideAutoscale(in)
 	p.auto = &d
 	ns, name := p.pool.Namespace, p.pool.Name
-	for range d.Create {
-		member, err := r.createMember(ctx, p)
-		if err != nil {
-			return err
-		}
-		p.counts.Provisioning++
-		d.Clusters = append(d.Clusters, scalingv1.ClusterMember{Name: member})
-		resourcepool.ObserveScale(ns, name, "up", d.Reason, 1)
-		p.note(corev1.EventTypeNormal, ReasonScaledUp, "made KubernetesCluster %s (%s)%s", member, d.Reason, forApps(d.For))
+	// One event per decision and object: the recorder folds events of one reason about
+	// one object version into a series that keeps the first message.
+	made, err := r.grow(ctx, p, &d)
+	if len(made) > 0 {
+		p.note(corev1.EventTypeNormal, ReasonScaledUp, "made KubernetesCluster %s (%s)%s", strings.Join(made, ", "), d.Reason, forApps(d.For))
 		for _, a := range d.For {
 			r.recorder.Eventf(apps[a], corev1.EventTypeNormal, ReasonClusterAdded,
-				"ResourcePool %s is adding KubernetesCluster %s for it; the application is placed once a cluster is Ready", name, member)
+				"ResourcePool %s is adding KubernetesCluster %s for it; the application is placed once a cluster is Ready", name, strings.Join(made, ", "))
 		}
+	}
+	if err != nil {
+		return err
 	}
 	if was := meta.FindStatusCondition(p.pool.Status.Conditions, "Ready"); d.Create == 0 && d.Held == resourcepool.ReasonAtMax && (was == nil || was.Reason != resourcepool.ReasonAtMax) {
 		for _, a := range d.For {
 			r.recorder.Eventf(apps[a], corev1.EventTypeWarning, ReasonPoolAtMax, "ResourcePool %s is at its max of %d clusters", name, in.Spec.Max)
 		}
 	}
+	var removed []string
 	for _, m := range d.Remove {
 		// Only the version read: a member changed meanwhile is looked at again first.
-		err := r.client.Delete(ctx, m.Object.DeepCopy(), client.Preconditions{UID: &m.UID, ResourceVersion: &m.ResourceVersion})
+		err = r.client.Delete(ctx, m.Object.DeepCopy(), client.Preconditions{UID: &m.UID, ResourceVersion: &m.ResourceVersion})
 		if apierrors.IsConflict(err) || apierrors.IsNotFound(err) {
+			err = nil
 			continue
 		}
 		if err != nil {
-			return fmt.Errorf("remove idle member %s: %w", m.Name, err)
+			err = fmt.Errorf("remove idle member %s: %w", m.Name, err)
+			break
 		}
 		p.counts.Ready--
+		removed = append(removed, m.Name)
 		resourcepool.ObserveScale(ns, name, "down", d.Reason, 1)
-		p.note(corev1.EventTypeNormal, ReasonScaledDown, "removed KubernetesCluster %s (%s): it held no application for %s", m.Name, d.Reason, scaleDownAfter(in.Spec))
 	}
-	return nil
+	if len(removed) > 0 {
+		p.note(corev1.EventTypeNormal, ReasonScaledDown, "removed KubernetesCluster %s (%s): it held no application for %s",
+			strings.Join(removed, ", "), d.Reason, scaleDownAfter(in.Spec))
+	}
+	return err
+}
+
+// grow makes d.Create members and returns the names of those made.
+func (r *Reconciler) grow(ctx context.Context, p *pass, d *resourcepool.AutoscaleDecision) ([]string, error) {
+	var made []string
+	for range d.Create {
+		member, err := r.createMember(ctx, p)
+		if err != nil {
+			return made, err
+		}
+		made = append(made, member)
+		p.counts.Provisioning++
+		d.Clusters = append(d.Clusters, scalingv1.ClusterMember{Name: member})
+		resourcepool.ObserveScale(p.pool.Namespace, p.pool.Name, "up", d.Reason, 1)
+	}
+	return made, nil
 }
 
 // application is what the autoscaler needs of one application: its selector, the
