@@ -161,9 +161,7 @@ func TestAutoscaleClusters(t *testing.T) {
 	t.Cleanup(func() { killClusters(stateDir) })
 	objs, err := devenv.DemoClusterObjects(devenv.DemoClusterOptions{AdminNamespace: adminNS, AppNamespace: ns, Class: "local", StateDir: stateDir})
 	g.Expect(err).NotTo(HaveOccurred())
-	for _, o := range objs {
-		g.Expect(client.IgnoreAlreadyExists(env.Client.Create(ctx, o))).To(Succeed()) // the random ProviderConfig may be there
-	}
+	g.Expect(devenv.ApplyObjects(ctx, env.Client, objs)).To(Succeed()) // as terraplane dev does
 	port, err := devenv.FreePort()
 	g.Expect(err).NotTo(HaveOccurred())
 	metricsURL := fmt.Sprintf("http://127.0.0.1:%d/metrics", port)
