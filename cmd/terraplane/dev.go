@@ -224,12 +224,15 @@ func runQuickstart(ctx context.Context, c client.Client, o devOptions, endpoint 
 	for _, obj := range objs {
 		fmt.Printf("    %s %s/%s\n", obj.GetKind(), obj.GetNamespace(), obj.GetName())
 	}
-	stateDir, err := filepath.Abs(filepath.Join(o.stateDir, "clusters")) // terraform runs in the workspace's directory
+	// Runners may run terraform under uids of their own: the clusters' tools and data
+	// live where every uid reaches them.
+	stateDir := filepath.Join(os.TempDir(), "terraplane-demo-clusters")
+	binDir, err := devenv.ShareClusterTools(stateDir)
 	if err != nil {
 		return err
 	}
 	clusters, err := devenv.DemoClusterObjects(devenv.DemoClusterOptions{AdminNamespace: defaultAdminNamespace, AppNamespace: "demo",
-		Class: "local", StateDir: stateDir})
+		Class: "local", BinDir: binDir, StateDir: stateDir})
 	if err != nil {
 		return err
 	}

@@ -4,8 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"io/fs"
+	"os"
 	"path"
+	"path/filepath"
 
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -107,4 +110,62 @@ func ApplyObjects(ctx context.Context, c client.Client, objs []client.Object) er
 		}
 	}
 	return nil
+}
+
+// ShareClusterTools prepares dir for the demo cloud's clusters when terraform may run
+// under other uids (runner processes): dir is made world-writable and sticky, as /tmp is
+// (each cluster's own data directory is private to the uid that made it), and
+// etcd and kube-apiserver are linked (or copied) into dir/bin, readable by every uid.
+// It returns dir/bin.
+func ShareClusterTools(dir string) (string, error) {
+	bin := filepath.Join(dir, "bin")
+	if err := os.MkdirAll(bin, 0o755); err != nil {
+		return "", fmt.Errorf("make %s: %w", bin, err)
+	}
+	if err := os.Chmod(dir, 0o777|os.ModeSticky); err != nil {
+		return "", fmt.Errorf("open %s to runners: %w", dir, err)
+	}
+	for _, name := range []string{"etcd", "kube-apiserver"} {
+		src, err := Tool(name)
+		if err != nil {
+			return "", err
+		}
+		dst := filepath.Join(bin, name)
+		if a, b := stat(src), stat(dst); a != nil && b != nil && os.SameFile(a, b) {
+			continue
+		}
+		_ = os.Remove(dst)
+		if err := os.Link(src, dst); err != nil {
+			if err := copyFile(src, dst); err != nil {
+				return "", fmt.Errorf("share %s: %w", name, err)
+			}
+		}
+	}
+	return bin, nil
+}
+
+func stat(p string) os.FileInfo {
+	fi, err := os.Stat(p)
+	if err != nil {
+		return nil
+	}
+	return fi
+}
+
+// copyFile copies an executable.
+func copyFile(src, dst string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o755)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		_ = out.Close()
+		return err
+	}
+	return out.Close()
 }
