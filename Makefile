@@ -78,9 +78,10 @@ release:
 		-command "make release$(if $(REGISTRY), REGISTRY=$(REGISTRY)) TERRAFORM=$(TERRAFORM) PLATFORMS=$(PLATFORMS)$(if $(PROVIDERS), PROVIDERS=$(PROVIDERS))"
 
 # RUN_TOOLS are what make run needs: terraform and the aws provider (found on the machine),
-# moto_server (the quickstart's S3), kube-apiserver and etcd (built), and a kubectl (one on
-# PATH from v1.30 on, else built).
-RUN_TOOLS := terraform providers moto kubectl-any kube etcd
+# moto_server (the quickstart's S3), kube-apiserver and etcd (built), a kubectl (one on
+# PATH from v1.30 on, else built), and the random provider (built) that the demo cloud's
+# clusters (KubernetesClusterClass demo/local) use.
+RUN_TOOLS := terraform providers moto kubectl-any kube etcd random
 
 ## tools: install what make run needs into $(CACHE): kube-apiserver and etcd, the aws
 ## provider mirror, moto_server and a kubectl

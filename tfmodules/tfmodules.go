@@ -6,5 +6,5 @@ import "embed"
 
 // FS holds every bundled module.
 //
-//go:embed all:aws all:postgresql all:mysql all:gcp all:azure
+//go:embed all:aws all:postgresql all:mysql all:gcp all:azure all:demo
 var FS embed.FS

@@ -224,6 +224,22 @@ func runQuickstart(ctx context.Context, c client.Client, o devOptions, endpoint 
 	for _, obj := range objs {
 		fmt.Printf("    %s %s/%s\n", obj.GetKind(), obj.GetNamespace(), obj.GetName())
 	}
+	// Runners may run terraform under uids of their own: the clusters' tools and data
+	// live where every uid reaches them.
+	stateDir := filepath.Join(os.TempDir(), "terraplane-demo-clusters")
+	binDir, err := devenv.ShareClusterTools(stateDir)
+	if err != nil {
+		return err
+	}
+	clusters, err := devenv.DemoClusterObjects(devenv.DemoClusterOptions{AdminNamespace: defaultAdminNamespace, AppNamespace: "demo",
+		Class: "local", BinDir: binDir, StateDir: stateDir})
+	if err != nil {
+		return err
+	}
+	if err := devenv.ApplyObjects(ctx, c, clusters); err != nil {
+		return err
+	}
+	say("KubernetesClusterClass demo/local makes real clusters on this machine: an etcd and a kube-apiserver each (%s)", devenv.DemoClusterModule)
 	for _, obj := range objs {
 		if obj.GetKind() != "Bucket" {
 			continue

@@ -15,6 +15,7 @@ import (
 
 	common "terraplane.io/terraplane/apis/common/v1alpha1"
 	scalingv1 "terraplane.io/terraplane/apis/scaling/v1alpha1"
+	workloadv1 "terraplane.io/terraplane/apis/workload/v1alpha1"
 	"terraplane.io/terraplane/internal/dynclaim"
 	"terraplane.io/terraplane/internal/registry"
 	"terraplane.io/terraplane/internal/resource"
@@ -52,7 +53,9 @@ func Setup(mgr ctrl.Manager, reg *registry.Registry, opts Options) error {
 	}
 	r := &Reconciler{client: dynclaim.Client{Client: mgr.GetClient()}, reader: mgr.GetAPIReader(), reg: reg,
 		recorder: resource.NewRecorder(mgr, "terraplane-resourcepool"), opts: opts}
-	c, err := ctrl.NewControllerManagedBy(mgr).Named("resourcepool").For(&scalingv1.ResourcePool{}).Build(r)
+	// Autoscaled pools follow the applications of their namespace.
+	c, err := ctrl.NewControllerManagedBy(mgr).Named("resourcepool").For(&scalingv1.ResourcePool{}).
+		Watches(&workloadv1.KubernetesApplication{}, handler.EnqueueRequestsFromMapFunc(r.poolsOf)).Build(r)
 	if err != nil {
 		return fmt.Errorf("set up resourcepool controller: %w", err)
 	}

@@ -48,7 +48,9 @@ type pass struct {
 	counted  bool
 	counts   resourcepool.Counts
 	decision resourcepool.Decision
-	notes    []resource.Note
+	// auto is an autoscaled pool's decision; nil for other pools.
+	auto  *resourcepool.AutoscaleDecision
+	notes []resource.Note
 }
 
 // checkTemplate refuses a template whose kind is not a claim kind served here, or whose
@@ -171,8 +173,8 @@ func (r *Reconciler) giveBack(ctx context.Context, m resourcepool.Member) error 
 	return nil
 }
 
-// scale counts the members and makes or removes as many as Decide says.
-func (r *Reconciler) scale(ctx context.Context, p *pass) error {
+// count counts the members by state, and returns the spare ones (not handed out).
+func (p *pass) count() []resourcepool.Member {
 	var spare []resourcepool.Member
 	handedOut := map[types.UID]bool{}
 	for _, m := range p.members {
@@ -188,10 +190,20 @@ func (r *Reconciler) scale(ctx context.Context, p *pass) error {
 		}
 	}
 	p.counts, p.counted = resourcepool.Count(spare, int32(len(handedOut))), true
+	return spare
+}
+
+// scale counts the members and makes or removes as many as Decide says; an autoscaled
+// pool is sized by autoscale instead.
+func (r *Reconciler) scale(ctx context.Context, p *pass) error {
+	if p.pool.Spec.Autoscale != nil {
+		return r.autoscale(ctx, p)
+	}
+	spare := p.count()
 	p.decision = resourcepool.Decide(p.counts, p.pool.Spec)
 	ns, name := p.pool.Namespace, p.pool.Name
 	for range p.decision.Create {
-		if err := r.createMember(ctx, p); err != nil {
+		if _, err := r.createMember(ctx, p); err != nil {
 			return err
 		}
 		p.counts.Provisioning++
@@ -217,8 +229,8 @@ func (r *Reconciler) scale(ctx context.Context, p *pass) error {
 
 // createMember makes one member from the template: owned by the pool, labelled with its
 // name, writing its connection Secret under its own name (so that a claim taking it has
-// one to copy).
-func (r *Reconciler) createMember(ctx context.Context, p *pass) error {
+// one to copy). It returns the member's name.
+func (r *Reconciler) createMember(ctx context.Context, p *pass) (string, error) {
 	t := p.pool.Spec.ClaimTemplate
 	name := p.pool.Name + "-" + utilrand.String(5)
 	spec := runtime.DeepCopyJSON(p.spec)
@@ -238,11 +250,11 @@ func (r *Reconciler) createMember(ctx context.Context, p *pass) error {
 	u.SetOwnerReferences([]metav1.OwnerReference{*ref})
 	if err := r.client.Create(ctx, u); err != nil {
 		if apierrors.IsInvalid(err) || apierrors.IsBadRequest(err) {
-			return resource.UserErrorf(ReasonInvalidTemplate, "a %s made from spec.claimTemplate is refused: %v", p.kind.GVK.Kind, err)
+			return "", resource.UserErrorf(ReasonInvalidTemplate, "a %s made from spec.claimTemplate is refused: %v", p.kind.GVK.Kind, err)
 		}
-		return fmt.Errorf("create member: %w", err)
+		return "", fmt.Errorf("create member: %w", err)
 	}
-	return nil
+	return name, nil
 }
 
 // note records an event to send once the status is written.

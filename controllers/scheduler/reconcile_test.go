@@ -20,6 +20,7 @@ import (
 	common "terraplane.io/terraplane/apis/common/v1alpha1"
 	computev1 "terraplane.io/terraplane/apis/compute/v1alpha1"
 	kubernetesv1 "terraplane.io/terraplane/apis/kubernetes/v1alpha1"
+	scalingv1 "terraplane.io/terraplane/apis/scaling/v1alpha1"
 	workloadv1 "terraplane.io/terraplane/apis/workload/v1alpha1"
 	"terraplane.io/terraplane/internal/resource"
 )
@@ -27,7 +28,7 @@ import (
 func schedulerScheme(t *testing.T) *runtime.Scheme {
 	t.Helper()
 	s := runtime.NewScheme()
-	for _, add := range []func(*runtime.Scheme) error{corev1.AddToScheme, kubernetesv1.AddToScheme, computev1.AddToScheme, workloadv1.AddToScheme} {
+	for _, add := range []func(*runtime.Scheme) error{corev1.AddToScheme, kubernetesv1.AddToScheme, computev1.AddToScheme, workloadv1.AddToScheme, scalingv1.AddToScheme} {
 		if err := add(s); err != nil {
 			t.Fatal(err)
 		}
@@ -76,6 +77,14 @@ func TestReconcilePlaces(t *testing.T) {
 		a.Spec.ProviderConfigRef = &workloadv1.ProviderConfigReference{Name: name, Namespace: ns}
 		return a
 	}
+	gpu := map[string]string{"pool": "gpu"}
+	member := func(name string) *computev1.KubernetesCluster {
+		return usableCluster(name, map[string]string{"pool": "gpu", common.PoolLabel: "gpu"})
+	}
+	pool := &scalingv1.ResourcePool{ObjectMeta: metav1.ObjectMeta{Namespace: "apps", Name: "gpu"}, Spec: scalingv1.ResourcePoolSpec{
+		ClaimTemplate: scalingv1.ClaimTemplate{APIVersion: "compute.terraplane.io/v1alpha1", Kind: "KubernetesCluster", Labels: gpu},
+		Autoscale:     &scalingv1.Autoscale{ApplicationsPerCluster: 2, Max: 3}}}
+	pool.Status.Clusters = []scalingv1.ClusterMember{{Name: "gpu-a", Applications: 2, Ready: true}}
 	cases := map[string]struct {
 		app         *workloadv1.KubernetesApplication
 		objs        []client.Object
@@ -96,6 +105,14 @@ func TestReconcilePlaces(t *testing.T) {
 			[]client.Object{usableCluster("a", nil)}, "", ReasonUnschedulable, `NoMatchingCluster: no KubernetesCluster in namespace apps matches clusterSelector "region=east"`},
 		"no ready cluster": {withSelector(nil),
 			[]client.Object{unbound}, "", ReasonUnschedulable, "NoReadyCluster: KubernetesClusters c-unbound match"},
+		"a member of an autoscaled pool at applicationsPerCluster is passed over": {withSelector(&metav1.LabelSelector{MatchLabels: gpu}),
+			[]client.Object{pool, member("gpu-a"), usableCluster("static", gpu), placedApp("x1", "gpu-a"), placedApp("x2", "gpu-a"), placedApp("x3", "static"), placedApp("x4", "static"), placedApp("x5", "static")},
+			"KubernetesCluster/apps/static", ReasonScheduled, "fewest applications (3) among 1"},
+		"every matching member full: ClustersFull, and the pool growing for it": {withSelector(&metav1.LabelSelector{MatchLabels: gpu}),
+			[]client.Object{pool, member("gpu-a"), placedApp("x1", "gpu-a"), placedApp("x2", "gpu-a")},
+			"", ReasonUnschedulable, `ClustersFull: every KubernetesCluster matching clusterSelector "pool=gpu" holds its pool's applicationsPerCluster applications: gpu-a (2 of 2, ResourcePool gpu); ResourcePool gpu is growing for it (1 of at most 3 clusters)`},
+		"no matching cluster: the pool growing for it is named": {withSelector(&metav1.LabelSelector{MatchLabels: gpu}),
+			[]client.Object{pool}, "", ReasonUnschedulable, `NoMatchingCluster: no KubernetesCluster in namespace apps matches clusterSelector "pool=gpu"; create one or relabel a cluster; ResourcePool gpu is growing for it (1 of at most 3 clusters)`},
 		"invalid selector": {withSelector(&metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "x", Operator: "Bogus"}}}),
 			nil, "", ReasonUnschedulable, "InvalidClusterSelector: spec.clusterSelector"},
 		"a ready ProviderConfig": {withPC("edge", ""), []client.Object{pcReady},

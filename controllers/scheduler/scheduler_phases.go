@@ -45,18 +45,23 @@ func (r *Reconciler) place(ctx context.Context, app *workloadv1.KubernetesApplic
 	if err := r.client.List(ctx, claims, client.InNamespace(app.Namespace), client.MatchingLabelsSelector{Selector: sel}); err != nil {
 		return nil, "", fmt.Errorf("list clusters: %w", err)
 	}
-	var ready, notReady []string
+	var ready []computev1.KubernetesCluster
+	var notReady []string
 	for _, c := range claims.Items {
 		if claimUnusable(&c) == "" {
-			ready = append(ready, c.Name)
+			ready = append(ready, c)
 		} else {
 			notReady = append(notReady, c.Name)
 		}
 	}
-	if len(ready) == 0 {
-		return nil, "", noCluster(app.Namespace, sel, notReady)
+	pools, err := r.autoscaled(ctx, app.Namespace)
+	if err != nil {
+		return nil, "", err
 	}
-	return r.leastLoaded(ctx, app.Namespace, ready)
+	if len(ready) == 0 {
+		return nil, "", growing(noCluster(app.Namespace, sel, notReady), pools, sel)
+	}
+	return r.leastLoaded(ctx, app.Namespace, sel, ready, pools)
 }
 
 // placeOnProviderConfig places the application on the cluster a ProviderConfig reaches.
@@ -198,30 +203,6 @@ func refNamespace(ns string, ref workloadv1.ClusterReference) string {
 		return ref.Namespace
 	}
 	return ns
-}
-
-// leastLoaded picks the candidate running the fewest applications; ties go to the
-// first name in alphabetical order.
-func (r *Reconciler) leastLoaded(ctx context.Context, ns string, candidates []string) (*workloadv1.ClusterReference, string, error) {
-	apps := &workloadv1.KubernetesApplicationList{}
-	if err := r.reader.List(ctx, apps, client.InNamespace(ns)); err != nil {
-		return nil, "", fmt.Errorf("list applications: %w", err)
-	}
-	load := map[string]int{}
-	for _, a := range apps.Items {
-		if ref := a.Status.ClusterRef; ref != nil && ref.Kind == workloadv1.ClusterKindClaim {
-			load[ref.Name]++
-		}
-	}
-	sort.Slice(candidates, func(i, j int) bool {
-		if load[candidates[i]] != load[candidates[j]] {
-			return load[candidates[i]] < load[candidates[j]]
-		}
-		return candidates[i] < candidates[j]
-	})
-	best := candidates[0]
-	return &workloadv1.ClusterReference{Kind: workloadv1.ClusterKindClaim, Name: best, Namespace: ns},
-		fmt.Sprintf("placed on KubernetesCluster %s: fewest applications (%d) among %d ready matching clusters, ties by name", best, load[best], len(candidates)), nil
 }
 
 // Error returns the reason and the message.

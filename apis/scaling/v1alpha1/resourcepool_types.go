@@ -26,13 +26,45 @@ type ClaimTemplate struct {
 	Spec *apiextensionsv1.JSON `json:"spec,omitempty"`
 }
 
+// Autoscale sizes a pool of KubernetesCluster claims by the KubernetesApplications that
+// need clusters: it adds a member for applications the scheduler cannot place, and
+// removes a member that has held no application for scaleDownAfter.
+// +kubebuilder:validation:XValidation:rule="!has(self.min) || self.min <= self.max",message="autoscale.min must be at most autoscale.max"
+type Autoscale struct {
+	// ApplicationsPerCluster is how many applications one member takes; the scheduler
+	// places no more on it, and the pool adds a member when every matching one is full.
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=1000
+	ApplicationsPerCluster int32 `json:"applicationsPerCluster"`
+	// ScaleDownAfter is how long a Ready member holds no application before it is
+	// deleted (and with it, through its class's reclaim policy, its cluster), while the
+	// pool has more than min members. Default 10m.
+	// +optional
+	// +kubebuilder:default="10m"
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:XValidation:rule="duration(self) >= duration('0s')",message="scaleDownAfter must be a duration such as 30s or 10m"
+	ScaleDownAfter *metav1.Duration `json:"scaleDownAfter,omitempty"`
+	// Min is how many members the pool keeps however idle they are.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	Min int32 `json:"min,omitempty"`
+	// Max caps the members: past it, applications wait.
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=100
+	Max int32 `json:"max"`
+}
+
 // ResourcePoolSpec says which claims a pool keeps ready and how many.
 // +kubebuilder:validation:XValidation:rule="!has(self.maxSize) || self.maxSize >= self.size",message="maxSize must be at least size"
+// +kubebuilder:validation:XValidation:rule="!has(self.autoscale) || (self.claimTemplate.kind == 'KubernetesCluster' && self.claimTemplate.apiVersion.startsWith('compute.terraplane.io/'))",message="autoscale is only for pools of KubernetesCluster claims (compute.terraplane.io)"
+// +kubebuilder:validation:XValidation:rule="!has(self.autoscale) || self.size == 0",message="with autoscale, leave size at 0: autoscale.min and autoscale.max bound the members"
+// +kubebuilder:validation:XValidation:rule="!has(self.autoscale) || !has(self.maxSize)",message="with autoscale, autoscale.max is the cap: leave maxSize unset"
 type ResourcePoolSpec struct {
 	// ClaimTemplate is what each member is made from.
 	ClaimTemplate ClaimTemplate `json:"claimTemplate"`
 	// Size is how many members the pool keeps (ready, provisioning or failed), besides
-	// the ones it has handed out.
+	// the ones it has handed out. With autoscale, leave it at 0.
+	// +optional
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=1000
 	Size int32 `json:"size"`
@@ -46,6 +78,25 @@ type ResourcePoolSpec struct {
 	// +optional
 	// +kubebuilder:validation:Minimum=1
 	MaxConcurrent *int32 `json:"maxConcurrent,omitempty"`
+	// Autoscale makes a pool of KubernetesCluster claims grow for applications that no
+	// member can take and shrink when members stand idle; size and maxSize are then unused.
+	// +optional
+	Autoscale *Autoscale `json:"autoscale,omitempty"`
+}
+
+// ClusterMember is one member of an autoscaled pool as its last reconcile saw it.
+type ClusterMember struct {
+	// Name of the KubernetesCluster claim.
+	Name string `json:"name"`
+	// Applications placed on it (those being deleted included: their objects are still
+	// being removed from it).
+	Applications int32 `json:"applications"`
+	// Ready is whether the member is Ready.
+	Ready bool `json:"ready"`
+	// IdleSince is when a Ready member was first seen holding no application; unset while
+	// it holds one.
+	// +optional
+	IdleSince *metav1.Time `json:"idleSince,omitempty"`
 }
 
 // ResourcePoolStatus counts the pool's members by state.
@@ -63,6 +114,15 @@ type ResourcePoolStatus struct {
 	// being handed over).
 	// +optional
 	HandedOut int32 `json:"handedOut"`
+	// Clusters are the members of an autoscaled pool, with their applications.
+	// +optional
+	// +listType=map
+	// +listMapKey=name
+	Clusters []ClusterMember `json:"clusters,omitempty"`
+	// Pending is how many applications that the pool's members would match wait for a
+	// cluster (autoscale only).
+	// +optional
+	Pending int32 `json:"pending,omitempty"`
 	// ObservedGeneration is the generation the conditions describe.
 	// +optional
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
@@ -86,6 +146,7 @@ type ResourcePoolStatus struct {
 // +kubebuilder:printcolumn:name="PROVISIONING",type=integer,JSONPath=".status.provisioning"
 // +kubebuilder:printcolumn:name="FAILED",type=integer,JSONPath=".status.failed"
 // +kubebuilder:printcolumn:name="HANDED-OUT",type=integer,JSONPath=".status.handedOut"
+// +kubebuilder:printcolumn:name="PENDING",type=integer,JSONPath=".status.pending",priority=1
 // +kubebuilder:printcolumn:name="SYNCED",type=string,JSONPath=".status.conditions[?(@.type=='Synced')].status"
 // +kubebuilder:printcolumn:name="AGE",type=date,JSONPath=".metadata.creationTimestamp"
 type ResourcePool struct {
