@@ -37,7 +37,6 @@ import (
 	"terraplane.io/terraplane/internal/resource"
 	"terraplane.io/terraplane/internal/runner"
 	"terraplane.io/terraplane/internal/shard"
-	"terraplane.io/terraplane/internal/statelock"
 )
 
 // Options configure the manager.
@@ -177,26 +176,6 @@ func New(ctx context.Context, cfg *rest.Config, opts Options) (ctrl.Manager, err
 		local.Engine.Stop()
 	}
 	return mgr, err
-}
-
-// NewLocal builds the terraform engine of New and the locker of its state locks:
-// workspaces in opts.WorkDir, state locks through the API server, runs counted in the
-// metrics, and providers within the container's memory.
-func NewLocal(ctx context.Context, cfg *rest.Config, opts Options) (*runner.Local, error) {
-	opts = withDefaults(opts, func() Limits { return ReadLimits(cgroupRoot) })
-	locker, err := stateLocker(restConfig(cfg), opts.Engine.Timeout)
-	if err != nil {
-		return nil, err
-	}
-	eo := opts.Engine
-	eo.WorkDir = opts.WorkDir
-	eo.OnRun, eo.Log, eo.Locker = collectors.ObserveRun(ctrl.Log.WithName("terraform")), ctrl.Log.WithName("providers"), locker
-	eo.ProviderMemoryBudget = providerBudget(eo.ProviderMemoryBudget, ReadLimits(cgroupRoot))
-	eng, err := engine.New(ctx, eo)
-	if err != nil {
-		return nil, err
-	}
-	return &runner.Local{Engine: eng, Locker: locker}, nil
 }
 
 // Compose builds a manager with every Terraplane controller registered, running
@@ -361,18 +340,6 @@ func managerOptions(opts Options, scheme *runtime.Scheme) ctrl.Options {
 		Controller:              config.Controller{SkipNameValidation: ptr.To(true), UsePriorityQueue: ptr.To(true)},
 		WebhookServer:           webhookServer(opts),
 	}
-}
-
-// stateLocker takes the state locks of this process's terraform runs, reading and writing
-// their Leases straight through the API server (a cached copy would only make conflicts).
-// A lock lives no longer than its command can run (its deadline and the grace after
-// SIGINT), and a minute more.
-func stateLocker(cfg *rest.Config, timeout time.Duration) (*statelock.Locker, error) {
-	c, err := client.New(cfg, client.Options{})
-	if err != nil {
-		return nil, fmt.Errorf("state lock client: %w", err)
-	}
-	return statelock.ForEngine(c, c, timeout), nil
 }
 
 // shards sets up this replica's share of the managed resources; nil when not sharded.

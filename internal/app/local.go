@@ -1,0 +1,48 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"k8s.io/client-go/rest"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"terraplane.io/terraplane/internal/collectors"
+	"terraplane.io/terraplane/internal/engine"
+	"terraplane.io/terraplane/internal/runner"
+	"terraplane.io/terraplane/internal/statelock"
+)
+
+// NewLocal builds the terraform engine of New and the locker of its state locks:
+// workspaces in opts.WorkDir, state locks through the API server, runs counted in the
+// metrics, and providers within the container's memory.
+func NewLocal(ctx context.Context, cfg *rest.Config, opts Options) (*runner.Local, error) {
+	opts = withDefaults(opts, func() Limits { return ReadLimits(cgroupRoot) })
+	locker, err := stateLocker(restConfig(cfg), opts.Engine.Timeout)
+	if err != nil {
+		return nil, err
+	}
+	eo := opts.Engine
+	eo.WorkDir = opts.WorkDir
+	eo.OnRun, eo.Log, eo.Locker = collectors.ObserveRun(ctrl.Log.WithName("terraform")), ctrl.Log.WithName("providers"), locker
+	eo.ProviderMemoryBudget = providerBudget(eo.ProviderMemoryBudget, ReadLimits(cgroupRoot))
+	eng, err := engine.New(ctx, eo)
+	if err != nil {
+		return nil, err
+	}
+	return &runner.Local{Engine: eng, Locker: locker}, nil
+}
+
+// stateLocker takes the state locks of this process's terraform runs, reading and writing
+// their Leases straight through the API server (a cached copy would only make conflicts).
+// A lock lives no longer than its command can run (its deadline and the grace after
+// SIGINT), and a minute more.
+func stateLocker(cfg *rest.Config, timeout time.Duration) (*statelock.Locker, error) {
+	c, err := client.New(cfg, client.Options{})
+	if err != nil {
+		return nil, fmt.Errorf("state lock client: %w", err)
+	}
+	return statelock.ForEngine(c, c, timeout), nil
+}
