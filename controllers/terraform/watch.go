@@ -14,12 +14,12 @@ import (
 	"terraplane.io/terraplane/internal/resource"
 )
 
-// activityEvery is how often a terraform command in flight reports what it is doing;
-// a command shorter than it reports nothing.
-var activityEvery = 10 * time.Second
+// activityFirst is how long a terraform command runs before it reports what it is
+// doing (a shorter one reports nothing), and activityEvery how often it reports again.
+var activityFirst, activityEvery = 5 * time.Second, 10 * time.Second
 
-// watched runs call, one of the run's terraform commands, and while it runs, every
-// activityEvery, writes what terraform is doing into the resource's Reconciling
+// watched runs call, one of the run's terraform commands, and while it runs (after
+// activityFirst, then every activityEvery) writes what terraform is doing into the resource's Reconciling
 // condition (reason TerraformRunning): the resource operation in flight and for how
 // long, and a newer generation queued behind the run. The reconcile waits in call
 // meanwhile, so the status written is the one it goes on from.
@@ -40,7 +40,7 @@ func watched[T any](ctx context.Context, e *run, call func() (T, error)) (T, err
 
 // reportActivity writes the activity of the run's command until stop closes.
 func (e *run) reportActivity(ctx context.Context, stop <-chan struct{}) {
-	tick := time.NewTicker(activityEvery)
+	tick := time.NewTimer(activityFirst)
 	defer tick.Stop()
 	last := ""
 	for {
@@ -50,6 +50,7 @@ func (e *run) reportActivity(ctx context.Context, stop <-chan struct{}) {
 		case <-ctx.Done():
 			return
 		case <-tick.C:
+			tick.Reset(activityEvery)
 		}
 		act, err := e.t.runner.Activity(ctx, e.ws.Workspace)
 		if err != nil {

@@ -38,8 +38,8 @@ func TestActivityMessage(t *testing.T) {
 // condition says what terraform is creating, then that an edit made meanwhile is queued;
 // the run still records the generation it applied, not the edit's.
 func TestLongCreateReportsItsActivity(t *testing.T) {
-	defer func(d time.Duration) { activityEvery = d }(activityEvery)
-	activityEvery = 20 * time.Millisecond
+	defer func(first, every time.Duration) { activityFirst, activityEvery = first, every }(activityFirst, activityEvery)
+	activityFirst, activityEvery = 20*time.Millisecond, 20*time.Millisecond
 	h := newHarness(t, nil)
 	since := time.Now().Add(-3 * time.Minute)
 	h.runner.activity = engine.Activity{Verb: "apply", Since: since, Operations: []engine.Operation{{Address: "terraform_data.a", Action: "create", Since: since}}}

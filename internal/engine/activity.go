@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 	"sync"
@@ -179,6 +180,17 @@ func (a *activities) start(id, verb string) (*tracker, func()) {
 	}
 }
 
+// writer is where the command running for workspace id streams its -json output, so
+// that its activity follows it; io.Discard when none is tracked.
+func (a *activities) writer(id string) io.Writer {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if t := a.by[id]; t != nil {
+		return t
+	}
+	return io.Discard
+}
+
 // of is what workspace id's command does now; the zero Activity when none runs.
 func (a *activities) of(id string) Activity {
 	a.mu.Lock()
@@ -190,6 +202,7 @@ func (a *activities) of(id string) Activity {
 	return t.activity()
 }
 
-// Activity is what terraform is doing now in workspace id: the command that streams
-// its progress (plan, apply, destroy), and its resource operations in flight.
+// Activity is what terraform is doing now in workspace id: the command running (init,
+// plan, apply, ...) and, for those that stream their progress (plan, apply, destroy),
+// its resource operations in flight.
 func (e *Engine) Activity(id string) Activity { return e.activity.of(id) }

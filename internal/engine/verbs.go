@@ -68,9 +68,7 @@ func (e *Engine) runJSON(ctx context.Context, ws Workspace, verb string, cmd fun
 	var out bytes.Buffer
 	err := e.run(ctx, ws, verb, func(ctx context.Context) error {
 		out.Reset()
-		progress, done := e.activity.start(ws.ID, verb)
-		defer done()
-		err := cmd(ctx, io.MultiWriter(&out, progress))
+		err := cmd(ctx, io.MultiWriter(&out, e.activity.writer(ws.ID)))
 		return parseUIStream(out.Bytes()).withDiagnostics(err)
 	})
 	return parseUIStream(out.Bytes()), err

@@ -364,6 +364,8 @@ func (e *Engine) run(ctx context.Context, ws Workspace, verb string, cmd func(co
 			e.opts.OnRun(Run{Verb: verb, Workspace: ws.ID, Kind: ws.Kind, Name: ws.Name, Started: start, Duration: time.Since(start), Err: err})
 		}()
 	}
+	_, tracked := e.activity.start(ws.ID, verb)
+	defer tracked()
 	err = cmd(ctx)
 	if err != nil && e.locksItself(ws) && lockingVerbs[verb] && unseeded.MatchString(err.Error()) {
 		if err = e.opts.Locker.SeedState(ctx, ws.BackendConfig); err == nil {

@@ -37,21 +37,7 @@ const fillerVariables = 200
 // writeStoreModule copies the store test module (local submodules included) into a
 // directory of its own and adds fillerVariables optional variables of assorted types.
 func writeStoreModule(g Gomega, dir string) string {
-	src := filepath.Join("testdata", "publicmodule", "store")
-	g.Expect(filepath.WalkDir(src, func(path string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		rel, _ := filepath.Rel(src, path)
-		b, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		if err := os.MkdirAll(filepath.Join(dir, filepath.Dir(rel)), 0o755); err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(dir, rel), b, 0o644)
-	})).To(Succeed())
+	g.Expect(os.CopyFS(dir, os.DirFS(filepath.Join("testdata", "publicmodule", "store")))).To(Succeed())
 	types := []struct{ ty, def string }{
 		{"string", `""`}, {"number", "0"}, {"bool", "false"}, {"list(string)", "[]"},
 		{"map(string)", "{}"}, {"object({ enabled = optional(bool, false), size = optional(number) })", "{}"},

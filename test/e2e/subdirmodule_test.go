@@ -26,19 +26,7 @@ import (
 // whose module calls past the repository.
 func sgRepo(t *testing.T, g Gomega, root, name string) {
 	work := t.TempDir()
-	src := filepath.Join("testdata", "securitygroup")
-	g.Expect(filepath.WalkDir(src, func(path string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		rel, _ := filepath.Rel(src, path)
-		b, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		g.Expect(os.MkdirAll(filepath.Join(work, filepath.Dir(rel)), 0o755)).To(Succeed())
-		return os.WriteFile(filepath.Join(work, rel), b, 0o644)
-	})).To(Succeed())
+	g.Expect(os.CopyFS(work, os.DirFS(filepath.Join("testdata", "securitygroup")))).To(Succeed())
 	g.Expect(os.MkdirAll(filepath.Join(work, "modules", "escape"), 0o755)).To(Succeed())
 	g.Expect(os.WriteFile(filepath.Join(work, "modules", "escape", "main.tf"), []byte("module \"up\" {\n  source = \"../../../elsewhere\"\n}\n"), 0o644)).To(Succeed())
 	git(t, work, "init", "-q", "-b", "main")
