@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -154,6 +155,42 @@ func TestReconcilePlaces(t *testing.T) {
 				t.Errorf("state %s with %d events, want %s with one", got.Status.State, len(rec.Events), wantState)
 			}
 		})
+	}
+}
+
+// TestPlacementReservesThePoolMember: placing an application on a member of an
+// autoscaled pool stamps the member first, so that a scale-down decided on the member
+// as it was read (idle) fails its precondition instead of removing the cluster the
+// application is going to.
+func TestPlacementReservesThePoolMember(t *testing.T) {
+	ctx := context.Background()
+	gpu := map[string]string{"pool": "gpu"}
+	member := usableCluster("gpu-a", map[string]string{"pool": "gpu", common.PoolLabel: "gpu"})
+	pool := &scalingv1.ResourcePool{ObjectMeta: metav1.ObjectMeta{Namespace: "apps", Name: "gpu"}, Spec: scalingv1.ResourcePoolSpec{
+		ClaimTemplate: scalingv1.ClaimTemplate{APIVersion: "compute.terraplane.io/v1alpha1", Kind: "KubernetesCluster", Labels: gpu},
+		Autoscale:     &scalingv1.Autoscale{ApplicationsPerCluster: 2, Max: 3}}}
+	app := placedApp("new", "")
+	app.Spec.ClusterSelector = &metav1.LabelSelector{MatchLabels: gpu}
+	c := fake.NewClientBuilder().WithScheme(schedulerScheme(t)).WithObjects(pool, member, app).
+		WithStatusSubresource(&workloadv1.KubernetesApplication{}).Build()
+	idle := &computev1.KubernetesCluster{}
+	if err := c.Get(ctx, client.ObjectKeyFromObject(member), idle); err != nil {
+		t.Fatal(err)
+	}
+	r := &Reconciler{client: c, reader: c, opts: Options{Retry: time.Minute}, recorder: resource.RecorderFor(events.NewFakeRecorder(10))}
+	if _, err := r.Reconcile(ctx, ctrl.Request{NamespacedName: client.ObjectKeyFromObject(app)}); err != nil {
+		t.Fatalf("Reconcile: %v", err)
+	}
+	got := &computev1.KubernetesCluster{}
+	if err := c.Get(ctx, client.ObjectKeyFromObject(member), got); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := time.Parse(time.RFC3339, got.Annotations[common.PlacedAtAnnotation]); err != nil {
+		t.Fatalf("member annotations %v: want %s stamped: %v", got.Annotations, common.PlacedAtAnnotation, err)
+	}
+	err := c.Delete(ctx, idle, client.Preconditions{UID: &idle.UID, ResourceVersion: &idle.ResourceVersion})
+	if !apierrors.IsConflict(err) {
+		t.Errorf("a scale-down of the member as read before the placement: %v, want a conflict", err)
 	}
 }
 

@@ -3,7 +3,9 @@ package scheduler
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
+	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/labels"
@@ -86,6 +88,34 @@ func (r *Reconciler) leastLoaded(ctx context.Context, ns string, sel labels.Sele
 		return room[i].Name < room[j].Name
 	})
 	best := room[0]
+	if best.Pool != "" {
+		if err := r.reserve(ctx, ready, best.Name); err != nil {
+			return nil, "", err
+		}
+	}
 	return &workloadv1.ClusterReference{Kind: workloadv1.ClusterKindClaim, Name: best.Name, Namespace: ns},
 		fmt.Sprintf("placed on KubernetesCluster %s: fewest applications (%d) among %d ready matching clusters, ties by name", best.Name, best.Load, len(room)), nil
+}
+
+// reserve stamps the pool member name (one of ready) with the time an application is
+// placed on it, before the placement is recorded: the write changes the member's
+// resourceVersion, so a scale-down that read it idle fails its precondition, and the
+// pool counts it busy from then. A member already being deleted takes no application.
+func (r *Reconciler) reserve(ctx context.Context, ready []computev1.KubernetesCluster, name string) error {
+	i := slices.IndexFunc(ready, func(c computev1.KubernetesCluster) bool { return c.Name == name })
+	c := ready[i].DeepCopy()
+	orig := c.DeepCopy()
+	ann := c.GetAnnotations()
+	if ann == nil {
+		ann = map[string]string{}
+	}
+	ann[common.PlacedAtAnnotation] = time.Now().UTC().Format(time.RFC3339)
+	c.SetAnnotations(ann)
+	if err := r.client.Patch(ctx, c, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})); err != nil {
+		return fmt.Errorf("reserve KubernetesCluster %s: %w", name, err)
+	}
+	if !c.DeletionTimestamp.IsZero() {
+		return &Unschedulable{Reason: "NoReadyCluster", Message: fmt.Sprintf("KubernetesCluster %s/%s is being removed by its pool; placing again", c.Namespace, c.Name)}
+	}
+	return nil
 }

@@ -165,6 +165,12 @@ func DecideAutoscale(in AutoscaleInput) AutoscaleDecision {
 			if !ok || since.After(in.Now) {
 				since = in.Now
 			}
+			if m.PlacedAt.After(since) { // an application is being placed on it: busy from then
+				since = m.PlacedAt
+				if since.After(in.Now) {
+					since = in.Now
+				}
+			}
 			row.IdleSince = &metav1.Time{Time: since}
 			if left := since.Add(after).Sub(in.Now); left <= 0 {
 				removable = append(removable, idle{m, since})

@@ -49,6 +49,9 @@ type Member struct {
 	ResourceVersion string
 	// Object is the member as read.
 	Object *unstructured.Unstructured
+	// PlacedAt is when the scheduler last placed an application on the member (a
+	// KubernetesCluster of an autoscaled pool); zero when never.
+	PlacedAt time.Time
 }
 
 // Taker names the claim a member was handed out to.
@@ -122,6 +125,9 @@ func FromUnstructured(u *unstructured.Unstructured) (Member, error) {
 		State: StateOf(u.GetAnnotations(), !u.GetDeletionTimestamp().IsZero(), u.GetGeneration(), claim.Status.Conditions)}
 	if claim.Spec.ClassRef != nil {
 		m.ClassRef = claim.Spec.ClassRef.Name
+	}
+	if at, err := time.Parse(time.RFC3339, u.GetAnnotations()[common.PlacedAtAnnotation]); err == nil {
+		m.PlacedAt = at
 	}
 	return m, nil
 }

@@ -3,6 +3,11 @@ package v1alpha1
 // PoolLabel marks a claim as a member of the ResourcePool it names.
 const PoolLabel = "terraplane.io/pool"
 
+// PlacedAtAnnotation on a KubernetesCluster member of an autoscaled pool records when
+// the scheduler last placed an application on it (RFC 3339): the pool counts the member
+// busy from then, so that it never removes a cluster an application is being placed on.
+const PlacedAtAnnotation = "terraplane.io/placed-at"
+
 // Annotations users and Terraplane set on its objects.
 const (
 	// CreatePendingAnnotation records, on a managed resource, when a create started; it is
