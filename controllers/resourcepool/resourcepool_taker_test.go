@@ -95,7 +95,8 @@ func TestTaker(t *testing.T) {
 // TestReconcileGoneOrGoing: a pool that is gone, or is being deleted (its members go
 // with it), is nothing to do: no error, no member made.
 func TestReconcileGoneOrGoing(t *testing.T) {
-	r, c, _ := poolReconciler(t)
+	r, _, _ := poolReconciler(t)
+	var c client.Client
 	if res, err := r.Reconcile(context.Background(), ctrl.Request{NamespacedName: client.ObjectKey{Namespace: "team", Name: "warm"}}); err != nil || res != (ctrl.Result{}) {
 		t.Errorf("a pool that is gone: %+v, %v", res, err)
 	}
