@@ -251,7 +251,7 @@ func conformNamespaces(t *testing.T, admin []string, ns, team, modDir string) {
 			dora := userEnv(t, "KUBECONFIG="+kubeconfigAs(t, "dora", team))
 			r := terraplane(t, dora, "get", "approvals")
 			g.Expect(r.code).To(BeZero(), r.stderr)
-			g.Expect(r.stdout).To(MatchRegexp(`(?m)^` + team + ` +Module/conf-team +cafecafecafecafe +AwaitingApproval +\+1 ~0 -0 -/\+0 +\S+$`))
+			g.Expect(r.stdout).To(MatchRegexp(`(?m)^` + team + ` +Module/conf-team +- +cafecafecafecafe +AwaitingApproval +\+1 ~0 -0 -/\+0 +\S+$`))
 			g.Expect(r.stderr).To(ContainSubstring("looked in " + adminNS + ", " + team))
 			items := data(admin, "get", "approvals", "-n", team)["items"].([]any)
 			g.Expect(items).To(HaveLen(1), "-n looks in that namespace only")
