@@ -65,6 +65,7 @@ type ResourcePoolSpec struct {
 	// Size is how many members the pool keeps (ready, provisioning or failed), besides
 	// the ones it has handed out. With autoscale, leave it at 0.
 	// +optional
+	// +kubebuilder:default=0
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=1000
 	Size int32 `json:"size"`
