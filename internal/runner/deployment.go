@@ -106,6 +106,14 @@ func (d *Deployments) Launch(ctx context.Context, pool PoolRef) (*Client, error)
 	return c, nil
 }
 
+// Running is pool's client when this controller has one, counting no run.
+func (d *Deployments) Running(pool PoolRef) *Client {
+	st := d.state(pool)
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return st.client
+}
+
 // Forget drops pool's client: the next Launch looks at its runner again.
 func (d *Deployments) Forget(pool PoolRef) {
 	st := d.state(pool)

@@ -18,6 +18,8 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+
+	"terraplane.io/terraplane/internal/engine"
 )
 
 // fakeDeployments are Deployments on a fake API holding the anchor ClusterRole.
@@ -195,5 +197,29 @@ func setAvailable(t *testing.T, c client.Client, pool PoolRef, n int32) {
 		if err := c.Update(ctx, svc); err != nil {
 			t.Error(err)
 		}
+	}
+}
+
+// TestActivityKeepsNoRunnerUp: asking what a workspace's terraform does goes to the pool's
+// runner only when this controller already has it, counts no run (a runner asked would
+// otherwise never go idle), and starts none.
+func TestActivityKeepsNoRunnerUp(t *testing.T) {
+	runs := &fakeRuns{activity: engine.Activity{Verb: "apply"}}
+	c, _ := serve(t, runs, "the-token")
+	d := &Deployments{IdleTTL: time.Minute} // no client of the cluster: a Launch would fail
+	p := &Pools{Launcher: d}
+	ws := engine.Workspace{ID: "w", BackendConfig: map[string]string{"namespace": "team-a"}}
+	ctx := context.Background()
+	if got, err := p.Activity(ctx, ws); err != nil || got.Running() {
+		t.Fatalf("no runner up: %+v, %v; want nothing and no error", got, err)
+	}
+	st := d.state(PoolOf(ws))
+	st.client = c
+	got, err := p.Activity(ctx, ws)
+	if err != nil || got.Verb != "apply" {
+		t.Fatalf("runner up: %+v, %v; want its apply", got, err)
+	}
+	if st.inflight != 0 {
+		t.Errorf("%d runs counted in flight after asking for the activity, want 0", st.inflight)
 	}
 }

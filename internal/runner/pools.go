@@ -32,6 +32,9 @@ func PoolOf(ws engine.Workspace) PoolRef {
 type Launcher interface {
 	// Launch returns a client of pool's runner, starting the runner if needed.
 	Launch(ctx context.Context, pool PoolRef) (*Client, error)
+	// Running returns a client of pool's runner when one is up, without starting one or
+	// counting a run (which would keep it from going idle); nil when none is.
+	Running(pool PoolRef) *Client
 	// Forget says the runner of pool failed to answer: the next Launch checks it.
 	Forget(pool PoolRef)
 	// Stop stops every runner.
@@ -146,11 +149,13 @@ func (p *Pools) Remove(ctx context.Context, ws engine.Workspace) error {
 // Stop stops every runner.
 func (p *Pools) Stop() { p.Launcher.Stop() }
 
-// Activity is what terraform is doing now in the workspace, in its pool's runner.
+// Activity is what terraform is doing now in the workspace, in its pool's runner; the
+// zero Activity when no runner of the pool is up. Asking starts no runner and keeps
+// none from going idle.
 func (p *Pools) Activity(ctx context.Context, ws engine.Workspace) (engine.Activity, error) {
-	c, _, err := p.client(ctx, ws)
-	if err != nil {
-		return engine.Activity{}, err
+	c := p.Launcher.Running(PoolOf(ws))
+	if c == nil {
+		return engine.Activity{}, nil
 	}
 	return c.Activity(ctx, ws)
 }

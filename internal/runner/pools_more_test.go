@@ -28,8 +28,9 @@ func (f *verbLauncher) Launch(_ context.Context, pool PoolRef) (*Client, error) 
 	f.launched = append(f.launched, pool)
 	return f.client, f.err
 }
-func (f *verbLauncher) Forget(pool PoolRef) { f.forgot = append(f.forgot, pool) }
-func (f *verbLauncher) Stop()               { f.stopped = true }
+func (f *verbLauncher) Running(PoolRef) *Client { return f.client }
+func (f *verbLauncher) Forget(pool PoolRef)     { f.forgot = append(f.forgot, pool) }
+func (f *verbLauncher) Stop()                   { f.stopped = true }
 
 // verbs calls every Runner method of p on ws and returns their errors by verb.
 func verbs(p *Pools, ws engine.Workspace) map[string]error {

@@ -126,6 +126,16 @@ func (p *Processes) Launch(ctx context.Context, pool PoolRef) (*Client, error) {
 	return proc.client, nil
 }
 
+// Running is the client of pool's runner process when it is alive, touching nothing.
+func (p *Processes) Running(pool PoolRef) *Client {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if proc := p.running[pool]; proc != nil && proc.alive() {
+		return proc.client
+	}
+	return nil
+}
+
 // Forget drops pool's runner if it has exited, so that the next Launch starts another.
 func (p *Processes) Forget(pool PoolRef) {
 	p.mu.Lock()

@@ -275,8 +275,9 @@ func (f *fakeLauncher) Launch(_ context.Context, pool PoolRef) (*Client, error) 
 	}
 	return nil, errors.New("no runner")
 }
-func (f *fakeLauncher) Forget(pool PoolRef) { f.forgot = append(f.forgot, pool) }
-func (f *fakeLauncher) Stop()               {}
+func (f *fakeLauncher) Running(pool PoolRef) *Client { return f.clients[pool] }
+func (f *fakeLauncher) Forget(pool PoolRef)          { f.forgot = append(f.forgot, pool) }
+func (f *fakeLauncher) Stop()                        {}
 
 // TestPoolsSendEachRunToItsPool: a run goes to the runner of its workspace's pool; a
 // runner that does not answer is forgotten, so the next run starts another; a runner's
