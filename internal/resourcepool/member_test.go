@@ -2,6 +2,7 @@ package resourcepool
 
 import (
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -61,7 +62,8 @@ func TestAnnotations(t *testing.T) {
 }
 
 // TestFromUnstructured: a member of any kind is read from its shared claim fields; a
-// member with no status yet is provisioning.
+// member with no status yet is provisioning; the scheduler's placed-at stamp is read
+// when it parses.
 func TestFromUnstructured(t *testing.T) {
 	u := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "platform.example.org/v1alpha1", "kind": "Queue",
@@ -83,5 +85,13 @@ func TestFromUnstructured(t *testing.T) {
 	delete(u.Object["metadata"].(map[string]any), "annotations")
 	if m, err := FromUnstructured(u); err != nil || m.State != Provisioning {
 		t.Errorf("no status: %s, %v", m.State, err)
+	}
+	u.SetAnnotations(map[string]string{common.PlacedAtAnnotation: "2026-12-02T10:00:00Z"})
+	if m, err := FromUnstructured(u); err != nil || !m.PlacedAt.Equal(time.Date(2026, 12, 2, 10, 0, 0, 0, time.UTC)) {
+		t.Errorf("placed at: %s, %v; want the annotation's time", m.PlacedAt, err)
+	}
+	u.SetAnnotations(map[string]string{common.PlacedAtAnnotation: "yesterday"})
+	if m, err := FromUnstructured(u); err != nil || !m.PlacedAt.IsZero() {
+		t.Errorf("a placed-at that does not parse: %s, %v; want none", m.PlacedAt, err)
 	}
 }
