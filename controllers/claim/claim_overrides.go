@@ -9,7 +9,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 
 	"terraplane.io/terraplane/internal/resource"
 )
@@ -28,7 +27,7 @@ const ReasonClassValueWins = "ClassValueWins"
 // reconcile that finds it as it was. Without such a parameter the condition is removed.
 func mirrorOverrides(claim resource.Claim, mg resource.Managed) []resource.Note {
 	st := claim.GetClaimStatus()
-	names := overridden(claimSpec(claim), forProviderOf(mg))
+	names := overridden(specOf(claim), forProviderOf(mg))
 	if len(names) == 0 {
 		meta.RemoveStatusCondition(&st.Conditions, TypeParametersOverridden)
 		return nil
@@ -68,11 +67,6 @@ func forProviderOf(mg resource.Managed) map[string]any {
 	if mg == nil {
 		return nil
 	}
-	obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(mg)
-	if err != nil {
-		return nil
-	}
-	spec, _ := obj["spec"].(map[string]any)
-	inputs, _ := spec["forProvider"].(map[string]any)
+	inputs, _ := specOf(mg)["forProvider"].(map[string]any)
 	return inputs
 }

@@ -23,7 +23,7 @@ func asParameters(claim resource.Claim, msg string) string {
 	if m == nil {
 		return msg
 	}
-	spec := claimSpec(claim)
+	spec := specOf(claim)
 	names := strings.Split(msg[m[2]:m[3]], ", ")
 	out := make([]string, 0, len(names))
 	for _, v := range names {
@@ -54,12 +54,12 @@ func parameterOf(spec map[string]any, v string) (string, bool) {
 	return "", false
 }
 
-// claimSpec is claim's spec as JSON-shaped values (empty when it cannot be read).
-func claimSpec(claim resource.Claim) map[string]any {
-	obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(claim)
+// specOf is obj's spec as JSON-shaped values (empty when it cannot be read).
+func specOf(obj runtime.Object) map[string]any {
+	content, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
 	if err != nil {
 		return nil
 	}
-	spec, _ := obj["spec"].(map[string]any)
+	spec, _ := content["spec"].(map[string]any)
 	return spec
 }

@@ -31,6 +31,7 @@ func (m *Module) LocalModules() (dirs []string, problems []string) {
 			problems = append(problems, fmt.Sprintf("%s calls %s, outside %s", c.where, c.source, outside))
 		case c.missing:
 			problems = append(problems, fmt.Sprintf("%s calls %s, which is not among the module's files", c.where, c.source))
+		case c.remote:
 		case c.dir != "":
 			dirs = append(dirs, c.dir)
 		}
@@ -41,9 +42,11 @@ func (m *Module) LocalModules() (dirs []string, problems []string) {
 
 // localCall is a directory walkCalls reached, or what is wrong with a call.
 type localCall struct {
-	dir              string // a directory reached, tree-relative
-	where, source    string // the call, for messages
+	dir              string   // a directory reached, tree-relative
+	types            []string // the resource types (managed and data) dir declares
+	where, source    string   // the call, for messages
 	outside, missing bool
+	remote           bool   // a call of a module from elsewhere (registry, git, ...)
 	problem          string // a directory that cannot be read
 }
 
@@ -61,14 +64,22 @@ func (m *Module) walkCalls() []localCall {
 	for len(queue) > 0 {
 		dir := queue[0]
 		queue = queue[1:]
-		out = append(out, localCall{dir: dir})
 		mod, err := inspectFiles(subtree(tree, dir))
 		if err != nil {
-			out = append(out, localCall{problem: fmt.Sprintf("%s: %v", m.relative(dir), err)})
+			out = append(out, localCall{dir: dir}, localCall{problem: fmt.Sprintf("%s: %v", m.relative(dir), err)})
 			continue
 		}
+		reached := localCall{dir: dir}
+		for _, r := range mod.ManagedResources {
+			reached.types = append(reached.types, r.Type)
+		}
+		for _, r := range mod.DataResources {
+			reached.types = append(reached.types, r.Type)
+		}
+		out = append(out, reached)
 		for _, c := range mod.ModuleCalls {
 			if !IsLocalSource(c.Source) {
+				out = append(out, localCall{where: "module " + c.Name, source: c.Source, remote: true})
 				continue
 			}
 			target := path.Clean(path.Join(dir, c.Source))
