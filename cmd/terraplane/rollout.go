@@ -231,6 +231,16 @@ func printRollout(w io.Writer, class revision.Class) {
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%s\n", r.Name, r.Revision, r.Resources, r.Ready, r.Pending, r.CreatedAt.UTC().Format(time.RFC3339))
 	}
 	_ = tw.Flush()
+	if len(rc.Providers) == 0 {
+		return
+	}
+	fmt.Fprintln(w)
+	tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "PROVIDER\tVERSION\tRESOURCES")
+	for _, p := range rc.Providers {
+		fmt.Fprintf(tw, "%s\t%s\t%d\n", p.Provider, p.Version, p.Resources)
+	}
+	_ = tw.Flush()
 }
 
 func orNone(s string) string {

@@ -77,3 +77,23 @@ func TestRolloutProgress(t *testing.T) {
 		})
 	}
 }
+
+// TestPrintRolloutProviders: rollout status lists the provider versions the class's
+// resources run, and no table when none has run.
+func TestPrintRolloutProviders(t *testing.T) {
+	class := &terraformv1.ModuleClass{ObjectMeta: metav1.ObjectMeta{Namespace: "admin", Name: "pets"}}
+	class.Status.LatestRevision = "pets-2"
+	var b strings.Builder
+	printRollout(&b, class)
+	if strings.Contains(b.String(), "PROVIDER") {
+		t.Errorf("a class whose resources never ran lists providers:\n%s", b.String())
+	}
+	class.Status.Providers = []common.ProviderVersionCount{{Provider: "hashicorp/random", Version: "3.10.0", Resources: 1}, {Provider: "hashicorp/random", Version: "3.9.0", Resources: 3}}
+	b.Reset()
+	printRollout(&b, class)
+	for _, want := range []string{"PROVIDER          VERSION  RESOURCES", "hashicorp/random  3.10.0   1", "hashicorp/random  3.9.0    3"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("rollout status does not say %q:\n%s", want, b.String())
+		}
+	}
+}

@@ -89,7 +89,7 @@ func TestRevisionsGovernTheSpec(t *testing.T) {
 	at := func(encryption string, n int64) *terraformv1.ClassRevision {
 		c := s3Class("admin", "team")
 		c.SpecTemplate.ForProvider.Encryption = encryption
-		rev, err := revision.Build(c, gvk, mod, n)
+		rev, err := revision.Build(c, gvk, mod, nil, n)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -15,6 +15,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	common "terraplane.io/terraplane/apis/common/v1alpha1"
@@ -53,13 +54,19 @@ func Setup(mgr ctrl.Manager, reg *registry.Registry) error {
 				return fmt.Errorf("load module for %s: %w", kind.GVK.Kind, err)
 			}
 		}
-		err := ctrl.NewControllerManagedBy(mgr).
+		b := ctrl.NewControllerManagedBy(mgr).
 			Named("classrevision-"+kind.ClassGVK.Kind+"."+kind.ClassGVK.Group).
 			For(kind.NewClass()).
 			Owns(&terraformv1.ClassRevision{}).
-			Watches(kind.New(), r.fleetChanges()).
-			Complete(r)
-		if err != nil {
+			Watches(kind.New(), r.fleetChanges())
+		if !kind.ProviderGVK.Empty() {
+			pc, err := revision.NewObject(mgr.GetScheme(), kind.ProviderGVK)
+			if err != nil {
+				return fmt.Errorf("set up the revisions of %s: %w", kind.ClassGVK.Kind, err)
+			}
+			b = b.Watches(pc, handler.EnqueueRequestsFromMapFunc(r.classesNaming))
+		}
+		if err := b.Complete(r); err != nil {
 			return fmt.Errorf("set up the revisions of %s: %w", kind.ClassGVK.Kind, err)
 		}
 	}
@@ -105,6 +112,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	switch {
 	case err == nil:
 		revs = upsert(revs, latest)
+		tookUpgrade(class, latest)
 	case r.waits(err):
 		result.RequeueAfter = retry // the class's own status says why its module cannot be read
 	default:

@@ -1,9 +1,13 @@
 package classrevision
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"maps"
 	"slices"
+	"strings"
+	"sync"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -13,6 +17,7 @@ import (
 
 	common "terraplane.io/terraplane/apis/common/v1alpha1"
 	terraformv1 "terraplane.io/terraplane/apis/terraform/v1alpha1"
+	"terraplane.io/terraplane/internal/engine"
 	"terraplane.io/terraplane/internal/module"
 	"terraplane.io/terraplane/internal/resource"
 	"terraplane.io/terraplane/internal/revision"
@@ -50,7 +55,16 @@ func (r *Reconciler) ensure(ctx context.Context, class revision.Class, revs []te
 	if n := len(revs); n > 0 {
 		next = revs[n-1].Spec.Revision + 1
 	}
-	want, err := revision.Build(class, r.kind.ClassGVK, mod, next)
+	if lock := revisionLock(class, mod, revs); !bytes.Equal(lock, mod.Lock) {
+		withLock := *mod // the loader's module is shared: the revision's lock goes on a copy
+		withLock.Lock = lock
+		mod = &withLock
+	}
+	providers, err := r.providerConfigs(ctx, class)
+	if err != nil {
+		return nil, err
+	}
+	want, err := revision.Build(class, r.kind.ClassGVK, mod, providers, next)
 	if err != nil {
 		return nil, err
 	}
@@ -69,6 +83,46 @@ func (r *Reconciler) ensure(ctx context.Context, class revision.Class, revs []te
 		return nil, fmt.Errorf("create class revision: %w", err)
 	}
 	return want, nil
+}
+
+// revisionLock is the provider lock a new revision of class keeps, which its resources
+// take when they move to it: the module's own, if it ships one (bundled modules do);
+// else, for a ModuleClass, the upgrade its resources' plans offered it, or the lock of
+// its newest revision (a past upgrade's), or none (each resource keeps its own).
+func revisionLock(class revision.Class, mod *module.Module, revs []terraformv1.ClassRevision) []byte {
+	mc, ok := class.(*terraformv1.ModuleClass)
+	switch {
+	case !ok || mod.Lock != nil:
+		return mod.Lock
+	case mc.Status.ProviderUpgrade != "":
+		return []byte(mc.Status.ProviderUpgrade)
+	case len(revs) > 0 && revs[len(revs)-1].Spec.ProviderLock != "":
+		return []byte(revs[len(revs)-1].Spec.ProviderLock)
+	}
+	return nil
+}
+
+// tookUpgrade makes the provider upgrade a ModuleClass was offered its lock, once latest
+// (its newest revision) carries it: the class's resources and new Modules run it from then.
+func tookUpgrade(class revision.Class, latest *terraformv1.ClassRevision) {
+	mc, ok := class.(*terraformv1.ModuleClass)
+	if !ok || latest == nil || mc.Status.ProviderUpgrade == "" || latest.Spec.ProviderLock != mc.Status.ProviderUpgrade {
+		return
+	}
+	mc.Status.ProviderLock, mc.Status.ProviderUpgrade = mc.Status.ProviderUpgrade, ""
+}
+
+// providerConfigs are the specs of the ProviderConfigs the class's template names, as
+// they are now: a change to one makes a new revision (credentials' Secrets aside).
+func (r *Reconciler) providerConfigs(ctx context.Context, class revision.Class) ([]terraformv1.RevisionProviderConfig, error) {
+	if r.kind.ProviderGVK.Empty() {
+		return nil, nil
+	}
+	tmpl, err := revision.Template(class)
+	if err != nil {
+		return nil, err
+	}
+	return revision.SnapshotProviderConfigs(ctx, r.client, class.GetNamespace(), r.kind.ProviderGVK, revision.ProviderConfigNames(tmpl))
 }
 
 // upsert is revs with rev in it.
@@ -95,6 +149,9 @@ type member struct {
 	// failed says how its latest spec failed (a Synced=False reason that is not a wait,
 	// and its message); empty when it did not.
 	failed string
+	// providers are the provider versions it ran with last, one per line
+	// ("hashicorp/random 3.9.0").
+	providers string
 }
 
 // fleet lists the resources made from class. The list is read from the cache without
@@ -134,7 +191,7 @@ func memberOf(mg resource.Managed) member {
 	}
 	return member{name: mg.GetName(), key: key, want: spec.Revision, runs: st.Revision, policy: spec.RevisionPolicy,
 		ready:  resource.IsReady(st.Conditions) && meta.IsStatusConditionTrue(st.Conditions, common.TypeSynced),
-		failed: failure(mg)}
+		failed: failure(mg), providers: locks.versions(st.Terraform.ProviderLock)}
 }
 
 // failure says how mg's latest spec failed: its Synced=False reason and message, unless
@@ -196,5 +253,51 @@ func report(revs []terraformv1.ClassRevision, latest *terraformv1.ClassRevision,
 		}
 		out.Revisions = append(out.Revisions, c)
 	}
+	out.Providers = providerCounts(fleet)
 	return out
+}
+
+// providerCounts counts fleet by the provider versions its resources run, sorted by
+// provider and version.
+func providerCounts(fleet []member) []common.ProviderVersionCount {
+	counts := map[string]int{}
+	for _, m := range fleet {
+		for pv := range strings.Lines(m.providers) {
+			counts[strings.TrimSuffix(pv, "\n")]++
+		}
+	}
+	var out []common.ProviderVersionCount
+	for _, pv := range slices.Sorted(maps.Keys(counts)) {
+		provider, version, _ := strings.Cut(pv, " ")
+		out = append(out, common.ProviderVersionCount{Provider: provider, Version: version, Resources: counts[pv]})
+	}
+	return out
+}
+
+// lockVersions reads the provider versions of dependency locks, each distinct lock once:
+// a class of thousands of resources holds a few.
+type lockVersions struct {
+	mu   sync.Mutex
+	read map[string]string
+}
+
+// locks reads the locks of every class's resources.
+var locks = &lockVersions{read: map[string]string{}}
+
+// versions are the provider versions lock holds, one per line ("hashicorp/random 3.9.0").
+func (l *lockVersions) versions(lock string) string {
+	if lock == "" {
+		return ""
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if v, ok := l.read[lock]; ok {
+		return v
+	}
+	if len(l.read) >= 256 {
+		clear(l.read) // locks are few: starting over is cheap
+	}
+	v := strings.Join(engine.LockedVersions([]byte(lock)), "\n")
+	l.read[lock] = v
+	return v
 }

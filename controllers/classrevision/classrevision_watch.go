@@ -2,7 +2,10 @@ package classrevision
 
 import (
 	"context"
+	"slices"
 	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
 
 	"k8s.io/client-go/util/workqueue"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -11,6 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"terraplane.io/terraplane/internal/resource"
+	"terraplane.io/terraplane/internal/revision"
 )
 
 // coalesce is how long a class waits after one of its resources changed before it looks
@@ -57,4 +61,33 @@ func fleetMoved(before, after client.Object) bool {
 func sameClass(a, b resource.Managed) bool {
 	ra, rb := a.GetManagedSpec().ClassRef, b.GetManagedSpec().ClassRef
 	return ra == nil && rb == nil || ra != nil && rb != nil && *ra == *rb
+}
+
+// classesNaming maps a ProviderConfig to the classes of its namespace whose template
+// names it: its change makes each of them a new revision.
+func (r *Reconciler) classesNaming(ctx context.Context, pc client.Object) []reconcile.Request {
+	list, err := r.client.Scheme().New(r.kind.ClassGVK.GroupVersion().WithKind(r.kind.ClassGVK.Kind + "List"))
+	if err != nil {
+		return nil
+	}
+	classes, ok := list.(client.ObjectList)
+	if !ok || r.client.List(ctx, classes, client.InNamespace(pc.GetNamespace())) != nil {
+		return nil
+	}
+	items, err := meta.ExtractList(classes)
+	if err != nil {
+		return nil
+	}
+	var out []reconcile.Request
+	for _, it := range items {
+		class, ok := it.(client.Object)
+		if !ok {
+			continue
+		}
+		tmpl, err := revision.Template(class)
+		if err == nil && slices.Contains(revision.ProviderConfigNames(tmpl), pc.GetName()) {
+			out = append(out, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(class)})
+		}
+	}
+	return out
 }

@@ -1,12 +1,18 @@
 package classrevision
 
 import (
+	"context"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	common "terraplane.io/terraplane/apis/common/v1alpha1"
 	terraformv1 "terraplane.io/terraplane/apis/terraform/v1alpha1"
+	"terraplane.io/terraplane/internal/kinds"
 	"terraplane.io/terraplane/internal/resource"
 )
 
@@ -43,5 +49,25 @@ func TestFleetMoved(t *testing.T) {
 				t.Errorf("fleetMoved = %v; want %v", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestClassesNaming: a ProviderConfig maps to the classes of its namespace that name it.
+func TestClassesNaming(t *testing.T) {
+	kind, _ := kinds.NewRegistry(nil).ManagedForClass(terraformv1.GroupVersion.WithKind("ModuleClass"))
+	class := func(ns, name string, refs ...string) *terraformv1.ModuleClass {
+		c := &terraformv1.ModuleClass{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
+		for _, r := range refs {
+			c.SpecTemplate.ProviderConfigRefs = append(c.SpecTemplate.ProviderConfigRefs, common.LocalReference{Name: r})
+		}
+		return c
+	}
+	pc := &terraformv1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Namespace: "admin", Name: "random"}}
+	c := fake.NewClientBuilder().WithScheme(kinds.NewScheme()).WithObjects(pc,
+		class("admin", "pets", "other", "random"), class("admin", "cats", "other"), class("elsewhere", "dogs", "random")).Build()
+	r := &Reconciler{client: c, kind: kind}
+	want := []reconcile.Request{{NamespacedName: client.ObjectKey{Namespace: "admin", Name: "pets"}}}
+	if diff := cmp.Diff(want, r.classesNaming(context.Background(), pc)); diff != "" {
+		t.Errorf("classes naming the ProviderConfig (-want +got):\n%s", diff)
 	}
 }

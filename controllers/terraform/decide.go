@@ -52,7 +52,7 @@ func decide(s situation, mg resource.Managed, plan *engine.Plan) (verdict, error
 		return holdPlan, err
 	}
 	first := s.creating
-	if len(plan.ProviderChanges) > 0 && !first {
+	if len(plan.ProviderChanges) > 0 && !first && !s.revisionMoves {
 		return holdPlan, providerUpgrade(mg, plan)
 	}
 	if first && s.adopting {
@@ -113,9 +113,10 @@ func storedResources(plan *engine.Plan) int {
 }
 
 // providerUpgrade holds a plan made with provider versions outside the resource's
-// dependency lock: newer versions the provider sources offer, or versions the module's
-// constraints now ask for. It is applied, and the resource moves to them, only once
-// approved; until then every run installs the locked versions.
+// dependency lock that no new class revision brings: versions the module's constraints
+// now ask for, or that replace a locked version no longer offered. It is applied, and the
+// resource moves to them, only once approved; until then every run installs the locked
+// versions. (A revision's provider versions roll out with it, in waves.)
 func providerUpgrade(mg resource.Managed, plan *engine.Plan) error {
 	moved := make([]string, 0, len(plan.ProviderChanges))
 	for _, c := range plan.ProviderChanges {

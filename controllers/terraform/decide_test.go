@@ -41,6 +41,7 @@ func TestDecide(t *testing.T) {
 	creating := func(m *terraformv1.Module) { m.Status.Terraform.InputsHash = "" }
 	recorded := func(m *terraformv1.Module) { m.Status.Terraform.Resources = 2 }
 	manual := func(m *terraformv1.Module) { m.Spec.Approval = common.ApprovalManual }
+	moving := func(m *terraformv1.Module) { m.Spec.Revision, m.Status.Revision = "pets-2", "pets-1" }
 	observe := func(m *terraformv1.Module) {
 		m.Spec.ManagementPolicies = []common.ManagementAction{common.ManagementObserve}
 	}
@@ -130,6 +131,11 @@ func TestDecide(t *testing.T) {
 		{"its id approves it", module(func(m *terraformv1.Module) { m.Spec.ApprovedPlan = upgrade.ID }), upgrade, common.PlanDrift,
 			want{Verdict: applyPlan}},
 		{"a create has no provider to upgrade", module(creating), upNew, common.PlanCreate, want{Verdict: applyPlan}},
+		{"a new class revision's provider versions roll out with it", module(moving), upNew, common.PlanUpdate, want{Verdict: applyPlan}},
+		{"where the class asks for approval, they wait for it", module(func(m *terraformv1.Module) { moving(m); manual(m) }), upgrade, common.PlanUpdate,
+			want{Verdict: holdPlan, Reason: common.ReasonAwaitingApproval, Event: EventPlanAwaitingApproval}},
+		{"at the revision it runs, a move still waits", module(func(m *terraformv1.Module) { moving(m); m.Status.Revision = m.Spec.Revision }), upgrade, common.PlanDrift,
+			want{Verdict: holdPlan, Reason: common.ReasonProviderUpgrade, Event: common.ReasonProviderUpgrade}},
 		{"adopting by imports may not destroy", module(func(m *terraformv1.Module) {
 			creating(m)
 			m.Spec.Imports = []common.ImportInstruction{{Address: "terraform_data.a", ID: "x"}}

@@ -59,7 +59,11 @@ func (e *run) newPlan(ctx context.Context) (*engine.Plan, error) {
 		return nil, err
 	}
 	tf := e.mg.GetManagedStatus().Terraform
-	opts := engine.PlanOptions{Key: key, Outputs: tf.InputsHash != e.ws.Hash || tf.LastApplyTime == nil, UpgradeProviders: e.sit.offersUpgrades(e.mg)}
+	opts := engine.PlanOptions{Key: key, Outputs: tf.InputsHash != e.ws.Hash || tf.LastApplyTime == nil,
+		LookForUpgrades: e.t.kind.Terraform.OfferUpgrade != nil && e.sit.looksForUpgrades(e.mg)}
+	if tf.ProviderLock != "" && tf.ProviderLock != string(e.ws.Lock) {
+		opts.LockedBefore = []byte(tf.ProviderLock) // a new revision's lock: the plan names the move
+	}
 	return watched(ctx, e, func() (*engine.Plan, error) { return e.t.runner.Plan(ctx, e.ws.Workspace, opts) })
 }
 

@@ -12,8 +12,9 @@ import (
 	"terraplane.io/terraplane/internal/engine"
 )
 
-// TestProviderUpgradeHeldThenApproved: a create records the lock it ran with; a plan made
-// with newer providers is held (ProviderUpgrade), its versions in status, the lock kept;
+// TestProviderUpgradeHeldThenApproved: a create records the lock it ran with; a plan that
+// moves providers outside the lock (its constraint changed, no class revision brings them)
+// is held (ProviderUpgrade), its versions in status, the lock kept;
 // its approval applies the saved plan with the newer lock, which is the resource's from
 // then on.
 func TestProviderUpgradeHeldThenApproved(t *testing.T) {
@@ -30,8 +31,8 @@ func TestProviderUpgradeHeldThenApproved(t *testing.T) {
 		m.Annotations = map[string]string{common.RequestedAtAnnotation: "1"}
 	})
 	mg = h.reconcile()
-	if got := h.calls(); got != "plan" || len(h.runner.opts) != 1 || !h.runner.opts[0].UpgradeProviders {
-		t.Fatalf("a drift check ran %q with %+v, want a plan offering upgrades", got, h.runner.opts)
+	if got := h.calls(); got != "plan" || len(h.runner.opts) != 1 || h.runner.opts[0].LookForUpgrades {
+		t.Fatalf("a drift check ran %q with %+v, want a plan that looks for no upgrade (the Module has no class)", got, h.runner.opts)
 	}
 	s := synced(mg)
 	if s.Reason != common.ReasonProviderUpgrade || !strings.Contains(s.Message, "hashicorp/random 3.9.0 -> 3.10.0") {

@@ -155,13 +155,19 @@ func (e *run) missing() string {
 	return goneMessage(e.out.plan, "not recreated yet")
 }
 
-// recordLock keeps the lock the run left the resource with where its kind keeps its module's (a
-// ModuleClass's status), if the kind does; a failure only means a later run records it.
-func (e *run) recordLock(ctx context.Context) {
-	if e.out.lock == nil || e.t.kind.Terraform.RecordLock == nil {
-		return
+// recordLocks keeps the lock the run left the resource with where its kind keeps its
+// module's (a ModuleClass's status), and offers its class the newer provider versions
+// its plan found, if the kind does either; a failure only means a later run does it.
+func (e *run) recordLocks(ctx context.Context) {
+	tk := e.t.kind.Terraform
+	if e.out.lock != nil && tk.RecordLock != nil {
+		if err := tk.RecordLock(ctx, e.t.client, e.mg, e.out.lock); err != nil {
+			log.FromContext(ctx).Info("could not record the provider lock", "error", err.Error())
+		}
 	}
-	if err := e.t.kind.Terraform.RecordLock(ctx, e.t.client, e.mg, e.out.lock); err != nil {
-		log.FromContext(ctx).Info("could not record the provider lock", "error", err.Error())
+	if e.plan != nil && e.plan.Upgrade != nil && tk.OfferUpgrade != nil {
+		if err := tk.OfferUpgrade(ctx, e.t.client, e.mg, e.plan.Upgrade); err != nil {
+			log.FromContext(ctx).Info("could not offer the class newer provider versions", "error", err.Error())
+		}
 	}
 }

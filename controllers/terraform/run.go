@@ -117,7 +117,7 @@ func (e *run) Apply(ctx context.Context, _ resource.Managed) (managed.Applied, e
 	if e.recovered {
 		err = e.settle(ctx, err)
 	}
-	e.recordLock(ctx)
+	e.recordLocks(ctx)
 	if err != nil {
 		return managed.Applied{Run: e.record()}, terraformError(err)
 	}

@@ -111,27 +111,37 @@ func TestApplySteps(t *testing.T) {
 		}},
 		{name: "nothing to recover without a pending create", edit: applied, step: (*run).recoverInterruptedCreate, next: proceed},
 		{name: "a free state lock lets the apply go on", step: (*run).clearStaleLock, next: proceed},
-		{name: "a resource that exists is planned with provider upgrades, and a plan without changes keeps its lock", edit: applied,
-			runner: fakeRunner{lock: []byte("lock-a")}, step: (*run).makePlan, calls: "plan", next: finished, check: func(t *testing.T, e *run) {
-				if opts := e.t.runner.(*fakeRunner).opts; len(opts) != 1 || !opts[0].UpgradeProviders {
-					t.Errorf("plan options %+v, want provider upgrades offered", opts)
-				}
-				if string(e.out.lock) != "lock-a" {
-					t.Errorf("lock %q, want the plan's", e.out.lock)
-				}
-			}},
+		{name: "a class's resource that exists looks for provider upgrades, and a plan without changes keeps its lock", edit: func(m *terraformv1.Module) {
+			applied(m)
+			m.Spec.ClassRef = &common.ClassReference{Kind: "ModuleClass", Name: "pets"}
+		}, runner: fakeRunner{lock: []byte("lock-a")}, step: (*run).makePlan, calls: "plan", next: finished, check: func(t *testing.T, e *run) {
+			if opts := e.t.runner.(*fakeRunner).opts; len(opts) != 1 || !opts[0].LookForUpgrades {
+				t.Errorf("plan options %+v, want it to look for provider upgrades", opts)
+			}
+			if string(e.out.lock) != "lock-a" {
+				t.Errorf("lock %q, want the plan's", e.out.lock)
+			}
+		}},
+		{name: "a resource whose lock is another than the one it ran with (a new revision's) counts the move from its own", edit: func(m *terraformv1.Module) {
+			applied(m)
+			m.Status.Terraform.ProviderLock = "lock-a"
+		}, step: (*run).makePlan, calls: "plan", next: finished, check: func(t *testing.T, e *run) {
+			if opts := e.t.runner.(*fakeRunner).opts; len(opts) != 1 || string(opts[0].LockedBefore) != "lock-a" || opts[0].LookForUpgrades {
+				t.Errorf("plan options %+v, want the move counted from lock-a, and no look for upgrades without a class", opts)
+			}
+		}},
 		{name: "a create is planned with its module's lock", edit: func(m *terraformv1.Module) { m.Spec.Approval = common.ApprovalManual },
 			step: (*run).makePlan, calls: "plan", next: finished, check: func(t *testing.T, e *run) {
-				if opts := e.t.runner.(*fakeRunner).opts; len(opts) != 1 || opts[0].UpgradeProviders {
-					t.Errorf("plan options %+v, want no provider upgrades", opts)
+				if opts := e.t.runner.(*fakeRunner).opts; len(opts) != 1 || opts[0].LookForUpgrades {
+					t.Errorf("plan options %+v, want no look for provider upgrades", opts)
 				}
 			}},
 		{name: "so is a resource that may not be updated", edit: func(m *terraformv1.Module) {
 			applied(m)
 			m.Spec.ManagementPolicies = []common.ManagementAction{common.ManagementObserve}
 		}, step: (*run).makePlan, calls: "plan", next: finished, check: func(t *testing.T, e *run) {
-			if opts := e.t.runner.(*fakeRunner).opts; len(opts) != 1 || opts[0].UpgradeProviders {
-				t.Errorf("plan options %+v, want no provider upgrades", opts)
+			if opts := e.t.runner.(*fakeRunner).opts; len(opts) != 1 || opts[0].LookForUpgrades {
+				t.Errorf("plan options %+v, want no look for provider upgrades", opts)
 			}
 		}},
 		{name: "a provider upgrade is held", edit: applied, plan: upgrade, step: (*run).decide, next: finished, reason: common.ReasonProviderUpgrade},

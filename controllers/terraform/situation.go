@@ -37,6 +37,9 @@ type situation struct {
 	// harmless names the module addresses whose replacement destroys nothing outside
 	// Terraform (the kind's).
 	harmless []string
+	// revisionMoves: the resource is moving to another class revision (spec.revision is
+	// not the one it ran), whose provider versions it takes with it.
+	revisionMoves bool
 }
 
 // dueReason is why terraform must run.
@@ -73,12 +76,13 @@ func situate(mg resource.Managed, f facts) situation {
 	st, spec := mg.GetManagedStatus(), mg.GetManagedSpec()
 	tf := st.Terraform
 	s := situation{
-		creating:  tf.InputsHash == "" && tf.LastApplyTime == nil,
-		pending:   mg.GetAnnotations()[common.CreatePendingAnnotation] != "",
-		adopting:  resource.Adopting(mg),
-		abandoned: mg.GetAnnotations()[common.AbandonAnnotation] == "true",
-		held:      st.PendingPlan(),
-		harmless:  f.harmless,
+		creating:      tf.InputsHash == "" && tf.LastApplyTime == nil,
+		pending:       mg.GetAnnotations()[common.CreatePendingAnnotation] != "",
+		adopting:      resource.Adopting(mg),
+		abandoned:     mg.GetAnnotations()[common.AbandonAnnotation] == "true",
+		held:          st.PendingPlan(),
+		harmless:      f.harmless,
+		revisionMoves: spec.Revision != "" && spec.Revision != st.Revision,
 	}
 	s.approved = s.held != nil && s.held.ID == spec.ApprovedPlan && s.held.InputsHash == f.hash
 	switch {
@@ -140,11 +144,13 @@ func (s situation) createsDirectly(mg resource.Managed) bool {
 		policy.Allows(common.ManagementCreate) && mg.GetManagedSpec().ApprovedPlan == ""
 }
 
-// offersUpgrades reports whether plans are made with newer provider versions than the
-// resource's lock holds, when there are any: once it exists (a create uses its module's
-// lock) and may be updated. Such a plan waits for approval (decide, ProviderUpgrade).
-func (s situation) offersUpgrades(mg resource.Managed) bool {
-	return !s.creating && mg.GetManagedSpec().ChangePolicy.Allows(common.ManagementUpdate)
+// looksForUpgrades reports whether a plan looks for newer provider versions than the
+// resource's lock holds, for its class to offer as a new revision: once it exists (a
+// create uses its module's lock), may be updated, and was made from a class. The plan
+// itself is made with the locked versions.
+func (s situation) looksForUpgrades(mg resource.Managed) bool {
+	spec := mg.GetManagedSpec()
+	return !s.creating && spec.ClassRef != nil && spec.ChangePolicy.Allows(common.ManagementUpdate)
 }
 
 // destroysNothing reports whether a deleted resource has nothing of its own to destroy:

@@ -119,9 +119,14 @@ func TestSituationRules(t *testing.T) {
 		{"observe only", func(m *terraformv1.Module) {
 			m.Spec.ManagementPolicies = []common.ManagementAction{common.ManagementObserve}
 		}, false, false, false},
-		{"an update", func(m *terraformv1.Module) { m.Status.Terraform.InputsHash = "h0" }, false, true, false},
+		{"an update without a class", func(m *terraformv1.Module) { m.Status.Terraform.InputsHash = "h0" }, false, false, false},
+		{"an update of a class's resource", func(m *terraformv1.Module) {
+			m.Status.Terraform.InputsHash = "h0"
+			m.Spec.ClassRef = &common.ClassReference{Kind: "ModuleClass", Name: "pets"}
+		}, false, true, false},
 		{"an update that may not update", func(m *terraformv1.Module) {
 			m.Status.Terraform.InputsHash = "h0"
+			m.Spec.ClassRef = &common.ClassReference{Kind: "ModuleClass", Name: "pets"}
 			m.Spec.ManagementPolicies = []common.ManagementAction{common.ManagementObserve}
 		}, false, false, false},
 	} {
@@ -134,8 +139,8 @@ func TestSituationRules(t *testing.T) {
 			if got := s.createsDirectly(m); got != tc.direct {
 				t.Errorf("creates directly = %v, want %v", got, tc.direct)
 			}
-			if got := s.offersUpgrades(m); got != tc.upgrades {
-				t.Errorf("offers upgrades = %v, want %v", got, tc.upgrades)
+			if got := s.looksForUpgrades(m); got != tc.upgrades {
+				t.Errorf("looks for upgrades = %v, want %v", got, tc.upgrades)
 			}
 			if got := s.destroysNothing(); got != tc.empty {
 				t.Errorf("destroys nothing = %v, want %v", got, tc.empty)

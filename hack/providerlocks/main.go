@@ -296,7 +296,8 @@ func reportText(results []result, pins map[string]string, platforms []string) st
 	b.WriteString("\nA provider that is not locked has no pinned version. A workspace of such a module\n")
 	b.WriteString("chooses the newest version its constraint allows at its first init, records it in the\n")
 	b.WriteString("resource's `status.terraform.providerLock`, and keeps it from then on: a newer version\n")
-	b.WriteString("reaches it only through a plan that waits for approval (reason `ProviderUpgrade`).\n")
+	b.WriteString("reaches it only with a Terraplane release whose module locks it, a new class revision\n")
+	b.WriteString("that moves it, or a plan that waits for approval (reason `ProviderUpgrade`).\n")
 	return b.String()
 }
 

@@ -41,6 +41,20 @@ func shortProvider(addr string) string {
 	return addr
 }
 
+// LockedVersions are the provider versions a dependency lock holds, each as
+// "hashicorp/random 3.9.0", in file order; none for an unreadable lock.
+func LockedVersions(lock []byte) []string {
+	locked, err := lockedVersions(lock)
+	if err != nil {
+		return nil
+	}
+	out := make([]string, 0, len(locked))
+	for _, p := range locked {
+		out = append(out, shortProvider(p.Address)+" "+p.Version)
+	}
+	return out
+}
+
 // lockedProvider is one provider block of a dependency lock file.
 type lockedProvider struct {
 	Address, Version string
@@ -74,10 +88,10 @@ func lockedVersions(lock []byte) ([]lockedProvider, error) {
 	return out, nil
 }
 
-// providerChanges lists the providers of the lock from whose version differs in the lock
+// ProviderChanges lists the providers of the lock from whose version differs in the lock
 // to. Providers only one of them holds are no change: a provider the module started to
 // use is chosen at init, as without a lock. An unreadable lock counts as no change.
-func providerChanges(from, to []byte) []ProviderChange {
+func ProviderChanges(from, to []byte) []ProviderChange {
 	if from == nil || to == nil {
 		return nil
 	}

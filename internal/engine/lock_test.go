@@ -39,7 +39,7 @@ func TestProviderChanges(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			if diff := cmp.Diff(tc.want, providerChanges(tc.from, tc.to)); diff != "" {
+			if diff := cmp.Diff(tc.want, ProviderChanges(tc.from, tc.to)); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
 			}
 		})

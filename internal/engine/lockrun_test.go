@@ -55,8 +55,10 @@ func lockedRandom(t *testing.T, lock []byte) string {
 
 // TestLockedProviders runs the real terraform against a mirror that gains a newer random
 // provider: a workspace keeps the version of its lock across an engine restart; a plan
-// that asks for upgrades is made with the newer one and names it, as does a plan whose
-// lock the module's constraint no longer allows; applying that plan moves the workspace.
+// that looks for upgrades is made with the locked one and offers the newer lock; a plan
+// with that lock (a new revision's) names the move from the lock it ran with, as does a
+// plan whose lock the module's constraint no longer allows; applying it moves the
+// workspace.
 func TestLockedProviders(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs terraform and the random provider")
@@ -92,7 +94,18 @@ func TestLockedProviders(t *testing.T) {
 		t.Fatalf("after the restart: changes %v %v, installed %s; want none and 3.9.0 kept", plan.Changes, plan.ProviderChanges, installedRandom(t, e, ws.ID))
 	}
 
-	upgrade, err := e.Plan(ctx, ws, PlanOptions{UpgradeProviders: true, Key: []byte("k")})
+	looked, err := e.Plan(ctx, ws, PlanOptions{LookForUpgrades: true, Key: []byte("k")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if looked.HasChanges() || lockedRandom(t, looked.Lock) != "3.9.0" || lockedRandom(t, looked.Upgrade) != "3.10.0" {
+		t.Fatalf("looking for upgrades: changes %v %v, lock %s, upgrade %q; want none, 3.9.0 kept and 3.10.0 offered",
+			looked.Changes, looked.ProviderChanges, lockedRandom(t, looked.Lock), looked.Upgrade)
+	}
+
+	moving := ws
+	moving.Lock = looked.Upgrade // a new revision's lock, the workspace ran with 3.9.0
+	upgrade, err := e.Plan(ctx, moving, PlanOptions{LockedBefore: ws.Lock, Key: []byte("k")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +116,7 @@ func TestLockedProviders(t *testing.T) {
 	if !strings.Contains(upgrade.Text, "hashicorp/random 3.9.0 -> 3.10.0") {
 		t.Errorf("the plan's text does not name the upgrade:\n%s", upgrade.Text)
 	}
-	again, err := e.Plan(ctx, ws, PlanOptions{UpgradeProviders: true, Key: []byte("k")})
+	again, err := e.Plan(ctx, moving, PlanOptions{LockedBefore: ws.Lock, Key: []byte("k")})
 	if err != nil || again.ID != upgrade.ID {
 		t.Fatalf("the same upgrade planned again: id %q (%v), want %q", again.ID, err, upgrade.ID)
 	}
@@ -122,7 +135,7 @@ func TestLockedProviders(t *testing.T) {
 		t.Errorf("a lock the constraint excludes: provider changes (-want +got):\n%s", diff)
 	}
 
-	applied, err := e.ApplyPlan(ctx, ws, upgrade)
+	applied, err := e.ApplyPlan(ctx, moving, upgrade)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,8 +143,8 @@ func TestLockedProviders(t *testing.T) {
 		t.Fatalf("after the approved upgrade: lock %s, want 3.10.0", got)
 	}
 	ws.Lock = applied.Lock
-	after, err := e.Plan(ctx, ws, PlanOptions{UpgradeProviders: true})
-	if err != nil || after.HasChanges() {
+	after, err := e.Plan(ctx, ws, PlanOptions{LookForUpgrades: true})
+	if err != nil || after.HasChanges() || after.Upgrade != nil {
 		t.Fatalf("a plan after the upgrade: %v %v (%v), want no changes", after.Changes, after.ProviderChanges, err)
 	}
 }

@@ -114,10 +114,14 @@ type Plan struct {
 	Outputs map[string]Output
 	// Lock is the dependency lock the plan was made with; applying the plan installs it.
 	Lock []byte
-	// ProviderChanges are the providers whose version differs from the workspace's Lock:
-	// the plan was made with newer ones (PlanOptions.UpgradeProviders), or the lock could
+	// ProviderChanges are the providers whose version differs from the lock the workspace
+	// ran with (PlanOptions.LockedBefore, else its Lock): its Lock moved them, or could
 	// not be honoured. Applying the plan moves the workspace to them.
 	ProviderChanges []ProviderChange
+	// Upgrade is a lock with newer provider versions than the workspace's Lock that its
+	// configuration allows, when PlanOptions.LookForUpgrades found one; the plan itself is
+	// made with the locked versions.
+	Upgrade []byte `json:",omitempty"`
 	// Document is the plan's resource changes as terraform's plan JSON gives them, every
 	// sensitive value redacted: what plan policies evaluate.
 	Document []byte `json:",omitempty"`
@@ -156,10 +160,13 @@ type PlanOptions struct {
 	// Key keys the hash of sensitive values in the plan ID; it must stay secret and
 	// stable, or the same plan gets another ID.
 	Key []byte
-	// UpgradeProviders plans with the newest provider versions the configuration allows
-	// when they differ from the workspace's Lock (the provider sources are looked at once
-	// per module and lock while the engine runs); the plan lists them in ProviderChanges.
-	UpgradeProviders bool
+	// LookForUpgrades looks for newer provider versions than the workspace's Lock that the
+	// configuration allows (the provider sources are looked at once per module and lock
+	// while the engine runs), and returns their lock in Plan.Upgrade.
+	LookForUpgrades bool
+	// LockedBefore is the lock the workspace last ran with, when its Lock is another (a
+	// new class revision's): the plan's ProviderChanges count from it.
+	LockedBefore []byte
 	// Targets limits the plan to these resource addresses (terraform's -target), as
 	// the adoption of an interrupted create's objects before a destroy does.
 	Targets []string
@@ -168,12 +175,16 @@ type PlanOptions struct {
 // Plan makes and saves a plan of the workspace and describes it.
 func (e *Engine) Plan(ctx context.Context, ws Workspace, opts PlanOptions) (*Plan, error) {
 	locked := ws.Lock
-	if opts.UpgradeProviders {
-		if newer := e.newerLock(ctx, ws); newer != nil {
-			ws.Lock = newer
-		}
+	if opts.LockedBefore != nil {
+		locked = opts.LockedBefore
 	}
-	return describingAll(e, ws, func() (*Plan, error) { return e.plan(ctx, ws, locked, opts) })
+	plan, err := describingAll(e, ws, func() (*Plan, error) { return e.plan(ctx, ws, locked, opts) })
+	if err == nil && opts.LookForUpgrades {
+		probe := ws
+		probe.Lock = plan.Lock // what the plan was made with: newer is newer than that
+		plan.Upgrade = e.newerLock(ctx, probe)
+	}
+	return plan, err
 }
 
 // plan plans ws; locked is the lock the workspace's provider changes are counted from.
@@ -184,7 +195,7 @@ func (e *Engine) plan(ctx context.Context, ws Workspace, locked []byte, opts Pla
 	}
 	defer done()
 	lock := readLock(e.Dir(ws.ID))
-	moved := providerChanges(locked, lock)
+	moved := ProviderChanges(locked, lock)
 	path := filepath.Join(e.Dir(ws.ID), planFile)
 	defer os.Remove(path) // a saved plan holds every variable's value, secret ones too
 	var changed bool

@@ -54,7 +54,7 @@ func (e *Engine) newerLock(ctx context.Context, ws Workspace) []byte {
 			e.opts.Log.Info("could not look for newer provider versions; the workspace keeps its lock", "workspace", ws.Name, "error", err.Error())
 			return
 		}
-		if len(providerChanges(ws.Lock, lock)) > 0 {
+		if len(ProviderChanges(ws.Lock, lock)) > 0 {
 			p.lock = lock
 		}
 	})

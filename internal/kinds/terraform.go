@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"slices"
 	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -14,6 +15,7 @@ import (
 
 	common "terraplane.io/terraplane/apis/common/v1alpha1"
 	terraformv1 "terraplane.io/terraplane/apis/terraform/v1alpha1"
+	"terraplane.io/terraplane/internal/engine"
 	"terraplane.io/terraplane/internal/modsource"
 	"terraplane.io/terraplane/internal/module"
 	"terraplane.io/terraplane/internal/registry"
@@ -44,6 +46,9 @@ func moduleKind(loader *modsource.Loader) registry.ManagedKind {
 			ProviderConnectionKeysFor: moduleProviderConnectionKeys,
 			RecordLock:                recordClassLock,
 			ClassLock:                 classLock,
+			OfferUpgrade: func(ctx context.Context, c client.Client, mg resource.Managed, lock []byte) error {
+				return offerClassUpgrade(ctx, c, loader, mg, lock)
+			},
 		},
 	}
 }
@@ -92,6 +97,32 @@ func recordClassLock(ctx context.Context, c client.Client, mg resource.Managed, 
 	class.Status.ProviderLock = string(lock)
 	if err := c.Status().Patch(ctx, class, patch); err != nil && !apierrors.IsConflict(err) {
 		return fmt.Errorf("record the provider lock of ModuleClass %s/%s: %w", class.Namespace, class.Name, err)
+	}
+	return nil
+}
+
+// offerClassUpgrade offers mg's ModuleClass lock, which holds newer provider versions
+// than mg runs, as its providerUpgrade, unless the class keeps those versions already or
+// its module ships a lock of its own (which a new lock in the module's source upgrades).
+func offerClassUpgrade(ctx context.Context, c client.Client, loader *modsource.Loader, mg resource.Managed, lock []byte) error {
+	class, err := moduleClassOf(ctx, c, mg)
+	if err != nil || class == nil {
+		return err
+	}
+	st := class.Status
+	for _, kept := range []string{st.ProviderUpgrade, st.ProviderLock} {
+		if kept != "" && slices.Equal(engine.LockedVersions([]byte(kept)), engine.LockedVersions(lock)) {
+			return nil
+		}
+	}
+	mod, err := loader.Load(ctx, c, class.Namespace, class.SpecTemplate.Source)
+	if err != nil || mod.Lock != nil {
+		return err
+	}
+	patch := client.MergeFromWithOptions(class.DeepCopy(), client.MergeFromWithOptimisticLock{})
+	class.Status.ProviderUpgrade = string(lock)
+	if err := c.Status().Patch(ctx, class, patch); err != nil && !apierrors.IsConflict(err) {
+		return fmt.Errorf("offer ModuleClass %s/%s newer provider versions: %w", class.Namespace, class.Name, err)
 	}
 	return nil
 }

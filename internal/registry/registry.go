@@ -122,6 +122,9 @@ type TerraformKind struct {
 	// ClassLock, when set, is the dependency lock RecordLock kept for mg's class, which a
 	// resource that never ran starts from when its module ships none; nil when none is kept.
 	ClassLock func(ctx context.Context, c client.Client, mg resource.Managed) ([]byte, error)
+	// OfferUpgrade offers mg's class a lock with newer provider versions than mg runs,
+	// which the class's next revision carries (nil: plans do not look for them).
+	OfferUpgrade func(ctx context.Context, c client.Client, mg resource.Managed, lock []byte) error
 	// ClassModule, when set, reads the module a class's resources run (for the class's
 	// revisions); unset, it is the bundled module.
 	ClassModule func(ctx context.Context, c client.Client, class client.Object) (*module.Module, error)

@@ -1,5 +1,6 @@
 // Package revision makes and reads class revisions: immutable snapshots of what a class's
-// resources run (its spec template, its module's files and the module's provider lock),
+// resources run (its spec template, its module's files, the module's provider lock and
+// the ProviderConfigs the template names),
 // kept as ClassRevisions in the class's namespace. The revision controller makes them, the
 // claim controller configures resources from their template, and the workspace renderer
 // renders their module. It holds no reconciler.
@@ -66,8 +67,8 @@ func Template(class client.Object) (map[string]any, error) {
 }
 
 // Hash is the content hash that names a revision of the class kind/name: its template, the
-// module's files and the module's lock.
-func Hash(kind, name string, template []byte, mod *module.Module) string {
+// module's files and the module's lock, and the specs of its ProviderConfigs.
+func Hash(kind, name string, template []byte, mod *module.Module, providers []terraformv1.RevisionProviderConfig) string {
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\x00%s\x00%d\x00", kind, name, len(template))
 	h.Write(template)
@@ -78,6 +79,10 @@ func Hash(kind, name string, template []byte, mod *module.Module) string {
 	}
 	fmt.Fprintf(h, "lock\x00%d\x00", len(mod.Lock))
 	h.Write(mod.Lock)
+	for _, pc := range providers { // none: the hash a revision made before they were kept has
+		fmt.Fprintf(h, "provider\x00%s\x00%d\x00", pc.Name, len(pc.Spec.Raw))
+		h.Write(pc.Spec.Raw)
+	}
 	return hex.EncodeToString(h.Sum(nil))[:10]
 }
 
@@ -92,8 +97,9 @@ func Name(class, hash string) string {
 	return class + "-" + hash
 }
 
-// Build is the revision number of class (of kind gvk) running mod.
-func Build(class client.Object, gvk schema.GroupVersionKind, mod *module.Module, number int64) (*terraformv1.ClassRevision, error) {
+// Build is the revision number of class (of kind gvk) running mod with the ProviderConfigs
+// providers (sorted by name, see SnapshotProviderConfigs).
+func Build(class client.Object, gvk schema.GroupVersionKind, mod *module.Module, providers []terraformv1.RevisionProviderConfig, number int64) (*terraformv1.ClassRevision, error) {
 	tmpl, err := Template(class)
 	if err != nil {
 		return nil, err
@@ -106,13 +112,14 @@ func Build(class client.Object, gvk schema.GroupVersionKind, mod *module.Module,
 	if err != nil {
 		return nil, fmt.Errorf("pack the module: %w", err)
 	}
-	hash := Hash(gvk.Kind, class.GetName(), raw, mod)
+	hash := Hash(gvk.Kind, class.GetName(), raw, mod, providers)
 	rev := &terraformv1.ClassRevision{
 		ObjectMeta: metav1.ObjectMeta{Name: Name(class.GetName(), hash), Namespace: class.GetNamespace(),
 			Labels: map[string]string{ClassLabel: string(class.GetUID())}},
 		Spec: terraformv1.ClassRevisionSpec{
 			ClassRef: common.ClassReference{APIVersion: gvk.GroupVersion().String(), Kind: gvk.Kind, Name: class.GetName()},
 			Revision: number, Hash: hash, Template: &apiextensionsv1.JSON{Raw: raw}, Module: tgz, ProviderLock: string(mod.Lock),
+			ProviderConfigs: providers,
 		},
 	}
 	return rev, nil

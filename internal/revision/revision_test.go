@@ -7,11 +7,13 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	awsstoragev1 "terraplane.io/terraplane/apis/aws/storage/v1alpha1"
 	common "terraplane.io/terraplane/apis/common/v1alpha1"
+	terraformv1 "terraplane.io/terraplane/apis/terraform/v1alpha1"
 	"terraplane.io/terraplane/internal/kinds"
 	"terraplane.io/terraplane/internal/module"
 	"terraplane.io/terraplane/internal/resource"
@@ -44,26 +46,31 @@ func mod(t *testing.T, main, lock string) *module.Module {
 // not how resources follow revisions; it keeps what it was built from.
 func TestBuild(t *testing.T) {
 	gvk := awsstoragev1.GroupVersion.WithKind("S3BucketClass")
-	base, err := Build(s3Class(nil), gvk, mod(t, `variable "a" {}`, "lock-a"), 3)
+	pcs := func(spec string) []terraformv1.RevisionProviderConfig {
+		return []terraformv1.RevisionProviderConfig{{Name: "aws", Spec: &apiextensionsv1.JSON{Raw: []byte(spec)}}}
+	}
+	base, err := Build(s3Class(nil), gvk, mod(t, `variable "a" {}`, "lock-a"), pcs(`{"region":"eu-west-1"}`), 3)
 	if err != nil {
 		t.Fatal(err)
 	}
 	cases := map[string]struct {
-		class *awsstoragev1.S3BucketClass
-		mod   *module.Module
-		same  bool
+		class     *awsstoragev1.S3BucketClass
+		mod       *module.Module
+		providers string
+		same      bool
 	}{
-		"nothing changed":             {s3Class(nil), mod(t, `variable "a" {}`, "lock-a"), true},
-		"the revision policy changed": {s3Class(func(c *awsstoragev1.S3BucketClass) { c.SpecTemplate.RevisionPolicy = common.RevisionManual }), mod(t, `variable "a" {}`, "lock-a"), true},
-		"the class's status changed":  {s3Class(func(c *awsstoragev1.S3BucketClass) { c.Status.LatestRevision = "x" }), mod(t, `variable "a" {}`, "lock-a"), true},
-		"an input of the template":    {s3Class(func(c *awsstoragev1.S3BucketClass) { c.SpecTemplate.ForProvider.Encryption = "AES256" }), mod(t, `variable "a" {}`, "lock-a"), false},
-		"the reclaim policy":          {s3Class(func(c *awsstoragev1.S3BucketClass) { c.SpecTemplate.ReclaimPolicy = common.ReclaimRetain }), mod(t, `variable "a" {}`, "lock-a"), false},
-		"a module file":               {s3Class(nil), mod(t, `variable "b" {}`, "lock-a"), false},
-		"the module's lock":           {s3Class(nil), mod(t, `variable "a" {}`, "lock-b"), false},
-		"another class of that name":  {s3Class(func(c *awsstoragev1.S3BucketClass) { c.Name = "s3-other" }), mod(t, `variable "a" {}`, "lock-a"), false},
+		"nothing changed":             {s3Class(nil), mod(t, `variable "a" {}`, "lock-a"), `{"region":"eu-west-1"}`, true},
+		"the revision policy changed": {s3Class(func(c *awsstoragev1.S3BucketClass) { c.SpecTemplate.RevisionPolicy = common.RevisionManual }), mod(t, `variable "a" {}`, "lock-a"), `{"region":"eu-west-1"}`, true},
+		"the class's status changed":  {s3Class(func(c *awsstoragev1.S3BucketClass) { c.Status.LatestRevision = "x" }), mod(t, `variable "a" {}`, "lock-a"), `{"region":"eu-west-1"}`, true},
+		"an input of the template":    {s3Class(func(c *awsstoragev1.S3BucketClass) { c.SpecTemplate.ForProvider.Encryption = "AES256" }), mod(t, `variable "a" {}`, "lock-a"), `{"region":"eu-west-1"}`, false},
+		"the reclaim policy":          {s3Class(func(c *awsstoragev1.S3BucketClass) { c.SpecTemplate.ReclaimPolicy = common.ReclaimRetain }), mod(t, `variable "a" {}`, "lock-a"), `{"region":"eu-west-1"}`, false},
+		"a module file":               {s3Class(nil), mod(t, `variable "b" {}`, "lock-a"), `{"region":"eu-west-1"}`, false},
+		"the module's lock":           {s3Class(nil), mod(t, `variable "a" {}`, "lock-b"), `{"region":"eu-west-1"}`, false},
+		"a ProviderConfig's spec":     {s3Class(nil), mod(t, `variable "a" {}`, "lock-a"), `{"region":"eu-west-2"}`, false},
+		"another class of that name":  {s3Class(func(c *awsstoragev1.S3BucketClass) { c.Name = "s3-other" }), mod(t, `variable "a" {}`, "lock-a"), `{"region":"eu-west-1"}`, false},
 	}
 	for name, tc := range cases {
-		rev, err := Build(tc.class, gvk, tc.mod, 3)
+		rev, err := Build(tc.class, gvk, tc.mod, pcs(tc.providers), 3)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -96,7 +103,7 @@ func TestBuild(t *testing.T) {
 // policy, name and status.
 func TestOverlay(t *testing.T) {
 	gvk := awsstoragev1.GroupVersion.WithKind("S3BucketClass")
-	old, err := Build(s3Class(func(c *awsstoragev1.S3BucketClass) { c.SpecTemplate.ForProvider.Encryption = "AES256" }), gvk, mod(t, `variable "a" {}`, ""), 1)
+	old, err := Build(s3Class(func(c *awsstoragev1.S3BucketClass) { c.SpecTemplate.ForProvider.Encryption = "AES256" }), gvk, mod(t, `variable "a" {}`, ""), nil, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,7 +131,7 @@ func TestOverlay(t *testing.T) {
 // RevisionNotFound user error.
 func TestGet(t *testing.T) {
 	gvk := awsstoragev1.GroupVersion.WithKind("S3BucketClass")
-	rev, err := Build(s3Class(nil), gvk, mod(t, `variable "a" {}`, ""), 1)
+	rev, err := Build(s3Class(nil), gvk, mod(t, `variable "a" {}`, ""), nil, 1)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	terraformv1 "terraplane.io/terraplane/apis/terraform/v1alpha1"
 	"terraplane.io/terraplane/internal/engine"
 	"terraplane.io/terraplane/internal/module"
 	"terraplane.io/terraplane/internal/registry"
@@ -73,11 +74,11 @@ func NewRenderer(c client.Client, kind *registry.ManagedKind, stateKubeconfig, s
 
 // Render resolves mg's Provider and module and renders its workspace.
 func (r *Renderer) Render(ctx context.Context, mg resource.Managed) (*Rendered, error) {
-	pc, err := r.kind.Terraform.ResolveProvider(ctx, r.client, mg)
+	mod, rev, err := r.module(ctx, mg)
 	if err != nil {
 		return nil, err
 	}
-	mod, rev, err := r.module(ctx, mg)
+	pc, err := r.kind.Terraform.ResolveProvider(ctx, revision.WithProviderConfigs(r.client, rev, r.kind.ProviderGVK), mg)
 	if err != nil {
 		return nil, err
 	}
@@ -127,21 +128,29 @@ func (r *Renderer) Render(ctx context.Context, mg resource.Managed) (*Rendered, 
 	base.Kind = r.kind.GVK.GroupKind().String()
 	base.Group, base.Files, base.Env, base.SecretVars, base.BackendConfig = group, files.Files, pc.Env, secretVars, r.backendConfig(mg)
 	base.Timeout = mg.GetManagedSpec().Timing.TimeoutOr(0)
-	if base.Lock, err = r.lock(ctx, mg, mod); err != nil {
+	if base.Lock, err = r.lock(ctx, mg, mod, rev); err != nil {
 		return nil, err
 	}
-	ws := &Rendered{Workspace: base, Provider: pc, Revision: rev}
+	ws := &Rendered{Workspace: base, Provider: pc}
+	if rev != nil {
+		ws.Revision = rev.Name
+	}
 	ws.Hash = hashWorkspace(ws.Workspace, vars.Sources)
 	return ws, nil
 }
 
-// lock is the dependency lock mg runs with: the one its state was last written with, or
-// for a resource that never ran, its module's own (committed beside a bundled module, or
-// shipped with it), else the one its class recorded at the first init of the module; nil
-// when there is none.
-func (r *Renderer) lock(ctx context.Context, mg resource.Managed, mod *module.Module) ([]byte, error) {
-	if l := mg.GetManagedStatus().Terraform.ProviderLock; l != "" {
-		return []byte(l), nil
+// lock is the dependency lock mg runs with: the lock of the class revision it moves to,
+// when that revision keeps one (a module's own, or a provider upgrade's); else the one it
+// last ran with; or for a resource that never ran, its module's own (committed beside a
+// bundled module, or shipped with it), else the one its class recorded at the first init
+// of the module; nil when there is none.
+func (r *Renderer) lock(ctx context.Context, mg resource.Managed, mod *module.Module, rev *terraformv1.ClassRevision) ([]byte, error) {
+	own := mg.GetManagedStatus().Terraform.ProviderLock
+	if rev != nil && rev.Spec.ProviderLock != "" && (own == "" || mg.GetManagedStatus().Revision != rev.Name) {
+		return []byte(rev.Spec.ProviderLock), nil
+	}
+	if own != "" {
+		return []byte(own), nil
 	}
 	if mod.Lock != nil || r.kind.Terraform.ClassLock == nil {
 		return mod.Lock, nil
@@ -178,26 +187,26 @@ func (r *Renderer) variables(ctx context.Context, mg resource.Managed) (*registr
 }
 
 // module returns the module mg runs, and the revision it comes from: its class revision's
-// (spec.revision), else the kind's bundled module or the one its loader picks. A resource
-// being deleted whose revision is gone (with its class) is destroyed with the live module.
-func (r *Renderer) module(ctx context.Context, mg resource.Managed) (*module.Module, string, error) {
+// (spec.revision), else (no revision) the kind's bundled module or the one its loader
+// picks. A resource being deleted whose revision is gone (with its class) is destroyed
+// with the live module.
+func (r *Renderer) module(ctx context.Context, mg resource.Managed) (*module.Module, *terraformv1.ClassRevision, error) {
 	if spec := mg.GetManagedSpec(); spec.Revision != "" && spec.ClassRef != nil {
-		name := spec.Revision
-		rev, err := revision.Get(ctx, r.client, mg.GetNamespace(), name, *spec.ClassRef)
+		rev, err := revision.Get(ctx, r.client, mg.GetNamespace(), spec.Revision, *spec.ClassRef)
 		_, gone := resource.AsUserError(err)
 		switch {
 		case err == nil:
 			mod, err := r.revisions.Module(rev)
-			return mod, name, err
+			return mod, rev, err
 		case !gone || mg.GetDeletionTimestamp().IsZero():
-			return nil, "", err
+			return nil, nil, err
 		}
 	}
 	if r.kind.Terraform.LoadModule != nil {
 		mod, err := r.kind.Terraform.LoadModule(ctx, r.client, mg)
-		return mod, "", err
+		return mod, nil, err
 	}
-	return r.bundled, "", nil
+	return r.bundled, nil, nil
 }
 
 // backend keeps state in a Secret in the resource's namespace, named after its UID: the

@@ -350,7 +350,7 @@ func TestRenderRevision(t *testing.T) {
 		t.Fatal(err)
 	}
 	class := &terraformv1.ModuleClass{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "standard", UID: "c"}}
-	rev, err := revision.Build(class, k.ClassGVK, old, 1)
+	rev, err := revision.Build(class, k.ClassGVK, old, nil, 1)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,8 @@ import (
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	common "terraplane.io/terraplane/apis/common/v1alpha1"
@@ -30,7 +32,12 @@ terraform {
   }
 }
 variable "name" { type = string }
+variable "size" {
+  type    = number
+  default = 1
+}
 resource "random_pet" "p" { prefix = var.name }
+resource "terraform_data" "size" { input = var.size }
 output "endpoint" { value = random_pet.p.id }
 `}
 
@@ -56,12 +63,13 @@ func lockedVersion(lock string) string {
 	return m[1]
 }
 
-// TestProviderLock: a mirror holds random 3.9.0; a claim's Module through a ModuleClass is
-// made with it, and the class records the lock. Random 3.10.0 is added and the controller
-// restarted: a new claim of the class still gets 3.9.0, the first Module's next plan is
-// made with 3.10.0 and waits for approval (ProviderUpgrade) with 3.9.0 kept, and only its
-// approval moves the Module to 3.10.0.
-func TestProviderLock(t *testing.T) {
+// TestProviderUpgradeRollsOut: a mirror holds random 3.9.0, and a ModuleClass's two
+// Modules run it; the class records the lock. Random 3.10.0 joins the mirror and the
+// controller restarts. The class's rollout is paused: an ordinary edit of a claim applies
+// on 3.9.0, and the plan that made it finds 3.10.0, which the class takes as a new
+// revision that carries the newer lock. Nothing moves while the rollout is paused; once
+// resumed, the Modules move to 3.10.0 in waves, and rollout status counts them by version.
+func TestProviderUpgradeRollsOut(t *testing.T) {
 	ctx := context.Background()
 	g := NewWithT(t)
 	appNS := "e2e-provider-lock"
@@ -78,10 +86,11 @@ func TestProviderLock(t *testing.T) {
 	g.Expect(env.Client.Create(ctx, &terraformv1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Namespace: adminNS, Name: "random-unpinned"},
 		Spec: terraformv1.ProviderConfigSpec{Source: "hashicorp/random"}})).To(Succeed())
 	class := moduleClass(adminNS, "pets", terraformv1.ModuleSource{ConfigMap: &terraformv1.ConfigMapSource{Name: cm.Name}},
-		[]terraformv1.InputMapping{{FromFieldPath: "metadata.name", ToVariable: "name"}})
+		[]terraformv1.InputMapping{{FromFieldPath: "metadata.name", ToVariable: "name"}, {FromFieldPath: "spec.storageGB", ToVariable: "size"}})
 	class.SpecTemplate.ProviderConfigRefs = []common.LocalReference{{Name: "random-unpinned"}}
 	class.SpecTemplate.ForProvider = nil
 	class.SpecTemplate.Connection = []terraformv1.ConnectionMapping{{FromOutput: "endpoint", ToKey: "endpoint"}}
+	class.SpecTemplate.Rollout = &common.RolloutPolicy{Canary: ptr.To[int32](1), MaxUnavailable: ptr.To(intstr.FromInt32(1))}
 	class.AllowedNamespaces = framework.Allow(appNS)
 	g.Expect(env.Client.Create(ctx, class)).To(Succeed())
 	g.Eventually(func(g Gomega) {
@@ -89,74 +98,92 @@ func TestProviderLock(t *testing.T) {
 	}).WithTimeout(timeout).Should(Succeed())
 	g.Expect(env.Client.Create(ctx, &databasev1.PostgreSQLInstanceClass{ObjectMeta: metav1.ObjectMeta{Namespace: appNS, Name: "pets"},
 		ClassRef: common.ClassReference{APIVersion: terraformv1.GroupVersion.String(), Kind: "ModuleClass", Name: "pets", Namespace: adminNS}})).To(Succeed())
+	claims := map[string]*databasev1.PostgreSQLInstance{}
 	claim := func(name string) *terraformv1.Module {
 		c := &databasev1.PostgreSQLInstance{ObjectMeta: metav1.ObjectMeta{Namespace: appNS, Name: name}}
 		c.Spec.ClassRef = &common.LocalReference{Name: "pets"}
+		c.Spec.StorageGB = 1
 		g.Expect(env.Client.Create(ctx, c)).To(Succeed())
 		waitClaimReady(g, ctx, c)
+		claims[name] = c
 		mod := &terraformv1.Module{}
 		g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: adminNS, Name: c.Spec.ResourceRef.Name}, mod)).To(Succeed())
 		return mod
 	}
+	lockOf := func(g Gomega, mod *terraformv1.Module) string {
+		g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(mod), mod)).To(Succeed())
+		return lockedVersion(mod.Status.Terraform.ProviderLock)
+	}
 
-	By(t, "a Module made with random 3.9.0 records its lock, and its class the module's")
-	first := claim("first")
-	g.Expect(lockedVersion(first.Status.Terraform.ProviderLock)).To(Equal("3.9.0"))
+	By(t, "two Modules made with random 3.9.0 record their lock, and their class the module's")
+	first, second := claim("first"), claim("second")
+	g.Expect(lockOf(g, first)).To(Equal("3.9.0"))
+	g.Expect(lockOf(g, second)).To(Equal("3.9.0"))
 	g.Eventually(func(g Gomega) {
 		g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(class), class)).To(Succeed())
 		g.Expect(lockedVersion(class.Status.ProviderLock)).To(Equal("3.9.0"))
+		g.Expect(class.Status.Providers).To(ConsistOf(common.ProviderVersionCount{Provider: "hashicorp/random", Version: "3.9.0", Resources: 2}))
 	}).WithTimeout(timeout).Should(Succeed())
+	before := class.Status.LatestRevision
 
-	By(t, "random 3.10.0 joins the mirror and the controller restarts")
+	By(t, "random 3.10.0 joins the mirror, the controller restarts, and the class's rollout is paused")
 	g.Expect(mgr.Stop()).To(Succeed())
 	addRandomVersion(g, mirror, "3.10.0")
-	restarted := time.Now()
+	g.Expect(updateLatest(ctx, class, func() { class.SpecTemplate.Rollout.Paused = true })).To(Succeed())
 	mgr, err = env.StartManager(work, app.Options{Engine: tfengine.Options{PluginMirror: mirror}})
 	g.Expect(err).NotTo(HaveOccurred())
 
-	By(t, "a new Module of the class is made with the class's lock: 3.9.0")
-	second := claim("second")
-	g.Expect(lockedVersion(second.Status.Terraform.ProviderLock)).To(Equal("3.9.0"))
-	t.Logf("second Module Ready with random 3.9.0 %s after the restart", time.Since(restarted).Round(time.Second))
-
-	By(t, "the first Module's next plan is made with 3.10.0 and waits for approval; 3.9.0 stays")
-	g.Expect(updateLatest(ctx, first, func() {
-		first.Annotations = map[string]string{common.RequestedAtAnnotation: time.Now().Format(time.RFC3339Nano)}
-	})).To(Succeed())
-	asked := time.Now()
-	var planID string
+	By(t, "an ordinary edit applies on the locked 3.9.0, and its plan offers the class 3.10.0 as a new revision")
+	edited := time.Now()
+	g.Expect(updateLatest(ctx, claims["first"], func() { claims["first"].Spec.StorageGB = 2 })).To(Succeed())
 	g.Eventually(func(g Gomega) {
 		g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(first), first)).To(Succeed())
-		synced := framework.Condition(first.Status.Conditions, common.TypeSynced)
-		g.Expect(synced.Reason).To(Equal(common.ReasonProviderUpgrade), "Synced: %+v", synced)
-		g.Expect(synced.Message).To(ContainSubstring("hashicorp/random 3.9.0 -> 3.10.0"))
-		plan := first.Status.Terraform.Plan
-		g.Expect(plan).NotTo(BeNil())
-		g.Expect(plan.Providers).To(ConsistOf(HaveField("To", "3.10.0")))
-		planID = plan.ID
-	}).WithTimeout(timeout).Should(Succeed())
-	t.Logf("ProviderUpgrade plan %s held %s after the plan was asked for", planID, time.Since(asked).Round(time.Second))
-	g.Expect(lockedVersion(first.Status.Terraform.ProviderLock)).To(Equal("3.9.0"))
-	g.Expect(framework.Condition(first.Status.Conditions, common.TypeReady).Status).To(Equal(metav1.ConditionTrue))
-	events, err := env.Events(ctx, first)
-	g.Expect(err).NotTo(HaveOccurred())
-	g.Expect(events).To(ContainElement(HaveField("Reason", common.ReasonProviderUpgrade)))
-	g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(second), second)).To(Succeed())
-	g.Expect(lockedVersion(second.Status.Terraform.ProviderLock)).To(Equal("3.9.0"))
-
-	By(t, "approving the plan moves the first Module to 3.10.0")
-	g.Eventually(func(g Gomega) {
-		g.Expect(updateLatest(ctx, first, func() {
-			first.Spec.ApprovedPlan = planID
-		})).To(Succeed())
-	}).WithTimeout(timeout).Should(Succeed(), "the controller writes the Module too: approve on its latest version")
-	g.Eventually(func(g Gomega) {
-		g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(first), first)).To(Succeed())
-		g.Expect(framework.Condition(first.Status.Conditions, common.TypeSynced).Status).To(Equal(metav1.ConditionTrue))
-		g.Expect(lockedVersion(first.Status.Terraform.ProviderLock)).To(Equal("3.10.0"))
 		g.Expect(first.Status.Terraform.LastApply).NotTo(BeNil())
-		g.Expect(first.Status.Terraform.LastApply.ID).To(Equal(planID))
+		g.Expect(first.Status.Terraform.LastApply.Time.Time).To(BeTemporally(">", edited.Add(-time.Second)))
+		g.Expect(framework.Condition(first.Status.Conditions, common.TypeSynced).Status).To(Equal(metav1.ConditionTrue))
+		g.Expect(lockedVersion(first.Status.Terraform.ProviderLock)).To(Equal("3.9.0"))
 	}).WithTimeout(timeout).Should(Succeed())
-	g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(class), class)).To(Succeed())
-	g.Expect(lockedVersion(class.Status.ProviderLock)).To(Equal("3.9.0"), "the class's lock is where new Modules start")
+	t.Logf("the edit applied on random 3.9.0 %s after it was made", time.Since(edited).Round(time.Second))
+	var upgraded string
+	g.Eventually(func(g Gomega) {
+		g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(class), class)).To(Succeed())
+		upgraded = class.Status.LatestRevision
+		g.Expect(upgraded).NotTo(Equal(before))
+		rev := &terraformv1.ClassRevision{}
+		g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: adminNS, Name: upgraded}, rev)).To(Succeed())
+		g.Expect(lockedVersion(rev.Spec.ProviderLock)).To(Equal("3.10.0"))
+		g.Expect(lockedVersion(class.Status.ProviderLock)).To(Equal("3.10.0"))
+		g.Expect(class.Status.ProviderUpgrade).To(BeEmpty())
+	}).WithTimeout(timeout).Should(Succeed())
+	g.Consistently(func(g Gomega) {
+		for _, m := range []*terraformv1.Module{first, second} {
+			g.Expect(lockOf(g, m)).To(Equal("3.9.0"), "a paused rollout moves nothing")
+			g.Expect(m.Spec.Revision).NotTo(Equal(upgraded))
+		}
+	}).WithTimeout(10 * time.Second).Should(Succeed())
+
+	By(t, "resumed, the rollout moves the Modules to 3.10.0 in waves")
+	resumed := time.Now()
+	g.Expect(updateLatest(ctx, class, func() { class.SpecTemplate.Rollout.Paused = false })).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		for _, m := range []*terraformv1.Module{first, second} {
+			g.Expect(lockOf(g, m)).To(Equal("3.10.0"))
+			g.Expect(m.Status.Revision).To(Equal(upgraded))
+			g.Expect(framework.Condition(m.Status.Conditions, common.TypeSynced).Status).To(Equal(metav1.ConditionTrue))
+		}
+		g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(class), class)).To(Succeed())
+		g.Expect(class.Status.Rollout).NotTo(BeNil())
+		g.Expect(class.Status.Rollout.CompletedAt).NotTo(BeNil())
+		g.Expect(class.Status.Rollout.Wave).To(BeNumerically(">=", 2))
+		g.Expect(class.Status.Providers).To(ConsistOf(common.ProviderVersionCount{Provider: "hashicorp/random", Version: "3.10.0", Resources: 2}))
+	}).WithTimeout(2 * timeout).Should(Succeed())
+	t.Logf("the upgrade rolled out to 2 Modules in %d waves, %s after the resume", class.Status.Rollout.Wave, time.Since(resumed).Round(time.Second))
+	g.Expect(first.Status.Terraform.LastApply).NotTo(BeNil())
+	g.Expect(first.Status.Terraform.Plan.Providers).To(ConsistOf(HaveField("To", "3.10.0")), "the plan that moved the Module names the provider's move")
+	out := rolloutCLI(t, terraplaneBinary(t), "status", "moduleclass/pets", "-n", adminNS, "--kubeconfig", env.ControlPlane.Kubeconfig)
+	g.Expect(out).To(MatchRegexp(`hashicorp/random\s+3\.10\.0\s+2`))
+
+	By(t, "a new claim starts on the class's lock: 3.10.0")
+	third := claim("third")
+	g.Expect(lockOf(g, third)).To(Equal("3.10.0"))
 }

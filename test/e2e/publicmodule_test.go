@@ -223,7 +223,7 @@ func TestPublicModule(t *testing.T) {
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(bucketTags.ToMap()).To(HaveKeyWithValue("team", "a"))
 
-	By(t, "a ProviderConfig edit reaches the Module that names it in providerConfigRefs, well before its drift interval")
+	By(t, "a ProviderConfig edit reaches the Module that names it in providerConfigRefs through a new revision of its class, well before its drift interval")
 	g.Expect(updateLatest(ctx, pc, func() {
 		pc.Spec.Config.Raw = []byte(strings.Replace(string(pc.Spec.Config.Raw), `"region"`, `"default_tags": [{"tags": {"env": "e2e"}}], "region"`, 1))
 	})).To(Succeed())

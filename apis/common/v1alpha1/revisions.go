@@ -45,6 +45,20 @@ type ClassRevisions struct {
 	// revisions (revisionPolicy Automatic) has come.
 	// +optional
 	Rollout *RolloutStatus `json:"rollout,omitempty"`
+	// Providers counts the class's resources by the provider versions they run (their
+	// status.terraform.providerLock), e.g. while a provider upgrade rolls out.
+	// +optional
+	Providers []ProviderVersionCount `json:"providers,omitempty"`
+}
+
+// ProviderVersionCount is how many of a class's resources run one version of a provider.
+type ProviderVersionCount struct {
+	// Provider is the provider's source, e.g. hashicorp/random.
+	Provider string `json:"provider"`
+	// Version is the provider's version.
+	Version string `json:"version"`
+	// Resources counts the resources that run it.
+	Resources int `json:"resources"`
 }
 
 // RolloutPolicy stages how a class's new revision reaches the resources that follow new

@@ -15,7 +15,8 @@ type ClassRevisionSpec struct {
 	// +kubebuilder:validation:Minimum=1
 	Revision int64 `json:"revision"`
 	// Hash is the content hash the revision is named by: of the class's kind and name,
-	// its spec template, the module's files and the module's provider lock.
+	// its spec template, the module's files, the module's provider lock and the specs of
+	// the ProviderConfigs the template names.
 	Hash string `json:"hash"`
 	// Template is the class's specTemplate (without revisionPolicy) at this revision.
 	// +kubebuilder:pruning:PreserveUnknownFields
@@ -27,10 +28,27 @@ type ClassRevisionSpec struct {
 	// module, or shipped with it); empty when it has none.
 	// +optional
 	ProviderLock string `json:"providerLock,omitempty"`
+	// ProviderConfigs are the specs of the ProviderConfigs the template names, as they
+	// were when the revision was made: resources at this revision run with them. Their
+	// credentials are Secret references; the Secrets' data is read at each run.
+	// +optional
+	// +listType=map
+	// +listMapKey=name
+	ProviderConfigs []RevisionProviderConfig `json:"providerConfigs,omitempty"`
+}
+
+// RevisionProviderConfig is one ProviderConfig's spec as a revision keeps it.
+type RevisionProviderConfig struct {
+	// Name is the ProviderConfig's name, in the revision's namespace.
+	Name string `json:"name"`
+	// Spec is the ProviderConfig's spec.
+	// +kubebuilder:pruning:PreserveUnknownFields
+	// +kubebuilder:validation:Type=object
+	Spec *apiextensionsv1.JSON `json:"spec"`
 }
 
 // ClassRevision is an immutable snapshot of what a class's resources run: its module, its
-// spec template and its module's provider lock. The revision controller makes one each
+// spec template, its module's provider lock and its ProviderConfigs. The revision controller makes one each
 // time one of them changes; resources name the revision they run in spec.revision and
 // status.revision.
 // +kubebuilder:object:root=true

@@ -251,11 +251,19 @@ type ModuleClassStatus struct {
 	// +optional
 	Revision string `json:"revision,omitempty"`
 	// ProviderLock is the dependency lock (.terraform.lock.hcl) recorded at the first init
-	// of the class's module: every Module made from the class starts with these provider
-	// versions (each then keeps its own, status.terraform.providerLock). Empty until a
-	// Module of the class has run; delete it to have the next first init record it anew.
+	// of the class's module, or taken from an upgrade (providerUpgrade): every Module made
+	// from the class starts with these provider versions (each then keeps its own,
+	// status.terraform.providerLock, until a revision with another lock reaches it). Empty
+	// until a Module of the class has run.
 	// +optional
 	ProviderLock string `json:"providerLock,omitempty"`
+	// ProviderUpgrade is a dependency lock with newer provider versions than the class's
+	// resources run, which their plans found their providers' sources offer within the
+	// version constraints. The class's next revision carries it, and it rolls out in
+	// waves like any other revision; it is then the class's providerLock. Only for a
+	// module that ships no lock of its own.
+	// +optional
+	ProviderUpgrade string `json:"providerUpgrade,omitempty"`
 	// Conditions: Ready says whether claims can bind to the class; Reconciling and
 	// Stalled as kstatus reads them.
 	// +optional
