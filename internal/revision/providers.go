@@ -80,7 +80,8 @@ func NewObject(scheme *runtime.Scheme, gvk schema.GroupVersionKind) (client.Obje
 // WithProviderConfigs is c, but that a Get of one of rev's ProviderConfigs (of kind gvk)
 // returns it with the spec rev keeps: resources at a revision run with the ProviderConfigs
 // as they were when it was made, and a change to one reaches them through a new revision.
-// Everything else, the credentials' Secrets among it, is read as it is now.
+// Everything else, the credentials' Secrets among it, is read as it is now, and a
+// ProviderConfig that no longer exists is not found.
 func WithProviderConfigs(c client.Client, rev *terraformv1.ClassRevision, gvk schema.GroupVersionKind) client.Client {
 	if rev == nil || len(rev.Spec.ProviderConfigs) == 0 {
 		return c
@@ -101,9 +102,8 @@ func (r *revisionProviders) Get(ctx context.Context, key client.ObjectKey, obj c
 	if kept == nil {
 		return r.Client.Get(ctx, key, obj, opts...)
 	}
-	err := r.Client.Get(ctx, key, obj, opts...)
-	if err != nil && !apierrors.IsNotFound(err) {
-		return err
+	if err := r.Client.Get(ctx, key, obj, opts...); err != nil {
+		return err // one deleted is gone for every revision too
 	}
 	u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
 	if err != nil {
@@ -117,8 +117,6 @@ func (r *revisionProviders) Get(ctx context.Context, key client.ObjectKey, obj c
 	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u, obj); err != nil {
 		return fmt.Errorf("%s %s at revision %s: %w", r.gvk.Kind, key.Name, r.rev.Name, err)
 	}
-	obj.SetNamespace(key.Namespace)
-	obj.SetName(key.Name)
 	return nil
 }
 

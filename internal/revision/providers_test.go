@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
@@ -33,8 +34,8 @@ func TestProviderConfigNames(t *testing.T) {
 }
 
 // TestProviderConfigSnapshot: a revision keeps the specs of the ProviderConfigs that exist,
-// and a Get through it returns a kept one with the kept spec (even once deleted), while
-// other ProviderConfigs, other namespaces and other kinds are read as they are now.
+// and a Get through it returns a kept one with the kept spec (not found once deleted),
+// while other ProviderConfigs, other namespaces and Secrets are read as they are now.
 func TestProviderConfigSnapshot(t *testing.T) {
 	ctx := context.Background()
 	gvk := terraformv1.GroupVersion.WithKind("ProviderConfig")
@@ -60,7 +61,7 @@ func TestProviderConfigSnapshot(t *testing.T) {
 		if err := c.Get(ctx, client.ObjectKey{Namespace: "admin", Name: name}, live); err != nil {
 			t.Fatal(err)
 		}
-		live.Spec.Version = "3.10.0"
+		live.Spec.Version, live.Spec.Alias = "3.10.0", "second"
 		if err := c.Update(ctx, live); err != nil {
 			t.Fatal(err)
 		}
@@ -78,6 +79,9 @@ func TestProviderConfigSnapshot(t *testing.T) {
 		if got.Name != name || got.Namespace != ns {
 			t.Errorf("got %s/%s, want %s/%s", got.Namespace, got.Name, ns, name)
 		}
+		if ns == "admin" && name == "random" && got.Spec.Alias != "" {
+			t.Errorf("a field set since the revision was made shows at the revision: alias %q", got.Spec.Alias)
+		}
 		return got.Spec.Version
 	}
 	for _, tc := range []struct{ ns, name, want string }{
@@ -94,8 +98,8 @@ func TestProviderConfigSnapshot(t *testing.T) {
 	if err := c.Delete(ctx, pc("admin", "random", "")); err != nil {
 		t.Fatal(err)
 	}
-	if got := version("admin", "random"); got != "3.9.0" {
-		t.Errorf("a deleted ProviderConfig kept by the revision has version %q, want 3.9.0", got)
+	if err := at.Get(ctx, client.ObjectKey{Namespace: "admin", Name: "random"}, &terraformv1.ProviderConfig{}); !apierrors.IsNotFound(err) {
+		t.Errorf("a deleted ProviderConfig the revision keeps: %v, want not found", err)
 	}
 	if WithProviderConfigs(c, &terraformv1.ClassRevision{}, gvk) != c || WithProviderConfigs(c, nil, gvk) != c {
 		t.Error("a revision that keeps no ProviderConfig reads them as they are now")
