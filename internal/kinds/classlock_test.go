@@ -4,12 +4,14 @@ import (
 	"context"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	common "terraplane.io/terraplane/apis/common/v1alpha1"
 	terraformv1 "terraplane.io/terraplane/apis/terraform/v1alpha1"
+	"terraplane.io/terraplane/internal/modsource"
 )
 
 // TestClassLock: a Module of a ModuleClass may start from the lock the class recorded;
@@ -59,6 +61,52 @@ func TestClassLock(t *testing.T) {
 			}
 			if class.Status.ProviderLock != tc.recorded {
 				t.Errorf("class lock %q, want %q", class.Status.ProviderLock, tc.recorded)
+			}
+		})
+	}
+}
+
+// randomLock is a dependency lock holding random at version v.
+func randomLock(v string) string {
+	return "provider \"registry.terraform.io/hashicorp/random\" {\n  version = \"" + v + "\"\n}\n"
+}
+
+// TestOfferClassUpgrade: newer provider versions a Module's plan found are offered to its
+// ModuleClass, unless the class keeps them already (as its lock or an offer) or its module
+// ships a lock of its own.
+func TestOfferClassUpgrade(t *testing.T) {
+	ctx := context.Background()
+	modules := []client.Object{
+		&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "admin", Name: "plain"}, Data: map[string]string{"main.tf": `variable "a" {}`}},
+		&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "admin", Name: "locked"}, Data: map[string]string{"main.tf": `variable "a" {}`, ".terraform.lock.hcl": randomLock("3.9.0")}},
+	}
+	newer := randomLock("3.10.0")
+	cases := map[string]struct {
+		source, lock, offered string
+		want                  string
+	}{
+		"an upgrade is offered":                {"plain", randomLock("3.9.0"), "", newer},
+		"the class runs those versions":        {"plain", newer, "", ""},
+		"the class was offered them already":   {"plain", randomLock("3.9.0"), newer, newer},
+		"a module that ships its lock is kept": {"locked", randomLock("3.9.0"), "", ""},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			class := &terraformv1.ModuleClass{ObjectMeta: metav1.ObjectMeta{Namespace: "admin", Name: "pets"}}
+			class.SpecTemplate.Source = terraformv1.ModuleSource{ConfigMap: &terraformv1.ConfigMapSource{Name: tc.source}}
+			class.Status.ProviderLock, class.Status.ProviderUpgrade = tc.lock, tc.offered
+			c := fake.NewClientBuilder().WithScheme(NewScheme()).WithObjects(append([]client.Object{class}, modules...)...).WithStatusSubresource(class).Build()
+			mg := &terraformv1.Module{ObjectMeta: metav1.ObjectMeta{Namespace: "admin", Name: "m"}}
+			mg.Spec.ClassRef = &common.ClassReference{APIVersion: terraformv1.GroupVersion.String(), Kind: "ModuleClass", Name: "pets", Namespace: "admin"}
+			if err := offerClassUpgrade(ctx, c, &modsource.Loader{}, mg, []byte(newer)); err != nil {
+				t.Fatal(err)
+			}
+			got := &terraformv1.ModuleClass{}
+			if err := c.Get(ctx, client.ObjectKeyFromObject(class), got); err != nil {
+				t.Fatal(err)
+			}
+			if got.Status.ProviderUpgrade != tc.want {
+				t.Errorf("offered %q, want %q", got.Status.ProviderUpgrade, tc.want)
 			}
 		})
 	}

@@ -93,10 +93,17 @@ func recordClassLock(ctx context.Context, c client.Client, mg resource.Managed, 
 	if err != nil || class == nil || class.Status.ProviderLock != "" {
 		return err
 	}
+	return patchClassStatus(ctx, c, class, "record the provider lock of", func(st *terraformv1.ModuleClassStatus) { st.ProviderLock = string(lock) })
+}
+
+// patchClassStatus changes class's status with set, unless another writer changed the
+// class since it was read (the run that comes next looks again). what says what the
+// patch does, for its error.
+func patchClassStatus(ctx context.Context, c client.Client, class *terraformv1.ModuleClass, what string, set func(*terraformv1.ModuleClassStatus)) error {
 	patch := client.MergeFromWithOptions(class.DeepCopy(), client.MergeFromWithOptimisticLock{})
-	class.Status.ProviderLock = string(lock)
+	set(&class.Status)
 	if err := c.Status().Patch(ctx, class, patch); err != nil && !apierrors.IsConflict(err) {
-		return fmt.Errorf("record the provider lock of ModuleClass %s/%s: %w", class.Namespace, class.Name, err)
+		return fmt.Errorf("%s ModuleClass %s/%s: %w", what, class.Namespace, class.Name, err)
 	}
 	return nil
 }
@@ -119,12 +126,7 @@ func offerClassUpgrade(ctx context.Context, c client.Client, loader *modsource.L
 	if err != nil || mod.Lock != nil {
 		return err
 	}
-	patch := client.MergeFromWithOptions(class.DeepCopy(), client.MergeFromWithOptimisticLock{})
-	class.Status.ProviderUpgrade = string(lock)
-	if err := c.Status().Patch(ctx, class, patch); err != nil && !apierrors.IsConflict(err) {
-		return fmt.Errorf("offer ModuleClass %s/%s newer provider versions: %w", class.Namespace, class.Name, err)
-	}
-	return nil
+	return patchClassStatus(ctx, c, class, "offer newer provider versions to", func(st *terraformv1.ModuleClassStatus) { st.ProviderUpgrade = string(lock) })
 }
 
 // configureModule makes a Module for any claim: the class's module, providers, connection
