@@ -5,7 +5,7 @@ TOOLS := $(CACHE)/bin
 export TERRAPLANE_CACHE := $(CACHE)
 export KUBEBUILDER_ASSETS := $(TOOLS)
 GO ?= go
-TEST_TIMEOUT ?= 40m
+TEST_TIMEOUT ?= 60m
 # The end-to-end tests that run a second time with OpenTofu in place of terraform.
 TOFU_TESTS := TestBucketLifecycle|TestModuleAsClass|TestMigrateAndExport|TestPostgreSQLLifecycle|TestMySQLLifecycle
 # The provider versions the bundled modules' dependency locks hold: the toolchain's pins.

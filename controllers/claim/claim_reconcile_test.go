@@ -2,6 +2,7 @@ package claim
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -12,13 +13,17 @@ import (
 	"k8s.io/client-go/tools/events"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	awsstoragev1 "terraplane.io/terraplane/apis/aws/storage/v1alpha1"
 	common "terraplane.io/terraplane/apis/common/v1alpha1"
 	storagev1 "terraplane.io/terraplane/apis/storage/v1alpha1"
 	"terraplane.io/terraplane/internal/kinds"
+	"terraplane.io/terraplane/internal/module"
+	"terraplane.io/terraplane/internal/registry"
 	"terraplane.io/terraplane/internal/resource"
+	"terraplane.io/terraplane/internal/revision"
 )
 
 // bucketReconciler is the Bucket claim reconciler over a fake client holding objs.
@@ -29,10 +34,38 @@ func bucketReconciler(t *testing.T, objs ...client.Object) (*Reconciler, client.
 	if !ok {
 		t.Fatal("no Bucket claim kind")
 	}
-	c := fake.NewClientBuilder().WithScheme(reg.Scheme()).WithObjects(objs...).
+	c := fake.NewClientBuilder().WithScheme(reg.Scheme()).WithObjects(withFirstRevisions(t, reg, objs)...).
 		WithStatusSubresource(&storagev1.Bucket{}, &awsstoragev1.S3Bucket{}).Build()
 	return &Reconciler{client: c, reader: c, reg: reg, kind: kind, opts: Options{UserErrorRetry: 30e9},
 		recorder: resource.RecorderFor(events.NewFakeRecorder(20))}, c
+}
+
+// withFirstRevisions is objs with a first revision of each class among them that is due
+// one (revision.FirstDue), named its latest: what the revision controller does at once.
+func withFirstRevisions(t *testing.T, reg *registry.Registry, objs []client.Object) []client.Object {
+	t.Helper()
+	mod, err := module.FromFiles(map[string][]byte{"main.tf": []byte(`variable "bucket_name" {}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := slices.Clone(objs)
+	for _, o := range objs {
+		class, ok := o.(revision.Class)
+		if !ok || !revision.FirstDue(class) {
+			continue
+		}
+		gvk, err := apiutil.GVKForObject(o, reg.Scheme())
+		if err != nil {
+			t.Fatal(err)
+		}
+		rev, err := revision.Build(class, gvk, mod, nil, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		class.GetClassRevisions().LatestRevision = rev.Name
+		out = append(out, rev)
+	}
+	return out
 }
 
 func portableClass(name, classNS string, labels map[string]string) *storagev1.BucketClass {
@@ -64,6 +97,33 @@ func bucketClaim(class string) *storagev1.Bucket {
 	return b
 }
 
+// TestReconcileWaitsForFirstRevision: while a class is about to make its first revision,
+// a claim of it makes no resource (one made then would change right after) and says why.
+func TestReconcileWaitsForFirstRevision(t *testing.T) {
+	ctx := context.Background()
+	reg := kinds.NewRegistry(nil)
+	kind, _ := reg.Claim(kinds.BucketGVK)
+	c := fake.NewClientBuilder().WithScheme(reg.Scheme()).WithObjects(portableClass("fast", "admin", nil), s3Class("admin", "team"), bucketClaim("fast")).
+		WithStatusSubresource(&storagev1.Bucket{}).Build()
+	r := &Reconciler{client: c, reader: c, reg: reg, kind: kind, opts: Options{UserErrorRetry: 30e9}, recorder: resource.RecorderFor(events.NewFakeRecorder(20))}
+	res, err := r.Reconcile(ctx, ctrl.Request{NamespacedName: client.ObjectKey{Namespace: "team", Name: "b"}})
+	if err != nil || res.RequeueAfter == 0 {
+		t.Fatalf("Reconcile = %+v, %v; want a wait on a timer", res, err)
+	}
+	list := &awsstoragev1.S3BucketList{}
+	if err := c.List(ctx, list); err != nil || len(list.Items) != 0 {
+		t.Errorf("made %d S3Buckets before the class's first revision (%v)", len(list.Items), err)
+	}
+	b := &storagev1.Bucket{}
+	if err := c.Get(ctx, client.ObjectKey{Namespace: "team", Name: "b"}, b); err != nil {
+		t.Fatal(err)
+	}
+	synced := meta.FindStatusCondition(b.Status.Conditions, common.TypeSynced)
+	if synced == nil || synced.Reason != ReasonClassRevisionPending || !strings.Contains(synced.Message, "S3BucketClass admin/s3") {
+		t.Errorf("Synced = %+v; want %s naming the class", synced, ReasonClassRevisionPending)
+	}
+}
+
 // TestReconcileProvisions: a claim gets a managed resource made from its class, named
 // for the claim, carrying the class's template and the claim's fields, and is then bound.
 func TestReconcileProvisions(t *testing.T) {
@@ -77,7 +137,12 @@ func TestReconcileProvisions(t *testing.T) {
 	if err := c.Get(ctx, client.ObjectKey{Namespace: "admin", Name: "bucket-uid-1"}, mg); err != nil {
 		t.Fatalf("no S3Bucket: %v", err)
 	}
+	class := &awsstoragev1.S3BucketClass{}
+	if err := c.Get(ctx, client.ObjectKey{Namespace: "admin", Name: "s3"}, class); err != nil {
+		t.Fatal(err)
+	}
 	wantSpec := common.ManagedSpec{
+		Revision:    class.Status.LatestRevision,
 		ProviderRef: &common.LocalReference{Name: "aws"}, ReclaimPolicy: common.ReclaimRetain,
 		WriteConnectionSecretToRef: &common.SecretReference{Name: "bucket-uid-1", Namespace: "secrets"},
 		ClaimRef:                   &common.ObjectReference{APIVersion: "storage.terraplane.io/v1alpha1", Kind: "Bucket", Namespace: "team", Name: "b", UID: "uid-1"},

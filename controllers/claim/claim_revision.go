@@ -39,13 +39,18 @@ func wantRevision(mg resource.Managed, class revision.Class) string {
 }
 
 // atRevision returns class as it was at the revision mg should run (wantRevision), with
-// that revision's name; a class that keeps no revisions is returned as it is.
+// that revision's name; a class that keeps no revisions is returned as it is. A new
+// resource waits for a class's first revision while it is due (revision.FirstDue), so
+// that it is not made without one and changed right after.
 func (r *Reconciler) atRevision(ctx context.Context, class resource.NonPortableClass, mg resource.Managed, mk *registry.ManagedKind) (resource.NonPortableClass, string, error) {
 	rc, ok := class.(revision.Class)
 	if !ok {
 		return class, "", nil
 	}
 	name := wantRevision(mg, rc)
+	if name == "" && mg == nil && revision.FirstDue(rc) {
+		return nil, "", resource.Waitf(ReasonClassRevisionPending, "waiting for %s %s/%s to make its first revision", mk.ClassGVK.Kind, class.GetNamespace(), class.GetName())
+	}
 	if name == "" {
 		return class, "", nil
 	}

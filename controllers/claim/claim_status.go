@@ -29,6 +29,9 @@ const (
 	ReasonClassNotFound = "ClassNotFound"
 	// ReasonClassChanged: the claim's class now makes another kind than the bound resource.
 	ReasonClassChanged = "ClassChanged"
+	// ReasonClassRevisionPending: the class is about to make its first revision, which the
+	// claim's resource is made from.
+	ReasonClassRevisionPending = "ClassRevisionPending"
 	// ReasonDeletionBlocked: the deleted claim waits for its resource's destroy, which fails.
 	ReasonDeletionBlocked = "DeletionBlocked"
 )

@@ -11,7 +11,6 @@ import (
 	"slices"
 	"time"
 
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -171,10 +170,3 @@ func (r *Reconciler) waits(err error) bool {
 
 // errNotReady: a ModuleClass is not Ready, so its module is not known to be usable.
 var errNotReady = fmt.Errorf("the class is not Ready")
-
-// ready reports whether class may have a revision made: a class with conditions (a
-// ModuleClass) only once it is Ready.
-func ready(class client.Object) bool {
-	mc, ok := class.(*terraformv1.ModuleClass)
-	return !ok || meta.IsStatusConditionTrue(mc.Status.Conditions, common.TypeReady)
-}

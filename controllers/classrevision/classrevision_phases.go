@@ -38,7 +38,7 @@ func (r *Reconciler) module(ctx context.Context, class client.Object) (*module.M
 	if r.kind.Terraform.ClassModule == nil {
 		return r.bundled, nil
 	}
-	if !ready(class) {
+	if !revision.Makeable(class) {
 		return nil, errNotReady
 	}
 	return r.kind.Terraform.ClassModule(ctx, r.client, class)

@@ -21,6 +21,7 @@ import (
 	terraformv1 "terraplane.io/terraplane/apis/terraform/v1alpha1"
 	"terraplane.io/terraplane/internal/kinds"
 	"terraplane.io/terraplane/internal/resource"
+	"terraplane.io/terraplane/internal/revision"
 )
 
 // s3Reconciler is a Reconciler of S3BucketClass revisions over a fake client holding objs.
@@ -237,7 +238,7 @@ func TestModuleClassWaits(t *testing.T) {
 	if err := c.List(context.Background(), list); err != nil || len(list.Items) != 0 {
 		t.Errorf("a class not Ready got revisions: %v, %v", list.Items, err)
 	}
-	if !ready(&awsstoragev1.S3BucketClass{}) {
+	if !revision.Makeable(&awsstoragev1.S3BucketClass{}) {
 		t.Error("a class without conditions of its own is not ready")
 	}
 	for err, want := range map[error]bool{

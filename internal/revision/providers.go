@@ -64,7 +64,7 @@ func SnapshotProviderConfigs(ctx context.Context, c client.Client, ns string, gv
 	return out, nil
 }
 
-// newObject is an empty object of kind gvk, as c's scheme makes it.
+// NewObject is an empty object of kind gvk, as c's scheme makes it.
 func NewObject(scheme *runtime.Scheme, gvk schema.GroupVersionKind) (client.Object, error) {
 	o, err := scheme.New(gvk)
 	if err != nil {

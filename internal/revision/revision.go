@@ -18,6 +18,7 @@ import (
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -43,6 +44,19 @@ type Class interface {
 	GetClassRevisions() *common.ClassRevisions
 	// GetClassConditions returns the class's conditions.
 	GetClassConditions() *[]metav1.Condition
+}
+
+// Makeable reports whether a revision of class may be made now: a ModuleClass's only once
+// it is Ready (its module known to be usable), any other class's at once.
+func Makeable(class client.Object) bool {
+	mc, ok := class.(*terraformv1.ModuleClass)
+	return !ok || meta.IsStatusConditionTrue(mc.Status.Conditions, common.TypeReady)
+}
+
+// FirstDue reports whether class has made no revision yet but is about to make its first:
+// a resource made from it now would run without one, then move to it at once.
+func FirstDue(class Class) bool {
+	return class.GetClassRevisions().LatestRevision == "" && Makeable(class)
 }
 
 // notInTemplate are the specTemplate fields that say how resources follow revisions,

@@ -196,3 +196,23 @@ func TestSteeringChanged(t *testing.T) {
 		})
 	}
 }
+
+// TestFirstDue: a class is due its first revision while it has none and one may be made:
+// any bundled class at once, a ModuleClass once Ready.
+func TestFirstDue(t *testing.T) {
+	ready := &terraformv1.ModuleClass{}
+	ready.Status.Conditions = []metav1.Condition{{Type: common.TypeReady, Status: metav1.ConditionTrue}}
+	for name, tc := range map[string]struct {
+		class Class
+		want  bool
+	}{
+		"a bundled class without revisions": {s3Class(nil), true},
+		"a bundled class with one":          {s3Class(func(c *awsstoragev1.S3BucketClass) { c.Status.LatestRevision = "s3-1" }), false},
+		"a ModuleClass not Ready":           {&terraformv1.ModuleClass{}, false},
+		"a Ready ModuleClass without any":   {ready, true},
+	} {
+		if got := FirstDue(tc.class); got != tc.want {
+			t.Errorf("%s: FirstDue = %v, want %v", name, got, tc.want)
+		}
+	}
+}
