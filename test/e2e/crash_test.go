@@ -30,8 +30,9 @@ import (
 	"terraplane.io/terraplane/test/framework"
 )
 
-// ledgerModule creates a terraform_data whose create takes var.sleep seconds and then
-// appends a line to a ledger file, so a test counts the creates that really happened.
+// ledgerModule creates a terraform_data whose create appends a start line to a ledger
+// file, takes var.sleep seconds and then appends a create line, so a test sees a create
+// under way and counts the creates that really happened.
 var ledgerModule = map[string]string{"main.tf": `
 variable "name" { type = string }
 variable "ledger" { type = string }
@@ -42,7 +43,7 @@ variable "sleep" {
 resource "terraform_data" "x" {
   input = var.name
   provisioner "local-exec" {
-    command = "sleep ${var.sleep}; echo create ${var.name} >> ${var.ledger}"
+    command = "echo start ${var.name} >> ${var.ledger}; sleep ${var.sleep}; echo create ${var.name} >> ${var.ledger}"
   }
 }
 output "name" { value = terraform_data.x.output }
@@ -57,13 +58,19 @@ func ledgerModuleObj(ns, name, ledger string, sleep int) *terraformv1.Module {
 }
 
 // creates counts the ledger's create lines for name.
-func creates(g Gomega, ledger, name string) int {
+func creates(g Gomega, ledger, name string) int { return ledgerLines(g, ledger, "create "+name) }
+
+// started counts the ledger's start lines for name: creates in their provisioner.
+func started(g Gomega, ledger, name string) int { return ledgerLines(g, ledger, "start "+name) }
+
+// ledgerLines counts the ledger's lines that are line.
+func ledgerLines(g Gomega, ledger, line string) int {
 	b, err := os.ReadFile(ledger)
 	if os.IsNotExist(err) {
 		return 0
 	}
 	g.Expect(err).NotTo(HaveOccurred())
-	return strings.Count(string(b), "create "+name+"\n")
+	return strings.Count(string(b), line+"\n")
 }
 
 // stateResources counts the resources in the state Secret terraform's kubernetes backend wrote.
@@ -194,8 +201,8 @@ func TestCrashRecovery(t *testing.T) {
 	g.Eventually(func(g Gomega) {
 		g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(slow), slow)).To(Succeed())
 		g.Expect(slow.Annotations).To(HaveKey(common.CreatePendingAnnotation))
-	}).WithTimeout(timeout).Should(Succeed())
-	time.Sleep(time.Second) // terraform is in the provisioner now
+		g.Expect(started(g, ledger, "slow")).To(Equal(1), "terraform is in the provisioner")
+	}).WithTimeout(timeout).WithPolling(100 * time.Millisecond).Should(Succeed())
 	g.Expect(mgr.Stop()).To(Succeed())
 	g.Expect(creates(g, ledger, "slow")).To(Equal(0), "the interrupted provisioner never finished")
 	g.Expect(stateResources(g, ctx, ns, resource.StateSecretName(slow))).To(Equal(1), "terraform recorded the resource it made (tainted) before it exited")
