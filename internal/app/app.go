@@ -120,8 +120,9 @@ type Options struct {
 	// RunnerInsecureSharedUID, with RunnerProcess, accepts that a controller that is
 	// not root runs every pool's runner as its own uid (pools then not kept apart).
 	RunnerInsecureSharedUID bool
-	// RunnerMaxPoolsPerNamespace, with RunnerProcess, caps the runners one namespace
-	// runs at once; 0 means runner.DefaultMaxPoolsPerNamespace, less than 0 no cap.
+	// RunnerMaxPoolsPerNamespace caps the runners (processes, or Deployments scaled up)
+	// one namespace runs at once; 0 means runner.DefaultMaxPoolsPerNamespace, less than 0
+	// no cap.
 	RunnerMaxPoolsPerNamespace int
 	// RunnerImage is the terraplane image runner Deployments run (RunnerDeployment).
 	RunnerImage string

@@ -97,7 +97,7 @@ func runnerDeployments(mgr ctrl.Manager, opts Options, local *runner.Local) (ter
 		Pod: runner.PodSpec{Image: opts.RunnerImage, Terraform: local.Engine.TerraformPath(), PluginMirror: opts.Engine.PluginMirror,
 			Resources: res, Args: runnerArgs(opts), Settings: settings},
 		OnRun: collectors.ObserveRun(ctrl.Log.WithName("terraform")), OnCall: collectors.ObserveCall,
-		IdleTTL: opts.RunnerIdleTTL, Namespaces: opts.SecretNamespaces, Log: ctrl.Log.WithName("runners")}
+		IdleTTL: opts.RunnerIdleTTL, MaxPoolsPerNamespace: opts.RunnerMaxPoolsPerNamespace, Namespaces: opts.SecretNamespaces, Log: ctrl.Log.WithName("runners")}
 	// every replica looks for idle runners, the leader or not: each stamps the runners
 	// it has runs in flight on, which keeps the others from scaling them down
 	if err := mgr.Add(everyReplica{manager.RunnableFunc(deps.Reap)}); err != nil {

@@ -47,6 +47,9 @@ type Deployments struct {
 	// IdleTTL is how long a runner may go without a run before Reap scales it to zero;
 	// 0 never does.
 	IdleTTL time.Duration
+	// MaxPoolsPerNamespace caps the runners one namespace runs at once (Deployments
+	// scaled up); 0 means DefaultMaxPoolsPerNamespace, less than 0 no cap.
+	MaxPoolsPerNamespace int
 	// ReadyTimeout is how long Launch waits for a runner to have a ready replica
 	// (DefaultReadyTimeout when 0).
 	ReadyTimeout time.Duration
@@ -77,6 +80,9 @@ func (d *Deployments) Launch(ctx context.Context, pool PoolRef) (*Client, error)
 	if c := d.fresh(st, time.Now()); c != nil {
 		return c, nil
 	}
+	if err := d.admit(ctx, pool); err != nil {
+		return nil, err
+	}
 	creds, err := d.Ensure(ctx, pool)
 	if err != nil {
 		return nil, err
@@ -104,6 +110,28 @@ func (d *Deployments) Launch(ctx context.Context, pool PoolRef) (*Client, error)
 	st.inflight++
 	d.mu.Unlock()
 	return c, nil
+}
+
+// admit refuses to scale up pool's runner while its namespace runs as many other runners
+// (Deployments with replicas) as it may: the resource is Synced=False (ReasonPoolLimit)
+// until one is scaled to zero. Two controllers starting two pools at once may both pass.
+func (d *Deployments) admit(ctx context.Context, pool PoolRef) error {
+	limit := maxPoolsOr(d.MaxPoolsPerNamespace)
+	if limit < 0 {
+		return nil
+	}
+	list := &appsv1.DeploymentList{}
+	if err := d.Client.List(ctx, list, client.InNamespace(pool.Namespace), client.MatchingLabels{"app.kubernetes.io/name": "terraplane-runner"}); err != nil {
+		return fmt.Errorf("list runners of namespace %s: %w", pool.Namespace, err)
+	}
+	var others []string
+	for _, dep := range list.Items {
+		name := dep.Labels[PoolLabel]
+		if name != pool.Name && (dep.Spec.Replicas == nil || *dep.Spec.Replicas > 0) {
+			others = append(others, name)
+		}
+	}
+	return poolLimit(pool, others, limit, d.IdleTTL)
 }
 
 // Running is pool's client when this controller has one, counting no run.

@@ -20,6 +20,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	"terraplane.io/terraplane/internal/engine"
+	"terraplane.io/terraplane/internal/resource"
 )
 
 // fakeDeployments are Deployments on a fake API holding the anchor ClusterRole.
@@ -221,5 +222,48 @@ func TestActivityKeepsNoRunnerUp(t *testing.T) {
 	}
 	if st.inflight != 0 {
 		t.Errorf("%d runs counted in flight after asking for the activity, want 0", st.inflight)
+	}
+}
+
+// TestDeploymentPoolLimit: a namespace runs at most MaxPoolsPerNamespace runner
+// Deployments scaled up; one more pool is refused with ReasonPoolLimit, naming the pools
+// that run, until one of them is scaled to zero. Its own runner, and other namespaces'
+// runners, do not count.
+func TestDeploymentPoolLimit(t *testing.T) {
+	ctx := context.Background()
+	d, c := fakeDeployments(t, time.Minute)
+	d.MaxPoolsPerNamespace = 2
+	a, b, third := PoolRef{Namespace: "team", Name: "a"}, PoolRef{Namespace: "team", Name: "b"}, PoolRef{Namespace: "team", Name: "c"}
+	for _, p := range []PoolRef{a, b, {Namespace: "other", Name: "x"}} {
+		if _, err := d.Ensure(ctx, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, p := range []PoolRef{a, b} {
+		if err := d.admit(ctx, p); err != nil {
+			t.Errorf("pool %s, running already, refused: %v", p.Name, err)
+		}
+	}
+	err := d.admit(ctx, third)
+	if u, ok := resource.AsUserError(err); !ok || u.Reason != ReasonPoolLimit || !strings.Contains(u.Message, "(a, b)") || !strings.Contains(u.Message, "no run for 1m0s") {
+		t.Fatalf("a third pool: %v; want %s naming a and b and when one stops", err, ReasonPoolLimit)
+	}
+	dep := &appsv1.Deployment{}
+	if err := c.Get(ctx, client.ObjectKey{Namespace: "team", Name: ServiceAccountName(a)}, dep); err != nil {
+		t.Fatal(err)
+	}
+	dep.Spec.Replicas = ptr.To[int32](0)
+	if err := c.Update(ctx, dep); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.admit(ctx, third); err != nil {
+		t.Errorf("a third pool once a is scaled to zero: %v", err)
+	}
+	d.MaxPoolsPerNamespace = -1
+	if _, err := d.Ensure(ctx, third); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.admit(ctx, PoolRef{Namespace: "team", Name: "d"}); err != nil {
+		t.Errorf("no cap: %v", err)
 	}
 }

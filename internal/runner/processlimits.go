@@ -17,7 +17,7 @@ const (
 	// DefaultMaxPoolsPerNamespace is how many runners one namespace may run at once.
 	DefaultMaxPoolsPerNamespace = 4
 	// DefaultIdleTTL is how long a runner without runs lives.
-	DefaultIdleTTL = 10 * time.Minute
+	DefaultIdleTTL = 15 * time.Minute
 )
 
 // ReasonPoolLimit is the Synced reason of a resource whose pool may not start because
@@ -55,12 +55,7 @@ func (p *Processes) Check() error {
 }
 
 // maxPools is the cap on one namespace's running runners; less than 0 for none.
-func (p *Processes) maxPools() int {
-	if p.MaxPoolsPerNamespace == 0 {
-		return DefaultMaxPoolsPerNamespace
-	}
-	return p.MaxPoolsPerNamespace
-}
+func (p *Processes) maxPools() int { return maxPoolsOr(p.MaxPoolsPerNamespace) }
 
 // idleTTL is how long a runner without runs lives; 0 for ever.
 func (p *Processes) idleTTL() time.Duration {
@@ -76,27 +71,38 @@ func (p *Processes) idleTTL() time.Duration {
 // admit refuses to start pool's runner while its namespace runs as many others as it
 // may: the resource is Synced=False (ReasonPoolLimit) until one of them stops.
 func (p *Processes) admit(pool PoolRef) error {
-	limit := p.maxPools()
-	if limit < 0 {
-		return nil
-	}
 	var others []string
 	for ref, proc := range p.running {
 		if ref.Namespace == pool.Namespace && ref != pool && proc.alive() {
 			others = append(others, ref.Name)
 		}
 	}
-	if len(others) < limit {
+	return poolLimit(pool, others, p.maxPools(), p.idleTTL())
+}
+
+// poolLimit refuses to start pool's runner when others, the pools whose runners its
+// namespace runs now, are as many as limit (less than 0: no cap), saying when one stops
+// by itself (after ttl without runs; 0: never).
+func poolLimit(pool PoolRef, others []string, limit int, ttl time.Duration) error {
+	if limit < 0 || len(others) < limit {
 		return nil
 	}
 	sort.Strings(others)
 	when := "once one of them stops"
-	if ttl := p.idleTTL(); ttl > 0 {
+	if ttl > 0 {
 		when = fmt.Sprintf("once one of them has had no run for %s", ttl)
 	}
 	return resource.UserErrorf(ReasonPoolLimit,
 		"namespace %s runs %d runner pools (%s), the most it may (the controller's --runner-max-pools-per-namespace): pool %s starts %s; use one of those pools (spec.runnerPool), or ask an admin to raise the limit",
 		pool.Namespace, len(others), strings.Join(others, ", "), pool.Name, when)
+}
+
+// maxPoolsOr is limit as the MaxPoolsPerNamespace fields read it: 0 for the default.
+func maxPoolsOr(limit int) int {
+	if limit == 0 {
+		return DefaultMaxPoolsPerNamespace
+	}
+	return limit
 }
 
 // startReaper starts stopping idle runners, once; p.mu is held.

@@ -66,7 +66,7 @@ func TestPoolLimit(t *testing.T) {
 			if !ok || user.Reason != ReasonPoolLimit {
 				t.Fatalf("refusal %v; want a user error with reason %s", err, ReasonPoolLimit)
 			}
-			for _, say := range []string{"tenant-a", "pool new", "--runner-max-pools-per-namespace", "spec.runnerPool", "10m0s"} {
+			for _, say := range []string{"tenant-a", "pool new", "--runner-max-pools-per-namespace", "spec.runnerPool", "15m0s"} {
 				if !strings.Contains(user.Message, say) {
 					t.Errorf("message %q does not say %q", user.Message, say)
 				}
@@ -127,7 +127,7 @@ func TestReapIdle(t *testing.T) {
 			for pool, proc := range map[PoolRef]struct {
 				last time.Duration
 				busy int64
-			}{quiet: {11 * time.Minute, 0}, busy: {time.Hour, 1}, fresh: {time.Second, 0}} {
+			}{quiet: {16 * time.Minute, 0}, busy: {time.Hour, 1}, fresh: {time.Second, 0}} {
 				p.running[pool], stopped[pool] = fakeProcess(pool, true, now.Add(-proc.last), proc.busy)
 			}
 			p.reapIdle(now)

@@ -137,9 +137,11 @@ func TestChartRunnerValues(t *testing.T) {
 	g := NewWithT(t)
 	helm := tool(t, "helm", "make tools-test")
 
-	By(t, "defaults: runner Deployments, 100m/256Mi requested under 1 CPU/2Gi, idle for 15m at most")
+	By(t, "defaults: runner Deployments, 100m/256Mi requested under 1 CPU/2Gi, idle for 15m at most, 4 running per namespace at most")
 	args := deployment(g, helmTemplate(g, helm, "")).Spec.Template.Spec.Containers[0].Args
-	g.Expect(args).To(ContainElements("--runner=deployment", "--runner-image=terraplane:0.1.0", "--runner-idle-ttl=15m"))
+	g.Expect(args).To(ContainElements("--runner=deployment", "--runner-image=terraplane:0.1.0", "--runner-idle-ttl=15m", "--runner-max-pools-per-namespace=4"))
+	g.Expect(deployment(g, helmTemplate(g, helm, "runners: {maxPoolsPerNamespace: -1}")).Spec.Template.Spec.Containers[0].Args).
+		To(ContainElement("--runner-max-pools-per-namespace=-1"), "no cap")
 	pod := runnerPod(g, args)
 	g.Expect(pod.Resources).To(HaveValue(Equal(corev1.ResourceRequirements{
 		Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("100m"), corev1.ResourceMemory: resource.MustParse("256Mi")},
