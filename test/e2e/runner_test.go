@@ -139,7 +139,12 @@ func TestHostileModuleInARunner(t *testing.T) {
 // moduleFrom is a Module of namespace ns whose module is files (in a ConfigMap made for
 // it) and whose forProvider is inputs.
 func moduleFrom(g Gomega, ctx context.Context, ns, name string, files map[string]string, inputs string) *terraformv1.Module {
-	g.Expect(env.Client.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name + "-module"}, Data: files})).To(Succeed())
+	return moduleAs(g, ctx, env.Client, ns, name, files, inputs)
+}
+
+// moduleAs is moduleFrom with the ConfigMap made by c's user.
+func moduleAs(g Gomega, ctx context.Context, c client.Client, ns, name string, files map[string]string, inputs string) *terraformv1.Module {
+	g.Expect(c.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name + "-module"}, Data: files})).To(Succeed())
 	m := &terraformv1.Module{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
 	m.Spec.Source = terraformv1.ModuleSource{ConfigMap: &terraformv1.ConfigMapSource{Name: name + "-module"}}
 	m.Spec.ReclaimPolicy = common.ReclaimDelete

@@ -70,7 +70,8 @@ func newestPoolDir(g Gomega, ns, pool string) string {
 	return newest
 }
 
-// TestChosenPoolNameGetsItsOwnUID: a tenant names its pool so that the pool's name
+// TestChosenPoolNameGetsItsOwnUID: a tenant (alice, with every right in her namespace
+// and none elsewhere) names her pool so that the pool's name
 // hashes onto another tenant's pool's uid (as uids were once derived). Its runner still
 // runs under a uid of its own, and its module can read neither the other pool's token,
 // kubeconfig and work directory nor its warm provider's environment.
@@ -116,9 +117,11 @@ func TestChosenPoolNameGetsItsOwnUID(t *testing.T) {
 	g.Expect(os.Chmod(reports, 0o777)).To(Succeed())
 	report := filepath.Join(reports, "report")
 	inputs, _ := json.Marshal(map[string]any{"report": report, "victim_dir": victimDir, "victim": victim})
-	snoop := moduleFrom(g, ctx, tenantNS, "snoop", map[string]string{"main.tf": snoopModule}, string(inputs))
+	alice, err := env.Tenant(ctx, "alice", tenantNS) // what a tenant may hold: everything in its namespace
+	g.Expect(err).NotTo(HaveOccurred())
+	snoop := moduleAs(g, ctx, alice.Client, tenantNS, "snoop", map[string]string{"main.tf": snoopModule}, string(inputs))
 	snoop.Spec.RunnerPool = chosen
-	g.Expect(env.Client.Create(ctx, snoop)).To(Succeed())
+	g.Expect(alice.Client.Create(ctx, snoop)).To(Succeed(), "alice makes her Module in the pool she named")
 	waitModuleReady(g, ctx, snoop)
 
 	raw, err := os.ReadFile(report)

@@ -145,10 +145,17 @@ func leaseNames(g Gomega, ctx context.Context, n *nodeEnv) map[string]bool {
 }
 
 // uninstallKeeps uninstalls the release: the controller is gone, and the CRDs, the
-// claims, their buckets in MinIO and the Terraform state Secrets remain.
+// claims, their buckets in MinIO and the Terraform state Secrets remain, while what the
+// controller made for runner pools (there before) goes.
 func uninstallKeeps(g Gomega, ctx context.Context, n *nodeEnv, helm, minioEndpoint string, claims ...*storagev1.Bucket) {
 	states := stateSecrets(g, ctx, n)
 	g.Expect(states).To(HaveLen(len(claims)), "a state Secret per claimed bucket")
+	runner := client.MatchingLabels{"app.kubernetes.io/name": "terraplane-runner"}
+	made := []client.ObjectList{&appsv1.DeploymentList{}, &corev1.ServiceList{}, &corev1.SecretList{}, &corev1.ServiceAccountList{}, &rbacv1.RoleBindingList{}}
+	for _, list := range made {
+		g.Expect(n.Client.List(ctx, list, runner)).To(Succeed())
+		g.Expect(apimeta.ExtractList(list)).NotTo(BeEmpty(), "before the uninstall, the controller made runner pools' objects: %T", list)
+	}
 	n.helm(g, helm, "uninstall", "terraplane", "-n", adminNS, "--wait", "--timeout", "3m")
 	g.Eventually(func() int {
 		pods := &corev1.PodList{}
@@ -164,10 +171,8 @@ func uninstallKeeps(g Gomega, ctx context.Context, n *nodeEnv, helm, minioEndpoi
 	}
 	g.Expect(minioBuckets(g, ctx, minioEndpoint)).To(HaveLen(len(claims)), "the buckets stay")
 	g.Expect(stateSecrets(g, ctx, n)).To(Equal(states), "the state Secrets stay")
-	runner := client.MatchingLabels{"app.kubernetes.io/name": "terraplane-runner"}
 	g.Eventually(func(g Gomega) {
-		for _, list := range []client.ObjectList{&appsv1.DeploymentList{}, &corev1.ServiceList{}, &corev1.SecretList{}, &corev1.ServiceAccountList{},
-			&rbacv1.RoleBindingList{}, &corev1.PodList{}} {
+		for _, list := range append(made, &corev1.PodList{}) {
 			g.Expect(n.Client.List(ctx, list, runner)).To(Succeed())
 			g.Expect(apimeta.ExtractList(list)).To(BeEmpty(), "what the controller made for runner pools goes with the release: %T", list)
 		}
