@@ -12,5 +12,5 @@
 // the bundled modules reach, as the providers' documentation does.
 //
 //	go run ./hack/jsiischema -package ~/.cache/terraplane/npm/provider-google-16.12.1/package \
-//	  -provider hashicorp/google -version 6.50.0 -out google.json tfmodules/gcp
+//	  -provider hashicorp/google -out google.json tfmodules/gcp
 package main
