@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-containerregistry/pkg/name"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/events"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -71,7 +72,9 @@ func TestDependencies(t *testing.T) {
 			if tc.installed {
 				objs = append(objs, establishedCRD("gadgets", "beta.io", true, true))
 			}
-			c := stackClient(objs...)
+			obj := testInstall()
+			obj.Spec.PullSecretName = "creds"
+			c := stackClient(append(objs, obj)...)
 			r := installer(c, events.NewFakeRecorder(1))
 			ref, err := name.ParseReference(host+"/"+tc.pkg, name.Insecure)
 			if err != nil {
@@ -81,8 +84,6 @@ func TestDependencies(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			obj := testInstall()
-			obj.Spec.PullSecretName = "creds"
 			err = r.dependencies(ctx, &install{obj: obj, registry: host, ref: ref, pkg: p})
 			switch w, waiting := resource.AsWaiting(err); {
 			case tc.reason == "" && err != nil:
@@ -141,10 +142,19 @@ func TestEnsureDependency(t *testing.T) {
 			}
 		})
 	}
-	c := stackClient()
-	r := installer(c, events.NewFakeRecorder(1))
-	r.newObj = func() installObject { return &stacksv1.ClusterStackInstall{} }
 	cluster := &stacksv1.ClusterStackInstall{ObjectMeta: metav1.ObjectMeta{Name: "alpha"}, Spec: stacksv1.ClusterStackInstallSpec{TargetNamespace: "platform"}}
+	gone := stackClient()
+	r := installer(gone, events.NewFakeRecorder(1))
+	r.newObj = func() installObject { return &stacksv1.ClusterStackInstall{} }
+	if msg, err := r.ensureDependency(ctx, &install{obj: cluster, registry: "reg"}, "stacks/beta:v1"); err != nil || !strings.Contains(msg, "being deleted") {
+		t.Errorf("a dependent the API server no longer has = %q, %v; want nothing made, and said", msg, err)
+	}
+	if err := gone.Get(ctx, client.ObjectKey{Name: "beta"}, &stacksv1.ClusterStackInstall{}); !apierrors.IsNotFound(err) {
+		t.Errorf("a dependent deleted meanwhile made its dependency: %v", err)
+	}
+	c := stackClient(cluster)
+	r = installer(c, events.NewFakeRecorder(1))
+	r.newObj = func() installObject { return &stacksv1.ClusterStackInstall{} }
 	if _, err := r.ensureDependency(ctx, &install{obj: cluster, registry: "reg"}, "stacks/beta:v1"); err != nil {
 		t.Fatal(err)
 	}

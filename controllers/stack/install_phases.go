@@ -146,6 +146,9 @@ func (r *InstallReconciler) ensureDependency(ctx context.Context, in *install, p
 	}
 	err := r.client.Get(ctx, client.ObjectKeyFromObject(dep), dep)
 	if apierrors.IsNotFound(err) {
+		if gone, err := r.goneSinceRead(ctx, in.obj); err != nil || gone {
+			return "not made: " + in.obj.GetName() + " is being deleted", err // its uninstall ran, or runs next
+		}
 		dep.SetAnnotations(map[string]string{stacksv1.AnnotationDependencyOf: in.obj.OwnerKey()})
 		spec := stacksv1.StackInstallSpec{Source: in.registry, Package: pkg, PullSecretName: in.obj.GetInstallSpec().PullSecretName}
 		switch d := dep.(type) {
@@ -169,6 +172,21 @@ func (r *InstallReconciler) ensureDependency(ctx context.Context, in *install, p
 		return fmt.Sprintf("install %s: %s: %s", dep.GetName(), c.Reason, c.Message), nil
 	}
 	return "install " + dep.GetName() + " in progress", nil
+}
+
+// goneSinceRead reports whether obj, as the API server has it now, is gone or being
+// deleted, although the cache still showed it installed: what it would create now would
+// outlive its uninstall.
+func (r *InstallReconciler) goneSinceRead(ctx context.Context, obj installObject) (bool, error) {
+	now := r.newObj()
+	err := r.reader.Get(ctx, client.ObjectKeyFromObject(obj), now)
+	if apierrors.IsNotFound(err) {
+		return true, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("read %s again: %w", obj.GetName(), err)
+	}
+	return !now.GetDeletionTimestamp().IsZero(), nil
 }
 
 // dependencyName turns repo:tag into an object name: the repository's last element.
