@@ -90,10 +90,11 @@ tools:
 
 ## tools-test: everything the tests need: what tools installs, plus the pinned kubectl,
 ## MinIO, the random provider, helm, OpenTofu (for linux/amd64 and linux/arm64, the image's),
-## PostgreSQL, MariaDB, the node of make cluster, and the google and azurerm schemas with
-## the stand-in provider that serves them to the tests (cloud-schemas)
+## PostgreSQL, MariaDB, the node of make cluster, the google and azurerm schemas with the
+## stand-in provider that serves them to the tests (cloud-schemas), and cosign, with which
+## the release tests check signatures as a security team does
 tools-test: tools
-	hack/install-tools.sh kubectl minio random helm tofu tofu-arm64 postgres mariadb cluster cloud-schemas
+	hack/install-tools.sh kubectl minio random helm tofu tofu-arm64 postgres mariadb cluster cloud-schemas cosign
 
 ## cluster: a real one-node Kubernetes cluster on this machine (needs root): containerd,
 ## etcd, kube-apiserver, controller manager, scheduler, kubelet and kube-proxy on 10.254.0.1

@@ -46,7 +46,7 @@ KUBECTL_MIN_MINOR=30
 # build cache compiles once a package the tools and bin/terraplane share.
 declare -A EST=(
 	[kube-apiserver]=460 [terraplane]=290 [etcd]=15 [kubectl]=35
-	[minio]=175 [terraform-provider-random]=50 [controller-gen]=35
+	[minio]=175 [terraform-provider-random]=50 [controller-gen]=35 [cosign]=240
 )
 CORES=$(nproc 2>/dev/null || echo 2)
 
@@ -159,6 +159,7 @@ install_crd_ref_docs() { build crd-ref-docs crd-ref-docs github.com/elastic/crd-
 install_staticcheck() { build staticcheck staticcheck honnef.co/go/tools/cmd/staticcheck; }
 install_minio() { build minio minio github.com/minio/minio; }
 install_helm() { build helm helm helm.sh/helm/v3/cmd/helm; }
+install_cosign() { build cosign cosign github.com/sigstore/cosign/v2/cmd/cosign; }
 install_tofu() { build tofu tofu github.com/opentofu/opentofu/cmd/tofu "-X github.com/opentofu/opentofu/version.dev=no"; }
 # install_tofu_arm64 cross-compiles the same OpenTofu for linux/arm64 into $BIN/linux_arm64/tofu:
 # the arm64 image of make image's two-platform index bundles it.
@@ -392,6 +393,7 @@ for t in "${targets[@]}"; do
 	staticcheck) install_staticcheck ;;
 	minio) install_minio ;;
 	helm) install_helm ;;
+	cosign) install_cosign ;;
 	providers) install_providers ;;
 	random) install_random ;;
 	cloud-schemas) install_cloud_schemas ;;
