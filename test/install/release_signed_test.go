@@ -62,6 +62,7 @@ func TestReleaseSigned(t *testing.T) {
 	g.Expect(charts).To(HaveLen(1), "the packaged chart")
 	chartVersion := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(charts[0]), "terraplane-"), ".tgz")
 	verifyRelease(t, g, repo, version, chartVersion, out, pub)
+	cosignVerifies(t, g, repo, version, chartVersion, pub)
 
 	By(t, "hack/release without a key: an ephemeral key, its public key written and printed")
 	repo2 := repo + "-ephemeral"
