@@ -28,7 +28,7 @@ func cosignVerifies(t *testing.T, g Gomega, repo, version, chartVersion string, 
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(os.WriteFile(other, otherPub, 0o644)).To(Succeed())
 	run := func(args ...string) (string, error) {
-		cmd := exec.Command(cosign, append(args, "--allow-http-registry")...) // the registry is on loopback
+		cmd := exec.Command(cosign, append(args, "--allow-http-registry")...)              // the registry is on loopback
 		cmd.Env = append(os.Environ(), "TUF_ROOT="+filepath.Join(dir, "tuf"), "HOME="+dir) // no trust root is fetched
 		out, err := cmd.Output()
 		return string(out), err
