@@ -86,7 +86,7 @@ func (h *harness) poolBatch(ctx context.Context, class string, n int, tag, pool 
 	if err != nil {
 		return nil, timing{}, err
 	}
-	rw.start = time.Now()
+	rw.begin(ctx, time.Now())
 	names := make([]string, n)
 	for i := range names {
 		names[i] = fmt.Sprintf("%s-%d-%s%d", class, n, tag, i)

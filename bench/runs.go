@@ -232,7 +232,7 @@ func (h *harness) runClaims(ctx context.Context, variant string, n int, tag stri
 	prov0 := f.providerCPU()
 	tree := sampleTree(controllerTree(f.pids()))
 	start := time.Now()
-	rw.start = start
+	rw.begin(ctx, start)
 	for i := range names {
 		names[i] = fmt.Sprintf("%s-%d-%s%d", class, n, tag, i)
 		b := &storagev1.Bucket{ObjectMeta: metav1.ObjectMeta{Namespace: appNS, Name: names[i]}}
