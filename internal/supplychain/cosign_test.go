@@ -16,6 +16,9 @@ import (
 // what SignManifest and Attest attach with the public key (and not with another), and
 // downloads the SBOM AttachSBOM attaches.
 func TestCosignReadsWhatWeWrite(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the cosign CLI")
+	}
 	cosign := filepath.Join(devenv.BinDir(), "cosign")
 	if _, err := os.Stat(cosign); err != nil {
 		t.Fatalf("cosign is not installed in %s: run `make tools-test`", devenv.BinDir())
