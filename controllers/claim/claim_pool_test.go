@@ -68,7 +68,7 @@ func poolReconciler(t *testing.T, objs ...client.Object) (*Reconciler, client.Cl
 	t.Helper()
 	reg := kinds.NewRegistry(nil)
 	kind, _ := reg.Claim(kinds.BucketGVK)
-	c := fake.NewClientBuilder().WithScheme(reg.Scheme()).WithObjects(withFirstRevisions(t, reg, objs)...).
+	c := fake.NewClientBuilder().WithScheme(reg.Scheme()).WithObjects(withFirstRevisions(t, objs)...).
 		WithStatusSubresource(&storagev1.Bucket{}, &awsstoragev1.S3Bucket{}, &scalingv1.ResourcePool{}).Build()
 	return &Reconciler{client: c, reader: c, reg: reg, kind: kind, opts: Options{UserErrorRetry: 30e9},
 		recorder: resource.RecorderFor(events.NewFakeRecorder(20))}, c

@@ -21,20 +21,26 @@ import (
 	storagev1 "terraplane.io/terraplane/apis/storage/v1alpha1"
 	"terraplane.io/terraplane/internal/kinds"
 	"terraplane.io/terraplane/internal/module"
-	"terraplane.io/terraplane/internal/registry"
 	"terraplane.io/terraplane/internal/resource"
 	"terraplane.io/terraplane/internal/revision"
 )
 
-// bucketReconciler is the Bucket claim reconciler over a fake client holding objs.
+// bucketReconciler is the Bucket claim reconciler over a fake client holding objs and a
+// first revision of each class among them (withFirstRevisions).
 func bucketReconciler(t *testing.T, objs ...client.Object) (*Reconciler, client.Client) {
+	t.Helper()
+	return bucketReconcilerOver(t, withFirstRevisions(t, objs)...)
+}
+
+// bucketReconcilerOver is the Bucket claim reconciler over a fake client holding objs.
+func bucketReconcilerOver(t *testing.T, objs ...client.Object) (*Reconciler, client.Client) {
 	t.Helper()
 	reg := kinds.NewRegistry(nil)
 	kind, ok := reg.Claim(kinds.BucketGVK)
 	if !ok {
 		t.Fatal("no Bucket claim kind")
 	}
-	c := fake.NewClientBuilder().WithScheme(reg.Scheme()).WithObjects(withFirstRevisions(t, reg, objs)...).
+	c := fake.NewClientBuilder().WithScheme(reg.Scheme()).WithObjects(objs...).
 		WithStatusSubresource(&storagev1.Bucket{}, &awsstoragev1.S3Bucket{}).Build()
 	return &Reconciler{client: c, reader: c, reg: reg, kind: kind, opts: Options{UserErrorRetry: 30e9},
 		recorder: resource.RecorderFor(events.NewFakeRecorder(20))}, c
@@ -42,7 +48,7 @@ func bucketReconciler(t *testing.T, objs ...client.Object) (*Reconciler, client.
 
 // withFirstRevisions is objs with a first revision of each class among them that is due
 // one (revision.FirstDue), named its latest: what the revision controller does at once.
-func withFirstRevisions(t *testing.T, reg *registry.Registry, objs []client.Object) []client.Object {
+func withFirstRevisions(t *testing.T, objs []client.Object) []client.Object {
 	t.Helper()
 	mod, err := module.FromFiles(map[string][]byte{"main.tf": []byte(`variable "bucket_name" {}`)})
 	if err != nil {
@@ -54,7 +60,7 @@ func withFirstRevisions(t *testing.T, reg *registry.Registry, objs []client.Obje
 		if !ok || !revision.FirstDue(class) {
 			continue
 		}
-		gvk, err := apiutil.GVKForObject(o, reg.Scheme())
+		gvk, err := apiutil.GVKForObject(o, kinds.NewScheme())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -101,11 +107,7 @@ func bucketClaim(class string) *storagev1.Bucket {
 // a claim of it makes no resource (one made then would change right after) and says why.
 func TestReconcileWaitsForFirstRevision(t *testing.T) {
 	ctx := context.Background()
-	reg := kinds.NewRegistry(nil)
-	kind, _ := reg.Claim(kinds.BucketGVK)
-	c := fake.NewClientBuilder().WithScheme(reg.Scheme()).WithObjects(portableClass("fast", "admin", nil), s3Class("admin", "team"), bucketClaim("fast")).
-		WithStatusSubresource(&storagev1.Bucket{}).Build()
-	r := &Reconciler{client: c, reader: c, reg: reg, kind: kind, opts: Options{UserErrorRetry: 30e9}, recorder: resource.RecorderFor(events.NewFakeRecorder(20))}
+	r, c := bucketReconcilerOver(t, portableClass("fast", "admin", nil), s3Class("admin", "team"), bucketClaim("fast"))
 	res, err := r.Reconcile(ctx, ctrl.Request{NamespacedName: client.ObjectKey{Namespace: "team", Name: "b"}})
 	if err != nil || res.RequeueAfter == 0 {
 		t.Fatalf("Reconcile = %+v, %v; want a wait on a timer", res, err)

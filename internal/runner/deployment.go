@@ -120,14 +120,13 @@ func (d *Deployments) admit(ctx context.Context, pool PoolRef) error {
 	if limit < 0 {
 		return nil
 	}
-	list := &appsv1.DeploymentList{}
-	if err := d.Client.List(ctx, list, client.InNamespace(pool.Namespace), client.MatchingLabels{"app.kubernetes.io/name": "terraplane-runner"}); err != nil {
-		return fmt.Errorf("list runners of namespace %s: %w", pool.Namespace, err)
+	deps, err := d.runners(ctx, pool.Namespace)
+	if err != nil {
+		return err
 	}
 	var others []string
-	for _, dep := range list.Items {
-		name := dep.Labels[PoolLabel]
-		if name != pool.Name && (dep.Spec.Replicas == nil || *dep.Spec.Replicas > 0) {
+	for i := range deps {
+		if name := deps[i].Labels[PoolLabel]; name != "" && name != pool.Name && scaledUp(&deps[i]) {
 			others = append(others, name)
 		}
 	}

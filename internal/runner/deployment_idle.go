@@ -100,15 +100,14 @@ func (d *Deployments) ReapOnce(ctx context.Context, now time.Time) ([]PoolRef, e
 	}
 	var scaled []PoolRef
 	for _, ns := range namespaces {
-		list := &appsv1.DeploymentList{}
-		if err := d.Client.List(ctx, list, client.InNamespace(ns), client.MatchingLabels{"app.kubernetes.io/name": "terraplane-runner",
-			"app.kubernetes.io/managed-by": "terraplane"}); err != nil {
-			return scaled, fmt.Errorf("list runner deployments: %w", err)
+		deps, err := d.runners(ctx, ns)
+		if err != nil {
+			return scaled, err
 		}
-		for i := range list.Items {
-			dep := &list.Items[i]
+		for i := range deps {
+			dep := &deps[i]
 			pool := PoolRef{Namespace: dep.Namespace, Name: dep.Labels[PoolLabel]}
-			if pool.Name == "" || ptr.Deref(dep.Spec.Replicas, 1) == 0 {
+			if pool.Name == "" || !scaledUp(dep) {
 				continue
 			}
 			done, err := d.reapOne(ctx, pool, dep, now)
@@ -226,3 +225,15 @@ func (d *Deployments) own(ctx context.Context, key client.ObjectKey, obj client.
 	}
 	return d.Client.Update(ctx, obj)
 }
+
+// runners are the runner Deployments of namespace ns ("" for every namespace).
+func (d *Deployments) runners(ctx context.Context, ns string) ([]appsv1.Deployment, error) {
+	list := &appsv1.DeploymentList{}
+	if err := d.Client.List(ctx, list, client.InNamespace(ns), client.MatchingLabels(runnerLabels)); err != nil {
+		return nil, fmt.Errorf("list runner deployments: %w", err)
+	}
+	return list.Items, nil
+}
+
+// scaledUp reports whether dep's runner is meant to run: replicas above zero.
+func scaledUp(dep *appsv1.Deployment) bool { return ptr.Deref(dep.Spec.Replicas, 1) > 0 }

@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"fmt"
+	"maps"
 	"time"
 
 	authenticationv1 "k8s.io/api/authentication/v1"
@@ -85,9 +86,14 @@ func (id *Identities) token(ctx context.Context, pool PoolRef) (string, error) {
 	return tr.Status.Token, nil
 }
 
+// runnerLabels mark what the controller makes for any pool.
+var runnerLabels = map[string]string{"app.kubernetes.io/managed-by": "terraplane", "app.kubernetes.io/name": "terraplane-runner"}
+
 // poolLabels mark what the controller makes for pool.
 func poolLabels(pool PoolRef) map[string]string {
-	return map[string]string{"app.kubernetes.io/managed-by": "terraplane", "app.kubernetes.io/name": "terraplane-runner", PoolLabel: pool.Name}
+	labels := maps.Clone(runnerLabels)
+	labels[PoolLabel] = pool.Name
+	return labels
 }
 
 // PoolLabel names the pool an object the controller made for a runner belongs to.

@@ -57,7 +57,7 @@ func TestCosignReadsWhatWeWrite(t *testing.T) {
 	}
 	run := func(args ...string) (string, error) {
 		cmd := exec.Command(cosign, append(args, "--allow-http-registry")...)              // the registry is on loopback
-		cmd.Env = append(os.Environ(), "TUF_ROOT="+filepath.Join(dir, "tuf"), "HOME="+dir) // no trust root is fetched
+		cmd.Env = append(os.Environ(), "TUF_ROOT="+filepath.Join(dir, "tuf"), "HOME="+dir) // cosign keeps its trust-root cache here
 		out, err := cmd.Output()
 		return string(out), err
 	}

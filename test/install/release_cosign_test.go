@@ -29,7 +29,7 @@ func cosignVerifies(t *testing.T, g Gomega, repo, version, chartVersion string, 
 	g.Expect(os.WriteFile(other, otherPub, 0o644)).To(Succeed())
 	run := func(args ...string) (string, error) {
 		cmd := exec.Command(cosign, append(args, "--allow-http-registry")...)              // the registry is on loopback
-		cmd.Env = append(os.Environ(), "TUF_ROOT="+filepath.Join(dir, "tuf"), "HOME="+dir) // no trust root is fetched
+		cmd.Env = append(os.Environ(), "TUF_ROOT="+filepath.Join(dir, "tuf"), "HOME="+dir) // cosign keeps its trust-root cache here
 		out, err := cmd.Output()
 		return string(out), err
 	}
