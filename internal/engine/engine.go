@@ -173,7 +173,7 @@ func New(ctx context.Context, opts Options) (*Engine, error) {
 	}
 	e := &Engine{opts: opts, execPath: execPath, slots: make(chan struct{}, opts.MaxConcurrent), plugins: plugins.Off{},
 		lent: map[string]tfexec.ReattachInfo{}}
-	if _, err = terraformVersion(ctx, execPath, opts.WorkDir); err != nil { // a broken binary fails here, not in every reconcile
+	if e.handles.known, err = terraformVersion(ctx, execPath, opts.WorkDir); err != nil { // a broken binary fails here, not in every reconcile
 		return nil, err
 	}
 	if e.cliConfig, err = e.writeCLIConfig(); err != nil {

@@ -3,7 +3,9 @@ package engine
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"sync"
+	"unsafe"
 
 	"github.com/hashicorp/go-version"
 	"github.com/hashicorp/terraform-exec/tfexec"
@@ -22,13 +24,15 @@ func terraformVersion(ctx context.Context, execPath, dir string) (*version.Versi
 	return v, nil
 }
 
-// handlePool keeps each workspace's terraform-exec handle between verbs. A handle asks
-// the binary for its version before its first -json command and remembers it, so a
-// workspace pays for `terraform version` once per controller run, not once per
-// reconcile. A verb takes the handle and puts it back, so two verbs never share one.
+// handlePool keeps each workspace's terraform-exec handle between verbs. A verb takes
+// the handle and puts it back, so two verbs never share one. A new handle is given the
+// binary's version, read once when the engine starts (known): terraform-exec would
+// otherwise run `terraform version` before each handle's first command, a terraform
+// process per workspace and controller run (a fifth of a create's terraform CPU).
 type handlePool struct {
-	mu   sync.Mutex
-	free map[string]*tfexec.Terraform
+	mu    sync.Mutex
+	free  map[string]*tfexec.Terraform
+	known *version.Version
 }
 
 // take returns workspace id's idle handle, or a new one for dir.
@@ -44,7 +48,22 @@ func (p *handlePool) take(id, dir, execPath string) (*tfexec.Terraform, error) {
 	if err != nil {
 		return nil, fmt.Errorf("terraform: %w", err)
 	}
+	if p.known != nil {
+		knowVersion(tf, p.known)
+	}
 	return tf, nil
+}
+
+// knowVersion gives a new handle the binary's version, as its own first `terraform
+// version` would have: terraform-exec keeps it in an unexported field and offers no
+// setter. Should the field change, the handle asks the binary as before
+// (TestHandlesKnowTheVersion fails then).
+func knowVersion(tf *tfexec.Terraform, v *version.Version) {
+	f := reflect.ValueOf(tf).Elem().FieldByName("execVersion")
+	if !f.IsValid() || f.Type() != reflect.TypeOf(v) {
+		return
+	}
+	reflect.NewAt(f.Type(), unsafe.Pointer(f.UnsafeAddr())).Elem().Set(reflect.ValueOf(v)) //nolint:gosec // a field terraform-exec fills the same way
 }
 
 // put keeps tf as workspace id's idle handle.
