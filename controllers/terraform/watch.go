@@ -15,11 +15,14 @@ import (
 )
 
 // activityFirst is how long a terraform command runs before it reports what it is
-// doing (a shorter one reports nothing), and activityEvery how often it reports again.
-var activityFirst, activityEvery = 5 * time.Second, 10 * time.Second
+// doing (a shorter one reports nothing), and activityEvery how often it looks again.
+// What terraform does is written as soon as it changes; the time spent on the same
+// operation is written again after activityEvery, then after twice as long each time,
+// up to activityAtMost apart.
+var activityFirst, activityEvery, activityAtMost = 5 * time.Second, 10 * time.Second, 5 * time.Minute
 
 // watched runs call, one of the run's terraform commands, and while it runs (after
-// activityFirst, then every activityEvery) writes what terraform is doing into the resource's Reconciling
+// activityFirst) writes what terraform is doing into the resource's Reconciling
 // condition (reason TerraformRunning): the resource operation in flight and for how
 // long, and a newer generation queued behind the run. The reconcile waits in call
 // meanwhile, so the status written is the one it goes on from.
@@ -42,7 +45,7 @@ func watched[T any](ctx context.Context, e *run, call func() (T, error)) (T, err
 func (e *run) reportActivity(ctx context.Context, stop <-chan struct{}) {
 	tick := time.NewTimer(activityFirst)
 	defer tick.Stop()
-	last := ""
+	var cadence reportCadence
 	for {
 		select {
 		case <-stop:
@@ -57,8 +60,9 @@ func (e *run) reportActivity(ctx context.Context, stop <-chan struct{}) {
 			log.FromContext(ctx).V(1).Info("terraform's activity not read", "error", err.Error())
 			continue
 		}
-		msg := activityMessage(e.mg.GetGeneration(), act, e.queuedGeneration(ctx), time.Now())
-		if msg == "" || msg == last {
+		queued, now := e.queuedGeneration(ctx), time.Now()
+		msg, key := activityMessage(e.mg.GetGeneration(), act, queued, now), activityKey(act, queued)
+		if msg == "" || !cadence.due(key, now) {
 			continue
 		}
 		select {
@@ -72,8 +76,41 @@ func (e *run) reportActivity(ctx context.Context, stop <-chan struct{}) {
 			log.FromContext(ctx).V(1).Info("terraform's activity not written", "error", err.Error())
 			continue
 		}
-		last = msg
+		cadence.wrote(key, now)
 	}
+}
+
+// reportCadence decides when an activity report is written: at once when what terraform
+// does changes, else once its time has grown enough to say, so that a create of an hour
+// writes the resource's status (and its claim's) about fifteen times, not 360.
+type reportCadence struct {
+	key     string
+	written time.Time
+	wait    time.Duration
+}
+
+// due reports whether a report of key at now is written.
+func (c *reportCadence) due(key string, now time.Time) bool {
+	return key != c.key || now.Sub(c.written) >= c.wait
+}
+
+// wrote records a report of key written at now.
+func (c *reportCadence) wrote(key string, now time.Time) {
+	if key == c.key {
+		c.wait = min(2*c.wait, activityAtMost)
+	} else {
+		c.wait = activityEvery
+	}
+	c.key, c.written = key, now
+}
+
+// activityKey is what an activity report says, times left out.
+func activityKey(act engine.Activity, queued int64) string {
+	key := act.Verb
+	if len(act.Operations) > 0 {
+		key += " " + act.Operations[0].Action + " " + act.Operations[0].Address
+	}
+	return fmt.Sprintf("%s, %d in flight, generation %d queued", key, len(act.Operations), queued)
 }
 
 // queuedGeneration is the resource's generation as the cache has it now, when newer

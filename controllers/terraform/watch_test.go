@@ -34,6 +34,50 @@ func TestActivityMessage(t *testing.T) {
 	}
 }
 
+// TestReportCadence: a change in what terraform does is written at once; the same
+// operation's time again after activityEvery, then twice as long apart each time, up to
+// activityAtMost.
+func TestReportCadence(t *testing.T) {
+	start := time.Date(2026, 12, 2, 9, 0, 0, 0, time.UTC)
+	at := func(d time.Duration) time.Time { return start.Add(d) }
+	var c reportCadence
+	for i, step := range []struct {
+		key  string
+		at   time.Time
+		want bool
+	}{
+		{"create a", at(5 * time.Second), true},
+		{"create a", at(10 * time.Second), false},
+		{"create a", at(15 * time.Second), true}, // 10 s after the first
+		{"create a", at(25 * time.Second), false},
+		{"create a", at(35 * time.Second), true}, // 20 s after
+		{"create a", at(65 * time.Second), false},
+		{"create a", at(75 * time.Second), true}, // 40 s after
+		{"create b", at(76 * time.Second), true}, // another operation: at once
+		{"create b", at(85 * time.Second), false},
+		{"create b", at(86 * time.Second), true}, // 10 s again
+	} {
+		got := c.due(step.key, step.at)
+		if got != step.want {
+			t.Fatalf("step %d (%s at %s): due %v, want %v", i, step.key, step.at.Sub(start), got, step.want)
+		}
+		if got {
+			c.wrote(step.key, step.at)
+		}
+	}
+	// An hour of the same operation: about fifteen writes, at most activityAtMost apart.
+	writes, now := 0, at(86*time.Second)
+	for end := now.Add(time.Hour); now.Before(end); now = now.Add(activityEvery) {
+		if c.due("create b", now) {
+			c.wrote("create b", now)
+			writes++
+		}
+	}
+	if c.wait != activityAtMost || writes > 20 {
+		t.Errorf("an hour of one operation: %d writes, the last %s apart; want at most 20, %s apart", writes, c.wait, activityAtMost)
+	}
+}
+
 // TestLongCreateReportsItsActivity: while a create runs, the resource's Reconciling
 // condition says what terraform is creating, then that an edit made meanwhile is queued;
 // the run still records the generation it applied, not the edit's.
