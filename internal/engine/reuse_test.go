@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -170,5 +171,35 @@ func TestProviderSchemaTrimmed(t *testing.T) {
 	}
 	if _, err := e.Plan(ctx, ws, PlanOptions{}); err != nil || plans.Load() != 3 {
 		t.Errorf("the next plan: %v, %d plans in all; want it to run once, with every type", err, plans.Load())
+	}
+}
+
+// TestSavedPlanAppliesWithoutInit: a create planned first (a plan, then the apply of the
+// saved plan) initialises its workspace once; the apply finds it holding the plan's
+// providers and runs no init of its own (TestLockedProviders applies a plan whose lock
+// the workspace does not hold).
+func TestSavedPlanAppliesWithoutInit(t *testing.T) {
+	e := reuseEngine(t)
+	var verbs []string
+	var mu sync.Mutex
+	e.opts.OnRun = func(r Run) {
+		mu.Lock()
+		defer mu.Unlock()
+		verbs = append(verbs, r.Verb)
+	}
+	ctx := context.Background()
+	ws := Workspace{ID: "a", Files: map[string][]byte{"main.tf": []byte(petModule)}}
+	plan, err := e.Plan(ctx, ws, PlanOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plan.Lock == nil {
+		t.Fatal("the plan holds no lock")
+	}
+	if _, err := e.ApplyPlan(ctx, ws, plan); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"init", "plan", "show", "apply"}; !slices.Equal(verbs, want) {
+		t.Errorf("verbs %v, want %v", verbs, want)
 	}
 }
