@@ -182,3 +182,55 @@ func TestCreateInterruptedKeepsItsRecord(t *testing.T) {
 		}
 	}
 }
+
+// TestPendingAfterAStatusWrite: the create-pending mark is recorded even when the
+// resource's status was written after the run read it (its own progress while terraform
+// planned, as a plan-first create under load does), so the create goes on in the same
+// run; a newer generation, a create already recorded or an apply recorded meanwhile keep
+// the conflict, and nothing is marked.
+func TestPendingAfterAStatusWrite(t *testing.T) {
+	ctx := context.Background()
+	for name, tc := range map[string]struct {
+		meanwhile func(*terraformv1.Module)
+		status    bool // the change is written to the status
+		marked    bool
+	}{
+		"progress written": {func(m *terraformv1.Module) {
+			m.Status.Conditions = []metav1.Condition{{Type: common.TypeReconciling, Status: metav1.ConditionTrue, Reason: common.ReasonTerraformRunning,
+				Message: "terraform plan running for 6s", LastTransitionTime: metav1.Now()}}
+		}, true, true},
+		"applied meanwhile": {func(m *terraformv1.Module) {
+			now := metav1.Now()
+			m.Status.Terraform.LastApplyTime, m.Status.Terraform.Resources = &now, 2
+		}, true, false},
+		"marked meanwhile": {func(m *terraformv1.Module) {
+			m.Annotations = map[string]string{common.CreatePendingAnnotation: "2026-12-02T09:00:00Z"}
+		}, false, false},
+		"edited meanwhile": {func(m *terraformv1.Module) { m.Spec.Approval = common.ApprovalManual; m.Generation++ }, false, false},
+	} {
+		t.Run(name, func(t *testing.T) {
+			h := newHarness(t, nil)
+			e := h.scope(nil)
+			latest := h.get()
+			tc.meanwhile(latest)
+			write := func() error { return h.c.Update(ctx, latest) }
+			if tc.status {
+				write = func() error { return h.c.Status().Update(ctx, latest) }
+			}
+			if err := write(); err != nil {
+				t.Fatal(err)
+			}
+			err := e.setPending(ctx, true)
+			if tc.marked != (err == nil) {
+				t.Fatalf("setPending: %v, want marked %v", err, tc.marked)
+			}
+			stored := h.get().Annotations[common.CreatePendingAnnotation]
+			if tc.marked && (stored == "" || !e.sit.pending) {
+				t.Errorf("no create-pending mark stored (%q), pending %v", stored, e.sit.pending)
+			}
+			if !tc.marked && e.sit.pending {
+				t.Error("the run counts the create as marked after a conflict")
+			}
+		})
+	}
+}

@@ -3,6 +3,7 @@ package terraform
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"regexp"
 	"slices"
@@ -10,7 +11,10 @@ import (
 	"strings"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
@@ -186,11 +190,45 @@ func (e *run) setPending(ctx context.Context, on bool) error {
 	if on {
 		patch = client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})
 	}
-	if err := e.t.client.Patch(ctx, mg, patch); err != nil {
+	err := e.t.client.Patch(ctx, mg, patch)
+	if on && apierrors.IsConflict(err) {
+		err = e.pendOnLatest(ctx, orig)
+	}
+	if err != nil {
 		return fmt.Errorf("record create pending: %w", err)
 	}
 	e.sit.pending = on
 	return nil
+}
+
+// pendOnLatest records the create-pending mark again, on the resource as the API server
+// holds it now, when what changed since the run read it (orig) cannot be a create: the
+// run's own progress written into the status while terraform planned, or another
+// controller's. A newer generation, a create recorded or applied meanwhile, keeps the
+// conflict, and the run starts over.
+func (e *run) pendOnLatest(ctx context.Context, orig resource.Managed) error {
+	latest := orig.DeepCopyObject().(resource.Managed)
+	if err := e.t.reader.Get(ctx, client.ObjectKeyFromObject(orig), latest); err != nil {
+		return err
+	}
+	if !noCreateSince(orig, latest) {
+		return apierrors.NewConflict(schema.GroupResource{Group: e.t.kind.GVK.Group, Resource: e.t.kind.GVK.Kind}, orig.GetName(),
+			errors.New("the resource changed since this run read it"))
+	}
+	orig.SetResourceVersion(latest.GetResourceVersion())
+	return e.t.client.Patch(ctx, e.mg, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{}))
+}
+
+// noCreateSince reports whether latest, the resource as stored now, is the one the run
+// read (read) but for changes that record no create: the same generation, no create
+// pending, and the same record of applies.
+func noCreateSince(read, latest resource.Managed) bool {
+	was, is := read.GetManagedStatus().Terraform, latest.GetManagedStatus().Terraform
+	return latest.GetGeneration() == read.GetGeneration() &&
+		latest.GetAnnotations()[common.CreatePendingAnnotation] == "" &&
+		equality.Semantic.DeepEqual(was.LastApplyTime, is.LastApplyTime) &&
+		equality.Semantic.DeepEqual(was.LastApply, is.LastApply) &&
+		was.Resources == is.Resources && was.InputsHash == is.InputsHash
 }
 
 // nonExistentImport is terraform's summary when an import finds nothing to import.
