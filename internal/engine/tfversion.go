@@ -63,7 +63,7 @@ func knowVersion(tf *tfexec.Terraform, v *version.Version) {
 	if !f.IsValid() || f.Type() != reflect.TypeOf(v) {
 		return
 	}
-	reflect.NewAt(f.Type(), unsafe.Pointer(f.UnsafeAddr())).Elem().Set(reflect.ValueOf(v)) //nolint:gosec // a field terraform-exec fills the same way
+	reflect.NewAt(f.Type(), unsafe.Pointer(f.UnsafeAddr())).Elem().Set(reflect.ValueOf(v))
 }
 
 // put keeps tf as workspace id's idle handle.
