@@ -203,3 +203,33 @@ func TestSavedPlanAppliesWithoutInit(t *testing.T) {
 		t.Errorf("verbs %v, want %v", verbs, want)
 	}
 }
+
+// TestRecordedLockNeedsNoInit: the runs after a create are given the dependency lock the
+// create recorded; the workspace, initialised without one, holds that lock already and
+// runs no init again.
+func TestRecordedLockNeedsNoInit(t *testing.T) {
+	e := reuseEngine(t)
+	var verbs []string
+	var mu sync.Mutex
+	e.opts.OnRun = func(r Run) {
+		mu.Lock()
+		defer mu.Unlock()
+		verbs = append(verbs, r.Verb)
+	}
+	ctx := context.Background()
+	ws := Workspace{ID: "a", Files: map[string][]byte{"main.tf": []byte(petModule)}}
+	res, err := e.Create(ctx, ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Lock == nil {
+		t.Fatal("the create recorded no lock")
+	}
+	ws.Lock = res.Lock
+	if _, err := e.Plan(ctx, ws, PlanOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"init", "apply", "plan"}; !slices.Equal(verbs, want) {
+		t.Errorf("verbs %v, want %v", verbs, want)
+	}
+}
