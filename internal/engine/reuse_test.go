@@ -180,13 +180,7 @@ func TestProviderSchemaTrimmed(t *testing.T) {
 // the workspace does not hold).
 func TestSavedPlanAppliesWithoutInit(t *testing.T) {
 	e := reuseEngine(t)
-	var verbs []string
-	var mu sync.Mutex
-	e.opts.OnRun = func(r Run) {
-		mu.Lock()
-		defer mu.Unlock()
-		verbs = append(verbs, r.Verb)
-	}
+	verbs := recordVerbs(e)
 	ctx := context.Background()
 	ws := Workspace{ID: "a", Files: map[string][]byte{"main.tf": []byte(petModule)}}
 	plan, err := e.Plan(ctx, ws, PlanOptions{})
@@ -199,8 +193,8 @@ func TestSavedPlanAppliesWithoutInit(t *testing.T) {
 	if _, err := e.ApplyPlan(ctx, ws, plan); err != nil {
 		t.Fatal(err)
 	}
-	if want := []string{"init", "plan", "show", "apply"}; !slices.Equal(verbs, want) {
-		t.Errorf("verbs %v, want %v", verbs, want)
+	if want := []string{"init", "plan", "show", "apply"}; !slices.Equal(verbs(), want) {
+		t.Errorf("verbs %v, want %v", verbs(), want)
 	}
 }
 
@@ -209,13 +203,7 @@ func TestSavedPlanAppliesWithoutInit(t *testing.T) {
 // runs no init again.
 func TestRecordedLockNeedsNoInit(t *testing.T) {
 	e := reuseEngine(t)
-	var verbs []string
-	var mu sync.Mutex
-	e.opts.OnRun = func(r Run) {
-		mu.Lock()
-		defer mu.Unlock()
-		verbs = append(verbs, r.Verb)
-	}
+	verbs := recordVerbs(e)
 	ctx := context.Background()
 	ws := Workspace{ID: "a", Files: map[string][]byte{"main.tf": []byte(petModule)}}
 	res, err := e.Create(ctx, ws)
@@ -229,7 +217,24 @@ func TestRecordedLockNeedsNoInit(t *testing.T) {
 	if _, err := e.Plan(ctx, ws, PlanOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if want := []string{"init", "apply", "plan"}; !slices.Equal(verbs, want) {
-		t.Errorf("verbs %v, want %v", verbs, want)
+	if want := []string{"init", "apply", "plan"}; !slices.Equal(verbs(), want) {
+		t.Errorf("verbs %v, want %v", verbs(), want)
+	}
+}
+
+// recordVerbs makes e record the verb of every terraform command it runs, returned by
+// the function it returns.
+func recordVerbs(e *Engine) func() []string {
+	var verbs []string
+	var mu sync.Mutex
+	e.opts.OnRun = func(r Run) {
+		mu.Lock()
+		defer mu.Unlock()
+		verbs = append(verbs, r.Verb)
+	}
+	return func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(verbs)
 	}
 }
