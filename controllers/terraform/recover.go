@@ -3,7 +3,6 @@ package terraform
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"regexp"
 	"slices"
@@ -14,7 +13,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
@@ -192,7 +190,7 @@ func (e *run) setPending(ctx context.Context, on bool) error {
 	}
 	err := e.t.client.Patch(ctx, mg, patch)
 	if on && apierrors.IsConflict(err) {
-		err = e.pendOnLatest(ctx, orig)
+		err = e.pendOnLatest(ctx, orig, err)
 	}
 	if err != nil {
 		return fmt.Errorf("record create pending: %w", err)
@@ -206,14 +204,13 @@ func (e *run) setPending(ctx context.Context, on bool) error {
 // run's own progress written into the status while terraform planned, or another
 // controller's. A newer generation, a create recorded or applied meanwhile, keeps the
 // conflict, and the run starts over.
-func (e *run) pendOnLatest(ctx context.Context, orig resource.Managed) error {
+func (e *run) pendOnLatest(ctx context.Context, orig resource.Managed, conflict error) error {
 	latest := orig.DeepCopyObject().(resource.Managed)
 	if err := e.t.reader.Get(ctx, client.ObjectKeyFromObject(orig), latest); err != nil {
 		return err
 	}
 	if !noCreateSince(orig, latest) {
-		return apierrors.NewConflict(schema.GroupResource{Group: e.t.kind.GVK.Group, Resource: e.t.kind.GVK.Kind}, orig.GetName(),
-			errors.New("the resource changed since this run read it"))
+		return conflict
 	}
 	orig.SetResourceVersion(latest.GetResourceVersion())
 	return e.t.client.Patch(ctx, e.mg, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{}))

@@ -54,7 +54,8 @@ func (e *Engine) ensureInit(ctx context.Context, ws Workspace, tf *tfexec.Terraf
 
 // initHoldsLock reports whether the init stamped current, made without a dependency lock,
 // installed the lock ws now names: the lock a first create recorded, which its later runs
-// are given. The workspace is ready for them as it is, and needs no init again.
+// are given, or the lock of a plan made there, which its apply is given. The workspace is
+// ready for them as it is, and needs no init again.
 func (e *Engine) initHoldsLock(ws Workspace, current string) bool {
 	if ws.Lock == nil || !bytes.Equal(readLock(e.Dir(ws.ID)), ws.Lock) {
 		return false

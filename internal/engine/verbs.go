@@ -169,12 +169,8 @@ func (e *StalePlanError) Unwrap() error { return e.cause }
 // ApplyPlan applies a saved plan exactly: it fails with a *StalePlanError when the state
 // changed since the plan was made.
 func (e *Engine) ApplyPlan(ctx context.Context, ws Workspace, plan *Plan) (Result, error) {
-	// terraform applies a plan only with the providers it was made with: a workspace
-	// whose init holds another lock is initialised again with the plan's. One that holds
-	// it already (the plan was made there) is left as it is, or a plan-first create would
-	// run init again between its plan and its apply.
-	if plan.Lock != nil && !bytes.Equal(plan.Lock, readLock(e.Dir(ws.ID))) {
-		ws.Lock = plan.Lock
+	if plan.Lock != nil {
+		ws.Lock = plan.Lock // terraform applies a plan only with the providers it was made with
 	}
 	return describingAll(e, ws, func() (Result, error) { return e.applyPlan(ctx, ws, plan) })
 }
