@@ -194,6 +194,12 @@ func controlPlaneCPU() time.Duration {
 	return total
 }
 
+// etcdInUse is the part of etcd's database in use, in bytes (0 when etcd does not say).
+func (h *harness) etcdInUse() float64 {
+	v, _ := scrape(h.cp.EtcdMetricsURL(), "etcd_mvcc_db_total_size_in_use_in_bytes", "")
+	return v
+}
+
 // peakRSS is a process's high-water resident set, in MiB.
 func peakRSS(pid int) float64 { return statusMiB(pid, "VmHWM:") }
 

@@ -53,6 +53,11 @@ type options struct {
 	ctrlArgs    []string
 	// policies is how many plan policies (benchPolicies) every controller checks.
 	policies int
+	// rawSample caps the raw side's workspaces; a larger N scales the sample's times and
+	// costs by N / rawSample (0: every claim gets its workspace).
+	rawSample int
+	// keepLast leaves the last pass's claims to the teardown: their deletion is not timed.
+	keepLast bool
 }
 
 func main() {
@@ -67,6 +72,8 @@ func main() {
 	flag.StringVar(&o.binary, "terraplane", "bin/terraplane", "the terraplane binary (make build)")
 	flag.IntVar(&o.replicas, "replicas", 1, "controller replicas; more than one shards the managed resources between them, and they share the parallelism")
 	flag.IntVar(&o.policies, "policies", 0, "plan policies to install before any row (at most 5, 10 rules in all; every plan passes them), so that every Terraplane plan is checked")
+	flag.IntVar(&o.rawSample, "raw-sample", 0, "at most this many raw workspaces; a larger N runs this many and scales their times and costs by N / sample (0: all N)")
+	flag.BoolVar(&o.keepLast, "keep-last", false, "leave the last pass's claims to the teardown instead of deleting them (their deletion is then not timed)")
 	ctrlArgs := flag.String("controller-args", "", "extra arguments for every controller, space-separated (e.g. --debug)")
 	flag.Parse()
 	for _, s := range strings.Split(*ns, ",") {
@@ -155,7 +162,7 @@ func (h *harness) runRow(ctx context.Context, o options, variant string, n int, 
 	}
 	if slices.Contains(o.sides, sideRaw) {
 		say("%s, N=%d: raw terraform, a workspace each", variant, n)
-		if r.raw, err = h.runRaw(ctx, variant, n, o.parallelism); err != nil {
+		if r.raw, err = h.runRaw(ctx, variant, n, o.rawSample, o.parallelism); err != nil {
 			return nil, err
 		}
 	}
@@ -207,14 +214,15 @@ func (h *harness) runTerraplane(ctx context.Context, o options, variant string, 
 		return 0
 	}
 	say("%s, N=%d: %s, cold controller", variant, n, what)
-	cold, err := h.runClaims(ctx, variant, n, "c", idle(!o.warm))
+	keep := func(pass bool) bool { return o.keepLast && last && pass }
+	cold, err := h.runClaims(ctx, variant, n, "c", idle(!o.warm), keep(!o.warm))
 	if err != nil {
 		return nil, err
 	}
 	out := []tpResult{cold}
 	if o.warm {
 		say("%s, N=%d: %s, warm controller", variant, n, what)
-		warm, err := h.runClaims(ctx, variant, n, "w", idle(true))
+		warm, err := h.runClaims(ctx, variant, n, "w", idle(true), keep(true))
 		if err != nil {
 			return nil, err
 		}

@@ -62,7 +62,7 @@ func headline(b *strings.Builder, rows []row) {
 			num(r.tp.ctrlCPU.Seconds(), ran), num(r.tp.cpCPU.Seconds(), ran), num(r.single.cpCPU.Seconds(), r.single.ran), num(r.raw.cpCPU.Seconds(), r.raw.ran()),
 			num0(r.tp.peakRSS, ran), num(r.tp.processes/n, ran), num(float64(r.raw.processes)/n, r.raw.ran()),
 			num0(float64(r.tp.diskBytes)/1024, ran), num0(float64(r.raw.diskBytes)/1024, r.raw.ran()), num(r.tp.writes/n, ran),
-			num(r.tp.deletion.Seconds(), ran), num(r.single.destroy.wall.Seconds(), r.single.ran))
+			num(r.tp.deletion.Seconds(), ran && r.tp.deletion > 0), num(r.single.destroy.wall.Seconds(), r.single.ran))
 	}
 }
 
@@ -134,9 +134,30 @@ func table(rows []row, o options) string {
 			num0(r.tp.treeRSS, r.tp.ran()), num0(r.single.apply.rss, r.single.ran), num0(r.raw.treeRSS, r.raw.ran()),
 			project(r.tp.driftCPU, r.tp.ran()), project(r.single.plan.cpu, r.single.ran), project(r.raw.driftCPU, r.raw.ran()))
 	}
+	fleetTable(&b, rows)
 	runnerTable(&b, rows)
 	wakeTable(&b, rows)
 	return b.String()
+}
+
+// fleetTable renders what grows with the fleet: etcd's database and the time for one
+// drift check of every claim; a raw side run on a sample says so.
+func fleetTable(b *strings.Builder, rows []row) {
+	b.WriteString("\n| module | N | controller | etcd database in use, growth per claim (KB) | full drift sweep (s): Terraplane / raw | raw side |\n|---|---:|---|---:|---:|---|\n")
+	for _, r := range rows {
+		if !r.tp.ran() {
+			continue
+		}
+		raw := "all N"
+		switch {
+		case !r.raw.ran():
+			raw = none
+		case r.raw.sampled > 0:
+			raw = fmt.Sprintf("%d run, times and costs scaled by %d / %d", r.raw.sampled, r.n, r.raw.sampled)
+		}
+		fmt.Fprintf(b, "| %s | %d | %s | %.1f | %s / %s | %s |\n", r.variant, r.n, r.start, r.tp.etcdBytes/1024/float64(r.n),
+			secs(r.tp.driftWall), num(r.raw.driftWall.Seconds(), r.raw.ran()), raw)
+	}
 }
 
 // replicasText says how many controllers ran.

@@ -41,6 +41,8 @@ type rawResult struct {
 	diskBytes int64
 	treeRSS   float64       // peak of terraform and its providers together, MiB
 	driftCPU  time.Duration // one no-op plan of every workspace
+	driftWall time.Duration // how long those plans took, parallelism at a time
+	sampled   int           // workspaces run when N was more than the sample (0: all N)
 }
 
 // rawDir is one raw workspace and the environment its terraform runs with.
@@ -60,6 +62,8 @@ type tpResult struct {
 	peakRSS   float64
 	treeRSS   float64       // peak of the controller, terraform and providers together, MiB
 	driftCPU  time.Duration // one drift check (a no-op plan) of every claim
+	driftWall time.Duration // from asking every claim for a drift check to the last answer
+	etcdBytes float64       // growth of etcd's database in use while the claims were made
 	reads     float64
 	writes    float64
 	deletion  time.Duration
@@ -73,8 +77,27 @@ type tpResult struct {
 }
 
 // runRaw creates n workspaces with the terraform CLI (init + apply, kubernetes backend),
-// parallelism at a time.
-func (h *harness) runRaw(ctx context.Context, variant string, n, parallelism int) (rawResult, error) {
+// parallelism at a time. With sample below n, it creates sample of them and scales the
+// times and costs by n / sample: parallelism at a time, the all-Ready time grows with
+// the number of workspaces.
+func (h *harness) runRaw(ctx context.Context, variant string, n, sample, parallelism int) (rawResult, error) {
+	if sample <= 0 || sample >= n {
+		return h.runRawAll(ctx, variant, n, parallelism)
+	}
+	res, err := h.runRawAll(ctx, variant, sample, parallelism)
+	if err != nil {
+		return rawResult{}, err
+	}
+	scale := func(d time.Duration) time.Duration { return time.Duration(float64(d) * float64(n) / float64(sample)) }
+	res.ready.median, res.ready.last = scale(res.ready.median), scale(res.ready.last)
+	res.cpCPU, res.tfCPU, res.driftCPU, res.driftWall = scale(res.cpCPU), scale(res.tfCPU), scale(res.driftCPU), scale(res.driftWall)
+	res.processes = res.processes * n / sample
+	res.sampled = sample
+	return res, nil
+}
+
+// runRawAll is runRaw with a workspace for each of the n.
+func (h *harness) runRawAll(ctx context.Context, variant string, n, parallelism int) (rawResult, error) {
 	cfg, err := h.cliConfig()
 	if err != nil {
 		return rawResult{}, err
@@ -126,9 +149,11 @@ func (h *harness) runRaw(ctx context.Context, variant string, n, parallelism int
 		return rawResult{}, firstErr
 	}
 	h.rawDirs[variant] = dirs
+	driftStart := time.Now()
 	if res.driftCPU, err = rawDrift(ctx, dirs, parallelism); err != nil {
 		return rawResult{}, err
 	}
+	res.driftWall = time.Since(driftStart)
 	res.ready = timingOf(done)
 	res.diskBytes = dirSize(base) / int64(n)
 	return res, nil
@@ -212,9 +237,10 @@ func rawDrift(ctx context.Context, dirs []rawDir, parallelism int) (time.Duratio
 }
 
 // runClaims creates n Bucket claims of the variant's class, waits until all are Ready,
-// measures a no-op reconcile and (when idle > 0) an idle window, then deletes them. tag
-// sets the claims of one pass apart from another's.
-func (h *harness) runClaims(ctx context.Context, variant string, n int, tag string, idle time.Duration) (tpResult, error) {
+// measures a no-op reconcile and (when idle > 0) an idle window, then deletes them
+// (unless keep leaves them to the teardown). tag sets the claims of one pass apart from
+// another's.
+func (h *harness) runClaims(ctx context.Context, variant string, n int, tag string, idle time.Duration, keep bool) (tpResult, error) {
 	f := h.fleet
 	class := strings.ReplaceAll(variant, "_", "-")
 	cpu0 := f.cpu()
@@ -229,6 +255,7 @@ func (h *harness) runClaims(ctx context.Context, variant string, n int, tag stri
 		return tpResult{}, err
 	}
 	cp0 := controlPlaneCPU()
+	etcd0 := h.etcdInUse()
 	prov0 := f.providerCPU()
 	tree := sampleTree(controllerTree(f.pids()))
 	start := time.Now()
@@ -248,6 +275,7 @@ func (h *harness) runClaims(ctx context.Context, variant string, n int, tag stri
 	var res tpResult
 	res.treeRSS = tree.done()
 	res.cpCPU = controlPlaneCPU() - cp0
+	res.etcdBytes = h.etcdInUse() - etcd0
 	res.ready = timingOf(ready)
 	cpu1 := f.cpu()
 	procs1 := f.processes()
@@ -262,7 +290,7 @@ func (h *harness) runClaims(ctx context.Context, variant string, n int, tag stri
 	if err := h.noop(ctx, names, &res); err != nil {
 		return tpResult{}, err
 	}
-	if res.driftCPU, err = h.drift(ctx, names); err != nil {
+	if res.driftCPU, res.driftWall, err = h.drift(ctx, names); err != nil {
 		return tpResult{}, err
 	}
 	if idle > 0 {
@@ -275,6 +303,10 @@ func (h *harness) runClaims(ctx context.Context, variant string, n int, tag stri
 		res.idle, res.idleCPU, res.idleProcs = idle, c1.self-c0.self, p1-p0
 	}
 	res.peakRSS = f.peakRSS()
+	if keep {
+		say("%d claims left to the teardown", n)
+		return res, nil
+	}
 	start = time.Now()
 	for _, name := range names {
 		if err := h.c.Delete(ctx, &storagev1.Bucket{ObjectMeta: metav1.ObjectMeta{Namespace: appNS, Name: name}}); err != nil {
@@ -318,7 +350,12 @@ func (h *harness) noop(ctx context.Context, names []string, res *tpResult) error
 	return fmt.Errorf("the no-op reconciles did not happen within a minute")
 }
 
+// waitGone waits until none of the claims is left.
 func (h *harness) waitGone(ctx context.Context, names []string) error {
+	want := make(map[string]bool, len(names))
+	for _, n := range names {
+		want[n] = true
+	}
 	deadline := time.Now().Add(30 * time.Minute)
 	for time.Now().Before(deadline) {
 		list := &storagev1.BucketList{}
@@ -327,10 +364,8 @@ func (h *harness) waitGone(ctx context.Context, names []string) error {
 		}
 		left := 0
 		for _, b := range list.Items {
-			for _, n := range names {
-				if b.Name == n {
-					left++
-				}
+			if want[b.Name] {
+				left++
 			}
 		}
 		if left == 0 {

@@ -46,11 +46,11 @@ func (h *harness) measureWake(ctx context.Context, variant string) (wakeResult, 
 	}
 	res.stopped = time.Since(start)
 	say("%s: runners stopped after %s idle; one claim starts the pool's runner again", variant, res.stopped.Round(time.Second))
-	cold, err := h.runClaims(ctx, variant, 1, "wake", 0)
+	cold, err := h.runClaims(ctx, variant, 1, "wake", 0, false)
 	if err != nil {
 		return res, err
 	}
-	warm, err := h.runClaims(ctx, variant, 1, "awake", 0)
+	warm, err := h.runClaims(ctx, variant, 1, "awake", 0, false)
 	if err != nil {
 		return res, err
 	}

@@ -133,6 +133,14 @@ func StartControlPlaneWith(o ControlPlaneOptions) (*ControlPlane, error) {
 	return cp, nil
 }
 
+// EtcdMetricsURL is etcd's metrics endpoint (on loopback, plain HTTP, as envtest runs it).
+func (c *ControlPlane) EtcdMetricsURL() string {
+	if c.env == nil || c.env.ControlPlane.Etcd == nil || c.env.ControlPlane.Etcd.URL == nil {
+		return ""
+	}
+	return c.env.ControlPlane.Etcd.URL.JoinPath("metrics").String()
+}
+
 // Stop stops kube-apiserver and etcd.
 func (c *ControlPlane) Stop() {
 	if c.env != nil {
