@@ -120,6 +120,7 @@ func (e *Engine) prepareWith(ctx context.Context, ws Workspace, beforeInit func(
 		untrack()
 		return nil, nil, err
 	}
+	leave := e.arrivals.enter(ws.ID)
 	if tf, err = e.handle(ws); err == nil {
 		if beforeInit != nil {
 			beforeInit()
@@ -129,7 +130,7 @@ func (e *Engine) prepareWith(ctx context.Context, ws Workspace, beforeInit func(
 	if err == nil {
 		err = e.pushErroredState(ctx, ws, tf)
 	}
-	release := func() { e.handles.put(ws.ID, tf); slot(); untrack() }
+	release := func() { e.handles.put(ws.ID, tf); leave(); slot(); untrack() }
 	if err != nil {
 		release()
 		return nil, nil, err
@@ -253,10 +254,11 @@ func (e *Engine) run(ctx context.Context, ws Workspace, verb string, cmd func(co
 	}
 	_, tracked := e.activity.start(ws.ID, verb)
 	defer tracked()
-	err = cmd(ctx)
+	command := func() error { return atNice(e.arrivals.nice(ws.ID), func() error { return cmd(ctx) }) }
+	err = command()
 	if err != nil && e.locksItself(ws) && lockingVerbs[verb] && unseeded.MatchString(err.Error()) {
 		if err = e.opts.Locker.SeedState(ctx, ws.BackendConfig); err == nil {
-			err = cmd(ctx) // the state is there now: terraform no longer locks it itself
+			err = command() // the state is there now: terraform no longer locks it itself
 		}
 	}
 	if err != nil {
