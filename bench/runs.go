@@ -371,7 +371,7 @@ func (h *harness) waitGone(ctx context.Context, names []string) error {
 		if left == 0 {
 			return nil
 		}
-		time.Sleep(100 * time.Millisecond)
+		time.Sleep(pollEvery(len(names)))
 	}
 	return fmt.Errorf("claims were not deleted within 30 minutes")
 }

@@ -196,7 +196,7 @@ var classSteers = predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
 func (r *Reconciler) forClassOf(mk *registry.ManagedKind) handler.MapFunc {
 	return func(ctx context.Context, class client.Object) []reconcile.Request {
 		list := mk.NewList()
-		if err := r.client.List(ctx, list, client.InNamespace(class.GetNamespace())); err != nil {
+		if err := r.client.List(ctx, list, client.InNamespace(class.GetNamespace()), client.UnsafeDisableDeepCopy); err != nil { // read only
 			return nil
 		}
 		items, err := meta.ExtractList(list)

@@ -190,10 +190,13 @@ func (r *connector) forProvider(ctx context.Context, p client.Object) []reconcil
 	})
 }
 
-// resourcesIn names the resources of this kind in namespace ns that match.
+// resourcesIn names the resources of this kind in namespace ns that match, which only
+// reads them: they are the cache's own objects, not copies. Every Secret written in a
+// namespace asks this of all its resources, and copying each one made a claim's cost grow
+// with the number of resources beside it.
 func (r *connector) resourcesIn(ctx context.Context, ns string, match func(resource.Managed) bool) []reconcile.Request {
 	list := r.kind.NewList()
-	if err := r.client.List(ctx, list, client.InNamespace(ns)); err != nil {
+	if err := r.client.List(ctx, list, client.InNamespace(ns), client.UnsafeDisableDeepCopy); err != nil {
 		return nil
 	}
 	var reqs []reconcile.Request
