@@ -63,6 +63,7 @@ type harness struct {
 	parallelism int
 	replicas    int
 	ctrlArgs    []string
+	noDrift     bool // no drift sweeps
 	// rawDirs are the raw side's workspaces of the last run, per variant, for its drift checks.
 	rawDirs map[string][]rawDir
 }
@@ -72,7 +73,7 @@ func newHarness(ctx context.Context, bin string, o options) (*harness, error) {
 	if err != nil {
 		return nil, err
 	}
-	h := &harness{work: work, rawDirs: map[string][]rawDir{}, bin: bin, parallelism: o.parallelism, replicas: o.replicas, ctrlArgs: o.ctrlArgs}
+	h := &harness{work: work, rawDirs: map[string][]rawDir{}, bin: bin, parallelism: o.parallelism, replicas: o.replicas, ctrlArgs: o.ctrlArgs, noDrift: o.noDrift}
 	if h.cp, err = devenv.StartControlPlane(filepath.Join(work, "kubeconfig")); err != nil {
 		return nil, err
 	}

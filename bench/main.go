@@ -58,6 +58,8 @@ type options struct {
 	rawSample int
 	// keepLast leaves the last pass's claims to the teardown: their deletion is not timed.
 	keepLast bool
+	// noDrift skips the drift sweep of every claim (minutes at 10,000).
+	noDrift bool
 }
 
 func main() {
@@ -74,6 +76,7 @@ func main() {
 	flag.IntVar(&o.policies, "policies", 0, "plan policies to install before any row (at most 5, 10 rules in all; every plan passes them), so that every Terraplane plan is checked")
 	flag.IntVar(&o.rawSample, "raw-sample", 0, "at most this many raw workspaces; a larger N runs this many and scales their times and costs by N / sample (0: all N)")
 	flag.BoolVar(&o.keepLast, "keep-last", false, "leave the last pass's claims to the teardown instead of deleting them (their deletion is then not timed)")
+	flag.BoolVar(&o.noDrift, "no-drift", false, "skip the drift sweep of every claim")
 	ctrlArgs := flag.String("controller-args", "", "extra arguments for every controller, space-separated (e.g. --debug)")
 	flag.Parse()
 	for _, s := range strings.Split(*ns, ",") {

@@ -130,9 +130,9 @@ func table(rows []row, o options) string {
 			return fmt.Sprintf("%.2f", cpu.Seconds()/float64(r.n)*1000/driftInterval.Seconds())
 		}
 		fmt.Fprintf(&b, "| %s | %d | %s | %s / %s / %s | %s / %s / %s | %s / %s / %s |\n", r.variant, r.n, r.start,
-			perClaim(r.tp.driftCPU, r.n, r.tp.ran()), perClaim(r.single.plan.cpu, r.n, r.single.ran), perClaim(r.raw.driftCPU, r.n, r.raw.ran()),
+			perClaim(r.tp.driftCPU, r.n, r.tp.driftCPU > 0), perClaim(r.single.plan.cpu, r.n, r.single.ran), perClaim(r.raw.driftCPU, r.n, r.raw.driftCPU > 0),
 			num0(r.tp.treeRSS, r.tp.ran()), num0(r.single.apply.rss, r.single.ran), num0(r.raw.treeRSS, r.raw.ran()),
-			project(r.tp.driftCPU, r.tp.ran()), project(r.single.plan.cpu, r.single.ran), project(r.raw.driftCPU, r.raw.ran()))
+			project(r.tp.driftCPU, r.tp.driftCPU > 0), project(r.single.plan.cpu, r.single.ran), project(r.raw.driftCPU, r.raw.driftCPU > 0))
 	}
 	fleetTable(&b, rows)
 	runnerTable(&b, rows)
@@ -156,7 +156,7 @@ func fleetTable(b *strings.Builder, rows []row) {
 			raw = fmt.Sprintf("%d run, times and costs scaled by %d / %d", r.raw.sampled, r.n, r.raw.sampled)
 		}
 		fmt.Fprintf(b, "| %s | %d | %s | %.1f | %s / %s | %s |\n", r.variant, r.n, r.start, r.tp.etcdBytes/1024/float64(r.n),
-			secs(r.tp.driftWall), num(r.raw.driftWall.Seconds(), r.raw.ran()), raw)
+			num(r.tp.driftWall.Seconds(), r.tp.driftWall > 0), num(r.raw.driftWall.Seconds(), r.raw.driftWall > 0), raw)
 	}
 }
 

@@ -150,10 +150,12 @@ func (h *harness) runRawAll(ctx context.Context, variant string, n, parallelism 
 	}
 	h.rawDirs[variant] = dirs
 	driftStart := time.Now()
-	if res.driftCPU, err = rawDrift(ctx, dirs, parallelism); err != nil {
-		return rawResult{}, err
+	if !h.noDrift {
+		if res.driftCPU, err = rawDrift(ctx, dirs, parallelism); err != nil {
+			return rawResult{}, err
+		}
+		res.driftWall = time.Since(driftStart)
 	}
-	res.driftWall = time.Since(driftStart)
 	res.ready = timingOf(done)
 	res.diskBytes = dirSize(base) / int64(n)
 	return res, nil
@@ -290,8 +292,10 @@ func (h *harness) runClaims(ctx context.Context, variant string, n int, tag stri
 	if err := h.noop(ctx, names, &res); err != nil {
 		return tpResult{}, err
 	}
-	if res.driftCPU, res.driftWall, err = h.drift(ctx, names); err != nil {
-		return tpResult{}, err
+	if !h.noDrift {
+		if res.driftCPU, res.driftWall, err = h.drift(ctx, names); err != nil {
+			return tpResult{}, err
+		}
 	}
 	if idle > 0 {
 		say("idle for %s with %d Ready claims", idle, n)
