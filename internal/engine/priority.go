@@ -6,9 +6,9 @@ import "sync"
 // CPU first. Every run the engine prepares takes a ticket when it gets its slot, and each
 // terraform process it starts runs at a lower CPU priority (a higher nice value) the more
 // runs with an older ticket are still going: nicePerRunAhead for each, up to maxNice. On
-// a busy machine the oldest run then no longer shares the cores evenly with every run
-// that started after it, and the runs tend to end in the order they began. The total
-// work, and so the time until all are done, stays the same.
+// a busy machine the oldest run then finishes about as fast as it would alone instead of
+// sharing the cores evenly with every run that started after it, and the runs end in the
+// order they began. The total work, and so the time until all are done, stays the same.
 //
 // A process's priority can be lowered but (without privileges) never raised again, so it
 // is set once, when the process starts.
