@@ -131,7 +131,6 @@ type Engine struct {
 	seeded  sync.Map                       // workspaces whose state this process saw written
 
 	activity activities // what each workspace's streaming command does now
-	arrivals arrivals   // the runs in flight in the order they began: older runs get the CPU first
 }
 
 // ProviderPool lends terraform runs warm provider processes: a *plugins.Pool with

@@ -120,7 +120,6 @@ func (e *Engine) prepareWith(ctx context.Context, ws Workspace, beforeInit func(
 		untrack()
 		return nil, nil, err
 	}
-	leave := e.arrivals.enter(ws.ID)
 	if tf, err = e.handle(ws); err == nil {
 		if beforeInit != nil {
 			beforeInit()
@@ -130,7 +129,7 @@ func (e *Engine) prepareWith(ctx context.Context, ws Workspace, beforeInit func(
 	if err == nil {
 		err = e.pushErroredState(ctx, ws, tf)
 	}
-	release := func() { e.handles.put(ws.ID, tf); leave(); slot(); untrack() }
+	release := func() { e.handles.put(ws.ID, tf); slot(); untrack() }
 	if err != nil {
 		release()
 		return nil, nil, err
@@ -254,11 +253,10 @@ func (e *Engine) run(ctx context.Context, ws Workspace, verb string, cmd func(co
 	}
 	_, tracked := e.activity.start(ws.ID, verb)
 	defer tracked()
-	command := func() error { return atNice(e.arrivals.nice(ws.ID), func() error { return cmd(ctx) }) }
-	err = command()
+	err = cmd(ctx)
 	if err != nil && e.locksItself(ws) && lockingVerbs[verb] && unseeded.MatchString(err.Error()) {
 		if err = e.opts.Locker.SeedState(ctx, ws.BackendConfig); err == nil {
-			err = command() // the state is there now: terraform no longer locks it itself
+			err = cmd(ctx) // the state is there now: terraform no longer locks it itself
 		}
 	}
 	if err != nil {
