@@ -112,8 +112,9 @@ func (rw *readyWatch) signal() {
 
 // wait returns when each of names became Ready, relative to start.
 func (rw *readyWatch) wait(ctx context.Context, names []string) ([]time.Duration, error) {
-	defer rw.stop() // follow stops its watch
-	deadline := time.After(30 * time.Minute)
+	defer rw.stop()                                                         // follow stops its watch
+	wait := 30*time.Minute + time.Duration(len(names))*200*time.Millisecond // 30 minutes, and 0.2 s more per claim: 63 minutes at 10,000
+	deadline := time.After(wait)
 	for {
 		rw.mu.Lock()
 		done, err := rw.allReady(names), rw.err
@@ -129,7 +130,7 @@ func (rw *readyWatch) wait(ctx context.Context, names []string) ([]time.Duration
 		case <-deadline:
 			rw.mu.Lock()
 			defer rw.mu.Unlock()
-			return nil, fmt.Errorf("only %d of %d claims became Ready within 30 minutes", len(rw.readyAt), len(names))
+			return nil, fmt.Errorf("only %d of %d claims became Ready within %s", len(rw.readyAt), len(names), wait)
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		}
