@@ -112,8 +112,9 @@ func (rw *readyWatch) signal() {
 
 // wait returns when each of names became Ready, relative to start.
 func (rw *readyWatch) wait(ctx context.Context, names []string) ([]time.Duration, error) {
-	defer rw.stop()                                                         // follow stops its watch
-	wait := 30*time.Minute + time.Duration(len(names))*200*time.Millisecond // 30 minutes, and 0.2 s more per claim: 63 minutes at 10,000
+	defer rw.stop() // follow stops its watch
+	// 30 minutes, and 0.2 s more per claim: 63 minutes at 10,000
+	wait := 30*time.Minute + time.Duration(len(names))*200*time.Millisecond
 	deadline := time.After(wait)
 	for {
 		rw.mu.Lock()

@@ -149,8 +149,8 @@ func (h *harness) runRawAll(ctx context.Context, variant string, n, parallelism 
 		return rawResult{}, firstErr
 	}
 	h.rawDirs[variant] = dirs
-	driftStart := time.Now()
 	if !h.noDrift {
+		driftStart := time.Now()
 		if res.driftCPU, err = rawDrift(ctx, dirs, parallelism); err != nil {
 			return rawResult{}, err
 		}
