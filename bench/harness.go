@@ -63,7 +63,8 @@ type harness struct {
 	parallelism int
 	replicas    int
 	ctrlArgs    []string
-	noDrift     bool // no drift sweeps
+	noDrift     bool      // no drift sweeps
+	audit       *auditLog // with -audit: the API server's log of writes
 	// rawDirs are the raw side's workspaces of the last run, per variant, for its drift checks.
 	rawDirs map[string][]rawDir
 }
@@ -74,7 +75,12 @@ func newHarness(ctx context.Context, bin string, o options) (*harness, error) {
 		return nil, err
 	}
 	h := &harness{work: work, rawDirs: map[string][]rawDir{}, bin: bin, parallelism: o.parallelism, replicas: o.replicas, ctrlArgs: o.ctrlArgs, noDrift: o.noDrift}
-	if h.cp, err = devenv.StartControlPlane(filepath.Join(work, "kubeconfig")); err != nil {
+	cpo := devenv.ControlPlaneOptions{Kubeconfig: filepath.Join(work, "kubeconfig")}
+	if o.audit {
+		h.audit = &auditLog{path: filepath.Join(work, "audit.log")}
+		cpo.AuditLog = h.audit.path
+	}
+	if h.cp, err = devenv.StartControlPlaneWith(cpo); err != nil {
 		return nil, err
 	}
 	cfg := rest.CopyConfig(h.cp.Config)

@@ -60,6 +60,8 @@ type options struct {
 	keepLast bool
 	// noDrift skips the drift sweep of every claim (minutes at 10,000).
 	noDrift bool
+	// audit logs the API server's writes and breaks each row's down (writes.md).
+	audit bool
 }
 
 func main() {
@@ -77,6 +79,7 @@ func main() {
 	flag.IntVar(&o.rawSample, "raw-sample", 0, "at most this many raw workspaces; a larger N runs this many and scales their times and costs by N / sample (0: all N)")
 	flag.BoolVar(&o.keepLast, "keep-last", false, "leave the last pass's claims to the teardown instead of deleting them (their deletion is then not timed)")
 	flag.BoolVar(&o.noDrift, "no-drift", false, "skip the drift sweep of every claim")
+	flag.BoolVar(&o.audit, "audit", false, "log the API server's writes and write each Terraplane row's writes per claim, by writer, verb and object, to writes.md")
 	ctrlArgs := flag.String("controller-args", "", "extra arguments for every controller, space-separated (e.g. --debug)")
 	flag.Parse()
 	for _, s := range strings.Split(*ns, ",") {
@@ -147,6 +150,11 @@ func run(ctx context.Context, o options) error {
 	}
 	if !tableSides {
 		return nil
+	}
+	if o.audit {
+		if err := writeAudit(o, rows); err != nil {
+			return err
+		}
 	}
 	return writeResults(o, rows)
 }

@@ -66,6 +66,7 @@ type tpResult struct {
 	etcdBytes float64       // growth of etcd's database in use while the claims were made
 	reads     float64
 	writes    float64
+	audit     map[write]int // with -audit: every writer's writes until all were Ready
 	deletion  time.Duration
 	noopProcs float64
 	noopAvg   time.Duration
@@ -260,6 +261,7 @@ func (h *harness) runClaims(ctx context.Context, variant string, n int, tag stri
 	etcd0 := h.etcdInUse()
 	prov0 := f.providerCPU()
 	tree := sampleTree(controllerTree(f.pids()))
+	audit0 := h.audit.offset()
 	start := time.Now()
 	rw.begin(ctx, start)
 	for i := range names {
@@ -275,6 +277,9 @@ func (h *harness) runClaims(ctx context.Context, variant string, n int, tag stri
 		return tpResult{}, err
 	}
 	var res tpResult
+	if res.audit, err = h.audit.since(audit0); err != nil {
+		return tpResult{}, err
+	}
 	res.treeRSS = tree.done()
 	res.cpCPU = controlPlaneCPU() - cp0
 	res.etcdBytes = h.etcdInUse() - etcd0

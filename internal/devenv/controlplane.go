@@ -38,7 +38,20 @@ type ControlPlaneOptions struct {
 	// StartTimeout is how long each of etcd and kube-apiserver may take to start; 0 means
 	// $KUBEBUILDER_CONTROLPLANE_START_TIMEOUT, else DefaultStartTimeout.
 	StartTimeout time.Duration
+	// AuditLog, when set, is where kube-apiserver logs every write request it answers
+	// (verb, object, user agent and code, as JSON lines; no request or response bodies).
+	AuditLog string
 }
+
+// writesOnly is the audit policy of AuditLog: the metadata of each answered write.
+const writesOnly = `apiVersion: audit.k8s.io/v1
+kind: Policy
+omitStages: ["RequestReceived", "ResponseStarted"]
+rules:
+- level: Metadata
+  verbs: ["create", "update", "patch", "delete", "deletecollection"]
+- level: None
+`
 
 // DefaultStartTimeout is how long each of etcd and kube-apiserver may take to start:
 // seconds on an idle machine, more than a minute on a busy one.
@@ -91,6 +104,11 @@ func StartControlPlaneWith(o ControlPlaneOptions) (*ControlPlane, error) {
 		ControlPlaneStartTimeout: o.startTimeout(),
 	}
 	env.ControlPlane.GetAPIServer().Configure().Set("service-cluster-ip-range", "10.0.0.0/24")
+	if o.AuditLog != "" {
+		if err := auditWrites(env, o.AuditLog); err != nil {
+			return nil, err
+		}
+	}
 	if o.DataDir != "" {
 		dir, err := filepath.Abs(o.DataDir)
 		if err != nil {
@@ -131,6 +149,25 @@ func StartControlPlaneWith(o ControlPlaneOptions) (*ControlPlane, error) {
 	}
 	cp.Kubeconfig = kubeconfigPath
 	return cp, nil
+}
+
+// auditWrites makes env's kube-apiserver log every write it answers to path, with the
+// policy written beside it.
+func auditWrites(env *envtest.Environment, path string) error {
+	path, err := filepath.Abs(path)
+	if err != nil {
+		return err
+	}
+	policy := path + ".policy.yaml"
+	if err := os.WriteFile(policy, []byte(writesOnly), 0o600); err != nil {
+		return fmt.Errorf("write audit policy: %w", err)
+	}
+	args := env.ControlPlane.GetAPIServer().Configure()
+	args.Set("audit-policy-file", policy)
+	args.Set("audit-log-path", path)
+	args.Set("audit-log-format", "json")
+	args.Set("audit-log-mode", "batch") // the API server answers without waiting for the log
+	return nil
 }
 
 // EtcdMetricsURL is etcd's metrics endpoint (on loopback, plain HTTP, as envtest runs it).
