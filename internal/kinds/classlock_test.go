@@ -8,6 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	common "terraplane.io/terraplane/apis/common/v1alpha1"
 	terraformv1 "terraplane.io/terraplane/apis/terraform/v1alpha1"
@@ -63,6 +64,28 @@ func TestClassLock(t *testing.T) {
 				t.Errorf("class lock %q, want %q", class.Status.ProviderLock, tc.recorded)
 			}
 		})
+	}
+}
+
+// TestEmptyLockWritesNothing: a run of a module without providers has an empty lock,
+// which is not written to its class: there is nothing to fix, and each such run would
+// write the class again.
+func TestEmptyLockWritesNothing(t *testing.T) {
+	ctx := context.Background()
+	fresh := &terraformv1.ModuleClass{ObjectMeta: metav1.ObjectMeta{Namespace: "admin", Name: "fresh"}}
+	writes := 0
+	c := interceptor.NewClient(fake.NewClientBuilder().WithScheme(NewScheme()).WithObjects(fresh).WithStatusSubresource(fresh).Build(),
+		interceptor.Funcs{SubResourcePatch: func(ctx context.Context, c client.Client, sub string, obj client.Object, p client.Patch, opts ...client.SubResourcePatchOption) error {
+			writes++
+			return c.SubResource(sub).Patch(ctx, obj, p, opts...)
+		}})
+	mg := &terraformv1.Module{ObjectMeta: metav1.ObjectMeta{Namespace: "admin", Name: "m"}}
+	mg.Spec.ClassRef = &common.ClassReference{APIVersion: terraformv1.GroupVersion.String(), Kind: "ModuleClass", Name: "fresh", Namespace: "admin"}
+	if err := recordClassLock(ctx, c, mg, []byte{}); err != nil {
+		t.Fatal(err)
+	}
+	if writes != 0 {
+		t.Errorf("an empty lock wrote the class %d times", writes)
 	}
 }
 

@@ -87,8 +87,11 @@ func classLock(ctx context.Context, c client.Client, mg resource.Managed) ([]byt
 
 // recordClassLock keeps lock, the one a Module ran with, in its ModuleClass's status when
 // the class has none yet: the first init of the class's module fixes the versions every
-// later Module of the class starts from.
+// later Module of the class starts from. An empty lock (no providers) is not kept.
 func recordClassLock(ctx context.Context, c client.Client, mg resource.Managed, lock []byte) error {
+	if len(lock) == 0 {
+		return nil // a module without providers: no versions to fix, and nothing to write
+	}
 	class, err := moduleClassOf(ctx, c, mg)
 	if err != nil || class == nil || class.Status.ProviderLock != "" {
 		return err
