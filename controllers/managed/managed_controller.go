@@ -3,6 +3,7 @@ package managed
 import (
 	"context"
 	"fmt"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"time"
 
 	"k8s.io/client-go/util/workqueue"
@@ -41,8 +42,8 @@ type Kind struct {
 	// what exists. Otherwise a failure is Ready=False with its reason, as for native
 	// kinds, whose failed observation means the external resource cannot be vouched for.
 	KeepsReady bool
-	// SlowApply says an Apply may take minutes (a terraform run): before one starts on a
-	// new generation, the resource is marked Reconciling (see markApplying).
+	// SlowApply says an Apply may take minutes (a terraform run): one of a new generation
+	// marks the resource Reconciling with its first progress report (see markApplying).
 	SlowApply bool
 	// Summary shortens an unexpected error for the Synced condition and the error log
 	// (Terraform's diagnostics); the full error is logged at V(1). Nil keeps it whole.
@@ -167,18 +168,32 @@ func (r *Reconciler) observeAndApply(ctx context.Context, orig, mg resource.Mana
 	if err == nil && obs.Settled {
 		return r.settled(ctx, orig, mg, obs.RequeueAfter)
 	}
-	if err == nil && !obs.UpToDate {
-		orig, err = r.markApplying(ctx, orig, mg)
-	}
+	mark := err == nil && !obs.UpToDate && r.markDue(mg)
 	if p, ok := ext.(Progressing); ok {
+		var lost error // the mark lost to a newer status: this run reports no more
 		p.Progress(func(ctx context.Context) (err error) {
-			orig, err = r.writeProgress(ctx, orig, mg)
+			if lost != nil {
+				return lost
+			}
+			if mark {
+				markApplying(mg)
+			}
+			orig, err = r.writeProgress(ctx, orig, mg, mark)
+			switch {
+			case err == nil:
+				mark = false
+			case mark && apierrors.IsConflict(err):
+				lost = err
+			}
 			return err
 		})
 	}
 	var run *Run
 	if err == nil {
 		run, err = r.applyAndPublish(ctx, ext, mg, obs)
+	}
+	if mark {
+		return r.finishUnmarked(ctx, orig, mg, run, err)
 	}
 	return r.finish(ctx, orig, mg, run, err)
 }

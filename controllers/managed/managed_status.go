@@ -21,12 +21,40 @@ import (
 // finish maps the reconcile's error to conditions, one event, and a result — the only
 // place where errors become results.
 func (r *Reconciler) finish(ctx context.Context, orig, mg resource.Managed, run *Run, err error) (ctrl.Result, error) {
+	return r.finishWith(ctx, r.finisher(), orig, mg, run, err)
+}
+
+// finishUnmarked is finish for an Apply that was to mark its generation Reconciling
+// (markApplying) and ended before its first progress report. Its one status write is
+// guarded, as the mark's would have been: a reconcile that read a copy older than the
+// last status write loses (and runs again from a fresh copy) rather than putting back
+// the conditions that write replaced.
+func (r *Reconciler) finishUnmarked(ctx context.Context, orig, mg resource.Managed, run *Run, err error) (ctrl.Result, error) {
+	f := r.finisher()
+	f.Guarded = true
+	return r.finishWith(ctx, f, orig, mg, run, err)
+}
+
+// guardBase is orig as the base of a guarded status write of mg: at mg's resourceVersion,
+// the one the run read, or wrote itself (its create-pending record, itself guarded).
+func guardBase(orig, mg resource.Managed) resource.Managed {
+	base := orig.DeepCopyObject().(resource.Managed)
+	base.SetResourceVersion(mg.GetResourceVersion())
+	return base
+}
+
+// finishWith records the outcome of err and run in mg's status and writes it with f.
+func (r *Reconciler) finishWith(ctx context.Context, f resource.Finisher, orig, mg resource.Managed, run *Run, err error) (ctrl.Result, error) {
 	o := r.outcome(ctx, mg, err)
 	if run == nil && o.Stale() {
 		return o.Result() // the cache was behind a write, and nothing ran: nothing to record
 	}
 	notes := r.record(orig, mg, run, o)
-	result, rerr := r.finisher().Finish(ctx, mg, orig, o, notes)
+	base := orig
+	if f.Guarded {
+		base = guardBase(orig, mg)
+	}
+	result, rerr := f.Finish(ctx, mg, base, o, notes)
 	return r.result(ctx, result, rerr, o)
 }
 
@@ -165,28 +193,27 @@ func (r *Reconciler) deleteOutcome(mg resource.Managed, err error) resource.Outc
 	return o
 }
 
-// markApplying records, before an Apply of a kind whose applies are slow (SlowApply),
-// that generation gen of mg is being applied (Reconciling=True), so that kstatus sees an
-// edit, or a create, in progress while terraform runs rather than only once it ends. It
-// writes nothing when gen is applied already (a drift check), or marked. It returns the
-// status now stored, the base of the reconcile's last status write. The write is
-// guarded: a reconcile that read a copy older than the last status write (a lagging
-// cache) would put back the conditions that write replaced, such as a Ready the last
-// apply set; it loses instead (a Conflict), and the reconcile runs again from a fresh
-// copy.
-func (r *Reconciler) markApplying(ctx context.Context, orig, mg resource.Managed) (resource.Managed, error) {
+// markDue says whether an Apply of mg, about to start, is to mark mg Reconciling: a kind
+// whose applies are slow (SlowApply), applying a generation not applied yet, nor marked
+// (a drift check marks nothing).
+func (r *Reconciler) markDue(mg resource.Managed) bool {
 	st := mg.GetManagedStatus()
-	gen := orig.GetGeneration()
-	if !r.kind.SlowApply || st.ObservedGeneration == gen || resource.Applying(st.Conditions, gen) {
-		return orig, nil
+	gen := mg.GetGeneration()
+	return r.kind.SlowApply && st.ObservedGeneration != gen && !resource.Applying(st.Conditions, gen)
+}
+
+// markApplying records in mg's conditions that its generation is being applied
+// (Reconciling=True), so that kstatus sees an edit, or a create, in progress while
+// terraform runs rather than only once it ends. It rides on the Apply's first progress
+// report, written once terraform has run a while: an Apply quicker than that goes from
+// its start to its outcome in one status write, and so does its claim. A condition the
+// report sets already (TerraformRunning) stands.
+func markApplying(mg resource.Managed) {
+	st, gen := mg.GetManagedStatus(), mg.GetGeneration()
+	if !resource.Applying(st.Conditions, gen) {
+		resource.MarkReconciling(&st.Conditions, gen)
 	}
-	resource.MarkReconciling(&st.Conditions, gen)
 	markFirstCreate(&st.Conditions, gen)
-	written := mg.DeepCopyObject().(resource.Managed)
-	if err := resource.PatchStatus(ctx, r.client, mg, orig, true); err != nil {
-		return orig, err
-	}
-	return written, nil
 }
 
 // markFirstCreate gives a resource that has no Ready and Synced yet (its first apply is
@@ -205,9 +232,15 @@ func markFirstCreate(conds *[]metav1.Condition, gen int64) {
 // Progressing) and returns the status now stored, the base of the reconcile's next
 // status write. mg itself is left as the run read it: the answer may carry a newer
 // generation's spec, edited while terraform runs, which this run does not apply.
-func (r *Reconciler) writeProgress(ctx context.Context, orig, mg resource.Managed) (resource.Managed, error) {
-	written := mg.DeepCopyObject().(resource.Managed)
-	if err := resource.PatchStatus(ctx, r.client, written.DeepCopyObject().(resource.Managed), orig, false); err != nil {
+// The write that marks the Apply (markApplying) is guarded: a reconcile that read a copy
+// older than the last status write (a lagging cache) would put back the conditions that
+// write replaced, such as a Ready the last apply set; it loses instead (a Conflict).
+func (r *Reconciler) writeProgress(ctx context.Context, orig, mg resource.Managed, marks bool) (resource.Managed, error) {
+	written, base := mg.DeepCopyObject().(resource.Managed), orig
+	if marks {
+		base = guardBase(orig, mg)
+	}
+	if err := resource.PatchStatus(ctx, r.client, written.DeepCopyObject().(resource.Managed), base, marks); err != nil {
 		return orig, err
 	}
 	return written, nil

@@ -35,7 +35,13 @@ type fakeExternal struct {
 	deleteErr  error
 	calls      []string
 	onApply    func()
+	// reports makes Apply write a progress report before it ends, as a terraform run
+	// does once it has run a while.
+	reports  bool
+	progress func(context.Context) error
 }
+
+func (f *fakeExternal) Progress(write func(context.Context) error) { f.progress = write }
 
 func (f *fakeExternal) Connect(context.Context, resource.Managed) (External, error) {
 	f.calls = append(f.calls, "connect")
@@ -47,8 +53,11 @@ func (f *fakeExternal) Observe(context.Context, resource.Managed) (Observation, 
 	return f.obs, f.observeErr
 }
 
-func (f *fakeExternal) Apply(context.Context, resource.Managed) (Applied, error) {
+func (f *fakeExternal) Apply(ctx context.Context, _ resource.Managed) (Applied, error) {
 	f.calls = append(f.calls, "apply")
+	if f.reports {
+		_ = f.progress(ctx) // as a terraform run's reports, one that fails lets the run go on
+	}
 	if f.onApply != nil {
 		f.onApply()
 	}

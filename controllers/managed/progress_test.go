@@ -67,19 +67,20 @@ func TestProgress(t *testing.T) {
 	}
 }
 
-// TestSlowApplyMarksReconciling: a kind whose applies are slow is marked Reconciling
-// before an apply of a new generation starts, and only then: a drift check of an applied
-// generation writes nothing before its apply.
+// TestSlowApplyMarksReconciling: a kind whose applies are slow marks a new generation
+// Reconciling with the apply's first progress report, and only then: an apply that ends
+// before it reports goes from start to outcome in one status write, and a drift check of
+// an applied generation marks nothing.
 func TestSlowApplyMarksReconciling(t *testing.T) {
 	for name, tc := range map[string]struct {
-		slow bool
-		edit bool
-		want string
+		slow, edit, reports bool
+		want                string
 	}{
-		"slow, first create":      {true, false, common.ReasonApplying},
-		"slow, edit":              {true, true, common.ReasonApplying},
-		"slow, drift check":       {true, false, ""},
-		"quick kind, first apply": {false, false, ""},
+		"slow, first create":               {true, false, true, common.ReasonApplying},
+		"slow, first create, quick":        {true, false, false, ""},
+		"slow, edit":                       {true, true, true, common.ReasonApplying},
+		"slow, drift check":                {true, false, true, ""},
+		"quick kind, first apply, reports": {false, false, true, ""},
 	} {
 		t.Run(name, func(t *testing.T) {
 			h := newHarness(t, true, nil)
@@ -90,6 +91,7 @@ func TestSlowApplyMarksReconciling(t *testing.T) {
 					h.edit()
 				}
 			}
+			h.ext.reports = tc.reports
 			seen := "not applied"
 			var ready, synced metav1.Condition
 			h.ext.onApply = func() {
@@ -103,6 +105,9 @@ func TestSlowApplyMarksReconciling(t *testing.T) {
 			_, o, err := h.reconcile()
 			if err != nil || seen != tc.want {
 				t.Fatalf("err %v; during the apply, Reconciling = %q, want %q", err, seen, tc.want)
+			}
+			if !tc.reports && !tc.edit && ready.Type != "" {
+				t.Errorf("a quick first create wrote a status before its outcome: Ready %+v", ready)
 			}
 			if tc.want != "" {
 				// a first create shows READY False (Creating) and SYNCED True while it runs,
@@ -175,34 +180,41 @@ func TestFirstReady(t *testing.T) {
 }
 
 // TestStaleCopyPutsBackNoConditions: a reconcile that read a copy older than the last
-// status write (a lagging cache) must not write that copy's conditions back before its
-// apply: the guarded write loses, nothing is applied, and the Ready the last apply set
-// stands.
+// status write (a lagging cache) must not write that copy's conditions back: the guarded
+// write (the mark of its first progress report, or its one status write when the apply
+// ends before one) loses, and the Ready the last apply set stands. The apply of a
+// generation already applied changes nothing.
 func TestStaleCopyPutsBackNoConditions(t *testing.T) {
-	h := newHarness(t, true, nil)
-	h.r.kind.SlowApply = true
-	key := client.ObjectKey{Namespace: "platform", Name: "obj"}
-	_, o, err := h.reconcile()
-	if err != nil || condition(o, common.TypeReady).Status != metav1.ConditionTrue {
-		t.Fatalf("first apply: %v, Ready %+v", err, condition(o, common.TypeReady))
-	}
-	stale := o.DeepCopy() // as a lagging cache still shows it: before the apply's status write
-	stale.ResourceVersion = "1"
-	stale.Status.ObservedGeneration = 0
-	stale.Status.Conditions = []metav1.Condition{{Type: common.TypeReady, Status: metav1.ConditionFalse, Reason: common.ReasonCreating, ObservedGeneration: 1}}
-	lagging := interceptor.NewClient(h.c.(client.WithWatch), interceptor.Funcs{
-		Get: func(ctx context.Context, c client.WithWatch, k client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
-			stale.DeepCopyInto(obj.(*kubernetesv1.Object))
-			return nil
-		}})
-	applied := false
-	h.ext.onApply = func() { applied = true }
-	h.ext.applyErr = errors.New("the apply fails, so that Ready is kept as it was read")
-	_, _ = New(lagging, h.r.kind).Reconcile(context.Background(), ctrl.Request{NamespacedName: key})
-	if err := h.c.Get(context.Background(), key, o); err != nil {
-		t.Fatal(err)
-	}
-	if ready := condition(o, common.TypeReady); ready.Status != metav1.ConditionTrue || applied {
-		t.Errorf("after a reconcile from a stale copy: Ready %+v, applied %v; want Ready kept and nothing applied", ready, applied)
+	for name, reports := range map[string]bool{"quick apply": false, "apply that reports": true} {
+		t.Run(name, func(t *testing.T) {
+			h := newHarness(t, true, nil)
+			h.r.kind.SlowApply = true
+			key := client.ObjectKey{Namespace: "platform", Name: "obj"}
+			_, o, err := h.reconcile()
+			if err != nil || condition(o, common.TypeReady).Status != metav1.ConditionTrue {
+				t.Fatalf("first apply: %v, Ready %+v", err, condition(o, common.TypeReady))
+			}
+			stale := o.DeepCopy() // as a lagging cache still shows it: before the apply's status write
+			stale.ResourceVersion = "1"
+			stale.Status.ObservedGeneration = 0
+			stale.Status.Conditions = []metav1.Condition{{Type: common.TypeReady, Status: metav1.ConditionFalse, Reason: common.ReasonCreating, ObservedGeneration: 1}}
+			lagging := interceptor.NewClient(h.c.(client.WithWatch), interceptor.Funcs{
+				Get: func(ctx context.Context, c client.WithWatch, k client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+					stale.DeepCopyInto(obj.(*kubernetesv1.Object))
+					return nil
+				}})
+			h.ext.reports = reports
+			h.ext.applyErr = errors.New("the apply fails, so that Ready is kept as it was read")
+			res, _ := New(lagging, h.r.kind).Reconcile(context.Background(), ctrl.Request{NamespacedName: key})
+			if err := h.c.Get(context.Background(), key, o); err != nil {
+				t.Fatal(err)
+			}
+			if ready := condition(o, common.TypeReady); ready.Status != metav1.ConditionTrue {
+				t.Errorf("after a reconcile from a stale copy: Ready %+v; want Ready kept", ready)
+			}
+			if res.RequeueAfter == 0 {
+				t.Errorf("the reconcile that lost is not run again: %+v", res)
+			}
+		})
 	}
 }

@@ -46,6 +46,7 @@ func (e *run) reportActivity(ctx context.Context, stop <-chan struct{}) {
 	tick := time.NewTimer(activityFirst)
 	defer tick.Stop()
 	var cadence reportCadence
+	reported := false
 	for {
 		select {
 		case <-stop:
@@ -62,7 +63,9 @@ func (e *run) reportActivity(ctx context.Context, stop <-chan struct{}) {
 		}
 		queued, now := e.queuedGeneration(ctx), time.Now()
 		msg, key := activityMessage(e.mg.GetGeneration(), act, queued, now), activityKey(act, queued)
-		if msg == "" || !cadence.due(key, now) {
+		// The first report goes out even with nothing to say: it carries the mark of a
+		// new generation being applied, when that is due (and writes nothing otherwise).
+		if (msg == "" || !cadence.due(key, now)) && reported {
 			continue
 		}
 		select {
@@ -70,13 +73,18 @@ func (e *run) reportActivity(ctx context.Context, stop <-chan struct{}) {
 			return
 		default:
 		}
-		st := e.mg.GetManagedStatus()
-		resource.SetCondition(&st.Conditions, e.mg.GetGeneration(), common.TypeReconciling, metav1.ConditionTrue, common.ReasonTerraformRunning, msg)
+		if msg != "" {
+			st := e.mg.GetManagedStatus()
+			resource.SetCondition(&st.Conditions, e.mg.GetGeneration(), common.TypeReconciling, metav1.ConditionTrue, common.ReasonTerraformRunning, msg)
+		}
 		if err := e.progress(ctx); err != nil {
 			log.FromContext(ctx).V(1).Info("terraform's activity not written", "error", err.Error())
 			continue
 		}
-		cadence.wrote(key, now)
+		reported = true
+		if msg != "" {
+			cadence.wrote(key, now)
+		}
 	}
 }
 
