@@ -13,8 +13,11 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	common "terraplane.io/terraplane/apis/common/v1alpha1"
@@ -55,7 +58,10 @@ func Setup(mgr ctrl.Manager, reg *registry.Registry) error {
 		}
 		b := ctrl.NewControllerManagedBy(mgr).
 			Named("classrevision-"+kind.ClassGVK.Kind+"."+kind.ClassGVK.Group).
-			For(kind.NewClass()).
+			For(kind.NewClass(), builder.WithPredicates(predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
+				return !onlyReportMoved(e.ObjectOld, e.ObjectNew)
+			}})).
+			Watches(kind.NewClass(), reportMoves()).
 			Owns(&terraformv1.ClassRevision{}).
 			Watches(kind.New(), r.fleetChanges())
 		if !kind.ProviderGVK.Empty() {

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
 
 	"k8s.io/client-go/util/workqueue"
@@ -13,6 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
+	common "terraplane.io/terraplane/apis/common/v1alpha1"
 	"terraplane.io/terraplane/internal/resource"
 	"terraplane.io/terraplane/internal/revision"
 )
@@ -44,6 +46,36 @@ func (r *Reconciler) fleetChanges() handler.EventHandler {
 			}
 		},
 	}
+}
+
+// reportMoves queues a class, coalesce later, when the only change of its update is the
+// report this controller writes (its revisions, their resources and the rollout). Queued
+// at once, each report written would queue the class again while its fleet moves, and it
+// would write the report at the API server's pace rather than once per window.
+func reportMoves() handler.EventHandler {
+	return handler.Funcs{UpdateFunc: func(_ context.Context, e event.UpdateEvent, q queue) {
+		if onlyReportMoved(e.ObjectOld, e.ObjectNew) {
+			q.AddAfter(reconcile.Request{NamespacedName: client.ObjectKeyFromObject(e.ObjectNew)}, coalesce)
+		}
+	}}
+}
+
+// onlyReportMoved reports whether a class's update changed nothing but its report
+// (status revisions and rollout) and the bookkeeping of any write.
+func onlyReportMoved(before, after client.Object) bool {
+	old, okOld := before.(revision.Class)
+	cur, okNew := after.(revision.Class)
+	if !okOld || !okNew {
+		return false
+	}
+	a, b := old.DeepCopyObject().(revision.Class), cur.DeepCopyObject().(revision.Class)
+	*a.GetClassRevisions() = common.ClassRevisions{}
+	*b.GetClassRevisions() = common.ClassRevisions{}
+	for _, o := range []revision.Class{a, b} {
+		o.SetResourceVersion("")
+		o.SetManagedFields(nil)
+	}
+	return equality.Semantic.DeepEqual(a, b)
 }
 
 // fleetMoved reports whether a resource's update matters to its class's revisions: another

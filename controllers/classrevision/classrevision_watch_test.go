@@ -71,3 +71,38 @@ func TestClassesNaming(t *testing.T) {
 		t.Errorf("classes naming the ProviderConfig (-want +got):\n%s", diff)
 	}
 }
+
+// TestOnlyReportMoved: an update of a class whose only change is the report this
+// controller writes waits for the coalescing window; any other change (its spec, the
+// module its own controller read, its conditions) is looked at at once.
+func TestOnlyReportMoved(t *testing.T) {
+	base := func() *terraformv1.ModuleClass {
+		c := &terraformv1.ModuleClass{ObjectMeta: metav1.ObjectMeta{Namespace: "admin", Name: "gold", Generation: 1, ResourceVersion: "7"}}
+		c.Status.LatestRevision = "gold-1"
+		c.Status.Revisions = []common.RevisionCount{{Name: "gold-1", Resources: 3}}
+		return c
+	}
+	for name, tc := range map[string]struct {
+		edit func(c *terraformv1.ModuleClass)
+		want bool
+	}{
+		"resources counted again": {func(c *terraformv1.ModuleClass) {
+			c.ResourceVersion = "8"
+			c.Status.Revisions[0].Resources = 4
+		}, true},
+		"a new revision reported": {func(c *terraformv1.ModuleClass) { c.Status.LatestRevision = "gold-2" }, true},
+		"its spec":                {func(c *terraformv1.ModuleClass) { c.Generation, c.SpecTemplate.Approval = 2, common.ApprovalManual }, false},
+		"the module read again":   {func(c *terraformv1.ModuleClass) { c.Status.ProviderLock = "lock" }, false},
+		"its conditions": {func(c *terraformv1.ModuleClass) {
+			resource.SetCondition(&c.Status.Conditions, 1, common.TypeReady, metav1.ConditionTrue, "ModuleValid", "")
+		}, false},
+	} {
+		t.Run(name, func(t *testing.T) {
+			after := base()
+			tc.edit(after)
+			if got := onlyReportMoved(base(), after); got != tc.want {
+				t.Errorf("onlyReportMoved = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
