@@ -35,9 +35,13 @@ func (r *Reconciler) finishUnmarked(ctx context.Context, orig, mg resource.Manag
 	return r.finishWith(ctx, f, orig, mg, run, err)
 }
 
-// guardBase is orig as the base of a guarded status write of mg: at mg's resourceVersion,
-// the one the run read, or wrote itself (its create-pending record, itself guarded).
-func guardBase(orig, mg resource.Managed) resource.Managed {
+// statusBase is the base of a status write of mg from orig. A guarded one is at mg's
+// resourceVersion: the one the run read, or wrote itself (its create-pending record,
+// itself guarded).
+func statusBase(orig, mg resource.Managed, guarded bool) resource.Managed {
+	if !guarded {
+		return orig
+	}
 	base := orig.DeepCopyObject().(resource.Managed)
 	base.SetResourceVersion(mg.GetResourceVersion())
 	return base
@@ -50,11 +54,7 @@ func (r *Reconciler) finishWith(ctx context.Context, f resource.Finisher, orig, 
 		return o.Result() // the cache was behind a write, and nothing ran: nothing to record
 	}
 	notes := r.record(orig, mg, run, o)
-	base := orig
-	if f.Guarded {
-		base = guardBase(orig, mg)
-	}
-	result, rerr := f.Finish(ctx, mg, base, o, notes)
+	result, rerr := f.Finish(ctx, mg, statusBase(orig, mg, f.Guarded), o, notes)
 	return r.result(ctx, result, rerr, o)
 }
 
@@ -236,11 +236,8 @@ func markFirstCreate(conds *[]metav1.Condition, gen int64) {
 // older than the last status write (a lagging cache) would put back the conditions that
 // write replaced, such as a Ready the last apply set; it loses instead (a Conflict).
 func (r *Reconciler) writeProgress(ctx context.Context, orig, mg resource.Managed, marks bool) (resource.Managed, error) {
-	written, base := mg.DeepCopyObject().(resource.Managed), orig
-	if marks {
-		base = guardBase(orig, mg)
-	}
-	if err := resource.PatchStatus(ctx, r.client, written.DeepCopyObject().(resource.Managed), base, marks); err != nil {
+	written := mg.DeepCopyObject().(resource.Managed)
+	if err := resource.PatchStatus(ctx, r.client, written.DeepCopyObject().(resource.Managed), statusBase(orig, mg, marks), marks); err != nil {
 		return orig, err
 	}
 	return written, nil

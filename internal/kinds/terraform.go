@@ -87,11 +87,8 @@ func classLock(ctx context.Context, c client.Client, mg resource.Managed) ([]byt
 
 // recordClassLock keeps lock, the one a Module ran with, in its ModuleClass's status when
 // the class has none yet: the first init of the class's module fixes the versions every
-// later Module of the class starts from. An empty lock (no providers) is not kept.
+// later Module of the class starts from.
 func recordClassLock(ctx context.Context, c client.Client, mg resource.Managed, lock []byte) error {
-	if len(lock) == 0 {
-		return nil // a module without providers: no versions to fix, and nothing to write
-	}
 	class, err := moduleClassOf(ctx, c, mg)
 	if err != nil || class == nil || class.Status.ProviderLock != "" {
 		return err
@@ -100,12 +97,13 @@ func recordClassLock(ctx context.Context, c client.Client, mg resource.Managed, 
 }
 
 // patchClassStatus changes class's status with set, unless another writer changed the
-// class since it was read (the run that comes next looks again). what says what the
-// patch does, for its error.
+// class since it was read (the run that comes next looks again); a set that changes
+// nothing (an empty lock, of a module without providers) writes nothing. what says what
+// the patch does, for its error.
 func patchClassStatus(ctx context.Context, c client.Client, class *terraformv1.ModuleClass, what string, set func(*terraformv1.ModuleClassStatus)) error {
-	patch := client.MergeFromWithOptions(class.DeepCopy(), client.MergeFromWithOptimisticLock{})
+	orig := class.DeepCopy()
 	set(&class.Status)
-	if err := c.Status().Patch(ctx, class, patch); err != nil && !apierrors.IsConflict(err) {
+	if err := resource.PatchStatus(ctx, c, class, orig, true); err != nil && !apierrors.IsConflict(err) {
 		return fmt.Errorf("%s ModuleClass %s/%s: %w", what, class.Namespace, class.Name, err)
 	}
 	return nil
