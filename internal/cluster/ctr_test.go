@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -127,11 +126,7 @@ func TestRemoveContainers(t *testing.T) {
 	}
 
 	containerd := component{name: "containerd", binary: fakeBinary(t, "containerd"), args: []string{"60"}}
-	if err := startDaemon(cl.Options, containerd); err != nil {
-		t.Fatal(err)
-	}
-	pid := running(cl.Options, containerd)
-	t.Cleanup(func() { _ = stopProcess(pid, time.Second) })
+	startFakeDaemon(t, cl.Options, containerd)
 
 	t.Setenv("CTR_TASKS", "t1\nt2\n")
 	t.Setenv("CTR_CONTAINERS", "t1\nt2\nc3\n")

@@ -30,6 +30,20 @@ func fakeBinary(t *testing.T, name string) string {
 	return p
 }
 
+// startFakeDaemon starts c (a fakeBinary) as a component is started, fails unless it is
+// then found running, and stops it when the test ends.
+func startFakeDaemon(t *testing.T, o Options, c component) {
+	t.Helper()
+	if err := startDaemon(o, c); err != nil {
+		t.Fatal(err)
+	}
+	pid := running(o, c)
+	if pid <= 0 {
+		t.Fatalf("%s: started, but its pid file names no process of %s", c.name, c.binary)
+	}
+	t.Cleanup(func() { _ = stopProcess(pid, time.Second) })
+}
+
 // TestDaemonLifecycle: a started component runs in its own session with its process id
 // recorded and its output logged; running finds it by its pid file and binary; stopping
 // it ends it, after which it no longer runs.
@@ -118,11 +132,7 @@ func TestRunningComponents(t *testing.T) {
 	}
 	c := cl.component("etcd")
 	c.args = []string{"60"}
-	if err := startDaemon(o, c); err != nil {
-		t.Fatal(err)
-	}
-	pid := running(o, c)
-	t.Cleanup(func() { _ = stopProcess(pid, time.Second) })
+	startFakeDaemon(t, o, c)
 	up, err = cl.runningComponents()
 	if up || err == nil || !strings.Contains(err.Error(), "kube-apiserver") || !strings.Contains(err.Error(), o.path("logs")) {
 		t.Fatalf("etcd alone: runningComponents = %v, %v; want an error naming the components down and the logs", up, err)

@@ -78,7 +78,12 @@ func isProcessOf(pid int, name string) bool {
 }
 
 // stopProcess sends SIGTERM to pid, then SIGKILL after grace, and waits until it is gone.
+// It refuses a pid below 1: kill(2) reads 0 as the caller's own process group and -1 as
+// every process it may signal.
 func stopProcess(pid int, grace time.Duration) error {
+	if pid <= 0 {
+		return fmt.Errorf("stop process %d: not a process id", pid)
+	}
 	if err := syscall.Kill(pid, syscall.SIGTERM); err != nil {
 		if errors.Is(err, syscall.ESRCH) {
 			return nil

@@ -1,10 +1,15 @@
 package cluster
 
 import (
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // TestZombie reads the state after the command name, which may hold spaces and parens.
@@ -55,6 +60,30 @@ func TestRunning(t *testing.T) {
 	} {
 		if got := running(o, tc.c); got != tc.want {
 			t.Errorf("running(%s) = %d, want %d", tc.c.name, got, tc.want)
+		}
+	}
+}
+
+// TestStopProcessRefusesNoPid: a pid of 0 (what running returns for a component that is
+// not running) signals nothing. kill(2) reads it as the caller's process group, so
+// stopping it once ended the whole test run. The stop runs in a child with a process
+// group of its own, which would die of the SIGTERM.
+func TestStopProcessRefusesNoPid(t *testing.T) {
+	if pid := os.Getenv("TP_STOP_PID"); pid != "" {
+		n, _ := strconv.Atoi(pid)
+		if err := stopProcess(n, time.Second); err == nil {
+			fmt.Println("no error")
+		}
+		fmt.Println("alive")
+		return
+	}
+	for _, pid := range []string{"0"} {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestStopProcessRefusesNoPid$")
+		cmd.Env = append(os.Environ(), "TP_STOP_PID="+pid)
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		out, err := cmd.CombinedOutput()
+		if err != nil || !strings.Contains(string(out), "alive") || strings.Contains(string(out), "no error") {
+			t.Errorf("stopProcess(%s): %v, output %q; want an error and no signal", pid, err, out)
 		}
 	}
 }

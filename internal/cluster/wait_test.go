@@ -128,11 +128,7 @@ func TestWaitHealthy(t *testing.T) {
 		t.Errorf("a component that is gone: %v, want its exit and the end of its log", err)
 	}
 
-	if err := startDaemon(o, etcd); err != nil {
-		t.Fatal(err)
-	}
-	pid := running(o, etcd)
-	t.Cleanup(func() { _ = stopProcess(pid, time.Second) })
+	startFakeDaemon(t, o, etcd)
 	short, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
 	defer cancel()
 	if err := cl.waitHealthy(short, etcd); !errors.Is(err, context.DeadlineExceeded) {
