@@ -96,6 +96,7 @@ Terraform state is kept in the same cluster (terraform's kubernetes backend) unl
 	cmd.Flags().StringVar(&o.MetricsAddr, "metrics-bind-address", ":8443", "address of the metrics endpoint (\"0\" disables it)")
 	cmd.Flags().BoolVar(&o.MetricsSecure, "metrics-secure", true, "serve metrics over HTTPS to callers allowed to get /metrics (false: plain HTTP, no authentication)")
 	cmd.Flags().StringVar(&o.HealthAddr, "health-probe-bind-address", ":8081", "address of the health endpoints")
+	cmd.Flags().StringVar(&o.PprofAddr, "pprof-bind-address", "", "address that serves Go's CPU and memory profiles at /debug/pprof/, unauthenticated: keep it on loopback (empty: off)")
 	cmd.Flags().BoolVar(&debugLogs, "debug", false, "log at debug level: every terraform run, and Terraform's full output of failed runs (secret values removed); same as --zap-log-level=debug")
 	cmd.Flags().BoolVar(&o.LeaderElection, "leader-elect", false, "elect one active replica")
 	cmd.Flags().StringVar(&o.LeaderElectionNamespace, "leader-election-namespace", "terraplane-system", "namespace of the leader election Lease")

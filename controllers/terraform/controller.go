@@ -3,22 +3,13 @@ package terraform
 import (
 	"context"
 	"fmt"
-	"maps"
-	"slices"
-	"strings"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/event"
-	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
-	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
-	common "terraplane.io/terraplane/apis/common/v1alpha1"
 	"terraplane.io/terraplane/controllers/managed"
 	"terraplane.io/terraplane/internal/engine"
 	"terraplane.io/terraplane/internal/planpolicy"
@@ -101,6 +92,9 @@ func Setup(mgr ctrl.Manager, reg *registry.Registry, opts Options) error {
 		if err != nil {
 			return fmt.Errorf("provider kind for %s: %w", kind.GVK.Kind, err)
 		}
+		if err := mgr.GetFieldIndexer().IndexField(context.Background(), kind.New(), watchIndex, watchKeys(kind)); err != nil {
+			return fmt.Errorf("index %s by what it reads: %w", kind.GVK.Kind, err)
+		}
 		k := t.managedKind()
 		k.Watches = t.watches(provider.(client.Object))
 		if err := managed.Setup(mgr, k); err != nil {
@@ -122,90 +116,6 @@ func (r *connector) managedKind() managed.Kind {
 		KeepsReady: true, SlowApply: true, Summary: engine.Summary, Recorder: r.recorder, Shards: r.opts.Shards,
 		MaxConcurrentReconciles: r.opts.MaxConcurrentReconciles, FailureBackoff: failureBackoff,
 		Predicates: []predicate.Predicate{predicate.Or(predicate.GenerationChangedPredicate{}, userAnnotationChanged)}}
-}
-
-// watches are the objects whose changes reach t's resources: their Provider (its spec,
-// not the status its usage controller writes), Secrets, and the ConfigMaps that hold
-// variables.
-func (r *connector) watches(provider client.Object) []managed.Watch {
-	w := []managed.Watch{
-		{Object: provider, Map: r.forProvider, Predicates: []predicate.Predicate{predicate.GenerationChangedPredicate{}}},
-		{Object: &corev1.Secret{}, Map: r.forSecret, Metadata: true},
-	}
-	if r.policies != nil {
-		w = append(w, r.policyWatches()...)
-	}
-	if r.kind.Terraform.WatchedObjects != nil {
-		w = append(w, managed.Watch{Object: &corev1.ConfigMap{}, Map: r.forVariableObject("ConfigMap"), Metadata: true})
-	}
-	return w
-}
-
-// userAnnotationChanged passes annotation changes other than the create-pending record
-// this reconciler writes around a create: a reconcile set off by that write would read a
-// cached copy without the status the create is about to record, and create again.
-var userAnnotationChanged = predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
-	ours := func(k string, _ string) bool { return k == common.CreatePendingAnnotation }
-	before, after := maps.Clone(e.ObjectOld.GetAnnotations()), maps.Clone(e.ObjectNew.GetAnnotations())
-	maps.DeleteFunc(before, ours)
-	maps.DeleteFunc(after, ours)
-	return !maps.Equal(before, after)
-}}
-
-// forVariableObject maps a Secret or ConfigMap to the resources of this kind whose
-// variables it holds.
-func (r *connector) forVariableObject(kind string) handler.MapFunc {
-	return func(ctx context.Context, obj client.Object) []reconcile.Request {
-		return r.resourcesIn(ctx, obj.GetNamespace(), func(mg resource.Managed) bool {
-			return slices.Contains(r.kind.Terraform.WatchedObjects(mg), kind+"/"+obj.GetName())
-		})
-	}
-}
-
-// forSecret maps a Secret to the resources of this kind whose variables it holds, and to
-// those in its namespace that are failing (on missing or wrong credentials, say), so that
-// creating or fixing a Provider's Secret takes effect at once. Secrets Terraplane writes
-// itself (connection details, saved plans) retry nothing.
-func (r *connector) forSecret(ctx context.Context, obj client.Object) []reconcile.Request {
-	ours := obj.GetLabels()[resource.ManagedLabel] != "" || obj.GetLabels()[resource.PlanLabel] != ""
-	return r.resourcesIn(ctx, obj.GetNamespace(), func(mg resource.Managed) bool {
-		synced := meta.FindStatusCondition(mg.GetManagedStatus().Conditions, common.TypeSynced)
-		failing := synced != nil && synced.Status == metav1.ConditionFalse && !common.IsHoldReason(synced.Reason) &&
-			synced.Reason != common.ReasonCreateInterrupted
-		waiting := failing && (!ours || strings.Contains(synced.Reason, "Secret"))
-		uses := r.kind.Terraform.WatchedObjects != nil && slices.Contains(r.kind.Terraform.WatchedObjects(mg), "Secret/"+obj.GetName())
-		return waiting || uses
-	})
-}
-
-// forProvider maps a Provider to the resources of this kind that use it: through their
-// providerRef, or as one of the providers they name besides (a Module's providerConfigRefs).
-func (r *connector) forProvider(ctx context.Context, p client.Object) []reconcile.Request {
-	named := r.kind.ProviderGVK.Kind + "/" + p.GetName()
-	return r.resourcesIn(ctx, p.GetNamespace(), func(mg resource.Managed) bool {
-		if ref := mg.GetManagedSpec().ProviderRef; ref != nil && ref.Name == p.GetName() {
-			return true
-		}
-		return r.kind.Terraform.WatchedObjects != nil && slices.Contains(r.kind.Terraform.WatchedObjects(mg), named)
-	})
-}
-
-// resourcesIn names the resources of this kind in namespace ns that match, which only
-// reads them: they are the cache's own objects, not copies. Every Secret written in a
-// namespace asks this of all its resources, and copying each one made a claim's cost grow
-// with the number of resources beside it.
-func (r *connector) resourcesIn(ctx context.Context, ns string, match func(resource.Managed) bool) []reconcile.Request {
-	list := r.kind.NewList()
-	if err := r.client.List(ctx, list, client.InNamespace(ns), client.UnsafeDisableDeepCopy); err != nil {
-		return nil
-	}
-	var reqs []reconcile.Request
-	_ = forEach(list, func(mg resource.Managed) {
-		if match(mg) {
-			reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(mg)})
-		}
-	})
-	return reqs
 }
 
 // retries says how soon each outcome of mg is looked at again: a success, or a held

@@ -89,10 +89,10 @@ func TestProviderConfigEditsReachTheirModules(t *testing.T) {
 		}
 		return m
 	}
+	kind, _ := kinds.NewRegistry(nil).Managed(terraformv1.GroupVersion.WithKind("Module"))
 	c := fake.NewClientBuilder().WithScheme(kinds.NewScheme()).WithObjects(
 		module("admin", "by-ref", "aws"), module("admin", "by-refs", "", "random", "aws"), module("admin", "other", "", "random"),
-		module("elsewhere", "by-ref", "aws")).Build()
-	kind, _ := kinds.NewRegistry(nil).Managed(terraformv1.GroupVersion.WithKind("Module"))
+		module("elsewhere", "by-ref", "aws")).WithIndex(&terraformv1.Module{}, watchIndex, watchKeys(kind)).Build()
 	r := &connector{client: c, kind: kind}
 	pc := &terraformv1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Namespace: "admin", Name: "aws"}}
 	var got []string

@@ -167,8 +167,9 @@ func newHarness(t *testing.T, edit func(*terraformv1.Module)) *harness {
 	if edit != nil {
 		edit(mg)
 	}
-	c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(mg).WithStatusSubresource(mg).Build()
 	kind, _ := kinds.NewRegistry(nil).Managed(terraformv1.GroupVersion.WithKind("Module"))
+	c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(mg).WithStatusSubresource(mg).
+		WithIndex(&terraformv1.Module{}, watchIndex, watchKeys(kind)).Build()
 	h := &harness{t: t, c: c, runner: &fakeRunner{}, render: &fakeRenderer{hash: "h1"}, events: events.NewFakeRecorder(100)}
 	h.tf = &connector{client: c, kind: kind, render: h.render, runner: h.runner, reader: c, plans: planstore.New(c, c),
 		opts: Options{DriftInterval: time.Hour, UserErrorRetry: time.Minute}, recorder: resource.RecorderFor(h.events)}

@@ -67,6 +67,8 @@ type Options struct {
 	MetricsSecure bool
 	// HealthAddr serves /healthz and /readyz; "0" disables.
 	HealthAddr string
+	// PprofAddr serves Go's profiles (/debug/pprof/); empty or "0" disables.
+	PprofAddr string
 	// ModuleSourceAllow lists the git URLs and OCI repositories module sources may use,
 	// each with what lies below it (modsource.ValidateAllowList); empty allows any.
 	ModuleSourceAllow []string
@@ -324,6 +326,7 @@ func managerOptions(opts Options, scheme *runtime.Scheme) ctrl.Options {
 		Scheme:                  scheme,
 		Metrics:                 metricsOptions(opts.MetricsAddr, opts.MetricsSecure),
 		HealthProbeBindAddress:  opts.HealthAddr,
+		PprofBindAddress:        opts.PprofAddr,
 		LeaderElection:          opts.LeaderElection,
 		LeaderElectionID:        leaderElectionID(opts),
 		LeaderElectionNamespace: opts.LeaderElectionNamespace,
