@@ -41,6 +41,8 @@ type Reconciler struct {
 	kind    *registry.ManagedKind
 	bundled *module.Module
 	events  resource.Recorder
+	// sizes are the classes' fleets as last counted, for their coalescing windows.
+	sizes fleetSizes
 }
 
 // Setup registers a revision controller for the class kind of every Terraform kind in reg.
@@ -61,7 +63,7 @@ func Setup(mgr ctrl.Manager, reg *registry.Registry) error {
 			For(kind.NewClass(), builder.WithPredicates(predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
 				return !onlyReportMoved(e.ObjectOld, e.ObjectNew)
 			}})).
-			Watches(kind.NewClass(), reportMoves()).
+			Watches(kind.NewClass(), r.reportMoves()).
 			Owns(&terraformv1.ClassRevision{}).
 			Watches(kind.New(), r.fleetChanges())
 		if !kind.ProviderGVK.Empty() {
@@ -127,6 +129,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if err != nil {
 		return ctrl.Result{}, err
 	}
+	r.sizes.record(req, len(fleet))
 	if revs, err = r.prune(ctx, revs, latest, fleet); err != nil {
 		return ctrl.Result{}, err
 	}

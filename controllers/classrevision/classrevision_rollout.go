@@ -1,6 +1,7 @@
 package classrevision
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -102,17 +103,18 @@ type fleetView struct {
 func view(st *common.RolloutStatus, fleet []member) fleetView {
 	var v fleetView
 	fleet = slices.Clone(fleet)
-	slices.SortFunc(fleet, func(a, b member) int { return strings.Compare(a.key+"\x00"+a.name, b.key+"\x00"+b.name) })
+	slices.SortFunc(fleet, func(a, b member) int { return cmp.Or(strings.Compare(a.key, b.key), strings.Compare(a.name, b.name)) })
+	admittedSet, skipped := setOf(st.Admitted), setOf(st.Skipped)
 	for _, m := range fleet {
 		if !m.automatic {
 			continue
 		}
 		v.total++
-		admitted := slices.Contains(st.Admitted, m.name)
+		admitted := admittedSet[m.name]
 		switch {
 		case m.runs == st.Revision && m.want == st.Revision && m.ready:
 			v.updated++
-		case slices.Contains(st.Skipped, m.name):
+		case skipped[m.name]:
 		case m.want == st.Revision && m.failed != "":
 			v.failing = append(v.failing, m.name)
 			v.failures = append(v.failures, m.describe())
@@ -125,6 +127,15 @@ func view(st *common.RolloutStatus, fleet []member) fleetView {
 		}
 	}
 	return v
+}
+
+// setOf is names as a set.
+func setOf(names []string) map[string]bool {
+	set := make(map[string]bool, len(names))
+	for _, n := range names {
+		set[n] = true
+	}
+	return set
 }
 
 // withClaims names each of the resources names with the claim it serves, when it serves

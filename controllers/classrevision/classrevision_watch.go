@@ -3,6 +3,7 @@ package classrevision
 import (
 	"context"
 	"slices"
+	"sync"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -24,16 +25,36 @@ import (
 // class one look, and at most one status write, per window rather than one per change.
 const coalesce = time.Second
 
+// maxCoalesce caps the window of a large fleet (see fleetSizes.window).
+const maxCoalesce = 10 * time.Second
+
+// fleetSizes remembers how many resources each class had when it last looked at them.
+type fleetSizes struct{ m sync.Map }
+
+// record notes that class req has n resources.
+func (s *fleetSizes) record(req reconcile.Request, n int) { s.m.Store(req, n) }
+
+// window is how long class req waits after a change before it looks at its fleet again:
+// coalesce per thousand resources, at least coalesce and at most maxCoalesce. Each look
+// reads the whole fleet, so a fleet of ten thousand looked at every second, while it
+// moves for as long as it takes to apply, would cost each of its resources ten times
+// what it costs in a fleet of a thousand.
+func (s *fleetSizes) window(req reconcile.Request) time.Duration {
+	n, _ := s.m.Load(req)
+	size, _ := n.(int)
+	return min(max(coalesce, time.Duration(size/1000)*coalesce), maxCoalesce)
+}
+
 // queue is the work queue of the revision controllers.
 type queue = workqueue.TypedRateLimitingInterface[reconcile.Request]
 
-// fleetChanges queues the class of a resource, coalesce later, when the resource is made
+// fleetChanges queues the class of a resource, one window later (see fleetSizes.window), when the resource is made
 // or deleted, or changes in a way its class reports or rolls out on (see fleetMoved). The
 // many other status writes of a resource (a drift check, a plan) queue nothing.
 func (r *Reconciler) fleetChanges() handler.EventHandler {
 	add := func(ctx context.Context, obj client.Object, q queue) {
 		for _, req := range r.classOf(ctx, obj) {
-			q.AddAfter(req, coalesce) // a class already waiting keeps its earlier time
+			q.AddAfter(req, r.sizes.window(req)) // a class already waiting keeps its earlier time
 		}
 	}
 	return handler.Funcs{
@@ -48,14 +69,15 @@ func (r *Reconciler) fleetChanges() handler.EventHandler {
 	}
 }
 
-// reportMoves queues a class, coalesce later, when the only change of its update is the
-// report this controller writes (its revisions, their resources and the rollout). Queued
-// at once, each report written would queue the class again while its fleet moves, and it
-// would write the report at the API server's pace rather than once per window.
-func reportMoves() handler.EventHandler {
+// reportMoves queues a class, one window later, when the only change of its update is
+// the report this controller writes (its revisions, their resources and the rollout).
+// Queued at once, each report written would queue the class again while its fleet moves,
+// and it would write the report at the API server's pace rather than once per window.
+func (r *Reconciler) reportMoves() handler.EventHandler {
 	return handler.Funcs{UpdateFunc: func(_ context.Context, e event.UpdateEvent, q queue) {
 		if onlyReportMoved(e.ObjectOld, e.ObjectNew) {
-			q.AddAfter(reconcile.Request{NamespacedName: client.ObjectKeyFromObject(e.ObjectNew)}, coalesce)
+			req := reconcile.Request{NamespacedName: client.ObjectKeyFromObject(e.ObjectNew)}
+			q.AddAfter(req, r.sizes.window(req))
 		}
 	}}
 }

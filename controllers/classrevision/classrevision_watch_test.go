@@ -3,6 +3,7 @@ package classrevision
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -104,5 +105,25 @@ func TestOnlyReportMoved(t *testing.T) {
 				t.Errorf("onlyReportMoved = %v, want %v", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestCoalescingWindow: a class looks at its fleet once a second up to a thousand
+// resources, then once per second per thousand, at most every maxCoalesce; a class not
+// counted yet waits the shortest window.
+func TestCoalescingWindow(t *testing.T) {
+	var s fleetSizes
+	gold, silver := reconcile.Request{NamespacedName: client.ObjectKey{Namespace: "a", Name: "gold"}}, reconcile.Request{NamespacedName: client.ObjectKey{Namespace: "a", Name: "silver"}}
+	if got := s.window(gold); got != coalesce {
+		t.Errorf("not counted yet: %v, want %v", got, coalesce)
+	}
+	for size, want := range map[int]time.Duration{0: time.Second, 999: time.Second, 1000: time.Second, 3500: 3 * time.Second, 10_000: 10 * time.Second, 80_000: maxCoalesce} {
+		s.record(gold, size)
+		if got := s.window(gold); got != want {
+			t.Errorf("%d resources: %v, want %v", size, got, want)
+		}
+	}
+	if got := s.window(silver); got != coalesce {
+		t.Errorf("another class: %v, want %v", got, coalesce)
 	}
 }
