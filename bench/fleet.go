@@ -36,6 +36,8 @@ type fleet struct {
 	logs    []string
 	// targets, with runners (--runner process), is the file listing their metrics endpoints.
 	targets string
+	// deadCPU is what the replicas killed (-kill-at) had spent when they were killed.
+	deadCPU cpu
 }
 
 // startFleet starts replicas controllers against kubeconfig, each with its own work
@@ -168,7 +170,7 @@ func (f *fleet) pids() []int {
 // CPU counts as the controller's (the in-process engine's work), its waited-for
 // children's as terraform's: they are not in the controller's until the runner exits.
 func (f *fleet) cpu() cpu {
-	var total cpu
+	total := f.deadCPU
 	for _, pid := range append(f.pids(), f.runners(processes())...) {
 		c, _ := procCPU(pid)
 		total.self += c.self

@@ -64,6 +64,7 @@ type harness struct {
 	replicas    int
 	ctrlArgs    []string
 	noDrift     bool      // no drift sweeps
+	killAt      float64   // with replicas: kill one once this fraction of the claims is Ready
 	audit       *auditLog // with -audit: the API server's log of writes
 	// rawDirs are the raw side's workspaces of the last run, per variant, for its drift checks.
 	rawDirs map[string][]rawDir
@@ -74,7 +75,7 @@ func newHarness(ctx context.Context, bin string, o options) (*harness, error) {
 	if err != nil {
 		return nil, err
 	}
-	h := &harness{work: work, rawDirs: map[string][]rawDir{}, bin: bin, parallelism: o.parallelism, replicas: o.replicas, ctrlArgs: o.ctrlArgs, noDrift: o.noDrift}
+	h := &harness{work: work, rawDirs: map[string][]rawDir{}, bin: bin, parallelism: o.parallelism, replicas: o.replicas, ctrlArgs: o.ctrlArgs, noDrift: o.noDrift, killAt: o.killAt}
 	cpo := devenv.ControlPlaneOptions{Kubeconfig: filepath.Join(work, "kubeconfig")}
 	if o.audit {
 		h.audit = &auditLog{path: filepath.Join(work, "audit.log")}

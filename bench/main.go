@@ -62,6 +62,8 @@ type options struct {
 	noDrift bool
 	// audit logs the API server's writes and breaks each row's down (writes.md).
 	audit bool
+	// killAt, with replicas, kills one of them once this fraction of the claims is Ready.
+	killAt float64
 }
 
 func main() {
@@ -80,6 +82,7 @@ func main() {
 	flag.BoolVar(&o.keepLast, "keep-last", false, "leave the last pass's claims to the teardown instead of deleting them (their deletion is then not timed)")
 	flag.BoolVar(&o.noDrift, "no-drift", false, "skip the drift sweep of every claim")
 	flag.BoolVar(&o.audit, "audit", false, "log the API server's writes and write each Terraplane row's writes per claim, by writer, verb and object, to writes.md")
+	flag.Float64Var(&o.killAt, "kill-at", 0, "with -replicas above 1: kill one replica (SIGKILL) once this fraction of a row's claims is Ready, and measure the takeover, duplicates and stuck state locks (0: none)")
 	ctrlArgs := flag.String("controller-args", "", "extra arguments for every controller, space-separated (e.g. --debug)")
 	flag.Parse()
 	for _, s := range strings.Split(*ns, ",") {

@@ -102,6 +102,13 @@ func (rw *readyWatch) observe(b *storagev1.Bucket) {
 	}
 }
 
+// readyCount is how many claims are Ready so far.
+func (rw *readyWatch) readyCount() int {
+	rw.mu.Lock()
+	defer rw.mu.Unlock()
+	return len(rw.readyAt)
+}
+
 // signal wakes wait, without blocking.
 func (rw *readyWatch) signal() {
 	select {

@@ -137,6 +137,7 @@ func table(rows []row, o options) string {
 	fleetTable(&b, rows)
 	runnerTable(&b, rows)
 	wakeTable(&b, rows)
+	killTable(&b, rows)
 	return b.String()
 }
 

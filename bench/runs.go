@@ -75,6 +75,7 @@ type tpResult struct {
 	idleProcs float64
 	runner    runnerSide // with runners: the runs sent to them while the claims were made
 	wake      wakeResult // with runners, on the last pass: a claim after the runner stopped idle
+	kill      *killResult // with -kill-at: what a replica killed mid-run left behind
 }
 
 // runRaw creates n workspaces with the terraform CLI (init + apply, kubernetes backend),
@@ -264,6 +265,12 @@ func (h *harness) runClaims(ctx context.Context, variant string, n int, tag stri
 	audit0 := h.audit.offset()
 	start := time.Now()
 	rw.begin(ctx, start)
+	var killed chan error
+	var kr killResult
+	if h.killAt > 0 && len(f.cmds) > 1 {
+		killed = make(chan error, 1)
+		go func() { killed <- h.killMidway(ctx, rw, n, h.killAt, &kr) }()
+	}
 	for i := range names {
 		names[i] = fmt.Sprintf("%s-%d-%s%d", class, n, tag, i)
 		b := &storagev1.Bucket{ObjectMeta: metav1.ObjectMeta{Namespace: appNS, Name: names[i]}}
@@ -277,6 +284,15 @@ func (h *harness) runClaims(ctx context.Context, variant string, n int, tag stri
 		return tpResult{}, err
 	}
 	var res tpResult
+	if killed != nil {
+		if err := <-killed; err != nil {
+			return tpResult{}, err
+		}
+		if err := h.leftovers(ctx, names, &kr); err != nil {
+			return tpResult{}, err
+		}
+		res.kill = &kr
+	}
 	if res.audit, err = h.audit.since(audit0); err != nil {
 		return tpResult{}, err
 	}
