@@ -73,8 +73,8 @@ type tpResult struct {
 	idle      time.Duration
 	idleCPU   time.Duration
 	idleProcs float64
-	runner    runnerSide // with runners: the runs sent to them while the claims were made
-	wake      wakeResult // with runners, on the last pass: a claim after the runner stopped idle
+	runner    runnerSide  // with runners: the runs sent to them while the claims were made
+	wake      wakeResult  // with runners, on the last pass: a claim after the runner stopped idle
 	kill      *killResult // with -kill-at: what a replica killed mid-run left behind
 }
 
