@@ -37,11 +37,22 @@ func startFakeDaemon(t *testing.T, o Options, c component) {
 	if err := startDaemon(o, c); err != nil {
 		t.Fatal(err)
 	}
-	pid := running(o, c)
-	if pid <= 0 {
-		t.Fatalf("%s: started, but its pid file names no process of %s", c.name, c.binary)
-	}
+	pid := waitRunning(t, o, c)
 	t.Cleanup(func() { _ = stopProcess(pid, time.Second) })
+}
+
+// waitRunning waits for a component just started to show as running: for a moment after
+// its start, while the kernel has not yet set up its arguments, /proc shows none.
+func waitRunning(t *testing.T, o Options, c component) int {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if pid := running(o, c); pid > 0 {
+			return pid
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: started, but its pid file names no process of %s", c.name, c.binary)
+		}
+	}
 }
 
 // TestDaemonLifecycle: a started component runs in its own session with its process id
@@ -53,10 +64,7 @@ func TestDaemonLifecycle(t *testing.T) {
 	if err := startDaemon(o, c); err != nil {
 		t.Fatal(err)
 	}
-	pid := running(o, c)
-	if pid <= 0 {
-		t.Fatal("a started component does not run")
-	}
+	pid := waitRunning(t, o, c)
 	t.Cleanup(func() { _ = stopProcess(pid, time.Second) })
 	if log, err := os.ReadFile(o.logFile("etcd")); err != nil || !strings.Contains(string(log), "---- etcd started") {
 		t.Errorf("log = %q, %v; want the start recorded", log, err)

@@ -67,14 +67,24 @@ func running(o Options, c component) int {
 }
 
 // isProcessOf says whether process pid runs a binary named name (a recycled process id
-// names another program).
+// names another program). A process just started shows no arguments for a moment, until
+// the kernel has set them up; it is read again then. A zombie has none for good.
 func isProcessOf(pid int, name string) bool {
-	cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
-	if err != nil || len(cmdline) == 0 {
-		return false
+	for range 50 {
+		cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+		if err != nil {
+			return false
+		}
+		if len(cmdline) > 0 {
+			argv0, _, _ := bytes.Cut(cmdline, []byte{0})
+			return filepath.Base(string(argv0)) == name
+		}
+		if stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid)); err != nil || zombie(string(stat)) {
+			return false
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
-	argv0, _, _ := bytes.Cut(cmdline, []byte{0})
-	return filepath.Base(string(argv0)) == name
+	return false
 }
 
 // stopProcess sends SIGTERM to pid, then SIGKILL after grace, and waits until it is gone.
