@@ -44,6 +44,8 @@ type Reconciler struct {
 	opts     Options
 	recorder resource.Recorder
 	pending  pendingRefs
+	// overlays keeps each class at the revision its claims read last.
+	overlays *revision.Overlays
 }
 
 // Server starts claim reconcilers: one per compiled-in kind at setup, and one per kind
@@ -80,7 +82,7 @@ func (s *Server) Serve(kind *registry.ClaimKind) error {
 		return nil
 	}
 	r := &Reconciler{client: dynclaim.Client{Client: s.mgr.GetClient()}, reader: s.mgr.GetAPIReader(), reg: s.reg, kind: kind, opts: s.opts,
-		recorder: resource.NewRecorder(s.mgr, "terraplane-claim")}
+		recorder: resource.NewRecorder(s.mgr, "terraplane-claim"), overlays: &revision.Overlays{}}
 	name := kind.GVK.Kind
 	if kind.Defined {
 		name = kind.GVK.Kind + "." + kind.GVK.Group

@@ -59,6 +59,6 @@ func (r *Reconciler) atRevision(ctx context.Context, class resource.NonPortableC
 	if err != nil {
 		return nil, "", err
 	}
-	at, err := revision.Overlay(rc, rev, mk.NewClass)
+	at, err := r.overlays.Overlay(rc, rev, mk.NewClass)
 	return at, name, err
 }
