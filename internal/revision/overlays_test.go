@@ -3,8 +3,8 @@ package revision
 import (
 	"testing"
 
-	common "terraplane.io/terraplane/apis/common/v1alpha1"
 	awsstoragev1 "terraplane.io/terraplane/apis/aws/storage/v1alpha1"
+	common "terraplane.io/terraplane/apis/common/v1alpha1"
 	"terraplane.io/terraplane/internal/kinds"
 )
 
