@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -13,7 +14,9 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	common "terraplane.io/terraplane/apis/common/v1alpha1"
 	storagev1 "terraplane.io/terraplane/apis/storage/v1alpha1"
+	terraformv1 "terraplane.io/terraplane/apis/terraform/v1alpha1"
 	"terraplane.io/terraplane/internal/statelock"
 )
 
@@ -30,12 +33,17 @@ type killResult struct {
 	// managed resources no claim names; stuck counts the state locks still held once
 	// every claim was Ready.
 	duplicates, stuck int
+	// interrupted counts the creates the kill cut off before terraform recorded them,
+	// which stopped at CreateInterrupted; the bench let each create again, as its user
+	// would (a terraform_data has nothing to adopt).
+	interrupted int
 }
 
 // killMidway kills replica 0 of the fleet once a fraction at of the n claims are Ready,
-// then measures how long the others take to hold its shards and the leadership. It
-// records into res, and returns once the takeover is complete or ctx ends.
-func (h *harness) killMidway(ctx context.Context, rw *readyWatch, n int, at float64, res *killResult) error {
+// then measures how long the others take to hold its shards and the leadership, and
+// answers the creates it interrupted (see createAgain) until done is closed. It records
+// into res.
+func (h *harness) killMidway(ctx context.Context, rw *readyWatch, n int, at float64, res *killResult, done <-chan struct{}) error {
 	for rw.readyCount() < int(at*float64(n)) {
 		select {
 		case <-ctx.Done():
@@ -66,6 +74,48 @@ func (h *harness) killMidway(ctx context.Context, rw *readyWatch, n int, at floa
 			return ctx.Err()
 		case <-time.After(100 * time.Millisecond):
 		}
+	}
+	answered := map[string]bool{}
+	for {
+		if err := h.createAgain(ctx, answered); err != nil {
+			return err
+		}
+		res.interrupted = len(answered)
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-done:
+			return nil
+		case <-time.After(2 * time.Second):
+		}
+	}
+}
+
+// createAgain sets terraplane.io/create-again on each managed resource of the claims
+// whose create a kill interrupted (Synced=False, CreateInterrupted) and that answered
+// does not hold yet: what its user does when there is nothing to adopt.
+func (h *harness) createAgain(ctx context.Context, answered map[string]bool) error {
+	mgs := &unstructured.UnstructuredList{}
+	mgs.SetAPIVersion(terraformv1.GroupVersion.String())
+	mgs.SetKind("ModuleList")
+	if err := h.c.List(ctx, mgs, client.InNamespace(adminNS)); err != nil {
+		return fmt.Errorf("list managed resources: %w", err)
+	}
+	for i := range mgs.Items {
+		mg := &mgs.Items[i]
+		conds, _, _ := unstructured.NestedSlice(mg.Object, "status", "conditions")
+		interrupted := slices.ContainsFunc(conds, func(c any) bool {
+			m, _ := c.(map[string]any)
+			return m["type"] == common.TypeSynced && m["reason"] == common.ReasonCreateInterrupted
+		})
+		if !interrupted || answered[mg.GetName()] {
+			continue
+		}
+		patch := fmt.Sprintf(`{"metadata":{"annotations":{%q:"true"}}}`, common.CreateAgainAnnotation)
+		if err := h.c.Patch(ctx, mg, client.RawPatch(types.MergePatchType, []byte(patch))); err != nil {
+			return fmt.Errorf("create %s again: %w", mg.GetName(), err)
+		}
+		answered[mg.GetName()] = true
 	}
 	return nil
 }
@@ -172,10 +222,10 @@ func killTable(b *strings.Builder, rows []row) {
 		}
 		if !header {
 			b.WriteString("\nOne replica killed (SIGKILL) mid-run; the others carry on without it.\n\n" +
-				"| module | N | controller | killed at (s) | claims Ready then | its shards held by others after (s) | leader renewed after (s) | duplicates (claims served twice, resources no claim names) | state locks still held once all were Ready |\n|---|---:|---|---:|---:|---:|---:|---:|---:|\n")
+				"| module | N | controller | killed at (s) | claims Ready then | its shards held by others after (s) | leader renewed after (s) | creates cut off (CreateInterrupted, created again by the bench) | duplicates (claims served twice, resources no claim names) | state locks still held once all were Ready |\n|---|---:|---|---:|---:|---:|---:|---:|---:|---:|\n")
 			header = true
 		}
-		fmt.Fprintf(b, "| %s | %d | %s | %.1f | %d | %.1f | %.1f | %d | %d |\n", r.variant, r.n, r.start,
-			k.at.Seconds(), k.readyThen, k.shards.Seconds(), k.leader.Seconds(), k.duplicates, k.stuck)
+		fmt.Fprintf(b, "| %s | %d | %s | %.1f | %d | %.1f | %.1f | %d | %d | %d |\n", r.variant, r.n, r.start,
+			k.at.Seconds(), k.readyThen, k.shards.Seconds(), k.leader.Seconds(), k.interrupted, k.duplicates, k.stuck)
 	}
 }

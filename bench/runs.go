@@ -267,9 +267,10 @@ func (h *harness) runClaims(ctx context.Context, variant string, n int, tag stri
 	rw.begin(ctx, start)
 	var killed chan error
 	var kr killResult
+	allReady := make(chan struct{})
 	if h.killAt > 0 && len(f.cmds) > 1 {
 		killed = make(chan error, 1)
-		go func() { killed <- h.killMidway(ctx, rw, n, h.killAt, &kr) }()
+		go func() { killed <- h.killMidway(ctx, rw, n, h.killAt, &kr, allReady) }()
 	}
 	for i := range names {
 		names[i] = fmt.Sprintf("%s-%d-%s%d", class, n, tag, i)
@@ -280,6 +281,7 @@ func (h *harness) runClaims(ctx context.Context, variant string, n int, tag stri
 		}
 	}
 	ready, err := rw.wait(ctx, names)
+	close(allReady)
 	if err != nil {
 		return tpResult{}, err
 	}
