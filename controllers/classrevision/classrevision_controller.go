@@ -14,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
@@ -41,6 +42,9 @@ type Reconciler struct {
 	kind    *registry.ManagedKind
 	bundled *module.Module
 	events  resource.Recorder
+	// informers is the manager's cache, from which the fleet is read in place; nil reads
+	// it through client.
+	informers cache.Informers
 	// sizes are the classes' fleets as last counted, for their coalescing windows.
 	sizes fleetSizes
 }
@@ -51,7 +55,8 @@ func Setup(mgr ctrl.Manager, reg *registry.Registry) error {
 		if kind.ClassGVK.Empty() || kind.NewClass == nil {
 			continue
 		}
-		r := &Reconciler{client: mgr.GetClient(), kind: kind, events: resource.NewRecorder(mgr, "terraplane-classrevision")}
+		r := &Reconciler{client: mgr.GetClient(), kind: kind, events: resource.NewRecorder(mgr, "terraplane-classrevision"),
+			informers: mgr.GetCache()}
 		if kind.Terraform.ClassModule == nil {
 			var err error
 			if r.bundled, err = module.Load(kind.Terraform.Modules, kind.Terraform.ModuleDir); err != nil {

@@ -17,6 +17,7 @@ import (
 
 	common "terraplane.io/terraplane/apis/common/v1alpha1"
 	terraformv1 "terraplane.io/terraplane/apis/terraform/v1alpha1"
+	"terraplane.io/terraplane/internal/cacheread"
 	"terraplane.io/terraplane/internal/engine"
 	"terraplane.io/terraplane/internal/module"
 	"terraplane.io/terraplane/internal/resource"
@@ -154,30 +155,25 @@ type member struct {
 	providers string
 }
 
-// fleet lists the resources made from class. The list is read from the cache without
-// copies: it is only read, and a class of thousands is listed often.
+// fleet lists the resources made from class, reading the cache's own objects: a class
+// of thousands is looked at often.
 func (r *Reconciler) fleet(ctx context.Context, class revision.Class) ([]member, error) {
-	list := r.kind.NewList()
-	if err := r.client.List(ctx, list, client.InNamespace(class.GetNamespace()), client.UnsafeDisableDeepCopy); err != nil {
-		return nil, fmt.Errorf("list %s: %w", r.kind.GVK.Kind, err)
-	}
-	items, err := meta.ExtractList(list)
-	if err != nil {
-		return nil, err
-	}
 	var out []member
-	for _, it := range items {
-		mg, ok := it.(resource.Managed)
+	err := (cacheread.Source{Informers: r.informers, Reader: r.client}).Each(ctx, r.kind.New(), r.kind.NewList(), class.GetNamespace(), func(obj client.Object) {
+		mg, ok := obj.(resource.Managed)
 		if !ok {
-			continue
+			return
 		}
 		ref := mg.GetManagedSpec().ClassRef
 		if ref == nil || ref.Kind != r.kind.ClassGVK.Kind || ref.Name != class.GetName() {
-			continue
+			return
 		}
 		m := memberOf(mg)
 		m.automatic = common.RevisionPolicyOf(m.policy, class.GetSpecTemplate().RevisionPolicy) == common.RevisionAutomatic
 		out = append(out, m)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list %s: %w", r.kind.GVK.Kind, err)
 	}
 	return out, nil
 }

@@ -99,11 +99,11 @@ type fleetView struct {
 	waiting, inFlight, failing, failures []string
 }
 
-// view is where the fleet stands in st.
+// view is where the fleet stands in st. Only the resources still to move are sorted:
+// a settled fleet of thousands is counted, not sorted.
 func view(st *common.RolloutStatus, fleet []member) fleetView {
 	var v fleetView
-	fleet = slices.Clone(fleet)
-	slices.SortFunc(fleet, func(a, b member) int { return cmp.Or(strings.Compare(a.key, b.key), strings.Compare(a.name, b.name)) })
+	var waiting, inFlight, failing []member
 	admittedSet, skipped := setOf(st.Admitted), setOf(st.Skipped)
 	for _, m := range fleet {
 		if !m.automatic {
@@ -116,17 +116,31 @@ func view(st *common.RolloutStatus, fleet []member) fleetView {
 			v.updated++
 		case skipped[m.name]:
 		case m.want == st.Revision && m.failed != "":
-			v.failing = append(v.failing, m.name)
-			v.failures = append(v.failures, m.describe())
+			failing = append(failing, m)
 		case admitted || m.want == st.Revision:
 			if admitted {
-				v.inFlight = append(v.inFlight, m.name)
+				inFlight = append(inFlight, m)
 			}
 		case m.want != "":
-			v.waiting = append(v.waiting, m.name)
+			waiting = append(waiting, m)
 		}
 	}
+	v.waiting, v.inFlight = names(waiting), names(inFlight)
+	v.failing = names(failing)
+	for _, m := range failing {
+		v.failures = append(v.failures, m.describe())
+	}
 	return v
+}
+
+// names sorts members by claim, else by name, and names them in that order.
+func names(members []member) []string {
+	slices.SortFunc(members, func(a, b member) int { return cmp.Or(strings.Compare(a.key, b.key), strings.Compare(a.name, b.name)) })
+	var out []string
+	for _, m := range members {
+		out = append(out, m.name)
+	}
+	return out
 }
 
 // setOf is names as a set.

@@ -7,25 +7,24 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 )
 
-// lockRecheck is how long a state lock this process found free (or freed with its own
-// run) is taken to be free still by a resource that needs no run. Within this process
-// only a run can leave the lock held, and a run forgets the record first; the recheck
-// catches a lock another replica's killed run left before this one took the resource.
-const lockRecheck = 5 * time.Minute
-
 // freeLocks remembers when each resource's state lock was last known to be free, so that
 // a reconcile with nothing to do (most of them) costs the API server no read of the lock.
+// Within this process only a run can leave the lock held, and a run forgets the record
+// first; another process's killed run can have left it held only while that process
+// held the resource, so a record is trusted only when it is newer than this replica's
+// hold on the resource's shard.
 type freeLocks struct {
 	mu   sync.Mutex
 	seen map[types.UID]time.Time
 }
 
-// known reports whether uid's lock was known to be free within lockRecheck of now.
-func (f *freeLocks) known(uid types.UID, now time.Time) bool {
+// known reports whether uid's lock was known to be free after since, when this replica
+// took the resource's shard (the zero time: it holds every resource for its whole life).
+func (f *freeLocks) known(uid types.UID, since time.Time) bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	at, ok := f.seen[uid]
-	return ok && now.Sub(at) < lockRecheck
+	return ok && at.After(since)
 }
 
 // free records that uid's lock is free at now.

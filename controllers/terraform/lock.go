@@ -29,7 +29,8 @@ func (e *run) clearStaleLock(ctx context.Context) (next, error) {
 // (say, a drift plan killed after the resource had settled), so that nothing is left
 // locked until the next drift check. A lock another host holds is left alone.
 func (e *run) releaseStaleLock(ctx context.Context) {
-	if e.t.locks.known(e.mg.GetUID(), time.Now()) {
+	since, held := e.t.opts.Shards.HeldSince(e.mg.GetUID())
+	if held && e.t.locks.known(e.mg.GetUID(), since) {
 		return
 	}
 	if _, err := e.clearStaleLock(ctx); err != nil {

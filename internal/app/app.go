@@ -28,6 +28,7 @@ import (
 	"terraplane.io/terraplane/controllers/scheduler"
 	"terraplane.io/terraplane/controllers/terraform"
 	"terraplane.io/terraplane/controllers/workload"
+	"terraplane.io/terraplane/internal/cacheread"
 	"terraplane.io/terraplane/internal/collectors"
 	"terraplane.io/terraplane/internal/engine"
 	"terraplane.io/terraplane/internal/kinds"
@@ -223,7 +224,7 @@ func Compose(ctx context.Context, cfg *rest.Config, opts Options, local *runner.
 	if shards != nil {
 		holds = shards.Holds
 	}
-	if err := collectors.RegisterObjectGauges(mgr.GetClient(), reg, mgr.Elected(), holds); err != nil {
+	if err := collectors.RegisterObjectGauges(cacheread.Source{Informers: mgr.GetCache(), Reader: mgr.GetClient()}, reg, mgr.Elected(), holds); err != nil {
 		return nil, fmt.Errorf("register metrics: %w", err)
 	}
 	runs, err := runnerOf(mgr, cfg, opts, local)

@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	common "terraplane.io/terraplane/apis/common/v1alpha1"
+	"terraplane.io/terraplane/internal/cacheread"
 	"terraplane.io/terraplane/internal/registry"
 	"terraplane.io/terraplane/internal/resource"
 )
@@ -68,8 +69,9 @@ var (
 
 // objectSource is one manager's view of its objects for the gauges.
 type objectSource struct {
-	// reader lists through the manager's cache.
-	reader client.Reader
+	// cached reads the manager's cache in place; Reader lists what it does not hold (the
+	// unstructured claims of a ClaimDefinition's kinds).
+	cached cacheread.Source
 	// reg names the kinds, scheme the types of their lists.
 	reg    *registry.Registry
 	scheme *runtime.Scheme
@@ -93,14 +95,14 @@ type objectCollector struct {
 // it at its own objects (tests run several managers in one process).
 var objects = &objectCollector{}
 
-// RegisterObjectGauges points the process's object gauges at the objects reader lists
-// through a manager's cache: the kinds reg names, counted by this replica once elected
+// RegisterObjectGauges points the process's object gauges at the objects src reads
+// from a manager's cache: the kinds reg names, counted by this replica once elected
 // closes, and, when holds is not nil, the resources of sharded kinds whose shard it
 // holds.
-func RegisterObjectGauges(reader client.Reader, reg *registry.Registry, elected <-chan struct{}, holds func(types.UID) bool) error {
-	src := &objectSource{reader: reader, reg: reg, scheme: reg.Scheme(), elected: elected, holds: holds}
+func RegisterObjectGauges(src cacheread.Source, reg *registry.Registry, elected <-chan struct{}, holds func(types.UID) bool) error {
+	source := &objectSource{cached: src, reg: reg, scheme: reg.Scheme(), elected: elected, holds: holds}
 	objects.mu.Lock()
-	objects.src = src
+	objects.src = source
 	objects.mu.Unlock()
 	err := metrics.Registry.Register(objects)
 	if errors.As(err, new(prometheus.AlreadyRegisteredError)) {
@@ -136,36 +138,28 @@ func (c *objectCollector) Collect(ch chan<- prometheus.Metric) {
 		if sharded {
 			holds = src.holds
 		}
-		src.emit(ctx, ch, k.GVK, k.NewList(), managedGauges, holds)
+		src.emit(ctx, ch, k.GVK, k.New(), k.NewList(), managedGauges, holds)
 	}
 	if !leader {
 		return
 	}
 	for _, k := range src.reg.ClaimKinds() {
-		if list := src.claimList(k); list != nil {
-			src.emit(ctx, ch, k.GVK, list, claimGauges, func(types.UID) bool { return true })
+		if obj, list := src.claimList(k); list != nil {
+			src.emit(ctx, ch, k.GVK, obj, list, claimGauges, func(types.UID) bool { return true })
 		}
 	}
 }
 
-// emit lists the objects of kind gvk into list and sends each gauge's count of those
-// holds says this replica reports on; nothing when the list fails. It only reads the
-// objects, so it reads the cache's own rather than a copy of each: a scrape costs no
-// copy of the fleet.
-func (s *objectSource) emit(ctx context.Context, ch chan<- prometheus.Metric, gvk schema.GroupVersionKind, list client.ObjectList,
+// emit reads the objects of kind gvk (obj, listed into list where the cache does not
+// hold them) and sends each gauge's count of those holds says this replica reports on;
+// nothing when they cannot be read. It reads the cache's own objects in place: a scrape
+// copies none of the fleet.
+func (s *objectSource) emit(ctx context.Context, ch chan<- prometheus.Metric, gvk schema.GroupVersionKind, obj client.Object, list client.ObjectList,
 	gauges []gauge, holds func(types.UID) bool) {
-	if err := s.reader.List(ctx, list, client.UnsafeDisableDeepCopy); err != nil {
-		return
-	}
-	items, err := meta.ExtractList(list)
-	if err != nil {
-		return
-	}
 	counts := make([]float64, len(gauges))
-	for _, it := range items {
-		obj, ok := it.(client.Object)
-		if !ok || !holds(obj.GetUID()) {
-			continue
+	err := s.cached.Each(ctx, obj, list, "", func(obj client.Object) {
+		if !holds(obj.GetUID()) {
+			return
 		}
 		conds := conditionsOf(obj)
 		for i, g := range gauges {
@@ -173,27 +167,33 @@ func (s *objectSource) emit(ctx context.Context, ch chan<- prometheus.Metric, gv
 				counts[i]++
 			}
 		}
+	})
+	if err != nil {
+		return
 	}
 	for i, g := range gauges {
 		ch <- prometheus.MustNewConstMetric(g.desc, prometheus.GaugeValue, counts[i], gvk.Kind, gvk.Group)
 	}
 }
 
-// claimList is an empty list of claim kind k: typed from the scheme, or unstructured for
-// a kind a ClaimDefinition defines (as its reconciler reads it).
-func (s *objectSource) claimList(k *registry.ClaimKind) client.ObjectList {
+// claimList is an object and an empty list of claim kind k: typed from the scheme, or,
+// for a kind a ClaimDefinition defines, unstructured and read with List (as its
+// reconciler reads it, not from an informer of the cache); a nil list when neither.
+func (s *objectSource) claimList(k *registry.ClaimKind) (client.Object, client.ObjectList) {
 	listGVK := k.GVK.GroupVersion().WithKind(k.GVK.Kind + "List")
 	if !k.Defined {
-		if obj, err := s.scheme.New(listGVK); err == nil {
-			if list, ok := obj.(client.ObjectList); ok {
-				return list
-			}
+		obj, oerr := s.scheme.New(k.GVK)
+		list, lerr := s.scheme.New(listGVK)
+		o, ok := obj.(client.Object)
+		l, lok := list.(client.ObjectList)
+		if oerr != nil || lerr != nil || !ok || !lok {
+			return nil, nil
 		}
-		return nil
+		return o, l
 	}
 	list := &unstructured.UnstructuredList{}
 	list.SetGroupVersionKind(listGVK)
-	return list
+	return nil, list
 }
 
 // conditionsOf reads obj's status conditions: a claim's, a managed resource's, or an

@@ -15,6 +15,7 @@ import (
 	kubernetesv1 "terraplane.io/terraplane/apis/kubernetes/v1alpha1"
 	storagev1 "terraplane.io/terraplane/apis/storage/v1alpha1"
 	terraformv1 "terraplane.io/terraplane/apis/terraform/v1alpha1"
+	"terraplane.io/terraplane/internal/cacheread"
 	"terraplane.io/terraplane/internal/kinds"
 )
 
@@ -79,7 +80,7 @@ func TestObjectGauges(t *testing.T) {
 	leading, waiting := make(chan struct{}), make(chan struct{})
 	close(leading)
 	src := func(elected chan struct{}, holds func(types.UID) bool) prometheus.Collector {
-		return &objectCollector{src: &objectSource{reader: c, reg: kinds.NewRegistry(nil), scheme: kinds.NewScheme(), elected: elected, holds: holds}}
+		return &objectCollector{src: &objectSource{cached: cacheread.Source{Reader: c}, reg: kinds.NewRegistry(nil), scheme: kinds.NewScheme(), elected: elected, holds: holds}}
 	}
 	const mod, obj, bucket = "{group=terraform.terraplane.io,kind=Module}", "{group=kubernetes.terraplane.io,kind=Object}", "{group=storage.terraplane.io,kind=Bucket}"
 	modules := func(exists, ready, synced, awaiting, drifted, stalled float64) map[string]float64 {

@@ -275,3 +275,40 @@ func leaseScheme(t *testing.T) *runtime.Scheme {
 	}
 	return scheme
 }
+
+// TestHeldSince: a shard is held since it was last taken; taken again after it was
+// lost, it is held since then; one not held, or being let go, is not held at all.
+func TestHeldSince(t *testing.T) {
+	s := newSets(t, fakeClient(t), "a")[0]
+	i := s.Of("resource-1")
+	if _, ok := s.HeldSince("resource-1"); ok {
+		t.Fatal("a shard never taken is held")
+	}
+	before := time.Now()
+	s.take(i)
+	first, ok := s.HeldSince("resource-1")
+	if !ok || first.Before(before) {
+		t.Fatalf("after take: held since %v (ok %v), want at or after %v", first, ok, before)
+	}
+	s.take(i)
+	if again, _ := s.HeldSince("resource-1"); !again.Equal(first) {
+		t.Errorf("taken again while held: since %v, want %v", again, first)
+	}
+	s.lose(i)
+	if _, ok := s.HeldSince("resource-1"); ok {
+		t.Error("a lost shard is held")
+	}
+	time.Sleep(time.Millisecond)
+	s.take(i)
+	if retaken, _ := s.HeldSince("resource-1"); !retaken.After(first) {
+		t.Errorf("taken after it was lost: since %v, want after %v", retaken, first)
+	}
+	s.owned[i].releasing = true
+	if _, ok := s.HeldSince("resource-1"); ok {
+		t.Error("a shard being let go is held")
+	}
+	var off *Set
+	if since, ok := off.HeldSince("any"); !ok || !since.IsZero() {
+		t.Errorf("sharding off: since %v (ok %v), want the zero time, held", since, ok)
+	}
+}

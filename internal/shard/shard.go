@@ -41,8 +41,10 @@ type Set struct {
 	lastRenew time.Time
 }
 
-// claim is one held shard: the runs in flight in it, and whether it is being let go.
+// claim is one held shard: since when, the runs in flight in it, and whether it is
+// being let go.
 type claim struct {
+	since     time.Time
 	inFlight  int
 	releasing bool
 	stops     map[*context.CancelFunc]bool // interrupt the runs in flight
@@ -117,6 +119,23 @@ func (s *Set) Holds(uid types.UID) bool {
 	defer s.mu.Unlock()
 	c := s.owned[i]
 	return c != nil && !c.releasing
+}
+
+// HeldSince is when this replica took the shard of the resource uid, which it holds
+// without a break since then; the zero time when sharding is off (the replica holds
+// every resource for its whole life). ok is false when it does not hold the shard.
+func (s *Set) HeldSince(uid types.UID) (since time.Time, ok bool) {
+	if s == nil {
+		return time.Time{}, true
+	}
+	i := s.Of(uid)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := s.owned[i]
+	if c == nil || c.releasing {
+		return time.Time{}, false
+	}
+	return c.since, true
 }
 
 // Owned lists the shards this replica holds now.
@@ -217,7 +236,7 @@ func (s *Set) take(i int) {
 	if s.owned[i] != nil {
 		return
 	}
-	s.owned[i] = &claim{}
+	s.owned[i] = &claim{since: time.Now()}
 	for _, sub := range s.gained {
 		sub.pending[i] = true
 		select {
