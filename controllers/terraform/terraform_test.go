@@ -600,6 +600,11 @@ func TestSettledResourceReadsItsLockOnce(t *testing.T) {
 	if got := h.runner.lockReads - after; got != 0 {
 		t.Fatalf("after a run that ended, reconciles with nothing to do read the lock %d times; want none", got)
 	}
+	h.tf.locks.free("u-1", time.Now().Add(-time.Hour)) // a replica without shards holds it all its life
+	h.reconcile()
+	if got := h.runner.lockReads - after; got != 0 {
+		t.Errorf("a lock this replica found free an hour ago was read %d times; want none", got)
+	}
 	h.render.hash = "h2"
 	h.runner.plans = []*engine.Plan{update}
 	h.tf.runner = &failingApply{fakeRunner: h.runner}

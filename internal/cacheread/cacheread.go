@@ -29,7 +29,7 @@ type indexed interface {
 // namespace). The objects are the cache's own: fn only reads them. Without an indexed
 // cache, or with obj nil, it lists into list, a list of obj's kind, without copies.
 func (s Source) Each(ctx context.Context, obj client.Object, list client.ObjectList, ns string, fn func(client.Object)) error {
-	if idx := s.indexer(ctx, obj); obj != nil && idx != nil {
+	if idx := s.indexer(ctx, obj); idx != nil {
 		items := idx.List()
 		if ns != "" {
 			var err error

@@ -111,14 +111,8 @@ func (s *Set) Begin(ctx context.Context, uid types.UID) (context.Context, func()
 // Holds reports whether this replica holds the shard of the resource uid now, and so
 // reports on it (its metrics); a nil Set holds every resource.
 func (s *Set) Holds(uid types.UID) bool {
-	if s == nil {
-		return true
-	}
-	i := s.Of(uid)
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	c := s.owned[i]
-	return c != nil && !c.releasing
+	_, ok := s.HeldSince(uid)
+	return ok
 }
 
 // HeldSince is when this replica took the shard of the resource uid, which it holds
