@@ -36,8 +36,8 @@ func (r *Reconciler) finishUnmarked(ctx context.Context, orig, mg resource.Manag
 }
 
 // statusBase is the base of a status write of mg from orig. A guarded one is at mg's
-// resourceVersion: the one the run read, or wrote itself (its create-pending record,
-// itself guarded).
+// resourceVersion: the one the run read, or wrote itself (its progress, or the record of
+// a create interrupted).
 func statusBase(orig, mg resource.Managed, guarded bool) resource.Managed {
 	if !guarded {
 		return orig

@@ -22,7 +22,7 @@ func (e *run) createDirectly(ctx context.Context) (next, error) {
 	if _, err := e.markCreating(ctx); err != nil {
 		return proceed, err
 	}
-	res, err := watched(ctx, e, func() (engine.Result, error) { return e.t.runner.Create(ctx, e.ws.Workspace) })
+	res, err := watched(ctx, e, func() (engine.Result, error) { return e.t.runner.Create(ctx, e.workspace()) })
 	if err != nil {
 		if n, rerr := e.withoutMissingImports(ctx, err); n == replan {
 			return proceed, rerr
@@ -50,7 +50,7 @@ func (e *run) markMissing(ctx context.Context) (next, error) {
 // lock is the resource's from then on, even when the apply fails: it may have written
 // state with those providers.
 func (e *run) apply(ctx context.Context) (next, error) {
-	res, err := watched(ctx, e, func() (engine.Result, error) { return e.t.runner.ApplyPlan(ctx, e.ws.Workspace, e.plan) })
+	res, err := watched(ctx, e, func() (engine.Result, error) { return e.t.runner.ApplyPlan(ctx, e.workspace(), e.plan) })
 	var stale *engine.StalePlanError
 	if errors.As(err, &stale) && !e.staleTried {
 		e.staleTried = true

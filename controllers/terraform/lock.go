@@ -11,16 +11,20 @@ import (
 
 // clearStaleLock releases the resource's state lock when its holder is provably gone,
 // and says how long it had been held. A lock a live run of another process holds is
-// waited for; one Terraplane did not take is the user's to release.
+// waited for; one Terraplane did not take is the user's to release. A create the lock
+// records, cut off before its outcome was known, moves onto the resource.
 func (e *run) clearStaleLock(ctx context.Context) (next, error) {
-	age, err := e.t.runner.ClearStaleLock(ctx, workspace.Ref(e.mg))
+	rel, err := e.t.runner.ClearStaleLock(ctx, workspace.Ref(e.mg), e.sit.pending)
 	if err != nil {
 		return proceed, lockError(err)
 	}
-	if age > 0 {
+	if age := rel.Age; age > 0 {
 		log.FromContext(ctx).Info("released a stale state lock", "resource", e.mg.GetName(), "heldFor", age.Round(time.Millisecond).String(),
 			"releasedAt", time.Now().UTC().Format(time.RFC3339Nano))
 		e.t.recorder.Eventf(e.mg, "Normal", "StateLockReleased", "released a state lock left by an interrupted run (held %s)", age.Round(time.Second))
+	}
+	if rel.CreatePending {
+		return proceed, e.takeOverCreate(ctx) // a create was cut off: the recovery step reads its record
 	}
 	return proceed, nil
 }

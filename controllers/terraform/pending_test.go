@@ -8,15 +8,19 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	common "terraplane.io/terraplane/apis/common/v1alpha1"
 	terraformv1 "terraplane.io/terraplane/apis/terraform/v1alpha1"
 	"terraplane.io/terraplane/internal/engine"
 	"terraplane.io/terraplane/internal/resource"
+	"terraplane.io/terraplane/internal/statelock"
 	"terraplane.io/terraplane/internal/workspace"
 )
 
@@ -89,8 +93,9 @@ func TestForSecretRetriesWhatFails(t *testing.T) {
 }
 
 // TestCreatePendingKeptWhenOutcomeUnknown: a create that timed out, was interrupted or
-// could not save its state keeps the create-pending record (the next run recovers, it
-// does not create again); a create that failed plainly clears it.
+// could not save its state keeps the create-pending record, moved from its state lock
+// onto the resource (the next run recovers, it does not create again); a create that
+// failed plainly leaves no record anywhere.
 func TestCreatePendingKeptWhenOutcomeUnknown(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -106,11 +111,14 @@ func TestCreatePendingKeptWhenOutcomeUnknown(t *testing.T) {
 			h.runner.failing = tc.err
 			_, _ = h.r.Reconcile(context.Background(), ctrl.Request{NamespacedName: client.ObjectKey{Namespace: "platform", Name: "net"}})
 			mg := h.get()
-			if h.calls() != "create" {
-				t.Fatalf("calls: want one create")
+			if h.calls() != "create" || len(h.runner.creates) != 1 || !h.runner.creates[0] {
+				t.Fatalf("calls: want one create, run as a create's (%v)", h.runner.creates)
 			}
 			if got := situate(mg, facts{}).pending; got != tc.kept {
 				t.Errorf("create-pending recorded after the create = %v, want %v", got, tc.kept)
+			}
+			if h.leaseRecordsCreate() {
+				t.Error("the state lock still records the create")
 			}
 		})
 	}
@@ -183,11 +191,11 @@ func TestCreateInterruptedKeepsItsRecord(t *testing.T) {
 	}
 }
 
-// TestPendingAfterAStatusWrite: the create-pending mark is recorded even when the
-// resource's status was written after the run read it (its own progress while terraform
-// planned, as a plan-first create under load does), so the create goes on in the same
-// run; a newer generation, a create already recorded or an apply recorded meanwhile keep
-// the conflict, and nothing is marked.
+// TestPendingAfterAStatusWrite: a first create goes on when the resource's status was
+// written after the run read it (its own progress while terraform planned, as a
+// plan-first create under load does); a newer generation, a create already recorded or
+// an apply recorded meanwhile make it a conflict, and the run starts over without
+// creating.
 func TestPendingAfterAStatusWrite(t *testing.T) {
 	ctx := context.Background()
 	for name, tc := range map[string]struct {
@@ -220,17 +228,103 @@ func TestPendingAfterAStatusWrite(t *testing.T) {
 			if err := write(); err != nil {
 				t.Fatal(err)
 			}
-			err := e.setPending(ctx, true)
-			if tc.marked != (err == nil) {
-				t.Fatalf("setPending: %v, want marked %v", err, tc.marked)
+			_, err := e.markCreating(ctx)
+			if tc.marked != (err == nil) || !tc.marked && !apierrors.IsConflict(err) {
+				t.Fatalf("markCreating: %v, want marked %v (else a conflict)", err, tc.marked)
 			}
-			stored := h.get().Annotations[common.CreatePendingAnnotation]
-			if tc.marked && (stored == "" || !e.sit.pending) {
-				t.Errorf("no create-pending mark stored (%q), pending %v", stored, e.sit.pending)
-			}
-			if !tc.marked && e.sit.pending {
-				t.Error("the run counts the create as marked after a conflict")
+			if e.creates != tc.marked || e.workspace().Creates != tc.marked {
+				t.Errorf("the run creates: %v, its workspace a create's: %v; want %v", e.creates, e.workspace().Creates, tc.marked)
 			}
 		})
+	}
+}
+
+// leaseKey is the state lock Lease of the harness's Module.
+func (h *harness) leaseKey() client.ObjectKey {
+	return statelock.LeaseKey("platform", resource.StateSuffix(h.get()))
+}
+
+// leaseRecordsCreate says whether the Module's state lock records a create.
+func (h *harness) leaseRecordsCreate() bool {
+	h.t.Helper()
+	var lease coordinationv1.Lease
+	err := h.c.Get(context.Background(), h.leaseKey(), &lease)
+	if apierrors.IsNotFound(err) {
+		return false
+	}
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return lease.Annotations[common.CreatePendingAnnotation] != ""
+}
+
+// TestFirstCreateRecordsItselfOnTheLock: a first create is recorded on its state lock,
+// in the write that takes the lock, and not on the resource: the resource is written
+// only with the outcome (its status), and the lock is left free, with no record.
+func TestFirstCreateRecordsItselfOnTheLock(t *testing.T) {
+	h := newHarness(t, func(m *terraformv1.Module) { m.Status.Terraform = common.TerraformStatus{} })
+	writes := 0
+	count := func(obj client.Object) {
+		if _, ok := obj.(*terraformv1.Module); ok {
+			writes++
+		}
+	}
+	h.tf.client = interceptor.NewClient(h.c.(client.WithWatch), interceptor.Funcs{
+		Patch: func(ctx context.Context, c client.WithWatch, obj client.Object, patch client.Patch, opts ...client.PatchOption) error {
+			count(obj)
+			return c.Patch(ctx, obj, patch, opts...)
+		},
+		Update: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.UpdateOption) error {
+			count(obj)
+			return c.Update(ctx, obj, opts...)
+		},
+	})
+	locked := false
+	h.runner.onCreate = func() { locked = h.leaseRecordsCreate() }
+	mg := h.reconcile()
+	if h.calls() != "create" || !locked {
+		t.Fatalf("want one create, its lock recording it while it ran (%v)", locked)
+	}
+	if writes != 0 || mg.Annotations[common.CreatePendingAnnotation] != "" {
+		t.Errorf("the create wrote the resource itself %d times (annotations %v); want only its status", writes, mg.Annotations)
+	}
+	if h.leaseRecordsCreate() {
+		t.Error("the lock still records the create after its outcome was known")
+	}
+	if info, err := statelock.LockHolder(context.Background(), h.c, h.leaseKey()); err != nil || info != nil {
+		t.Errorf("the lock is held after the create: %+v, %v", info, err)
+	}
+	if s := synced(mg); s.Status != metav1.ConditionTrue {
+		t.Errorf("Synced = %+v, want True", s)
+	}
+}
+
+// TestCreateCutOffOnItsLock: a run killed during a first create leaves its lock held,
+// recording the create. The next reconcile releases the lock, moves the record onto the
+// resource and recovers from it: a user module with nothing in its state stops at
+// CreateInterrupted and creates nothing; the lock keeps no record, and the next
+// reconcile still stops there.
+func TestCreateCutOffOnItsLock(t *testing.T) {
+	h := newHarness(t, func(m *terraformv1.Module) { m.Status.Terraform = common.TerraformStatus{} })
+	if _, err := h.runner.locker.Lock(context.Background(), h.leaseKey(), resource.StateSuffix(h.get()), "apply", true); err != nil {
+		t.Fatal(err) // taken, never released: the run that took it is gone
+	}
+	h.runner.emptyState = true
+	h.runner.plans = []*engine.Plan{create, create}
+	for i := range 2 {
+		mg := h.reconcile()
+		if s := synced(mg); s.Reason != common.ReasonCreateInterrupted {
+			t.Fatalf("reconcile %d: Synced = %+v, want CreateInterrupted", i, s)
+		}
+		if calls := h.calls(); strings.Contains(calls, "create") || strings.Contains(calls, "apply") {
+			t.Fatalf("reconcile %d ran %q", i, calls)
+		}
+		if mg.Annotations[common.CreatePendingAnnotation] == "" || h.leaseRecordsCreate() {
+			t.Fatalf("reconcile %d: the resource records the create: %v, the lock still does: %v; want it moved to the resource",
+				i, mg.Annotations, h.leaseRecordsCreate())
+		}
+	}
+	if info, err := statelock.LockHolder(context.Background(), h.c, h.leaseKey()); err != nil || info != nil {
+		t.Errorf("the lock of the run cut off is still held: %+v, %v", info, err)
 	}
 }

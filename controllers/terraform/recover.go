@@ -3,6 +3,7 @@ package terraform
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"regexp"
 	"slices"
@@ -13,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
@@ -42,25 +44,61 @@ func (e *run) recoverInterruptedCreate(ctx context.Context) (next, error) {
 	return proceed, nil
 }
 
-// markCreating records, before an apply that creates, that a create is in flight.
+// markCreating makes the apply of a resource's first create record the create on its
+// state lock while it runs (engine.Workspace.Creates), in the write that takes the lock:
+// a create cut off leaves the record there for the next run (takeOverCreate). It checks
+// first that the resource as stored now records no create or apply the run has not
+// read: a reconcile that read a cached copy older than the last apply's status must not
+// create again, but start over.
 func (e *run) markCreating(ctx context.Context) (next, error) {
 	if !e.sit.creating || e.sit.pending {
 		return proceed, nil
 	}
-	return proceed, e.setPending(ctx, true)
+	latest := e.mg.DeepCopyObject().(resource.Managed)
+	if err := e.t.reader.Get(ctx, client.ObjectKeyFromObject(e.mg), latest); err != nil {
+		return proceed, fmt.Errorf("read the resource before its create: %w", err)
+	}
+	if !noCreateSince(e.mg, latest) {
+		gvk := e.mg.GetObjectKind().GroupVersionKind()
+		return proceed, apierrors.NewConflict(schema.GroupResource{Group: gvk.Group, Resource: gvk.Kind}, e.mg.GetName(),
+			errors.New("it changed since this run read it, and may record a create: the run starts over"))
+	}
+	e.creates = true
+	return proceed, nil
 }
 
-// settle clears the create-pending record once a run's outcome is known. A run
-// interrupted again, out of time, or whose state terraform could not save leaves it, so
-// that the next run recovers rather than creates again.
+// settle settles the create-pending record once a run's outcome is known: a record on
+// the resource goes. A first create interrupted, out of time, or whose state terraform
+// could not save left its record on the state lock: it moves onto the resource now, so
+// that the next run recovers rather than creates again (a run whose context has ended
+// leaves that to the next run).
 func (e *run) settle(ctx context.Context, err error) error {
-	if ctx.Err() != nil || engine.OutcomeUnknown(err) || !e.sit.pending {
+	unknown := ctx.Err() != nil || engine.OutcomeUnknown(err)
+	switch {
+	case unknown && e.creates && ctx.Err() == nil:
+		return errors.Join(err, e.takeOverCreate(ctx))
+	case unknown || !e.sit.pending:
 		return err
 	}
 	if cerr := e.setPending(ctx, false); cerr != nil && err == nil {
 		return cerr
 	}
 	return err
+}
+
+// takeOverCreate moves the record of a create whose outcome is unknown from the state
+// lock onto the resource (the create-pending annotation), where recovery reads it, and
+// then drops it from the lock. In that order, a run cut off between the two leaves the
+// record in both places, never in neither.
+func (e *run) takeOverCreate(ctx context.Context) error {
+	if err := e.setPending(ctx, true); err != nil {
+		return err
+	}
+	if _, err := e.t.runner.ClearStaleLock(ctx, workspace.Ref(e.mg), true); err != nil {
+		return lockError(err)
+	}
+	log.FromContext(ctx).Info("a create was interrupted before its outcome was known; the resource records it", "resource", e.mg.GetName())
+	return nil
 }
 
 // recoverCreate decides how an interrupted create carries on: with the partial state
@@ -163,8 +201,8 @@ func (e *run) stateAddresses(ctx context.Context, ws *workspace.Rendered) ([]str
 	return addrs, nil
 }
 
-// setPending records (on) or clears (off) the create-pending annotation, and with it
-// the create-again annotation, which is used once; the situation follows.
+// setPending records (on) or clears (off) the create-pending annotation on the resource,
+// and with it the create-again annotation, which is used once; the situation follows.
 func (e *run) setPending(ctx context.Context, on bool) error {
 	mg := e.mg
 	orig := mg.DeepCopyObject().(resource.Managed)
@@ -182,43 +220,18 @@ func (e *run) setPending(ctx context.Context, on bool) error {
 		delete(ann, common.CreateAgainAnnotation)
 	}
 	mg.SetAnnotations(ann)
-	// Recording a create checks the resourceVersion: a reconcile that read a cached copy
-	// older than the last apply's status must not create again, but start over.
-	patch := client.MergeFrom(orig)
-	if on {
-		patch = client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})
-	}
-	err := e.t.client.Patch(ctx, mg, patch)
-	if on && apierrors.IsConflict(err) {
-		err = e.pendOnLatest(ctx, orig, err)
-	}
-	if err != nil {
+	if err := e.t.client.Patch(ctx, mg, client.MergeFrom(orig)); err != nil {
 		return fmt.Errorf("record create pending: %w", err)
 	}
 	e.sit.pending = on
 	return nil
 }
 
-// pendOnLatest records the create-pending mark again, on the resource as the API server
-// holds it now, when what changed since the run read it (orig) cannot be a create: the
-// run's own progress written into the status while terraform planned, or another
-// controller's. A newer generation, a create recorded or applied meanwhile, keeps the
-// conflict, and the run starts over.
-func (e *run) pendOnLatest(ctx context.Context, orig resource.Managed, conflict error) error {
-	latest := orig.DeepCopyObject().(resource.Managed)
-	if err := e.t.reader.Get(ctx, client.ObjectKeyFromObject(orig), latest); err != nil {
-		return err
-	}
-	if !noCreateSince(orig, latest) {
-		return conflict
-	}
-	orig.SetResourceVersion(latest.GetResourceVersion())
-	return e.t.client.Patch(ctx, e.mg, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{}))
-}
-
 // noCreateSince reports whether latest, the resource as stored now, is the one the run
 // read (read) but for changes that record no create: the same generation, no create
-// pending, and the same record of applies.
+// pending, and the same record of applies. What else changed (the run's own progress
+// written into the status while terraform planned, another controller's labels) lets a
+// create go on.
 func noCreateSince(read, latest resource.Managed) bool {
 	was, is := read.GetManagedStatus().Terraform, latest.GetManagedStatus().Terraform
 	return latest.GetGeneration() == read.GetGeneration() &&

@@ -36,7 +36,10 @@ type run struct {
 	// rerun is set when an interrupted create recovers by running again (its module
 	// converges), not by imports.
 	rerun bool
-	out   outcome
+	// creates is set once the run's apply is the resource's first create, which its state
+	// lock records while it runs (markCreating).
+	creates bool
+	out     outcome
 	// progress writes the resource's status in the middle of the run; nil writes none.
 	progress func(ctx context.Context) error
 }
@@ -68,6 +71,14 @@ func (r *connector) newRun(mg resource.Managed, ws *workspace.Rendered) *run {
 		f.hash = ws.Hash
 	}
 	return &run{t: r, mg: mg, sit: situate(mg, f), rendered: ws, ws: ws}
+}
+
+// workspace is the workspace the run's terraform commands run in, marked as a create's
+// when the run creates.
+func (e *run) workspace() engine.Workspace {
+	ws := e.ws.Workspace
+	ws.Creates = e.creates
+	return ws
 }
 
 // next is what comes after a step.

@@ -5,8 +5,7 @@ import (
 	"errors"
 	"testing"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/runtime/schema"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
@@ -60,8 +59,8 @@ func TestApplySteps(t *testing.T) {
 	}{
 		{name: "a first create with nothing to decide is one combined apply", step: (*run).createDirectly, calls: "create", next: finished,
 			check: func(t *testing.T, e *run) {
-				if e.out.applied == nil || !e.sit.pending {
-					t.Error("the create is not recorded as applied and pending")
+				if e.out.applied == nil || !e.creates {
+					t.Error("the create is not recorded as applied and as a create")
 				}
 			}},
 		{name: "a resource that exists is not created directly", edit: applied, step: (*run).createDirectly, next: proceed},
@@ -99,14 +98,14 @@ func TestApplySteps(t *testing.T) {
 					t.Error("staleTried not set")
 				}
 			}},
-		{name: "marking a create records it", step: (*run).markCreating, next: proceed, check: func(t *testing.T, e *run) {
-			if !e.sit.pending {
-				t.Error("the create is not recorded as pending")
+		{name: "marking a create makes its apply a create's", step: (*run).markCreating, next: proceed, check: func(t *testing.T, e *run) {
+			if !e.workspace().Creates || e.sit.pending {
+				t.Error("the create's workspace is not a create's, or the resource was marked")
 			}
 		}},
 		{name: "marking an update records nothing", edit: applied, step: (*run).markCreating, next: proceed, check: func(t *testing.T, e *run) {
-			if e.sit.pending {
-				t.Error("an update is recorded as a pending create")
+			if e.sit.pending || e.workspace().Creates {
+				t.Error("an update is recorded as a create")
 			}
 		}},
 		{name: "nothing to recover without a pending create", edit: applied, step: (*run).recoverInterruptedCreate, next: proceed},
@@ -246,14 +245,21 @@ func TestApplyStaleOnce(t *testing.T) {
 	}
 }
 
-// TestStaleCreateRecordsNothing: a reconcile from a copy older than the last write loses
-// the guarded record of its create (a Conflict) before terraform runs: it creates nothing
-// and writes none of its stale status back.
+// TestStaleCreateRecordsNothing: a reconcile from a copy older than the last apply's
+// status (the resource as stored records an apply) conflicts before terraform runs: it
+// creates nothing and writes none of its stale status back.
 func TestStaleCreateRecordsNothing(t *testing.T) {
 	h := newHarness(t, nil)
-	h.tf.client = interceptor.NewClient(h.c.(client.WithWatch), interceptor.Funcs{
-		Patch: func(ctx context.Context, c client.WithWatch, obj client.Object, p client.Patch, opts ...client.PatchOption) error {
-			return apierrors.NewConflict(schema.GroupResource{Resource: "modules"}, obj.GetName(), errors.New("the object has been modified"))
+	h.tf.reader = interceptor.NewClient(h.c.(client.WithWatch), interceptor.Funcs{
+		Get: func(ctx context.Context, c client.WithWatch, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+			if err := c.Get(ctx, key, obj, opts...); err != nil {
+				return err
+			}
+			if m, ok := obj.(*terraformv1.Module); ok { // applied since the copy the run read
+				now := metav1.Now()
+				m.Status.Terraform.LastApplyTime, m.Status.Terraform.Resources = &now, 1
+			}
+			return nil
 		}})
 	mg := h.reconcile()
 	if got := h.calls(); got != "" {

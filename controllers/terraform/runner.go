@@ -2,11 +2,11 @@ package terraform
 
 import (
 	"context"
-	"time"
 
 	"terraplane.io/terraplane/internal/engine"
 	"terraplane.io/terraplane/internal/resource"
 	"terraplane.io/terraplane/internal/runner"
+	"terraplane.io/terraplane/internal/statelock"
 	"terraplane.io/terraplane/internal/workspace"
 )
 
@@ -26,9 +26,11 @@ type Runner interface {
 	// PullState reads the workspace's state.
 	PullState(ctx context.Context, ws engine.Workspace) (string, error)
 	// ClearStaleLock releases the workspace's state lock when its holder is provably
-	// gone, and says how long it had been held; a lock a live run holds is a
-	// *statelock.HeldError, one Terraplane did not take a *statelock.StaleLockError.
-	ClearStaleLock(ctx context.Context, ws engine.Workspace) (time.Duration, error)
+	// gone, and says how long it had been held and whether it records a create whose
+	// outcome is unknown, a record it drops once the resource holds it (recorded); a lock
+	// a live run holds is a *statelock.HeldError, one Terraplane did not take a
+	// *statelock.StaleLockError.
+	ClearStaleLock(ctx context.Context, ws engine.Workspace, recorded bool) (statelock.Released, error)
 	// Remove deletes the workspace's directory.
 	Remove(ctx context.Context, ws engine.Workspace) error
 	// Activity is what terraform is doing now in the workspace: the command running and

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -42,8 +43,9 @@ type fakeRunner struct {
 	emptyState bool
 	// planErrs are returned by Plan in turn, before its plans.
 	planErrs []error
-	// locker judges state locks, when set.
+	// locker judges and takes state locks, when set, in the Leases of client.
 	locker *statelock.Locker
+	client client.Client
 	// opts are the options Plan was called with, in turn.
 	opts []engine.PlanOptions
 	// lock is the dependency lock Create and plans without changes ran with.
@@ -57,18 +59,45 @@ type fakeRunner struct {
 	// onCreate runs as Create starts, when set; activity is what Activity answers.
 	onCreate func()
 	activity engine.Activity
+	// creates records, for each Create and ApplyPlan, whether it ran as a create's
+	// (engine.Workspace.Creates).
+	creates []bool
 }
 
-func (f *fakeRunner) Create(context.Context, engine.Workspace) (engine.Result, error) {
-	if f.onCreate != nil {
-		f.onCreate()
+// locked runs apply under the workspace's state lock as the engine takes it, when the
+// runner has a locker: a create's lock records the create, and keeps the record when
+// the apply's outcome is unknown.
+func (f *fakeRunner) locked(ws engine.Workspace, apply func() (engine.Result, error)) (engine.Result, error) {
+	f.creates = append(f.creates, ws.Creates)
+	if f.locker == nil {
+		return apply()
 	}
-	f.calls = append(f.calls, "create")
-	if f.failing != nil {
-		return engine.Result{}, f.failing
+	ctx, key := context.Background(), statelock.LeaseKey(ws.BackendConfig["namespace"], ws.BackendConfig["secret_suffix"])
+	// With its Lease there, the locker seeds no state: this terraform writes none.
+	if err := f.client.Create(ctx, &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name}}); err != nil && !apierrors.IsAlreadyExists(err) {
+		return engine.Result{}, err
 	}
-	return engine.Result{Changes: []engine.Change{{Address: "terraform_data.a", Actions: []string{"create"}}}, Resources: 1,
-		Outputs: map[string]engine.Output{"id": {Value: []byte(`"a"`)}}, Lock: f.lock}, nil
+	unlock, err := f.locker.LockState(ctx, ws.BackendConfig, "apply", ws.Creates)
+	if err != nil {
+		return engine.Result{}, err
+	}
+	res, err := apply()
+	unlock(!engine.OutcomeUnknown(err))
+	return res, err
+}
+
+func (f *fakeRunner) Create(_ context.Context, ws engine.Workspace) (engine.Result, error) {
+	return f.locked(ws, func() (engine.Result, error) {
+		if f.onCreate != nil {
+			f.onCreate()
+		}
+		f.calls = append(f.calls, "create")
+		if f.failing != nil {
+			return engine.Result{}, f.failing
+		}
+		return engine.Result{Changes: []engine.Change{{Address: "terraform_data.a", Actions: []string{"create"}}}, Resources: 1,
+			Outputs: map[string]engine.Output{"id": {Value: []byte(`"a"`)}}, Lock: f.lock}, nil
+	})
 }
 
 func (f *fakeRunner) Plan(_ context.Context, _ engine.Workspace, opts engine.PlanOptions) (*engine.Plan, error) {
@@ -90,20 +119,22 @@ func (f *fakeRunner) Plan(_ context.Context, _ engine.Workspace, opts engine.Pla
 	return &p, nil
 }
 
-func (f *fakeRunner) ApplyPlan(_ context.Context, _ engine.Workspace, p *engine.Plan) (engine.Result, error) {
-	f.calls = append(f.calls, "apply")
-	if f.onApply != nil {
-		f.onApply()
-	}
-	if f.failing != nil {
-		return engine.Result{}, f.failing
-	}
-	if f.stale > 0 {
-		f.stale--
-		return engine.Result{}, &engine.StalePlanError{}
-	}
-	f.applied = append(f.applied, p)
-	return engine.Result{Changes: p.Changes, Resources: p.Resources, Outputs: map[string]engine.Output{}, Lock: p.Lock}, nil
+func (f *fakeRunner) ApplyPlan(_ context.Context, ws engine.Workspace, p *engine.Plan) (engine.Result, error) {
+	return f.locked(ws, func() (engine.Result, error) {
+		f.calls = append(f.calls, "apply")
+		if f.onApply != nil {
+			f.onApply()
+		}
+		if f.failing != nil {
+			return engine.Result{}, f.failing
+		}
+		if f.stale > 0 {
+			f.stale--
+			return engine.Result{}, &engine.StalePlanError{}
+		}
+		f.applied = append(f.applied, p)
+		return engine.Result{Changes: p.Changes, Resources: p.Resources, Outputs: map[string]engine.Output{}, Lock: p.Lock}, nil
+	})
 }
 
 func (f *fakeRunner) Outputs(context.Context, engine.Workspace) (map[string]engine.Output, error) {
@@ -125,12 +156,12 @@ func (f *fakeRunner) Activity(context.Context, engine.Workspace) (engine.Activit
 
 // ClearStaleLock judges the workspace's lock with a real locker over the fake client;
 // without one there is never a lock.
-func (f *fakeRunner) ClearStaleLock(ctx context.Context, ws engine.Workspace) (time.Duration, error) {
+func (f *fakeRunner) ClearStaleLock(ctx context.Context, ws engine.Workspace, recorded bool) (statelock.Released, error) {
 	f.lockReads++
 	if f.locker == nil {
-		return 0, nil
+		return statelock.Released{}, nil
 	}
-	return f.locker.ClearStale(ctx, statelock.LeaseKey(ws.BackendConfig["namespace"], ws.BackendConfig["secret_suffix"]), false)
+	return f.locker.ClearStale(ctx, statelock.LeaseKey(ws.BackendConfig["namespace"], ws.BackendConfig["secret_suffix"]), false, recorded)
 }
 
 // fakeRenderer renders every resource to a workspace whose inputs hash is hash, or fails
@@ -145,7 +176,9 @@ func (f *fakeRenderer) Render(_ context.Context, mg resource.Managed) (*workspac
 	if f.err != nil {
 		return nil, f.err
 	}
-	return &workspace.Rendered{Workspace: engine.Workspace{ID: string(mg.GetUID()), Files: f.files}, Hash: f.hash, Provider: &registry.ProviderConfig{}}, nil
+	ws := workspace.Ref(mg)
+	ws.Files = f.files
+	return &workspace.Rendered{Workspace: ws, Hash: f.hash, Provider: &registry.ProviderConfig{}}, nil
 }
 
 // harness is a managed reconciler of Modules over a fake client, runner and renderer.
@@ -173,7 +206,7 @@ func newHarness(t *testing.T, edit func(*terraformv1.Module)) *harness {
 	h := &harness{t: t, c: c, runner: &fakeRunner{}, render: &fakeRenderer{hash: "h1"}, events: events.NewFakeRecorder(100)}
 	h.tf = &connector{client: c, kind: kind, render: h.render, runner: h.runner, reader: c, plans: planstore.New(c, c),
 		opts: Options{DriftInterval: time.Hour, UserErrorRetry: time.Minute}, recorder: resource.RecorderFor(h.events)}
-	h.runner.locker = statelock.NewLocker(c, c, time.Hour, time.Minute)
+	h.runner.locker, h.runner.client = statelock.NewLocker(c, c, time.Hour, time.Minute), c
 	h.r = managed.New(c, h.tf.managedKind())
 	return h
 }

@@ -3,6 +3,9 @@ package engine
 import (
 	"context"
 	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -26,15 +29,21 @@ func TestRunInterruptedNeverAsksTheRunsErrorForItsMessage(t *testing.T) {
 	}
 }
 
-// fakeLocker holds nothing, counting the locks taken and the states seeded.
-type fakeLocker struct{ locks, seeds int }
+// fakeLocker holds nothing, counting the locks taken and the states seeded; released
+// records, for each lock, whether it was taken for a create and released settled.
+type fakeLocker struct {
+	locks, seeds int
+	released     []string
+}
 
 // HolderID is the id the fake's locks would name their holder by.
 func (f *fakeLocker) HolderID() string { return "fake-locker" }
 
-func (f *fakeLocker) LockState(context.Context, map[string]string, string) (func(), error) {
+func (f *fakeLocker) LockState(_ context.Context, _ map[string]string, _ string, create bool) (func(bool), error) {
 	f.locks++
-	return func() {}, nil
+	return func(settled bool) {
+		f.released = append(f.released, fmt.Sprintf("create=%v settled=%v", create, settled))
+	}, nil
 }
 
 func (f *fakeLocker) SeedState(context.Context, map[string]string) error {
@@ -102,4 +111,56 @@ func TestCommandsRunOnASeededState(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestCreateLockKeepsAnUnknownOutcome: an apply of a workspace that creates takes its
+// lock as a create's, and releases it settled only when its outcome is known: a create
+// cut off, out of time or unable to save its state leaves the record on the lock. Other
+// commands, and applies that create nothing, lock plainly.
+func TestCreateLockKeepsAnUnknownOutcome(t *testing.T) {
+	backend := map[string]string{"namespace": "ns", "secret_suffix": "abc"}
+	for _, tc := range []struct {
+		name    string
+		creates bool
+		verb    string
+		err     error
+		unsaved bool // terraform leaves the state it could not save in the workspace
+		want    string
+	}{
+		{"a create that succeeds", true, "apply", nil, false, "create=true settled=true"},
+		{"a create that fails plainly", true, "apply", errors.New("Error: creating bucket: AccessDenied"), false, "create=true settled=true"},
+		{"a create that could not save its state", true, "apply", errors.New("Error: Failed to persist state"), true, "create=true settled=false"},
+		{"a plan of a workspace that creates", true, "plan", nil, false, "create=false settled=true"},
+		{"an apply that creates nothing", false, "apply", errors.New("Error: Failed to persist state"), true, "create=false settled=false"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			locker := &fakeLocker{}
+			e := &Engine{opts: Options{Timeout: time.Minute, Locker: locker, WorkDir: t.TempDir()}}
+			ws := Workspace{ID: "w", BackendConfig: backend, Creates: tc.creates}
+			_ = e.run(context.Background(), ws, tc.verb, func(context.Context) error {
+				if tc.unsaved {
+					if err := os.MkdirAll(e.Dir(ws.ID), 0o700); err != nil {
+						return err
+					}
+					return errors.Join(tc.err, os.WriteFile(filepath.Join(e.Dir(ws.ID), erroredStateFile), []byte("{}"), 0o600))
+				}
+				return tc.err
+			})
+			if len(locker.released) != 1 || locker.released[0] != tc.want {
+				t.Errorf("released %v, want [%s]", locker.released, tc.want)
+			}
+		})
+	}
+	t.Run("a create cut off", func(t *testing.T) {
+		locker := &fakeLocker{}
+		e := &Engine{opts: Options{Timeout: time.Minute, Locker: locker, WorkDir: t.TempDir()}}
+		ctx, cancel := context.WithCancel(context.Background())
+		_ = e.run(ctx, Workspace{ID: "w", BackendConfig: backend, Creates: true}, "apply", func(context.Context) error {
+			cancel()
+			return errors.New("signal: interrupt")
+		})
+		if len(locker.released) != 1 || locker.released[0] != "create=true settled=false" {
+			t.Errorf("released %v, want the create's record kept", locker.released)
+		}
+	})
 }

@@ -58,6 +58,11 @@ type Workspace struct {
 	// (BackendConfig namespace); empty means the namespace's default pool. The engine
 	// itself does not read it.
 	Pool string
+	// Creates says that an apply of this workspace creates its resources (or carries on
+	// an interrupted create): the state lock records the create while the apply runs,
+	// and keeps the record when its outcome is not known (OutcomeUnknown), so that no
+	// later run creates blindly again.
+	Creates bool
 }
 
 // secrets are the values to redact from ws's errors.
@@ -238,11 +243,11 @@ func (e *Engine) run(ctx context.Context, ws Workspace, verb string, cmd func(co
 		return err
 	}
 	if lockingVerbs[verb] && e.locksItself(ws) {
-		unlock, err := e.opts.Locker.LockState(ctx, ws.BackendConfig, verb)
-		if err != nil {
-			return err
+		unlock, lerr := e.opts.Locker.LockState(ctx, ws.BackendConfig, verb, ws.Creates && verb == "apply")
+		if lerr != nil {
+			return lerr
 		}
-		defer unlock()
+		defer func() { unlock(!OutcomeUnknown(err)) }()
 	}
 	e.processes.Add(1)
 	start := time.Now()

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"terraplane.io/terraplane/internal/engine"
+	"terraplane.io/terraplane/internal/statelock"
 )
 
 // Client runs workspaces on one runner, through its socket or over TLS.
@@ -240,13 +241,14 @@ func (c *Client) PullState(ctx context.Context, ws engine.Workspace) (string, er
 	return rep.State, nil
 }
 
-// ClearStaleLock releases the workspace's state lock when its holder is provably gone.
-func (c *Client) ClearStaleLock(ctx context.Context, ws engine.Workspace) (time.Duration, error) {
-	rep, err := c.call(ctx, verbClearStale, request{Workspace: ws})
+// ClearStaleLock releases the workspace's state lock when its holder is provably gone
+// (Local.ClearStaleLock).
+func (c *Client) ClearStaleLock(ctx context.Context, ws engine.Workspace, recorded bool) (statelock.Released, error) {
+	rep, err := c.call(ctx, verbClearStale, request{Workspace: ws, CreateRecorded: recorded})
 	if err != nil {
-		return 0, err
+		return statelock.Released{}, err
 	}
-	return rep.Age, nil
+	return statelock.Released{Age: rep.Age, CreatePending: rep.CreatePending}, nil
 }
 
 // Activity is what terraform is doing now in the workspace, asked beside its run.

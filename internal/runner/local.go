@@ -2,7 +2,6 @@ package runner
 
 import (
 	"context"
-	"time"
 
 	"terraplane.io/terraplane/internal/engine"
 	"terraplane.io/terraplane/internal/statelock"
@@ -48,10 +47,11 @@ func (l *Local) PullState(ctx context.Context, ws engine.Workspace) (string, err
 }
 
 // ClearStaleLock releases the workspace's state lock when its holder is provably gone,
-// and says how long it had been held (0 when nothing was released).
-func (l *Local) ClearStaleLock(ctx context.Context, ws engine.Workspace) (time.Duration, error) {
+// and says how long it had been held and whether it records a create whose outcome is
+// unknown, which it drops once the resource records it (recorded).
+func (l *Local) ClearStaleLock(ctx context.Context, ws engine.Workspace, recorded bool) (statelock.Released, error) {
 	key := statelock.LeaseKey(ws.BackendConfig["namespace"], ws.BackendConfig["secret_suffix"])
-	return l.Locker.ClearStale(ctx, key, l.Engine.Busy(ws.ID))
+	return l.Locker.ClearStale(ctx, key, l.Engine.Busy(ws.ID), recorded)
 }
 
 // Activity is what terraform is doing now in the workspace.

@@ -3,9 +3,9 @@ package runner
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"terraplane.io/terraplane/internal/engine"
+	"terraplane.io/terraplane/internal/statelock"
 )
 
 // DefaultPool is the pool of a workspace that names none.
@@ -127,14 +127,15 @@ func (p *Pools) PullState(ctx context.Context, ws engine.Workspace) (string, err
 	return state, p.forgetIfGone(pool, err)
 }
 
-// ClearStaleLock releases the workspace's state lock when its holder is provably gone.
-func (p *Pools) ClearStaleLock(ctx context.Context, ws engine.Workspace) (time.Duration, error) {
+// ClearStaleLock releases the workspace's state lock when its holder is provably gone
+// (Local.ClearStaleLock).
+func (p *Pools) ClearStaleLock(ctx context.Context, ws engine.Workspace, recorded bool) (statelock.Released, error) {
 	c, pool, err := p.client(ctx, ws)
 	if err != nil {
-		return 0, err
+		return statelock.Released{}, err
 	}
-	age, err := c.ClearStaleLock(ctx, ws)
-	return age, p.forgetIfGone(pool, err)
+	rel, err := c.ClearStaleLock(ctx, ws, recorded)
+	return rel, p.forgetIfGone(pool, err)
 }
 
 // Remove deletes the workspace's directory.

@@ -43,7 +43,7 @@ func verbs(p *Pools, ws engine.Workspace) map[string]error {
 	_, out["outputs"] = p.Outputs(ctx, ws)
 	out["destroy"] = p.Destroy(ctx, ws)
 	_, out["pull-state"] = p.PullState(ctx, ws)
-	_, out["clear-stale-lock"] = p.ClearStaleLock(ctx, ws)
+	_, out["clear-stale-lock"] = p.ClearStaleLock(ctx, ws, false)
 	out["remove"] = p.Remove(ctx, ws)
 	return out
 }

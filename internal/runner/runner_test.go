@@ -68,8 +68,8 @@ func (f *fakeRuns) Destroy(ctx context.Context, ws engine.Workspace) error {
 func (f *fakeRuns) PullState(ctx context.Context, ws engine.Workspace) (string, error) {
 	return `{"version":4}`, f.record(ctx, ws, "state-pull")
 }
-func (f *fakeRuns) ClearStaleLock(ctx context.Context, ws engine.Workspace) (time.Duration, error) {
-	return time.Minute, f.record(ctx, ws, "")
+func (f *fakeRuns) ClearStaleLock(ctx context.Context, ws engine.Workspace, recorded bool) (statelock.Released, error) {
+	return statelock.Released{Age: time.Minute, CreatePending: !recorded}, f.record(ctx, ws, "")
 }
 func (f *fakeRuns) Remove(ctx context.Context, ws engine.Workspace) error {
 	return f.record(ctx, ws, "")
@@ -107,7 +107,7 @@ func TestRoundTrip(t *testing.T) {
 	ctx := context.Background()
 	ws := engine.Workspace{ID: "u1", Kind: "Module", Name: "ns/m", Files: map[string][]byte{"main.tf": []byte("x")},
 		Env: map[string]string{"AWS_SECRET_ACCESS_KEY": "s3cr3t"}, SecretVars: map[string]any{"password": "pw"},
-		BackendConfig: map[string]string{"namespace": "ns", "secret_suffix": "u1"}, Pool: "gold", Timeout: 45 * time.Minute}
+		BackendConfig: map[string]string{"namespace": "ns", "secret_suffix": "u1"}, Pool: "gold", Timeout: 45 * time.Minute, Creates: true}
 	res, err := c.Create(ctx, ws)
 	if err != nil || res.Resources != 2 || !res.Outputs["id"].Sensitive || string(res.Outputs["id"].Value) != `"x"` {
 		t.Fatalf("create: %+v, %v", res, err)
@@ -125,8 +125,11 @@ func TestRoundTrip(t *testing.T) {
 	if state, err := c.PullState(ctx, ws); err != nil || state != `{"version":4}` {
 		t.Fatalf("state: %q, %v", state, err)
 	}
-	if age, err := c.ClearStaleLock(ctx, ws); err != nil || age != time.Minute {
-		t.Fatalf("clear stale lock: %s, %v", age, err)
+	if rel, err := c.ClearStaleLock(ctx, ws, false); err != nil || rel != (statelock.Released{Age: time.Minute, CreatePending: true}) {
+		t.Fatalf("clear stale lock: %+v, %v", rel, err)
+	}
+	if rel, err := c.ClearStaleLock(ctx, ws, true); err != nil || rel.CreatePending {
+		t.Fatalf("clear stale lock, the create recorded by the resource: %+v, %v", rel, err)
 	}
 	if err := c.Destroy(ctx, ws); err != nil {
 		t.Fatal(err)

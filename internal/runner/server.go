@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"terraplane.io/terraplane/internal/engine"
+	"terraplane.io/terraplane/internal/statelock"
 )
 
 // Runs is what a runner does for the controller: the verbs of the Terraform Connector's
@@ -22,7 +23,7 @@ type Runs interface {
 	Outputs(ctx context.Context, ws engine.Workspace) (map[string]engine.Output, error)
 	Destroy(ctx context.Context, ws engine.Workspace) error
 	PullState(ctx context.Context, ws engine.Workspace) (string, error)
-	ClearStaleLock(ctx context.Context, ws engine.Workspace) (time.Duration, error)
+	ClearStaleLock(ctx context.Context, ws engine.Workspace, recorded bool) (statelock.Released, error)
 	Remove(ctx context.Context, ws engine.Workspace) error
 	Activity(ctx context.Context, ws engine.Workspace) (engine.Activity, error)
 }
@@ -172,7 +173,9 @@ func (s *Server) do(ctx context.Context, verb string, req request) reply {
 	case verbPullState:
 		rep.State, err = s.Runs.PullState(ctx, ws)
 	case verbClearStale:
-		rep.Age, err = s.Runs.ClearStaleLock(ctx, ws)
+		var rel statelock.Released
+		rel, err = s.Runs.ClearStaleLock(ctx, ws, req.CreateRecorded)
+		rep.Age, rep.CreatePending = rel.Age, rel.CreatePending
 	case verbRemove:
 		err = s.Runs.Remove(ctx, ws)
 	default:

@@ -28,6 +28,8 @@ type request struct {
 	Workspace engine.Workspace    `json:"workspace"`
 	Options   *engine.PlanOptions `json:"options,omitempty"`
 	Plan      *engine.Plan        `json:"plan,omitempty"`
+	// CreateRecorded, for clear-stale-lock: the resource records the create pending itself.
+	CreateRecorded bool `json:"createRecorded,omitempty"`
 }
 
 // reply is what a run gave back: one of its results, or an error.
@@ -37,6 +39,8 @@ type reply struct {
 	Outputs map[string]engine.Output `json:"outputs,omitempty"`
 	State   string                   `json:"state,omitempty"`
 	Age     time.Duration            `json:"age,omitempty"`
+	// CreatePending, for clear-stale-lock: the lock records a create whose outcome is unknown.
+	CreatePending bool `json:"createPending,omitempty"`
 	// Activity is what the workspace's terraform does now.
 	Activity *engine.Activity `json:"activity,omitempty"`
 	Error    *wireError       `json:"error,omitempty"`

@@ -76,7 +76,8 @@ func heldBy(lease *coordinationv1.Lease) *LockInfo {
 }
 
 // Unlock frees the state lock Lease as `terraform force-unlock` does: it clears the
-// holder and its details, only if the lock still has id (empty id: any holder).
+// holder and its details, only if the lock still has id (empty id: any holder). A create
+// recorded on it stays, for the next run to find.
 func Unlock(ctx context.Context, c client.Client, key client.ObjectKey, id string) error {
 	lease, err := getLease(ctx, c, key)
 	if err != nil || lease == nil || lease.Spec.HolderIdentity == nil {
@@ -85,13 +86,16 @@ func Unlock(ctx context.Context, c client.Client, key client.ObjectKey, id strin
 	if id != "" && *lease.Spec.HolderIdentity != id {
 		return fmt.Errorf("state lock %s is now held by another run (%s)", key.Name, *lease.Spec.HolderIdentity)
 	}
-	return free(ctx, c, lease)
+	return free(ctx, c, lease, false)
 }
 
-// free clears lease's holder and its details.
-func free(ctx context.Context, c client.Client, lease *coordinationv1.Lease) error {
+// free clears lease's holder and its details, and the record of a create when settled.
+func free(ctx context.Context, c client.Client, lease *coordinationv1.Lease, settled bool) error {
 	lease.Spec.HolderIdentity = nil
 	delete(lease.Annotations, common.LockInfoAnnotation)
+	if settled {
+		delete(lease.Annotations, common.CreatePendingAnnotation)
+	}
 	if err := c.Update(ctx, lease); err != nil {
 		return fmt.Errorf("release state lock %s: %w", lease.Name, err)
 	}

@@ -141,7 +141,7 @@ func TestLocker(t *testing.T) {
 	}
 	key := func(n string) client.ObjectKey { return client.ObjectKey{Namespace: "ns", Name: n} }
 
-	unlock, err := l.Lock(ctx, key("new"), "sfx", "apply")
+	unlock, err := l.Lock(ctx, key("new"), "sfx", "apply", false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,36 +153,36 @@ func TestLocker(t *testing.T) {
 		t.Errorf("the lock names holder %q, HolderID (what marks its terraform processes) is %q", info.Holder().ID, l.HolderID())
 	}
 	var held *HeldError
-	if _, err := l.Lock(ctx, key("new"), "sfx", "plan"); !errors.As(err, &held) {
+	if _, err := l.Lock(ctx, key("new"), "sfx", "plan", false); !errors.As(err, &held) {
 		t.Fatalf("second lock: %v, want a HeldError", err)
 	}
-	unlock()
+	unlock(true)
 	if info, _ := LockHolder(ctx, c, key("new")); info != nil {
 		t.Fatalf("after unlock: held by %+v", info)
 	}
-	if unlock, err = l.Lock(ctx, key("new"), "sfx", "plan"); err != nil {
+	if unlock, err = l.Lock(ctx, key("new"), "sfx", "plan", false); err != nil {
 		t.Fatalf("lock again: %v", err)
 	}
-	unlock()
+	unlock(true)
 
 	var stale *StaleLockError
-	if _, err := l.ClearStale(ctx, key("foreign"), false); !errors.As(err, &stale) {
+	if _, err := l.ClearStale(ctx, key("foreign"), false, false); !errors.As(err, &stale) {
 		t.Fatalf("a lock terraform took: %v, want a StaleLockError (never released by itself)", err)
 	}
-	if _, err := l.ClearStale(ctx, key("live"), false); !errors.As(err, &held) {
+	if _, err := l.ClearStale(ctx, key("live"), false, false); !errors.As(err, &held) {
 		t.Fatalf("a live process's lock: %v, want a HeldError", err)
 	}
-	if _, err := l.ClearStale(ctx, key("sibling"), false); !errors.As(err, &held) {
+	if _, err := l.ClearStale(ctx, key("sibling"), false, false); !errors.As(err, &held) {
 		t.Fatalf("the lock of another controller in this process: %v, want a HeldError", err)
 	}
-	if _, err := l.ClearStale(ctx, key("mine"), true); !errors.As(err, &held) {
+	if _, err := l.ClearStale(ctx, key("mine"), true, false); !errors.As(err, &held) {
 		t.Fatalf("this process's lock with a run in flight: %v, want a HeldError", err)
 	}
-	if age, err := l.ClearStale(ctx, key("mine"), false); err != nil || age < time.Minute {
-		t.Fatalf("this process's lock, nothing in flight: age %s, err %v; want released", age, err)
+	if rel, err := l.ClearStale(ctx, key("mine"), false, false); err != nil || rel.Age < time.Minute || rel.CreatePending {
+		t.Fatalf("this process's lock, nothing in flight: %+v, err %v; want released", rel, err)
 	}
-	if age, err := l.ClearStale(ctx, key("absent"), false); err != nil || age != 0 {
-		t.Fatalf("no lease: age %s, err %v", age, err)
+	if rel, err := l.ClearStale(ctx, key("absent"), false, false); err != nil || rel != (Released{}) {
+		t.Fatalf("no lease: %+v, err %v", rel, err)
 	}
 }
 
@@ -252,12 +252,12 @@ func TestUnlockRetriesUntilItLands(t *testing.T) {
 	l := NewLocker(c, c, time.Hour, time.Minute)
 	ctx := context.Background()
 	key := client.ObjectKey{Namespace: "ns", Name: "lock"}
-	unlock, err := l.Lock(ctx, key, "sfx", "apply")
+	unlock, err := l.Lock(ctx, key, "sfx", "apply", false)
 	if err != nil {
 		t.Fatal(err)
 	}
 	c.failing.Store(true)
-	unlock() // fails, and goes on trying
+	unlock(true) // fails, and goes on trying
 	if info, _ := LockHolder(ctx, c, key); info == nil {
 		t.Fatal("released while updates fail")
 	}
@@ -308,5 +308,76 @@ func TestLeftoversStopBeforeRelease(t *testing.T) {
 	began, err := holder.ProcessStart(other.Process.Pid)
 	if live := (holder.Holder{PID: other.Process.Pid, Start: began}); err != nil || !live.Running() {
 		t.Errorf("another holder's process was stopped: %v", err)
+	}
+}
+
+// TestCreateRecordOnTheLock: a lock taken for a create records it on the Lease in the
+// same write; a settled release drops the record with the lock, an unsettled one (the
+// outcome unknown) keeps it, as does a run cut off holding the lock. ClearStale reports
+// the record, writing nothing for a free lock, until the caller says the resource
+// records it; only then does it go. A plain lock's release never drops it.
+func TestCreateRecordOnTheLock(t *testing.T) {
+	scheme := runtime.NewScheme()
+	_ = coordinationv1.AddToScheme(scheme)
+	_ = corev1.AddToScheme(scheme)
+	c := fake.NewClientBuilder().WithScheme(scheme).Build()
+	ctx := context.Background()
+	l := NewLocker(c, c, time.Hour, time.Minute)
+	key := client.ObjectKey{Namespace: "ns", Name: "lock-tfstate-default-sfx"}
+	lease := func() *coordinationv1.Lease {
+		t.Helper()
+		var got coordinationv1.Lease
+		if err := c.Get(ctx, key, &got); err != nil {
+			t.Fatal(err)
+		}
+		return &got
+	}
+	recorded := func() bool { return lease().Annotations[common.CreatePendingAnnotation] != "" }
+	lock := func(create bool) func(bool) {
+		t.Helper()
+		unlock, err := l.Lock(ctx, key, "sfx", "apply", create)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return unlock
+	}
+
+	unlock := lock(true)
+	if !recorded() || lease().Spec.HolderIdentity == nil {
+		t.Fatal("a create's lock records the create with the holder")
+	}
+	if unlock(true); recorded() || lease().Spec.HolderIdentity != nil {
+		t.Fatal("a settled release drops the record with the lock")
+	}
+
+	lock(true)(false)
+	if !recorded() || lease().Spec.HolderIdentity != nil {
+		t.Fatal("an unsettled release frees the lock and keeps the create's record")
+	}
+	lock(false)(true)
+	if !recorded() {
+		t.Fatal("a plain lock's release dropped a create's record")
+	}
+	rv := lease().ResourceVersion
+	if rel, err := l.ClearStale(ctx, key, false, false); err != nil || rel != (Released{CreatePending: true}) {
+		t.Fatalf("a free lock with a create's record: %+v, %v; want the record reported", rel, err)
+	}
+	if lease().ResourceVersion != rv {
+		t.Error("reporting the record of a free lock wrote the Lease")
+	}
+	if rel, err := l.ClearStale(ctx, key, false, true); err != nil || rel != (Released{}) || recorded() {
+		t.Fatalf("recorded by the resource: %+v, %v, still on the Lease %v; want it dropped", rel, err, recorded())
+	}
+
+	lock(true) // a run cut off: the lock stays held by this process, idle now
+	rel, err := l.ClearStale(ctx, key, false, false)
+	if err != nil || rel.Age == 0 || !rel.CreatePending {
+		t.Fatalf("a create cut off: %+v, %v; want the lock released and the create reported", rel, err)
+	}
+	if !recorded() || lease().Spec.HolderIdentity != nil {
+		t.Fatal("releasing the lock of a create cut off keeps the create's record")
+	}
+	if _, err := l.ClearStale(ctx, key, false, true); err != nil || recorded() {
+		t.Fatalf("once recorded by the resource: %v, still on the Lease %v", err, recorded())
 	}
 }

@@ -54,10 +54,16 @@ func LeaseKey(namespace, suffix string) client.ObjectKey {
 	return client.ObjectKey{Namespace: namespace, Name: "lock-tfstate-default-" + suffix}
 }
 
-// Lock takes the state lock in Lease key for operation (a terraform verb); unlock
-// releases it, even after ctx ends. A lock held by another is a *HeldError, or a
-// *StaleLockError when no Terraplane process holds it.
-func (l *Locker) Lock(ctx context.Context, key client.ObjectKey, suffix, operation string) (unlock func(), err error) {
+// Lock takes the state lock in Lease key for operation (a terraform verb). unlock
+// releases it, even after ctx ends, and is told whether the outcome of the command it
+// was taken for is settled (terraform saved what it made, or failed before making
+// anything). A lock taken for a create (create) also records the create on the Lease
+// (common.CreatePendingAnnotation) in the same write, and drops it only with a settled
+// release: a Lease left with that record, by a run cut off or released unsettled, tells
+// the next run that the create may have made what terraform never saved (ClearStale). A
+// lock held by another is a *HeldError, or a *StaleLockError when no Terraplane process
+// holds it.
+func (l *Locker) Lock(ctx context.Context, key client.ObjectKey, suffix, operation string, create bool) (unlock func(settled bool), err error) {
 	info, err := l.newLockInfo(operation, l.expiry(ctx, time.Now()))
 	if err != nil {
 		return nil, err
@@ -73,26 +79,26 @@ func (l *Locker) Lock(ctx context.Context, key client.ObjectKey, suffix, operati
 			return nil, err
 		}
 		lease = &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name, Labels: leaseLabels(suffix)}}
-		stamp(lease, info)
+		stamp(lease, info, create)
 		if err := l.client.Create(ctx, lease); err != nil {
 			if apierrors.IsAlreadyExists(err) {
-				return l.Lock(ctx, key, suffix, operation) // taken meanwhile: say by whom
+				return l.Lock(ctx, key, suffix, operation, create) // taken meanwhile: say by whom
 			}
 			return nil, fmt.Errorf("take state lock %s: %w", key.Name, err)
 		}
-		return l.unlocker(lease, info.ID), nil
+		return l.unlocker(lease, info.ID, create), nil
 	}
 	if held := heldBy(lease); held != nil {
 		return nil, l.heldError(*held)
 	}
-	stamp(lease, info)
+	stamp(lease, info, create)
 	if err := l.client.Update(ctx, lease); err != nil {
 		if apierrors.IsConflict(err) {
-			return l.Lock(ctx, key, suffix, operation)
+			return l.Lock(ctx, key, suffix, operation, create)
 		}
 		return nil, fmt.Errorf("take state lock %s: %w", key.Name, err)
 	}
-	return l.unlocker(lease, info.ID), nil
+	return l.unlocker(lease, info.ID, create), nil
 }
 
 // expiry is when no command run under ctx, locking at now, can still run: ctx's deadline
@@ -121,38 +127,43 @@ func (l *Locker) newLockInfo(operation string, expires time.Time) (LockInfo, err
 	return LockInfo{ID: hex.EncodeToString(id), Operation: operation, Info: string(info), Who: h.String(), Version: "terraplane", Created: now}, nil
 }
 
-// stamp records info as lease's holder.
-func stamp(lease *coordinationv1.Lease, info LockInfo) {
+// stamp records info as lease's holder, and a create in flight when create is set.
+func stamp(lease *coordinationv1.Lease, info LockInfo, create bool) {
 	raw, _ := json.Marshal(info)
 	if lease.Annotations == nil {
 		lease.Annotations = map[string]string{}
 	}
 	lease.Annotations[common.LockInfoAnnotation] = string(raw)
+	if create {
+		lease.Annotations[common.CreatePendingAnnotation] = info.Created.Format(time.RFC3339)
+	}
 	lease.Spec.HolderIdentity = ptr.To(info.ID)
 }
 
-// unlocker releases the lock id on lease, which was written last as lease. A release
-// that fails (the API server out of reach) is tried again in the background until it
-// succeeds or the lock is no longer this process's, so that a replica cut off for a while
-// does not keep others waiting for the lock's deadline.
-func (l *Locker) unlocker(lease *coordinationv1.Lease, id string) func() {
+// unlocker releases the lock id on lease, which was written last as lease; a lock taken
+// for a create (create) drops the create's record too once its outcome is settled. A
+// release that fails (the API server out of reach) is tried again in the background
+// until it succeeds or the lock is no longer this process's, so that a replica cut off
+// for a while does not keep others waiting for the lock's deadline.
+func (l *Locker) unlocker(lease *coordinationv1.Lease, id string, create bool) func(settled bool) {
 	key := client.ObjectKeyFromObject(lease)
-	release := func(first bool) bool {
-		ctx, cancel := context.WithTimeout(context.Background(), unlockTimeout)
-		defer cancel()
-		if first && free(ctx, l.client, lease.DeepCopy()) == nil {
-			return true
+	return func(settled bool) {
+		settles := create && settled
+		release := func(first bool) bool {
+			ctx, cancel := context.WithTimeout(context.Background(), unlockTimeout)
+			defer cancel()
+			if first && free(ctx, l.client, lease.DeepCopy(), settles) == nil {
+				return true
+			}
+			current, err := getLease(ctx, l.client, key) // written since: free it only if still ours
+			if err != nil {
+				return false
+			}
+			if current == nil || current.Spec.HolderIdentity == nil || *current.Spec.HolderIdentity != id {
+				return true
+			}
+			return free(ctx, l.client, current, settles) == nil
 		}
-		current, err := getLease(ctx, l.client, key) // written since: free it only if still ours
-		if err != nil {
-			return false
-		}
-		if current == nil || current.Spec.HolderIdentity == nil || *current.Spec.HolderIdentity != id {
-			return true
-		}
-		return free(ctx, l.client, current) == nil
-	}
-	return func() {
 		if release(true) {
 			return
 		}
@@ -181,28 +192,45 @@ func (l *Locker) heldError(held LockInfo) error {
 	return &StaleLockError{Lock: held}
 }
 
+// Released is what ClearStale found on a state lock.
+type Released struct {
+	// Age is how long the lock it released had been held; 0 when it released none.
+	Age time.Duration
+	// CreatePending: the Lease records a create whose outcome is not known (its run was
+	// cut off, or ended without knowing what it made), and the caller said the resource
+	// does not record it yet. The caller records it, then calls again with recorded set,
+	// which drops it from the Lease.
+	CreatePending bool
+}
+
 // ClearStale releases the state lock in Lease key when its holder is provably gone: a
 // lock of this process when busy is false (no run of its own is in flight), one whose
 // deadline has passed, one of a process no longer running on this machine, or one of a
-// pod that is gone. It returns how old the released lock was (0 when there was none), a
-// *HeldError when a live run may hold it, and a *StaleLockError for a lock Terraplane did
-// not take.
-func (l *Locker) ClearStale(ctx context.Context, key client.ObjectKey, busy bool) (time.Duration, error) {
+// pod that is gone. A create recorded on the Lease stays there, and is reported, until
+// the caller says (recorded) that the resource records it. A lock a live run may hold is
+// a *HeldError, and one Terraplane did not take a *StaleLockError.
+func (l *Locker) ClearStale(ctx context.Context, key client.ObjectKey, busy, recorded bool) (Released, error) {
 	lease, err := getLease(ctx, l.reader, key)
 	if err != nil || lease == nil {
-		return 0, err
+		return Released{}, err
 	}
+	pending := lease.Annotations[common.CreatePendingAnnotation] != ""
 	held := heldBy(lease)
-	if held == nil {
-		return 0, nil
+	if held != nil {
+		if v := judge(*held, l.self, busy, time.Now(), l.gone(ctx)); v != release {
+			return Released{}, l.heldError(*held)
+		}
+	} else if !pending || !recorded {
+		return Released{CreatePending: pending}, nil // free: nothing to write
 	}
-	if v := judge(*held, l.self, busy, time.Now(), l.gone(ctx)); v != release {
-		return 0, l.heldError(*held)
+	if err := free(ctx, l.client, lease, recorded); err != nil {
+		return Released{}, err
 	}
-	if err := free(ctx, l.client, lease); err != nil {
-		return 0, err
+	out := Released{CreatePending: pending && !recorded}
+	if held != nil {
+		out.Age = max(time.Since(held.Created), time.Nanosecond)
 	}
-	return max(time.Since(held.Created), time.Nanosecond), nil
+	return out, nil
 }
 
 // verdict is what to do with a held lock.
@@ -258,8 +286,8 @@ func (l *Locker) gone(ctx context.Context) func(holder.Holder) bool {
 
 // LockState is Lock for the state a workspace keeps in the kubernetes backend, named by
 // its backend settings (namespace and secret_suffix).
-func (l *Locker) LockState(ctx context.Context, backend map[string]string, verb string) (func(), error) {
-	return l.Lock(ctx, LeaseKey(backend["namespace"], backend["secret_suffix"]), backend["secret_suffix"], verb)
+func (l *Locker) LockState(ctx context.Context, backend map[string]string, verb string, create bool) (func(settled bool), error) {
+	return l.Lock(ctx, LeaseKey(backend["namespace"], backend["secret_suffix"]), backend["secret_suffix"], verb, create)
 }
 
 // ForEngine returns the locker of an engine whose commands run at most timeout (0: the

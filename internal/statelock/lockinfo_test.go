@@ -136,7 +136,7 @@ func TestLockTakenMeanwhile(t *testing.T) {
 			return c.Create(ctx, obj, opts...)
 		}}).Build()
 	l := NewLocker(c, c, time.Hour, time.Minute)
-	_, err := l.Lock(ctx, LeaseKey("ns", "sfx"), "sfx", "apply")
+	_, err := l.Lock(ctx, LeaseKey("ns", "sfx"), "sfx", "apply", false)
 	var held *HeldError
 	if !errors.As(err, &held) || held.Holder.ID != "other" {
 		t.Fatalf("Lock = %v, want a HeldError naming the other process", err)
@@ -200,11 +200,11 @@ func TestLockExpiresAfterItsCommand(t *testing.T) {
 				ctx, cancel = context.WithDeadline(ctx, now.Add(tc.deadline))
 				defer cancel()
 			}
-			unlock, err := NewLocker(c, c, 30*time.Minute, 2*time.Minute).Lock(ctx, LeaseKey("ns", "sfx"), "sfx", "apply")
+			unlock, err := NewLocker(c, c, 30*time.Minute, 2*time.Minute).Lock(ctx, LeaseKey("ns", "sfx"), "sfx", "apply", false)
 			if err != nil {
 				t.Fatal(err)
 			}
-			defer unlock()
+			defer unlock(true)
 			lock, err := LockHolder(ctx, c, LeaseKey("ns", "sfx"))
 			if err != nil || lock == nil || lock.Holder() == nil {
 				t.Fatalf("lock %+v, err %v", lock, err)

@@ -198,17 +198,25 @@ func TestCrashRecovery(t *testing.T) {
 	By(t, "a shutdown during a slow create: terraform gets SIGINT, stops the provisioner and writes its state")
 	slow := ledgerModuleObj(ns, "slow", ledger, 4)
 	g.Expect(env.Client.Create(ctx, slow)).To(Succeed())
+	slowLock := client.ObjectKey{Namespace: ns, Name: "lock-" + resource.StateSecretName(slow)}
+	lockRecordsCreate := func(g Gomega) bool {
+		var lease coordinationv1.Lease
+		g.Expect(env.Client.Get(ctx, slowLock, &lease)).To(Succeed())
+		return lease.Annotations[common.CreatePendingAnnotation] != ""
+	}
 	g.Eventually(func(g Gomega) {
 		g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(slow), slow)).To(Succeed())
-		g.Expect(slow.Annotations).To(HaveKey(common.CreatePendingAnnotation))
 		g.Expect(started(g, ledger, "slow")).To(Equal(1), "terraform is in the provisioner")
+		g.Expect(lockRecordsCreate(g)).To(BeTrue(), "the create is recorded on its state lock while it runs")
+		g.Expect(slow.Annotations).NotTo(HaveKey(common.CreatePendingAnnotation), "and not on the resource")
 	}).WithTimeout(timeout).WithPolling(100 * time.Millisecond).Should(Succeed())
 	g.Expect(mgr.Stop()).To(Succeed())
 	g.Expect(creates(g, ledger, "slow")).To(Equal(0), "the interrupted provisioner never finished")
 	g.Expect(stateResources(g, ctx, ns, resource.StateSecretName(slow))).To(Equal(1), "terraform recorded the resource it made (tainted) before it exited")
-	info, err = statelock.LockHolder(ctx, env.Client, client.ObjectKey{Namespace: ns, Name: "lock-" + resource.StateSecretName(slow)})
+	info, err = statelock.LockHolder(ctx, env.Client, slowLock)
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(info).To(BeNil(), "terraform released its lock on the way out")
+	g.Expect(lockRecordsCreate(g)).To(BeTrue(), "the create's outcome is not known: the lock keeps its record")
 
 	mgr, err = env.StartManager(workDir, app.Options{})
 	g.Expect(err).NotTo(HaveOccurred())
@@ -217,6 +225,7 @@ func TestCrashRecovery(t *testing.T) {
 		_, ready := moduleConditions(g, ctx, slow)
 		g.Expect(ready.Status).To(Equal(metav1.ConditionTrue), "%v", slow.Status.Conditions)
 		g.Expect(slow.Annotations).NotTo(HaveKey(common.CreatePendingAnnotation))
+		g.Expect(lockRecordsCreate(g)).To(BeFalse(), "the record went once the create carried on")
 	}).WithTimeout(timeout).Should(Succeed())
 	g.Expect(creates(g, ledger, "slow")).To(Equal(1), "the restarted controller did not create again")
 }

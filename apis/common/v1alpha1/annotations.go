@@ -10,9 +10,10 @@ const PlacedAtAnnotation = "terraplane.io/placed-at"
 
 // Annotations users and Terraplane set on its objects.
 const (
-	// CreatePendingAnnotation records, on a managed resource, when a create started; it is
-	// removed once the apply's outcome is recorded. Found on a resource with no state, it
-	// means a create was interrupted and may have made things terraform never recorded.
+	// CreatePendingAnnotation records when a create started: on the state lock's Lease while
+	// the create runs, removed once its outcome is saved, and on the managed resource once
+	// a create was interrupted. Found on a resource with no state, it means a create was
+	// interrupted and may have made things terraform never recorded.
 	CreatePendingAnnotation = "terraplane.io/create-pending"
 	// CreateAgainAnnotation set to "true" on a managed resource lets an interrupted create
 	// run again, or a resource whose state is missing create everything again; it is used
