@@ -118,13 +118,19 @@ func heldLease(name string, info LockInfo) *coordinationv1.Lease {
 
 // TestLocker: a lock is taken once, names this process, is refused to a second taker
 // while held, and released by its unlock; ClearStale releases only provably dead locks.
-func TestLocker(t *testing.T) {
+// newFakeLocker is a locker of this process over a fake client that keeps Leases and
+// Secrets.
+func newFakeLocker() (client.Client, *Locker) {
 	scheme := runtime.NewScheme()
 	_ = coordinationv1.AddToScheme(scheme)
 	_ = corev1.AddToScheme(scheme)
 	c := fake.NewClientBuilder().WithScheme(scheme).Build()
+	return c, NewLocker(c, c, time.Hour, time.Minute)
+}
+
+func TestLocker(t *testing.T) {
+	c, l := newFakeLocker()
 	ctx := context.Background()
-	l := NewLocker(c, c, time.Hour, time.Minute)
 	self := l.self
 	mine := self
 	mine.Expires = time.Now().Add(time.Hour)
@@ -317,12 +323,8 @@ func TestLeftoversStopBeforeRelease(t *testing.T) {
 // the record, writing nothing for a free lock, until the caller says the resource
 // records it; only then does it go. A plain lock's release never drops it.
 func TestCreateRecordOnTheLock(t *testing.T) {
-	scheme := runtime.NewScheme()
-	_ = coordinationv1.AddToScheme(scheme)
-	_ = corev1.AddToScheme(scheme)
-	c := fake.NewClientBuilder().WithScheme(scheme).Build()
+	c, l := newFakeLocker()
 	ctx := context.Background()
-	l := NewLocker(c, c, time.Hour, time.Minute)
 	key := client.ObjectKey{Namespace: "ns", Name: "lock-tfstate-default-sfx"}
 	lease := func() *coordinationv1.Lease {
 		t.Helper()
