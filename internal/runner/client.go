@@ -245,10 +245,10 @@ func (c *Client) PullState(ctx context.Context, ws engine.Workspace) (string, er
 // (Local.ClearStaleLock).
 func (c *Client) ClearStaleLock(ctx context.Context, ws engine.Workspace, recorded bool) (statelock.Released, error) {
 	rep, err := c.call(ctx, verbClearStale, request{Workspace: ws, CreateRecorded: recorded})
-	if err != nil {
+	if err != nil || rep.Released == nil {
 		return statelock.Released{}, err
 	}
-	return statelock.Released{Age: rep.Age, CreatePending: rep.CreatePending}, nil
+	return *rep.Released, nil
 }
 
 // Activity is what terraform is doing now in the workspace, asked beside its run.

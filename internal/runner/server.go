@@ -175,7 +175,7 @@ func (s *Server) do(ctx context.Context, verb string, req request) reply {
 	case verbClearStale:
 		var rel statelock.Released
 		rel, err = s.Runs.ClearStaleLock(ctx, ws, req.CreateRecorded)
-		rep.Age, rep.CreatePending = rel.Age, rel.CreatePending
+		rep.Released = &rel
 	case verbRemove:
 		err = s.Runs.Remove(ctx, ws)
 	default:

@@ -38,9 +38,8 @@ type reply struct {
 	Plan    *engine.Plan             `json:"plan,omitempty"`
 	Outputs map[string]engine.Output `json:"outputs,omitempty"`
 	State   string                   `json:"state,omitempty"`
-	Age     time.Duration            `json:"age,omitempty"`
-	// CreatePending, for clear-stale-lock: the lock records a create whose outcome is unknown.
-	CreatePending bool `json:"createPending,omitempty"`
+	// Released is what clear-stale-lock found on the state lock.
+	Released *statelock.Released `json:"released,omitempty"`
 	// Activity is what the workspace's terraform does now.
 	Activity *engine.Activity `json:"activity,omitempty"`
 	Error    *wireError       `json:"error,omitempty"`
