@@ -47,6 +47,8 @@ type Reconciler struct {
 	informers cache.Informers
 	// sizes are the classes' fleets as last counted, for their coalescing windows.
 	sizes fleetSizes
+	// pace holds back reports whose only news is their counts (see tallyEvery).
+	pace reportPace
 }
 
 // Setup registers a revision controller for the class kind of every Terraform kind in reg.
@@ -145,8 +147,15 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if resource.Unchanged(class, orig) {
 		return result, nil
 	}
+	if wait := r.pace.wait(req, tallyOnly(orig, class)); wait > 0 {
+		return ctrl.Result{RequeueAfter: wait}, nil // the counts are written once their time comes
+	}
 	// Guarded: the class's own controller writes its conditions too.
-	return resource.Finisher{Client: r.client, Recorder: r.events, Guarded: true}.Finish(ctx, class, orig, resource.Outcome{Requeue: result.RequeueAfter}, notes)
+	res, err := resource.Finisher{Client: r.client, Recorder: r.events, Guarded: true}.Finish(ctx, class, orig, resource.Outcome{Requeue: result.RequeueAfter}, notes)
+	if err == nil {
+		r.pace.wrote(req)
+	}
+	return res, err
 }
 
 // roll moves the rollout of the class's target revision on (see step), records it in the

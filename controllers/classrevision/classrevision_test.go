@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -121,5 +122,56 @@ func TestReconcile(t *testing.T) {
 	}
 	if diff := cmp.Diff(wantNumbers, numbers, cmpopts.SortSlices(func(a, b int64) bool { return a < b })); diff != "" {
 		t.Errorf("revisions kept (-want +got):\n%s", diff)
+	}
+}
+
+// TestCountsWaitForTheirTime: a report whose only news is a count is written once
+// tallyEvery has passed since the class's last write, and the reconcile says when; a
+// report with news (a new revision) is written at once.
+func TestCountsWaitForTheirTime(t *testing.T) {
+	ctx := context.Background()
+	reg := kinds.NewRegistry(nil)
+	kind, _ := reg.ManagedForClass(awsstoragev1.GroupVersion.WithKind("S3BucketClass"))
+	class := &awsstoragev1.S3BucketClass{ObjectMeta: metav1.ObjectMeta{Namespace: "admin", Name: "s3", UID: "c-uid"}}
+	c := fake.NewClientBuilder().WithScheme(reg.Scheme()).WithObjects(class).WithStatusSubresource(class).Build()
+	bundled, err := module.FromFiles(map[string][]byte{"main.tf": []byte(`variable "bucket_name" {}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Unix(1000, 0)
+	r := &Reconciler{client: c, kind: kind, bundled: bundled, events: resource.RecorderFor(events.NewFakeRecorder(100)),
+		pace: reportPace{now: func() time.Time { return now }}}
+	req := ctrl.Request{NamespacedName: client.ObjectKeyFromObject(class)}
+	reconcile := func() (ctrl.Result, common.ClassRevisions) {
+		t.Helper()
+		res, err := r.Reconcile(ctx, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := &awsstoragev1.S3BucketClass{}
+		if err := c.Get(ctx, req.NamespacedName, got); err != nil {
+			t.Fatal(err)
+		}
+		return res, got.Status.ClassRevisions
+	}
+	_, st := reconcile()
+	if len(st.Revisions) != 1 {
+		t.Fatalf("first look: %+v; want revision 1 written at once", st)
+	}
+	b := &awsstoragev1.S3Bucket{ObjectMeta: metav1.ObjectMeta{Namespace: "admin", Name: "b"}}
+	b.Spec.ClassRef = &common.ClassReference{APIVersion: awsstoragev1.GroupVersion.String(), Kind: "S3BucketClass", Name: "s3", Namespace: "admin"}
+	b.Spec.Revision, b.Status.Revision = st.LatestRevision, st.LatestRevision
+	if err := c.Create(ctx, b); err != nil {
+		t.Fatal(err)
+	}
+	now = now.Add(2 * time.Second)
+	res, st := reconcile()
+	if st.Revisions[0].Resources != 0 || res.RequeueAfter != tallyEvery-2*time.Second {
+		t.Fatalf("a new resource 2 s after the last write: %d resources written, requeued after %v; want none yet, after %v",
+			st.Revisions[0].Resources, res.RequeueAfter, tallyEvery-2*time.Second)
+	}
+	now = now.Add(tallyEvery)
+	if _, st = reconcile(); st.Revisions[0].Resources != 1 {
+		t.Fatalf("after tallyEvery: %d resources written; want 1", st.Revisions[0].Resources)
 	}
 }
