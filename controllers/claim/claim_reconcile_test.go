@@ -164,7 +164,8 @@ func TestReconcileProvisions(t *testing.T) {
 	if ref := claim.Spec.ResourceRef; ref == nil || ref.Name != "bucket-uid-1" || ref.Namespace != "admin" || len(claim.Finalizers) != 1 {
 		t.Fatalf("claim resourceRef %+v, finalizers %v", ref, claim.Finalizers)
 	}
-	if _, err := r.Reconcile(ctx, req); err != nil {
+	res, err := r.Reconcile(ctx, req)
+	if err != nil {
 		t.Fatal(err)
 	}
 	if err := c.Get(ctx, req.NamespacedName, claim); err != nil {
@@ -173,6 +174,9 @@ func TestReconcileProvisions(t *testing.T) {
 	ready := meta.FindStatusCondition(claim.Status.Conditions, common.TypeReady)
 	if claim.Status.BindingPhase != common.BindingPhaseBound || ready == nil || ready.Reason != ReasonWaiting {
 		t.Errorf("status %+v; want Bound, waiting for the resource", claim.Status)
+	}
+	if res.RequeueAfter != 0 {
+		t.Errorf("a claim waiting for its resource: %+v; want no timer (the resource's status write wakes it)", res)
 	}
 }
 

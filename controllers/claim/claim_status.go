@@ -77,7 +77,10 @@ func (r *Reconciler) record(claim, orig resource.Claim, mg resource.Managed, err
 	switch w, waiting := resource.AsWaiting(err); {
 	case err == nil:
 		o = mirrorSynced(claim, mg, o)
-		if !resource.IsReady(st.Conditions) {
+		if mg == nil && !resource.IsReady(st.Conditions) {
+			// A claim bound to a resource mirrors its Ready, and the resource's next status
+			// write queues it (forManagedOf): no timer, which would wake each of ten
+			// thousand waiting claims every UserErrorRetry while the fleet is made.
 			o.Requeue = r.opts.UserErrorRetry
 		}
 	case waiting && w.Reason == ReasonWaitingForFirstConsumer:
