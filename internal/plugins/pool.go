@@ -109,9 +109,9 @@ func newPool(dir string, opts Options, now func() time.Time) (*Pool, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
 	}
-	sockets, err := os.MkdirTemp(dir, "plugins-")
+	sockets, err := socketDir(dir)
 	if err != nil {
-		return nil, fmt.Errorf("provider socket directory: %w", err)
+		return nil, err
 	}
 	if opts.Starter == nil {
 		opts.Starter = execStarter{cache: &answers{}, log: opts.Log}
