@@ -141,18 +141,18 @@ func writeLock(dir string, lock []byte) error {
 func (e *Engine) initLocked(ctx context.Context, ws Workspace, tf *tfexec.Terraform, changed bool) error {
 	if ws.Lock == nil {
 		return e.run(ctx, ws, "init", func(ctx context.Context) error {
-			return initTerraform(ctx, tf, e.env(ws), changed, ws.BackendConfig)
+			return initTerraform(ctx, tf, e.terraformEnv(ws), changed, ws.BackendConfig)
 		})
 	}
 	if err := writeLock(e.Dir(ws.ID), ws.Lock); err != nil {
 		return err
 	}
 	err := e.run(ctx, ws, "init", func(ctx context.Context) error {
-		return initTerraform(ctx, tf, e.env(ws), false, ws.BackendConfig)
+		return initTerraform(ctx, tf, e.terraformEnv(ws), false, ws.BackendConfig)
 	})
 	if err != nil && lockConflict.MatchString(err.Error()) {
 		err = e.run(ctx, ws, "init", func(ctx context.Context) error {
-			return initTerraform(ctx, tf, e.env(ws), true, ws.BackendConfig)
+			return initTerraform(ctx, tf, e.terraformEnv(ws), true, ws.BackendConfig)
 		})
 	}
 	return err

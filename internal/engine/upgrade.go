@@ -88,7 +88,7 @@ func (e *Engine) probeUpgrade(ctx context.Context, ws Workspace) ([]byte, error)
 	}
 	probe := ws
 	probe.SecretVars = nil // nothing to write into the workspace's own directory
-	if err := tf.SetEnv(e.env(probe)); err != nil {
+	if err := tf.SetEnv(e.terraformEnv(probe)); err != nil {
 		return nil, fmt.Errorf("terraform environment: %w", err)
 	}
 	release, err := e.acquire(ctx, ws.Group)

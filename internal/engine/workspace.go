@@ -152,7 +152,7 @@ func (e *Engine) handle(ws Workspace) (*tfexec.Terraform, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := tf.SetEnv(e.env(ws)); err != nil {
+	if err := tf.SetEnv(e.terraformEnv(ws)); err != nil {
 		return nil, fmt.Errorf("terraform environment: %w", err)
 	}
 	if err := tf.SetWaitDelay(e.opts.GracePeriod); err != nil {

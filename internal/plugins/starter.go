@@ -5,8 +5,10 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -77,7 +79,7 @@ var _ Handle = (*execProcess)(nil)
 // front of it on l's socket.
 func (s execStarter) Start(l Launch) (Handle, error) {
 	cmd := exec.Command(l.Provider.Binary)
-	cmd.Env = append(envList(l.Env), magicCookie, "PLUGIN_PROTOCOL_VERSIONS=5,6")
+	cmd.Env = append(envList(providerEnv(l.Env)), magicCookie, "PLUGIN_PROTOCOL_VERSIONS=5,6")
 	// its own process group, and gone with the controller
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	stdout, err := cmd.StdoutPipe()
@@ -158,6 +160,22 @@ func (p *execProcess) Kill() {
 	_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
 	<-p.exited
 	_ = os.Remove(p.socket)
+}
+
+// providerEnv is a provider process's environment: env, with GOMAXPROCS set to the
+// cores this process may use (runtime.GOMAXPROCS, which follows a container's CPU limit)
+// unless env sets it. A provider built before Go 1.25 would size its scheduler and
+// garbage collector by the host's CPUs, however few the container may use.
+func providerEnv(env map[string]string) map[string]string {
+	if _, set := env["GOMAXPROCS"]; set {
+		return env
+	}
+	out := maps.Clone(env)
+	if out == nil {
+		out = map[string]string{}
+	}
+	out["GOMAXPROCS"] = strconv.Itoa(runtime.GOMAXPROCS(0))
+	return out
 }
 
 func envList(env map[string]string) []string {
