@@ -5,9 +5,10 @@ import (
 	"strconv"
 )
 
-// terraformEnv is the environment of ws's terraform processes: env's, with GOMAXPROCS
-// set to the process's share of the cores (coresPerProcess) unless ws.Env sets it. The
-// warm providers' key reads env alone, so the share never splits them.
+// terraformEnv is the environment of ws's terraform processes, taken once their slot
+// is: e.env's, with GOMAXPROCS set to the process's share of the cores among the slots
+// in use (coresPerProcess) unless ws.Env sets it. The warm providers are keyed by e.env
+// alone, so the share never splits them.
 func (e *Engine) terraformEnv(ws Workspace) map[string]string {
 	env := e.env(ws)
 	if _, set := ws.Env["GOMAXPROCS"]; !set {

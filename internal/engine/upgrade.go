@@ -88,14 +88,15 @@ func (e *Engine) probeUpgrade(ctx context.Context, ws Workspace) ([]byte, error)
 	}
 	probe := ws
 	probe.SecretVars = nil // nothing to write into the workspace's own directory
-	if err := tf.SetEnv(e.terraformEnv(probe)); err != nil {
-		return nil, fmt.Errorf("terraform environment: %w", err)
-	}
 	release, err := e.acquire(ctx, ws.Group)
 	if err != nil {
 		return nil, err
 	}
 	defer release()
+	// with its slot taken, as every run's: its share of the cores counts itself
+	if err := tf.SetEnv(e.terraformEnv(probe)); err != nil {
+		return nil, fmt.Errorf("terraform environment: %w", err)
+	}
 	if err := e.run(ctx, probe, "init", func(ctx context.Context) error {
 		return tf.Init(ctx, tfexec.Upgrade(true), tfexec.Backend(false))
 	}); err != nil {
