@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -67,6 +68,7 @@ type Pool struct {
 	live    map[string][]*process // processes that may take more runs, by key
 	running map[*process]bool     // processes not yet told to die: live, or retired and still in use
 	started int                   // processes started so far
+	gates   atomic.Int64          // runs served on sockets of their own (Lease.Gate)
 	counts  map[string]*counts    // what the pool did, by provider address
 	evicted int                   // processes stopped for the memory budget
 	stopped bool

@@ -43,8 +43,8 @@ type proxy struct {
 
 	calls  inFlight
 	conn   *grpc.ClientConn
-	server *grpc.Server
-	lis    net.Listener
+	tagger *connTagger
+	stop   func() // stops serving on the process's socket
 }
 
 // newProxy listens on socket and forwards to the provider listening at target
@@ -58,24 +58,35 @@ func newProxy(socket, network, target string, pure *pureCalls, stopping func() b
 	if err != nil {
 		return nil, err
 	}
-	lis, err := net.Listen("unix", socket)
+	if stopping == nil {
+		stopping = func() bool { return true }
+	}
+	p := &proxy{pure: pure, configured: newConfiguration(), stopping: stopping, conn: conn, tagger: &connTagger{}}
+	stop, err := p.serveOn(socket, p.forward)
 	if err != nil {
 		conn.Close()
 		return nil, err
 	}
-	if stopping == nil {
-		stopping = func() bool { return true }
-	}
-	p := &proxy{pure: pure, configured: newConfiguration(), stopping: stopping, conn: conn, lis: lis}
-	p.server = grpc.NewServer(grpc.UnknownServiceHandler(p.forward), grpc.ForceServerCodec(rawCodec{}), grpc.StatsHandler(&connTagger{}),
-		grpc.MaxRecvMsgSize(1<<30), grpc.MaxSendMsgSize(1<<30))
-	go func() { _ = p.server.Serve(lis) }()
+	p.stop = stop
 	return p, nil
+}
+
+// serveOn serves terraform's calls on socket with handler until stop is called. Every
+// socket's connections are numbered apart (tagger), so that a run's calls are its own.
+func (p *proxy) serveOn(socket string, handler grpc.StreamHandler) (stop func(), err error) {
+	lis, err := net.Listen("unix", socket)
+	if err != nil {
+		return nil, err
+	}
+	server := grpc.NewServer(grpc.UnknownServiceHandler(handler), grpc.ForceServerCodec(rawCodec{}), grpc.StatsHandler(p.tagger),
+		grpc.MaxRecvMsgSize(1<<30), grpc.MaxSendMsgSize(1<<30))
+	go func() { _ = server.Serve(lis) }()
+	return server.Stop, nil
 }
 
 // close stops serving and drops the connection to the provider.
 func (p *proxy) close() {
-	p.server.Stop()
+	p.stop()
 	p.conn.Close()
 }
 

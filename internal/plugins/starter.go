@@ -143,6 +143,11 @@ func parseHandshake(line string) (network, addr string, protocol int, err error)
 	return parts[2], parts[3], protocol, nil
 }
 
+// serveGated serves one run's calls on a socket of its own, its changes held by g.
+func (p *execProcess) serveGated(socket string, g *runGate) (func(), error) {
+	return p.proxy.serveGated(socket, g)
+}
+
 // Pid is the provider's process id.
 func (p *execProcess) Pid() int { return p.cmd.Process.Pid }
 
