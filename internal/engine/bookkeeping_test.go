@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"terraplane.io/terraplane/internal/plugins"
 	"testing"
 	"time"
 
@@ -242,9 +243,9 @@ func TestRunOptions(t *testing.T) {
 		{"destroy, lent only", true, false, func(e *Engine) []string { return optionTypes(runOptions[tfexec.DestroyOption](e, locking)) },
 			[]string{"*tfexec.ReattachOption"}},
 	} {
-		e := &Engine{lent: map[string]tfexec.ReattachInfo{}}
+		e := &Engine{lent: map[string]*plugins.Lease{}}
 		if tc.lent {
-			e.lent["w"] = lent
+			e.lent["w"] = &plugins.Lease{Reattach: lent}
 		}
 		if tc.locker {
 			e.opts.Locker = &fakeLocker{}

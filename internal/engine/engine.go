@@ -19,7 +19,6 @@ import (
 	"github.com/hashicorp/hc-install/fs"
 	"github.com/hashicorp/hc-install/product"
 	"github.com/hashicorp/hc-install/src"
-	"github.com/hashicorp/terraform-exec/tfexec"
 
 	"terraplane.io/terraplane/internal/plugins"
 	"terraplane.io/terraplane/templates"
@@ -56,6 +55,9 @@ type Options struct {
 	GracePeriod time.Duration
 	// OnRun, when set, is told about every terraform command once it ends.
 	OnRun func(Run)
+	// CheckCreate checks a create's plan against its workspace's Check; nil refuses
+	// every create that has a Check.
+	CheckCreate CreateChecker
 	// ProviderReuse keeps provider processes warm between runs and lends them to
 	// terraform through its reattach protocol (package plugins).
 	ProviderReuse bool
@@ -128,9 +130,9 @@ type Engine struct {
 	upgrades    upgradeProbes // newer provider versions, probed once per module and lock
 	initsShared atomic.Int64  // inits copied rather than run
 
-	plugins ProviderPool                   // plugins.Off without provider reuse
-	lent    map[string]tfexec.ReattachInfo // providers lent, per workspace
-	seeded  sync.Map                       // workspaces whose state this process saw written
+	plugins ProviderPool              // plugins.Off without provider reuse
+	lent    map[string]*plugins.Lease // providers lent, per workspace
+	seeded  sync.Map                  // workspaces whose state this process saw written
 
 	activity activities // what each workspace's streaming command does now
 }
@@ -174,7 +176,7 @@ func New(ctx context.Context, opts Options) (*Engine, error) {
 		_ = os.Remove(f)
 	}
 	e := &Engine{opts: opts, execPath: execPath, slots: make(chan struct{}, opts.MaxConcurrent), plugins: plugins.Off{},
-		lent: map[string]tfexec.ReattachInfo{}}
+		lent: map[string]*plugins.Lease{}}
 	if e.handles.known, err = terraformVersion(ctx, execPath, opts.WorkDir); err != nil { // a broken binary fails here, not in every reconcile
 		return nil, err
 	}

@@ -45,7 +45,7 @@ func (e *Engine) prepareWithProviders(ctx context.Context, ws Workspace) (*tfexe
 		return nil, nil, fmt.Errorf("provider processes: %w", err)
 	}
 	e.mu.Lock()
-	e.lent[ws.ID] = lease.Reattach
+	e.lent[ws.ID] = lease
 	e.mu.Unlock()
 	return tf, func() {
 		e.mu.Lock()
@@ -61,7 +61,10 @@ func (e *Engine) prepareWithProviders(ctx context.Context, ws Workspace) (*tfexe
 // holds ws's state lock itself.
 func runOptions[O any](e *Engine, ws Workspace, opts ...O) []O {
 	e.mu.Lock()
-	info := e.lent[ws.ID]
+	var info tfexec.ReattachInfo
+	if lease := e.lent[ws.ID]; lease != nil {
+		info = lease.Reattach
+	}
 	e.mu.Unlock()
 	if o, ok := any(tfexec.Reattach(info)).(O); ok && info != nil {
 		opts = append(opts, o)

@@ -21,7 +21,8 @@ type uiMessage struct {
 	// Change is a planned_change's.
 	Change *struct {
 		Resource struct {
-			Addr string `json:"addr"`
+			Addr         string `json:"addr"`
+			ResourceType string `json:"resource_type"`
 		} `json:"resource"`
 		Action    string          `json:"action"`
 		Reason    string          `json:"reason"`

@@ -3,6 +3,7 @@ package engine
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -23,6 +24,8 @@ type Result struct {
 	Resources int
 	// Lock is the dependency lock the apply ran with.
 	Lock []byte
+	// Checked is what the create's check reported (Workspace.Check); nil without one.
+	Checked json.RawMessage `json:",omitempty"`
 }
 
 // Create makes the workspace's resources with one combined plan-and-apply: the cheapest
@@ -32,16 +35,32 @@ func (e *Engine) Create(ctx context.Context, ws Workspace) (Result, error) {
 }
 
 func (e *Engine) create(ctx context.Context, ws Workspace) (Result, error) {
+	if ws.Check != nil && e.opts.CheckCreate == nil {
+		return Result{}, &CreateRefusedError{Reason: "this engine checks no create in its apply"}
+	}
 	tf, done, err := e.prepareWithProviders(ctx, ws)
 	if err != nil {
 		return Result{}, err
 	}
 	defer done()
-	stream, err := e.applyJSON(ctx, ws, tf)
+	var check *createCheck
+	if ws.Check != nil {
+		if check, err = e.holdCreate(ctx, ws); err != nil {
+			return Result{}, err
+		}
+		defer check.release()
+	}
+	stream, err := e.applyJSON(ctx, ws, tf, check)
+	if check != nil && check.refused != nil {
+		return Result{}, check.refused // terraform's error is the refusal's consequence
+	}
 	if err != nil {
 		return Result{}, fmt.Errorf("terraform apply: %w", err)
 	}
 	res := Result{Changes: stream.changes, Resources: -1, Lock: readLock(e.Dir(ws.ID))}
+	if check != nil {
+		res.Checked = check.report
+	}
 	if stream.summary != nil {
 		res.Resources = stream.summary.Add + stream.summary.Import - stream.summary.Remove
 	}
@@ -53,10 +72,11 @@ func (e *Engine) create(ctx context.Context, ws Workspace) (Result, error) {
 	return res, nil
 }
 
-// applyJSON runs apply with -json and reads its changes, outputs and error diagnostics.
-func (e *Engine) applyJSON(ctx context.Context, ws Workspace, tf *tfexec.Terraform, opts ...tfexec.ApplyOption) (uiStream, error) {
+// applyJSON runs apply with -json and reads its changes, outputs and error diagnostics;
+// check, when set, watches its plan.
+func (e *Engine) applyJSON(ctx context.Context, ws Workspace, tf *tfexec.Terraform, check *createCheck, opts ...tfexec.ApplyOption) (uiStream, error) {
 	return e.runJSON(ctx, ws, "apply", func(ctx context.Context, w io.Writer) error {
-		return tf.ApplyJSON(ctx, w, runOptions(e, ws, opts...)...)
+		return tf.ApplyJSON(ctx, check.ui(w), runOptions(e, ws, opts...)...)
 	})
 }
 
@@ -186,7 +206,7 @@ func (e *Engine) applyPlan(ctx context.Context, ws Workspace, plan *Plan) (Resul
 		return Result{}, fmt.Errorf("write saved plan: %w", err)
 	}
 	defer os.Remove(path)
-	stream, err := e.applyJSON(ctx, ws, tf, tfexec.DirOrPlan(path))
+	stream, err := e.applyJSON(ctx, ws, tf, nil, tfexec.DirOrPlan(path))
 	if err != nil {
 		if isStale(err) {
 			return Result{}, &StalePlanError{cause: err}

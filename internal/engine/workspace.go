@@ -63,6 +63,10 @@ type Workspace struct {
 	// and keeps the record when its outcome is not known (OutcomeUnknown), so that no
 	// later run creates blindly again.
 	Creates bool
+	// Check, for a create (Engine.Create), is what its plan is checked against inside
+	// its one apply, before its first change reaches a provider (Options.CheckCreate
+	// reads it). Nil runs no check.
+	Check json.RawMessage `json:",omitempty"`
 }
 
 // secrets are the values to redact from ws's errors.

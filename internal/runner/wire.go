@@ -99,6 +99,8 @@ type wireError struct {
 	Held *statelock.HeldError `json:"held,omitempty"`
 	// Foreign: a lock Terraplane did not take holds the state (statelock.StaleLockError).
 	Foreign *statelock.LockInfo `json:"foreign,omitempty"`
+	// Refused: a create not let through by its check (engine.CreateRefusedError), and why.
+	Refused string `json:"refused,omitempty"`
 }
 
 // toWireError encodes err; nil for nil.
@@ -110,7 +112,10 @@ func toWireError(err error) *wireError {
 	var stale *engine.StalePlanError
 	var held *statelock.HeldError
 	var foreign *statelock.StaleLockError
+	var refused *engine.CreateRefusedError
 	switch {
+	case errors.As(err, &refused):
+		w.Refused = refused.Reason
 	case errors.As(err, &stale):
 		w.StalePlan = true
 	case errors.As(err, &held):
@@ -132,6 +137,8 @@ func (w *wireError) err() error {
 		return w.Held
 	case w.Foreign != nil:
 		return &statelock.StaleLockError{Lock: *w.Foreign}
+	case w.Refused != "":
+		return &engine.CreateRefusedError{Reason: w.Refused}
 	case w.Unrecorded:
 		return engine.Unrecorded(errors.New(w.Message))
 	}

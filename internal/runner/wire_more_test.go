@@ -15,7 +15,7 @@ import (
 // TestWireErrorsSurviveJSON: an error a run ends with reaches the controller, through the
 // runner's JSON answer, as the kind of error the Connector tells apart (a stale plan, a
 // lock held by a live run, a lock no Terraplane process took, an outcome the state may
-// not record), with its message; wrapped errors are found inside their wrapping.
+// not record, a create its check refused), with its message; wrapped errors are found inside their wrapping.
 func TestWireErrorsSurviveJSON(t *testing.T) {
 	lock := statelock.LockInfo{ID: "l1", Who: "ana@laptop", Operation: "apply", Created: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
 	for _, tc := range []struct {
@@ -37,6 +37,10 @@ func TestWireErrorsSurviveJSON(t *testing.T) {
 		}},
 		{"an unrecorded outcome", engine.Unrecorded(errors.New("terraform was killed")), func(err error) bool {
 			return engine.OutcomeUnknown(err) && err.Error() == "terraform was killed"
+		}},
+		{"a create its check refused", fmt.Errorf("create: %w", &engine.CreateRefusedError{Reason: "its plan did not pass every rule"}), func(err error) bool {
+			var r *engine.CreateRefusedError
+			return errors.As(err, &r) && r.Reason == "its plan did not pass every rule"
 		}},
 		{"a plain failure", errors.New("Error: bucket exists"), func(err error) bool {
 			return !engine.OutcomeUnknown(err) && err.Error() == "Error: bucket exists"

@@ -1,0 +1,93 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"sync/atomic"
+
+	"terraplane.io/terraplane/internal/plugins"
+)
+
+// CreateChecker checks the planned creates of a create against check, its workspace's
+// Check, before the first of them reaches a provider: secrets are texts the run read
+// that are sensitive. It returns what to report back (Result.Checked) and whether the
+// create may go on.
+type CreateChecker func(ctx context.Context, check json.RawMessage, creates []plugins.PlannedCreate, secrets []string) (report json.RawMessage, pass bool, err error)
+
+// CreateRefusedError is a create that its check did not let through, or that could not
+// be checked inside its apply: nothing was made, and the create is to be planned first.
+type CreateRefusedError struct {
+	// Reason says why.
+	Reason string
+}
+
+func (e *CreateRefusedError) Error() string { return "create not checked in its apply: " + e.Reason }
+
+// createCheck is one create's check in progress: the run's providers reached through
+// the gate, and its verdict once given.
+type createCheck struct {
+	// watch reads the UI of the apply running now.
+	watch   atomic.Pointer[planWatch]
+	report  json.RawMessage
+	refused *CreateRefusedError
+	release func()
+}
+
+// ui is what the apply's UI goes to: w, and a new watch of its plan (w alone for no
+// check).
+func (c *createCheck) ui(w io.Writer) io.Writer {
+	if c == nil {
+		return w
+	}
+	watch := newPlanWatch()
+	c.watch.Store(watch)
+	return io.MultiWriter(w, watch)
+}
+
+// holdCreate has ws's run reach its providers through a gate that holds its first
+// change until CheckCreate has passed the run's planned creates. A run whose providers
+// are not the pool's cannot be held: it is refused before terraform starts.
+func (e *Engine) holdCreate(ctx context.Context, ws Workspace) (*createCheck, error) {
+	c := &createCheck{}
+	check := func(ctx context.Context, planned []plugins.PlannedCreate, secrets []string) error {
+		for _, v := range ws.secrets() {
+			secrets = append(secrets, v)
+		}
+		creates, err := c.watch.Load().creates(ctx, planned)
+		if err != nil {
+			c.refused = &CreateRefusedError{Reason: err.Error()}
+			return c.refused
+		}
+		report, pass, err := e.opts.CheckCreate(ctx, ws.Check, creates, secrets)
+		c.report = report
+		switch {
+		case err != nil:
+			c.refused = &CreateRefusedError{Reason: err.Error()}
+		case !pass:
+			c.refused = &CreateRefusedError{Reason: "its plan did not pass every rule"}
+		default:
+			return nil
+		}
+		return c.refused
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	lease := e.lent[ws.ID]
+	restore, err := lease.Gate(func(ctx context.Context, creates []plugins.PlannedCreate, secrets []string) error {
+		if err := check(ctx, creates, secrets); err != nil {
+			return fmt.Errorf("terraplane holds this create to plan it first: %w", err)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, &CreateRefusedError{Reason: err.Error()}
+	}
+	c.release = func() {
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		restore()
+	}
+	return c, nil
+}
