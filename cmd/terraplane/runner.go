@@ -21,6 +21,7 @@ import (
 	"terraplane.io/terraplane/internal/collectors"
 	"terraplane.io/terraplane/internal/engine"
 	"terraplane.io/terraplane/internal/engineflags"
+	"terraplane.io/terraplane/internal/planpolicy"
 	"terraplane.io/terraplane/internal/runner"
 	"terraplane.io/terraplane/internal/statelock"
 )
@@ -157,6 +158,7 @@ func runRunner(ctx context.Context, o runnerOptions) error {
 	locker := statelock.ForEngine(c, c, o.engine.Timeout)
 	srv := &runner.Server{Token: token}
 	o.engine.Locker, o.engine.OnRun, o.engine.Log = locker, srv.OnRun, ctrl.Log.WithName("providers")
+	o.engine.CheckCreate = (&planpolicy.Cache{}).CheckCreate
 	eng, err := engine.New(ctx, o.engine)
 	if err != nil {
 		return err

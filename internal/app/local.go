@@ -11,6 +11,7 @@ import (
 
 	"terraplane.io/terraplane/internal/collectors"
 	"terraplane.io/terraplane/internal/engine"
+	"terraplane.io/terraplane/internal/planpolicy"
 	"terraplane.io/terraplane/internal/runner"
 	"terraplane.io/terraplane/internal/statelock"
 )
@@ -28,6 +29,7 @@ func NewLocal(ctx context.Context, cfg *rest.Config, opts Options) (*runner.Loca
 	eo.WorkDir = opts.WorkDir
 	eo.OnRun, eo.Log, eo.Locker = collectors.ObserveRun(ctrl.Log.WithName("terraform")), ctrl.Log.WithName("providers"), locker
 	eo.ProviderMemoryBudget = providerBudget(eo.ProviderMemoryBudget, ReadLimits(cgroupRoot))
+	eo.CheckCreate = (&planpolicy.Cache{}).CheckCreate
 	eng, err := engine.New(ctx, eo)
 	if err != nil {
 		return nil, err

@@ -39,6 +39,8 @@ type Policy struct {
 	Match policyv1.PolicyMatch
 	// Rules are the compiled rules, in order.
 	Rules []Rule
+	// Source is the policy as compiled, to compile again where a create runs.
+	Source Source
 	// selector is Match.NamespaceSelector, parsed; nil matches every namespace.
 	selector labels.Selector
 }
@@ -105,7 +107,8 @@ func Compile(name, namespace string, uid types.UID, generation int64, spec polic
 	if err != nil {
 		return nil, err
 	}
-	p := &Policy{Name: name, Namespace: namespace, Key: fmt.Sprintf("%s/%d", uid, generation), Match: spec.Match}
+	p := &Policy{Name: name, Namespace: namespace, Key: fmt.Sprintf("%s/%d", uid, generation), Match: spec.Match,
+		Source: Source{Name: name, Namespace: namespace, UID: uid, Generation: generation, Spec: spec}}
 	if namespace != "" {
 		p.Name = namespace + "/" + name
 	}
