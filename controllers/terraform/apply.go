@@ -6,6 +6,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	common "terraplane.io/terraplane/apis/common/v1alpha1"
 	"terraplane.io/terraplane/internal/engine"
@@ -13,21 +14,42 @@ import (
 )
 
 // createDirectly creates a resource never applied whose changes need no decision with
-// one combined plan-and-apply. A recovery import that finds nothing to import sends the
-// run on to plan without it.
+// one combined plan-and-apply. A create that plan policies check is checked inside that
+// apply, before its first change, when it can be (createCheck); one that does not pass,
+// or cannot be checked there, is planned first. A recovery import that finds nothing to
+// import sends the run on to plan without it.
 func (e *run) createDirectly(ctx context.Context) (next, error) {
-	if !e.sit.createsDirectly(e.mg) || e.hasPolicies(ctx) {
+	if !e.sit.createsDirectly(e.mg) {
 		return proceed, nil
+	}
+	check, planFirst, err := e.createCheck(ctx)
+	if err != nil || planFirst {
+		return proceed, err
 	}
 	if _, err := e.markCreating(ctx); err != nil {
 		return proceed, err
 	}
-	res, err := watched(ctx, e, func() (engine.Result, error) { return e.t.runner.Create(ctx, e.workspace()) })
+	ws := e.workspace()
+	if check != nil {
+		ws.Check = check.raw
+	}
+	res, err := watched(ctx, e, func() (engine.Result, error) { return e.t.runner.Create(ctx, ws) })
+	var refused *engine.CreateRefusedError
+	if errors.As(err, &refused) {
+		// Nothing was made: planned first, the policies' verdict comes with its plan.
+		log.FromContext(ctx).V(1).Info("create planned first", "resource", e.mg.GetName(), "reason", refused.Reason)
+		return proceed, nil
+	}
 	if err != nil {
 		if n, rerr := e.withoutMissingImports(ctx, err); n == replan {
 			return proceed, rerr
 		}
 		return proceed, err
+	}
+	if check != nil {
+		if err := e.passed(check, res.Checked); err != nil {
+			return proceed, err
+		}
 	}
 	e.out.applied, e.out.outputs, e.out.lock = &res, res.Outputs, res.Lock
 	e.announceApply()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -280,21 +281,60 @@ func (r *connector) forPolicy(ctx context.Context, obj client.Object) []reconcil
 	})
 }
 
-// hasPolicies reports whether a plan policy that matches the resource could check its
-// plan: its create is then planned first, so that the policies see the plan. A policy
-// of some resource types could not when the workspace declares none of them (and calls
-// no module from elsewhere, whose types are unknown before init): its create stays one
-// combined plan-and-apply.
-func (e *run) hasPolicies(ctx context.Context) bool {
+// createCheck is how a create of the resource is checked by the plan policies that
+// match it, when one of them could check its plan (a policy of some resource types
+// could not when the workspace declares none of them, and calls no module from
+// elsewhere, whose types are unknown before init): inside its one apply, with the check
+// returned (engine.Workspace.Check), or, when it cannot be (planFirst), planned first.
+// A create can be checked inside its apply when no value of it is sensitive for a
+// reason the providers' schemas do not give (module.MarksBeyondSchemas), nor read from
+// a Secret: the gate reads the provider's plans, which carry no other marks.
+func (e *run) createCheck(ctx context.Context) (check *createCheck, planFirst bool, err error) {
 	if e.t.policies == nil {
-		return false
+		return nil, false, nil
 	}
-	pols, _, err := e.t.policies.matching(ctx, e.mg, e.t.kind.GVK)
+	pols, t, err := e.t.policies.matching(ctx, e.mg, e.t.kind.GVK)
 	if err != nil || len(pols) == 0 {
-		return err != nil
+		return nil, false, err
 	}
 	types, complete := declaredTypes(e.ws.Files)
-	return slices.ContainsFunc(pols, func(p *planpolicy.Policy) bool { return p.CouldCheck(types, complete) })
+	if !slices.ContainsFunc(pols, func(p *planpolicy.Policy) bool { return p.CouldCheck(types, complete) }) {
+		return nil, false, nil
+	}
+	if len(e.ws.SecretVars) > 0 || (&tfmodule.Module{Files: e.ws.Files}).MarksBeyondSchemas() {
+		return nil, true, nil
+	}
+	in, err := e.t.policies.input(ctx, e.mg, t, nil)
+	if err != nil {
+		return nil, false, err
+	}
+	cc := planpolicy.CreateCheck{Object: in.Object, Claim: in.Claim, Namespace: in.Namespace, NamespaceLabels: in.NamespaceLabels}
+	for _, p := range pols {
+		cc.Policies = append(cc.Policies, p.Source)
+	}
+	raw, err := json.Marshal(cc)
+	if err != nil {
+		return nil, false, fmt.Errorf("write the create's check: %w", err)
+	}
+	return &createCheck{raw: raw, hash: policiesHash(pols)}, false, nil
+}
+
+// createCheck is a create's check inside its apply, as the engine is given it, and the
+// policies it holds.
+type createCheck struct {
+	raw  json.RawMessage
+	hash string
+}
+
+// passed records what the policies said of a create that passed its check.
+func (e *run) passed(c *createCheck, report json.RawMessage) error {
+	var results []planpolicy.Result
+	if err := json.Unmarshal(report, &results); err != nil {
+		return fmt.Errorf("read the create's check: %w", err)
+	}
+	e.out.policies = &policyCheck{results: results, hash: c.hash}
+	planpolicy.Observe(e.t.kind.GVK.Kind, results)
+	return nil
 }
 
 // declaredTypes are the resource types a workspace's files declare, and whether that is

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -14,6 +15,7 @@ import (
 	terraformv1 "terraplane.io/terraplane/apis/terraform/v1alpha1"
 	"terraplane.io/terraplane/internal/engine"
 	"terraplane.io/terraplane/internal/planpolicy"
+	"terraplane.io/terraplane/internal/plugins"
 )
 
 // sizePlan is an update of terraform_data.a to size, with its plan document.
@@ -150,27 +152,50 @@ func TestPolicyWarn(t *testing.T) {
 	}
 }
 
-// TestPolicyPlansCreatesFirst: a create that a policy matches is planned and checked,
-// not created in one combined run.
-func TestPolicyPlansCreatesFirst(t *testing.T) {
+// terraformData is a create of a terraform_data whose input is input, as the engine's
+// check reads it from the provider's plan.
+func terraformData(input string) []plugins.PlannedCreate {
+	return []plugins.PlannedCreate{{Address: "terraform_data.a", Type: "terraform_data", Provider: "terraform.io/builtin/terraform",
+		After: map[string]any{"input": input}, AfterUnknown: map[string]any{"id": true}, AfterSensitive: map[string]any{}}}
+}
+
+// TestPolicyChecksCreatesInTheirApply: a create that a policy matches is checked inside
+// its one combined run, which goes on when its plan passes (the results in its status);
+// one that does not pass makes nothing and is planned first, where the policy denies it.
+func TestPolicyChecksCreatesInTheirApply(t *testing.T) {
 	h := newHarness(t, nil)
 	withPolicy(t, h, policyv1.EnforcementDeny)
+	h.runner.planned = terraformData("small")
+	mg := h.reconcile()
+	if got := h.calls(); got != "checked-create" || synced(mg).Status != metav1.ConditionTrue {
+		t.Fatalf("ran %q, Synced %+v; want one checked create", got, synced(mg))
+	}
+	want := []common.PolicyResult{{Policy: "sizes", Rule: "no-large", Result: planpolicy.ResultPass}}
+	if d := cmp.Diff(want, mg.Status.Terraform.Plan.Policies); d != "" {
+		t.Errorf("policies (-want +got):\n%s", d)
+	}
+
+	h = newHarness(t, nil)
+	withPolicy(t, h, policyv1.EnforcementDeny)
+	h.runner.planned = terraformData("large")
 	h.runner.plans = []*engine.Plan{sizePlan("aaaa0000000000f1", "large")}
-	if mg := h.reconcile(); h.calls() != "plan" || synced(mg).Reason != common.ReasonPolicyDenied {
-		t.Fatalf("ran %q, Synced %+v; want a plan, denied", h.calls(), synced(mg))
+	if mg := h.reconcile(); h.calls() != "checked-create plan" || synced(mg).Reason != common.ReasonPolicyDenied {
+		t.Fatalf("ran %q, Synced %+v; want a refused create, then a plan, denied", h.calls(), synced(mg))
 	}
 }
 
 // TestPolicyOfOtherTypesCreatesDirectly: a policy of resource types the workspace
-// declares none of could not check its plan, so the create stays one combined run; one
-// of a type it declares, or a workspace whose types are not all known, plans first.
+// declares none of could not check its plan, so the create is not checked; one of a type
+// it declares is checked inside the create; a workspace whose types are not all known,
+// or whose values terraform may mark sensitive beyond the providers' schemas, plans first.
 func TestPolicyOfOtherTypesCreatesDirectly(t *testing.T) {
 	for name, tc := range map[string]struct {
 		files map[string]string
 		want  string
 	}{
 		"no bucket declared":      {map[string]string{"main.tf": `resource "terraform_data" "a" {}`}, "create"},
-		"a bucket declared":       {map[string]string{"main.tf": `resource "aws_s3_bucket" "b" {}`}, "plan"},
+		"a bucket declared":       {map[string]string{"main.tf": `resource "aws_s3_bucket" "b" {}`}, "checked-create"},
+		"a sensitive variable":    {map[string]string{"main.tf": "variable \"v\" { sensitive = true }\nresource \"aws_s3_bucket\" \"b\" {}"}, "plan"},
 		"a module from elsewhere": {map[string]string{"main.tf": `module "s3" { source = "terraform-aws-modules/s3-bucket/aws" }`}, "plan"},
 	} {
 		t.Run(name, func(t *testing.T) {
@@ -185,8 +210,9 @@ func TestPolicyOfOtherTypesCreatesDirectly(t *testing.T) {
 				h.render.files[n] = []byte(c)
 			}
 			h.runner.plans = []*engine.Plan{sizePlan("aaaa0000000000f2", "small")}
-			if h.reconcile(); !strings.HasPrefix(h.calls(), tc.want) {
-				t.Errorf("ran %q, want %s first", h.calls(), tc.want)
+			h.reconcile()
+			if got := h.calls(); !strings.HasPrefix(got+" ", tc.want+" ") {
+				t.Errorf("ran %q, want %s first", got, tc.want)
 			}
 		})
 	}

@@ -135,8 +135,11 @@ func (e *run) recordPlan(tf *common.TerraformStatus, now metav1.Time) {
 // recordApply records what the run applied.
 func (e *run) recordApply(tf *common.TerraformStatus, now metav1.Time) {
 	res, id := e.out.applied, e.appliedID()
-	if e.out.plan == nil { // a create without a saved plan
+	if e.out.plan == nil { // a create without a saved plan, checked inside its apply when policies matched
 		tf.Plan = planstore.Summary(id, e.sit.reason, res.Changes, e.rendered.Hash, now)
+		if e.out.policies != nil {
+			tf.Plan.Policies, tf.Plan.PoliciesHash = policyResults(e.out.policies.results), e.out.policies.hash
+		}
 	}
 	c := engine.CountChanges(res.Changes)
 	tf.LastApply = &common.ApplySummary{ID: id, Add: c.Add, Change: c.Change, Destroy: c.Destroy, Replace: c.Replace, Time: now}

@@ -2,6 +2,7 @@ package terraform
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -23,7 +24,9 @@ import (
 	"terraplane.io/terraplane/controllers/managed"
 	"terraplane.io/terraplane/internal/engine"
 	"terraplane.io/terraplane/internal/kinds"
+	"terraplane.io/terraplane/internal/planpolicy"
 	"terraplane.io/terraplane/internal/planstore"
+	"terraplane.io/terraplane/internal/plugins"
 	"terraplane.io/terraplane/internal/registry"
 	"terraplane.io/terraplane/internal/resource"
 	"terraplane.io/terraplane/internal/statelock"
@@ -56,6 +59,8 @@ type fakeRunner struct {
 	lockReads int
 	// onApply runs as ApplyPlan starts, when set.
 	onApply func()
+	// planned are the creates a checked create plans (engine.Workspace.Check).
+	planned []plugins.PlannedCreate
 	// onCreate runs as Create starts, when set; activity is what Activity answers.
 	onCreate func()
 	activity engine.Activity
@@ -91,12 +96,23 @@ func (f *fakeRunner) Create(_ context.Context, ws engine.Workspace) (engine.Resu
 		if f.onCreate != nil {
 			f.onCreate()
 		}
-		f.calls = append(f.calls, "create")
+		var checked json.RawMessage
+		if ws.Check != nil {
+			// The engine's check, on what the create plans (planned).
+			f.calls = append(f.calls, "checked-create")
+			report, pass, err := (&planpolicy.Cache{}).CheckCreate(context.Background(), ws.Check, f.planned, nil)
+			if err != nil || !pass {
+				return engine.Result{}, &engine.CreateRefusedError{Reason: "its plan did not pass every rule"}
+			}
+			checked = report
+		} else {
+			f.calls = append(f.calls, "create")
+		}
 		if f.failing != nil {
 			return engine.Result{}, f.failing
 		}
 		return engine.Result{Changes: []engine.Change{{Address: "terraform_data.a", Actions: []string{"create"}}}, Resources: 1,
-			Outputs: map[string]engine.Output{"id": {Value: []byte(`"a"`)}}, Lock: f.lock}, nil
+			Outputs: map[string]engine.Output{"id": {Value: []byte(`"a"`)}}, Lock: f.lock, Checked: checked}, nil
 	})
 }
 

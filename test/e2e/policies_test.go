@@ -77,6 +77,9 @@ func TestPlanPolicies(t *testing.T) {
 		common.PolicyResult{Policy: "e2e-cost-center", Rule: "tag-required", Result: "Pass"}))
 	g.Expect(bucketExists(g, mc, mg.Spec.ForProvider.BucketName)).To(BeFalse())
 
+	By(t, "a claim that passes every policy is checked inside its one apply: no plan first, the results in its status")
+	checkCheckedCreate(t, g, ctx, mgr, mc)
+
 	By(t, "approving the denied plan does not let it through")
 	plan := mg.Status.Terraform.Plan.ID
 	g.Expect(denied).To(ContainSubstring("plan " + plan + " "))
@@ -122,6 +125,27 @@ func TestPlanPolicies(t *testing.T) {
 	g.Expect(env.Client.Delete(ctx, public)).To(Succeed())
 	g.Expect(env.Client.Delete(ctx, plain)).To(Succeed())
 	waitGone(g, ctx, public, plain, mg, plainMg)
+}
+
+// checkCheckedCreate makes a bucket claim that every policy passes: its create runs one
+// terraform process (the apply, its check inside it), where planning first would run
+// three (plan, show, apply); its status holds each rule's Pass.
+func checkCheckedCreate(t *testing.T, g Gomega, ctx context.Context, mgr *framework.Manager, mc *minio.Client) {
+	before := mgr.Engine.Processes()
+	checked := framework.Bucket(policiesNS, "checked", "", "")
+	checked.Spec.Tags = map[string]string{"cost-center": "cc-7"}
+	g.Expect(env.Client.Create(ctx, checked)).To(Succeed())
+	waitBound(g, ctx, checked)
+	processes := mgr.Engine.Processes() - before
+	mg := managedOf(g, ctx, checked)
+	g.Expect(mg.Status.Terraform.Plan.Policies).To(ConsistOf(
+		common.PolicyResult{Policy: "e2e-buckets-not-public", Rule: "not-tagged-public", Result: "Pass"},
+		common.PolicyResult{Policy: "e2e-cost-center", Rule: "tag-required", Result: "Pass"}))
+	g.Expect(bucketExists(g, mc, mg.Spec.ForProvider.BucketName)).To(BeTrue())
+	g.Expect(processes).To(BeNumerically("<=", 2), "terraform processes for the checked create (an init at most, and the apply)")
+	t.Logf("checked create: %d terraform processes", processes)
+	g.Expect(env.Client.Delete(ctx, checked)).To(Succeed())
+	waitGone(g, ctx, checked, mg)
 }
 
 // setupPolicyBuckets makes policiesNS, a MinIO Provider and an S3BucketClass without
