@@ -326,8 +326,12 @@ type createCheck struct {
 	hash string
 }
 
-// passed records what the policies said of a create that passed its check.
+// passed records what the policies said of a create that passed its check; an apply
+// that planned nothing to create was not checked, and reports nothing.
 func (e *run) passed(c *createCheck, report json.RawMessage) error {
+	if len(report) == 0 {
+		return nil
+	}
 	var results []planpolicy.Result
 	if err := json.Unmarshal(report, &results); err != nil {
 		return fmt.Errorf("read the create's check: %w", err)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"sync"
 	"sync/atomic"
 
 	"terraplane.io/terraplane/internal/plugins"
@@ -30,9 +31,32 @@ func (e *CreateRefusedError) Error() string { return "create not checked in its 
 type createCheck struct {
 	// watch reads the UI of the apply running now.
 	watch   atomic.Pointer[planWatch]
+	release func()
+
+	mu      sync.Mutex // the check runs on a provider call's goroutine
 	report  json.RawMessage
 	refused *CreateRefusedError
-	release func()
+}
+
+// verdict is what the check reported, and its refusal; both nil when it never ran (the
+// apply planned nothing, or failed before its first change).
+func (c *createCheck) verdict() (json.RawMessage, *CreateRefusedError) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.report, c.refused
+}
+
+// decide records the check's outcome: what it reported, and a refusal for reason
+// (none for "").
+func (c *createCheck) decide(report json.RawMessage, reason string) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.report = report
+	if reason == "" {
+		return nil
+	}
+	c.refused = &CreateRefusedError{Reason: reason}
+	return c.refused
 }
 
 // ui is what the apply's UI goes to: w, and a new watch of its plan (w alone for no
@@ -57,20 +81,16 @@ func (e *Engine) holdCreate(ctx context.Context, ws Workspace) (*createCheck, er
 		}
 		creates, err := c.watch.Load().creates(ctx, planned)
 		if err != nil {
-			c.refused = &CreateRefusedError{Reason: err.Error()}
-			return c.refused
+			return c.decide(nil, err.Error())
 		}
 		report, pass, err := e.opts.CheckCreate(ctx, ws.Check, creates, secrets)
-		c.report = report
 		switch {
 		case err != nil:
-			c.refused = &CreateRefusedError{Reason: err.Error()}
+			return c.decide(report, err.Error())
 		case !pass:
-			c.refused = &CreateRefusedError{Reason: "its plan did not pass every rule"}
-		default:
-			return nil
+			return c.decide(report, "its plan did not pass every rule")
 		}
-		return c.refused
+		return c.decide(report, "")
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()

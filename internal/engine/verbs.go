@@ -51,16 +51,17 @@ func (e *Engine) create(ctx context.Context, ws Workspace) (Result, error) {
 		defer check.release()
 	}
 	stream, err := e.applyJSON(ctx, ws, tf, check)
-	if check != nil && check.refused != nil {
-		return Result{}, check.refused // terraform's error is the refusal's consequence
+	var checked json.RawMessage
+	if check != nil {
+		var refused *CreateRefusedError
+		if checked, refused = check.verdict(); refused != nil {
+			return Result{}, refused // terraform's error is the refusal's consequence
+		}
 	}
 	if err != nil {
 		return Result{}, fmt.Errorf("terraform apply: %w", err)
 	}
-	res := Result{Changes: stream.changes, Resources: -1, Lock: readLock(e.Dir(ws.ID))}
-	if check != nil {
-		res.Checked = check.report
-	}
+	res := Result{Changes: stream.changes, Resources: -1, Lock: readLock(e.Dir(ws.ID)), Checked: checked}
 	if stream.summary != nil {
 		res.Resources = stream.summary.Add + stream.summary.Import - stream.summary.Remove
 	}
