@@ -288,7 +288,8 @@ func (r *connector) forPolicy(ctx context.Context, obj client.Object) []reconcil
 // returned (engine.Workspace.Check), or, when it cannot be (planFirst), planned first.
 // A create can be checked inside its apply when no value of it is sensitive for a
 // reason the providers' schemas do not give (module.MarksBeyondSchemas), nor read from
-// a Secret: the gate reads the provider's plans, which carry no other marks.
+// a Secret, and it declares nothing of terraform's own provider: the gate reads the
+// provider processes' plans, which carry no other marks.
 func (e *run) createCheck(ctx context.Context) (check *createCheck, planFirst bool, err error) {
 	if e.t.policies == nil {
 		return nil, false, nil
@@ -301,7 +302,7 @@ func (e *run) createCheck(ctx context.Context) (check *createCheck, planFirst bo
 	if !slices.ContainsFunc(pols, func(p *planpolicy.Policy) bool { return p.CouldCheck(types, complete) }) {
 		return nil, false, nil
 	}
-	if len(e.ws.SecretVars) > 0 || (&tfmodule.Module{Files: e.ws.Files}).MarksBeyondSchemas() {
+	if len(e.ws.SecretVars) > 0 || slices.ContainsFunc(types, builtinTypes) || (&tfmodule.Module{Files: e.ws.Files}).MarksBeyondSchemas() {
 		return nil, true, nil
 	}
 	in, err := e.t.policies.input(ctx, e.mg, t, nil)
@@ -318,6 +319,10 @@ func (e *run) createCheck(ctx context.Context) (check *createCheck, planFirst bo
 	}
 	return &createCheck{raw: raw, hash: policiesHash(pols)}, false, nil
 }
+
+// builtinTypes are the types of terraform's own provider, which runs inside terraform:
+// no provider connection carries their plans, so no apply can check them.
+func builtinTypes(t string) bool { return t == "terraform_data" || t == "terraform_remote_state" }
 
 // createCheck is a create's check inside its apply, as the engine is given it, and the
 // policies it holds.

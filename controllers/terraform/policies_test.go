@@ -187,7 +187,8 @@ func TestPolicyChecksCreatesInTheirApply(t *testing.T) {
 // TestPolicyOfOtherTypesCreatesDirectly: a policy of resource types the workspace
 // declares none of could not check its plan, so the create is not checked; one of a type
 // it declares is checked inside the create; a workspace whose types are not all known,
-// or whose values terraform may mark sensitive beyond the providers' schemas, plans first.
+// whose values terraform may mark sensitive beyond the providers' schemas, or with a
+// resource of terraform's own provider, plans first.
 func TestPolicyOfOtherTypesCreatesDirectly(t *testing.T) {
 	for name, tc := range map[string]struct {
 		files map[string]string
@@ -195,6 +196,7 @@ func TestPolicyOfOtherTypesCreatesDirectly(t *testing.T) {
 	}{
 		"no bucket declared":      {map[string]string{"main.tf": `resource "terraform_data" "a" {}`}, "create"},
 		"a bucket declared":       {map[string]string{"main.tf": `resource "aws_s3_bucket" "b" {}`}, "checked-create"},
+		"a terraform_data too":    {map[string]string{"main.tf": "resource \"terraform_data\" \"a\" {}\nresource \"aws_s3_bucket\" \"b\" {}"}, "plan"},
 		"a sensitive variable":    {map[string]string{"main.tf": "variable \"v\" { sensitive = true }\nresource \"aws_s3_bucket\" \"b\" {}"}, "plan"},
 		"a module from elsewhere": {map[string]string{"main.tf": `module "s3" { source = "terraform-aws-modules/s3-bucket/aws" }`}, "plan"},
 	} {
