@@ -142,7 +142,9 @@ func checkCheckedCreate(t *testing.T, g Gomega, ctx context.Context, mgr *framew
 		common.PolicyResult{Policy: "e2e-buckets-not-public", Rule: "not-tagged-public", Result: "Pass"},
 		common.PolicyResult{Policy: "e2e-cost-center", Rule: "tag-required", Result: "Pass"}))
 	g.Expect(bucketExists(g, mc, mg.Spec.ForProvider.BucketName)).To(BeTrue())
-	g.Expect(processes).To(BeNumerically("<=", 2), "terraform processes for the checked create (an init at most, and the apply)")
+	// an init, the apply and at most one other resource's command (the suite shares the engine);
+	// planned first, the create alone is an init, a plan, a show and an apply
+	g.Expect(processes).To(BeNumerically("<", 4), "terraform processes while the checked create ran")
 	t.Logf("checked create: %d terraform processes", processes)
 	g.Expect(env.Client.Delete(ctx, checked)).To(Succeed())
 	waitGone(g, ctx, checked, mg)
