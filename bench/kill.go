@@ -181,19 +181,11 @@ func (h *harness) leftovers(ctx context.Context, names []string, res *killResult
 			res.duplicates++ // a claim served twice
 		}
 	}
-	leases := &coordinationv1.LeaseList{}
-	ns := objs[0].GetNamespace()
-	if err := h.c.List(ctx, leases, client.InNamespace(ns)); err != nil {
-		return fmt.Errorf("list state locks: %w", err)
+	held, err := statelock.HeldIn(ctx, h.c, objs[0].GetNamespace())
+	if err != nil {
+		return err
 	}
-	for _, l := range leases.Items {
-		if !strings.HasPrefix(l.Name, "lock-tfstate-default-") {
-			continue
-		}
-		if info, err := statelock.LockHolder(ctx, h.c, client.ObjectKeyFromObject(&l)); err != nil || info != nil {
-			res.stuck++
-		}
-	}
+	res.stuck += len(held)
 	return nil
 }
 

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -117,7 +116,7 @@ func TestCreatePendingKeptWhenOutcomeUnknown(t *testing.T) {
 			if got := situate(mg, facts{}).pending; got != tc.kept {
 				t.Errorf("create-pending recorded after the create = %v, want %v", got, tc.kept)
 			}
-			if h.leaseRecordsCreate() {
+			if h.lockRecordsCreate() {
 				t.Error("the state lock still records the create")
 			}
 		})
@@ -244,18 +243,14 @@ func (h *harness) leaseKey() client.ObjectKey {
 	return statelock.LeaseKey("platform", resource.StateSuffix(h.get()))
 }
 
-// leaseRecordsCreate says whether the Module's state lock records a create.
-func (h *harness) leaseRecordsCreate() bool {
+// lockRecordsCreate says whether the Module's state lock records a create.
+func (h *harness) lockRecordsCreate() bool {
 	h.t.Helper()
-	var lease coordinationv1.Lease
-	err := h.c.Get(context.Background(), h.leaseKey(), &lease)
-	if apierrors.IsNotFound(err) {
-		return false
-	}
+	r, err := statelock.ReadLock(context.Background(), h.c, h.leaseKey())
 	if err != nil {
 		h.t.Fatal(err)
 	}
-	return lease.Annotations[common.CreatePendingAnnotation] != ""
+	return r.CreatePending
 }
 
 // TestFirstCreateRecordsItselfOnTheLock: a first create is recorded on its state lock,
@@ -280,7 +275,7 @@ func TestFirstCreateRecordsItselfOnTheLock(t *testing.T) {
 		},
 	})
 	locked := false
-	h.runner.onCreate = func() { locked = h.leaseRecordsCreate() }
+	h.runner.onCreate = func() { locked = h.lockRecordsCreate() }
 	mg := h.reconcile()
 	if h.calls() != "create" || !locked {
 		t.Fatalf("want one create, its lock recording it while it ran (%v)", locked)
@@ -288,7 +283,7 @@ func TestFirstCreateRecordsItselfOnTheLock(t *testing.T) {
 	if writes != 0 || mg.Annotations[common.CreatePendingAnnotation] != "" {
 		t.Errorf("the create wrote the resource itself %d times (annotations %v); want only its status", writes, mg.Annotations)
 	}
-	if h.leaseRecordsCreate() {
+	if h.lockRecordsCreate() {
 		t.Error("the lock still records the create after its outcome was known")
 	}
 	if info, err := statelock.LockHolder(context.Background(), h.c, h.leaseKey()); err != nil || info != nil {
@@ -319,9 +314,9 @@ func TestCreateCutOffOnItsLock(t *testing.T) {
 		if calls := h.calls(); strings.Contains(calls, "create") || strings.Contains(calls, "apply") {
 			t.Fatalf("reconcile %d ran %q", i, calls)
 		}
-		if mg.Annotations[common.CreatePendingAnnotation] == "" || h.leaseRecordsCreate() {
+		if mg.Annotations[common.CreatePendingAnnotation] == "" || h.lockRecordsCreate() {
 			t.Fatalf("reconcile %d: the resource records the create: %v, the lock still does: %v; want it moved to the resource",
-				i, mg.Annotations, h.leaseRecordsCreate())
+				i, mg.Annotations, h.lockRecordsCreate())
 		}
 	}
 	if info, err := statelock.LockHolder(context.Background(), h.c, h.leaseKey()); err != nil || info != nil {

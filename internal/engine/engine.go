@@ -81,8 +81,9 @@ type Options struct {
 // terraform command (verb), which runs under ctx's deadline; unlock releases it, also
 // after ctx has ended.
 type StateLocker interface {
-	// LockState takes the lock; one taken for a create (create) records the create until
-	// unlock is told that the command's outcome is settled (known, and in the state).
+	// LockState takes the lock, writing an empty state first for a workspace that has
+	// none; one taken for a create (create) records the create until unlock is told that
+	// the command's outcome is settled (known, and in the state).
 	LockState(ctx context.Context, backend map[string]string, verb string, create bool) (unlock func(settled bool), err error)
 	// SeedState writes an empty state for a workspace that has none: terraform locks the
 	// state itself, whatever -lock says, to write a workspace's first state.

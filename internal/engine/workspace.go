@@ -216,9 +216,10 @@ type Run struct {
 // seed writes an empty state for a workspace the engine locks, before its first command
 // in this process and before every init. Any command that finds no state (a state pull
 // on a copied init, say) writes a first one under a lock of terraform's own, which a run
-// killed midway leaves behind with no holder to judge: the state is there first.
+// killed midway leaves behind with no holder to judge: the state is there first. A
+// command that locks the state has it seeded by its lock, in the same write.
 func (e *Engine) seed(ctx context.Context, ws Workspace, verb string) error {
-	if !e.locksItself(ws) {
+	if !e.locksItself(ws) || lockingVerbs[verb] {
 		return nil
 	}
 	if _, done := e.seeded.Load(ws.ID); done && verb != "init" {
@@ -251,6 +252,7 @@ func (e *Engine) run(ctx context.Context, ws Workspace, verb string, cmd func(co
 		if lerr != nil {
 			return lerr
 		}
+		e.seeded.Store(ws.ID, true) // the lock found a state, or wrote one
 		defer func() { unlock(!OutcomeUnknown(err)) }()
 	}
 	e.processes.Add(1)

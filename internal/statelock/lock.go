@@ -42,13 +42,32 @@ func (l LockInfo) Holder() *holder.Holder {
 	return &h
 }
 
-// LockHolder reads who holds the state lock Lease; nil when it is free or absent.
-func LockHolder(ctx context.Context, c client.Reader, key client.ObjectKey) (*LockInfo, error) {
-	lease, err := getLease(ctx, c, key)
-	if err != nil || lease == nil {
-		return nil, err
+// Recorded is what a workspace's state lock records.
+type Recorded struct {
+	// Holder is who holds the lock; nil when it is free.
+	Holder *LockInfo
+	// CreatePending: a create taken under the lock has an outcome not yet known.
+	CreatePending bool
+}
+
+// ReadLock reads what the state lock Lease key (or, before the workspace has one, its
+// state Secret) records; nothing when neither does.
+func ReadLock(ctx context.Context, c client.Reader, key client.ObjectKey) (Recorded, error) {
+	rs, err := readRecords(ctx, c, key)
+	if err != nil {
+		return Recorded{}, err
 	}
-	return heldBy(lease), nil
+	if rec := rs.lock(); rec != nil {
+		return Recorded{Holder: rec.held(), CreatePending: rec.pending()}, nil
+	}
+	return Recorded{}, nil
+}
+
+// LockHolder reads who holds the state lock Lease key (or, before the workspace has one,
+// its state Secret); nil when it is free or absent.
+func LockHolder(ctx context.Context, c client.Reader, key client.ObjectKey) (*LockInfo, error) {
+	r, err := ReadLock(ctx, c, key)
+	return r.Holder, err
 }
 
 // getLease reads the Lease key; nil when there is none.
@@ -75,31 +94,26 @@ func heldBy(lease *coordinationv1.Lease) *LockInfo {
 	return info
 }
 
-// Unlock frees the state lock Lease as `terraform force-unlock` does: it clears the
-// holder and its details, only if the lock still has id (empty id: any holder). A create
-// recorded on it stays, for the next run to find.
+// Unlock frees the state lock Lease key (or its state Secret's lock) as `terraform
+// force-unlock` does: it clears the holder and its details, only if the lock still has id
+// (empty id: any holder). A create recorded on it stays, for the next run to find.
 func Unlock(ctx context.Context, c client.Client, key client.ObjectKey, id string) error {
-	lease, err := getLease(ctx, c, key)
-	if err != nil || lease == nil || lease.Spec.HolderIdentity == nil {
+	rs, err := readRecords(ctx, c, key)
+	if err != nil {
 		return err
 	}
-	if id != "" && *lease.Spec.HolderIdentity != id {
-		return fmt.Errorf("state lock %s is now held by another run (%s)", key.Name, *lease.Spec.HolderIdentity)
+	rec := rs.lock()
+	if rec == nil {
+		return nil
 	}
-	return free(ctx, c, lease, false)
-}
-
-// free clears lease's holder and its details, and the record of a create when settled.
-func free(ctx context.Context, c client.Client, lease *coordinationv1.Lease, settled bool) error {
-	lease.Spec.HolderIdentity = nil
-	delete(lease.Annotations, common.LockInfoAnnotation)
-	if settled {
-		delete(lease.Annotations, common.CreatePendingAnnotation)
+	held := rec.held()
+	if held == nil {
+		return nil
 	}
-	if err := c.Update(ctx, lease); err != nil {
-		return fmt.Errorf("release state lock %s: %w", lease.Name, err)
+	if id != "" && held.ID != id {
+		return fmt.Errorf("state lock %s is now held by another run (%s)", key.Name, held.ID)
 	}
-	return nil
+	return free(ctx, c, *rec, false)
 }
 
 // StaleLockError says a state lock is held by something that is not a Terraplane

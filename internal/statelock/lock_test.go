@@ -6,8 +6,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -23,6 +25,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 )
 
 func lockOf(h *holder.Holder) LockInfo {
@@ -116,8 +119,6 @@ func heldLease(name string, info LockInfo) *coordinationv1.Lease {
 	}
 }
 
-// TestLocker: a lock is taken once, names this process, is refused to a second taker
-// while held, and released by its unlock; ClearStale releases only provably dead locks.
 // newFakeLocker is a locker of this process over a fake client that keeps Leases and
 // Secrets.
 func newFakeLocker() (client.Client, *Locker) {
@@ -128,6 +129,8 @@ func newFakeLocker() (client.Client, *Locker) {
 	return c, NewLocker(c, c, time.Hour, time.Minute)
 }
 
+// TestLocker: a lock is taken once, names this process, is refused to a second taker
+// while held, and released by its unlock; ClearStale releases only provably dead locks.
 func TestLocker(t *testing.T) {
 	c, l := newFakeLocker()
 	ctx := context.Background()
@@ -235,7 +238,8 @@ func TestSeedState(t *testing.T) {
 	}
 }
 
-// failingUpdates fails every Update while failing is set, as an API server out of reach.
+// failingUpdates fails every Update and Patch while failing is set, as an API server out
+// of reach.
 type failingUpdates struct {
 	client.Client
 	failing atomic.Bool
@@ -248,8 +252,16 @@ func (f *failingUpdates) Update(ctx context.Context, obj client.Object, opts ...
 	return f.Client.Update(ctx, obj, opts...)
 }
 
+func (f *failingUpdates) Patch(ctx context.Context, obj client.Object, patch client.Patch, opts ...client.PatchOption) error {
+	if f.failing.Load() {
+		return errors.New("connection refused")
+	}
+	return f.Client.Patch(ctx, obj, patch, opts...)
+}
+
 // TestUnlockRetriesUntilItLands: a release that fails while the API server is out of
-// reach is tried again until it lands, so the lock does not wait for its deadline.
+// reach is tried again until it lands, so the lock does not wait for its deadline: the
+// first lock, kept on the state Secret, and a later one, on the Lease.
 func TestUnlockRetriesUntilItLands(t *testing.T) {
 	scheme := runtime.NewScheme()
 	_ = coordinationv1.AddToScheme(scheme)
@@ -257,26 +269,31 @@ func TestUnlockRetriesUntilItLands(t *testing.T) {
 	c := &failingUpdates{Client: fake.NewClientBuilder().WithScheme(scheme).Build()}
 	l := NewLocker(c, c, time.Hour, time.Minute)
 	ctx := context.Background()
-	key := client.ObjectKey{Namespace: "ns", Name: "lock"}
-	unlock, err := l.Lock(ctx, key, "sfx", "apply", false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c.failing.Store(true)
-	unlock(true) // fails, and goes on trying
-	if info, _ := LockHolder(ctx, c, key); info == nil {
-		t.Fatal("released while updates fail")
-	}
-	c.failing.Store(false)
-	deadline := time.Now().Add(3 * unlockRetry)
-	for {
+	key := LeaseKey("ns", "sfx")
+	for _, on := range []string{"state Secret", "Lease"} {
+		unlock, err := l.Lock(ctx, key, "sfx", "apply", false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.failing.Store(true)
+		unlock(true) // fails, and goes on trying
 		if info, _ := LockHolder(ctx, c, key); info == nil {
-			return
+			t.Fatalf("the lock on the %s released while updates fail", on)
 		}
-		if time.Now().After(deadline) {
-			t.Fatal("the release was not tried again once the API server answered")
+		c.failing.Store(false)
+		deadline := time.Now().Add(3 * unlockRetry)
+		for {
+			if info, _ := LockHolder(ctx, c, key); info == nil {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("the release of the lock on the %s was not tried again once the API server answered", on)
+			}
+			time.Sleep(100 * time.Millisecond)
 		}
-		time.Sleep(100 * time.Millisecond)
+	}
+	if lease, _ := getLease(ctx, c, key); lease == nil {
+		t.Error("the second lock was not kept on the Lease")
 	}
 }
 
@@ -317,69 +334,173 @@ func TestLeftoversStopBeforeRelease(t *testing.T) {
 	}
 }
 
-// TestCreateRecordOnTheLock: a lock taken for a create records it on the Lease in the
+// TestCreateRecordOnTheLock: a lock taken for a create records it on the lock in the
 // same write; a settled release drops the record with the lock, an unsettled one (the
 // outcome unknown) keeps it, as does a run cut off holding the lock. ClearStale reports
 // the record, writing nothing for a free lock, until the caller says the resource
-// records it; only then does it go. A plain lock's release never drops it.
+// records it; only then does it go. A plain lock's release never drops it. The same
+// holds for the first lock, kept on the state Secret, and for the Lease.
 func TestCreateRecordOnTheLock(t *testing.T) {
-	c, l := newFakeLocker()
+	for _, onLease := range []bool{false, true} {
+		t.Run(map[bool]string{false: "state Secret", true: "Lease"}[onLease], func(t *testing.T) {
+			c, l := newFakeLocker()
+			ctx := context.Background()
+			key := LeaseKey("ns", "sfx")
+			if onLease { // a workspace with a state takes its first lock on the Lease
+				if err := l.SeedState(ctx, map[string]string{"namespace": "ns", "secret_suffix": "sfx"}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			kept := func() (ann map[string]string, held bool, version string) {
+				t.Helper()
+				rs, err := readRecords(ctx, c, key)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if (rs.lease != nil) != onLease {
+					t.Fatalf("a Lease %v, want %v", rs.lease != nil, onLease)
+				}
+				var obj client.Object = rs.state
+				if rs.lease != nil {
+					obj = rs.lease
+				}
+				return obj.GetAnnotations(), (record{obj}).held() != nil, obj.GetResourceVersion()
+			}
+			recorded := func() bool { ann, _, _ := kept(); return ann[common.CreatePendingAnnotation] != "" }
+			held := func() bool { _, h, _ := kept(); return h }
+			lock := func(create bool) func(bool) {
+				t.Helper()
+				unlock, err := l.Lock(ctx, key, "sfx", "apply", create)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return unlock
+			}
+
+			unlock := lock(true)
+			if !recorded() || !held() {
+				t.Fatal("a create's lock records the create with the holder")
+			}
+			if unlock(false); !recorded() || held() {
+				t.Fatal("an unsettled release frees the lock and keeps the create's record")
+			}
+			lock(false)(true)
+			if !recorded() {
+				t.Fatal("a plain lock's release dropped a create's record")
+			}
+			_, _, rv := kept()
+			if rel, err := l.ClearStale(ctx, key, false, false); err != nil || rel != (Released{CreatePending: true}) {
+				t.Fatalf("a free lock with a create's record: %+v, %v; want the record reported", rel, err)
+			}
+			if _, _, now := kept(); now != rv {
+				t.Error("reporting the record of a free lock wrote it")
+			}
+			if rel, err := l.ClearStale(ctx, key, false, true); err != nil || rel != (Released{}) || recorded() {
+				t.Fatalf("recorded by the resource: %+v, %v, still on the lock %v; want it dropped", rel, err, recorded())
+			}
+			if !onLease {
+				return // the next lock is the Lease's: the case below
+			}
+			if unlock := lock(true); !recorded() || !held() {
+				t.Fatal("a create's lock records the create with the holder")
+			} else if unlock(true); recorded() || held() {
+				t.Fatal("a settled release drops the record with the lock")
+			}
+			lock(true) // a run cut off: the lock stays held by this process, idle now
+			rel, err := l.ClearStale(ctx, key, false, false)
+			if err != nil || rel.Age == 0 || !rel.CreatePending {
+				t.Fatalf("a create cut off: %+v, %v; want the lock released and the create reported", rel, err)
+			}
+			if !recorded() || held() {
+				t.Fatal("releasing the lock of a create cut off keeps the create's record")
+			}
+			if _, err := l.ClearStale(ctx, key, false, true); err != nil || recorded() {
+				t.Fatalf("once recorded by the resource: %v, still on the lock %v", err, recorded())
+			}
+		})
+	}
+}
+
+// TestFirstLockSeedsTheState: a workspace's first lock is taken in the one write that
+// seeds its empty state; another taker is refused; terraform writes its state under it;
+// the release writes the Secret's metadata only, keeping that state; the next lock is
+// the Lease's. A create cut off on its first lock leaves the lock and its record on the
+// state Secret, for ClearStale.
+func TestFirstLockSeedsTheState(t *testing.T) {
+	scheme := runtime.NewScheme()
+	_ = coordinationv1.AddToScheme(scheme)
+	_ = corev1.AddToScheme(scheme)
+	var writes []string
+	c := fake.NewClientBuilder().WithScheme(scheme).WithInterceptorFuncs(interceptor.Funcs{
+		Create: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
+			writes = append(writes, fmt.Sprintf("create %T", obj))
+			return c.Create(ctx, obj, opts...)
+		},
+		Update: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.UpdateOption) error {
+			writes = append(writes, fmt.Sprintf("update %T", obj))
+			return c.Update(ctx, obj, opts...)
+		},
+		Patch: func(ctx context.Context, c client.WithWatch, obj client.Object, patch client.Patch, opts ...client.PatchOption) error {
+			writes = append(writes, fmt.Sprintf("patch %T", obj))
+			return c.Patch(ctx, obj, patch, opts...)
+		},
+	}).Build()
+	l := NewLocker(c, c, time.Hour, time.Minute)
 	ctx := context.Background()
-	key := client.ObjectKey{Namespace: "ns", Name: "lock-tfstate-default-sfx"}
-	lease := func() *coordinationv1.Lease {
+	key := LeaseKey("ns", "sfx")
+	state := func() *corev1.Secret {
 		t.Helper()
-		var got coordinationv1.Lease
-		if err := c.Get(ctx, key, &got); err != nil {
+		var s corev1.Secret
+		if err := c.Get(ctx, client.ObjectKey{Namespace: "ns", Name: "tfstate-default-sfx"}, &s); err != nil {
 			t.Fatal(err)
 		}
-		return &got
-	}
-	recorded := func() bool { return lease().Annotations[common.CreatePendingAnnotation] != "" }
-	lock := func(create bool) func(bool) {
-		t.Helper()
-		unlock, err := l.Lock(ctx, key, "sfx", "apply", create)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return unlock
+		return &s
 	}
 
-	unlock := lock(true)
-	if !recorded() || lease().Spec.HolderIdentity == nil {
-		t.Fatal("a create's lock records the create with the holder")
+	unlock, err := l.Lock(ctx, key, "sfx", "apply", true)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if unlock(true); recorded() || lease().Spec.HolderIdentity != nil {
-		t.Fatal("a settled release drops the record with the lock")
+	if want := []string{"create *v1.Secret"}; !slices.Equal(writes, want) {
+		t.Fatalf("first lock wrote %v, want %v", writes, want)
 	}
+	seeded := state()
+	if len(seeded.Data["tfstate"]) == 0 || seeded.Labels["tfstateSecretSuffix"] != "sfx" || !keepsLock(seeded.Annotations) {
+		t.Fatalf("the first lock's Secret: labels %v, annotations %v, %d bytes of state; want an empty state with the lock", seeded.Labels, seeded.Annotations, len(seeded.Data["tfstate"]))
+	}
+	var held *HeldError
+	other := NewLocker(c, c, time.Hour, time.Minute)
+	if _, err := other.Lock(ctx, key, "sfx", "plan", false); !errors.As(err, &held) {
+		t.Fatalf("another process's lock: %v, want a HeldError", err)
+	}
+	seeded.Data["tfstate"] = []byte("terraform's state") // terraform writes its state meanwhile
+	if err := c.Update(ctx, seeded); err != nil {
+		t.Fatal(err)
+	}
+	writes = nil
+	unlock(true)
+	after := state()
+	if !slices.Equal(writes, []string{"patch *v1.PartialObjectMetadata"}) || string(after.Data["tfstate"]) != "terraform's state" || keepsLock(after.Annotations) {
+		t.Fatalf("release wrote %v, state %q, annotations %v; want one metadata patch, the state kept, the lock gone", writes, after.Data["tfstate"], after.Annotations)
+	}
+	if after.Annotations["encoding"] != "gzip" {
+		t.Errorf("release dropped the backend's annotations: %v", after.Annotations)
+	}
+	unlock, err = other.Lock(ctx, key, "sfx", "plan", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lease, _ := getLease(ctx, c, key); lease == nil || heldBy(lease) == nil {
+		t.Fatal("a later lock is not kept on the Lease")
+	}
+	unlock(true)
 
-	lock(true)(false)
-	if !recorded() || lease().Spec.HolderIdentity != nil {
-		t.Fatal("an unsettled release frees the lock and keeps the create's record")
+	cut := LeaseKey("ns", "cut")
+	if _, err := l.Lock(ctx, cut, "cut", "apply", true); err != nil { // then cut off
+		t.Fatal(err)
 	}
-	lock(false)(true)
-	if !recorded() {
-		t.Fatal("a plain lock's release dropped a create's record")
-	}
-	rv := lease().ResourceVersion
-	if rel, err := l.ClearStale(ctx, key, false, false); err != nil || rel != (Released{CreatePending: true}) {
-		t.Fatalf("a free lock with a create's record: %+v, %v; want the record reported", rel, err)
-	}
-	if lease().ResourceVersion != rv {
-		t.Error("reporting the record of a free lock wrote the Lease")
-	}
-	if rel, err := l.ClearStale(ctx, key, false, true); err != nil || rel != (Released{}) || recorded() {
-		t.Fatalf("recorded by the resource: %+v, %v, still on the Lease %v; want it dropped", rel, err, recorded())
-	}
-
-	lock(true) // a run cut off: the lock stays held by this process, idle now
-	rel, err := l.ClearStale(ctx, key, false, false)
-	if err != nil || rel.Age == 0 || !rel.CreatePending {
-		t.Fatalf("a create cut off: %+v, %v; want the lock released and the create reported", rel, err)
-	}
-	if !recorded() || lease().Spec.HolderIdentity != nil {
-		t.Fatal("releasing the lock of a create cut off keeps the create's record")
-	}
-	if _, err := l.ClearStale(ctx, key, false, true); err != nil || recorded() {
-		t.Fatalf("once recorded by the resource: %v, still on the Lease %v", err, recorded())
+	rel, err := l.ClearStale(ctx, cut, false, false)
+	if err != nil || !rel.CreatePending || rel.Age == 0 {
+		t.Fatalf("a first create cut off: %+v, %v; want its lock released and the create reported", rel, err)
 	}
 }

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"time"
 
-	common "terraplane.io/terraplane/apis/common/v1alpha1"
 	"terraplane.io/terraplane/internal/engine"
 	"terraplane.io/terraplane/internal/holder"
 
@@ -16,7 +15,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
@@ -57,48 +55,65 @@ func LeaseKey(namespace, suffix string) client.ObjectKey {
 // Lock takes the state lock in Lease key for operation (a terraform verb). unlock
 // releases it, even after ctx ends, and is told whether the outcome of the command it
 // was taken for is settled (terraform saved what it made, or failed before making
-// anything). A lock taken for a create (create) also records the create on the Lease
+// anything). A lock taken for a create (create) also records the create on the lock
 // (common.CreatePendingAnnotation) in the same write, and drops it only with a settled
-// release: a Lease left with that record, by a run cut off or released unsettled, tells
+// release: a lock left with that record, by a run cut off or released unsettled, tells
 // the next run that the create may have made what terraform never saved (ClearStale). A
-// lock held by another is a *HeldError, or a *StaleLockError when no Terraplane process
-// holds it.
+// workspace's first lock is kept on its state Secret, taken in the write that seeds its
+// empty state; later ones on the Lease. A lock held by another is a *HeldError, or a
+// *StaleLockError when no Terraplane process holds it.
 func (l *Locker) Lock(ctx context.Context, key client.ObjectKey, suffix, operation string, create bool) (unlock func(settled bool), err error) {
 	info, err := l.newLockInfo(operation, l.expiry(ctx, time.Now()))
 	if err != nil {
 		return nil, err
 	}
-	lease, err := getLease(ctx, l.reader, key)
+	rs, err := readRecords(ctx, l.reader, key)
 	if err != nil {
 		return nil, err
 	}
-	if lease == nil {
-		// A workspace's first lock: its state is seeded, so that terraform never has to
-		// lock it itself to write the first one.
-		if err := l.SeedState(ctx, map[string]string{"namespace": key.Namespace, "secret_suffix": suffix}); err != nil {
-			return nil, err
-		}
-		lease = &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name, Labels: leaseLabels(suffix)}}
-		stamp(lease, info, create)
-		if err := l.client.Create(ctx, lease); err != nil {
-			if apierrors.IsAlreadyExists(err) {
-				return l.Lock(ctx, key, suffix, operation, create) // taken meanwhile: say by whom
-			}
-			return nil, fmt.Errorf("take state lock %s: %w", key.Name, err)
-		}
-		return l.unlocker(lease, info.ID, create), nil
+	rec := rs.lock()
+	if rec == nil {
+		return l.lockFirst(ctx, key, suffix, operation, create, rs.state != nil, info)
 	}
-	if held := heldBy(lease); held != nil {
+	if held := rec.held(); held != nil {
 		return nil, l.heldError(*held)
 	}
-	stamp(lease, info, create)
-	if err := l.client.Update(ctx, lease); err != nil {
+	before := rec.DeepCopyObject().(client.Object)
+	stamp(*rec, info, create)
+	if err := rec.save(ctx, l.client, before); err != nil {
 		if apierrors.IsConflict(err) {
 			return l.Lock(ctx, key, suffix, operation, create)
 		}
 		return nil, fmt.Errorf("take state lock %s: %w", key.Name, err)
 	}
-	return l.unlocker(lease, info.ID, create), nil
+	return l.unlocker(*rec, info.ID, create), nil
+}
+
+// lockFirst takes a lock nothing keeps yet, with info: a workspace without state gets its
+// empty state and the lock in one write to its state Secret; one with a state gets its
+// Lease.
+func (l *Locker) lockFirst(ctx context.Context, key client.ObjectKey, suffix, operation string, create, stateExists bool, info LockInfo) (func(bool), error) {
+	var obj client.Object = &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name, Labels: leaseLabels(suffix)}}
+	if !stateExists {
+		secret, err := newStateSecret(stateKey(key), suffix)
+		if err != nil {
+			return nil, err
+		}
+		obj = secret
+	}
+	stamp(record{obj}, info, create)
+	if err := l.client.Create(ctx, obj); err != nil {
+		if apierrors.IsAlreadyExists(err) {
+			return l.Lock(ctx, key, suffix, operation, create) // taken meanwhile: say by whom
+		}
+		return nil, fmt.Errorf("take state lock %s: %w", obj.GetName(), err)
+	}
+	if secret, ok := obj.(*corev1.Secret); ok {
+		meta := secretMeta()
+		secret.ObjectMeta.DeepCopyInto(&meta.ObjectMeta)
+		obj = meta
+	}
+	return l.unlocker(record{obj}, info.ID, create), nil
 }
 
 // expiry is when no command run under ctx, locking at now, can still run: ctx's deadline
@@ -127,42 +142,34 @@ func (l *Locker) newLockInfo(operation string, expires time.Time) (LockInfo, err
 	return LockInfo{ID: hex.EncodeToString(id), Operation: operation, Info: string(info), Who: h.String(), Version: "terraplane", Created: now}, nil
 }
 
-// stamp records info as lease's holder, and a create in flight when create is set.
-func stamp(lease *coordinationv1.Lease, info LockInfo, create bool) {
-	raw, _ := json.Marshal(info)
-	if lease.Annotations == nil {
-		lease.Annotations = map[string]string{}
-	}
-	lease.Annotations[common.LockInfoAnnotation] = string(raw)
-	if create {
-		lease.Annotations[common.CreatePendingAnnotation] = info.Created.Format(time.RFC3339)
-	}
-	lease.Spec.HolderIdentity = ptr.To(info.ID)
-}
-
-// unlocker releases the lock id on lease, which was written last as lease; a lock taken
-// for a create (create) drops the create's record too once its outcome is settled. A
-// release that fails (the API server out of reach) is tried again in the background
-// until it succeeds or the lock is no longer this process's, so that a replica cut off
-// for a while does not keep others waiting for the lock's deadline.
-func (l *Locker) unlocker(lease *coordinationv1.Lease, id string, create bool) func(settled bool) {
-	key := client.ObjectKeyFromObject(lease)
+// unlocker releases the lock id on rec, which was written last as rec; a lock taken for
+// a create (create) drops the create's record too once its outcome is settled. A release
+// that fails (the API server out of reach) is tried again in the background until it
+// succeeds or the lock is no longer this process's, so that a replica cut off for a
+// while does not keep others waiting for the lock's deadline.
+func (l *Locker) unlocker(rec record, id string, create bool) func(settled bool) {
+	_, onLease := rec.Object.(*coordinationv1.Lease)
 	return func(settled bool) {
 		settles := create && settled
 		release := func(first bool) bool {
 			ctx, cancel := context.WithTimeout(context.Background(), unlockTimeout)
 			defer cancel()
-			if first && free(ctx, l.client, lease.DeepCopy(), settles) == nil {
+			// A Lease is most likely as this process wrote it; a state Secret terraform
+			// has written since.
+			if first && onLease && free(ctx, l.client, record{rec.DeepCopyObject().(client.Object)}, settles) == nil {
 				return true
 			}
-			current, err := getLease(ctx, l.client, key) // written since: free it only if still ours
+			current, err := rec.reread(ctx, l.reader) // written since: free it only if still ours
 			if err != nil {
 				return false
 			}
-			if current == nil || current.Spec.HolderIdentity == nil || *current.Spec.HolderIdentity != id {
+			if current == nil {
 				return true
 			}
-			return free(ctx, l.client, current, settles) == nil
+			if held := current.held(); held == nil || held.ID != id {
+				return true
+			}
+			return free(ctx, l.client, *current, settles) == nil
 		}
 		if release(true) {
 			return
@@ -210,12 +217,15 @@ type Released struct {
 // the caller says (recorded) that the resource records it. A lock a live run may hold is
 // a *HeldError, and one Terraplane did not take a *StaleLockError.
 func (l *Locker) ClearStale(ctx context.Context, key client.ObjectKey, busy, recorded bool) (Released, error) {
-	lease, err := getLease(ctx, l.reader, key)
-	if err != nil || lease == nil {
+	rs, err := readRecords(ctx, l.reader, key)
+	if err != nil {
 		return Released{}, err
 	}
-	pending := lease.Annotations[common.CreatePendingAnnotation] != ""
-	held := heldBy(lease)
+	rec := rs.lock()
+	if rec == nil {
+		return Released{}, nil
+	}
+	pending, held := rec.pending(), rec.held()
 	if held != nil {
 		if v := judge(*held, l.self, busy, time.Now(), l.gone(ctx)); v != release {
 			return Released{}, l.heldError(*held)
@@ -223,7 +233,7 @@ func (l *Locker) ClearStale(ctx context.Context, key client.ObjectKey, busy, rec
 	} else if !pending || !recorded {
 		return Released{CreatePending: pending}, nil // free: nothing to write
 	}
-	if err := free(ctx, l.client, lease, recorded); err != nil {
+	if err := free(ctx, l.client, *rec, recorded); err != nil {
 		return Released{}, err
 	}
 	out := Released{CreatePending: pending && !recorded}

@@ -116,30 +116,40 @@ func TestUnlock(t *testing.T) {
 	}
 }
 
-// TestLockTakenMeanwhile: when another process creates the Lease between the read and
-// the create, Lock says who holds it instead of failing.
+// TestLockTakenMeanwhile: when another process takes the lock between the read and the
+// write that takes it (seeding the state Secret, or making the Lease), Lock says who
+// holds it instead of failing.
 func TestLockTakenMeanwhile(t *testing.T) {
 	ctx := context.Background()
-	scheme := runtime.NewScheme()
-	_ = coordinationv1.AddToScheme(scheme)
-	_ = corev1.AddToScheme(scheme)
 	other := holder.Holder{ID: "other", Host: "elsewhere", PID: 1, Expires: time.Now().Add(time.Hour)}
-	raced := false
-	c := fake.NewClientBuilder().WithScheme(scheme).WithInterceptorFuncs(interceptor.Funcs{
-		Create: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
-			if _, ok := obj.(*coordinationv1.Lease); ok && !raced {
-				raced = true
-				if err := c.Create(ctx, heldLease(obj.GetName(), lockOf(&other))); err != nil {
-					return err
+	info := lockOf(&other)
+	for _, stateExists := range []bool{false, true} {
+		scheme := runtime.NewScheme()
+		_ = coordinationv1.AddToScheme(scheme)
+		_ = corev1.AddToScheme(scheme)
+		raced := false
+		b := fake.NewClientBuilder().WithScheme(scheme).WithInterceptorFuncs(interceptor.Funcs{
+			Create: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
+				if !raced {
+					raced = true
+					theirs := obj.DeepCopyObject().(client.Object)
+					stamp(record{theirs}, info, false)
+					if err := c.Create(ctx, theirs); err != nil {
+						return err
+					}
 				}
-			}
-			return c.Create(ctx, obj, opts...)
-		}}).Build()
-	l := NewLocker(c, c, time.Hour, time.Minute)
-	_, err := l.Lock(ctx, LeaseKey("ns", "sfx"), "sfx", "apply", false)
-	var held *HeldError
-	if !errors.As(err, &held) || held.Holder.ID != "other" {
-		t.Fatalf("Lock = %v, want a HeldError naming the other process", err)
+				return c.Create(ctx, obj, opts...)
+			}})
+		if stateExists {
+			b = b.WithObjects(&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "tfstate-default-sfx"}})
+		}
+		l := NewLocker(b.Build(), nil, time.Hour, time.Minute)
+		l.reader = l.client
+		_, err := l.Lock(ctx, LeaseKey("ns", "sfx"), "sfx", "apply", false)
+		var held *HeldError
+		if !errors.As(err, &held) || held.Holder.ID != "other" {
+			t.Fatalf("state there %v: Lock = %v, want a HeldError naming the other process", stateExists, err)
+		}
 	}
 }
 

@@ -33,23 +33,36 @@ func (l *Locker) SeedState(ctx context.Context, backend map[string]string) error
 	if err != nil && !apierrors.IsNotFound(err) {
 		return fmt.Errorf("read state %s: %w", key.Name, err)
 	}
-	payload, err := newEmptyState()
-	if err != nil {
-		return err
-	}
 	if err == nil && existing.Name != "" {
+		payload, err := newEmptyState()
+		if err != nil {
+			return err
+		}
 		existing.Data = map[string][]byte{"tfstate": payload}
 		if err := l.client.Update(ctx, &existing); err != nil {
 			return fmt.Errorf("write empty state %s: %w", key.Name, err)
 		}
 		return nil
 	}
-	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: key.Name, Labels: leaseLabels(suffix),
-		Annotations: map[string]string{"encoding": "gzip"}}, Data: map[string][]byte{"tfstate": payload}}
+	secret, err := newStateSecret(key, suffix)
+	if err != nil {
+		return err
+	}
 	if err := l.client.Create(ctx, secret); err != nil && !apierrors.IsAlreadyExists(err) {
 		return fmt.Errorf("write empty state %s: %w", key.Name, err)
 	}
 	return nil
+}
+
+// newStateSecret is the state Secret key of the workspace with secret_suffix suffix,
+// holding an empty state, as the kubernetes backend would write it.
+func newStateSecret(key client.ObjectKey, suffix string) (*corev1.Secret, error) {
+	payload, err := newEmptyState()
+	if err != nil {
+		return nil, err
+	}
+	return &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name, Labels: leaseLabels(suffix),
+		Annotations: map[string]string{"encoding": "gzip"}}, Data: map[string][]byte{"tfstate": payload}}, nil
 }
 
 // newEmptyState is an empty state with a new lineage, gzipped as the backend keeps it.

@@ -15,7 +15,6 @@ import (
 	"testing"
 	"time"
 
-	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -26,6 +25,7 @@ import (
 	common "terraplane.io/terraplane/apis/common/v1alpha1"
 	terraformv1 "terraplane.io/terraplane/apis/terraform/v1alpha1"
 	"terraplane.io/terraplane/internal/resource"
+	"terraplane.io/terraplane/internal/statelock"
 	"terraplane.io/terraplane/test/framework"
 )
 
@@ -349,18 +349,14 @@ func (s *scenario) unsettled(ctx context.Context, answered, stopped map[string]b
 	return out
 }
 
-// staleLocks counts state lock Leases still held.
+// staleLocks counts state locks still held, on Leases or on state Secrets.
 func (s *scenario) staleLocks(ctx context.Context) int {
-	var leases coordinationv1.LeaseList
-	if err := env.Client.List(ctx, &leases, client.InNamespace(ns)); err != nil {
+	held, err := statelock.HeldIn(ctx, env.Client, ns)
+	if err != nil {
 		s.t.Fatal(err)
 	}
-	held := 0
-	for _, l := range leases.Items {
-		if strings.HasPrefix(l.Name, "lock-tfstate-") && l.Spec.HolderIdentity != nil {
-			held++
-			s.t.Logf("still locked: %s by %s", l.Name, l.Annotations["app.terraform.io/lock-info"])
-		}
+	for name, info := range held {
+		s.t.Logf("still locked: %s by %s (%s)", name, info.Who, info.Operation)
 	}
-	return held
+	return len(held)
 }

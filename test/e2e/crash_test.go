@@ -200,9 +200,9 @@ func TestCrashRecovery(t *testing.T) {
 	g.Expect(env.Client.Create(ctx, slow)).To(Succeed())
 	slowLock := client.ObjectKey{Namespace: ns, Name: "lock-" + resource.StateSecretName(slow)}
 	lockRecordsCreate := func(g Gomega) bool {
-		var lease coordinationv1.Lease
-		g.Expect(env.Client.Get(ctx, slowLock, &lease)).To(Succeed())
-		return lease.Annotations[common.CreatePendingAnnotation] != ""
+		r, err := statelock.ReadLock(ctx, env.Client, slowLock)
+		g.Expect(err).NotTo(HaveOccurred())
+		return r.CreatePending
 	}
 	g.Eventually(func(g Gomega) {
 		g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(slow), slow)).To(Succeed())

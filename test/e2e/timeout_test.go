@@ -12,6 +12,7 @@ import (
 
 	. "github.com/onsi/gomega"
 	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -19,6 +20,7 @@ import (
 	common "terraplane.io/terraplane/apis/common/v1alpha1"
 	terraformv1 "terraplane.io/terraplane/apis/terraform/v1alpha1"
 	"terraplane.io/terraplane/internal/app"
+	"terraplane.io/terraplane/internal/statelock"
 	"terraplane.io/terraplane/test/framework"
 )
 
@@ -36,7 +38,7 @@ resource "terraform_data" "server" {
 // seen is what a watch saw of a namespace, in order.
 type seen struct {
 	mu sync.Mutex
-	// holders are the Lease's holder ids, "" when free.
+	// holders are the state lock's holder ids, "" when free.
 	holders []string
 	// timedOut: a version of the Module said its run timed out, and still recorded its
 	// create as pending.
@@ -56,30 +58,45 @@ func watchTimeout(t *testing.T, ctx context.Context, ns, cutOff string) *seen {
 	if err != nil {
 		t.Fatal(err)
 	}
+	stateList := &metav1.PartialObjectMetadataList{}
+	stateList.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("SecretList"))
+	states, err := w.Watch(ctx, stateList, client.InNamespace(ns), client.MatchingLabels{"tfstate": "true"})
+	if err != nil {
+		t.Fatal(err)
+	}
 	modules, err := w.Watch(ctx, &terraformv1.ModuleList{}, client.InNamespace(ns))
 	if err != nil {
 		t.Fatal(err)
 	}
 	s := &seen{}
+	// A workspace's first locks are kept on its state Secret, later ones on its Lease.
+	lockSeen := func(ev watch.Event) {
+		obj, ok := ev.Object.(client.Object)
+		if !ok || ev.Type == watch.Deleted || ev.Type == watch.Error || !strings.Contains(obj.GetName(), "tfstate-") {
+			return
+		}
+		holder := ""
+		if info := statelock.HeldOn(obj); info != nil {
+			holder = info.ID
+		}
+		s.mu.Lock()
+		if n := len(s.holders); n == 0 || s.holders[n-1] != holder {
+			s.holders = append(s.holders, holder)
+		}
+		s.mu.Unlock()
+	}
 	go func() {
 		defer leases.Stop()
+		defer states.Stop()
 		defer modules.Stop()
 		for {
 			select {
 			case <-ctx.Done():
 				return
 			case ev := <-leases.ResultChan():
-				if l, ok := ev.Object.(*coordinationv1.Lease); ok && ev.Type != watch.Deleted && strings.HasPrefix(l.Name, "lock-tfstate-") {
-					s.mu.Lock()
-					holder := ""
-					if l.Spec.HolderIdentity != nil {
-						holder = *l.Spec.HolderIdentity
-					}
-					if n := len(s.holders); n == 0 || s.holders[n-1] != holder {
-						s.holders = append(s.holders, holder)
-					}
-					s.mu.Unlock()
-				}
+				lockSeen(ev)
+			case ev := <-states.ResultChan():
+				lockSeen(ev)
 			case ev := <-modules.ResultChan():
 				m, ok := ev.Object.(*terraformv1.Module)
 				if !ok {

@@ -13,7 +13,6 @@ import (
 	"github.com/minio/minio-go/v7/pkg/credentials"
 	. "github.com/onsi/gomega"
 	appsv1 "k8s.io/api/apps/v1"
-	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -26,6 +25,7 @@ import (
 
 	common "terraplane.io/terraplane/apis/common/v1alpha1"
 	storagev1 "terraplane.io/terraplane/apis/storage/v1alpha1"
+	"terraplane.io/terraplane/internal/statelock"
 )
 
 // upgradeField is the field the upgraded chart's Bucket CRD gains.
@@ -90,58 +90,53 @@ func chartWithNewBucketField(t *testing.T, g Gomega) string {
 // applies it (its state lock held for an apply), and checks that the new pod finishes
 // it: the claim Ready, one bucket made, and no lock left held.
 func deletePodMidApply(t *testing.T, g Gomega, ctx context.Context, n *nodeEnv, minioEndpoint string) *storagev1.Bucket {
-	before := leaseNames(g, ctx, n)
+	before := heldLocks(g, ctx, n)
 	claim := &storagev1.Bucket{ObjectMeta: metav1.ObjectMeta{Namespace: "demo", Name: "evicted"}}
 	claim.Spec.WriteConnectionSecretToRef = &common.LocalReference{Name: "evicted-bucket"}
 	g.Expect(n.Client.Create(ctx, claim)).To(Succeed())
-	var lock coordinationv1.Lease
+	var (
+		lock string
+		info statelock.LockInfo
+	)
 	g.Eventually(func(g Gomega) {
-		leases := &coordinationv1.LeaseList{}
-		g.Expect(n.Client.List(ctx, leases, client.InNamespace(adminNS))).To(Succeed())
 		found := false
-		for _, l := range leases.Items {
-			if strings.HasPrefix(l.Name, "lock-tfstate-") && !before[l.Name] && l.Spec.HolderIdentity != nil &&
-				strings.Contains(strings.ToLower(l.Annotations[common.LockInfoAnnotation]), "apply") {
-				lock, found = l, true
+		for name, held := range heldLocks(g, ctx, n) {
+			if _, there := before[name]; !there && strings.Contains(strings.ToLower(held.Operation), "apply") {
+				lock, info, found = name, held, true
 			}
 		}
 		g.Expect(found).To(BeTrue(), "the new claim's resource is being applied")
 	}).WithTimeout(3*time.Minute).WithPolling(100*time.Millisecond).Should(Succeed(), func() string {
-		leases := &coordinationv1.LeaseList{}
-		_ = n.Client.List(ctx, leases, client.InNamespace(adminNS))
 		_ = n.Client.Get(ctx, client.ObjectKeyFromObject(claim), claim)
 		var b strings.Builder
-		for _, l := range leases.Items {
-			fmt.Fprintf(&b, "lease %s holder %v %s\n", l.Name, l.Spec.HolderIdentity, l.Annotations[common.LockInfoAnnotation])
+		for name, held := range heldLocks(g, ctx, n) {
+			fmt.Fprintf(&b, "lock %s held by %s for %s\n", name, held.Who, held.Operation)
 		}
 		return fmt.Sprintf("%sclaim conditions %+v", b.String(), claim.Status.Conditions)
 	})
 	pod := n.controllerPod(g, ctx)
-	t.Logf("deleting controller pod %s while it holds %s: %s", pod.Name, lock.Name, lock.Annotations[common.LockInfoAnnotation])
+	t.Logf("deleting controller pod %s while it holds %s: %s for %s", pod.Name, lock, info.Who, info.Operation)
 	g.Expect(n.Client.Delete(ctx, pod)).To(Succeed())
 
 	waitReadyIn(g, ctx, n.Client, claim, func() []metav1.Condition { return claim.Status.Conditions })
 	g.Expect(claim.Status.BindingPhase).To(Equal(common.BindingPhaseBound))
 	g.Expect(n.controllerPod(g, ctx).Name).NotTo(Equal(pod.Name))
 	g.Eventually(func(g Gomega) {
-		held := &coordinationv1.Lease{}
-		g.Expect(n.Client.Get(ctx, client.ObjectKeyFromObject(&lock), held)).To(Succeed())
-		g.Expect(held.Spec.HolderIdentity).To(Or(BeNil(), HaveValue(BeEmpty())), "the state lock is free")
+		held, err := statelock.LockHolder(ctx, n.Client, client.ObjectKey{Namespace: adminNS, Name: lock})
+		g.Expect(err).NotTo(HaveOccurred())
+		g.Expect(held).To(BeNil(), "the state lock is free")
 	}).WithTimeout(time.Minute).WithPolling(time.Second).Should(Succeed())
 	buckets := minioBuckets(g, ctx, minioEndpoint)
 	g.Expect(buckets).To(HaveLen(2), "one bucket for each claim, none made twice: %v", buckets)
 	return claim
 }
 
-// leaseNames are the Leases in the admin namespace now.
-func leaseNames(g Gomega, ctx context.Context, n *nodeEnv) map[string]bool {
-	leases := &coordinationv1.LeaseList{}
-	g.Expect(n.Client.List(ctx, leases, client.InNamespace(adminNS))).To(Succeed())
-	names := map[string]bool{}
-	for _, l := range leases.Items {
-		names[l.Name] = true
-	}
-	return names
+// heldLocks are the state locks held in the admin namespace now, by the name of their
+// Lease.
+func heldLocks(g Gomega, ctx context.Context, n *nodeEnv) map[string]statelock.LockInfo {
+	held, err := statelock.HeldIn(ctx, n.Client, adminNS)
+	g.Expect(err).NotTo(HaveOccurred())
+	return held
 }
 
 // uninstallKeeps uninstalls the release: the controller is gone, and the CRDs, the
