@@ -47,7 +47,8 @@ func (c *createCheck) verdict() (json.RawMessage, *CreateRefusedError) {
 }
 
 // decide records the check's outcome: what it reported, and a refusal for reason
-// (none for "").
+// (none for ""). A refusal is returned as the error terraform is to show for the held
+// change.
 func (c *createCheck) decide(report json.RawMessage, reason string) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -56,7 +57,7 @@ func (c *createCheck) decide(report json.RawMessage, reason string) error {
 		return nil
 	}
 	c.refused = &CreateRefusedError{Reason: reason}
-	return c.refused
+	return fmt.Errorf("terraplane holds this create to plan it first: %w", c.refused)
 }
 
 // ui is what the apply's UI goes to: w, and a new watch of its plan (w alone for no
@@ -95,12 +96,7 @@ func (e *Engine) holdCreate(ctx context.Context, ws Workspace) (*createCheck, er
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	lease := e.lent[ws.ID]
-	restore, err := lease.Gate(func(ctx context.Context, creates []plugins.PlannedCreate, secrets []string) error {
-		if err := check(ctx, creates, secrets); err != nil {
-			return fmt.Errorf("terraplane holds this create to plan it first: %w", err)
-		}
-		return nil
-	})
+	restore, err := lease.Gate(check)
 	if err != nil {
 		return nil, &CreateRefusedError{Reason: err.Error()}
 	}

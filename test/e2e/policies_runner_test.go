@@ -3,7 +3,6 @@ package e2e
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"testing"
 
 	. "github.com/onsi/gomega"
@@ -14,7 +13,6 @@ import (
 	policyv1 "terraplane.io/terraplane/apis/policy/v1alpha1"
 	terraformv1 "terraplane.io/terraplane/apis/terraform/v1alpha1"
 	"terraplane.io/terraplane/internal/app"
-	"terraplane.io/terraplane/internal/devenv"
 	"terraplane.io/terraplane/test/framework"
 )
 
@@ -50,16 +48,7 @@ func TestPolicyCheckedInARunner(t *testing.T) {
 		Spec: policyv1.PlanPolicySpec{Match: policyv1.PolicyMatch{ResourceTypes: []string{"random_pet"}}, Rules: []policyv1.PolicyRule{{
 			Name: "no-bad-pets", Message: "no pet is named bad",
 			Expression: `plan.resource_changes.all(rc, rc.change.after.prefix != 'bad')`}}}})).To(Succeed())
-	bin, err := framework.TerraplaneBinary()
-	g.Expect(err).NotTo(HaveOccurred())
-	port, err := devenv.FreePort()
-	g.Expect(err).NotTo(HaveOccurred())
-	mgr, err := env.StartManager(t.TempDir(), app.Options{Runner: app.RunnerProcess, RunnerBinary: bin,
-		MetricsAddr: fmt.Sprintf("127.0.0.1:%d", port), MetricsSecure: false})
-	g.Expect(err).NotTo(HaveOccurred())
-	defer func() { _ = mgr.Stop() }()
-	controller := fmt.Sprintf("http://127.0.0.1:%d/metrics", port)
-	g.Eventually(func() error { _, err := http.Get(controller); return err }).WithTimeout(timeout).Should(Succeed())
+	_, controller := startRunnerManager(t, g, app.Options{})
 	pet := func(name string) *terraformv1.Module {
 		m := moduleFrom(g, ctx, ns, name, namedPetModule, fmt.Sprintf(`{"name": %q}`, name))
 		m.Spec.ProviderConfigRefs = []common.LocalReference{{Name: "random"}}

@@ -42,6 +42,24 @@ func sumOf(got map[string]float64, name string, labels ...string) float64 {
 	return total
 }
 
+// startRunnerManager starts a controller, with opts, whose terraform runs in runner
+// processes, stopped when t ends, and returns it with the address of its metrics once
+// served.
+func startRunnerManager(t *testing.T, g Gomega, opts app.Options) (mgr *framework.Manager, metrics string) {
+	bin, err := framework.TerraplaneBinary()
+	g.Expect(err).NotTo(HaveOccurred())
+	port, err := devenv.FreePort()
+	g.Expect(err).NotTo(HaveOccurred())
+	opts.Runner, opts.RunnerBinary = app.RunnerProcess, bin
+	opts.MetricsAddr, opts.MetricsSecure = fmt.Sprintf("127.0.0.1:%d", port), false
+	mgr, err = env.StartManager(t.TempDir(), opts)
+	g.Expect(err).NotTo(HaveOccurred())
+	t.Cleanup(func() { _ = mgr.Stop() })
+	metrics = fmt.Sprintf("http://127.0.0.1:%d/metrics", port)
+	g.Eventually(func() error { _, err := http.Get(metrics); return err }).WithTimeout(timeout).Should(Succeed())
+	return mgr, metrics
+}
+
 // TestRunnerMetrics: with runner processes, the runner of a pool serves its terraform
 // processes and warm provider pool on an endpoint the controller lists in its metrics
 // targets file, labelled with the pool, and the controller counts and times the runs it
@@ -55,17 +73,8 @@ func TestRunnerMetrics(t *testing.T) {
 	g.Expect(env.Client.Create(ctx, &terraformv1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "random"},
 		Spec: terraformv1.ProviderConfigSpec{Source: "hashicorp/random", Version: "3.9.0"}})).To(Succeed())
 	g.Expect(env.Client.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "team-module"}, Data: teamModule})).To(Succeed())
-	bin, err := framework.TerraplaneBinary()
-	g.Expect(err).NotTo(HaveOccurred())
-	port, err := devenv.FreePort()
-	g.Expect(err).NotTo(HaveOccurred())
 	targets := filepath.Join(t.TempDir(), "runners.json")
-	mgr, err := env.StartManager(t.TempDir(), app.Options{Runner: app.RunnerProcess, RunnerBinary: bin, RunnerMetricsTargets: targets,
-		MetricsAddr: fmt.Sprintf("127.0.0.1:%d", port), MetricsSecure: false})
-	g.Expect(err).NotTo(HaveOccurred())
-	defer func() { _ = mgr.Stop() }()
-	controller := fmt.Sprintf("http://127.0.0.1:%d/metrics", port)
-	g.Eventually(func() error { _, err := http.Get(controller); return err }).WithTimeout(timeout).Should(Succeed())
+	mgr, controller := startRunnerManager(t, g, app.Options{RunnerMetricsTargets: targets})
 
 	By(t, "two Modules of one provider configuration made Ready, and one that fails, in one pool")
 	var modules []*terraformv1.Module
