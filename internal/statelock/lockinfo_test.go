@@ -116,6 +116,38 @@ func TestUnlock(t *testing.T) {
 	}
 }
 
+// TestUnlockOnTheStateSecret: force-unlock finds a first lock on the state Secret, frees
+// it only for its id, and keeps the create it records and the backend's annotations.
+func TestUnlockOnTheStateSecret(t *testing.T) {
+	ctx := context.Background()
+	c, l := newFakeLocker()
+	key := LeaseKey("ns", "sfx")
+	if _, err := l.Lock(ctx, key, "sfx", "apply", true); err != nil {
+		t.Fatal(err) // and never released
+	}
+	info, err := LockHolder(ctx, c, key)
+	if err != nil || info == nil {
+		t.Fatalf("the first lock is not found: %+v, %v", info, err)
+	}
+	if err := Unlock(ctx, c, key, "another"); err == nil || !strings.Contains(err.Error(), "held by another run") {
+		t.Fatalf("Unlock of another id = %v, want refused", err)
+	}
+	if err := Unlock(ctx, c, key, info.ID); err != nil {
+		t.Fatal(err)
+	}
+	r, err := ReadLock(ctx, c, key)
+	if err != nil || r.Holder != nil || !r.CreatePending {
+		t.Fatalf("after Unlock: %+v, %v; want free, the create still recorded", r, err)
+	}
+	var state corev1.Secret
+	if err := c.Get(ctx, stateKey(key), &state); err != nil || state.Annotations["encoding"] != "gzip" || len(state.Data["tfstate"]) == 0 {
+		t.Fatalf("the state Secret after Unlock: %v, %v", state.Annotations, err)
+	}
+	if lease, err := getLease(ctx, c, key); err != nil || lease != nil {
+		t.Errorf("Unlock made a Lease (%v)", err)
+	}
+}
+
 // TestLockTakenMeanwhile: when another process takes the lock between the read and the
 // write that takes it (seeding the state Secret, or making the Lease), Lock says who
 // holds it instead of failing.
