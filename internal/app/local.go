@@ -27,7 +27,7 @@ func NewLocal(ctx context.Context, cfg *rest.Config, opts Options) (*runner.Loca
 	}
 	eo := opts.Engine
 	eo.WorkDir = opts.WorkDir
-	eo.OnRun, eo.Log, eo.Locker = collectors.ObserveRun(ctrl.Log.WithName("terraform")), ctrl.Log.WithName("providers"), locker
+	eo.OnRun, eo.Log, eo.Locker = alsoOnRun(collectors.ObserveRun(ctrl.Log.WithName("terraform")), opts.Engine.OnRun), ctrl.Log.WithName("providers"), locker
 	eo.ProviderMemoryBudget = providerBudget(eo.ProviderMemoryBudget, ReadLimits(cgroupRoot))
 	eo.CheckCreate = (&planpolicy.Cache{}).CheckCreate
 	eng, err := engine.New(ctx, eo)
@@ -47,4 +47,15 @@ func stateLocker(cfg *rest.Config, timeout time.Duration) (*statelock.Locker, er
 		return nil, fmt.Errorf("state lock client: %w", err)
 	}
 	return statelock.ForEngine(c, c, timeout), nil
+}
+
+// alsoOnRun reports each run to observe, then to also when set (a test's recorder).
+func alsoOnRun(observe, also func(engine.Run)) func(engine.Run) {
+	if also == nil {
+		return observe
+	}
+	return func(r engine.Run) {
+		observe(r)
+		also(r)
+	}
 }
