@@ -247,6 +247,35 @@ func scrapeSum(url, name, filter string) float64 {
 	return sum
 }
 
+// writesByCode is the controllers' API requests other than reads (rest_client_requests_total
+// without method GET), summed over the fleet by method and response code ("PATCH 200").
+func (f *fleet) writesByCode() map[string]float64 {
+	by := map[string]float64{}
+	for _, url := range f.metrics {
+		_ = eachSample(url, func(line string) bool {
+			if !strings.HasPrefix(line, "rest_client_requests_total{") || strings.Contains(line, `method="GET"`) {
+				return true
+			}
+			by[label(line, "method")+" "+label(line, "code")] += lastField(line)
+			return true
+		})
+	}
+	return by
+}
+
+// label is the value of a sample line's label name ("" when it has none).
+func label(line, name string) string {
+	_, rest, ok := strings.Cut(line, "{"+name+`="`)
+	if !ok {
+		_, rest, ok = strings.Cut(line, ","+name+`="`)
+	}
+	if !ok {
+		return ""
+	}
+	v, _, _ := strings.Cut(rest, `"`)
+	return v
+}
+
 // eachSample calls fn with every line of a metrics endpoint until fn returns false.
 func eachSample(url string, fn func(line string) bool) error {
 	resp, err := http.Get(url)

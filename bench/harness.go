@@ -13,6 +13,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -206,6 +207,31 @@ func controlPlaneCPU() time.Duration {
 func (h *harness) etcdInUse() float64 {
 	v, _ := scrape(h.cp.EtcdMetricsURL(), "etcd_mvcc_db_total_size_in_use_in_bytes", "")
 	return v
+}
+
+// apiRequests is the API server's count of the requests it served (apiserver_request_total),
+// from every client, by verb and resource ("LIST secrets", "PATCH buckets/status").
+func (h *harness) apiRequests(ctx context.Context) map[string]float64 {
+	by := map[string]float64{}
+	cs, err := kubernetes.NewForConfig(h.cp.Config)
+	if err != nil {
+		return by
+	}
+	raw, err := cs.RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
+	if err != nil {
+		return by
+	}
+	for _, line := range strings.Split(string(raw), "\n") {
+		if !strings.HasPrefix(line, "apiserver_request_total{") {
+			continue
+		}
+		key := label(line, "verb") + " " + label(line, "resource")
+		if sub := label(line, "subresource"); sub != "" {
+			key += "/" + sub
+		}
+		by[key] += lastField(line)
+	}
+	return by
 }
 
 // peakRSS is a process's high-water resident set, in MiB.

@@ -133,3 +133,21 @@ func TestWakeTable(t *testing.T) {
 		t.Errorf("a table without a wake:\n%s", b.String())
 	}
 }
+
+// TestGrowthPerClaim: each count's growth per claim, the largest first, counts that did
+// not grow left out.
+func TestGrowthPerClaim(t *testing.T) {
+	before := map[string]float64{"PATCH 200": 10, "POST 201": 5, "PUT 409": 2}
+	now := map[string]float64{"PATCH 200": 30, "POST 201": 25, "PUT 409": 2, "PATCH 409": 1}
+	if got, want := growthPerClaim(now, before, 10), "PATCH 200 2.00, POST 201 2.00, PATCH 409 0.10"; got != want {
+		t.Fatalf("growthPerClaim = %q, want %q", got, want)
+	}
+}
+
+// TestLabel: a sample line's label value, "" for a label it lacks.
+func TestLabel(t *testing.T) {
+	line := `apiserver_request_total{code="200",subresource="status",resource="secrets",verb="LIST"} 3`
+	if got := label(line, "verb") + " " + label(line, "resource") + "|" + label(line, "code") + "|" + label(line, "scope"); got != "LIST secrets|200|" {
+		t.Fatalf("label = %q", got)
+	}
+}

@@ -1,12 +1,14 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -253,6 +255,7 @@ func (h *harness) runClaims(ctx context.Context, variant string, n int, tag stri
 	disk0 := dirsSize(f.workDirs())
 	gets0 := h.fleet.metricSum("rest_client_requests_total", `method="GET"`)
 	all0 := h.fleet.metricSum("rest_client_requests_total", "")
+	byCode0, api0 := h.fleet.writesByCode(), h.apiRequests(ctx)
 	names := make([]string, n)
 	rw, err := h.watchReady(ctx)
 	if err != nil {
@@ -312,6 +315,8 @@ func (h *harness) runClaims(ctx context.Context, variant string, n int, tag stri
 	res.diskBytes = (dirsSize(f.workDirs()) - disk0) / int64(n)
 	gets := h.fleet.metricSum("rest_client_requests_total", `method="GET"`) - gets0
 	res.reads, res.writes = gets, h.fleet.metricSum("rest_client_requests_total", "")-all0-gets
+	say("controller API writes per claim, by method and code: %s", growthPerClaim(h.fleet.writesByCode(), byCode0, n))
+	say("API server requests per claim, every client, by verb and resource: %s", growthPerClaim(h.apiRequests(ctx), api0, n))
 	if err := h.noop(ctx, names, &res); err != nil {
 		return tpResult{}, err
 	}
@@ -401,4 +406,23 @@ func (h *harness) waitGone(ctx context.Context, names []string) error {
 		time.Sleep(pollEvery(len(names)))
 	}
 	return fmt.Errorf("claims were not deleted within 30 minutes")
+}
+
+// growthPerClaim renders the growth of each count from before to now, per claim of n, the
+// largest first ("PATCH 200 3.00, POST 201 3.00").
+func growthPerClaim(now, before map[string]float64, n int) string {
+	keys := make([]string, 0, len(now))
+	for k := range now {
+		if now[k] > before[k] {
+			keys = append(keys, k)
+		}
+	}
+	slices.SortFunc(keys, func(a, b string) int {
+		return cmp.Or(cmp.Compare(now[b]-before[b], now[a]-before[a]), strings.Compare(a, b))
+	})
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s %.2f", k, (now[k]-before[k])/float64(n))
+	}
+	return strings.Join(parts, ", ")
 }
