@@ -15,11 +15,14 @@ import (
 )
 
 // activityFirst is how long a terraform command runs before it reports what it is
-// doing (a shorter one reports nothing), and activityEvery how often it looks again.
+// doing (a shorter one reports nothing): ten seconds, when terraform itself first says
+// "Still creating...". A report writes the resource's status and its claim's, so a shorter
+// wait turned every run slowed by a busy fleet into two more API writes, just when the API
+// server had least to spare. activityEvery is how often it looks again.
 // What terraform does is written as soon as it changes; the time spent on the same
 // operation is written again after activityEvery, then after twice as long each time,
 // up to activityAtMost apart.
-var activityFirst, activityEvery, activityAtMost = 5 * time.Second, 10 * time.Second, 5 * time.Minute
+var activityFirst, activityEvery, activityAtMost = 10 * time.Second, 10 * time.Second, 5 * time.Minute
 
 // watched runs call, one of the run's terraform commands, and while it runs (after
 // activityFirst) writes what terraform is doing into the resource's Reconciling
