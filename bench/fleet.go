@@ -253,14 +253,20 @@ func (f *fleet) writesByCode() map[string]float64 {
 	by := map[string]float64{}
 	for _, url := range f.metrics {
 		_ = eachSample(url, func(line string) bool {
-			if !strings.HasPrefix(line, "rest_client_requests_total{") || strings.Contains(line, `method="GET"`) {
-				return true
+			if !strings.Contains(line, `method="GET"`) {
+				addSeries(by, line, "rest_client_requests_total", func(line string) string { return label(line, "method") + " " + label(line, "code") })
 			}
-			by[label(line, "method")+" "+label(line, "code")] += lastField(line)
 			return true
 		})
 	}
 	return by
+}
+
+// addSeries adds line's value to by under key(line), when line is a sample of metric name.
+func addSeries(by map[string]float64, line, name string, key func(line string) string) {
+	if strings.HasPrefix(line, name+"{") {
+		by[key(line)] += lastField(line)
+	}
 }
 
 // label is the value of a sample line's label name ("" when it has none).

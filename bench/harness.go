@@ -222,16 +222,19 @@ func (h *harness) apiRequests(ctx context.Context) map[string]float64 {
 		return by
 	}
 	for _, line := range strings.Split(string(raw), "\n") {
-		if !strings.HasPrefix(line, "apiserver_request_total{") {
-			continue
-		}
-		key := label(line, "verb") + " " + label(line, "resource")
-		if sub := label(line, "subresource"); sub != "" {
-			key += "/" + sub
-		}
-		by[key] += lastField(line)
+		addSeries(by, line, "apiserver_request_total", verbAndResource)
 	}
 	return by
+}
+
+// verbAndResource names a sample of apiserver_request_total: "LIST secrets",
+// "PATCH buckets/status".
+func verbAndResource(line string) string {
+	key := label(line, "verb") + " " + label(line, "resource")
+	if sub := label(line, "subresource"); sub != "" {
+		key += "/" + sub
+	}
+	return key
 }
 
 // peakRSS is a process's high-water resident set, in MiB.

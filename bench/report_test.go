@@ -1,6 +1,7 @@
 package main
 
 import (
+	"maps"
 	"strings"
 	"testing"
 	"time"
@@ -149,5 +150,23 @@ func TestLabel(t *testing.T) {
 	line := `apiserver_request_total{code="200",subresource="status",resource="secrets",verb="LIST"} 3`
 	if got := label(line, "verb") + " " + label(line, "resource") + "|" + label(line, "code") + "|" + label(line, "scope"); got != "LIST secrets|200|" {
 		t.Fatalf("label = %q", got)
+	}
+}
+
+// TestAddSeries: samples of the metric add up under their key; other metrics, and a
+// metric whose name only begins with it, are left out.
+func TestAddSeries(t *testing.T) {
+	by := map[string]float64{}
+	for _, line := range []string{
+		`apiserver_request_total{resource="secrets",subresource="",verb="LIST"} 3`,
+		`apiserver_request_total{resource="secrets",subresource="",verb="LIST",code="500"} 1`,
+		`apiserver_request_total{resource="buckets",subresource="status",verb="PATCH"} 2`,
+		`apiserver_request_total_other{resource="secrets",subresource="",verb="LIST"} 7`,
+		`rest_client_requests_total{code="200",method="GET"} 9`,
+	} {
+		addSeries(by, line, "apiserver_request_total", verbAndResource)
+	}
+	if want := map[string]float64{"LIST secrets": 4, "PATCH buckets/status": 2}; !maps.Equal(by, want) {
+		t.Fatalf("addSeries = %v, want %v", by, want)
 	}
 }
