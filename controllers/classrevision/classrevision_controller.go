@@ -45,7 +45,8 @@ type Reconciler struct {
 	// informers is the manager's cache, from which the fleet is read in place; nil reads
 	// it through client.
 	informers cache.Informers
-	// sizes are the classes' fleets as last counted, for their coalescing windows.
+	// sizes are the classes' fleets as last counted, for their coalescing windows and
+	// the pace of their counts.
 	sizes fleetSizes
 	// pace holds back reports whose only news is their counts (see tallyEvery).
 	pace reportPace
@@ -147,7 +148,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if resource.Unchanged(class, orig) {
 		return result, nil
 	}
-	if wait := r.pace.wait(req, tallyOnly(orig, class)); wait > 0 {
+	if wait := r.pace.wait(req, tallyOnly(orig, class), r.sizes.tally(req)); wait > 0 {
 		return ctrl.Result{RequeueAfter: wait}, nil // the counts are written once their time comes
 	}
 	// Guarded: the class's own controller writes its conditions too.

@@ -12,12 +12,16 @@ import (
 	"terraplane.io/terraplane/internal/revision"
 )
 
-// tallyEvery is how often at most a class writes a report whose only news is its
-// counts (resources per revision and provider version, a rollout's progress). A fleet
-// of thousands moving at once then costs one status write per class every few seconds
-// rather than one per look; a new revision, a rollout's wave, pause or completion, and
-// a condition's new status or reason are written at the next look.
+// tallyEvery is how often at most a class of up to a thousand resources writes a report
+// whose only news is its counts (resources per revision and provider version, a
+// rollout's progress). A fleet of thousands moving at once then costs one status write
+// per class every few seconds rather than one per look; a new revision, a rollout's
+// wave, pause or completion, and a condition's new status or reason are written at the
+// next look.
 const tallyEvery = 10 * time.Second
+
+// maxTally caps the pace of a large fleet's counts (see fleetSizes.tally).
+const maxTally = time.Minute
 
 // reportPace remembers when each class last wrote its report.
 type reportPace struct {
@@ -26,8 +30,8 @@ type reportPace struct {
 }
 
 // wait is how long class req should hold back a report whose only news is its counts
-// (tallyOnly): zero when it may write now.
-func (p *reportPace) wait(req reconcile.Request, tallyOnly bool) time.Duration {
+// (tallyOnly), written at most once per every: zero when it may write now.
+func (p *reportPace) wait(req reconcile.Request, tallyOnly bool, every time.Duration) time.Duration {
 	if !tallyOnly {
 		return 0
 	}
@@ -35,7 +39,7 @@ func (p *reportPace) wait(req reconcile.Request, tallyOnly bool) time.Duration {
 	if !ok {
 		return 0
 	}
-	return max(0, tallyEvery-p.clock().Sub(last.(time.Time)))
+	return max(0, every-p.clock().Sub(last.(time.Time)))
 }
 
 // wrote notes that class req wrote its report now.

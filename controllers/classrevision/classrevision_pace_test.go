@@ -78,7 +78,7 @@ func TestReportPace(t *testing.T) {
 	p := &reportPace{now: func() time.Time { return now }}
 	req := reconcile.Request{NamespacedName: client.ObjectKey{Namespace: "admin", Name: "gold"}}
 	other := reconcile.Request{NamespacedName: client.ObjectKey{Namespace: "admin", Name: "silver"}}
-	if w := p.wait(req, true); w != 0 {
+	if w := p.wait(req, true, tallyEvery); w != 0 {
 		t.Fatalf("first report waits %v; want 0", w)
 	}
 	p.wrote(req)
@@ -86,18 +86,20 @@ func TestReportPace(t *testing.T) {
 	for name, tc := range map[string]struct {
 		req   reconcile.Request
 		tally bool
+		every time.Duration
 		want  time.Duration
 	}{
-		"counts, 3 s after the last write":  {req, true, tallyEvery - 3*time.Second},
-		"news, 3 s after the last write":    {req, false, 0},
-		"counts of a class that wrote none": {other, true, 0},
+		"counts, 3 s after the last write":                  {req, true, tallyEvery, tallyEvery - 3*time.Second},
+		"counts of a large fleet, 3 s after the last write": {req, true, maxTally, maxTally - 3*time.Second},
+		"news, 3 s after the last write":                    {req, false, maxTally, 0},
+		"counts of a class that wrote none":                 {other, true, tallyEvery, 0},
 	} {
-		if got := p.wait(tc.req, tc.tally); got != tc.want {
+		if got := p.wait(tc.req, tc.tally, tc.every); got != tc.want {
 			t.Errorf("%s: wait = %v; want %v", name, got, tc.want)
 		}
 	}
 	now = now.Add(tallyEvery)
-	if w := p.wait(req, true); w != 0 {
+	if w := p.wait(req, true, tallyEvery); w != 0 {
 		t.Errorf("counts after tallyEvery wait %v; want 0", w)
 	}
 }

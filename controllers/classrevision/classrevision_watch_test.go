@@ -127,3 +127,23 @@ func TestCoalescingWindow(t *testing.T) {
 		t.Errorf("another class: %v, want %v", got, coalesce)
 	}
 }
+
+// TestTallyPace: a class writes counts alone at most every ten seconds up to a thousand
+// resources, then every ten seconds per thousand, at most every minute; a class not
+// counted yet has the shortest pace.
+func TestTallyPace(t *testing.T) {
+	var s fleetSizes
+	gold, silver := reconcile.Request{NamespacedName: client.ObjectKey{Namespace: "a", Name: "gold"}}, reconcile.Request{NamespacedName: client.ObjectKey{Namespace: "a", Name: "silver"}}
+	if got := s.tally(gold); got != tallyEvery {
+		t.Errorf("not counted yet: %v, want %v", got, tallyEvery)
+	}
+	for size, want := range map[int]time.Duration{0: 10 * time.Second, 1000: 10 * time.Second, 1999: 10 * time.Second, 3000: 30 * time.Second, 6000: time.Minute, 10_000: time.Minute} {
+		s.record(gold, size)
+		if got := s.tally(gold); got != want {
+			t.Errorf("%d resources: %v, want %v", size, got, want)
+		}
+	}
+	if got := s.tally(silver); got != tallyEvery {
+		t.Errorf("another class: %v, want %v", got, tallyEvery)
+	}
+}
