@@ -209,23 +209,30 @@ func (h *harness) etcdInUse() float64 {
 	return v
 }
 
-// apiRequests is the API server's count of the requests it served (apiserver_request_total),
-// from every client, by verb and resource ("LIST secrets", "PATCH buckets/status").
-func (h *harness) apiRequests(ctx context.Context) map[string]float64 {
-	by := map[string]float64{}
+// apiServed is what the API server counts of the requests it served, from every client:
+// the requests by verb and resource (apiserver_request_total: "LIST secrets", "PATCH
+// buckets/status"), and the objects it went through to answer LISTs, by resource
+// (apiserver_storage_list_fetched_objects_total: a LIST with a label selector goes
+// through every object of its namespace, whatever it returns).
+func (h *harness) apiServed(ctx context.Context) (requests, listed map[string]float64) {
+	requests, listed = map[string]float64{}, map[string]float64{}
 	cs, err := kubernetes.NewForConfig(h.cp.Config)
 	if err != nil {
-		return by
+		return requests, listed
 	}
 	raw, err := cs.RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
 	if err != nil {
-		return by
+		return requests, listed
 	}
 	for _, line := range strings.Split(string(raw), "\n") {
-		addSeries(by, line, "apiserver_request_total", verbAndResource)
+		addSeries(requests, line, "apiserver_request_total", verbAndResource)
+		addSeries(listed, line, "apiserver_storage_list_fetched_objects_total", byResource)
 	}
-	return by
+	return requests, listed
 }
+
+// byResource names a sample by its resource: "secrets".
+func byResource(line string) string { return label(line, "resource") }
 
 // verbAndResource names a sample of apiserver_request_total: "LIST secrets",
 // "PATCH buckets/status".

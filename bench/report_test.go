@@ -169,4 +169,15 @@ func TestAddSeries(t *testing.T) {
 	if want := map[string]float64{"LIST secrets": 4, "PATCH buckets/status": 2}; !maps.Equal(by, want) {
 		t.Fatalf("addSeries = %v, want %v", by, want)
 	}
+	listed := map[string]float64{}
+	for _, line := range []string{
+		`apiserver_storage_list_fetched_objects_total{group="",index="",resource="secrets",storage="etcd"} 2151`,
+		`apiserver_storage_list_fetched_objects_total{group="",index="",resource="secrets",storage="watchcache"} 1.1886818e+07`,
+		`apiserver_storage_list_returned_objects_total{group="",resource="secrets",storage="watchcache"} 13303`,
+	} {
+		addSeries(listed, line, "apiserver_storage_list_fetched_objects_total", byResource)
+	}
+	if want := map[string]float64{"secrets": 11886818 + 2151}; !maps.Equal(listed, want) {
+		t.Fatalf("addSeries of the objects listed = %v, want %v", listed, want)
+	}
 }

@@ -255,7 +255,8 @@ func (h *harness) runClaims(ctx context.Context, variant string, n int, tag stri
 	disk0 := dirsSize(f.workDirs())
 	gets0 := h.fleet.metricSum("rest_client_requests_total", `method="GET"`)
 	all0 := h.fleet.metricSum("rest_client_requests_total", "")
-	byCode0, api0 := h.fleet.writesByCode(), h.apiRequests(ctx)
+	byCode0 := h.fleet.writesByCode()
+	api0, listed0 := h.apiServed(ctx)
 	names := make([]string, n)
 	rw, err := h.watchReady(ctx)
 	if err != nil {
@@ -316,7 +317,9 @@ func (h *harness) runClaims(ctx context.Context, variant string, n int, tag stri
 	gets := h.fleet.metricSum("rest_client_requests_total", `method="GET"`) - gets0
 	res.reads, res.writes = gets, h.fleet.metricSum("rest_client_requests_total", "")-all0-gets
 	say("controller API writes per claim, by method and code: %s", growthPerClaim(h.fleet.writesByCode(), byCode0, n))
-	say("API server requests per claim, every client, by verb and resource: %s", growthPerClaim(h.apiRequests(ctx), api0, n))
+	api, listed := h.apiServed(ctx)
+	say("API server requests per claim, every client, by verb and resource: %s", growthPerClaim(api, api0, n))
+	say("objects the API server went through per claim to answer LISTs, by resource: %s", growthPerClaim(listed, listed0, n))
 	if err := h.noop(ctx, names, &res); err != nil {
 		return tpResult{}, err
 	}
