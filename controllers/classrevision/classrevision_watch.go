@@ -40,9 +40,7 @@ func (s *fleetSizes) record(req reconcile.Request, n int) { s.m.Store(req, n) }
 // moves for as long as it takes to apply, would cost each of its resources ten times
 // what it costs in a fleet of a thousand.
 func (s *fleetSizes) window(req reconcile.Request) time.Duration {
-	n, _ := s.m.Load(req)
-	size, _ := n.(int)
-	return min(max(coalesce, time.Duration(size/1000)*coalesce), maxCoalesce)
+	return s.perThousand(req, coalesce, maxCoalesce)
 }
 
 // tally is how often at most class req writes a report whose only news is its counts:
@@ -51,9 +49,15 @@ func (s *fleetSizes) window(req reconcile.Request) time.Duration {
 // each claim of any fleet the same share of a write, 0.02 on two cores; scaled, a fleet
 // of ten thousand pays a sixth of that, and its counts are never more than a minute old.
 func (s *fleetSizes) tally(req reconcile.Request) time.Duration {
+	return s.perThousand(req, tallyEvery, maxTally)
+}
+
+// perThousand is step for each thousand resources class req had when last counted, at
+// least step and at most ceiling.
+func (s *fleetSizes) perThousand(req reconcile.Request, step, ceiling time.Duration) time.Duration {
 	n, _ := s.m.Load(req)
 	size, _ := n.(int)
-	return min(max(tallyEvery, time.Duration(size/1000)*tallyEvery), maxTally)
+	return min(max(step, time.Duration(size/1000)*step), ceiling)
 }
 
 // queue is the work queue of the revision controllers.
