@@ -158,7 +158,7 @@ func runRunner(ctx context.Context, o runnerOptions) error {
 	locker := statelock.ForEngine(c, c, o.engine.Timeout)
 	srv := &runner.Server{Token: token}
 	o.engine.Locker, o.engine.OnRun, o.engine.Log = locker, srv.OnRun, ctrl.Log.WithName("providers")
-	o.engine.CheckCreate = (&planpolicy.Cache{}).CheckCreate
+	o.engine.CheckCreate, o.engine.CPU = (&planpolicy.Cache{}).CheckCreate, app.ContainerCPUMeter()
 	eng, err := engine.New(ctx, o.engine)
 	if err != nil {
 		return err

@@ -8,6 +8,8 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+
+	"terraplane.io/terraplane/internal/engine"
 )
 
 // Sizing of the default cap on terraform processes. One apply with the aws provider
@@ -161,4 +163,37 @@ func readInt(path string) (int64, bool) {
 	}
 	v, err := strconv.ParseInt(s, 10, 64)
 	return v, err == nil
+}
+
+// ContainerCPUMeter reads the idle CPU within this container's CPU quota when it has
+// one and its cgroup counts the CPU it used, else the machine's.
+func ContainerCPUMeter() engine.CPUMeter { return cpuMeter(ReadLimits(cgroupRoot), cgroupRoot) }
+
+// cpuMeter is ContainerCPUMeter for limits l and the cgroup file system at root.
+func cpuMeter(l Limits, root string) engine.CPUMeter {
+	used := cpuUsed(root, ownCgroups("/proc/self/cgroup"))
+	if _, ok := used(); l.CPUs <= 0 || !ok {
+		return engine.MachineCPU()
+	}
+	return engine.ContainerCPU(l.CPUs, used)
+}
+
+// cpuUsed reads the CPU-seconds the process's cgroup has used: cgroup v2's cpu.stat
+// (usage_usec), else v1's cpuacct.usage (nanoseconds).
+func cpuUsed(root string, own map[string]string) func() (float64, bool) {
+	v2, v1 := cgroupFile(root, "", own[""], "cpu.stat"), cgroupFile(root, "cpuacct", own["cpuacct"], "cpuacct.usage")
+	return func() (float64, bool) {
+		if raw, err := os.ReadFile(v2); err == nil {
+			for _, line := range strings.Split(string(raw), "\n") {
+				if v, ok := strings.CutPrefix(line, "usage_usec "); ok {
+					n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+					return float64(n) / 1e6, err == nil
+				}
+			}
+		}
+		if ns, ok := readInt(v1); ok && ns > 0 {
+			return float64(ns) / 1e9, true
+		}
+		return 0, false
+	}
 }

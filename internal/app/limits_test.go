@@ -156,3 +156,26 @@ func TestReadPairAndInt(t *testing.T) {
 		}
 	}
 }
+
+// TestCPUUsed reads the CPU a cgroup used: v2's usage_usec, else v1's cpuacct.usage,
+// else nothing.
+func TestCPUUsed(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		files map[string]string
+		want  float64
+		ok    bool
+	}{
+		{"v2", map[string]string{"cpu.stat": "usage_usec 2500000\nuser_usec 2000000\n"}, 2.5, true},
+		{"v1", map[string]string{"cpuacct/cpuacct.usage": "3000000000\n"}, 3, true},
+		{"v2 without usage", map[string]string{"cpu.stat": "nr_periods 0\n"}, 0, false},
+		{"none", nil, 0, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, ok := cpuUsed(writeFiles(t, tc.files), nil)()
+			if got != tc.want || ok != tc.ok {
+				t.Errorf("cpuUsed = %v, %t; want %v, %t", got, ok, tc.want, tc.ok)
+			}
+		})
+	}
+}

@@ -18,7 +18,8 @@ import (
 
 // NewLocal builds the terraform engine of New and the locker of its state locks:
 // workspaces in opts.WorkDir, state locks through the API server, runs counted in the
-// metrics, and providers within the container's memory.
+// metrics, providers within the container's memory, and a burst's runs ramped up within
+// its CPU.
 func NewLocal(ctx context.Context, cfg *rest.Config, opts Options) (*runner.Local, error) {
 	opts = withDefaults(opts, func() Limits { return ReadLimits(cgroupRoot) })
 	locker, err := stateLocker(restConfig(cfg), opts.Engine.Timeout)
@@ -28,7 +29,11 @@ func NewLocal(ctx context.Context, cfg *rest.Config, opts Options) (*runner.Loca
 	eo := opts.Engine
 	eo.WorkDir = opts.WorkDir
 	eo.OnRun, eo.Log, eo.Locker = alsoOnRun(collectors.ObserveRun(ctrl.Log.WithName("terraform")), opts.Engine.OnRun), ctrl.Log.WithName("providers"), locker
-	eo.ProviderMemoryBudget = providerBudget(eo.ProviderMemoryBudget, ReadLimits(cgroupRoot))
+	limits := ReadLimits(cgroupRoot)
+	eo.ProviderMemoryBudget = providerBudget(eo.ProviderMemoryBudget, limits)
+	if eo.CPU == nil {
+		eo.CPU = cpuMeter(limits, cgroupRoot)
+	}
 	eo.CheckCreate = (&planpolicy.Cache{}).CheckCreate
 	eng, err := engine.New(ctx, eo)
 	if err != nil {

@@ -46,6 +46,9 @@ type Options struct {
 	ModuleRegistryURL string
 	// MaxConcurrent caps terraform processes running at once; 0 means 2 × CPUs.
 	MaxConcurrent int
+	// CPU reads the idle CPU that lets a burst's runs start faster than one per run
+	// ended (see ramp): ContainerCPU within a CPU limit; nil reads the machine's.
+	CPU CPUMeter
 	// MaxConcurrentPerGroup caps terraform processes of one group (a Provider, say) at
 	// once, within MaxConcurrent; 0 means no per-group cap.
 	MaxConcurrentPerGroup int
@@ -118,6 +121,7 @@ type Engine struct {
 	execPath  string
 	cliConfig string
 	slots     chan struct{}
+	ramp      *ramp // how many of the slots a burst may use yet
 	processes atomic.Int64
 
 	mu     sync.Mutex
@@ -176,8 +180,11 @@ func New(ctx context.Context, opts Options) (*Engine, error) {
 	for _, f := range leftovers {
 		_ = os.Remove(f)
 	}
+	if opts.CPU == nil {
+		opts.CPU = MachineCPU()
+	}
 	e := &Engine{opts: opts, execPath: execPath, slots: make(chan struct{}, opts.MaxConcurrent), plugins: plugins.Off{},
-		lent: map[string]*plugins.Lease{}}
+		lent: map[string]*plugins.Lease{}, ramp: newRamp(opts.MaxConcurrent, opts.CPU)}
 	if e.handles.known, err = terraformVersion(ctx, execPath, opts.WorkDir); err != nil { // a broken binary fails here, not in every reconcile
 		return nil, err
 	}
@@ -258,7 +265,8 @@ func (e *Engine) writeCLIConfig() (string, error) {
 	return path, nil
 }
 
-// acquire takes a slot of group (when groups are capped), then a global slot.
+// acquire takes a slot of group (when groups are capped), then a global slot, then
+// waits for the ramp to let the run start.
 func (e *Engine) acquire(ctx context.Context, group string) (func(), error) {
 	var groupSlots chan struct{}
 	if e.opts.MaxConcurrentPerGroup > 0 && group != "" {
@@ -269,20 +277,27 @@ func (e *Engine) acquire(ctx context.Context, group string) (func(), error) {
 			return nil, ctx.Err()
 		}
 	}
-	select {
-	case e.slots <- struct{}{}:
-		return func() {
-			<-e.slots
-			if groupSlots != nil {
-				<-groupSlots
-			}
-		}, nil
-	case <-ctx.Done():
+	releaseGroup := func() {
 		if groupSlots != nil {
 			<-groupSlots
 		}
+	}
+	select {
+	case e.slots <- struct{}{}:
+	case <-ctx.Done():
+		releaseGroup()
 		return nil, ctx.Err()
 	}
+	if err := e.ramp.enter(ctx); err != nil {
+		<-e.slots
+		releaseGroup()
+		return nil, err
+	}
+	return func() {
+		e.ramp.leave()
+		<-e.slots
+		releaseGroup()
+	}, nil
 }
 
 func (e *Engine) group(name string) chan struct{} {
