@@ -10,7 +10,7 @@ import (
 // keeps its limit while runs wait.
 const (
 	rampTick    = 100 * time.Millisecond
-	rampMaxHold = time.Second
+	rampMaxHold = 500 * time.Millisecond
 	// rampRoom is the idle CPU, in cores, that lets one more run start beside the others.
 	rampRoom = 0.5
 )
@@ -23,7 +23,7 @@ type CPUMeter interface {
 
 // ramp lets a burst of runs start one at a time: when nothing runs, one run may; each
 // run that ends lets one more start beside the rest (as TCP's slow start does), and so
-// does a tick that finds half a core idle or a second without an opening, up to max.
+// does a tick that finds half a core idle or half a second without an opening, up to max.
 // The first run of a burst so has the machine to itself, and is done as fast as a run
 // alone, while the others are still being taken in; runs waiting on the network leave
 // the CPU idle and open the rest at once.

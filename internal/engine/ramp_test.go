@@ -9,7 +9,7 @@ import (
 )
 
 // TestOpensOnTick: a tick lets one more run start when half a core was idle, or when
-// the limit has held a second however busy the CPU.
+// the limit has held half a second however busy the CPU.
 func TestOpensOnTick(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -18,10 +18,10 @@ func TestOpensOnTick(t *testing.T) {
 		want bool
 	}{
 		{"busy, just opened", 0, 0, false},
-		{"a little idle", 0.4, 500 * time.Millisecond, false},
+		{"a little idle", 0.4, 300 * time.Millisecond, false},
 		{"half a core idle", 0.5, 0, true},
 		{"a core idle", 1.2, 100 * time.Millisecond, true},
-		{"busy for a second", 0, time.Second, true},
+		{"busy for half a second", 0, rampMaxHold, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := opensOnTick(tc.idle, tc.held); got != tc.want {
@@ -103,7 +103,7 @@ func TestRampRoom(t *testing.T) {
 	meter.idle.Store(0.0)
 	third := started(ctx, r)
 	waits(t, third, rampMaxHold/2, "a third run on a busy CPU")
-	starts(t, third, rampMaxHold+5*rampTick, "a third run after the limit held a second")
+	starts(t, third, rampMaxHold+5*rampTick, "a third run after the limit held half a second")
 
 	cancelled, cancel := context.WithCancel(ctx)
 	fourth := started(cancelled, r)
