@@ -11,6 +11,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
@@ -229,6 +230,24 @@ func (h *harness) apiServed(ctx context.Context) (requests, listed map[string]fl
 		addSeries(listed, line, "apiserver_storage_list_fetched_objects_total", byResource)
 	}
 	return requests, listed
+}
+
+// eventsByReason counts the events recorded in the claims' namespace by type and
+// reason ("Normal Applied"), a repeated event once per time it happened (its series).
+func (h *harness) eventsByReason(ctx context.Context) map[string]float64 {
+	by := map[string]float64{}
+	list := &eventsv1.EventList{}
+	if err := h.c.List(ctx, list, client.InNamespace(appNS)); err != nil {
+		return by
+	}
+	for _, e := range list.Items {
+		times := 1.0
+		if e.Series != nil && e.Series.Count > 1 {
+			times = float64(e.Series.Count)
+		}
+		by[e.Type+" "+e.Reason] += times
+	}
+	return by
 }
 
 // byResource names a sample by its resource: "secrets".

@@ -257,6 +257,7 @@ func (h *harness) runClaims(ctx context.Context, variant string, n int, tag stri
 	all0 := h.fleet.metricSum("rest_client_requests_total", "")
 	byCode0 := h.fleet.writesByCode()
 	api0, listed0 := h.apiServed(ctx)
+	events0 := h.eventsByReason(ctx)
 	names := make([]string, n)
 	rw, err := h.watchReady(ctx)
 	if err != nil {
@@ -320,6 +321,7 @@ func (h *harness) runClaims(ctx context.Context, variant string, n int, tag stri
 	api, listed := h.apiServed(ctx)
 	say("API server requests per claim, every client, by verb and resource: %s", growthPerClaim(api, api0, n))
 	say("objects the API server went through per claim to answer LISTs, by resource: %s", growthPerClaim(listed, listed0, n))
+	say("events per claim, by type and reason: %s", growthPerClaim(h.eventsByReason(ctx), events0, n))
 	if err := h.noop(ctx, names, &res); err != nil {
 		return tpResult{}, err
 	}
