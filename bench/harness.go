@@ -232,12 +232,13 @@ func (h *harness) apiServed(ctx context.Context) (requests, listed map[string]fl
 	return requests, listed
 }
 
-// eventsByReason counts the events recorded in the claims' namespace by type and
-// reason ("Normal Applied"), a repeated event once per time it happened (its series).
+// eventsByReason counts the events recorded in every namespace (the claims' and their
+// class's) by type and reason ("Normal Applied"), a repeated event once per time it
+// happened (its series).
 func (h *harness) eventsByReason(ctx context.Context) map[string]float64 {
 	by := map[string]float64{}
 	list := &eventsv1.EventList{}
-	if err := h.c.List(ctx, list, client.InNamespace(appNS)); err != nil {
+	if err := h.c.List(ctx, list); err != nil {
 		return by
 	}
 	for _, e := range list.Items {
