@@ -227,7 +227,15 @@ func (r *Reconciler) boundResource(ctx context.Context, claim resource.Claim) (r
 		return nil, resource.UserErrorf("IncompatibleResource", "spec.resourceRef names %s %s, which cannot satisfy a %s", ref.Kind, ref.APIVersion, r.kind.GVK.Kind)
 	}
 	mg := mk.New()
-	if err := r.client.Get(ctx, types.NamespacedName{Namespace: ref.Namespace, Name: ref.Name}, mg); err != nil {
+	key := types.NamespacedName{Namespace: ref.Namespace, Name: ref.Name}
+	err := r.client.Get(ctx, key, mg)
+	if apierrors.IsNotFound(err) {
+		// A resource this reconciler has just created can be missing from the cache
+		// while the claim's update that names it is there already: ask the API server
+		// before telling the user it does not exist.
+		err = r.reader.Get(ctx, key, mg)
+	}
+	if err != nil {
 		if apierrors.IsNotFound(err) {
 			return nil, resource.UserErrorf("ResourceNotFound", "%s %s/%s named by spec.resourceRef does not exist", ref.Kind, ref.Namespace, ref.Name)
 		}
