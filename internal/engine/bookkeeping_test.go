@@ -46,13 +46,13 @@ func TestAcquire(t *testing.T) {
 	wait := func(group string) error {
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
 		defer cancel()
-		release, err := e.acquire(ctx, group)
+		release, err := e.acquire(ctx, Workspace{Group: group})
 		if err == nil {
 			release()
 		}
 		return err
 	}
-	g1, err := e.acquire(context.Background(), "g1")
+	g1, err := e.acquire(context.Background(), Workspace{Group: "g1"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +62,7 @@ func TestAcquire(t *testing.T) {
 	if err := wait("g2"); err != nil {
 		t.Errorf("a run of another group: %v", err)
 	}
-	ungrouped, err := e.acquire(context.Background(), "")
+	ungrouped, err := e.acquire(context.Background(), Workspace{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,10 +78,10 @@ func TestAcquire(t *testing.T) {
 		t.Errorf("g1 after its run ended: %v", err)
 	}
 	uncapped := &Engine{slots: make(chan struct{}, 2)}
-	r1, _ := uncapped.acquire(context.Background(), "g")
+	r1, _ := uncapped.acquire(context.Background(), Workspace{Group: "g"})
 	defer r1()
 	if err := func() error {
-		r, err := uncapped.acquire(context.Background(), "g")
+		r, err := uncapped.acquire(context.Background(), Workspace{Group: "g"})
 		if err == nil {
 			r()
 		}

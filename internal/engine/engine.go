@@ -265,9 +265,10 @@ func (e *Engine) writeCLIConfig() (string, error) {
 	return path, nil
 }
 
-// acquire takes a slot of group (when groups are capped), then a global slot, then
-// waits for the ramp to let the run start.
-func (e *Engine) acquire(ctx context.Context, group string) (func(), error) {
+// acquire takes a slot of ws's group (when groups are capped), then a global slot, then
+// waits for the ramp to let the run start, after the runs of older work (Workspace.Order).
+func (e *Engine) acquire(ctx context.Context, ws Workspace) (func(), error) {
+	group := ws.Group
 	var groupSlots chan struct{}
 	if e.opts.MaxConcurrentPerGroup > 0 && group != "" {
 		groupSlots = e.group(group)
@@ -288,7 +289,7 @@ func (e *Engine) acquire(ctx context.Context, group string) (func(), error) {
 		releaseGroup()
 		return nil, ctx.Err()
 	}
-	if err := e.ramp.enter(ctx); err != nil {
+	if err := e.ramp.enter(ctx, ws.Order); err != nil {
 		<-e.slots
 		releaseGroup()
 		return nil, err

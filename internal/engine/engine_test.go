@@ -296,22 +296,22 @@ output "id" { value = terraform_data.this.output }
 func TestGroupCap(t *testing.T) {
 	e := &Engine{opts: Options{MaxConcurrentPerGroup: 1}, slots: make(chan struct{}, 4)}
 	ctx := context.Background()
-	release, err := e.acquire(ctx, "aws/minio")
+	release, err := e.acquire(ctx, Workspace{Group: "aws/minio"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if other, err := e.acquire(ctx, "postgresql/pg"); err != nil {
+	if other, err := e.acquire(ctx, Workspace{Group: "postgresql/pg"}); err != nil {
 		t.Fatal("another group must not wait:", err)
 	} else {
 		other()
 	}
 	short, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
 	defer cancel()
-	if _, err := e.acquire(short, "aws/minio"); err == nil {
+	if _, err := e.acquire(short, Workspace{Group: "aws/minio"}); err == nil {
 		t.Fatal("a second run of a capped group must wait")
 	}
 	release()
-	again, err := e.acquire(ctx, "aws/minio")
+	again, err := e.acquire(ctx, Workspace{Group: "aws/minio"})
 	if err != nil {
 		t.Fatal(err)
 	}

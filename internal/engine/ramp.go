@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"time"
 )
@@ -26,7 +27,8 @@ type CPUMeter interface {
 // does a tick that finds half a core idle or half a second without an opening, up to max.
 // The first run of a burst so has the machine to itself, and is done as fast as a run
 // alone, while the others are still being taken in; runs waiting on the network leave
-// the CPU idle and open the rest at once.
+// the CPU idle and open the rest at once. Runs waiting start oldest resource first
+// (Workspace.Order), then in the order they came, each handed its place in turn.
 type ramp struct {
 	max   int
 	meter CPUMeter
@@ -34,47 +36,90 @@ type ramp struct {
 	mu       sync.Mutex
 	limit    int
 	running  int
-	waiting  int
+	waiters  []*rampWaiter // oldest first
+	seq      uint64        // arrivals so far, breaking ties of order
 	opened   time.Time     // when limit last grew
-	changed  chan struct{} // closed, and replaced, when limit grows or a run ends
 	watching bool          // a goroutine ticks while runs wait
+}
+
+// rampWaiter is a run waiting to start: started is closed once it may.
+type rampWaiter struct {
+	order   time.Time
+	seq     uint64
+	started chan struct{}
+}
+
+// before reports whether w starts before o: the older order first, a zero order after
+// every other, and arrival breaking ties.
+func (w *rampWaiter) before(o *rampWaiter) bool {
+	switch {
+	case w.order.IsZero() != o.order.IsZero():
+		return o.order.IsZero()
+	case !w.order.Equal(o.order):
+		return w.order.Before(o.order)
+	}
+	return w.seq < o.seq
 }
 
 // newRamp is a ramp up to max runs at once, reading the CPU with meter.
 func newRamp(max int, meter CPUMeter) *ramp {
-	return &ramp{max: max, meter: meter, limit: 1, changed: make(chan struct{})}
+	return &ramp{max: max, meter: meter, limit: 1}
 }
 
-// enter waits until a run may start and counts it running; leave must follow. A nil
-// ramp lets every run start at once.
-func (r *ramp) enter(ctx context.Context) error {
+// enter waits until a run may start and counts it running; leave must follow. Among the
+// runs waiting, the one with the oldest order starts first. A nil ramp lets every run
+// start at once.
+func (r *ramp) enter(ctx context.Context, order time.Time) error {
 	if r == nil {
 		return nil
 	}
 	r.mu.Lock()
-	for r.running >= r.limit {
-		r.waiting++
-		if !r.watching {
-			r.watching = true
-			r.opened = time.Now()
-			go r.watch()
-		}
-		changed := r.changed
+	if r.running < r.limit && len(r.waiters) == 0 {
+		r.running++
 		r.mu.Unlock()
-		select {
-		case <-changed:
-		case <-ctx.Done():
-			r.mu.Lock()
-			r.waiting--
-			r.mu.Unlock()
-			return ctx.Err()
-		}
-		r.mu.Lock()
-		r.waiting--
+		return nil
 	}
-	r.running++
+	r.seq++
+	w := &rampWaiter{order: order, seq: r.seq, started: make(chan struct{})}
+	i, _ := slices.BinarySearchFunc(r.waiters, w, func(a, b *rampWaiter) int {
+		if a.before(b) {
+			return -1
+		}
+		return 1
+	})
+	r.waiters = slices.Insert(r.waiters, i, w)
+	if !r.watching {
+		r.watching = true
+		r.opened = time.Now()
+		go r.watch()
+	}
+	r.admit()
 	r.mu.Unlock()
-	return nil
+	select {
+	case <-w.started:
+		return nil
+	case <-ctx.Done():
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	select {
+	case <-w.started: // started as the wait ended: give the place back
+		r.running--
+		r.admit()
+	default:
+		r.waiters = slices.DeleteFunc(r.waiters, func(o *rampWaiter) bool { return o == w })
+	}
+	return ctx.Err()
+}
+
+// admit starts the oldest runs waiting while the limit has room. r.mu is held.
+func (r *ramp) admit() {
+	for r.running < r.limit && len(r.waiters) > 0 {
+		w := r.waiters[0]
+		r.waiters = r.waiters[1:]
+		r.running++
+		close(w.started)
+	}
 }
 
 // leave counts a run ended: one waiting may take its place and one more may start
@@ -87,12 +132,12 @@ func (r *ramp) leave() {
 	defer r.mu.Unlock()
 	r.running--
 	switch {
-	case r.running == 0 && r.waiting == 0:
+	case r.running == 0 && len(r.waiters) == 0:
 		r.limit = 1
-	case r.waiting > 0:
+	case len(r.waiters) > 0:
 		r.open(time.Now())
 	}
-	r.wake()
+	r.admit()
 }
 
 // watch ticks while runs wait, opening one more place when the CPU has room or the
@@ -104,13 +149,13 @@ func (r *ramp) watch() {
 	for now := range t.C {
 		idle := r.meter.IdleCores()
 		r.mu.Lock()
-		if r.waiting == 0 {
+		if len(r.waiters) == 0 {
 			r.watching = false
 			r.mu.Unlock()
 			return
 		}
 		if opensOnTick(idle, now.Sub(r.opened)) && r.open(now) {
-			r.wake()
+			r.admit()
 		}
 		r.mu.Unlock()
 	}
@@ -130,10 +175,4 @@ func (r *ramp) open(now time.Time) bool {
 	r.limit++
 	r.opened = now
 	return true
-}
-
-// wake tells the waiting that the limit or the runs changed.
-func (r *ramp) wake() {
-	close(r.changed)
-	r.changed = make(chan struct{})
 }

@@ -3,6 +3,8 @@ package engine
 import (
 	"context"
 	"runtime"
+	"slices"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -42,7 +44,7 @@ func (m *fixedMeter) IdleCores() float64 {
 // started enters r in a goroutine and reports on the channel once the run may start.
 func started(ctx context.Context, r *ramp) chan error {
 	c := make(chan error, 1)
-	go func() { c <- r.enter(ctx) }()
+	go func() { c <- r.enter(ctx, time.Time{}) }()
 	return c
 }
 
@@ -90,6 +92,58 @@ func TestRampBurst(t *testing.T) {
 	}
 }
 
+// TestRampOrder: runs waiting start oldest order first, whatever order they came in; a
+// run without an order after every other; equal orders by arrival.
+func TestRampOrder(t *testing.T) {
+	ctx := t.Context()
+	r := newRamp(1, &fixedMeter{})
+	if err := r.enter(ctx, time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Date(2026, 12, 5, 0, 0, 0, 0, time.UTC)
+	var mu sync.Mutex
+	var got []string
+	runs := []struct {
+		name  string
+		order time.Time
+	}{
+		{"unordered", time.Time{}},
+		{"made third", t0.Add(2 * time.Second)},
+		{"made first", t0},
+		{"made second", t0.Add(time.Second)},
+		{"made second too", t0.Add(time.Second)},
+	}
+	done := make(chan struct{})
+	for i, run := range runs {
+		go func() {
+			if err := r.enter(ctx, run.order); err != nil {
+				t.Error(err)
+			}
+			mu.Lock()
+			got = append(got, run.name)
+			mu.Unlock()
+			r.leave()
+			done <- struct{}{}
+		}()
+		for deadline := time.Now().Add(time.Second); ; runtime.Gosched() { // each waits before the next comes
+			if _, _, waiting := r.counts(); waiting == i+1 {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s never waited", run.name)
+			}
+		}
+	}
+	r.leave()
+	for range runs {
+		<-done
+	}
+	want := []string{"made first", "made second", "made second too", "made third", "unordered"}
+	if !slices.Equal(got, want) {
+		t.Errorf("runs started %q, want %q", got, want)
+	}
+}
+
 // TestRampRoom: idle CPU opens the next place within a tick or two; a busy one after
 // rampMaxHold at most; a cancelled wait gives up.
 func TestRampRoom(t *testing.T) {
@@ -125,7 +179,7 @@ func TestRampRoom(t *testing.T) {
 // TestNilRamp: an engine without a ramp starts every run at once.
 func TestNilRamp(t *testing.T) {
 	var r *ramp
-	if err := r.enter(t.Context()); err != nil {
+	if err := r.enter(t.Context(), time.Time{}); err != nil {
 		t.Fatal(err)
 	}
 	r.leave()
@@ -135,7 +189,7 @@ func TestNilRamp(t *testing.T) {
 func (r *ramp) counts() (limit, running, waiting int) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.limit, r.running, r.waiting
+	return r.limit, r.running, len(r.waiters)
 }
 
 // TestMeters: a meter reads nothing idle at first; the machine's then a share of its

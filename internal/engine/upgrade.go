@@ -88,7 +88,7 @@ func (e *Engine) probeUpgrade(ctx context.Context, ws Workspace) ([]byte, error)
 	}
 	probe := ws
 	probe.SecretVars = nil // nothing to write into the workspace's own directory
-	release, err := e.acquire(ctx, ws.Group)
+	release, err := e.acquire(ctx, ws)
 	if err != nil {
 		return nil, err
 	}

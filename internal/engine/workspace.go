@@ -67,6 +67,11 @@ type Workspace struct {
 	// its one apply, before its first change reaches a provider (Options.CheckCreate
 	// reads it). Nil runs no check.
 	Check json.RawMessage `json:",omitempty"`
+	// Order places the workspace's runs among the runs waiting for the engine's ramp:
+	// the oldest starts first, a zero Order after every other, and equal ones in the
+	// order they came. The renderer sets the managed resource's creation time, which
+	// Kubernetes keeps to the second: runs of older resources go before newer ones.
+	Order time.Time `json:",omitzero"`
 }
 
 // secrets are the values to redact from ws's errors.
@@ -124,7 +129,7 @@ func (e *Engine) prepareWith(ctx context.Context, ws Workspace, beforeInit func(
 		return nil, nil, fmt.Errorf("invalid workspace id %q", ws.ID)
 	}
 	untrack := e.track(ws.ID)
-	slot, err := e.acquire(ctx, ws.Group)
+	slot, err := e.acquire(ctx, ws)
 	if err != nil {
 		untrack()
 		return nil, nil, err

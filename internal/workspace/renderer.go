@@ -248,7 +248,7 @@ func (r *Renderer) backendConfig(mg resource.Managed) map[string]string {
 func Ref(mg resource.Managed) engine.Workspace {
 	return engine.Workspace{ID: string(mg.GetUID()), Kind: mg.GetObjectKind().GroupVersionKind().GroupKind().String(), Name: mg.GetNamespace() + "/" + mg.GetName(),
 		BackendConfig: map[string]string{"secret_suffix": resource.StateSuffix(mg), "namespace": mg.GetNamespace()},
-		Pool:          mg.GetManagedSpec().RunnerPool}
+		Pool:          mg.GetManagedSpec().RunnerPool, Order: mg.GetCreationTimestamp().Time}
 }
 
 // hashWorkspace covers the files, the environment's names and the sources of variables
