@@ -105,6 +105,9 @@ func (r *ramp) enter(ctx context.Context, order time.Time) error {
 	select {
 	case <-w.started: // started as the wait ended: give the place back
 		r.running--
+		if r.running == 0 && len(r.waiters) == 0 {
+			r.limit = 1
+		}
 		r.admit()
 	default:
 		r.waiters = slices.DeleteFunc(r.waiters, func(o *rampWaiter) bool { return o == w })
