@@ -81,12 +81,10 @@ func (r *ramp) enter(ctx context.Context, order time.Time) error {
 	}
 	r.seq++
 	w := &rampWaiter{order: order, seq: r.seq, started: make(chan struct{})}
-	i, _ := slices.BinarySearchFunc(r.waiters, w, func(a, b *rampWaiter) int {
-		if a.before(b) {
-			return -1
-		}
-		return 1
-	})
+	i := slices.IndexFunc(r.waiters, w.before) // the first it goes before; at most max wait
+	if i < 0 {
+		i = len(r.waiters)
+	}
 	r.waiters = slices.Insert(r.waiters, i, w)
 	if !r.watching {
 		r.watching = true
@@ -104,11 +102,7 @@ func (r *ramp) enter(ctx context.Context, order time.Time) error {
 	defer r.mu.Unlock()
 	select {
 	case <-w.started: // started as the wait ended: give the place back
-		r.running--
-		if r.running == 0 && len(r.waiters) == 0 {
-			r.limit = 1
-		}
-		r.admit()
+		r.free(false)
 	default:
 		r.waiters = slices.DeleteFunc(r.waiters, func(o *rampWaiter) bool { return o == w })
 	}
@@ -133,11 +127,18 @@ func (r *ramp) leave() {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.free(true)
+}
+
+// free counts a place given up: with none running and none waiting the ramp starts
+// over; otherwise, when a run ended (ended) with others waiting, one more may start
+// beside the rest; then the oldest waiting take the places. r.mu is held.
+func (r *ramp) free(ended bool) {
 	r.running--
 	switch {
 	case r.running == 0 && len(r.waiters) == 0:
 		r.limit = 1
-	case len(r.waiters) > 0:
+	case ended && len(r.waiters) > 0:
 		r.open(time.Now())
 	}
 	r.admit()
