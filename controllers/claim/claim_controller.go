@@ -19,6 +19,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"terraplane.io/terraplane/internal/dynclaim"
+	"terraplane.io/terraplane/internal/intake"
 	"terraplane.io/terraplane/internal/registry"
 	"terraplane.io/terraplane/internal/resource"
 	"terraplane.io/terraplane/internal/revision"
@@ -32,6 +33,8 @@ type Options struct {
 	MaxConcurrentReconciles int
 	// Placement places claims that bind on first consumer; nil refuses such claims.
 	Placement Placement
+	// Intake paces the resources made for new claims; nil makes each at once.
+	Intake *intake.Gate
 }
 
 // Reconciler reconciles one claim kind.
@@ -44,6 +47,7 @@ type Reconciler struct {
 	opts     Options
 	recorder resource.Recorder
 	pending  pendingRefs
+	waker    waker
 	// overlays keeps each class at the revision its claims read last.
 	overlays *revision.Overlays
 }
@@ -91,6 +95,7 @@ func (s *Server) Serve(kind *registry.ClaimKind) error {
 		Named(name).
 		For(watched(kind.New())).
 		Watches(watched(kind.NewClass()), handler.EnqueueRequestsFromMapFunc(r.forClass)).
+		WatchesRawSource(r.waker.source()).
 		WithOptions(controller.Options{MaxConcurrentReconciles: s.opts.MaxConcurrentReconciles})
 	if s.opts.Placement != nil {
 		consumer, placed := s.opts.Placement.Consumers()
@@ -128,6 +133,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if err := r.client.Get(ctx, req.NamespacedName, claim); err != nil {
 		if apierrors.IsNotFound(err) {
 			r.pending.forget(req.NamespacedName)
+			r.opts.Intake.Done(req.NamespacedName)
 		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
@@ -138,6 +144,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		return ctrl.Result{}, nil // the cache lags our resourceRef update, whose event queues the claim again
 	}
 	if !claim.GetDeletionTimestamp().IsZero() {
+		r.opts.Intake.Done(req.NamespacedName)
 		return r.finish(ctx, claim, nil, r.delete(ctx, claim))
 	}
 	if claim.GetClaimSpec().ResourceRef != nil || claim.GetClaimSpec().ClassRef == nil {
@@ -147,9 +154,13 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		}
 	}
 	mg, err := r.bind(ctx, claim)
+	r.settle(req.NamespacedName, mg, err)
 	if mg == nil && err == nil { // provisioned: the resourceRef update queues the claim again
 		r.pending.add(claim)
 		return ctrl.Result{}, nil
+	}
+	if wait := quietWait(claim, err); wait > 0 {
+		return ctrl.Result{RequeueAfter: wait}, nil // its turn (or this timer) brings the claim back
 	}
 	if err == nil {
 		if wait := firstStatusWait(mg); wait > 0 {

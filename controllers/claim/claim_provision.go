@@ -42,6 +42,9 @@ func (r *Reconciler) provision(ctx context.Context, claim resource.Claim) error 
 		return err
 	}
 	mg.GetManagedSpec().Revision = rev
+	if err := r.admit(claim); err != nil {
+		return err
+	}
 	if err := r.client.Create(ctx, mg); err != nil && !apierrors.IsAlreadyExists(err) {
 		return fmt.Errorf("create %s: %w", mk.GVK.Kind, err)
 	}

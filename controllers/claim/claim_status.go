@@ -44,12 +44,18 @@ const statusCoalesce = 5 * time.Second
 // firstStatusWait is how much longer the claim's status should wait for mg, a resource
 // that no reconciler has reported on yet; zero when it should be written now.
 func firstStatusWait(mg resource.Managed) time.Duration {
-	st := mg.GetManagedStatus()
-	if st.BindingPhase != "" || meta.FindStatusCondition(st.Conditions, common.TypeSynced) != nil ||
-		meta.FindStatusCondition(st.Conditions, common.TypeReady) != nil {
-		return 0 // reported (Reconciling alone, written as its first apply starts, is not a report)
+	if reported(mg) {
+		return 0
 	}
 	return max(0, statusCoalesce-time.Since(mg.GetCreationTimestamp().Time))
+}
+
+// reported says whether a reconciler has reported on mg: a binding phase, Synced or
+// Ready. Reconciling alone, written as its first apply starts, is not a report.
+func reported(mg resource.Managed) bool {
+	st := mg.GetManagedStatus()
+	return st.BindingPhase != "" || meta.FindStatusCondition(st.Conditions, common.TypeSynced) != nil ||
+		meta.FindStatusCondition(st.Conditions, common.TypeReady) != nil
 }
 
 // finish derives the claim's status from its bound resource and the reconcile's error,
@@ -85,6 +91,9 @@ func (r *Reconciler) record(claim, orig resource.Claim, mg resource.Managed, err
 		}
 	case waiting && w.Reason == ReasonWaitingForFirstConsumer:
 		o.Requeue = r.opts.UserErrorRetry // the application watch acts first
+	case waiting && w.Reason == ReasonQueued:
+		o.Requeue = queuedRetry // the intake gate wakes it when its turn comes
+		resource.SetCondition(&st.Conditions, claim.GetGeneration(), common.TypeReady, metav1.ConditionFalse, ReasonQueued, w.Message)
 	}
 	notes := o.SetSynced(&st.Conditions, claim.GetGeneration())
 	notes = append(notes, mirrorDrift(claim, mg)...)

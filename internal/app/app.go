@@ -57,6 +57,10 @@ type Options struct {
 	StateContext string
 	// MaxConcurrentReconciles per kind; 0 means 10.
 	MaxConcurrentReconciles int
+	// MaxCreatingPerNamespace caps the new resources of one namespace's claims that wait
+	// for their first apply at once; the claims beyond wait their turn, the oldest first.
+	// 0 means twice the terraform processes of all replicas, less than 0 no cap.
+	MaxCreatingPerNamespace int
 	// DriftInterval between plans of unchanged resources, unless a resource's
 	// spec.driftInterval says otherwise.
 	DriftInterval time.Duration
@@ -244,7 +248,7 @@ func Compose(ctx context.Context, cfg *rest.Config, opts Options, local *runner.
 		return nil, err
 	}
 	claims, err := claim.Setup(mgr, reg, claim.Options{UserErrorRetry: opts.UserErrorRetry, MaxConcurrentReconciles: opts.MaxConcurrentReconciles,
-		Placement: scheduler.FirstConsumers{Client: mgr.GetClient()}})
+		Placement: scheduler.FirstConsumers{Client: mgr.GetClient()}, Intake: intakeGate(opts, shards)})
 	if err != nil {
 		return nil, err
 	}

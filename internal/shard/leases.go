@@ -30,6 +30,7 @@ func (s *Set) balance(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	s.members.Store(int32(members))
 	renewed := true
 	for i, m := range s.decide(leases, members, time.Now()) {
 		if err := s.apply(ctx, i, m, leases[i]); err != nil {

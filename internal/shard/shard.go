@@ -6,6 +6,7 @@ import (
 	"hash/fnv"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -34,6 +35,8 @@ type Set struct {
 	client client.Client
 	opts   Options
 	renew  time.Duration
+
+	members atomic.Int32 // replicas with a live member Lease at the last count
 
 	mu        sync.Mutex
 	owned     map[int]*claim
@@ -69,6 +72,15 @@ func New(c client.Client, opts Options) (*Set, error) {
 		opts.LeaseDuration = DefaultLeaseDuration
 	}
 	return &Set{client: c, opts: opts, renew: opts.LeaseDuration / 3, owned: map[int]*claim{}}, nil
+}
+
+// Members is how many replicas had a live member Lease when last counted, this one
+// included; a nil Set, or one that has not counted yet, is one replica.
+func (s *Set) Members() int {
+	if s == nil {
+		return 1
+	}
+	return max(1, int(s.members.Load()))
 }
 
 // Of is the shard a resource belongs to: a hash of its UID.

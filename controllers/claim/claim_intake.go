@@ -1,0 +1,80 @@
+package claim
+
+import (
+	"context"
+	"sync/atomic"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/util/workqueue"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/source"
+
+	common "terraplane.io/terraplane/apis/common/v1alpha1"
+	"terraplane.io/terraplane/internal/resource"
+)
+
+// ReasonQueued: the claim waits its turn for a new resource; claims made before it in
+// its namespace go first.
+const ReasonQueued = "Queued"
+
+// queuedRetry is how soon a queued claim is looked at again should no place free up for
+// it: the gate wakes it when its turn comes, so this is only a safety net.
+const queuedRetry = time.Minute
+
+// waker queues claims again when the intake gate says their turn may have come.
+type waker struct {
+	q atomic.Pointer[workqueue.TypedRateLimitingInterface[reconcile.Request]]
+}
+
+// source is the controller's handle on its own queue.
+func (w *waker) source() source.Source {
+	return source.Func(func(_ context.Context, q workqueue.TypedRateLimitingInterface[reconcile.Request]) error {
+		w.q.Store(&q)
+		return nil
+	})
+}
+
+// wake returns the function that queues the claim key again.
+func (w *waker) wake(key types.NamespacedName) func() {
+	return func() {
+		if q := w.q.Load(); q != nil {
+			(*q).Add(reconcile.Request{NamespacedName: key})
+		}
+	}
+}
+
+// admit takes claim in through the intake gate before its resource is made; a claim
+// that must wait its turn gets a Waiting error that says so.
+func (r *Reconciler) admit(claim resource.Claim) error {
+	key := client.ObjectKeyFromObject(claim)
+	if r.opts.Intake.Admit(key, claim.GetCreationTimestamp().Time, r.waker.wake(key)) {
+		return nil
+	}
+	return resource.Waitf(ReasonQueued, "waiting its turn for a new resource: at most %d new resources wait for their first apply at once in namespace %s, and claims made earlier go first",
+		r.opts.Intake.Limit(), claim.GetNamespace())
+}
+
+// settle gives back what the intake gate holds for the claim key once the reconcile
+// shows it no longer needs it: its resource has reported (Ready, or failing), or the
+// claim failed before a resource was made. A claim just provisioned, one still queued,
+// and one whose resource has not reported yet keep theirs.
+func (r *Reconciler) settle(key types.NamespacedName, mg resource.Managed, err error) {
+	switch w, waiting := resource.AsWaiting(err); {
+	case mg == nil && err == nil, waiting && w.Reason == ReasonQueued, mg != nil && !reported(mg):
+		return
+	}
+	r.opts.Intake.Done(key)
+}
+
+// quietWait is how much longer a claim queued by the gate keeps its status unwritten: a
+// claim whose turn comes within statusCoalesce of its creation never shows Queued.
+func quietWait(claim resource.Claim, err error) time.Duration {
+	w, waiting := resource.AsWaiting(err)
+	if !waiting || w.Reason != ReasonQueued || meta.FindStatusCondition(claim.GetClaimStatus().Conditions, common.TypeSynced) != nil {
+		return 0
+	}
+	return max(0, statusCoalesce-time.Since(claim.GetCreationTimestamp().Time))
+}

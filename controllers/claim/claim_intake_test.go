@@ -1,0 +1,128 @@
+package claim
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/util/workqueue"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	awsstoragev1 "terraplane.io/terraplane/apis/aws/storage/v1alpha1"
+	common "terraplane.io/terraplane/apis/common/v1alpha1"
+	storagev1 "terraplane.io/terraplane/apis/storage/v1alpha1"
+	"terraplane.io/terraplane/internal/intake"
+)
+
+// claimMade is a Bucket claim of class fast named name, made at made.
+func claimMade(name, uid string, made time.Time) *storagev1.Bucket {
+	b := bucketClaim("fast")
+	b.Name, b.UID, b.CreationTimestamp = name, types.UID("uid-"+uid), metav1.NewTime(made)
+	return b
+}
+
+// TestReconcileQueuesBeyondTheIntakeCap: with one place in the namespace, the second
+// claim makes no resource and says it is Queued; once the first claim's resource has
+// reported, the second is woken and made.
+func TestReconcileQueuesBeyondTheIntakeCap(t *testing.T) {
+	ctx := context.Background()
+	old := time.Now().Add(-time.Minute)
+	r, c := bucketReconciler(t, portableClass("fast", "admin", nil), s3Class("admin", "team"),
+		claimMade("first", "1", old), claimMade("second", "2", old.Add(time.Second)))
+	r.opts.Intake = intake.New(func() int { return 1 })
+	q := workqueue.NewTypedRateLimitingQueue(workqueue.DefaultTypedControllerRateLimiter[reconcile.Request]())
+	defer q.ShutDown()
+	r.waker.q.Store(&q)
+	first := ctrl.Request{NamespacedName: client.ObjectKey{Namespace: "team", Name: "first"}}
+	second := ctrl.Request{NamespacedName: client.ObjectKey{Namespace: "team", Name: "second"}}
+
+	for _, req := range []ctrl.Request{first, second} {
+		if _, err := r.Reconcile(ctx, req); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res, err := r.Reconcile(ctx, second)
+	if err != nil || res.RequeueAfter != queuedRetry {
+		t.Errorf("queued claim: Reconcile = %+v, %v; want the safety-net timer only", res, err)
+	}
+	if made := buckets(ctx, t, c); len(made) != 1 || made[0] != "bucket-uid-1" {
+		t.Fatalf("made %v; want the first claim's resource only", made)
+	}
+	b := &storagev1.Bucket{}
+	if err := c.Get(ctx, second.NamespacedName, b); err != nil {
+		t.Fatal(err)
+	}
+	for _, typ := range []string{common.TypeSynced, common.TypeReady} {
+		if cond := meta.FindStatusCondition(b.Status.Conditions, typ); cond == nil || cond.Reason != ReasonQueued {
+			t.Errorf("%s = %+v; want %s", typ, cond, ReasonQueued)
+		}
+	}
+
+	mg := &awsstoragev1.S3Bucket{}
+	if err := c.Get(ctx, client.ObjectKey{Namespace: "admin", Name: "bucket-uid-1"}, mg); err != nil {
+		t.Fatal(err)
+	}
+	mg.Status.Conditions = []metav1.Condition{{Type: common.TypeReady, Status: metav1.ConditionTrue, Reason: "Available", LastTransitionTime: metav1.Now()}}
+	if err := c.Status().Update(ctx, mg); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Reconcile(ctx, first); err != nil {
+		t.Fatal(err)
+	}
+	if q.Len() != 1 {
+		t.Fatalf("%d claims woken; want the second", q.Len())
+	}
+	if woken, _ := q.Get(); woken != second {
+		t.Fatalf("woke %v; want %v", woken, second)
+	}
+	if _, err := r.Reconcile(ctx, second); err != nil {
+		t.Fatal(err)
+	}
+	if made := buckets(ctx, t, c); len(made) != 2 {
+		t.Fatalf("made %v; want the second claim's resource too", made)
+	}
+}
+
+// TestQueuedClaimStaysQuietAtFirst: a claim queued within seconds of being made writes
+// no status yet: its turn usually comes first.
+func TestQueuedClaimStaysQuietAtFirst(t *testing.T) {
+	ctx := context.Background()
+	r, c := bucketReconciler(t, portableClass("fast", "admin", nil), s3Class("admin", "team"),
+		claimMade("first", "1", time.Now()), claimMade("second", "2", time.Now()))
+	r.opts.Intake = intake.New(func() int { return 1 })
+	for _, name := range []string{"first", "second"} {
+		res, err := r.Reconcile(ctx, ctrl.Request{NamespacedName: client.ObjectKey{Namespace: "team", Name: name}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if name == "second" && (res.RequeueAfter <= 0 || res.RequeueAfter > statusCoalesce) {
+			t.Errorf("queued claim: Reconcile = %+v; want a look again within %v", res, statusCoalesce)
+		}
+	}
+	b := &storagev1.Bucket{}
+	if err := c.Get(ctx, client.ObjectKey{Namespace: "team", Name: "second"}, b); err != nil {
+		t.Fatal(err)
+	}
+	if len(b.Status.Conditions) != 0 {
+		t.Errorf("conditions %+v; want none written yet", b.Status.Conditions)
+	}
+}
+
+// buckets names the S3Buckets in c.
+func buckets(ctx context.Context, t *testing.T, c client.Client) []string {
+	t.Helper()
+	list := &awsstoragev1.S3BucketList{}
+	if err := c.List(ctx, list); err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, mg := range list.Items {
+		names = append(names, mg.Name)
+	}
+	return names
+}
