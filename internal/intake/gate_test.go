@@ -15,7 +15,9 @@ func (r *recorder) waker(name string) func() {
 	return func() { r.woken = append(r.woken, name) }
 }
 
-func key(ns, name string) types.NamespacedName { return types.NamespacedName{Namespace: ns, Name: name} }
+func key(ns, name string) types.NamespacedName {
+	return types.NamespacedName{Namespace: ns, Name: name}
+}
 
 var t0 = time.Date(2026, 12, 5, 10, 0, 0, 0, time.UTC)
 
