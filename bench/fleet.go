@@ -73,7 +73,7 @@ func startFleet(bin, kubeconfig, work string, replicas, parallelism int, runners
 			cmd.Stdout, cmd.Stderr = log, log
 		}
 		cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM}
-		if err := cmd.Start(); err != nil {
+		if err := cores.start(cmd); err != nil {
 			return f, fmt.Errorf("start controller: %w", err)
 		}
 		f.cmds = append(f.cmds, cmd)

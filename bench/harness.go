@@ -86,6 +86,9 @@ func newHarness(ctx context.Context, bin string, o options) (*harness, error) {
 	if h.cp, err = devenv.StartControlPlaneWith(cpo); err != nil {
 		return nil, err
 	}
+	if err := cores.pinPlane(); err != nil {
+		return nil, err
+	}
 	cfg := rest.CopyConfig(h.cp.Config)
 	cfg.QPS = -1 // no client-side throttling: the benchmark must not slow its own claims down
 	if h.w, err = client.NewWithWatch(cfg, client.Options{Scheme: kinds.NewScheme()}); err != nil {

@@ -64,6 +64,9 @@ type options struct {
 	audit bool
 	// killAt, with replicas, kills one of them once this fraction of the claims is Ready.
 	killAt float64
+	// controlPlaneCPUs, when above 0, keeps the control plane on that many CPUs and
+	// everything it serves on the rest (coreSplit).
+	controlPlaneCPUs int
 }
 
 func main() {
@@ -82,6 +85,7 @@ func main() {
 	flag.BoolVar(&o.keepLast, "keep-last", false, "leave the last pass's claims to the teardown instead of deleting them (their deletion is then not timed)")
 	flag.BoolVar(&o.noDrift, "no-drift", false, "skip the drift sweep of every claim")
 	flag.BoolVar(&o.audit, "audit", false, "log the API server's writes and write each Terraplane row's writes per claim, by writer, verb and object, to writes.md")
+	flag.IntVar(&o.controlPlaneCPUs, "control-plane-cpus", 0, "keep kube-apiserver, etcd and the bench itself on this many CPUs, and the controllers and every terraform process on the rest, as on a cluster whose control plane has nodes of its own (0: no split)")
 	flag.Float64Var(&o.killAt, "kill-at", 0, "with -replicas above 1: kill one replica (SIGKILL) once this fraction of a row's claims is Ready, and measure the takeover, duplicates and stuck state locks (0: none)")
 	ctrlArgs := flag.String("controller-args", "", "extra arguments for every controller, space-separated (e.g. --debug)")
 	flag.Parse()
@@ -102,6 +106,11 @@ func main() {
 		}
 	}
 	o.ctrlArgs = strings.Fields(*ctrlArgs)
+	var err error
+	if cores, err = newCoreSplit(o.controlPlaneCPUs); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(2)
+	}
 	ctrllog.SetLogger(logr.Discard()) // the control plane's own logs are not the bench's
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -213,9 +214,14 @@ func runTerraform(ctx context.Context, w rawDir, args ...string) (time.Duration,
 	cmd := exec.CommandContext(ctx, "terraform", args...)
 	cmd.Dir = w.dir
 	cmd.Env = append(os.Environ(), w.env...)
-	out, err := cmd.CombinedOutput()
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err := cores.start(cmd)
+	if err == nil {
+		err = cmd.Wait()
+	}
 	if err != nil && !(args[0] == "plan" && cmd.ProcessState != nil && cmd.ProcessState.ExitCode() == 2) {
-		return 0, fmt.Errorf("raw terraform %s in %s: %w\n%s", args[0], w.dir, err, out)
+		return 0, fmt.Errorf("raw terraform %s in %s: %w\n%s", args[0], w.dir, err, out.Bytes())
 	}
 	return cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(), nil
 }
