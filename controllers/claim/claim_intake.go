@@ -18,7 +18,7 @@ import (
 
 // ReasonQueued: the claim waits its turn for a new resource; claims made before it in
 // its namespace go first.
-const ReasonQueued = "Queued"
+const ReasonQueued = common.ReasonQueued
 
 // queuedRetry is how soon a queued claim is looked at again should no place free up for
 // it: the gate wakes it when its turn comes, so this is only a safety net.

@@ -38,6 +38,22 @@ resource "terraform_data" "instance" {
 output "instances" { value = length(terraform_data.instance) }
 `}
 
+// slowClasses makes a ModuleClass name of slowModule in the admin namespace, which
+// appNS may use, and a PostgreSQLInstanceClass name in appNS that points at it.
+func slowClasses(ctx context.Context, g Gomega, name, appNS string) (*terraformv1.ModuleClass, *databasev1.PostgreSQLInstanceClass) {
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: adminNS, Name: name + "-module"}, Data: slowModule}
+	class := &terraformv1.ModuleClass{ObjectMeta: metav1.ObjectMeta{Namespace: adminNS, Name: name}, AllowedNamespaces: framework.Allow(appNS)}
+	class.SpecTemplate.ReclaimPolicy = common.ReclaimDelete
+	class.SpecTemplate.Source = terraformv1.ModuleSource{ConfigMap: &terraformv1.ConfigMapSource{Name: cm.Name}}
+	class.SpecTemplate.Inputs = []terraformv1.InputMapping{{FromFieldPath: "spec.storageGB", ToVariable: "size"}}
+	portable := &databasev1.PostgreSQLInstanceClass{ObjectMeta: metav1.ObjectMeta{Namespace: appNS, Name: name},
+		ClassRef: common.ClassReference{APIVersion: terraformv1.GroupVersion.String(), Kind: "ModuleClass", Name: class.Name, Namespace: adminNS}}
+	for _, o := range []client.Object{cm, class, portable} {
+		g.Expect(env.Client.Create(ctx, o)).To(Succeed())
+	}
+	return class, portable
+}
+
 // TestClaimsTellTheTruth: after an edit, `kubectl wait --for=condition=Ready` on the claim
 // blocks until the edit is applied; the claim is Reconciling meanwhile (kstatus), and a
 // failing update makes the claim Synced=False and Stalled with the resource's reason.
@@ -51,19 +67,11 @@ func TestClaimsTellTheTruth(t *testing.T) {
 	g.Expect(err).NotTo(HaveOccurred())
 	defer func() { _ = mgr.Stop() }()
 
-	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: adminNS, Name: "slow-module"}, Data: slowModule}
-	class := &terraformv1.ModuleClass{ObjectMeta: metav1.ObjectMeta{Namespace: adminNS, Name: "slow"}, AllowedNamespaces: framework.Allow(appNS)}
-	class.SpecTemplate.ReclaimPolicy = common.ReclaimDelete
-	class.SpecTemplate.Source = terraformv1.ModuleSource{ConfigMap: &terraformv1.ConfigMapSource{Name: cm.Name}}
-	class.SpecTemplate.Inputs = []terraformv1.InputMapping{{FromFieldPath: "spec.storageGB", ToVariable: "size"}}
-	portable := &databasev1.PostgreSQLInstanceClass{ObjectMeta: metav1.ObjectMeta{Namespace: appNS, Name: "slow"},
-		ClassRef: common.ClassReference{APIVersion: terraformv1.GroupVersion.String(), Kind: "ModuleClass", Name: class.Name, Namespace: adminNS}}
+	class, portable := slowClasses(ctx, g, "slow", appNS)
 	claim := &databasev1.PostgreSQLInstance{ObjectMeta: metav1.ObjectMeta{Namespace: appNS, Name: "orders"}}
 	claim.Spec.ClassRef = &common.LocalReference{Name: portable.Name}
 	claim.Spec.StorageGB = 1
-	for _, o := range []client.Object{cm, class, portable, claim} {
-		g.Expect(env.Client.Create(ctx, o)).To(Succeed())
-	}
+	g.Expect(env.Client.Create(ctx, claim)).To(Succeed())
 
 	By(t, "kubectl wait returns once the claim is Ready, and the claim has caught up")
 	kubectlWait(g, appNS, "postgresqlinstance/orders")

@@ -7,14 +7,12 @@ import (
 	"time"
 
 	. "github.com/onsi/gomega"
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	common "terraplane.io/terraplane/apis/common/v1alpha1"
 	databasev1 "terraplane.io/terraplane/apis/database/v1alpha1"
 	terraformv1 "terraplane.io/terraplane/apis/terraform/v1alpha1"
-	"terraplane.io/terraplane/controllers/claim"
 	"terraplane.io/terraplane/internal/app"
 	"terraplane.io/terraplane/test/framework"
 )
@@ -33,16 +31,7 @@ func TestClaimsWaitTheirTurn(t *testing.T) {
 	g.Expect(err).NotTo(HaveOccurred())
 	defer func() { _ = mgr.Stop() }()
 
-	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: adminNS, Name: "intake-module"}, Data: slowModule}
-	class := &terraformv1.ModuleClass{ObjectMeta: metav1.ObjectMeta{Namespace: adminNS, Name: "intake"}, AllowedNamespaces: framework.Allow(appNS)}
-	class.SpecTemplate.ReclaimPolicy = common.ReclaimDelete
-	class.SpecTemplate.Source = terraformv1.ModuleSource{ConfigMap: &terraformv1.ConfigMapSource{Name: cm.Name}}
-	class.SpecTemplate.Inputs = []terraformv1.InputMapping{{FromFieldPath: "spec.storageGB", ToVariable: "size"}}
-	portable := &databasev1.PostgreSQLInstanceClass{ObjectMeta: metav1.ObjectMeta{Namespace: appNS, Name: "intake"},
-		ClassRef: common.ClassReference{APIVersion: terraformv1.GroupVersion.String(), Kind: "ModuleClass", Name: class.Name, Namespace: adminNS}}
-	for _, o := range []client.Object{cm, class, portable} {
-		g.Expect(env.Client.Create(ctx, o)).To(Succeed())
-	}
+	_, portable := slowClasses(ctx, g, "intake", appNS)
 	var claims []*databasev1.PostgreSQLInstance
 	for i := range 3 {
 		c := &databasev1.PostgreSQLInstance{ObjectMeta: metav1.ObjectMeta{Namespace: appNS, Name: fmt.Sprintf("turn-%d", i)}}
@@ -57,8 +46,8 @@ func TestClaimsWaitTheirTurn(t *testing.T) {
 	g.Eventually(func(g Gomega) {
 		last := claims[2]
 		g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(last), last)).To(Succeed())
-		g.Expect(framework.Condition(last.Status.Conditions, common.TypeSynced).Reason).To(Equal(claim.ReasonQueued))
-		g.Expect(framework.Condition(last.Status.Conditions, common.TypeReady).Reason).To(Equal(claim.ReasonQueued))
+		g.Expect(framework.Condition(last.Status.Conditions, common.TypeSynced).Reason).To(Equal(common.ReasonQueued))
+		g.Expect(framework.Condition(last.Status.Conditions, common.TypeReady).Reason).To(Equal(common.ReasonQueued))
 		g.Expect(last.Spec.ResourceRef).To(BeNil())
 	}).WithTimeout(timeout).Should(Succeed())
 

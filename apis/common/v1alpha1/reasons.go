@@ -62,6 +62,9 @@ const (
 	// ReasonApplying (condition Reconciling): the object's latest generation is being
 	// applied.
 	ReasonApplying = "Applying"
+	// ReasonQueued (conditions Synced and Ready of a claim): the claim waits its turn for
+	// a new resource; claims of its namespace made before it go first.
+	ReasonQueued = "Queued"
 	// ReasonTerraformRunning: Reconciling says what terraform is doing now, in a command
 	// that has run for a while: the resource operation in flight and for how long.
 	ReasonTerraformRunning = "TerraformRunning"
