@@ -53,6 +53,21 @@ func (r *Reconciler) admit(claim resource.Claim) error {
 	if r.opts.Intake.Admit(key, claim.GetCreationTimestamp().Time, r.waker.wake(key)) {
 		return nil
 	}
+	return r.queuedError(claim)
+}
+
+// stillQueued answers a claim already waiting its turn, whose turn has not come, before
+// its class is read and its resource built: a claim queued behind thousands is looked at
+// again a few times before its turn. Its class is checked when its turn comes.
+func (r *Reconciler) stillQueued(claim resource.Claim) error {
+	if !r.opts.Intake.Waits(client.ObjectKeyFromObject(claim)) {
+		return nil
+	}
+	return r.queuedError(claim)
+}
+
+// queuedError says that claim waits its turn for a new resource, and why.
+func (r *Reconciler) queuedError(claim resource.Claim) error {
 	return resource.Waitf(ReasonQueued, "waiting its turn for a new resource: at most %d new resources wait for their first apply at once in namespace %s, and claims made earlier go first",
 		r.opts.Intake.Limit(), claim.GetNamespace())
 }

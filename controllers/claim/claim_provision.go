@@ -17,6 +17,9 @@ import (
 
 // provision makes a managed resource from the claim's class and records it in resourceRef.
 func (r *Reconciler) provision(ctx context.Context, claim resource.Claim) error {
+	if err := r.stillQueued(claim); err != nil {
+		return err
+	}
 	portable := r.kind.NewClass()
 	key := types.NamespacedName{Namespace: claim.GetNamespace(), Name: claim.GetClaimSpec().ClassRef.Name}
 	if err := r.client.Get(ctx, key, portable); err != nil {

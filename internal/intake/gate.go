@@ -85,6 +85,26 @@ func (g *Gate) Admit(key types.NamespacedName, made time.Time, wake func()) bool
 	return true
 }
 
+// Waits reports whether the claim key waits its turn and the turn has not come: asked
+// again, such a claim can be answered before anything is read for it.
+func (g *Gate) Waits(key types.NamespacedName) bool {
+	if g == nil {
+		return false
+	}
+	limit := g.limit()
+	if limit < 1 {
+		return false
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	sp, ok := g.ns[key.Namespace]
+	if !ok {
+		return false
+	}
+	i := slices.IndexFunc(sp.waiting, func(w *waiter) bool { return w.key == key })
+	return i >= 0 && i >= limit-len(sp.making)
+}
+
 // Done ends what the gate holds for the claim key: its place (its resource reported,
 // failed to be made, or the claim is gone) or its turn. The claims whose turn may have
 // come are woken.

@@ -53,7 +53,13 @@ func TestTurnsGoOldestFirst(t *testing.T) {
 	g.Admit(key("a", "early"), t0.Add(time.Second), r.waker("early"))
 	g.Admit(key("a", "early-too"), t0.Add(time.Second), r.waker("early-too"))
 
+	if !g.Waits(key("a", "early")) || g.Waits(key("a", "first")) || g.Waits(key("a", "stranger")) {
+		t.Fatal("Waits says otherwise than the queue: only claims waiting for a turn that has not come wait")
+	}
 	g.Done(key("a", "first"))
+	if g.Waits(key("a", "early")) || !g.Waits(key("a", "late")) {
+		t.Fatal("Waits says otherwise than the queue once a place freed")
+	}
 	if want := []string{"early"}; !slices.Equal(r.woken, want) {
 		t.Fatalf("woken %v, want %v", r.woken, want)
 	}
