@@ -183,10 +183,10 @@ lint:
 unit:
 	$(GO) test -count=1 -short ./...
 
-## bench: side-by-side benchmark against one hand-written workspace and raw terraform, from a cold controller, in-process and with runner pools (not part of make test): make bench [N=1,10,50] [VARIANTS=aws-s3] [SIDES=single,raw,terraplane,runner] [REPLICAS=3] [RAW_SAMPLE=1000: the raw side runs that many workspaces and scales them to N; the last N is left to the teardown] [POLICIES=5: that many plan policies installed, every plan checked]
+## bench: side-by-side benchmark against one hand-written workspace and raw terraform, from a cold controller, in-process and with runner pools (not part of make test): make bench [N=1,10,50] [VARIANTS=aws-s3] [SIDES=single,raw,terraplane,runner] [REPLICAS=3] [RAW_SAMPLE=1000: the raw side runs that many workspaces and scales them to N; the last N is left to the teardown] [POLICIES=5: that many plan policies installed, every plan checked] [CONTROL_PLANE_CPUS=1: the API server, etcd and the bench on that many CPUs, controllers and terraform on the rest]
 bench: tools build
 	hack/install-tools.sh minio random
-	$(GO) run ./bench $(if $(N),-n $(N)) $(if $(VARIANTS),-variants $(VARIANTS)) $(if $(SIDES),-sides $(SIDES)) $(if $(REPLICAS),-replicas $(REPLICAS)) $(if $(RAW_SAMPLE),-raw-sample $(RAW_SAMPLE) -keep-last) $(if $(POLICIES),-policies $(POLICIES))
+	$(GO) run ./bench $(if $(N),-n $(N)) $(if $(VARIANTS),-variants $(VARIANTS)) $(if $(SIDES),-sides $(SIDES)) $(if $(REPLICAS),-replicas $(REPLICAS)) $(if $(RAW_SAMPLE),-raw-sample $(RAW_SAMPLE) -keep-last) $(if $(POLICIES),-policies $(POLICIES)) $(if $(CONTROL_PLANE_CPUS),-control-plane-cpus $(CONTROL_PLANE_CPUS))
 
 ## fuzz: fuzz the workspace renderer (make test runs its seed corpus): make fuzz [FUZZTIME=5m]
 fuzz:

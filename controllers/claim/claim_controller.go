@@ -163,7 +163,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		return ctrl.Result{RequeueAfter: wait}, nil // its turn (or this timer) brings the claim back
 	}
 	if err == nil {
-		if wait := firstStatusWait(mg); wait > 0 {
+		if wait := firstStatusWait(claim, mg); wait > 0 {
 			return ctrl.Result{RequeueAfter: wait}, nil // the resource's first status (or this timer) brings the claim back
 		}
 		err = r.propagate(ctx, claim, mg)

@@ -41,13 +41,22 @@ const (
 // not two; a slow one shows Bound and waiting after it.
 const statusCoalesce = 5 * time.Second
 
-// firstStatusWait is how much longer the claim's status should wait for mg, a resource
-// that no reconciler has reported on yet; zero when it should be written now.
-func firstStatusWait(mg resource.Managed) time.Duration {
+// queuedCoalesce is how long the status of a claim that was Queued waits for its new
+// resource's first status: it says Queued, with its resourceRef set, until then, and a
+// burst of claims costs each one status write for the wait and one for the outcome.
+const queuedCoalesce = 30 * time.Second
+
+// firstStatusWait is how much longer claim's status should wait for mg, a resource that
+// no reconciler has reported on yet; zero when it should be written now.
+func firstStatusWait(claim resource.Claim, mg resource.Managed) time.Duration {
 	if reported(mg) {
 		return 0
 	}
-	return max(0, statusCoalesce-time.Since(mg.GetCreationTimestamp().Time))
+	wait := statusCoalesce
+	if synced := meta.FindStatusCondition(claim.GetClaimStatus().Conditions, common.TypeSynced); synced != nil && synced.Reason == ReasonQueued {
+		wait = queuedCoalesce
+	}
+	return max(0, wait-time.Since(mg.GetCreationTimestamp().Time))
 }
 
 // reported says whether a reconciler has reported on mg: a binding phase, Synced or

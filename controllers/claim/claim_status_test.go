@@ -9,6 +9,7 @@ import (
 
 	common "terraplane.io/terraplane/apis/common/v1alpha1"
 	databasev1 "terraplane.io/terraplane/apis/database/v1alpha1"
+	storagev1 "terraplane.io/terraplane/apis/storage/v1alpha1"
 	terraformv1 "terraplane.io/terraplane/apis/terraform/v1alpha1"
 	"terraplane.io/terraplane/internal/resource"
 )
@@ -32,9 +33,17 @@ func TestFirstStatusWait(t *testing.T) {
 		"new, unreported":               module(0, "", 0),
 		"applying its first generation": reconciling(module(0, "", 0), common.TypeReconciling),
 	} {
-		if w := firstStatusWait(m); w <= statusCoalesce-time.Second || w > statusCoalesce {
+		if w := firstStatusWait(&storagev1.Bucket{}, m); w <= statusCoalesce-time.Second || w > statusCoalesce {
 			t.Errorf("%s: wait %v, want about %v", name, w, statusCoalesce)
 		}
+	}
+	queued := &storagev1.Bucket{}
+	queued.Status.Conditions = []metav1.Condition{{Type: common.TypeSynced, Status: metav1.ConditionTrue, Reason: ReasonQueued}}
+	if w := firstStatusWait(queued, module(time.Minute-queuedCoalesce, "", 0)); w != 0 {
+		t.Errorf("a claim that was Queued, its resource older than %v: wait %v, want 0", queuedCoalesce, w)
+	}
+	if w := firstStatusWait(queued, module(statusCoalesce, "", 0)); w <= queuedCoalesce-statusCoalesce-time.Second {
+		t.Errorf("a claim that was Queued: wait %v, want about %v", w, queuedCoalesce-statusCoalesce)
 	}
 	for name, m := range map[string]*terraformv1.Module{
 		"old and unreported": module(time.Minute, "", 0),
@@ -42,7 +51,7 @@ func TestFirstStatusWait(t *testing.T) {
 		"reported condition": module(0, "", 1),
 		"reported Synced":    reconciling(module(0, "", 0), common.TypeSynced),
 	} {
-		if w := firstStatusWait(m); w != 0 {
+		if w := firstStatusWait(&storagev1.Bucket{}, m); w != 0 {
 			t.Errorf("%s: wait %v, want 0", name, w)
 		}
 	}
