@@ -312,3 +312,28 @@ func TestHeldSince(t *testing.T) {
 		t.Errorf("sharding off: since %v (ok %v), want the zero time, held", since, ok)
 	}
 }
+
+// TestMembersCounted: a replica knows, from its last round, how many replicas hold a
+// live member Lease; before its first round, and without sharding, it counts itself.
+func TestMembersCounted(t *testing.T) {
+	ctx := context.Background()
+	var none *Set
+	if got := none.Members(); got != 1 {
+		t.Errorf("no sharding: %d members, want 1", got)
+	}
+	sets := newSets(t, fakeClient(t), "a", "b", "c")
+	if got := sets[0].Members(); got != 1 {
+		t.Errorf("before a round: %d members, want 1", got)
+	}
+	for _, s := range sets {
+		if err := s.balance(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := sets[0].balance(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := sets[0].Members(); got != 3 {
+		t.Errorf("%d members, want 3", got)
+	}
+}
