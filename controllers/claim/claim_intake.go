@@ -21,8 +21,9 @@ import (
 const ReasonQueued = common.ReasonQueued
 
 // queuedRetry is how soon a queued claim is looked at again should no place free up for
-// it: the gate wakes it when its turn comes, so this is only a safety net.
-const queuedRetry = time.Minute
+// it: the gate wakes it when its turn comes, so this is only a safety net, kept long
+// because each of thousands of claims queued in a burst would be looked at that often.
+const queuedRetry = 5 * time.Minute
 
 // waker queues claims again when the intake gate says their turn may have come.
 type waker struct {

@@ -17,10 +17,32 @@ type Gate struct {
 	ns    map[string]*space
 }
 
-// space is one namespace's places and queue.
+// space is one namespace's places and queue. A claim's turn is found by binary search
+// and its place in the queue by key, so that a namespace with thousands of claims waiting
+// answers each claim in time that does not grow with the queue.
 type space struct {
 	making  map[types.NamespacedName]bool
 	waiting []*waiter // in turn order
+	queued  map[types.NamespacedName]*waiter
+}
+
+// position is w's index in the queue; w is queued.
+func (sp *space) position(w *waiter) int {
+	i, _ := slices.BinarySearchFunc(sp.waiting, w, compareTurns)
+	return i
+}
+
+// enqueue puts w in the queue at its turn.
+func (sp *space) enqueue(w *waiter) {
+	sp.waiting = slices.Insert(sp.waiting, sp.position(w), w)
+	sp.queued[w.key] = w
+}
+
+// dequeue takes w out of the queue.
+func (sp *space) dequeue(w *waiter) {
+	i := sp.position(w)
+	sp.waiting = slices.Delete(sp.waiting, i, i+1)
+	delete(sp.queued, w.key)
 }
 
 // waiter is a claim waiting for a place.
@@ -38,6 +60,18 @@ func (w *waiter) before(o *waiter) bool {
 		return w.made.Before(o.made)
 	}
 	return w.seq < o.seq
+}
+
+// compareTurns orders waiters by turn, for the queue's binary search.
+func compareTurns(w, o *waiter) int {
+	switch {
+	case w == o:
+		return 0
+	case w.before(o):
+		return -1
+	default:
+		return 1
+	}
 }
 
 // New returns a gate whose limit, read each time a claim asks, is the number of new
@@ -65,22 +99,18 @@ func (g *Gate) Admit(key types.NamespacedName, made time.Time, wake func()) bool
 	if sp.making[key] {
 		return true
 	}
-	i := slices.IndexFunc(sp.waiting, func(w *waiter) bool { return w.key == key })
-	if i < 0 {
+	w, ok := sp.queued[key]
+	if !ok {
 		g.seq++
-		w := &waiter{key: key, made: made, seq: g.seq, wake: wake}
-		i = slices.IndexFunc(sp.waiting, func(o *waiter) bool { return w.before(o) })
-		if i < 0 {
-			i = len(sp.waiting)
-		}
-		sp.waiting = slices.Insert(sp.waiting, i, w)
+		w = &waiter{key: key, made: made, seq: g.seq, wake: wake}
+		sp.enqueue(w)
 	} else {
-		sp.waiting[i].wake = wake
+		w.wake = wake
 	}
-	if i >= limit-len(sp.making) {
+	if sp.position(w) >= limit-len(sp.making) {
 		return false
 	}
-	sp.waiting = slices.Delete(sp.waiting, i, i+1)
+	sp.dequeue(w)
 	sp.making[key] = true
 	return true
 }
@@ -101,8 +131,8 @@ func (g *Gate) Waits(key types.NamespacedName) bool {
 	if !ok {
 		return false
 	}
-	i := slices.IndexFunc(sp.waiting, func(w *waiter) bool { return w.key == key })
-	return i >= 0 && i >= limit-len(sp.making)
+	w, ok := sp.queued[key]
+	return ok && sp.position(w) >= limit-len(sp.making)
 }
 
 // Done ends what the gate holds for the claim key: its place (its resource reported,
@@ -120,7 +150,9 @@ func (g *Gate) Done(key types.NamespacedName) {
 	}
 	held := len(sp.making) + len(sp.waiting)
 	delete(sp.making, key)
-	sp.waiting = slices.DeleteFunc(sp.waiting, func(w *waiter) bool { return w.key == key })
+	if w, ok := sp.queued[key]; ok {
+		sp.dequeue(w)
+	}
 	var wake []func()
 	if len(sp.making)+len(sp.waiting) < held {
 		free := g.limit() - len(sp.making)
@@ -149,7 +181,7 @@ func (g *Gate) Limit() int {
 func (g *Gate) space(namespace string) *space {
 	sp, ok := g.ns[namespace]
 	if !ok {
-		sp = &space{making: map[types.NamespacedName]bool{}}
+		sp = &space{making: map[types.NamespacedName]bool{}, queued: map[types.NamespacedName]*waiter{}}
 		g.ns[namespace] = sp
 	}
 	return sp

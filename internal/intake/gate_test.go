@@ -1,6 +1,8 @@
 package intake
 
 import (
+	"fmt"
+	"math/rand/v2"
 	"slices"
 	"testing"
 	"time"
@@ -122,5 +124,61 @@ func TestEmptyNamespacesAreForgotten(t *testing.T) {
 	g.Done(key("a", "c2"))
 	if len(g.ns) != 0 {
 		t.Fatalf("gate keeps %d namespaces after every claim is done", len(g.ns))
+	}
+}
+
+func TestAThousandClaimsInAnyOrderGoOldestFirst(t *testing.T) {
+	const n, limit = 1000, 3
+	g := New(func() int { return limit })
+	rnd := rand.New(rand.NewPCG(1, 2))
+	made := func(i int) time.Time { return t0.Add(time.Duration(i/2) * time.Second) } // two a second
+	for _, i := range rnd.Perm(n) {
+		g.Admit(key("a", fmt.Sprint(i)), made(i), func() {})
+	}
+	// The first three to ask were taken in; the rest go in creation order.
+	var order []int
+	for len(g.ns) > 0 {
+		sp := g.ns["a"]
+		var admitted []types.NamespacedName
+		for k := range sp.making {
+			admitted = append(admitted, k)
+		}
+		for _, k := range admitted {
+			g.Done(k)
+		}
+		for i := range n {
+			k := key("a", fmt.Sprint(i))
+			if g.Waits(k) {
+				continue
+			}
+			if _, queued := sp.queued[k]; queued && g.Admit(k, made(i), func() {}) {
+				order = append(order, i)
+			}
+		}
+	}
+	if len(order) != n-limit {
+		t.Fatalf("%d claims taken in from the queue, want %d", len(order), n-limit)
+	}
+	for j := 1; j < len(order); j++ {
+		if made(order[j]).Before(made(order[j-1])) {
+			t.Fatalf("claim %d (made %s) taken in after claim %d (made %s)", order[j-1], made(order[j-1]), order[j], made(order[j]))
+		}
+	}
+}
+
+// BenchmarkAdmitWithTenThousandWaiting is one waiting claim asked again (as its safety
+// timer does) and one claim taken in and done, with 10,000 claims waiting.
+func BenchmarkAdmitWithTenThousandWaiting(b *testing.B) {
+	g := New(func() int { return 20 })
+	for i := range 10000 {
+		g.Admit(key("a", fmt.Sprint(i)), t0.Add(time.Duration(i)*time.Millisecond), func() {})
+	}
+	next := 10000
+	b.ResetTimer()
+	for i := range b.N {
+		g.Waits(key("a", fmt.Sprint(5000+i%1000)))
+		g.Admit(key("a", fmt.Sprint(next)), t0.Add(time.Duration(next)*time.Millisecond), func() {})
+		g.Done(key("a", fmt.Sprint(next-10000)))
+		next++
 	}
 }
