@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"terraplane.io/terraplane/internal/engine"
 )
 
 // row is one (variant, N) result: Terraplane cold or warm beside the yardsticks.
@@ -100,6 +102,7 @@ func table(rows []row, o options) string {
 	fmt.Fprintf(&b, "Parallelism %d for all (the single workspace: -parallelism=%d); state in the cluster (kubernetes backend) for all; %s; %s. "+
 		"A cold row starts from a fresh controller process with an empty work directory (no init, schema or provider process cached); a warm row sends N new claims to the same controller after the cold ones are deleted.\n\n",
 		o.parallelism, o.parallelism, replicasText(o.replicas), time.Now().UTC().Format("2006-01-02"))
+	fmt.Fprintf(&b, "Every side ran `%s` (%s).\n\n", filepath.Base(rawBinary()), engine.TerraformEnv)
 	if cores != nil {
 		fmt.Fprintf(&b, "kube-apiserver, etcd and the bench ran on %d CPU(s), the controllers and every terraform process (all sides) on the other %d (-control-plane-cpus).\n\n",
 			cores.plane.Count(), cores.work.Count())

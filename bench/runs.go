@@ -22,6 +22,7 @@ import (
 	common "terraplane.io/terraplane/apis/common/v1alpha1"
 	storagev1 "terraplane.io/terraplane/apis/storage/v1alpha1"
 	"terraplane.io/terraplane/internal/devenv"
+	"terraplane.io/terraplane/internal/engine"
 )
 
 // timing is when each of N workspaces became ready, relative to the start: the first,
@@ -211,7 +212,7 @@ func (h *harness) rawFiles(dir, cfg, variant, name string) ([]string, error) {
 // runTerraform runs one terraform command in a raw workspace and returns its CPU, its
 // providers' included (terraform waits for them).
 func runTerraform(ctx context.Context, w rawDir, args ...string) (time.Duration, error) {
-	cmd := exec.CommandContext(ctx, "terraform", args...)
+	cmd := exec.CommandContext(ctx, rawBinary(), args...)
 	cmd.Dir = w.dir
 	cmd.Env = append(os.Environ(), w.env...)
 	var out bytes.Buffer
@@ -224,6 +225,15 @@ func runTerraform(ctx context.Context, w rawDir, args ...string) (time.Duration,
 		return 0, fmt.Errorf("raw terraform %s in %s: %w\n%s", args[0], w.dir, err, out.Bytes())
 	}
 	return cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(), nil
+}
+
+// rawBinary is what the raw and single sides run: the controller's binary
+// ($TERRAPLANE_TERRAFORM, a path or a name on PATH, such as tofu), else terraform.
+func rawBinary() string {
+	if b := os.Getenv(engine.TerraformEnv); b != "" {
+		return b
+	}
+	return "terraform"
 }
 
 // rawDrift runs one no-op plan in every workspace, parallelism at a time: what a
