@@ -227,14 +227,16 @@ func runTerraform(ctx context.Context, w rawDir, args ...string) (time.Duration,
 	return cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(), nil
 }
 
-// rawBinary is what the raw and single sides run: the controller's binary
-// ($TERRAPLANE_TERRAFORM, a path or a name on PATH, such as tofu), else terraform.
-func rawBinary() string {
-	if b := os.Getenv(engine.TerraformEnv); b != "" {
-		return b
+// rawBinary is what the raw and single sides run: the binary the controller finds
+// ($TERRAPLANE_TERRAFORM, else terraform), found the same way; a binary not found is
+// left to the first run's error.
+var rawBinary = sync.OnceValue(func() string {
+	path, err := engine.FindTerraform("")
+	if err != nil {
+		return "terraform"
 	}
-	return "terraform"
-}
+	return path
+})
 
 // rawDrift runs one no-op plan in every workspace, parallelism at a time: what a
 // pipeline's drift check costs.

@@ -137,7 +137,10 @@ func TestAThousandClaimsInAnyOrderGoOldestFirst(t *testing.T) {
 	}
 	// The first three to ask were taken in; the rest go in creation order.
 	var order []int
-	for len(g.ns) > 0 {
+	for round := 0; len(g.ns) > 0; round++ {
+		if round > n {
+			t.Fatalf("claims still held after %d rounds: %d taken in", round, len(order))
+		}
 		sp := g.ns["a"]
 		var admitted []types.NamespacedName
 		for k := range sp.making {
