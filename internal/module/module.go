@@ -191,9 +191,9 @@ func (m *Module) inspect() error {
 	return nil
 }
 
-// inspectFiles loads the top-level configuration files among files with
+// parseFiles loads the top-level configuration files among files with
 // terraform-config-inspect; a directory without any, or with errors, is refused.
-func inspectFiles(files map[string][]byte) (*tfconfig.Module, error) {
+func parseFiles(files map[string][]byte) (*tfconfig.Module, error) {
 	fsys := fstest.MapFS{}
 	for name, content := range files {
 		fsys[name] = &fstest.MapFile{Data: content, Mode: 0o644}

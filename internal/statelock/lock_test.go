@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"slices"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -235,6 +236,39 @@ func TestSeedState(t *testing.T) {
 	}
 	if err := c.Get(ctx, client.ObjectKeyFromObject(&s), &s); err != nil || string(s.Data["tfstate"]) != "kept" {
 		t.Errorf("a state that exists was written over: %q", s.Data["tfstate"])
+	}
+}
+
+// TestEmptyStatesFromReusedWriters: empty states made at once, through the reused gzip
+// writers, each unzip whole, each with its own lineage.
+func TestEmptyStatesFromReusedWriters(t *testing.T) {
+	const n = 50
+	states := make([][]byte, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() { states[i], errs[i] = newEmptyState() })
+	}
+	wg.Wait()
+	lineages := map[string]bool{}
+	for i, raw := range states {
+		if errs[i] != nil {
+			t.Fatal(errs[i])
+		}
+		zr, err := gzip.NewReader(bytes.NewReader(raw))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var st struct {
+			Lineage string `json:"lineage"`
+		}
+		if err := json.NewDecoder(zr).Decode(&st); err != nil || st.Lineage == "" {
+			t.Fatalf("state %d: %q, %v", i, st.Lineage, err)
+		}
+		lineages[st.Lineage] = true
+	}
+	if len(lineages) != n {
+		t.Errorf("%d states share %d lineages", n, len(lineages))
 	}
 }
 

@@ -6,6 +6,8 @@ import (
 	"context"
 	"crypto/rand"
 	"fmt"
+	"io"
+	"sync"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -75,7 +77,9 @@ func newEmptyState() ([]byte, error) {
 	u[8] = u[8]&0x3f | 0x80
 	lineage := fmt.Sprintf("%x-%x-%x-%x-%x", u[0:4], u[4:6], u[6:8], u[8:10], u[10:])
 	var buf bytes.Buffer
-	zw := gzip.NewWriter(&buf)
+	zw := gzipWriters.Get().(*gzip.Writer)
+	defer gzipWriters.Put(zw)
+	zw.Reset(&buf)
 	if _, err := fmt.Fprintf(zw, emptyState, lineage); err != nil {
 		return nil, err
 	}
@@ -84,3 +88,7 @@ func newEmptyState() ([]byte, error) {
 	}
 	return buf.Bytes(), nil
 }
+
+// gzipWriters are gzip writers to reuse: each holds its compressor's tables, most of a
+// megabyte to allocate and clear, against a few hundred bytes of state to compress.
+var gzipWriters = sync.Pool{New: func() any { return gzip.NewWriter(io.Discard) }}

@@ -1,0 +1,61 @@
+package module
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"sort"
+
+	"github.com/hashicorp/terraform-config-inspect/tfconfig"
+	"k8s.io/utils/lru"
+)
+
+// inspectedModules is how many parsed modules inspectFiles keeps: a fleet's workspaces
+// come from a few modules, each parsed once rather than once per workspace run.
+const inspectedModules = 256
+
+// inspected holds the parsed modules (and the errors of refused ones) by their files'
+// digest. Callers only read what it returns.
+var inspected = lru.New(inspectedModules)
+
+// inspection is one module's parse: the module, or why it was refused.
+type inspection struct {
+	mod *tfconfig.Module
+	err error
+}
+
+// inspectFiles loads the top-level configuration files among files with
+// terraform-config-inspect, once per distinct set of files; a directory without any,
+// or with errors, is refused. The module returned is shared: read it, never change it.
+func inspectFiles(files map[string][]byte) (*tfconfig.Module, error) {
+	key := filesDigest(files)
+	if v, ok := inspected.Get(key); ok {
+		in := v.(inspection)
+		return in.mod, in.err
+	}
+	mod, err := parseFiles(files)
+	inspected.Add(key, inspection{mod: mod, err: err})
+	return mod, err
+}
+
+// filesDigest is a SHA-256 of files' names and contents, in name order, each length
+// prefixed so that no two sets share a digest by moving bytes between names and contents.
+func filesDigest(files map[string][]byte) [sha256.Size]byte {
+	names := make([]string, 0, len(files))
+	for name := range files {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	h := sha256.New()
+	var n [8]byte
+	for _, name := range names {
+		binary.BigEndian.PutUint64(n[:], uint64(len(name)))
+		h.Write(n[:])
+		h.Write([]byte(name))
+		binary.BigEndian.PutUint64(n[:], uint64(len(files[name])))
+		h.Write(n[:])
+		h.Write(files[name])
+	}
+	var out [sha256.Size]byte
+	h.Sum(out[:0])
+	return out
+}
