@@ -262,6 +262,22 @@ func (f *fleet) writesByCode() map[string]float64 {
 	return by
 }
 
+// reconcilesBy is each controller's reconciles (controller_runtime_reconcile_total, every
+// result) and the seconds they took (controller_runtime_reconcile_time_seconds_sum),
+// summed over the fleet by controller name.
+func (f *fleet) reconcilesBy() (count, seconds map[string]float64) {
+	count, seconds = map[string]float64{}, map[string]float64{}
+	byController := func(line string) string { return label(line, "controller") }
+	for _, url := range f.metrics {
+		_ = eachSample(url, func(line string) bool {
+			addSeries(count, line, "controller_runtime_reconcile_total", byController)
+			addSeries(seconds, line, "controller_runtime_reconcile_time_seconds_sum", byController)
+			return true
+		})
+	}
+	return count, seconds
+}
+
 // addSeries adds line's value to by under key(line), when line is a sample of metric name.
 func addSeries(by map[string]float64, line, name string, key func(line string) string) {
 	if strings.HasPrefix(line, name+"{") {

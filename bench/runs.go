@@ -277,6 +277,7 @@ func (h *harness) runClaims(ctx context.Context, variant string, n int, tag stri
 	gets0 := h.fleet.metricSum("rest_client_requests_total", `method="GET"`)
 	all0 := h.fleet.metricSum("rest_client_requests_total", "")
 	byCode0 := h.fleet.writesByCode()
+	reconciles0, reconcileSecs0 := h.fleet.reconcilesBy()
 	api0, listed0 := h.apiServed(ctx)
 	events0 := h.eventsByReason(ctx)
 	names := make([]string, n)
@@ -343,6 +344,9 @@ func (h *harness) runClaims(ctx context.Context, variant string, n int, tag stri
 	say("API server requests per claim, every client, by verb and resource: %s", growthPerClaim(api, api0, n))
 	say("objects the API server went through per claim to answer LISTs, by resource: %s", growthPerClaim(listed, listed0, n))
 	say("events per claim, by type and reason: %s", growthPerClaim(h.eventsByReason(ctx), events0, n))
+	reconciles, reconcileSecs := h.fleet.reconcilesBy()
+	say("reconciles per claim, by controller: %s", growthPerClaim(reconciles, reconciles0, n))
+	say("reconcile milliseconds per claim, by controller: %s", growthPerClaim(scaled(reconcileSecs, 1000), scaled(reconcileSecs0, 1000), n))
 	if err := h.noop(ctx, names, &res); err != nil {
 		return tpResult{}, err
 	}
@@ -451,4 +455,13 @@ func growthPerClaim(now, before map[string]float64, n int) string {
 		parts[i] = fmt.Sprintf("%s %.2f", k, (now[k]-before[k])/float64(n))
 	}
 	return strings.Join(parts, ", ")
+}
+
+// scaled is counts, each multiplied by factor.
+func scaled(counts map[string]float64, factor float64) map[string]float64 {
+	out := make(map[string]float64, len(counts))
+	for k, v := range counts {
+		out[k] = v * factor
+	}
+	return out
 }
