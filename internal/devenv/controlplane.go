@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"time"
 
 	"k8s.io/client-go/rest"
@@ -52,6 +53,10 @@ rules:
   verbs: ["create", "update", "patch", "delete", "deletecollection"]
 - level: None
 `
+
+// auditLogMaxMB is the size of the audit log the API server rotates at: far beyond any
+// run's writes.
+const auditLogMaxMB = 1 << 20
 
 // DefaultStartTimeout is how long each of etcd and kube-apiserver may take to start:
 // seconds on an idle machine, more than a minute on a busy one.
@@ -167,6 +172,9 @@ func auditWrites(env *envtest.Environment, path string) error {
 	args.Set("audit-log-path", path)
 	args.Set("audit-log-format", "json")
 	args.Set("audit-log-mode", "batch") // the API server answers without waiting for the log
+	// one file, never rotated: a reader counts from an offset in it, and at 100 MB (the
+	// default size) a fleet of 10,000 claims' writes would be rotated away
+	args.Set("audit-log-maxsize", strconv.Itoa(auditLogMaxMB))
 	return nil
 }
 
