@@ -4,9 +4,10 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"sort"
+	"sync"
 
+	"github.com/golang/groupcache/lru"
 	"github.com/hashicorp/terraform-config-inspect/tfconfig"
-	"k8s.io/utils/lru"
 )
 
 // inspectedModules is how many parsed modules inspectFiles keeps: a fleet's workspaces
@@ -15,7 +16,10 @@ const inspectedModules = 256
 
 // inspected holds the parsed modules (and the errors of refused ones) by their files'
 // digest. Callers only read what it returns.
-var inspected = lru.New(inspectedModules)
+var inspected = struct {
+	sync.Mutex
+	cache *lru.Cache
+}{cache: lru.New(inspectedModules)}
 
 // inspection is one module's parse: the module, or why it was refused.
 type inspection struct {
@@ -28,12 +32,17 @@ type inspection struct {
 // or with errors, is refused. The module returned is shared: read it, never change it.
 func inspectFiles(files map[string][]byte) (*tfconfig.Module, error) {
 	key := filesDigest(files)
-	if v, ok := inspected.Get(key); ok {
+	inspected.Lock()
+	v, ok := inspected.cache.Get(key)
+	inspected.Unlock()
+	if ok {
 		in := v.(inspection)
 		return in.mod, in.err
 	}
 	mod, err := parseFiles(files)
-	inspected.Add(key, inspection{mod: mod, err: err})
+	inspected.Lock()
+	inspected.cache.Add(key, inspection{mod: mod, err: err})
+	inspected.Unlock()
 	return mod, err
 }
 
