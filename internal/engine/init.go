@@ -10,9 +10,10 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 
 	"github.com/hashicorp/terraform-exec/tfexec"
+
+	"terraplane.io/terraplane/internal/module"
 )
 
 // ensureInit readies the workspace for this configuration: nothing when it is ready,
@@ -109,17 +110,7 @@ func initTerraform(ctx context.Context, tf *tfexec.Terraform, env map[string]str
 // config. Workspaces with equal checksums can share one init.
 func (e *Engine) moduleChecksum(ws Workspace) string {
 	h := sha256.New()
-	names := make([]string, 0, len(ws.Files))
-	for name := range ws.Files {
-		if !valuesFile(name) {
-			names = append(names, name)
-		}
-	}
-	sort.Strings(names)
-	for _, name := range names {
-		fmt.Fprintf(h, "%s\x00%d\x00", name, len(ws.Files[name]))
-		h.Write(ws.Files[name])
-	}
+	module.WriteFiles(h, ws.Files, func(name string) bool { return !valuesFile(name) })
 	fmt.Fprintf(h, "%s\x00%s", e.execPath, e.cliConfig)
 	cfg, _ := os.ReadFile(e.cliConfig)
 	h.Write(cfg)

@@ -2,8 +2,6 @@ package module
 
 import (
 	"crypto/sha256"
-	"encoding/binary"
-	"sort"
 	"sync"
 
 	"github.com/golang/groupcache/lru"
@@ -46,24 +44,10 @@ func inspectFiles(files map[string][]byte) (*tfconfig.Module, error) {
 	return mod, err
 }
 
-// filesDigest is a SHA-256 of files' names and contents, in name order, each length
-// prefixed so that no two sets share a digest by moving bytes between names and contents.
+// filesDigest is a SHA-256 of files (WriteFiles).
 func filesDigest(files map[string][]byte) [sha256.Size]byte {
-	names := make([]string, 0, len(files))
-	for name := range files {
-		names = append(names, name)
-	}
-	sort.Strings(names)
 	h := sha256.New()
-	var n [8]byte
-	for _, name := range names {
-		binary.BigEndian.PutUint64(n[:], uint64(len(name)))
-		h.Write(n[:])
-		h.Write([]byte(name))
-		binary.BigEndian.PutUint64(n[:], uint64(len(files[name])))
-		h.Write(n[:])
-		h.Write(files[name])
-	}
+	WriteFiles(h, files, nil)
 	var out [sha256.Size]byte
 	h.Sum(out[:0])
 	return out

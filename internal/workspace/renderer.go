@@ -255,15 +255,7 @@ func Ref(mg resource.Managed) engine.Workspace {
 // read from Secrets and ConfigMaps (by resourceVersion): never a secret value.
 func hashWorkspace(ws engine.Workspace, sources []string) string {
 	h := sha256.New()
-	names := make([]string, 0, len(ws.Files))
-	for n := range ws.Files {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		fmt.Fprintf(h, "%s\x00%d\x00", n, len(ws.Files[n]))
-		h.Write(ws.Files[n])
-	}
+	module.WriteFiles(h, ws.Files, nil)
 	keys := make([]string, 0, len(ws.Env))
 	for k := range ws.Env {
 		keys = append(keys, k)
