@@ -25,6 +25,21 @@ const ReasonQueued = common.ReasonQueued
 // because each of thousands of claims queued in a burst would be looked at that often.
 const queuedRetry = 5 * time.Minute
 
+// maxQueuedRetry caps how long a claim that has waited long goes without a look.
+const maxQueuedRetry = 20 * time.Minute
+
+// queuedRetryAfter is how soon a claim made at made and still queued at now is looked at
+// again should no place free up for it: as long as it has waited, at least queuedRetry
+// and at most maxQueuedRetry. The claims of a burst of ten thousand, which waits for as
+// long as their resources take to apply, are then each looked at a few times, rather
+// than once every queuedRetry for as long as the burst lasts.
+func queuedRetryAfter(made, now time.Time) time.Duration {
+	if made.IsZero() {
+		return queuedRetry
+	}
+	return min(max(queuedRetry, now.Sub(made)), maxQueuedRetry)
+}
+
 // waker queues claims again when the intake gate says their turn may have come.
 type waker struct {
 	q atomic.Pointer[workqueue.TypedRateLimitingInterface[reconcile.Request]]

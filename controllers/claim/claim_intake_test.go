@@ -126,3 +126,28 @@ func buckets(ctx context.Context, t *testing.T, c client.Client) []string {
 	}
 	return names
 }
+
+// TestQueuedRetryGrowsWithTheWait: a queued claim is looked at again after as long as it
+// has waited, at least queuedRetry and at most maxQueuedRetry; a claim with no creation
+// time gets queuedRetry.
+func TestQueuedRetryGrowsWithTheWait(t *testing.T) {
+	now := time.Date(2026, 12, 6, 12, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		waited time.Duration
+		want   time.Duration
+	}{
+		{0, queuedRetry},
+		{time.Minute, queuedRetry},
+		{5 * time.Minute, 5 * time.Minute},
+		{12 * time.Minute, 12 * time.Minute},
+		{20 * time.Minute, maxQueuedRetry},
+		{3 * time.Hour, maxQueuedRetry},
+	} {
+		if got := queuedRetryAfter(now.Add(-tc.waited), now); got != tc.want {
+			t.Errorf("waited %v: %v, want %v", tc.waited, got, tc.want)
+		}
+	}
+	if got := queuedRetryAfter(time.Time{}, now); got != queuedRetry {
+		t.Errorf("no creation time: %v, want %v", got, queuedRetry)
+	}
+}

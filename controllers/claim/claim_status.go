@@ -101,7 +101,7 @@ func (r *Reconciler) record(claim, orig resource.Claim, mg resource.Managed, err
 	case waiting && w.Reason == ReasonWaitingForFirstConsumer:
 		o.Requeue = r.opts.UserErrorRetry // the application watch acts first
 	case waiting && w.Reason == ReasonQueued:
-		o.Requeue = queuedRetry // the intake gate wakes it when its turn comes
+		o.Requeue = queuedRetryAfter(claim.GetCreationTimestamp().Time, time.Now()) // the intake gate wakes it when its turn comes
 		resource.SetCondition(&st.Conditions, claim.GetGeneration(), common.TypeReady, metav1.ConditionFalse, ReasonQueued, w.Message)
 	}
 	notes := o.SetSynced(&st.Conditions, claim.GetGeneration())

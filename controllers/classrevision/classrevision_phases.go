@@ -14,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	common "terraplane.io/terraplane/apis/common/v1alpha1"
 	terraformv1 "terraplane.io/terraplane/apis/terraform/v1alpha1"
@@ -156,9 +157,9 @@ type member struct {
 }
 
 // fleet lists the resources made from class, reading the cache's own objects: a class
-// of thousands is looked at often.
+// of thousands is looked at often. It makes room for as many as the class had last time.
 func (r *Reconciler) fleet(ctx context.Context, class revision.Class) ([]member, error) {
-	var out []member
+	out := make([]member, 0, r.sizes.size(reconcile.Request{NamespacedName: client.ObjectKeyFromObject(class)}))
 	err := (cacheread.Source{Informers: r.informers, Reader: r.client}).Each(ctx, r.kind.New(), r.kind.NewList(), class.GetNamespace(), func(obj client.Object) {
 		mg, ok := obj.(resource.Managed)
 		if !ok {

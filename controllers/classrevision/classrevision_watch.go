@@ -26,7 +26,7 @@ import (
 const coalesce = time.Second
 
 // maxCoalesce caps the window of a large fleet (see fleetSizes.window).
-const maxCoalesce = 10 * time.Second
+const maxCoalesce = 30 * time.Second
 
 // fleetSizes remembers how many resources each class had when it last looked at them.
 type fleetSizes struct{ m sync.Map }
@@ -35,12 +35,15 @@ type fleetSizes struct{ m sync.Map }
 func (s *fleetSizes) record(req reconcile.Request, n int) { s.m.Store(req, n) }
 
 // window is how long class req waits after a change before it looks at its fleet again:
-// coalesce per thousand resources, at least coalesce and at most maxCoalesce. Each look
-// reads the whole fleet, so a fleet of ten thousand looked at every second, while it
-// moves for as long as it takes to apply, would cost each of its resources ten times
-// what it costs in a fleet of a thousand.
+// coalesce times the square of its resources in thousands, at least coalesce and at most
+// maxCoalesce (1 s at a thousand, 4 s at two thousand, 25 s at five thousand). Each look
+// reads the whole fleet, and a fleet moves for as long as it takes to apply, so a window
+// that only grew with the fleet would keep the looks per resource flat; each look at a
+// large fleet also costs more per resource (its objects no longer fit the processor's
+// caches), so the window grows faster than the fleet and the cost per resource falls.
 func (s *fleetSizes) window(req reconcile.Request) time.Duration {
-	return s.perThousand(req, coalesce, maxCoalesce)
+	k := time.Duration(s.size(req) / 1000)
+	return min(max(coalesce, k*k*coalesce), maxCoalesce)
 }
 
 // tally is how often at most class req writes a report whose only news is its counts:
@@ -55,9 +58,14 @@ func (s *fleetSizes) tally(req reconcile.Request) time.Duration {
 // perThousand is step for each thousand resources class req had when last counted, at
 // least step and at most ceiling.
 func (s *fleetSizes) perThousand(req reconcile.Request, step, ceiling time.Duration) time.Duration {
+	return min(max(step, time.Duration(s.size(req)/1000)*step), ceiling)
+}
+
+// size is how many resources class req had when last counted; 0 before its first look.
+func (s *fleetSizes) size(req reconcile.Request) int {
 	n, _ := s.m.Load(req)
 	size, _ := n.(int)
-	return min(max(step, time.Duration(size/1000)*step), ceiling)
+	return size
 }
 
 // queue is the work queue of the revision controllers.

@@ -108,16 +108,16 @@ func TestOnlyReportMoved(t *testing.T) {
 	}
 }
 
-// TestCoalescingWindow: a class looks at its fleet once a second up to a thousand
-// resources, then once per second per thousand, at most every maxCoalesce; a class not
-// counted yet waits the shortest window.
+// TestCoalescingWindow: a class looks at its fleet once a second up to two thousand
+// resources, then once per second times the square of its thousands, at most every
+// maxCoalesce; a class not counted yet waits the shortest window.
 func TestCoalescingWindow(t *testing.T) {
 	var s fleetSizes
 	gold, silver := reconcile.Request{NamespacedName: client.ObjectKey{Namespace: "a", Name: "gold"}}, reconcile.Request{NamespacedName: client.ObjectKey{Namespace: "a", Name: "silver"}}
 	if got := s.window(gold); got != coalesce {
 		t.Errorf("not counted yet: %v, want %v", got, coalesce)
 	}
-	for size, want := range map[int]time.Duration{0: time.Second, 999: time.Second, 1000: time.Second, 3500: 3 * time.Second, 10_000: 10 * time.Second, 80_000: maxCoalesce} {
+	for size, want := range map[int]time.Duration{0: time.Second, 999: time.Second, 1000: time.Second, 1999: time.Second, 2000: 4 * time.Second, 3500: 9 * time.Second, 5000: 25 * time.Second, 10_000: 30 * time.Second, 80_000: 30 * time.Second} {
 		s.record(gold, size)
 		if got := s.window(gold); got != want {
 			t.Errorf("%d resources: %v, want %v", size, got, want)
