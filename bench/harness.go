@@ -78,7 +78,7 @@ func newHarness(ctx context.Context, bin string, o options) (*harness, error) {
 		return nil, err
 	}
 	h := &harness{work: work, rawDirs: map[string][]rawDir{}, bin: bin, parallelism: o.parallelism, replicas: o.replicas, ctrlArgs: o.ctrlArgs, noDrift: o.noDrift, killAt: o.killAt}
-	cpo := devenv.ControlPlaneOptions{Kubeconfig: filepath.Join(work, "kubeconfig")}
+	cpo := devenv.ControlPlaneOptions{Kubeconfig: filepath.Join(work, "kubeconfig"), FeatureGates: o.apiserverGates}
 	if o.audit {
 		h.audit = &auditLog{path: filepath.Join(work, "audit.log")}
 		cpo.AuditLog = h.audit.path

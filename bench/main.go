@@ -62,6 +62,8 @@ type options struct {
 	noDrift bool
 	// audit logs the API server's writes and breaks each row's down (writes.md).
 	audit bool
+	// apiserverGates are kube-apiserver's feature gates (empty: its defaults).
+	apiserverGates string
 	// killAt, with replicas, kills one of them once this fraction of the claims is Ready.
 	killAt float64
 	// controlPlaneCPUs, when above 0, keeps the control plane on that many CPUs and
@@ -84,6 +86,7 @@ func main() {
 	flag.IntVar(&o.rawSample, "raw-sample", 0, "at most this many raw workspaces; a larger N runs this many and scales their times and costs by N / sample (0: all N)")
 	flag.BoolVar(&o.keepLast, "keep-last", false, "leave the last pass's claims to the teardown instead of deleting them (their deletion is then not timed)")
 	flag.BoolVar(&o.noDrift, "no-drift", false, "skip the drift sweep of every claim")
+	flag.StringVar(&o.apiserverGates, "apiserver-feature-gates", "", "kube-apiserver's --feature-gates for the bench's control plane, as Name=false,Other=true (empty: its defaults); results.md says which")
 	flag.BoolVar(&o.audit, "audit", false, "log the API server's writes and write each Terraplane row's writes per claim, by writer, verb and object, to writes.md")
 	flag.IntVar(&o.controlPlaneCPUs, "control-plane-cpus", 0, "keep kube-apiserver, etcd and the bench itself on this many CPUs, and the controllers and every terraform process on the rest, as on a cluster whose control plane has nodes of its own (0: no split)")
 	flag.Float64Var(&o.killAt, "kill-at", 0, "with -replicas above 1: kill one replica (SIGKILL) once this fraction of a row's claims is Ready, and measure the takeover, duplicates and stuck state locks (0: none)")

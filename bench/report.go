@@ -107,6 +107,9 @@ func table(rows []row, o options) string {
 		fmt.Fprintf(&b, "kube-apiserver, etcd and the bench ran on %d CPU(s), the controllers and every terraform process (all sides) on the other %d (-control-plane-cpus).\n\n",
 			cores.plane.Count(), cores.work.Count())
 	}
+	if o.apiserverGates != "" {
+		fmt.Fprintf(&b, "kube-apiserver ran with `--feature-gates=%s` (-apiserver-feature-gates); otherwise with its defaults.\n\n", o.apiserverGates)
+	}
 	if o.policies > 0 {
 		fmt.Fprintf(&b, "Every Terraplane plan is checked against %d plan policies (bench/policies.go), which it passes.\n\n", o.policies)
 	}

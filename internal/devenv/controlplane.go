@@ -42,6 +42,8 @@ type ControlPlaneOptions struct {
 	// AuditLog, when set, is where kube-apiserver logs every write request it answers
 	// (verb, object, user agent and code, as JSON lines; no request or response bodies).
 	AuditLog string
+	// FeatureGates, when set, is kube-apiserver's --feature-gates ("Name=false,...").
+	FeatureGates string
 }
 
 // writesOnly is the audit policy of AuditLog: the metadata of each answered write.
@@ -108,11 +110,8 @@ func StartControlPlaneWith(o ControlPlaneOptions) (*ControlPlane, error) {
 		ErrorIfCRDPathMissing:    true,
 		ControlPlaneStartTimeout: o.startTimeout(),
 	}
-	env.ControlPlane.GetAPIServer().Configure().Set("service-cluster-ip-range", "10.0.0.0/24")
-	if o.AuditLog != "" {
-		if err := auditWrites(env, o.AuditLog); err != nil {
-			return nil, err
-		}
+	if err := o.configure(env); err != nil {
+		return nil, err
 	}
 	if o.DataDir != "" {
 		dir, err := filepath.Abs(o.DataDir)
@@ -154,6 +153,19 @@ func StartControlPlaneWith(o ControlPlaneOptions) (*ControlPlane, error) {
 	}
 	cp.Kubeconfig = kubeconfigPath
 	return cp, nil
+}
+
+// configure sets the flags o asks of env's kube-apiserver.
+func (o ControlPlaneOptions) configure(env *envtest.Environment) error {
+	args := env.ControlPlane.GetAPIServer().Configure()
+	args.Set("service-cluster-ip-range", "10.0.0.0/24")
+	if o.FeatureGates != "" {
+		args.Set("feature-gates", o.FeatureGates)
+	}
+	if o.AuditLog != "" {
+		return auditWrites(env, o.AuditLog)
+	}
+	return nil
 }
 
 // auditWrites makes env's kube-apiserver log every write it answers to path, with the

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
 )
 
 // TestEphemeralControlPlaneKeepsNothing starts a control plane as `terraplane dev
@@ -26,5 +27,20 @@ func TestEphemeralControlPlaneKeepsNothing(t *testing.T) {
 	type dataDir struct{ Made, Kept bool }
 	if diff := cmp.Diff(dataDir{Made: true}, dataDir{Made: dir != "", Kept: statErr == nil}); diff != "" {
 		t.Errorf("etcd's data directory %q (-want +got):\n%s", dir, diff)
+	}
+}
+
+// TestFeatureGatesReachTheAPIServer: the options' feature gates become kube-apiserver's
+// --feature-gates, and none are set without them.
+func TestFeatureGatesReachTheAPIServer(t *testing.T) {
+	for _, gates := range []string{"", "DetectCacheInconsistency=false"} {
+		env := &envtest.Environment{}
+		if err := (ControlPlaneOptions{FeatureGates: gates}).configure(env); err != nil {
+			t.Fatal(err)
+		}
+		got := env.ControlPlane.GetAPIServer().Configure().Get("feature-gates").Get(nil)
+		if gates == "" && len(got) != 0 || gates != "" && (len(got) != 1 || got[0] != gates) {
+			t.Errorf("options %q: --feature-gates = %v", gates, got)
+		}
 	}
 }
