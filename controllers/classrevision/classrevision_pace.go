@@ -17,11 +17,12 @@ import (
 // rollout's progress). A fleet of thousands moving at once then costs one status write
 // per class every few seconds rather than one per look; a new revision, a rollout's
 // wave, pause or completion, and a condition's new status or reason are written at the
-// next look.
-const tallyEvery = 10 * time.Second
+// next look. A fleet made in one burst is small for its first minutes, so this pace is
+// what its first thousands cost: 0.01 writes per resource on two cores (0.02 at 10 s).
+const tallyEvery = 20 * time.Second
 
 // maxTally caps the pace of a large fleet's counts (see fleetSizes.tally).
-const maxTally = time.Minute
+const maxTally = 2 * time.Minute
 
 // reportPace remembers when each class last wrote its report.
 type reportPace struct {

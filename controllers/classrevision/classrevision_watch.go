@@ -49,8 +49,9 @@ func (s *fleetSizes) window(req reconcile.Request) time.Duration {
 // tally is how often at most class req writes a report whose only news is its counts:
 // tallyEvery per thousand resources, at least tallyEvery and at most maxTally. A fleet
 // moves at the pace of its terraform runs, not of its size, so a fixed pace would cost
-// each claim of any fleet the same share of a write, 0.02 on two cores; scaled, a fleet
-// of ten thousand pays a sixth of that, and its counts are never more than a minute old.
+// each claim of any fleet the same share of a write, 0.01 on two cores; scaled, a fleet
+// of ten thousand pays a sixth of that, and its counts are never more than two minutes
+// old.
 func (s *fleetSizes) tally(req reconcile.Request) time.Duration {
 	return s.perThousand(req, tallyEvery, maxTally)
 }

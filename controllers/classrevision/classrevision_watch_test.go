@@ -128,16 +128,16 @@ func TestCoalescingWindow(t *testing.T) {
 	}
 }
 
-// TestTallyPace: a class writes counts alone at most every ten seconds up to a thousand
-// resources, then every ten seconds per thousand, at most every minute; a class not
-// counted yet has the shortest pace.
+// TestTallyPace: a class writes counts alone at most every twenty seconds up to two
+// thousand resources, then every twenty seconds per thousand, at most every two minutes;
+// a class not counted yet has the shortest pace.
 func TestTallyPace(t *testing.T) {
 	var s fleetSizes
 	gold, silver := reconcile.Request{NamespacedName: client.ObjectKey{Namespace: "a", Name: "gold"}}, reconcile.Request{NamespacedName: client.ObjectKey{Namespace: "a", Name: "silver"}}
 	if got := s.tally(gold); got != tallyEvery {
 		t.Errorf("not counted yet: %v, want %v", got, tallyEvery)
 	}
-	for size, want := range map[int]time.Duration{0: 10 * time.Second, 1000: 10 * time.Second, 1999: 10 * time.Second, 3000: 30 * time.Second, 6000: time.Minute, 10_000: time.Minute} {
+	for size, want := range map[int]time.Duration{0: 20 * time.Second, 1000: 20 * time.Second, 1999: 20 * time.Second, 3000: time.Minute, 6000: 2 * time.Minute, 10_000: 2 * time.Minute} {
 		s.record(gold, size)
 		if got := s.tally(gold); got != want {
 			t.Errorf("%d resources: %v, want %v", size, got, want)
