@@ -42,7 +42,7 @@ func (s *fleetSizes) record(req reconcile.Request, n int) { s.m.Store(req, n) }
 // large fleet also costs more per resource (its objects no longer fit the processor's
 // caches), so the window grows faster than the fleet and the cost per resource falls.
 func (s *fleetSizes) window(req reconcile.Request) time.Duration {
-	k := time.Duration(s.size(req) / 1000)
+	k := time.Duration(min(s.size(req)/1000, 1000)) // past the cap already; k*k stays far from overflow
 	return min(max(coalesce, k*k*coalesce), maxCoalesce)
 }
 

@@ -117,7 +117,7 @@ func TestCoalescingWindow(t *testing.T) {
 	if got := s.window(gold); got != coalesce {
 		t.Errorf("not counted yet: %v, want %v", got, coalesce)
 	}
-	for size, want := range map[int]time.Duration{0: time.Second, 999: time.Second, 1000: time.Second, 1999: time.Second, 2000: 4 * time.Second, 3500: 9 * time.Second, 5000: 25 * time.Second, 10_000: 30 * time.Second, 80_000: 30 * time.Second} {
+	for size, want := range map[int]time.Duration{0: time.Second, 999: time.Second, 1000: time.Second, 1999: time.Second, 2000: 4 * time.Second, 3500: 9 * time.Second, 5000: 25 * time.Second, 10_000: 30 * time.Second, 80_000: 30 * time.Second, 1 << 40: 30 * time.Second} {
 		s.record(gold, size)
 		if got := s.window(gold); got != want {
 			t.Errorf("%d resources: %v, want %v", size, got, want)
