@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/workqueue"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -89,15 +90,28 @@ func (r *Reconciler) queuedError(claim resource.Claim) error {
 }
 
 // settle gives back what the intake gate holds for the claim key once the reconcile
-// shows it no longer needs it: its resource has reported (Ready, or failing), or the
-// claim failed before a resource was made. A claim just provisioned, one still queued,
-// and one whose resource has not reported yet keep theirs.
+// shows it no longer needs it: its resource's first apply has an outcome (Ready, or
+// failing), or the claim failed before a resource was made. A claim just provisioned,
+// one still queued, and one whose resource is still being made keep theirs.
 func (r *Reconciler) settle(key types.NamespacedName, mg resource.Managed, err error) {
 	switch w, waiting := resource.AsWaiting(err); {
-	case mg == nil && err == nil, waiting && w.Reason == ReasonQueued, mg != nil && !reported(mg):
+	case mg == nil && err == nil, waiting && w.Reason == ReasonQueued, mg != nil && !firstOutcome(mg):
 		return
 	}
 	r.opts.Intake.Done(key)
+}
+
+// firstOutcome says whether mg's first apply has an outcome: Ready says anything but
+// Creating, or Synced is False (failing, refused, or held for an approval). A resource
+// whose status says only that its create is under way (the progress report of a long
+// first apply: Ready=False Creating, Synced=True) or waiting has none yet.
+func firstOutcome(mg resource.Managed) bool {
+	conds := mg.GetManagedStatus().Conditions
+	if synced := meta.FindStatusCondition(conds, common.TypeSynced); synced != nil && synced.Status == metav1.ConditionFalse {
+		return true
+	}
+	ready := meta.FindStatusCondition(conds, common.TypeReady)
+	return ready != nil && (ready.Status != metav1.ConditionFalse || ready.Reason != common.ReasonCreating)
 }
 
 // quietWait is how much longer a claim queued by the gate keeps its status unwritten: a

@@ -67,7 +67,24 @@ func TestReconcileQueuesBeyondTheIntakeCap(t *testing.T) {
 	if err := c.Get(ctx, client.ObjectKey{Namespace: "admin", Name: "bucket-uid-1"}, mg); err != nil {
 		t.Fatal(err)
 	}
-	mg.Status.Conditions = []metav1.Condition{{Type: common.TypeReady, Status: metav1.ConditionTrue, Reason: "Available", LastTransitionTime: metav1.Now()}}
+	// A long first apply's progress report says the create is under way: no outcome yet.
+	mg.Status.BindingPhase = common.BindingPhaseBound
+	mg.Status.Conditions = []metav1.Condition{
+		{Type: common.TypeReady, Status: metav1.ConditionFalse, Reason: common.ReasonCreating, LastTransitionTime: metav1.Now()},
+		{Type: common.TypeSynced, Status: metav1.ConditionTrue, Reason: common.ReasonReconcileSuccess, LastTransitionTime: metav1.Now()},
+		{Type: common.TypeReconciling, Status: metav1.ConditionTrue, Reason: common.ReasonTerraformRunning, LastTransitionTime: metav1.Now()},
+	}
+	if err := c.Status().Update(ctx, mg); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Reconcile(ctx, first); err != nil {
+		t.Fatal(err)
+	}
+	if q.Len() != 0 {
+		t.Fatalf("%d claims woken while the first resource is still being made; want none", q.Len())
+	}
+
+	meta.SetStatusCondition(&mg.Status.Conditions, metav1.Condition{Type: common.TypeReady, Status: metav1.ConditionTrue, Reason: "Available"})
 	if err := c.Status().Update(ctx, mg); err != nil {
 		t.Fatal(err)
 	}
