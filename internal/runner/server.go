@@ -14,17 +14,32 @@ import (
 	"terraplane.io/terraplane/internal/statelock"
 )
 
-// Runs is what a runner does for the controller: the verbs of the Terraform Connector's
-// Runner.
+// Runs is what a runner does for the controller: terraform's verbs for one workspace,
+// run by the engine in this process, by the runners of the workspaces' pools, or by a
+// stand-in in unit tests.
 type Runs interface {
+	// Create makes a workspace's resources with one combined plan-and-apply.
 	Create(ctx context.Context, ws engine.Workspace) (engine.Result, error)
+	// Plan makes and saves a plan.
 	Plan(ctx context.Context, ws engine.Workspace, opts engine.PlanOptions) (*engine.Plan, error)
+	// ApplyPlan applies a saved plan exactly.
 	ApplyPlan(ctx context.Context, ws engine.Workspace, plan *engine.Plan) (engine.Result, error)
+	// Outputs reads the outputs.
 	Outputs(ctx context.Context, ws engine.Workspace) (map[string]engine.Output, error)
+	// Destroy destroys everything in the workspace's state.
 	Destroy(ctx context.Context, ws engine.Workspace) error
+	// PullState reads the workspace's state.
 	PullState(ctx context.Context, ws engine.Workspace) (string, error)
+	// ClearStaleLock releases the workspace's state lock when its holder is provably
+	// gone, and says how long it had been held and whether it records a create whose
+	// outcome is unknown, a record it drops once the resource holds it (recorded); a lock
+	// a live run holds is a *statelock.HeldError, one Terraplane did not take a
+	// *statelock.StaleLockError.
 	ClearStaleLock(ctx context.Context, ws engine.Workspace, recorded bool) (statelock.Released, error)
+	// Remove deletes the workspace's directory.
 	Remove(ctx context.Context, ws engine.Workspace) error
+	// Activity is what terraform is doing now in the workspace: the command running and
+	// its resource operations in flight.
 	Activity(ctx context.Context, ws engine.Workspace) (engine.Activity, error)
 }
 
