@@ -101,13 +101,16 @@ func (r *Reconciler) settle(key types.NamespacedName, mg resource.Managed, err e
 	r.opts.Intake.Done(key)
 }
 
-// firstOutcome says whether mg's first apply has an outcome: Ready says anything but
-// Creating, or Synced is False (failing, refused, or held for an approval). A resource
+// firstOutcome says whether mg's first apply has an outcome, or mg waits on something
+// other than terraform: Ready says anything but Creating, or Synced says anything but
+// success (failing, refused, held for an approval, or waiting for an input such as
+// another claim's connection details, which may itself wait its turn here). A resource
 // whose status says only that its create is under way (the progress report of a long
-// first apply: Ready=False Creating, Synced=True) or waiting has none yet.
+// first apply: Ready=False Creating, Synced=True) has none yet.
 func firstOutcome(mg resource.Managed) bool {
 	conds := mg.GetManagedStatus().Conditions
-	if synced := meta.FindStatusCondition(conds, common.TypeSynced); synced != nil && synced.Status == metav1.ConditionFalse {
+	if synced := meta.FindStatusCondition(conds, common.TypeSynced); synced != nil &&
+		(synced.Status != metav1.ConditionTrue || synced.Reason != common.ReasonReconcileSuccess) {
 		return true
 	}
 	ready := meta.FindStatusCondition(conds, common.TypeReady)

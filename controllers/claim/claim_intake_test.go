@@ -168,3 +168,31 @@ func TestQueuedRetryGrowsWithTheWait(t *testing.T) {
 		t.Errorf("no creation time: %v, want %v", got, queuedRetry)
 	}
 }
+
+// TestFirstOutcome: a place at the gate is held while the resource's first apply is
+// under way, and freed by its outcome or by a wait on anything else.
+func TestFirstOutcome(t *testing.T) {
+	cond := func(typ string, status metav1.ConditionStatus, reason string) metav1.Condition {
+		return metav1.Condition{Type: typ, Status: status, Reason: reason}
+	}
+	creating := cond(common.TypeReady, metav1.ConditionFalse, common.ReasonCreating)
+	synced := cond(common.TypeSynced, metav1.ConditionTrue, common.ReasonReconcileSuccess)
+	for name, tc := range map[string]struct {
+		conds []metav1.Condition
+		want  bool
+	}{
+		"nothing written yet":          {nil, false},
+		"a long first apply's report":  {[]metav1.Condition{creating, synced, cond(common.TypeReconciling, metav1.ConditionTrue, common.ReasonTerraformRunning)}, false},
+		"Ready":                        {[]metav1.Condition{cond(common.TypeReady, metav1.ConditionTrue, "Available"), synced}, true},
+		"failing":                      {[]metav1.Condition{creating, cond(common.TypeSynced, metav1.ConditionFalse, common.ReasonReconcileError)}, true},
+		"held for an approval":         {[]metav1.Condition{creating, cond(common.TypeSynced, metav1.ConditionFalse, common.ReasonAwaitingApproval)}, true},
+		"waiting for another's output": {[]metav1.Condition{creating, cond(common.TypeSynced, metav1.ConditionTrue, "WaitingForConnectionDetails")}, true},
+		"not ready for another reason": {[]metav1.Condition{cond(common.TypeReady, metav1.ConditionFalse, "Unavailable"), synced}, true},
+	} {
+		mg := &awsstoragev1.S3Bucket{}
+		mg.Status.Conditions = tc.conds
+		if got := firstOutcome(mg); got != tc.want {
+			t.Errorf("%s: firstOutcome = %v, want %v", name, got, tc.want)
+		}
+	}
+}
