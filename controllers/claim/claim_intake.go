@@ -102,19 +102,27 @@ func (r *Reconciler) settle(key types.NamespacedName, mg resource.Managed, err e
 }
 
 // firstOutcome says whether mg's first apply has an outcome, or mg waits on something
-// other than terraform: Ready says anything but Creating, or Synced says anything but
-// success (failing, refused, held for an approval, or waiting for an input such as
-// another claim's connection details, which may itself wait its turn here). A resource
-// whose status says only that its create is under way (the progress report of a long
-// first apply: Ready=False Creating, Synced=True) has none yet.
+// other than terraform: its create has settled (createSettled), or Synced says anything
+// but success (waiting for an input such as another claim's connection details, which
+// may itself wait its turn here). A resource whose status says only that its create is
+// under way (the progress report of a long first apply: Ready=False Creating,
+// Synced=True) has none yet.
 func firstOutcome(mg resource.Managed) bool {
 	conds := mg.GetManagedStatus().Conditions
 	if synced := meta.FindStatusCondition(conds, common.TypeSynced); synced != nil &&
 		(synced.Status != metav1.ConditionTrue || synced.Reason != common.ReasonReconcileSuccess) {
 		return true
 	}
-	ready := meta.FindStatusCondition(conds, common.TypeReady)
-	return ready != nil && (ready.Status != metav1.ConditionFalse || ready.Reason != common.ReasonCreating)
+	return createSettled(conds)
+}
+
+// createSettled says whether a resource's conditions show its create settled: Ready
+// says anything but Creating, or Synced=False (failing, refused, or held for an
+// approval: a failure says more than the create under way).
+func createSettled(conds []metav1.Condition) bool {
+	ready, synced := meta.FindStatusCondition(conds, common.TypeReady), meta.FindStatusCondition(conds, common.TypeSynced)
+	return ready != nil && (ready.Status == metav1.ConditionTrue || ready.Reason != common.ReasonCreating) ||
+		synced != nil && synced.Status == metav1.ConditionFalse
 }
 
 // quietWait is how much longer a claim queued by the gate keeps its status unwritten: a

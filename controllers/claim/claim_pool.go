@@ -9,7 +9,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
@@ -251,10 +250,7 @@ func (r *Reconciler) coldFill(claim resource.Claim, mg resource.Managed) error {
 		mg.GetName() != strings.ToLower(r.kind.GVK.Kind)+"-"+string(claim.GetUID()) {
 		return nil
 	}
-	conds := mg.GetManagedStatus().Conditions
-	ready, synced := meta.FindStatusCondition(conds, common.TypeReady), meta.FindStatusCondition(conds, common.TypeSynced)
-	if ready != nil && (ready.Status == metav1.ConditionTrue || ready.Reason != common.ReasonCreating) ||
-		synced != nil && synced.Status == metav1.ConditionFalse { // a failure says more
+	if createSettled(mg.GetManagedStatus().Conditions) {
 		return nil
 	}
 	return resource.Waitf(ReasonPoolEmpty, "no member of ResourcePool %s was ready: %s %s/%s is being provisioned for this claim",
