@@ -233,7 +233,9 @@ func TestDestructiveChangeRefusedThenApproved(t *testing.T) {
 	g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(m), m)).To(Succeed())
 	g.Expect(m.Status.Terraform.LastApply.ID).To(Equal(plan.ID))
 	g.Expect(m.Status.Terraform.LastApply.Replace).To(Equal(1))
-	g.Expect(eventsWith(g, ctx, m, "Applied")).To(HaveLen(2))
+	g.Eventually(func(g Gomega) { // the event is sent after the status is written
+		g.Expect(eventsWith(g, ctx, m, "Applied")).To(HaveLen(2))
+	}).WithTimeout(timeout).Should(Succeed())
 
 	By(t, "a new token is applied at once, and neither token shows anywhere")
 	sec := &corev1.Secret{}
@@ -279,11 +281,15 @@ func TestManualApproval(t *testing.T) {
 	created := awaitPlan(g, ctx, m, "")
 	g.Expect(created.Reason).To(Equal(common.PlanCreate))
 	g.Expect(created.Add).To(Equal(3))
-	g.Expect(eventsWith(g, ctx, m, "PlanAwaitingApproval")).To(HaveLen(1))
+	// the event is sent after the status that holds the plan is written
+	g.Eventually(func(g Gomega) {
+		g.Expect(eventsWith(g, ctx, m, "PlanAwaitingApproval")).To(HaveLen(1))
+	}).WithTimeout(timeout).Should(Succeed())
 	g.Expect(creates(g, ledger, "small")).To(Equal(0))
 	g.Eventually(func(g Gomega) {
 		g.Expect(ctl.metric(g, `terraplane_managed_awaiting_approval{group="terraform.terraplane.io",kind="Module"}`)).To(BeNumerically(">=", 1))
 	}).WithTimeout(timeout).Should(Succeed())
+	g.Expect(eventsWith(g, ctx, m, "PlanAwaitingApproval")).To(HaveLen(1), "announced once")
 	approvePlan(g, ctx, m, created.ID)
 	g.Eventually(func(g Gomega) {
 		_, ready := moduleConditions(g, ctx, m)
