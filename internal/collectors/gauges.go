@@ -26,17 +26,32 @@ import (
 // which objects it counts.
 type gauge struct {
 	desc  *prometheus.Desc
-	count func(conds []metav1.Condition) bool
+	count func(v view) bool
 }
 
-func newGauge(name, help string, count func([]metav1.Condition) bool) gauge {
+// view is what a gauge reads of one object at a scrape.
+type view struct {
+	obj   client.Object
+	conds []metav1.Condition
+	// now is the scrape's time; driftInterval the controller's, for a resource that
+	// sets none of its own.
+	now           time.Time
+	driftInterval time.Duration
+}
+
+func newGauge(name, help string, count func(view) bool) gauge {
 	return gauge{desc: prometheus.NewDesc(name, help, []string{"kind", "group"}, nil), count: count}
 }
 
-func always([]metav1.Condition) bool { return true }
+// onConditions is a gauge rule that reads the object's conditions only.
+func onConditions(count func([]metav1.Condition) bool) func(view) bool {
+	return func(v view) bool { return count(v.conds) }
+}
 
-func isTrue(typ string) func([]metav1.Condition) bool {
-	return func(conds []metav1.Condition) bool { return meta.IsStatusConditionTrue(conds, typ) }
+func always(view) bool { return true }
+
+func isTrue(typ string) func(view) bool {
+	return onConditions(func(conds []metav1.Condition) bool { return meta.IsStatusConditionTrue(conds, typ) })
 }
 
 // awaitingApproval counts plans held for approval (a provider upgrade among them), or
@@ -48,6 +63,24 @@ func awaitingApproval(conds []metav1.Condition) bool {
 			synced.Reason == common.ReasonProviderUpgrade)
 }
 
+// overdueAfter is how many drift intervals a settled resource may go unplanned before
+// its drift checks count as falling behind: the interval, its jitter (a tenth at most)
+// and a wait in the queue behind new work fit well within two.
+const overdueAfter = 2
+
+// driftCheckOverdue counts the resources whose drift checks fall behind: Synced and
+// Ready (the ones only drift checks plan), last planned more than overdueAfter drift
+// intervals ago. A controller with no drift interval counts none.
+func driftCheckOverdue(v view) bool {
+	mg, ok := v.obj.(resource.Managed)
+	if !ok || !meta.IsStatusConditionTrue(v.conds, common.TypeSynced) || !meta.IsStatusConditionTrue(v.conds, common.TypeReady) {
+		return false
+	}
+	last := mg.GetManagedStatus().Terraform.LastPlanTime
+	interval := mg.GetManagedSpec().Timing.DriftIntervalOr(v.driftInterval)
+	return last != nil && interval > 0 && v.now.Sub(last.Time) > overdueAfter*interval
+}
+
 // managedGauges and claimGauges are the counts of managed resources and of claims.
 var (
 	managedGauges = []gauge{
@@ -55,10 +88,12 @@ var (
 		newGauge("terraplane_managed_ready", "Managed resources whose Ready condition is True, per kind and API group.", isTrue(common.TypeReady)),
 		newGauge("terraplane_managed_synced", "Managed resources whose Synced condition is True, per kind and API group.", isTrue(common.TypeSynced)),
 		newGauge("terraplane_managed_awaiting_approval",
-			"Managed resources with a plan awaiting approval (a provider upgrade among them) or refused as destructive, per kind and API group.", awaitingApproval),
+			"Managed resources with a plan awaiting approval (a provider upgrade among them) or refused as destructive, per kind and API group.", onConditions(awaitingApproval)),
 		newGauge("terraplane_managed_drifted", "Managed resources whose Drifted condition is True, per kind and API group.", isTrue(common.TypeDrifted)),
 		newGauge("terraplane_managed_stalled",
 			"Managed resources whose Stalled condition is True (their latest edit waits for someone), per kind and API group.", isTrue(common.TypeStalled)),
+		newGauge("terraplane_managed_drift_check_overdue",
+			"Managed resources, Synced and Ready, last planned more than twice their drift interval ago: drift checks are falling behind, per kind and API group.", driftCheckOverdue),
 	}
 	claimGauges = []gauge{
 		newGauge("terraplane_claim_exists", "Claims that exist, per kind and API group.", always),
@@ -80,6 +115,10 @@ type objectSource struct {
 	holds func(types.UID) bool
 	// elected is closed once this replica leads (at once without leader election).
 	elected <-chan struct{}
+	// driftInterval is the controller's, for resources that set none of their own.
+	driftInterval time.Duration
+	// now reads the clock; nil means time.Now.
+	now func() time.Time
 }
 
 // objectCollector counts claims and managed resources by condition. Each series comes
@@ -98,9 +137,9 @@ var objects = &objectCollector{}
 // RegisterObjectGauges points the process's object gauges at the objects src reads
 // from a manager's cache: the kinds reg names, counted by this replica once elected
 // closes, and, when holds is not nil, the resources of sharded kinds whose shard it
-// holds.
-func RegisterObjectGauges(src cacheread.Source, reg *registry.Registry, elected <-chan struct{}, holds func(types.UID) bool) error {
-	source := &objectSource{cached: src, reg: reg, scheme: reg.Scheme(), elected: elected, holds: holds}
+// holds; driftInterval is the controller's, for resources that set none.
+func RegisterObjectGauges(src cacheread.Source, reg *registry.Registry, elected <-chan struct{}, holds func(types.UID) bool, driftInterval time.Duration) error {
+	source := &objectSource{cached: src, reg: reg, scheme: reg.Scheme(), elected: elected, holds: holds, driftInterval: driftInterval}
 	objects.mu.Lock()
 	objects.src = source
 	objects.mu.Unlock()
@@ -157,13 +196,18 @@ func (c *objectCollector) Collect(ch chan<- prometheus.Metric) {
 func (s *objectSource) emit(ctx context.Context, ch chan<- prometheus.Metric, gvk schema.GroupVersionKind, obj client.Object, list client.ObjectList,
 	gauges []gauge, holds func(types.UID) bool) {
 	counts := make([]float64, len(gauges))
+	now := time.Now
+	if s.now != nil {
+		now = s.now
+	}
+	at := now()
 	err := s.cached.Each(ctx, obj, list, "", func(obj client.Object) {
 		if !holds(obj.GetUID()) {
 			return
 		}
-		conds := conditionsOf(obj)
+		v := view{obj: obj, conds: conditionsOf(obj), now: at, driftInterval: s.driftInterval}
 		for i, g := range gauges {
-			if g.count(conds) {
+			if g.count(v) {
 				counts[i]++
 			}
 		}

@@ -3,6 +3,7 @@ package collectors
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/prometheus/client_golang/prometheus"
@@ -54,13 +55,20 @@ func cond(typ string, status metav1.ConditionStatus, reason string) metav1.Condi
 	return metav1.Condition{Type: typ, Status: status, Reason: reason}
 }
 
-// gaugeObjects are three Modules (u-1 ready and synced; u-2 ready, awaiting approval,
-// stalled and drifted; u-3 being created), an Object and a ready Bucket claim.
+// scrapedAt is the gauge tests' clock.
+var scrapedAt = time.Date(2026, 12, 6, 12, 0, 0, 0, time.UTC)
+
+// gaugeObjects are three Modules (u-1 ready and synced, last planned 25 minutes before
+// scrapedAt; u-2 ready, awaiting approval, stalled and drifted, planned as long ago;
+// u-3 being created), an Object and a ready Bucket claim.
 func gaugeObjects() []client.Object {
 	ready := cond(common.TypeReady, metav1.ConditionTrue, common.ReasonAvailable)
+	longAgo := metav1.NewTime(scrapedAt.Add(-25 * time.Minute))
 	m1 := &terraformv1.Module{ObjectMeta: metav1.ObjectMeta{Name: "a", Namespace: "ns", UID: "u-1"}}
 	m1.Status.Conditions = conds(ready, cond(common.TypeSynced, metav1.ConditionTrue, common.ReasonReconcileSuccess))
+	m1.Status.Terraform.LastPlanTime = &longAgo
 	m2 := &terraformv1.Module{ObjectMeta: metav1.ObjectMeta{Name: "b", Namespace: "ns", UID: "u-2"}}
+	m2.Status.Terraform.LastPlanTime = &longAgo
 	m2.Status.Conditions = conds(ready, cond(common.TypeSynced, metav1.ConditionFalse, common.ReasonAwaitingApproval),
 		cond(common.TypeStalled, metav1.ConditionTrue, common.ReasonAwaitingApproval), cond(common.TypeDrifted, metav1.ConditionTrue, common.ReasonDriftDetected))
 	m3 := &terraformv1.Module{ObjectMeta: metav1.ObjectMeta{Name: "c", Namespace: "ns", UID: "u-3"}}
@@ -80,17 +88,20 @@ func TestObjectGauges(t *testing.T) {
 	leading, waiting := make(chan struct{}), make(chan struct{})
 	close(leading)
 	src := func(elected chan struct{}, holds func(types.UID) bool) prometheus.Collector {
-		return &objectCollector{src: &objectSource{cached: cacheread.Source{Reader: c}, reg: kinds.NewRegistry(nil), scheme: kinds.NewScheme(), elected: elected, holds: holds}}
+		return &objectCollector{src: &objectSource{cached: cacheread.Source{Reader: c}, reg: kinds.NewRegistry(nil), scheme: kinds.NewScheme(), elected: elected, holds: holds,
+			driftInterval: 10 * time.Minute, now: func() time.Time { return scrapedAt }}}
 	}
 	const mod, obj, bucket = "{group=terraform.terraplane.io,kind=Module}", "{group=kubernetes.terraplane.io,kind=Object}", "{group=storage.terraplane.io,kind=Bucket}"
-	modules := func(exists, ready, synced, awaiting, drifted, stalled float64) map[string]float64 {
+	modules := func(exists, ready, synced, awaiting, drifted, stalled, overdue float64) map[string]float64 {
 		return map[string]float64{"terraplane_managed_exists" + mod: exists, "terraplane_managed_ready" + mod: ready,
 			"terraplane_managed_synced" + mod: synced, "terraplane_managed_awaiting_approval" + mod: awaiting,
-			"terraplane_managed_drifted" + mod: drifted, "terraplane_managed_stalled" + mod: stalled}
+			"terraplane_managed_drifted" + mod: drifted, "terraplane_managed_stalled" + mod: stalled,
+			"terraplane_managed_drift_check_overdue" + mod: overdue}
 	}
 	leaderOnly := map[string]float64{"terraplane_managed_exists" + obj: 1, "terraplane_managed_ready" + obj: 1, "terraplane_managed_synced" + obj: 0,
 		"terraplane_managed_awaiting_approval" + obj: 0, "terraplane_managed_drifted" + obj: 0, "terraplane_managed_stalled" + obj: 0,
-		"terraplane_claim_exists" + bucket: 1, "terraplane_claim_ready" + bucket: 1, "terraplane_claim_stalled" + bucket: 0}
+		"terraplane_managed_drift_check_overdue" + obj: 0,
+		"terraplane_claim_exists" + bucket:             1, "terraplane_claim_ready" + bucket: 1, "terraplane_claim_stalled" + bucket: 0}
 	with := func(a, b map[string]float64) map[string]float64 {
 		out := map[string]float64{}
 		for k, v := range a {
@@ -105,10 +116,10 @@ func TestObjectGauges(t *testing.T) {
 		c    prometheus.Collector
 		want map[string]float64
 	}{
-		"the leader, not sharded":                 {src(leading, nil), with(modules(3, 2, 1, 1, 1, 1), leaderOnly)},
+		"the leader, not sharded":                 {src(leading, nil), with(modules(3, 2, 1, 1, 1, 1, 1), leaderOnly)},
 		"a replica not leading, not sharded":      {src(waiting, nil), map[string]float64{}},
-		"the leader holding the shard of u-1":     {src(leading, func(u types.UID) bool { return u == "u-1" }), with(modules(1, 1, 1, 0, 0, 0), leaderOnly)},
-		"another replica holding u-2's and u-3's": {src(waiting, func(u types.UID) bool { return u != "u-1" }), modules(2, 1, 0, 1, 1, 1)},
+		"the leader holding the shard of u-1":     {src(leading, func(u types.UID) bool { return u == "u-1" }), with(modules(1, 1, 1, 0, 0, 0, 1), leaderOnly)},
+		"another replica holding u-2's and u-3's": {src(waiting, func(u types.UID) bool { return u != "u-1" }), modules(2, 1, 0, 1, 1, 1, 0)},
 		"no manager yet":                          {&objectCollector{}, map[string]float64{}},
 	} {
 		t.Run(name, func(t *testing.T) {
@@ -136,5 +147,48 @@ func TestAwaitingApproval(t *testing.T) {
 		if got := awaitingApproval(tc.conds); got != tc.want {
 			t.Errorf("awaitingApproval(%v) = %v, want %v", tc.conds, got, tc.want)
 		}
+	}
+}
+
+// TestDriftCheckOverdue: a settled resource counts once it has gone unplanned for more
+// than twice its drift interval, its own or else the controller's; a resource that is
+// not settled, never planned, or not a managed resource does not.
+func TestDriftCheckOverdue(t *testing.T) {
+	settled := conds(cond(common.TypeReady, metav1.ConditionTrue, common.ReasonAvailable),
+		cond(common.TypeSynced, metav1.ConditionTrue, common.ReasonReconcileSuccess))
+	module := func(plannedAgo time.Duration, own time.Duration) *terraformv1.Module {
+		m := &terraformv1.Module{}
+		if plannedAgo >= 0 {
+			at := metav1.NewTime(scrapedAt.Add(-plannedAgo))
+			m.Status.Terraform.LastPlanTime = &at
+		}
+		if own > 0 {
+			m.Spec.Timing.DriftInterval = &metav1.Duration{Duration: own}
+		}
+		return m
+	}
+	for name, tc := range map[string]struct {
+		obj        client.Object
+		conds      []metav1.Condition
+		controller time.Duration
+		want       bool
+	}{
+		"planned within the interval":            {module(9*time.Minute, 0), settled, 10 * time.Minute, false},
+		"late by the jitter and a queue":         {module(19*time.Minute, 0), settled, 10 * time.Minute, false},
+		"unplanned for over twice the interval":  {module(21*time.Minute, 0), settled, 10 * time.Minute, true},
+		"its own longer interval":                {module(21*time.Minute, time.Hour), settled, 10 * time.Minute, false},
+		"its own shorter interval":               {module(3*time.Minute, time.Minute), settled, 10 * time.Minute, true},
+		"never planned":                          {module(-1, 0), settled, 10 * time.Minute, false},
+		"not Synced: retried, not drift-checked": {module(time.Hour, 0), conds(settled[0]), 10 * time.Minute, false},
+		"not Ready: being made":                  {module(time.Hour, 0), conds(settled[1]), 10 * time.Minute, false},
+		"no drift interval anywhere":             {module(time.Hour, 0), settled, 0, false},
+		"a claim, which Terraform does not plan": {&storagev1.Bucket{}, settled, 10 * time.Minute, false},
+	} {
+		t.Run(name, func(t *testing.T) {
+			got := driftCheckOverdue(view{obj: tc.obj, conds: tc.conds, now: scrapedAt, driftInterval: tc.controller})
+			if got != tc.want {
+				t.Errorf("driftCheckOverdue = %v, want %v", got, tc.want)
+			}
+		})
 	}
 }

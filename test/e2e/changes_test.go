@@ -326,9 +326,24 @@ func TestManualApproval(t *testing.T) {
 		g.Expect(ctl.metric(g, `terraplane_terraform_run_seconds_count{group="terraform.terraplane.io",kind="Module",result="success",verb="plan"}`)).To(BeNumerically(">=", 4))
 		g.Expect(ctl.metric(g, `terraplane_managed_ready{group="terraform.terraplane.io",kind="Module"}`)).To(BeNumerically(">=", 1))
 		g.Expect(ctl.metric(g, `terraplane_managed_awaiting_approval{group="terraform.terraplane.io",kind="Module"}`)).To(BeNumerically("==", 0))
+		g.Expect(ctl.metric(g, overdue)).To(BeNumerically("==", 0))
+	}).WithTimeout(timeout).Should(Succeed())
+
+	By(t, "metrics: a settled resource last planned over twice its drift interval ago counts as overdue")
+	// as if the controller had not reached it for an hour: the next drift check is
+	// the default ten minutes away, and a status write wakes no reconcile
+	lastPlan, err := json.Marshal(metav1.NewTime(time.Now().Add(-time.Hour)))
+	g.Expect(err).NotTo(HaveOccurred())
+	patch := []byte(`{"status":{"terraform":{"lastPlanTime":` + string(lastPlan) + `}}}`)
+	g.Expect(env.Client.Status().Patch(ctx, m, client.RawPatch(types.MergePatchType, patch))).To(Succeed())
+	g.Eventually(func(g Gomega) {
+		g.Expect(ctl.metric(g, overdue)).To(BeNumerically("==", 1))
 	}).WithTimeout(timeout).Should(Succeed())
 	deleteModule(g, ctx, m)
 }
+
+// overdue is the series of Modules whose drift checks fall behind.
+const overdue = `terraplane_managed_drift_check_overdue{group="terraform.terraplane.io",kind="Module"}`
 
 // awaitPlan waits until m holds a plan other than prev awaiting approval, and returns it.
 func awaitPlan(g Gomega, ctx context.Context, m *terraformv1.Module, prev string) *common.PlanSummary {
