@@ -11,6 +11,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"terraplane.io/terraplane/controllers/stack"
+	"terraplane.io/terraplane/controllers/terraform"
 	"terraplane.io/terraplane/internal/app"
 	"terraplane.io/terraplane/internal/engineflags"
 	"terraplane.io/terraplane/internal/modsource"
@@ -34,7 +35,7 @@ func addManagerFlags(fs *pflag.FlagSet, o *app.Options) {
 	fs.StringVar(&o.RunnerMemory, "runner-memory", "2Gi", "memory limit of each runner Deployment's pod, which requests at most 256Mi; its warm providers count in it, and are capped at half of it unless --provider-memory-budget says otherwise (--runner deployment)")
 	fs.StringVar(&o.RunnerPod, "runner-pod", "", `pod settings of runner Deployments, as JSON: {"imagePullSecrets", "imagePullPolicy", "env", "volumes", "volumeMounts", "nodeSelector", "tolerations", "affinity", "priorityClassName", "resources"} as in a pod spec (--runner deployment; the Helm chart passes the controller's own)`)
 	fs.DurationVar(&o.RunnerIdleTTL, "runner-idle-ttl", 15*time.Minute, "how long a runner goes without a run before it stops (--runner process) or is scaled to zero (--runner deployment); its pool's next run starts it again and waits for it (0: never)")
-	fs.DurationVar(&o.DriftInterval, "drift-interval", 10*time.Minute, "how often an unchanged resource is planned to detect drift (a resource's or class's spec.driftInterval overrides it)")
+	fs.DurationVar(&o.DriftInterval, "drift-interval", terraform.DefaultDriftInterval, "how often an unchanged resource is planned to detect drift (a resource's or class's spec.driftInterval overrides it)")
 	fs.StringSliceVar(&o.ModuleSourceAllow, "module-source-allow", nil, "git URLs (https://host/org, git@host:org) and OCI repositories (oci://registry/org) module sources may use, each with what lies below it: same scheme, host and port, the path on / boundaries (default: any)")
 	fs.BoolVar(&o.AllowInsecureModuleSources, "allow-insecure-module-sources", false, "let git module sources use http:// and file:// (refused by default)")
 	o.ModuleSourceMaxFetch = modsource.DefaultMaxFetchBytes

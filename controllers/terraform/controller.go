@@ -64,11 +64,22 @@ type connector struct {
 	policies *planPolicies
 }
 
+// DefaultDriftInterval is how often an unchanged resource is planned when neither it
+// nor the controller sets an interval.
+const DefaultDriftInterval = 10 * time.Minute
+
+// DriftInterval is the controller's drift interval d, or DefaultDriftInterval when d is
+// not positive.
+func DriftInterval(d time.Duration) time.Duration {
+	if d <= 0 {
+		return DefaultDriftInterval
+	}
+	return d
+}
+
 // Setup registers the managed reconciler of every Terraform kind in reg.
 func Setup(mgr ctrl.Manager, reg *registry.Registry, opts Options) error {
-	if opts.DriftInterval <= 0 {
-		opts.DriftInterval = 10 * time.Minute
-	}
+	opts.DriftInterval = DriftInterval(opts.DriftInterval)
 	if opts.UserErrorRetry <= 0 {
 		opts.UserErrorRetry = 30 * time.Second
 	}

@@ -53,3 +53,13 @@ func TestDriftIntervalPerResource(t *testing.T) {
 		})
 	}
 }
+
+// TestDriftIntervalDefault: a controller given no drift interval, or a negative one,
+// plans unchanged resources every DefaultDriftInterval; any other is kept.
+func TestDriftIntervalDefault(t *testing.T) {
+	for given, want := range map[time.Duration]time.Duration{0: DefaultDriftInterval, -time.Second: DefaultDriftInterval, time.Hour: time.Hour} {
+		if got := DriftInterval(given); got != want {
+			t.Errorf("DriftInterval(%s) = %s, want %s", given, got, want)
+		}
+	}
+}

@@ -228,7 +228,7 @@ func Compose(ctx context.Context, cfg *rest.Config, opts Options, local *runner.
 	if shards != nil {
 		holds = shards.Holds
 	}
-	if err := collectors.RegisterObjectGauges(cacheread.Source{Informers: mgr.GetCache(), Reader: mgr.GetClient()}, reg, mgr.Elected(), holds, opts.DriftInterval); err != nil {
+	if err := collectors.RegisterObjectGauges(cacheread.Source{Informers: mgr.GetCache(), Reader: mgr.GetClient()}, reg, mgr.Elected(), holds, terraform.DriftInterval(opts.DriftInterval)); err != nil {
 		return nil, fmt.Errorf("register metrics: %w", err)
 	}
 	runs, err := runnerOf(mgr, cfg, opts, local)

@@ -100,8 +100,8 @@ func TestObjectGauges(t *testing.T) {
 	}
 	leaderOnly := map[string]float64{"terraplane_managed_exists" + obj: 1, "terraplane_managed_ready" + obj: 1, "terraplane_managed_synced" + obj: 0,
 		"terraplane_managed_awaiting_approval" + obj: 0, "terraplane_managed_drifted" + obj: 0, "terraplane_managed_stalled" + obj: 0,
-		"terraplane_managed_drift_check_overdue" + obj: 0,
-		"terraplane_claim_exists" + bucket:             1, "terraplane_claim_ready" + bucket: 1, "terraplane_claim_stalled" + bucket: 0}
+		"terraplane_managed_drift_check_overdue" + obj: 0, "terraplane_claim_exists" + bucket: 1, "terraplane_claim_ready" + bucket: 1,
+		"terraplane_claim_stalled" + bucket: 0}
 	with := func(a, b map[string]float64) map[string]float64 {
 		out := map[string]float64{}
 		for k, v := range a {
