@@ -60,7 +60,8 @@ func (e *run) newPlan(ctx context.Context) (*engine.Plan, error) {
 	}
 	tf := e.mg.GetManagedStatus().Terraform
 	opts := engine.PlanOptions{Key: key, Outputs: tf.InputsHash != e.ws.Hash || tf.LastApplyTime == nil,
-		LookForUpgrades: e.t.kind.Terraform.OfferUpgrade != nil && e.sit.looksForUpgrades(e.mg)}
+		LookForUpgrades: e.t.kind.Terraform.OfferUpgrade != nil && e.sit.looksForUpgrades(e.mg),
+		Reread:          !e.staleTried && e.sit.onlyChecksDrift(e.mg)}
 	if tf.ProviderLock != "" && tf.ProviderLock != string(e.ws.Lock) {
 		opts.LockedBefore = []byte(tf.ProviderLock) // a new revision's lock: the plan names the move
 	}

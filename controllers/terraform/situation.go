@@ -153,6 +153,16 @@ func (s situation) looksForUpgrades(mg resource.Managed) bool {
 	return !s.creating && spec.ClassRef != nil && spec.ChangePolicy.Allows(common.ManagementUpdate)
 }
 
+// onlyChecksDrift reports whether a plan made now checks for drift and nothing else:
+// the resource is settled, holds no plan, and its inputs and class revision are those
+// it last ran with. The engine may then answer it by rereading (PlanOptions.Reread).
+func (s situation) onlyChecksDrift(mg resource.Managed) bool {
+	conds := mg.GetManagedStatus().Conditions
+	settled := meta.IsStatusConditionTrue(conds, common.TypeSynced) && resource.IsReady(conds)
+	return s.reason == common.PlanDrift && s.held == nil && !s.revisionMoves && settled &&
+		(s.due == dueDriftCheck || s.due == dueRequested)
+}
+
 // destroysNothing reports whether a deleted resource has nothing of its own to destroy:
 // it adopted what exists, and the adoption never went through.
 func (s situation) destroysNothing() bool {

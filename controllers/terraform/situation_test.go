@@ -148,3 +148,48 @@ func TestSituationRules(t *testing.T) {
 		})
 	}
 }
+
+// TestOnlyChecksDrift: a plan may be answered by a reread only when it checks for drift
+// and nothing else.
+func TestOnlyChecksDrift(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		edit func(*terraformv1.Module)
+		hash string // the inputs as rendered now
+		want bool
+	}{
+		{name: "the drift interval passed", hash: "h1", want: true},
+		{name: "a check was requested", hash: "h1", want: true, edit: func(m *terraformv1.Module) {
+			m.Status.Terraform.LastPlanTime = &metav1.Time{Time: time.Now()}
+			m.Annotations = map[string]string{common.RequestedAtAnnotation: "now"}
+		}},
+		{name: "the inputs changed", hash: "h2"},
+		{name: "the last run failed", hash: "h1", edit: func(m *terraformv1.Module) {
+			m.Status.Conditions[1].Status = metav1.ConditionFalse
+		}},
+		{name: "a check was requested after a failed run", hash: "h1", edit: func(m *terraformv1.Module) {
+			m.Status.Conditions[1].Status = metav1.ConditionFalse
+			m.Annotations = map[string]string{common.RequestedAtAnnotation: "now"}
+		}},
+		{name: "a plan is held", hash: "h1", edit: func(m *terraformv1.Module) {
+			m.Status.Terraform.Plan = &common.PlanSummary{ID: "p1"}
+			m.Status.Conditions = append(m.Status.Conditions, metav1.Condition{Type: common.TypeDrifted, Status: metav1.ConditionTrue})
+		}},
+		{name: "the class revision moves", hash: "h1", edit: func(m *terraformv1.Module) { m.Spec.Revision = "pets-2" }},
+		{name: "not due yet", hash: "h1", edit: func(m *terraformv1.Module) {
+			m.Status.Terraform.LastPlanTime = &metav1.Time{Time: time.Now()}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := &terraformv1.Module{}
+			existingModule(m)
+			if tc.edit != nil {
+				tc.edit(m)
+			}
+			s := situate(m, facts{hash: tc.hash, driftInterval: time.Hour, now: time.Now()})
+			if got := s.onlyChecksDrift(m); got != tc.want {
+				t.Errorf("only checks drift = %v, want %v (due: %q)", got, tc.want, s.due)
+			}
+		})
+	}
+}

@@ -138,6 +138,7 @@ type Engine struct {
 	plugins ProviderPool              // plugins.Off without provider reuse
 	lent    map[string]*plugins.Lease // providers lent, per workspace
 	seeded  sync.Map                  // workspaces whose state this process saw written
+	rereads rereads                   // the reads of each workspace's last plan without changes
 
 	activity activities // what each workspace's streaming command does now
 }

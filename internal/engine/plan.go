@@ -170,6 +170,11 @@ type PlanOptions struct {
 	// Targets limits the plan to these resource addresses (terraform's -target), as
 	// the adoption of an interrupted create's objects before a destroy does.
 	Targets []string
+	// Reread, for a drift check, lets the plan be answered without terraform when the
+	// workspace's inputs and state are those of its last plan without changes and its
+	// providers, asked that plan's reads again, answer them alike (RereadVerb): the plan
+	// then has no changes again. Anything else plans with terraform.
+	Reread bool `json:",omitempty"`
 }
 
 // Plan makes and saves a plan of the workspace and describes it.
@@ -189,11 +194,17 @@ func (e *Engine) Plan(ctx context.Context, ws Workspace, opts PlanOptions) (*Pla
 
 // plan plans ws; locked is the lock the workspace's provider changes are counted from.
 func (e *Engine) plan(ctx context.Context, ws Workspace, locked []byte, opts PlanOptions) (*Plan, error) {
+	if p, ok := e.reread(ctx, ws, opts); ok {
+		return p, nil
+	}
+	e.rereads.forget(ws.ID) // until this plan proves to have no changes
 	tf, done, err := e.prepareWithProviders(ctx, ws)
 	if err != nil {
 		return nil, err
 	}
 	defer done()
+	reads, stopRecording := e.recordReads(ws)
+	defer stopRecording()
 	lock := readLock(e.Dir(ws.ID))
 	moved := ProviderChanges(locked, lock)
 	path := filepath.Join(e.Dir(ws.ID), planFile)
@@ -212,6 +223,7 @@ func (e *Engine) plan(ctx context.Context, ws Workspace, locked []byte, opts Pla
 	}
 	if !changed && len(moved) == 0 {
 		p := &Plan{Resources: -1, PriorResources: -1, Lock: lock}
+		e.rememberReads(ctx, ws, opts, reads, lock)
 		if opts.Outputs {
 			p.Outputs, err = e.outputs(ctx, ws, tf)
 		}

@@ -238,3 +238,65 @@ func recordVerbs(e *Engine) func() []string {
 		return slices.Clone(verbs)
 	}
 }
+
+// TestDriftCheckRereads: a drift check (PlanOptions.Reread) that follows a plan without
+// changes asks the provider that plan's reads again and runs no terraform when they are
+// answered alike. A check that reads outputs, other inputs, or a state written since
+// run terraform again; a plan that is not a drift check always does.
+func TestDriftCheckRereads(t *testing.T) {
+	e := reuseEngine(t)
+	var mu sync.Mutex
+	var verbs []string
+	e.opts.OnRun = func(r Run) {
+		mu.Lock()
+		defer mu.Unlock()
+		verbs = append(verbs, r.Verb)
+	}
+	ran := func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		out := verbs
+		verbs = nil
+		return out
+	}
+	ctx := context.Background()
+	ws := Workspace{ID: "a", Files: map[string][]byte{"main.tf": []byte(petModule)}}
+	if _, err := e.Create(ctx, ws); err != nil {
+		t.Fatal(err)
+	}
+	ran()
+	check := func(why string, opts PlanOptions, want ...string) {
+		t.Helper()
+		plan, err := e.Plan(ctx, ws, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if plan.HasChanges() || plan.Lock == nil {
+			t.Fatalf("%s: changes %v, lock %q: want none, and the lock", why, plan.Changes, plan.Lock)
+		}
+		if got := ran(); !slices.Equal(got, want) {
+			t.Errorf("%s: ran %q, want %q", why, got, want)
+		}
+	}
+	drift := PlanOptions{Reread: true}
+	check("the first check after an apply", drift, "plan")
+	check("a check after a plan without changes", drift, RereadVerb)
+	check("and the next", drift, RereadVerb)
+	check("a plan that is not a drift check", PlanOptions{}, "plan")
+	check("a check that reads the outputs", PlanOptions{Reread: true, Outputs: true}, "plan", "output")
+	check("a check after that", drift, RereadVerb)
+
+	state := filepath.Join(e.Dir(ws.ID), "terraform.tfstate")
+	b, err := os.ReadFile(state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(state, append(b, '\n'), 0o600); err != nil { // the state written since
+		t.Fatal(err)
+	}
+	check("a check after the state was written", drift, "plan")
+	check("a check after that", drift, RereadVerb)
+	ws.Env = map[string]string{"TOKEN": "rotated"}
+	check("a check with other credentials", drift, "plan")
+	check("a check after that", drift, RereadVerb)
+}

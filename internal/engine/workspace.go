@@ -110,6 +110,7 @@ func (e *Engine) Remove(id string) error {
 		return fmt.Errorf("invalid workspace id %q", id)
 	}
 	e.handles.forget(id)
+	e.rereads.forget(id)
 	return os.RemoveAll(e.Dir(id))
 }
 
@@ -206,7 +207,8 @@ func (e *Engine) holderID() string {
 
 // Run describes one finished terraform command, for metrics and logs.
 type Run struct {
-	// Verb is the command: init, plan, show, apply, output, destroy, state-push, state-pull.
+	// Verb is the command: init, plan, show, apply, output, destroy, state-push,
+	// state-pull; or RereadVerb, a drift check answered without terraform.
 	Verb string
 	// Workspace is the workspace's ID; Kind and Name say whose it is.
 	Workspace  string

@@ -51,10 +51,23 @@ type gater interface {
 // to a provider; restore ends that and gives the lease its own sockets back. It fails
 // when a provider of the run is not the pool's, or cannot hold changes.
 func (l *Lease) Gate(check CreateCheck) (restore func(), err error) {
+	g := &runGate{check: check}
+	return l.serveOwn("g", func(proc *process, socket string) (func(), error) {
+		gp, ok := proc.handle.(gater)
+		if !ok {
+			return nil, errors.New("a provider process that cannot hold a run's changes")
+		}
+		return gp.serveGated(socket, g.forProvider(proc.address))
+	})
+}
+
+// serveOwn has terraform reach each of the lease's processes, for one run, through a
+// socket of its own (named with prefix) that serve starts serving; restore stops them
+// and gives the lease its own sockets back.
+func (l *Lease) serveOwn(prefix string, serve func(proc *process, socket string) (stop func(), err error)) (restore func(), err error) {
 	if l == nil || len(l.procs) == 0 || len(l.procs) != len(l.Reattach) {
 		return nil, errors.New("the run's providers are not the provider pool's")
 	}
-	g := &runGate{check: check}
 	own := l.Reattach
 	var stops []func()
 	restore = func() {
@@ -63,26 +76,21 @@ func (l *Lease) Gate(check CreateCheck) (restore func(), err error) {
 		}
 		l.Reattach = own
 	}
-	gated := make(tfexec.ReattachInfo, len(own))
+	served := make(tfexec.ReattachInfo, len(own))
 	next := l.pool.gates.Add(1)
 	for i, proc := range l.procs {
-		gp, ok := proc.handle.(gater)
-		if !ok {
-			restore()
-			return nil, errors.New("a provider process that cannot hold a run's changes")
-		}
-		socket := filepath.Join(l.pool.dir, fmt.Sprintf("g%d-%d.sock", next, i))
-		stop, err := gp.serveGated(socket, g.forProvider(proc.address))
+		socket := filepath.Join(l.pool.dir, fmt.Sprintf("%s%d-%d.sock", prefix, next, i))
+		stop, err := serve(proc, socket)
 		if err != nil {
 			restore()
-			return nil, fmt.Errorf("serve a checked run: %w", err)
+			return nil, fmt.Errorf("serve a run on its own socket: %w", err)
 		}
 		stops = append(stops, stop)
 		rc := own[proc.address]
 		rc.Addr.String = socket
-		gated[proc.address] = rc
+		served[proc.address] = rc
 	}
-	l.Reattach = gated
+	l.Reattach = served
 	return restore, nil
 }
 

@@ -152,13 +152,19 @@ func (p *proxy) answerConfigure(in grpc.ServerStream, method string) error {
 	if err := in.RecvMsg(&req); err != nil {
 		return err
 	}
-	ctx, done := p.calls.start(in.Context())
-	defer done()
-	resp, err := p.configured.answer(ctx, req, func() ([]byte, error) { return p.invoke(ctx, method, req) })
+	resp, err := p.configure(in.Context(), method, req)
 	if err != nil {
 		return err
 	}
 	return in.SendMsg(&resp)
+}
+
+// configure answers the configure request req: a repeat of the process's last
+// configuration from its answer, any other by the provider.
+func (p *proxy) configure(ctx context.Context, method string, req []byte) ([]byte, error) {
+	ctx, done := p.calls.start(ctx)
+	defer done()
+	return p.configured.answer(ctx, req, func() ([]byte, error) { return p.invoke(ctx, method, req) })
 }
 
 // invoke asks the provider a unary call, req and its answer as they go on the wire.

@@ -148,6 +148,16 @@ func (p *execProcess) serveGated(socket string, g *runGate) (func(), error) {
 	return p.proxy.serveGated(socket, g)
 }
 
+// serveRecorded serves one run's calls on a socket of its own, its reads recorded in r.
+func (p *execProcess) serveRecorded(socket, address string, r *Reads) (func(), error) {
+	return p.proxy.serveRecorded(socket, address, r)
+}
+
+// askAgain asks the provider recorded calls again; same when it answers them alike.
+func (p *execProcess) askAgain(ctx context.Context, calls []call) (bool, error) {
+	return p.proxy.askAgain(ctx, calls)
+}
+
 // Pid is the provider's process id.
 func (p *execProcess) Pid() int { return p.cmd.Process.Pid }
 

@@ -300,6 +300,19 @@ func (l *Locker) LockState(ctx context.Context, backend map[string]string, verb 
 	return l.Lock(ctx, LeaseKey(backend["namespace"], backend["secret_suffix"]), backend["secret_suffix"], verb, create)
 }
 
+// StateVersion is the resource version of the state Secret a workspace keeps in the
+// kubernetes backend, named by its backend settings: it changes whenever terraform
+// writes the state (its locks are kept on the Lease). Empty when there is no state.
+func (l *Locker) StateVersion(ctx context.Context, backend map[string]string) (string, error) {
+	meta, err := getStateMeta(ctx, l.reader, stateKey(LeaseKey(backend["namespace"], backend["secret_suffix"])))
+	if err != nil || meta == nil {
+		return "", err
+	}
+	return meta.GetResourceVersion(), nil
+}
+
+var _ engine.StateVersioner = (*Locker)(nil)
+
 // ForEngine returns the locker of an engine whose commands run at most timeout (0: the
 // engine's default): a lock is held for a command's deadline, then for the time a
 // cancelled terraform gets to stop and a minute more. The controller and the runners
