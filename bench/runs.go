@@ -67,22 +67,25 @@ type tpResult struct {
 	processes float64
 	diskBytes int64
 	peakRSS   float64
-	treeRSS   float64       // peak of the controller, terraform and providers together, MiB
-	driftCPU  time.Duration // one drift check (a no-op plan) of every claim
-	driftWall time.Duration // from asking every claim for a drift check to the last answer
-	etcdBytes float64       // growth of etcd's database in use while the claims were made
-	reads     float64
-	writes    float64
-	audit     map[write]int // with -audit: every writer's writes until all were Ready
-	deletion  time.Duration
-	noopProcs float64
-	noopAvg   time.Duration
-	idle      time.Duration
-	idleCPU   time.Duration
-	idleProcs float64
-	runner    runnerSide  // with runners: the runs sent to them while the claims were made
-	wake      wakeResult  // with runners, on the last pass: a claim after the runner stopped idle
-	kill      *killResult // with -kill-at: what a replica killed mid-run left behind
+	treeRSS   float64 // peak of the controller, terraform and providers together, MiB
+	// firstDriftCPU and firstDriftWall are the first drift check of every claim after
+	// the creates: terraform plans each, as no plan without changes came before.
+	firstDriftCPU, firstDriftWall time.Duration
+	driftCPU                      time.Duration // a later drift check of every claim: what each interval costs
+	driftWall                     time.Duration // from asking every claim for that check to the last answer
+	etcdBytes                     float64       // growth of etcd's database in use while the claims were made
+	reads                         float64
+	writes                        float64
+	audit                         map[write]int // with -audit: every writer's writes until all were Ready
+	deletion                      time.Duration
+	noopProcs                     float64
+	noopAvg                       time.Duration
+	idle                          time.Duration
+	idleCPU                       time.Duration
+	idleProcs                     float64
+	runner                        runnerSide  // with runners: the runs sent to them while the claims were made
+	wake                          wakeResult  // with runners, on the last pass: a claim after the runner stopped idle
+	kill                          *killResult // with -kill-at: what a replica killed mid-run left behind
 }
 
 // runRaw creates n workspaces with the terraform CLI (init + apply, kubernetes backend),
@@ -351,6 +354,9 @@ func (h *harness) runClaims(ctx context.Context, variant string, n int, tag stri
 		return tpResult{}, err
 	}
 	if !h.noDrift {
+		if res.firstDriftCPU, res.firstDriftWall, err = h.drift(ctx, names); err != nil {
+			return tpResult{}, err
+		}
 		if res.driftCPU, res.driftWall, err = h.drift(ctx, names); err != nil {
 			return tpResult{}, err
 		}

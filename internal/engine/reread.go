@@ -18,9 +18,10 @@ import (
 	"terraplane.io/terraplane/internal/plugins"
 )
 
-// RereadVerb is the verb Options.OnRun reports a drift check by: one answered by
-// asking the providers the reads of the workspace's last plan without changes again,
-// no terraform run.
+// RereadVerb is the verb Options.OnRun reports a drift check by that was answered
+// without terraform: the providers, asked the reads of the workspace's last plan
+// without changes again, answered them alike. A reread that found a change is not
+// reported: terraform's plan that follows is.
 const RereadVerb = "reread"
 
 // StateVersioner tells the version of a workspace's state, named by its backend
@@ -93,13 +94,12 @@ func (e *Engine) reread(ctx context.Context, ws Workspace, opts PlanOptions) (*P
 		return nil, false
 	}
 	start := time.Now()
-	same, err := e.readAgain(ctx, ws, last)
-	if e.opts.OnRun != nil {
-		e.opts.OnRun(Run{Verb: RereadVerb, Workspace: ws.ID, Kind: ws.Kind, Name: ws.Name, Started: start, Duration: time.Since(start), Err: Redact(err, ws.secrets())})
-	}
-	if err != nil || !same {
-		e.rereads.forget(ws.ID)
+	if same, err := e.readAgain(ctx, ws, last); err != nil || !same {
+		e.rereads.forget(ws.ID) // terraform plans, and reports what went wrong itself
 		return nil, false
+	}
+	if e.opts.OnRun != nil {
+		e.opts.OnRun(Run{Verb: RereadVerb, Workspace: ws.ID, Kind: ws.Kind, Name: ws.Name, Started: start, Duration: time.Since(start)})
 	}
 	return &Plan{Resources: -1, PriorResources: -1, Lock: last.lock}, true
 }

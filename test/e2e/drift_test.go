@@ -52,6 +52,16 @@ func TestBucketDrift(t *testing.T) {
 	bucket, keptBucket := mg.Spec.ForProvider.BucketName, keptMG.Spec.ForProvider.BucketName
 	mc := adminS3(g)
 
+	By(t, "a drift check that follows a plan without changes rereads the bucket, and runs no terraform")
+	for range 2 { // the first check after the create plans; the next may reread
+		g.Expect(requestPlan(ctx, mg)).To(Succeed())
+		g.Eventually(func(g Gomega) {
+			g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(mg), mg)).To(Succeed())
+			g.Expect(mg.Status.Terraform.LastHandledRequest).To(Equal(mg.Annotations[common.RequestedAtAnnotation]))
+		}).WithTimeout(timeout).WithPolling(time.Second).Should(Succeed())
+	}
+	g.Expect(runCount(g, metricsURL, "reread")).To(BeNumerically(">", 0), "a drift check answered by a reread")
+
 	By(t, "drift is detected and corrected")
 	tagBucket(g, ctx, bucket, "b")
 	g.Eventually(func(g Gomega) {
@@ -138,4 +148,11 @@ func bucketTeam(g Gomega, ctx context.Context, bucket string) string {
 // driftCount scrapes terraplane_drift_detected_total for S3Bucket.
 func driftCount(g Gomega, url string) float64 {
 	return max(0, scrapeMetric(g, url, `terraplane_drift_detected_total{group="storage.aws.terraplane.io",kind="S3Bucket"}`))
+}
+
+// runCount scrapes how many terraform commands of verb the S3Bucket controller ran
+// successfully (terraplane_terraform_run_seconds_count); verb reread counts drift
+// checks answered without terraform.
+func runCount(g Gomega, url, verb string) float64 {
+	return max(0, scrapeMetric(g, url, fmt.Sprintf(`terraplane_terraform_run_seconds_count{group="storage.aws.terraplane.io",kind="S3Bucket",result="success",verb=%q}`, verb)))
 }
