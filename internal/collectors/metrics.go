@@ -124,7 +124,7 @@ var RunBuckets = []float64{0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600,
 // terraformRunSeconds times every terraform command by verb, managed kind and result.
 var terraformRunSeconds = prometheus.NewHistogramVec(prometheus.HistogramOpts{
 	Name:    "terraplane_terraform_run_seconds",
-	Help:    "Duration of terraform commands, per verb (init, plan, show, apply, output, destroy, ...), managed kind (and its API group) and result.",
+	Help:    "Duration of terraform commands, per verb (init, plan, show, apply, output, destroy, ...; reread: a drift check answered without terraform), managed kind (and its API group) and result.",
 	Buckets: RunBuckets,
 }, []string{"verb", "kind", "group", "result"})
 
