@@ -148,15 +148,21 @@ func (p *proxy) answerPure(in grpc.ServerStream, method string) error {
 // answerConfigure answers a configure call: a repeat of the process's last
 // configuration from its answer, any other by the provider.
 func (p *proxy) answerConfigure(in grpc.ServerStream, method string) error {
-	var req []byte
-	if err := in.RecvMsg(&req); err != nil {
-		return err
-	}
-	resp, err := p.configure(in.Context(), method, req)
+	_, resp, err := p.configureUnary(in, method)
 	if err != nil {
 		return err
 	}
 	return in.SendMsg(&resp)
+}
+
+// configureUnary answers one configure call as answerConfigure does, and returns its
+// request and answer; the answer is the caller's to send.
+func (p *proxy) configureUnary(in grpc.ServerStream, method string) (req, resp []byte, err error) {
+	if err := in.RecvMsg(&req); err != nil {
+		return nil, nil, err
+	}
+	resp, err = p.configure(in.Context(), method, req)
+	return req, resp, err
 }
 
 // configure answers the configure request req: a repeat of the process's last

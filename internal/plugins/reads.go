@@ -160,29 +160,26 @@ func (p *proxy) serveRecorded(socket, address string, r *Reads) (func(), error) 
 		name := path.Base(method)
 		switch {
 		case configureMethods[method]:
-			var req []byte
-			if err := in.RecvMsg(&req); err != nil {
-				return err
-			}
-			resp, err := p.configure(in.Context(), method, req)
-			if err != nil {
-				return err
-			}
-			r.add(address, method, req, resp)
-			return in.SendMsg(&resp)
+			return answerRecorded(in, method, p.configureUnary, func(req, resp []byte) { r.add(address, method, req, resp) })
 		case readMethods[name]:
-			req, resp, err := p.relayUnary(in, method)
-			if err != nil {
-				return err
-			}
-			r.add(address, method, req, resp)
-			return in.SendMsg(&resp)
+			return answerRecorded(in, method, p.relayUnary, func(req, resp []byte) { r.add(address, method, req, resp) })
 		case !quietMethods[name] && method != shutdownMethod:
 			r.doubt(method)
 		}
 		return p.forward(srv, in)
 	}
 	return p.serveOn(socket, handler)
+}
+
+// answerRecorded answers one unary call with answer, and has record see its request and
+// answer first.
+func answerRecorded(in grpc.ServerStream, method string, answer func(grpc.ServerStream, string) ([]byte, []byte, error), record func(req, resp []byte)) error {
+	req, resp, err := answer(in, method)
+	if err != nil {
+		return err
+	}
+	record(req, resp)
+	return in.SendMsg(&resp)
 }
 
 // rereadParallelism is how many reads of one run are asked again at once, as many as
