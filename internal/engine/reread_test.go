@@ -17,8 +17,11 @@ func TestInputsDigest(t *testing.T) {
 	e := &Engine{execPath: "/bin/terraform"}
 	want := e.inputsDigest(base())
 	for name, change := range map[string]func(*Workspace, *Engine){
-		"a file's content":         func(ws *Workspace, _ *Engine) { ws.Files["main.tf"] = []byte(`resource "terraform_data" "b" {}`) },
-		"a file's name":            func(ws *Workspace, _ *Engine) { ws.Files["other.tf"] = ws.Files["main.tf"]; delete(ws.Files, "main.tf") },
+		"a file's content": func(ws *Workspace, _ *Engine) { ws.Files["main.tf"] = []byte(`resource "terraform_data" "b" {}`) },
+		"a file's name": func(ws *Workspace, _ *Engine) {
+			ws.Files["other.tf"] = ws.Files["main.tf"]
+			delete(ws.Files, "main.tf")
+		},
 		"the credentials":          func(ws *Workspace, _ *Engine) { ws.Env["AWS_ACCESS_KEY_ID"] = "rotated" },
 		"a secret variable":        func(ws *Workspace, _ *Engine) { ws.SecretVars["password"] = "other" },
 		"the backend settings":     func(ws *Workspace, _ *Engine) { ws.BackendConfig["secret_suffix"] = "b" },
