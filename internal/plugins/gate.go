@@ -52,20 +52,20 @@ type gater interface {
 // when a provider of the run is not the pool's, or cannot hold changes.
 func (l *Lease) Gate(check CreateCheck) (restore func(), err error) {
 	g := &runGate{check: check}
-	return l.serveOwn("g", func(proc *process, socket string) (func(), error) {
+	return l.serveOwn("g", func(proc *process, address, socket string) (func(), error) {
 		gp, ok := proc.handle.(gater)
 		if !ok {
 			return nil, errors.New("a provider process that cannot hold a run's changes")
 		}
-		return gp.serveGated(socket, g.forProvider(proc.address))
+		return gp.serveGated(socket, g.forProvider(address))
 	})
 }
 
 // serveOwn has terraform reach each of the lease's processes, for one run, through a
-// socket of its own (named with prefix) that serve starts serving; restore stops them
-// and gives the lease its own sockets back.
-func (l *Lease) serveOwn(prefix string, serve func(proc *process, socket string) (stop func(), err error)) (restore func(), err error) {
-	if l == nil || len(l.procs) == 0 || len(l.procs) != len(l.Reattach) {
+// socket of its own (named with prefix) that serve starts serving for the address the
+// process is lent under; restore stops them and gives the lease its own sockets back.
+func (l *Lease) serveOwn(prefix string, serve func(proc *process, address, socket string) (stop func(), err error)) (restore func(), err error) {
+	if l == nil || len(l.procs) == 0 || len(l.procs) != len(l.Reattach) || len(l.procs) != len(l.addresses) {
 		return nil, errors.New("the run's providers are not the provider pool's")
 	}
 	own := l.Reattach
@@ -80,15 +80,20 @@ func (l *Lease) serveOwn(prefix string, serve func(proc *process, socket string)
 	next := l.pool.gates.Add(1)
 	for i, proc := range l.procs {
 		socket := filepath.Join(l.pool.dir, fmt.Sprintf("%s%d-%d.sock", prefix, next, i))
-		stop, err := serve(proc, socket)
+		address := l.addresses[i]
+		rc, ok := own[address]
+		if !ok {
+			restore()
+			return nil, fmt.Errorf("the run's provider %s is not the pool's", address)
+		}
+		stop, err := serve(proc, address, socket)
 		if err != nil {
 			restore()
 			return nil, fmt.Errorf("serve a run on its own socket: %w", err)
 		}
 		stops = append(stops, stop)
-		rc := own[proc.address]
 		rc.Addr.String = socket
-		served[proc.address] = rc
+		served[address] = rc
 	}
 	l.Reattach = served
 	return restore, nil

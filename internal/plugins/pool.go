@@ -127,7 +127,11 @@ type Lease struct {
 	// Reattach is what terraform is given (TF_REATTACH_PROVIDERS).
 	Reattach tfexec.ReattachInfo
 	procs    []*process
-	pool     *Pool
+	// addresses are the provider addresses procs are lent under, in order: a process
+	// serves every address of its binary (OpenTofu's and Terraform's registry names of
+	// one mirrored provider), and its own is the first it was started for.
+	addresses []string
+	pool      *Pool
 }
 
 // Key identifies the processes that may serve a run: the provider binary, the
@@ -173,7 +177,7 @@ func (p *Pool) Acquire(ctx context.Context, providers []Provider, env map[string
 			l.Release(true) // never used: the processes got so far serve on
 			return nil, err
 		}
-		l.procs = append(l.procs, proc)
+		l.procs, l.addresses = append(l.procs, proc), append(l.addresses, prov.Address)
 		// Pid is the provider's own: terraform's plugin client kills the process it is
 		// given when it cannot reach the address, and it must never be the controller.
 		// Test keeps terraform from stopping the provider when its run ends.
@@ -301,7 +305,7 @@ func (l *Lease) Release(healthy bool) {
 	for _, proc := range l.procs {
 		l.pool.giveBack(proc, healthy)
 	}
-	l.procs = nil
+	l.procs, l.addresses = nil, nil
 }
 
 // giveBack ends one run's use of proc.

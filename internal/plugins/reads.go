@@ -103,12 +103,12 @@ type recorder interface {
 // their own, where r records what the run reads; restore ends that and gives the lease
 // its own sockets back.
 func (l *Lease) Record(r *Reads) (restore func(), err error) {
-	return l.serveOwn("r", func(proc *process, socket string) (func(), error) {
+	return l.serveOwn("r", func(proc *process, address, socket string) (func(), error) {
 		rp, ok := proc.handle.(recorder)
 		if !ok {
 			return nil, errors.New("a provider process that cannot record a run's reads")
 		}
-		return rp.serveRecorded(socket, proc.address, r)
+		return rp.serveRecorded(socket, address, r)
 	})
 }
 
@@ -124,9 +124,7 @@ func (l *Lease) Reread(ctx context.Context, r *Reads) (same bool, err error) {
 	r.mu.Unlock()
 	var addresses []string
 	if l != nil {
-		for _, proc := range l.procs {
-			addresses = append(addresses, proc.address)
-		}
+		addresses = l.addresses
 	}
 	for address := range recorded {
 		if !slices.Contains(addresses, address) {
@@ -136,12 +134,12 @@ func (l *Lease) Reread(ctx context.Context, r *Reads) (same bool, err error) {
 	if l == nil {
 		return true, nil // no provider, and none was asked anything
 	}
-	for _, proc := range l.procs {
+	for i, proc := range l.procs {
 		rp, ok := proc.handle.(recorder)
 		if !ok {
 			return false, errors.New("a provider process that cannot read again")
 		}
-		if same, err := rp.askAgain(ctx, recorded[proc.address]); !same || err != nil {
+		if same, err := rp.askAgain(ctx, recorded[addresses[i]]); !same || err != nil {
 			return false, err
 		}
 	}

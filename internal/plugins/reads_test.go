@@ -7,6 +7,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/hashicorp/terraform-exec/tfexec"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
@@ -164,7 +165,7 @@ func TestRereadProviders(t *testing.T) {
 		l := &Lease{}
 		for _, a := range addresses {
 			p := &recordingProcess{same: same, fakeProcess: fakeProcess{exited: make(chan struct{})}}
-			l.procs = append(l.procs, &process{address: a, handle: p})
+			l.procs, l.addresses = append(l.procs, &process{address: a, handle: p}), append(l.addresses, a)
 		}
 		return l
 	}
@@ -199,5 +200,39 @@ func TestRereadProviders(t *testing.T) {
 				t.Errorf("Reread = %v, %v; want %v", same, err, tc.same)
 			}
 		})
+	}
+}
+
+// servedAt is a provider process that says which address it was asked to serve a run
+// under.
+type servedAt struct {
+	recordingProcess
+	address string
+}
+
+func (p *servedAt) serveRecorded(_, address string, _ *Reads) (func(), error) {
+	p.address = address
+	return func() {}, nil
+}
+
+// TestRecordUnderTheLentAddress: a process started for one address of its binary (the
+// OpenTofu registry's name of a provider) and lent under another (Terraform's) serves
+// the run under the address terraform was given, with its reattach settings.
+func TestRecordUnderTheLentAddress(t *testing.T) {
+	const tofu, hashicorp = "registry.opentofu.org/hashicorp/aws", "registry.terraform.io/hashicorp/aws"
+	proc := &servedAt{recordingProcess: recordingProcess{fakeProcess: fakeProcess{exited: make(chan struct{})}}}
+	l := &Lease{pool: &Pool{dir: t.TempDir()}, procs: []*process{{address: tofu, handle: proc}}, addresses: []string{hashicorp},
+		Reattach: tfexec.ReattachInfo{hashicorp: {Protocol: "grpc", ProtocolVersion: 5, Addr: tfexec.ReattachConfigAddr{Network: "unix", String: "p1.sock"}}}}
+	restore, err := l.Record(NewReads())
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := l.Reattach[hashicorp]
+	if proc.address != hashicorp || got.Addr.Network != "unix" || got.Protocol != "grpc" || got.Addr.String == "p1.sock" || len(l.Reattach) != 1 {
+		t.Errorf("served under %q with %+v (all: %v); want %s on a socket of the run's own", proc.address, got, l.Reattach, hashicorp)
+	}
+	restore()
+	if l.Reattach[hashicorp].Addr.String != "p1.sock" {
+		t.Errorf("after the run: %+v, want the lease's own socket back", l.Reattach[hashicorp])
 	}
 }
