@@ -3,18 +3,17 @@ package engine
 import (
 	"context"
 	"crypto/sha256"
-	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"hash"
-	"maps"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"sync"
 	"time"
 
+	"terraplane.io/terraplane/internal/module"
 	"terraplane.io/terraplane/internal/plugins"
 )
 
@@ -173,7 +172,7 @@ func (e *Engine) stateVersion(ctx context.Context, ws Workspace) (string, error)
 		return v.StateVersion(ctx, ws.BackendConfig)
 	}
 	dir := e.Dir(ws.ID)
-	if len(ws.BackendConfig) > 0 || exists(filepath.Join(dir, dataDir, "terraform.tfstate")) {
+	if _, err := os.Stat(filepath.Join(dir, dataDir, "terraform.tfstate")); err == nil || len(ws.BackendConfig) > 0 {
 		return "", errors.New("the state's version is not known") // a backend other than local
 	}
 	b, err := os.ReadFile(filepath.Join(dir, "terraform.tfstate"))
@@ -187,37 +186,28 @@ func (e *Engine) stateVersion(ctx context.Context, ws Workspace) (string, error)
 	return hex.EncodeToString(sum[:]), nil
 }
 
-func exists(path string) bool {
-	_, err := os.Stat(path)
-	return err == nil
-}
-
 // inputsDigest is a digest of everything a plan of ws is made from but its state and
 // what its providers read: terraform, its files, its environment (credentials
-// included), its secret variables, its backend settings and its lock.
+// included), its backend settings, its secret variables and its lock. Each part is
+// length-prefixed, as module.WriteFiles writes files, so no value passes for another.
 func (e *Engine) inputsDigest(ws Workspace) string {
 	h := sha256.New()
-	write(h, e.execPath)
-	writeMap(h, ws.Files)
-	writeMap(h, e.env(ws))
+	fmt.Fprintf(h, "%d\x00%s", len(e.execPath), e.execPath)
+	module.WriteFiles(h, ws.Files, nil)
+	for _, part := range []map[string]string{e.env(ws), ws.BackendConfig} {
+		fmt.Fprintf(h, "\x00%d\x00", len(part))
+		module.WriteFiles(h, asBytes(part), nil)
+	}
 	secrets, _ := json.Marshal(ws.SecretVars) // its maps' keys sorted
-	write(h, string(secrets))
-	writeMap(h, ws.BackendConfig)
-	write(h, string(ws.Lock))
+	fmt.Fprintf(h, "\x00%d\x00%s\x00%d\x00%s", len(secrets), secrets, len(ws.Lock), ws.Lock)
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// write writes s to h length-prefixed, so that no value can pass for another split.
-func write(h hash.Hash, s string) {
-	_ = binary.Write(h, binary.BigEndian, uint64(len(s)))
-	h.Write([]byte(s))
-}
-
-// writeMap writes m to h, its keys sorted.
-func writeMap[V string | []byte](h hash.Hash, m map[string]V) {
-	_ = binary.Write(h, binary.BigEndian, uint64(len(m)))
-	for _, k := range slices.Sorted(maps.Keys(m)) {
-		write(h, k)
-		write(h, string(m[k]))
+// asBytes is m with its values as bytes.
+func asBytes(m map[string]string) map[string][]byte {
+	out := make(map[string][]byte, len(m))
+	for k, v := range m {
+		out[k] = []byte(v)
 	}
+	return out
 }

@@ -44,21 +44,6 @@ func (r *Reads) Unsure() string {
 	return r.unsure
 }
 
-// Len is the number of reads recorded, configure calls left out.
-func (r *Reads) Len() int {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	n := 0
-	for _, calls := range r.calls {
-		for _, c := range calls {
-			if !configureMethods[c.method] {
-				n++
-			}
-		}
-	}
-	return n
-}
-
 // add records a call the provider at address answered.
 func (r *Reads) add(address, method string, req, resp []byte) {
 	r.mu.Lock()
