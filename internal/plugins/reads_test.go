@@ -128,7 +128,9 @@ func TestRereadAnswersAlike(t *testing.T) {
 			if tc.change[configure6] == "" && w.count(configure6) != configures {
 				t.Error("the provider was configured again with what it was configured with")
 			}
-			if w.count(read6) != 2 && tc.change[configure6] == "" {
+			// Every read is asked again when all answer alike; once one differs, the rest
+			// may be cancelled, so only the alike cases count them.
+			if tc.same && w.count(read6) != 2 {
 				t.Errorf("the object was read %d times, want 2 (the run's and the reread's)", w.count(read6))
 			}
 		})
