@@ -19,6 +19,7 @@ import (
 
 	"terraplane.io/terraplane/internal/app"
 	"terraplane.io/terraplane/internal/collectors"
+	"terraplane.io/terraplane/internal/backendproxy"
 	"terraplane.io/terraplane/internal/engine"
 	"terraplane.io/terraplane/internal/engineflags"
 	"terraplane.io/terraplane/internal/planpolicy"
@@ -159,8 +160,14 @@ func runRunner(ctx context.Context, o runnerOptions) error {
 	srv := &runner.Server{Token: token}
 	o.engine.Locker, o.engine.OnRun, o.engine.Log = locker, srv.OnRun, ctrl.Log.WithName("providers")
 	o.engine.CheckCreate, o.engine.CPU = (&planpolicy.Cache{}).CheckCreate, app.ContainerCPUMeter()
+	// terraform's state backend reaches the cluster with the pool's identity, through a
+	// proxy that reads a state by its name
+	if o.engine.StateBackend, err = backendproxy.Start(cfg, o.engine.WorkDir); err != nil {
+		return err
+	}
 	eng, err := engine.New(ctx, o.engine)
 	if err != nil {
+		_ = o.engine.StateBackend.Close()
 		return err
 	}
 	defer eng.Stop()

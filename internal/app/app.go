@@ -55,6 +55,10 @@ type Options struct {
 	StateKubeconfig string
 	// StateContext is the context of StateKubeconfig to use; empty means its current one.
 	StateContext string
+	// DirectStateBackend lets terraform's state backend talk to the API server itself,
+	// rather than through this process's loopback proxy, which reads a state by its name
+	// (backendproxy).
+	DirectStateBackend bool
 	// MaxConcurrentReconciles per kind; 0 means 10.
 	MaxConcurrentReconciles int
 	// MaxCreatingPerNamespace caps the new resources of one namespace's claims that wait
@@ -241,7 +245,7 @@ func Compose(ctx context.Context, cfg *rest.Config, opts Options, local *runner.
 	}
 	err = terraform.Setup(mgr, reg, terraform.Options{Policies: policies,
 		Runner: runs, KubeconfigPath: opts.StateKubeconfig, KubeconfigContext: opts.StateContext, DriftInterval: opts.DriftInterval,
-		StateFromEnvironment: opts.Runner == RunnerProcess || opts.Runner == RunnerDeployment,
+		StateFromEnvironment: opts.Runner == RunnerProcess || opts.Runner == RunnerDeployment || eng.ServesStateBackend(),
 		UserErrorRetry:       opts.UserErrorRetry, MaxConcurrentReconciles: opts.MaxConcurrentReconciles, Shards: shards,
 	})
 	if err != nil {

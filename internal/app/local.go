@@ -35,8 +35,16 @@ func NewLocal(ctx context.Context, cfg *rest.Config, opts Options) (*runner.Loca
 		eo.CPU = cpuMeter(limits, cgroupRoot)
 	}
 	eo.CheckCreate = (&planpolicy.Cache{}).CheckCreate
+	if !opts.DirectStateBackend {
+		if eo.StateBackend, err = stateBackend(opts.StateKubeconfig, opts.StateContext, opts.WorkDir); err != nil {
+			return nil, err
+		}
+	}
 	eng, err := engine.New(ctx, eo)
 	if err != nil {
+		if eo.StateBackend != nil {
+			_ = eo.StateBackend.Close()
+		}
 		return nil, err
 	}
 	return &runner.Local{Engine: eng, Locker: locker}, nil

@@ -78,6 +78,18 @@ type Options struct {
 	// backend (BackendConfig secret_suffix) around each command that writes its state,
 	// in place of terraform; nil leaves locking to terraform.
 	Locker StateLocker
+	// StateBackend, when set, is where terraform's kubernetes state backend reaches its
+	// cluster: its kubeconfig takes the place of the environment's, and Stop closes it.
+	StateBackend StateBackend
+}
+
+// StateBackend is a kubeconfig for terraform's kubernetes state backend that lives as
+// long as the engine (backendproxy.Proxy).
+type StateBackend interface {
+	// Kubeconfig is the file's path.
+	Kubeconfig() string
+	// Close ends it.
+	Close() error
 }
 
 // StateLocker takes a workspace's state lock, named by its backend settings, for one
@@ -204,8 +216,19 @@ func New(ctx context.Context, opts Options) (*Engine, error) {
 	return e, nil
 }
 
-// Stop stops the provider processes kept warm (those in use as their runs end).
-func (e *Engine) Stop() { e.plugins.Stop() }
+// Stop stops the provider processes kept warm (those in use as their runs end) and closes
+// the state backend.
+func (e *Engine) Stop() {
+	e.plugins.Stop()
+	if e.opts.StateBackend != nil {
+		_ = e.opts.StateBackend.Close()
+	}
+}
+
+// ServesStateBackend says whether terraform's kubernetes state backend finds its cluster
+// in the engine's StateBackend, which then leaves no room for a cluster named in the
+// configuration's backend block.
+func (e *Engine) ServesStateBackend() bool { return e.opts.StateBackend != nil }
 
 // TerraformEnv names the binary the engine runs when no flag does (a path, or a name on
 // PATH): Terraplane's image sets it to the binary it bundles, tofu by default.

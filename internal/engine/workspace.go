@@ -190,6 +190,10 @@ func (e *Engine) env(ws Workspace) map[string]string {
 			env[k] = v
 		}
 	}
+	if b := e.opts.StateBackend; b != nil {
+		env["KUBE_CONFIG_PATH"] = b.Kubeconfig()
+		delete(env, "KUBE_IN_CLUSTER_CONFIG")
+	}
 	for k, v := range ws.Env {
 		env[k] = v
 	}

@@ -1,0 +1,154 @@
+package backendproxy
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/subtle"
+	"crypto/tls"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	certutil "k8s.io/client-go/util/cert"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+)
+
+// loopback is the address the proxy listens on.
+var loopback = net.IPv4(127, 0, 0, 1)
+
+// kubeconfigName is the file, in the directory Start is given, that reaches the proxy.
+const kubeconfigName = ".state-backend.kubeconfig"
+
+// Proxy forwards terraform's state backend requests to the API server with the identity
+// of the configuration it was started with, narrowing state reads to a name.
+type Proxy struct {
+	token      string
+	kubeconfig string
+	server     *http.Server
+	upstream   *httputil.ReverseProxy
+}
+
+// Start serves a proxy on a loopback port in front of the API server cfg reaches, with
+// cfg's identity, and writes into dir (mode 0600) the kubeconfig that reaches it, with a
+// token of its own that only holders of that file know.
+func Start(cfg *rest.Config, dir string) (*Proxy, error) {
+	target, err := apiURL(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("state backend proxy: %w", err)
+	}
+	transport, err := rest.TransportFor(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("state backend proxy transport: %w", err)
+	}
+	token, err := newToken()
+	if err != nil {
+		return nil, err
+	}
+	// terraform's client sends a token only over TLS: a certificate of the proxy's own
+	certPEM, keyPEM, err := certutil.GenerateSelfSignedCertKey(loopback.String(), []net.IP{loopback}, nil)
+	if err != nil {
+		return nil, fmt.Errorf("state backend proxy certificate: %w", err)
+	}
+	cert, err := tls.X509KeyPair(certPEM, keyPEM)
+	if err != nil {
+		return nil, fmt.Errorf("state backend proxy certificate: %w", err)
+	}
+	lis, err := tls.Listen("tcp", net.JoinHostPort(loopback.String(), "0"), &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12})
+	if err != nil {
+		return nil, fmt.Errorf("state backend proxy listener: %w", err)
+	}
+	p := &Proxy{token: token, kubeconfig: filepath.Join(dir, kubeconfigName)}
+	p.upstream = &httputil.ReverseProxy{
+		Rewrite:       func(r *httputil.ProxyRequest) { r.SetURL(target); r.Out.Host = target.Host },
+		Transport:     transport,
+		FlushInterval: -1, // watches stream as they come
+		ErrorHandler: func(w http.ResponseWriter, _ *http.Request, err error) {
+			http.Error(w, "the API server could not be reached: "+err.Error(), http.StatusBadGateway)
+		},
+	}
+	if err := p.writeKubeconfig("https://"+lis.Addr().String(), certPEM); err != nil {
+		_ = lis.Close()
+		return nil, err
+	}
+	p.server = &http.Server{Handler: p, ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = p.server.Serve(lis) }()
+	return p, nil
+}
+
+// Kubeconfig is the path of the kubeconfig that reaches the proxy.
+func (p *Proxy) Kubeconfig() string { return p.kubeconfig }
+
+// Close stops serving and removes the kubeconfig.
+func (p *Proxy) Close() error {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	err := p.server.Shutdown(ctx)
+	if rmErr := os.Remove(p.kubeconfig); rmErr != nil && !errors.Is(rmErr, os.ErrNotExist) {
+		err = errors.Join(err, rmErr)
+	}
+	return err
+}
+
+// ServeHTTP forwards a request that bears the proxy's token, without it, and with a
+// state read narrowed to its Secret's name.
+func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	given, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	if !ok || subtle.ConstantTimeCompare([]byte(given), []byte(p.token)) != 1 {
+		http.Error(w, "Unauthorized", http.StatusUnauthorized)
+		return
+	}
+	r.Header.Del("Authorization")
+	if r.Method == http.MethodGet {
+		r.URL.RawQuery = narrow(r.URL.Path, r.URL.Query()).Encode()
+	}
+	p.upstream.ServeHTTP(w, r)
+}
+
+// writeKubeconfig writes the kubeconfig of the proxy at server, whose certificate ca
+// signed.
+func (p *Proxy) writeKubeconfig(server string, ca []byte) error {
+	cfg := clientcmdapi.NewConfig()
+	cfg.Clusters["state"] = &clientcmdapi.Cluster{Server: server, CertificateAuthorityData: ca}
+	cfg.AuthInfos["state"] = &clientcmdapi.AuthInfo{Token: p.token}
+	cfg.Contexts["state"] = &clientcmdapi.Context{Cluster: "state", AuthInfo: "state"}
+	cfg.CurrentContext = "state"
+	if err := clientcmd.WriteToFile(*cfg, p.kubeconfig); err != nil {
+		return fmt.Errorf("write the state backend's kubeconfig: %w", err)
+	}
+	return os.Chmod(p.kubeconfig, 0o600)
+}
+
+// apiURL is the API server's base URL in cfg.
+func apiURL(cfg *rest.Config) (*url.URL, error) {
+	host := cfg.Host
+	if !strings.Contains(host, "://") {
+		host = "https://" + host
+	}
+	u, err := url.Parse(host)
+	if err != nil || u.Host == "" {
+		return nil, fmt.Errorf("state backend proxy: the API server's address %q: %v", cfg.Host, err)
+	}
+	return u, nil
+}
+
+// newToken is a random bearer token.
+func newToken() (string, error) {
+	b := make([]byte, 32)
+	if _, err := rand.Read(b); err != nil {
+		return "", fmt.Errorf("state backend proxy token: %w", err)
+	}
+	return hex.EncodeToString(b), nil
+}
