@@ -18,8 +18,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"terraplane.io/terraplane/internal/app"
-	"terraplane.io/terraplane/internal/collectors"
 	"terraplane.io/terraplane/internal/backendproxy"
+	"terraplane.io/terraplane/internal/collectors"
 	"terraplane.io/terraplane/internal/engine"
 	"terraplane.io/terraplane/internal/engineflags"
 	"terraplane.io/terraplane/internal/planpolicy"
