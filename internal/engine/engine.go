@@ -217,11 +217,23 @@ func New(ctx context.Context, opts Options) (*Engine, error) {
 }
 
 // Stop stops the provider processes kept warm (those in use as their runs end) and closes
-// the state backend.
+// the state backend once no terraform command runs (those interrupted write their state
+// through it), or after a command's deadline and grace period.
 func (e *Engine) Stop() {
 	e.plugins.Stop()
-	if e.opts.StateBackend != nil {
-		_ = e.opts.StateBackend.Close()
+	if b := e.opts.StateBackend; b != nil {
+		go func() {
+			e.waitIdle(e.opts.Timeout + e.opts.GracePeriod)
+			_ = b.Close()
+		}()
+	}
+}
+
+// waitIdle returns once no terraform command holds a slot, or after limit.
+func (e *Engine) waitIdle(limit time.Duration) {
+	deadline := time.Now().Add(limit)
+	for len(e.slots) > 0 && time.Now().Before(deadline) {
+		time.Sleep(100 * time.Millisecond)
 	}
 }
 
