@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	. "github.com/onsi/gomega"
@@ -32,7 +31,6 @@ terraform {
   }
 }
 variable "report" { type = string }
-variable "api" { type = string }
 variable "other_state" { type = string }
 variable "namespace" { type = string }
 resource "random_pet" "p" {}
@@ -42,8 +40,8 @@ resource "terraform_data" "x" {
     command     = <<-EOT
       r=${var.report}
       echo "credential $POOL_CREDENTIAL" > $r
-      tok=$(cat "$(dirname "$KUBE_CONFIG_PATH")/token")
-      get() { echo "$1 $(curl -sk -o /dev/null -w '%%{http_code}' -H "Authorization: Bearer $tok" ${var.api}$2)" >> $r; }
+      ` + ownCredentials + `
+      get() { echo "$1 $(curl -sk -o /dev/null -w '%%{http_code}' -H "Authorization: Bearer $tok" $api$2)" >> $r; }
       get "list-own-namespace" /api/v1/namespaces/${var.namespace}/secrets
       [ -n "${var.other_state}" ] && get "get-other-state" /api/v1/namespaces/${var.other_state}
       true
@@ -79,7 +77,7 @@ func TestTenantPools(t *testing.T) {
 		g.Expect(env.Client.Create(ctx, &terraformv1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Namespace: tn.ns, Name: "random-" + tn.pool},
 			Spec: terraformv1.ProviderConfigSpec{Source: "hashicorp/random", Version: "3.9.0",
 				Credentials: []terraformv1.CredentialEnv{{Env: "POOL_CREDENTIAL", SecretKeyRef: terraformv1.SecretKeySelector{Name: "random-creds", Key: "token"}}}}})).To(Succeed())
-		inputs, _ := json.Marshal(map[string]any{"report": filepath.Join(reports, tn.pool), "api": strings.TrimSuffix(env.ControlPlane.Config.Host, "/"),
+		inputs, _ := json.Marshal(map[string]any{"report": filepath.Join(reports, tn.pool),
 			"other_state": otherState, "namespace": tn.ns})
 		m := moduleFrom(g, ctx, tn.ns, "shared", map[string]string{"main.tf": poolModule}, string(inputs))
 		m.Spec.ProviderConfigRefs = []common.LocalReference{{Name: "random-" + tn.pool}}

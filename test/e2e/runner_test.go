@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	. "github.com/onsi/gomega"
@@ -21,13 +20,20 @@ import (
 	"terraplane.io/terraplane/test/framework"
 )
 
+// ownCredentials is shell that sets tok and api to the token and the API address of the
+// kubeconfig terraform's state backend uses ($KUBE_CONFIG_PATH), whose token is inline or
+// in a file.
+const ownCredentials = `kc="$KUBE_CONFIG_PATH"
+      tok=$(sed -n 's/^ *token: *//p' "$kc" 2>/dev/null)
+      [ -z "$tok" ] && tok=$(cat "$(sed -n 's/^ *tokenFile: *//p' "$kc")" 2>/dev/null)
+      api=$(sed -n 's/^ *server: *//p' "$kc" 2>/dev/null)`
+
 // hostileModule is what a tenant's module author may write: at create, local-exec
-// gathers whatever credentials it can reach and tries to act with them, writing what it
-// found to var.report.
+// gathers whatever credentials it can reach (those of the state backend's kubeconfig
+// among them) and tries to act with them, writing what it found to var.report.
 const hostileModule = `
 variable "report" { type = string }
 variable "victim" { type = string }
-variable "api" { type = string }
 variable "look" { type = list(string) }
 variable "victim_state" { type = string }
 resource "terraform_data" "x" {
@@ -44,9 +50,9 @@ resource "terraform_data" "x" {
         if cat "$f" >/dev/null 2>&1; then echo "READ $f" >> $r; else echo "DENIED $f" >> $r; fi
       done
       if ls /var/run/secrets/kubernetes.io/serviceaccount/token >/dev/null 2>&1; then echo "READ pod token" >> $r; fi
-      tok=$(cat "$(dirname "$KUBE_CONFIG_PATH")/token" 2>/dev/null)
-      [ -n "$tok" ] && echo "READ own pool token" >> $r
-      try() { echo "$1 $(curl -sk -o $r.$1 -w '%%{http_code}' -H "Authorization: Bearer $tok" $2 ${var.api}$3)" >> $r; }
+      ` + ownCredentials + `
+      [ -n "$tok" ] && [ -n "$api" ] && echo "READ own credentials" >> $r
+      try() { echo "$1 $(curl -sk -o $r.$1 -w '%%{http_code}' -H "Authorization: Bearer $tok" $2 $api$3)" >> $r; }
       try "list-secrets-terraplane-system" "" /api/v1/namespaces/terraplane-system/secrets
       try "list-secrets-kube-system" "" /api/v1/namespaces/kube-system/secrets
       try "list-secrets-other-tenant" "" /api/v1/namespaces/e2e-pool-b/secrets
@@ -71,8 +77,9 @@ output "pet" { value = random_pet.p.id }
 
 // TestHostileModuleInARunner: with terraform in runner processes, a tenant's module that
 // hunts for credentials finds only its own pool's: not another pool's provider
-// environment, not the controller's files, and its pool's token is refused everywhere
-// but the pool's own namespace.
+// environment, not the controller's files, and its pool's credentials (the state
+// backend's, through the runner's loopback proxy) are refused everywhere but the pool's
+// own namespace.
 func TestHostileModuleInARunner(t *testing.T) {
 	ctx := context.Background()
 	g := NewWithT(t)
@@ -108,7 +115,7 @@ func TestHostileModuleInARunner(t *testing.T) {
 	g.Expect(pools).NotTo(BeEmpty(), "pool B's runner directory")
 	look := []string{env.ControlPlane.Kubeconfig, filepath.Join(workDir, "anything"), filepath.Join(pools[0], "token"), filepath.Join(pools[0], "kubeconfig")}
 	g.Expect(os.WriteFile(look[1], []byte("controller's"), 0o600)).To(Succeed())
-	inputs, _ := json.Marshal(map[string]any{"report": report, "victim": victim, "api": strings.TrimSuffix(env.ControlPlane.Config.Host, "/"), "look": look,
+	inputs, _ := json.Marshal(map[string]any{"report": report, "victim": victim, "look": look,
 		"victim_state": resource.StateSecretName(victimMod)})
 	hostile := moduleFrom(g, ctx, nsA, "hostile", map[string]string{"main.tf": hostileModule}, string(inputs))
 	g.Expect(env.Client.Create(ctx, hostile)).To(Succeed())
@@ -124,7 +131,7 @@ func TestHostileModuleInARunner(t *testing.T) {
 		g.Expect(got).To(ContainSubstring("DENIED "+f), "the controller's and other pools' files are out of reach")
 	}
 	g.Expect(got).NotTo(ContainSubstring("READ pod token"))
-	g.Expect(got).To(ContainSubstring("READ own pool token"))
+	g.Expect(got).To(ContainSubstring("READ own credentials"), "the module finds the credentials its terraform's state backend uses")
 	for _, attempt := range []string{"list-secrets-terraplane-system", "list-secrets-kube-system", "list-secrets-other-tenant", "get-other-tenant-state", "create-clusterrolebinding"} {
 		g.Expect(got).To(ContainSubstring(attempt+" 403"), "%s with the pool's token is forbidden", attempt)
 	}
