@@ -20,7 +20,8 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
-	certutil "k8s.io/client-go/util/cert"
+
+	"terraplane.io/terraplane/internal/servingcert"
 )
 
 // loopback is the address the proxy listens on.
@@ -58,7 +59,7 @@ func Start(cfg *rest.Config, dir string) (*Proxy, error) {
 		return nil, err
 	}
 	// terraform's client sends a token only over TLS: a certificate of the proxy's own
-	certPEM, keyPEM, err := certutil.GenerateSelfSignedCertKey(loopback.String(), []net.IP{loopback}, nil)
+	caPEM, certPEM, keyPEM, err := servingcert.Generate([]string{loopback.String()})
 	if err != nil {
 		return nil, fmt.Errorf("state backend proxy certificate: %w", err)
 	}
@@ -79,7 +80,7 @@ func Start(cfg *rest.Config, dir string) (*Proxy, error) {
 			http.Error(w, "the API server could not be reached: "+err.Error(), http.StatusBadGateway)
 		},
 	}
-	if err := p.writeKubeconfig("https://"+lis.Addr().String(), certPEM); err != nil {
+	if err := p.writeKubeconfig("https://"+lis.Addr().String(), caPEM); err != nil {
 		_ = lis.Close()
 		return nil, err
 	}

@@ -16,6 +16,16 @@ import (
 // validity is how long a CA and a serving certificate are valid.
 const validity = 10 * 365 * 24 * time.Hour
 
+// Generate makes a CA and a serving certificate for hosts that it signs, valid ten
+// years, and returns the CA, the certificate and its key as PEM.
+func Generate(hosts []string) (ca, cert, key []byte, err error) {
+	data, err := generate(hosts, time.Now())
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return data[CAKey], data[CertKey], data[KeyKey], nil
+}
+
 // generate makes a CA and a serving certificate for hosts that it signs, as the data of
 // a Secret (CAKey, CertKey, KeyKey).
 func generate(hosts []string, now time.Time) (map[string][]byte, error) {
