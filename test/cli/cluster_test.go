@@ -138,23 +138,35 @@ func TestControllerStateFollowsItsCluster(t *testing.T) {
 			t.Fatal("the controller stopped")
 		}
 	})
-	t.Run("context", func(t *testing.T) {
-		workdir := t.TempDir()
-		c := startController(t, userEnv(t), "--kubeconfig", twoContexts(t), "--context", "good", "--workdir", workdir)
-		m := runModule(t, "cli-controller-ctx", "by-context")
-		stateSecret(t, m)
-		main, err := os.ReadFile(filepath.Join(workdir, string(m.UID), "main.tf.json"))
-		if err != nil {
-			t.Fatalf("the workspace's root module: %v", err)
-		}
-		if !strings.Contains(string(main), `"config_context": "good"`) {
-			t.Errorf("the state backend reads the kubeconfig at the context in use:\n%s", main)
-		}
-		if _, err := os.Stat(filepath.Join(workdir, "state-kubeconfig")); !os.IsNotExist(err) {
-			t.Error("no copy of the credentials is written")
-		}
-		if c.exited() {
-			t.Fatal("the controller stopped")
-		}
-	})
+	// Through the controller's proxy the backend block names no cluster (the proxy
+	// reaches it at the context in use); talking to the API server itself, it names the
+	// kubeconfig's context.
+	for _, tc := range []struct {
+		name, module, backend string
+		flags                 []string
+	}{
+		{name: "context", module: "by-context", backend: `"kubernetes": {}`},
+		{name: "context, direct", module: "by-context-direct", backend: `"config_context": "good"`, flags: []string{"--direct-state-backend"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			workdir := t.TempDir()
+			args := append([]string{"--kubeconfig", twoContexts(t), "--context", "good", "--workdir", workdir}, tc.flags...)
+			c := startController(t, userEnv(t), args...)
+			m := runModule(t, "cli-controller-ctx", tc.module)
+			stateSecret(t, m)
+			main, err := os.ReadFile(filepath.Join(workdir, string(m.UID), "main.tf.json"))
+			if err != nil {
+				t.Fatalf("the workspace's root module: %v", err)
+			}
+			if !strings.Contains(string(main), tc.backend) {
+				t.Errorf("the state backend block, want %s:\n%s", tc.backend, main)
+			}
+			if _, err := os.Stat(filepath.Join(workdir, "state-kubeconfig")); !os.IsNotExist(err) {
+				t.Error("no copy of the credentials is written")
+			}
+			if c.exited() {
+				t.Fatal("the controller stopped")
+			}
+		})
+	}
 }
