@@ -13,7 +13,6 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -27,8 +26,10 @@ import (
 // loopback is the address the proxy listens on.
 var loopback = net.IPv4(127, 0, 0, 1)
 
-// kubeconfigName is the file, in the directory Start is given, that reaches the proxy.
-const kubeconfigName = ".state-backend.kubeconfig"
+// kubeconfigPattern names the file, in the directory Start is given, that reaches the
+// proxy: one of its own, as a proxy that stops removes its file while another started
+// on the same directory may serve already.
+const kubeconfigPattern = ".state-backend-*.kubeconfig"
 
 // Proxy forwards terraform's state backend requests to the API server with the identity
 // of the configuration it was started with, narrowing state reads to a name.
@@ -71,7 +72,7 @@ func Start(cfg *rest.Config, dir string) (*Proxy, error) {
 	if err != nil {
 		return nil, fmt.Errorf("state backend proxy listener: %w", err)
 	}
-	p := &Proxy{token: token, kubeconfig: filepath.Join(dir, kubeconfigName)}
+	p := &Proxy{token: token}
 	p.upstream = &httputil.ReverseProxy{
 		Rewrite:       func(r *httputil.ProxyRequest) { r.SetURL(target); r.Out.Host = target.Host },
 		Transport:     transport,
@@ -80,7 +81,7 @@ func Start(cfg *rest.Config, dir string) (*Proxy, error) {
 			http.Error(w, "the API server could not be reached: "+err.Error(), http.StatusBadGateway)
 		},
 	}
-	if err := p.writeKubeconfig("https://"+lis.Addr().String(), caPEM); err != nil {
+	if err := p.writeKubeconfig(dir, "https://"+lis.Addr().String(), caPEM); err != nil {
 		_ = lis.Close()
 		return nil, err
 	}
@@ -119,17 +120,31 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // writeKubeconfig writes the kubeconfig of the proxy at server, whose certificate ca
-// signed.
-func (p *Proxy) writeKubeconfig(server string, ca []byte) error {
+// signed, in a file of its own in dir.
+func (p *Proxy) writeKubeconfig(dir, server string, ca []byte) error {
 	cfg := clientcmdapi.NewConfig()
 	cfg.Clusters["state"] = &clientcmdapi.Cluster{Server: server, CertificateAuthorityData: ca}
 	cfg.AuthInfos["state"] = &clientcmdapi.AuthInfo{Token: p.token}
 	cfg.Contexts["state"] = &clientcmdapi.Context{Cluster: "state", AuthInfo: "state"}
 	cfg.CurrentContext = "state"
-	if err := clientcmd.WriteToFile(*cfg, p.kubeconfig); err != nil {
+	raw, err := clientcmd.Write(*cfg)
+	if err != nil {
 		return fmt.Errorf("write the state backend's kubeconfig: %w", err)
 	}
-	return os.Chmod(p.kubeconfig, 0o600)
+	f, err := os.CreateTemp(dir, kubeconfigPattern) // mode 0600
+	if err != nil {
+		return fmt.Errorf("write the state backend's kubeconfig: %w", err)
+	}
+	p.kubeconfig = f.Name()
+	_, err = f.Write(raw)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		_ = os.Remove(p.kubeconfig)
+		return fmt.Errorf("write the state backend's kubeconfig: %w", err)
+	}
+	return nil
 }
 
 // apiURL is the API server's base URL in cfg.

@@ -53,7 +53,7 @@ func TestNarrow(t *testing.T) {
 
 // TestProxy: only a holder of the kubeconfig's token gets through, the upstream never
 // sees that token but the identity the proxy was started with, and a state read arrives
-// narrowed.
+// narrowed; a proxy that stops removes its kubeconfig and no other's.
 func TestProxy(t *testing.T) {
 	var mu sync.Mutex
 	var seen []*http.Request
@@ -112,10 +112,18 @@ func TestProxy(t *testing.T) {
 	if got := seen[0].URL.Query().Get("fieldSelector"); got != "metadata.name=tfstate-default-abc" {
 		t.Errorf("the API server saw field selector %q", got)
 	}
+	next, err := Start(&rest.Config{Host: upstream.URL}, dir) // a proxy after it, on the same directory
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer next.Close()
 	if err := p.Close(); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(kubeconfig); !os.IsNotExist(err) {
 		t.Errorf("the kubeconfig outlived the proxy: %v", err)
+	}
+	if _, err := os.Stat(next.Kubeconfig()); err != nil {
+		t.Errorf("a proxy that stopped removed the next one's kubeconfig: %v", err)
 	}
 }
