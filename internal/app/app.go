@@ -55,10 +55,10 @@ type Options struct {
 	StateKubeconfig string
 	// StateContext is the context of StateKubeconfig to use; empty means its current one.
 	StateContext string
-	// DirectStateBackend lets terraform's state backend talk to the API server itself,
-	// rather than through this process's loopback proxy, which reads a state by its name
-	// (backendproxy).
-	DirectStateBackend bool
+	// StateBackendProxy has terraform's state backend reach the API server through this
+	// process's loopback proxy, which reads a state by its name (backendproxy), rather
+	// than talk to it itself.
+	StateBackendProxy bool
 	// MaxConcurrentReconciles per kind; 0 means 10.
 	MaxConcurrentReconciles int
 	// MaxCreatingPerNamespace caps the new resources of one namespace's claims that wait

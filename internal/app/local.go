@@ -35,7 +35,7 @@ func NewLocal(ctx context.Context, cfg *rest.Config, opts Options) (*runner.Loca
 		eo.CPU = cpuMeter(limits, cgroupRoot)
 	}
 	eo.CheckCreate = (&planpolicy.Cache{}).CheckCreate
-	if !opts.DirectStateBackend {
+	if opts.StateBackendProxy {
 		if eo.StateBackend, err = stateBackend(opts.StateKubeconfig, opts.StateContext, opts.WorkDir); err != nil {
 			return nil, err
 		}

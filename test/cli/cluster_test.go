@@ -138,15 +138,15 @@ func TestControllerStateFollowsItsCluster(t *testing.T) {
 			t.Fatal("the controller stopped")
 		}
 	})
-	// Through the controller's proxy the backend block names no cluster (the proxy
-	// reaches it at the context in use); talking to the API server itself, it names the
-	// kubeconfig's context.
+	// Talking to the API server itself, the backend block names the kubeconfig's context;
+	// through the controller's proxy it names no cluster (the proxy reaches it at the
+	// context in use).
 	for _, tc := range []struct {
 		name, module, backend string
 		flags                 []string
 	}{
-		{name: "context", module: "by-context", backend: `"kubernetes": {}`},
-		{name: "context, direct", module: "by-context-direct", backend: `"config_context": "good"`, flags: []string{"--direct-state-backend"}},
+		{name: "context", module: "by-context", backend: `"config_context": "good"`},
+		{name: "context, through the proxy", module: "by-context-proxy", backend: `"kubernetes": {}`, flags: []string{"--state-backend-proxy"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			workdir := t.TempDir()
