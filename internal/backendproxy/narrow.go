@@ -1,6 +1,7 @@
 package backendproxy
 
 import (
+	"maps"
 	"net/url"
 	"regexp"
 
@@ -54,10 +55,7 @@ func narrow(path string, query url.Values) url.Values {
 	if !state || suffix == "" || workspace == "" {
 		return query
 	}
-	narrowed := url.Values{}
-	for k, v := range query {
-		narrowed[k] = v
-	}
+	narrowed := maps.Clone(query)
 	narrowed.Set("fieldSelector", fields.OneTermEqualSelector("metadata.name", "tfstate-"+workspace+"-"+suffix).String())
 	return narrowed
 }
