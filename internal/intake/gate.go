@@ -12,9 +12,35 @@ import (
 // claims waiting for a place. A nil *Gate takes every claim in at once.
 type Gate struct {
 	limit func() int
-	mu    sync.Mutex
-	seq   uint64
-	ns    map[string]*space
+	// now reads the clock, and afterFunc calls f after d: time's, but for tests.
+	now       func() time.Time
+	afterFunc func(d time.Duration, f func()) func() bool
+	mu        sync.Mutex
+	seq       uint64
+	ns        map[string]*space
+}
+
+// A burst opens a namespace's places a few at a time, as TCP's slow start opens its
+// window: slowStartPlaces at once, twice as many each slowStartStep, up to the limit.
+// The first claims' resources then reach the engine while the API server takes few
+// writes besides the burst's creates, and a burst of slow applies (a cloud's) still has
+// every place open within a couple of seconds, long before its first apply ends.
+const (
+	slowStartPlaces = 2
+	slowStartStep   = 500 * time.Millisecond
+)
+
+// window is how many places of limit are open since opened after a burst began
+// (slow start); a limit below 1 opens every place.
+func window(limit int, since time.Duration) int {
+	if limit < 1 {
+		return limit
+	}
+	open := slowStartPlaces
+	for step := slowStartStep; step <= since && open < limit; step += slowStartStep {
+		open *= 2
+	}
+	return min(open, limit)
 }
 
 // space is one namespace's places and queue. A claim's turn is found by binary search
@@ -24,6 +50,10 @@ type space struct {
 	making  map[types.NamespacedName]bool
 	waiting []*waiter // in turn order
 	queued  map[types.NamespacedName]*waiter
+	// began is when the namespace's burst began (its slow start's clock); widen, when
+	// set, wakes the claims whose turn the next widening of the window brings.
+	began time.Time
+	widen func() bool
 }
 
 // position is w's index in the queue; w is queued.
@@ -78,8 +108,11 @@ func compareTurns(w, o *waiter) int {
 // resources that may wait for their first apply at once in one namespace; a limit
 // below 1 takes every claim in.
 func New(limit func() int) *Gate {
-	return &Gate{limit: limit, ns: map[string]*space{}}
+	return &Gate{limit: limit, now: time.Now, afterFunc: afterFunc, ns: map[string]*space{}}
 }
+
+// afterFunc is time.AfterFunc, its timer's Stop returned.
+func afterFunc(d time.Duration, f func()) func() bool { return time.AfterFunc(d, f).Stop }
 
 // Admit takes the claim key, made at made, in when its namespace has a free place and
 // no claim waits before it: its new resource then counts until Done. Otherwise the
@@ -96,6 +129,7 @@ func (g *Gate) Admit(key types.NamespacedName, made time.Time, wake func()) bool
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	sp := g.space(key.Namespace)
+	open := g.open(sp, limit)
 	if sp.making[key] {
 		return true
 	}
@@ -107,7 +141,8 @@ func (g *Gate) Admit(key types.NamespacedName, made time.Time, wake func()) bool
 	} else {
 		w.wake = wake
 	}
-	if sp.position(w) >= limit-len(sp.making) {
+	if sp.position(w) >= open-len(sp.making) {
+		g.widenLater(key.Namespace, sp, limit)
 		return false
 	}
 	sp.dequeue(w)
@@ -132,7 +167,7 @@ func (g *Gate) Waits(key types.NamespacedName) bool {
 		return false
 	}
 	w, ok := sp.queued[key]
-	return ok && sp.position(w) >= limit-len(sp.making)
+	return ok && sp.position(w) >= g.open(sp, limit)-len(sp.making)
 }
 
 // Done ends what the gate holds for the claim key: its place (its resource reported,
@@ -155,13 +190,13 @@ func (g *Gate) Done(key types.NamespacedName) {
 	}
 	var wake []func()
 	if len(sp.making)+len(sp.waiting) < held {
-		free := g.limit() - len(sp.making)
+		free := g.open(sp, g.limit()) - len(sp.making)
 		for _, w := range sp.waiting[:max(0, min(free, len(sp.waiting)))] {
 			wake = append(wake, w.wake)
 		}
 	}
 	if len(sp.making) == 0 && len(sp.waiting) == 0 {
-		delete(g.ns, key.Namespace)
+		g.forget(key.Namespace, sp)
 	}
 	g.mu.Unlock()
 	for _, f := range wake {
@@ -177,12 +212,58 @@ func (g *Gate) Limit() int {
 	return g.limit()
 }
 
-// space returns namespace's places and queue, made when first needed. The caller holds g.mu.
+// space returns namespace's places and queue, made when first needed: a burst begins.
+// The caller holds g.mu.
 func (g *Gate) space(namespace string) *space {
 	sp, ok := g.ns[namespace]
 	if !ok {
-		sp = &space{making: map[types.NamespacedName]bool{}, queued: map[types.NamespacedName]*waiter{}}
+		sp = &space{making: map[types.NamespacedName]bool{}, queued: map[types.NamespacedName]*waiter{}, began: g.now()}
 		g.ns[namespace] = sp
 	}
 	return sp
+}
+
+// forget drops namespace's empty space: its next claim begins a burst again. The caller
+// holds g.mu.
+func (g *Gate) forget(namespace string, sp *space) {
+	if sp.widen != nil {
+		sp.widen()
+	}
+	delete(g.ns, namespace)
+}
+
+// open is how many of limit's places sp has open now. The caller holds g.mu.
+func (g *Gate) open(sp *space, limit int) int {
+	return window(limit, g.now().Sub(sp.began))
+}
+
+// widenLater wakes, when sp's window next widens, the claims whose turn that brings; a
+// window open to the limit waits for places to free instead. The caller holds g.mu.
+func (g *Gate) widenLater(namespace string, sp *space, limit int) {
+	since := g.now().Sub(sp.began)
+	if sp.widen != nil || window(limit, since) >= limit {
+		return
+	}
+	next := (since/slowStartStep + 1) * slowStartStep
+	sp.widen = g.afterFunc(next-since, func() {
+		g.mu.Lock()
+		if g.ns[namespace] != sp {
+			g.mu.Unlock()
+			return
+		}
+		sp.widen = nil
+		limit := g.limit()
+		free := g.open(sp, limit) - len(sp.making)
+		var wake []func()
+		for _, w := range sp.waiting[:max(0, min(free, len(sp.waiting)))] {
+			wake = append(wake, w.wake)
+		}
+		if len(sp.waiting) > max(0, free) {
+			g.widenLater(namespace, sp, limit)
+		}
+		g.mu.Unlock()
+		for _, f := range wake {
+			f()
+		}
+	})
 }

@@ -23,6 +23,133 @@ func key(ns, name string) types.NamespacedName {
 
 var t0 = time.Date(2026, 12, 5, 10, 0, 0, 0, time.UTC)
 
+// fakeClock is a test's clock: it moves only when told, running the timers that come due.
+type fakeClock struct {
+	t      time.Time
+	timers []*fakeTimer
+}
+
+type fakeTimer struct {
+	at      time.Time
+	f       func()
+	stopped bool
+}
+
+func (c *fakeClock) now() time.Time { return c.t }
+
+func (c *fakeClock) afterFunc(d time.Duration, f func()) func() bool {
+	tm := &fakeTimer{at: c.t.Add(d), f: f}
+	c.timers = append(c.timers, tm)
+	return func() bool { was := !tm.stopped; tm.stopped = true; return was }
+}
+
+// advance moves the clock by d, running each timer due on the way, in time order.
+func (c *fakeClock) advance(d time.Duration) {
+	end := c.t.Add(d)
+	for {
+		var next *fakeTimer
+		for _, tm := range c.timers {
+			if !tm.stopped && !tm.at.After(end) && (next == nil || tm.at.Before(next.at)) {
+				next = tm
+			}
+		}
+		if next == nil {
+			c.t = end
+			return
+		}
+		c.t, next.stopped = next.at, true
+		next.f()
+	}
+}
+
+// begunLongAgo opens every place of namespace's burst, as if it began long ago.
+func begunLongAgo(g *Gate, namespace string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.space(namespace).began = g.now().Add(-time.Hour)
+}
+
+// newGate is a gate on a fake clock.
+func newGate(limit func() int) (*Gate, *fakeClock) {
+	c := &fakeClock{t: t0}
+	g := New(limit)
+	g.now, g.afterFunc = c.now, c.afterFunc
+	return g, c
+}
+
+func TestWindow(t *testing.T) {
+	for _, tc := range []struct {
+		limit int
+		since time.Duration
+		want  int
+	}{
+		{limit: 20, since: 0, want: 2},
+		{limit: 20, since: 499 * time.Millisecond, want: 2},
+		{limit: 20, since: 500 * time.Millisecond, want: 4},
+		{limit: 20, since: time.Second, want: 8},
+		{limit: 20, since: 1500 * time.Millisecond, want: 16},
+		{limit: 20, since: 2 * time.Second, want: 20},
+		{limit: 20, since: time.Hour, want: 20},
+		{limit: 1, since: 0, want: 1},
+		{limit: 3, since: 500 * time.Millisecond, want: 3},
+		{limit: 0, since: 0, want: 0},
+	} {
+		if got := window(tc.limit, tc.since); got != tc.want {
+			t.Errorf("window(%d, %s) = %d, want %d", tc.limit, tc.since, got, tc.want)
+		}
+	}
+}
+
+func TestABurstOpensItsPlacesAFewAtATime(t *testing.T) {
+	g, clock := newGate(func() int { return 20 })
+	var r recorder
+	admitted := 0
+	ask := func(name string) {
+		if g.Admit(key("a", name), t0, r.waker(name)) {
+			admitted++
+		}
+	}
+	for i := range 30 {
+		ask(fmt.Sprint(i))
+	}
+	for _, step := range []struct {
+		after time.Duration
+		woken int // by the window's widening, in this step
+		want  int // taken in, in all
+	}{
+		{after: 0, woken: 0, want: 2},
+		{after: 499 * time.Millisecond, woken: 0, want: 2},
+		{after: time.Millisecond, woken: 2, want: 4},
+		{after: 500 * time.Millisecond, woken: 4, want: 8},
+		{after: 500 * time.Millisecond, woken: 8, want: 16},
+		{after: 500 * time.Millisecond, woken: 4, want: 20},
+		{after: time.Hour, woken: 0, want: 20}, // open to the limit: places free as resources report
+	} {
+		r.woken = nil
+		clock.advance(step.after)
+		if len(r.woken) != step.woken {
+			t.Fatalf("at %s: %d claims woken, want %d", clock.t.Sub(t0), len(r.woken), step.woken)
+		}
+		for _, name := range r.woken {
+			ask(name)
+		}
+		if admitted != step.want {
+			t.Fatalf("at %s: %d claims taken in, want %d", clock.t.Sub(t0), admitted, step.want)
+		}
+	}
+	// Once the namespace empties, its next claims begin a burst of their own.
+	for i := range 30 {
+		g.Done(key("a", fmt.Sprint(i)))
+	}
+	admitted = 0
+	for i := range 3 {
+		ask(fmt.Sprint("next", i))
+	}
+	if admitted != 2 {
+		t.Fatalf("a new burst took %d claims in at once, want 2", admitted)
+	}
+}
+
 func TestAdmitUpToTheLimitPerNamespace(t *testing.T) {
 	g := New(func() int { return 2 })
 	var r recorder
@@ -83,7 +210,7 @@ func TestTurnsGoOldestFirst(t *testing.T) {
 
 func TestDoneWakesAsManyAsArePlacesFree(t *testing.T) {
 	limit := 1
-	g := New(func() int { return limit })
+	g, clock := newGate(func() int { return limit })
 	var r recorder
 	g.Admit(key("a", "c0"), t0, r.waker("c0"))
 	for _, n := range []string{"c1", "c2", "c3"} {
@@ -92,6 +219,7 @@ func TestDoneWakesAsManyAsArePlacesFree(t *testing.T) {
 		}
 	}
 	limit = 3 // more replicas, say
+	clock.advance(time.Second)
 	g.Done(key("a", "c0"))
 	if want := []string{"c1", "c2", "c3"}; !slices.Equal(r.woken, want) {
 		t.Fatalf("woken %v, want %v", r.woken, want)
@@ -129,9 +257,10 @@ func TestEmptyNamespacesAreForgotten(t *testing.T) {
 
 func TestAThousandClaimsInAnyOrderGoOldestFirst(t *testing.T) {
 	const n, limit = 1000, 3
-	g := New(func() int { return limit })
+	g, _ := newGate(func() int { return limit })
 	rnd := rand.New(rand.NewPCG(1, 2))
 	made := func(i int) time.Time { return t0.Add(time.Duration(i/2) * time.Second) } // two a second
+	begunLongAgo(g, "a")
 	for _, i := range rnd.Perm(n) {
 		g.Admit(key("a", fmt.Sprint(i)), made(i), func() {})
 	}
@@ -172,7 +301,8 @@ func TestAThousandClaimsInAnyOrderGoOldestFirst(t *testing.T) {
 // BenchmarkAdmitWithTenThousandWaiting is one waiting claim asked again (as its safety
 // timer does) and one claim taken in and done, with 10,000 claims waiting.
 func BenchmarkAdmitWithTenThousandWaiting(b *testing.B) {
-	g := New(func() int { return 20 })
+	g, _ := newGate(func() int { return 20 })
+	begunLongAgo(g, "a")
 	for i := range 10000 {
 		g.Admit(key("a", fmt.Sprint(i)), t0.Add(time.Duration(i)*time.Millisecond), func() {})
 	}
