@@ -30,8 +30,8 @@ const (
 	slowStartStep   = 500 * time.Millisecond
 )
 
-// window is how many places of limit are open since opened after a burst began
-// (slow start); a limit below 1 opens every place.
+// window is how many of limit's places are open since after a burst began (slow
+// start); a limit below 1 opens every place.
 func window(limit int, since time.Duration) int {
 	if limit < 1 {
 		return limit
@@ -73,6 +73,17 @@ func (sp *space) dequeue(w *waiter) {
 	i := sp.position(w)
 	sp.waiting = slices.Delete(sp.waiting, i, i+1)
 	delete(sp.queued, w.key)
+}
+
+// turnsCome is the wakes of the claims at the head of the queue that the open places
+// not yet in use would take in.
+func (sp *space) turnsCome(open int) []func() {
+	free := max(0, min(open-len(sp.making), len(sp.waiting)))
+	wake := make([]func(), 0, free)
+	for _, w := range sp.waiting[:free] {
+		wake = append(wake, w.wake)
+	}
+	return wake
 }
 
 // waiter is a claim waiting for a place.
@@ -129,7 +140,6 @@ func (g *Gate) Admit(key types.NamespacedName, made time.Time, wake func()) bool
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	sp := g.space(key.Namespace)
-	open := g.open(sp, limit)
 	if sp.making[key] {
 		return true
 	}
@@ -141,7 +151,7 @@ func (g *Gate) Admit(key types.NamespacedName, made time.Time, wake func()) bool
 	} else {
 		w.wake = wake
 	}
-	if sp.position(w) >= open-len(sp.making) {
+	if sp.position(w) >= g.open(sp, limit)-len(sp.making) {
 		g.widenLater(key.Namespace, sp, limit)
 		return false
 	}
@@ -190,10 +200,7 @@ func (g *Gate) Done(key types.NamespacedName) {
 	}
 	var wake []func()
 	if len(sp.making)+len(sp.waiting) < held {
-		free := g.open(sp, g.limit()) - len(sp.making)
-		for _, w := range sp.waiting[:max(0, min(free, len(sp.waiting)))] {
-			wake = append(wake, w.wake)
-		}
+		wake = sp.turnsCome(g.open(sp, g.limit()))
 	}
 	if len(sp.making) == 0 && len(sp.waiting) == 0 {
 		g.forget(key.Namespace, sp)
@@ -253,12 +260,8 @@ func (g *Gate) widenLater(namespace string, sp *space, limit int) {
 		}
 		sp.widen = nil
 		limit := g.limit()
-		free := g.open(sp, limit) - len(sp.making)
-		var wake []func()
-		for _, w := range sp.waiting[:max(0, min(free, len(sp.waiting)))] {
-			wake = append(wake, w.wake)
-		}
-		if len(sp.waiting) > max(0, free) {
+		wake := sp.turnsCome(g.open(sp, limit))
+		if len(sp.waiting) > len(wake) {
 			g.widenLater(namespace, sp, limit)
 		}
 		g.mu.Unlock()
