@@ -41,7 +41,10 @@ type Options struct {
 type Reconciler struct {
 	client client.Client
 	// reader reads from the API server, for what the cache does not show.
-	reader   client.Reader
+	reader client.Reader
+	// cache reads the informers' objects, a defined kind's unstructured claims among them
+	// (client reads those from the API server), by index.
+	cache    client.Reader
 	reg      *registry.Registry
 	kind     *registry.ClaimKind
 	opts     Options
@@ -85,11 +88,14 @@ func (s *Server) Serve(kind *registry.ClaimKind) error {
 	if s.serving[kind.GVK] {
 		return nil
 	}
-	r := &Reconciler{client: dynclaim.Client{Client: s.mgr.GetClient()}, reader: s.mgr.GetAPIReader(), reg: s.reg, kind: kind, opts: s.opts,
+	r := &Reconciler{client: dynclaim.Client{Client: s.mgr.GetClient()}, reader: s.mgr.GetAPIReader(), cache: s.mgr.GetCache(), reg: s.reg, kind: kind, opts: s.opts,
 		recorder: resource.NewRecorder(s.mgr, "terraplane-claim"), overlays: &revision.Overlays{}}
 	name := kind.GVK.Kind
 	if kind.Defined {
 		name = kind.GVK.Kind + "." + kind.GVK.Group
+	}
+	if err := s.mgr.GetFieldIndexer().IndexField(context.Background(), watched(kind.New()), unboundIndex, unboundKeys); err != nil {
+		return fmt.Errorf("index %s claims with no resource: %w", kind.GVK.Kind, err)
 	}
 	b := ctrl.NewControllerManagedBy(s.mgr).
 		Named(name).

@@ -2,18 +2,24 @@ package claim
 
 import (
 	"context"
+	"fmt"
 	"sync/atomic"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/workqueue"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	common "terraplane.io/terraplane/apis/common/v1alpha1"
+	"terraplane.io/terraplane/internal/dynclaim"
+	"terraplane.io/terraplane/internal/intake"
 	"terraplane.io/terraplane/internal/resource"
 )
 
@@ -64,13 +70,107 @@ func (w *waker) wake(key types.NamespacedName) func() {
 }
 
 // admit takes claim in through the intake gate before its resource is made; a claim
-// that must wait its turn gets a Waiting error that says so.
-func (r *Reconciler) admit(claim resource.Claim) error {
+// that must wait its turn gets a Waiting error that says so. A claim that begins a burst
+// in its namespace first puts in line the claims of its kind that wait there already.
+func (r *Reconciler) admit(ctx context.Context, claim resource.Claim) error {
 	key := client.ObjectKeyFromObject(claim)
+	if r.opts.Intake.Begins(key.Namespace) {
+		r.opts.Intake.LineUp(key, r.waitingIn(ctx, key.Namespace))
+	}
 	if r.opts.Intake.Admit(key, claim.GetCreationTimestamp().Time, r.waker.wake(key)) {
 		return nil
 	}
 	return r.queuedError(claim)
+}
+
+// unboundIndex indexes the claims that have no resource yet and are not being deleted,
+// so that those waiting in a namespace are found without reading the bound ones.
+const unboundIndex = "terraplane.io/unbound"
+
+// unboundKeys is obj's unboundIndex key: "true" for a claim with no resource that is
+// not being deleted; obj is a claim, or an unstructured claim of a defined kind.
+func unboundKeys(obj client.Object) []string {
+	if !obj.GetDeletionTimestamp().IsZero() {
+		return nil
+	}
+	switch o := obj.(type) {
+	case resource.Claim:
+		if o.GetClaimSpec().ResourceRef != nil || handedOut(o) {
+			return nil
+		}
+	case *unstructured.Unstructured:
+		if ref, _, _ := unstructured.NestedFieldNoCopy(o.Object, "spec", "resourceRef"); ref != nil {
+			return nil
+		}
+	default:
+		return nil
+	}
+	return []string{"true"}
+}
+
+// waitingIn is the claims of r's kind in namespace that wait for a new resource, each
+// with what wakes it (waitsForResource). Claims whose last reconcile failed for another
+// reason are left out: their retries, not the line, bring them back, and one that failed
+// making its resource would begin a burst at each retry that woke the rest again.
+func (r *Reconciler) waitingIn(ctx context.Context, namespace string) []intake.Claimant {
+	list, err := r.newList()
+	if err == nil {
+		err = r.cache.List(ctx, list, client.InNamespace(namespace), client.MatchingFields{unboundIndex: "true"})
+	}
+	if err != nil {
+		log.FromContext(ctx).Error(err, "list the claims waiting for a new resource; they go in the order they are looked at", "namespace", namespace)
+		return nil
+	}
+	var waiting []intake.Claimant
+	_ = meta.EachListItem(list, func(o runtime.Object) error {
+		claim, ok := asClaim(o)
+		if ok && waitsForResource(claim) {
+			key := client.ObjectKeyFromObject(claim)
+			waiting = append(waiting, intake.Claimant{Key: key, Made: claim.GetCreationTimestamp().Time, Wake: r.waker.wake(key)})
+		}
+		return nil
+	})
+	return waiting
+}
+
+// waitsForResource says whether claim, not bound yet, waits for a new resource: no
+// reconcile has said anything of it yet, it waits (its turn, its class's first revision:
+// Synced=True says so), or its class is missing or not Ready.
+func waitsForResource(claim resource.Claim) bool {
+	synced := meta.FindStatusCondition(claim.GetClaimStatus().Conditions, common.TypeSynced)
+	return synced == nil || synced.Status == metav1.ConditionTrue ||
+		synced.Reason == ReasonClassNotFound || synced.Reason == common.ReasonClassNotReady
+}
+
+// asClaim is o, an item of a list of claims, as a Claim.
+func asClaim(o runtime.Object) (resource.Claim, bool) {
+	switch c := o.(type) {
+	case resource.Claim:
+		return c, true
+	case *unstructured.Unstructured:
+		claim, err := dynclaim.ClaimFrom(c)
+		return claim, err == nil
+	}
+	return nil, false
+}
+
+// newList is an empty list of r's kind, unstructured for a defined kind.
+func (r *Reconciler) newList() (client.ObjectList, error) {
+	gvk := r.kind.GVK.GroupVersion().WithKind(r.kind.GVK.Kind + "List")
+	if r.kind.Defined {
+		list := &unstructured.UnstructuredList{}
+		list.SetGroupVersionKind(gvk)
+		return list, nil
+	}
+	o, err := r.reg.Scheme().New(gvk)
+	if err != nil {
+		return nil, fmt.Errorf("list of %s: %w", r.kind.GVK.Kind, err)
+	}
+	list, ok := o.(client.ObjectList)
+	if !ok {
+		return nil, fmt.Errorf("list of %s: %T is not a list", r.kind.GVK.Kind, o)
+	}
+	return list, nil
 }
 
 // stillQueued answers a claim already waiting its turn, whose turn has not come, before

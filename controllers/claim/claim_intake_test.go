@@ -7,6 +7,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/workqueue"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -102,6 +104,103 @@ func TestReconcileQueuesBeyondTheIntakeCap(t *testing.T) {
 	}
 	if made := buckets(ctx, t, c); len(made) != 2 {
 		t.Fatalf("made %v; want the second claim's resource too", made)
+	}
+}
+
+// TestClaimsLookedAtInAnyOrderGoInTheOrderTheyWereMade: the claim that begins a burst
+// puts in line the claims waiting before it (not looked at yet, or waiting their class),
+// whatever order the controller looks at them in; a claim failing for another reason
+// is left to its retries.
+func TestClaimsLookedAtInAnyOrderGoInTheOrderTheyWereMade(t *testing.T) {
+	ctx := context.Background()
+	old := time.Now().Add(-time.Minute)
+	broken, waitedForClass := claimMade("broken", "0", old.Add(-time.Second)), claimMade("early", "1", old)
+	broken.Status.Conditions = []metav1.Condition{{Type: common.TypeSynced, Status: metav1.ConditionFalse, Reason: "InvalidParameters", LastTransitionTime: metav1.Now()}}
+	waitedForClass.Status.Conditions = []metav1.Condition{{Type: common.TypeSynced, Status: metav1.ConditionFalse, Reason: common.ReasonClassNotReady, LastTransitionTime: metav1.Now()}}
+	r, c := bucketReconciler(t, portableClass("fast", "admin", nil), s3Class("admin", "team"),
+		broken, waitedForClass, claimMade("late", "2", old.Add(time.Second)))
+	r.opts.Intake = intake.New(func() int { return 1 })
+	q := workqueue.NewTypedRateLimitingQueue(workqueue.DefaultTypedControllerRateLimiter[reconcile.Request]())
+	defer q.ShutDown()
+	r.waker.q.Store(&q)
+	early := ctrl.Request{NamespacedName: client.ObjectKey{Namespace: "team", Name: "early"}}
+	late := ctrl.Request{NamespacedName: client.ObjectKey{Namespace: "team", Name: "late"}}
+
+	if _, err := r.Reconcile(ctx, late); err != nil {
+		t.Fatal(err)
+	}
+	if made := buckets(ctx, t, c); len(made) != 0 {
+		t.Fatalf("made %v for the claim made last, looked at first; want nothing yet", made)
+	}
+	if q.Len() != 1 {
+		t.Fatalf("%d claims woken; want the one made first that waits", q.Len())
+	}
+	if woken, _ := q.Get(); woken != early {
+		t.Fatalf("woke %v; want %v", woken, early)
+	}
+	if _, err := r.Reconcile(ctx, early); err != nil {
+		t.Fatal(err)
+	}
+	if made := buckets(ctx, t, c); len(made) != 1 || made[0] != "bucket-uid-1" {
+		t.Fatalf("made %v; want the resource of the claim made first", made)
+	}
+}
+
+func TestUnboundKeysAndWaitsForResource(t *testing.T) {
+	t0 := time.Date(2026, 12, 7, 10, 0, 0, 0, time.UTC)
+	queue := func(spec map[string]any) *unstructured.Unstructured {
+		u := &unstructured.Unstructured{Object: map[string]any{"spec": spec}}
+		u.SetGroupVersionKind(schema.GroupVersionKind{Group: "queues.example.org", Version: "v1alpha1", Kind: "Queue"})
+		return u
+	}
+	bound := claimMade("bound", "1", t0)
+	bound.Spec.ResourceRef = &common.ObjectReference{Name: "bucket-uid-1"}
+	deleting := claimMade("deleting", "2", t0)
+	deleting.DeletionTimestamp = &metav1.Time{Time: t0}
+	handed := claimMade("member", "3", t0)
+	handed.Labels = map[string]string{common.PoolLabel: "warm"}
+	handed.Annotations = map[string]string{common.PoolMemberTakenByAnnotation: "team/orders"}
+	for name, tc := range map[string]struct {
+		obj     client.Object
+		unbound bool
+	}{
+		"a claim with no resource":                    {claimMade("new", "4", t0), true},
+		"a bound claim":                               {bound, false},
+		"a claim being deleted":                       {deleting, false},
+		"a pool member handed out":                    {handed, false},
+		"a defined kind's claim with no resource":     {queue(map[string]any{"classRef": map[string]any{"name": "fast"}}), true},
+		"a defined kind's claim with a null resource": {queue(map[string]any{"resourceRef": nil}), true},
+		"a defined kind's bound claim":                {queue(map[string]any{"resourceRef": map[string]any{"name": "q"}}), false},
+		"not a claim":                                 {&storagev1.BucketClass{}, false},
+	} {
+		if got := len(unboundKeys(tc.obj)) == 1; got != tc.unbound {
+			t.Errorf("%s: indexed unbound %v, want %v", name, got, tc.unbound)
+		}
+	}
+
+	for _, tc := range []struct {
+		status metav1.ConditionStatus
+		reason string
+		waits  bool
+	}{
+		{"", "", true}, // not looked at yet
+		{metav1.ConditionTrue, ReasonQueued, true},
+		{metav1.ConditionTrue, "ClassRevisionPending", true},
+		{metav1.ConditionFalse, ReasonClassNotFound, true},
+		{metav1.ConditionFalse, common.ReasonClassNotReady, true},
+		{metav1.ConditionFalse, "InvalidParameters", false},
+		{metav1.ConditionFalse, common.ReasonReconcileError, false}, // making its resource failed, say
+	} {
+		c := claimMade("c", "5", t0)
+		if tc.reason != "" {
+			c.Status.Conditions = []metav1.Condition{{Type: common.TypeSynced, Status: tc.status, Reason: tc.reason}}
+		}
+		if got := waitsForResource(c); got != tc.waits {
+			t.Errorf("Synced=%s %s: waits for a resource %v, want %v", tc.status, tc.reason, got, tc.waits)
+		}
+	}
+	if claim, ok := asClaim(queue(map[string]any{"classRef": map[string]any{"name": "fast"}})); !ok || claim.GetClaimSpec().ClassRef.Name != "fast" {
+		t.Errorf("a defined kind's claim read as %+v, %v", claim, ok)
 	}
 }
 

@@ -45,7 +45,7 @@ func (r *Reconciler) provision(ctx context.Context, claim resource.Claim) error 
 		return err
 	}
 	mg.GetManagedSpec().Revision = rev
-	if err := r.admit(claim); err != nil {
+	if err := r.admit(ctx, claim); err != nil {
 		return err
 	}
 	if err := r.client.Create(ctx, mg); err != nil && !apierrors.IsAlreadyExists(err) {

@@ -41,8 +41,9 @@ func bucketReconcilerOver(t *testing.T, objs ...client.Object) (*Reconciler, cli
 		t.Fatal("no Bucket claim kind")
 	}
 	c := fake.NewClientBuilder().WithScheme(reg.Scheme()).WithObjects(objs...).
-		WithStatusSubresource(&storagev1.Bucket{}, &awsstoragev1.S3Bucket{}).Build()
-	return &Reconciler{client: c, reader: c, reg: reg, kind: kind, opts: Options{UserErrorRetry: 30e9},
+		WithStatusSubresource(&storagev1.Bucket{}, &awsstoragev1.S3Bucket{}).
+		WithIndex(&storagev1.Bucket{}, unboundIndex, unboundKeys).Build()
+	return &Reconciler{client: c, reader: c, cache: c, reg: reg, kind: kind, opts: Options{UserErrorRetry: 30e9},
 		recorder: resource.RecorderFor(events.NewFakeRecorder(20))}, c
 }
 

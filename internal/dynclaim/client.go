@@ -98,6 +98,15 @@ func toUnstructured(d Object) (*unstructured.Unstructured, error) {
 	return &unstructured.Unstructured{Object: m}, nil
 }
 
+// ClaimFrom reads u, an object of a defined claim kind, as a Claim.
+func ClaimFrom(u *unstructured.Unstructured) (*Claim, error) {
+	c := NewClaim(u.GroupVersionKind())
+	if err := fromUnstructured(u, c); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
 func fromUnstructured(u *unstructured.Unstructured, d Object) error {
 	gvk := d.GetObjectKind().GroupVersionKind()
 	d.reset()

@@ -76,12 +76,14 @@ func (sp *space) dequeue(w *waiter) {
 }
 
 // turnsCome is the wakes of the claims at the head of the queue that the open places
-// not yet in use would take in.
-func (sp *space) turnsCome(open int) []func() {
+// not yet in use would take in, but for those asking already.
+func (sp *space) turnsCome(open int, asking ...types.NamespacedName) []func() {
 	free := max(0, min(open-len(sp.making), len(sp.waiting)))
 	wake := make([]func(), 0, free)
 	for _, w := range sp.waiting[:free] {
-		wake = append(wake, w.wake)
+		if !slices.Contains(asking, w.key) {
+			wake = append(wake, w.wake)
+		}
 	}
 	return wake
 }
@@ -158,6 +160,65 @@ func (g *Gate) Admit(key types.NamespacedName, made time.Time, wake func()) bool
 	sp.dequeue(w)
 	sp.making[key] = true
 	return true
+}
+
+// Claimant is a claim that waits for a new resource: its key, when it was made, and
+// what wakes it when its turn may have come.
+type Claimant struct {
+	Key  types.NamespacedName
+	Made time.Time
+	Wake func()
+}
+
+// Begins reports whether a claim in namespace would begin a burst there: the gate holds
+// nothing for the namespace. Before such a claim asks, the claims that already wait
+// there are put in line (LineUp), so that they go in the order they were made rather
+// than in the order they are looked at (after a restart, or once their class is Ready).
+func (g *Gate) Begins(namespace string) bool {
+	if g == nil || g.limit() < 1 {
+		return false
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	_, ok := g.ns[namespace]
+	return !ok
+}
+
+// LineUp puts claims in line in the namespace of asker, the claim about to ask, each at
+// its turn by the time it was made; a claim taken in or in line already keeps its place.
+// The claims whose turn has come are woken, but for asker.
+func (g *Gate) LineUp(asker types.NamespacedName, claims []Claimant) {
+	if g == nil || len(claims) == 0 {
+		return
+	}
+	limit := g.limit()
+	if limit < 1 {
+		return
+	}
+	namespace := asker.Namespace
+	g.mu.Lock()
+	sp := g.space(namespace)
+	for _, c := range claims {
+		if c.Key.Namespace != namespace || sp.making[c.Key] || sp.queued[c.Key] != nil {
+			continue
+		}
+		g.seq++
+		w := &waiter{key: c.Key, made: c.Made, seq: g.seq, wake: c.Wake}
+		sp.waiting = append(sp.waiting, w)
+		sp.queued[c.Key] = w
+	}
+	slices.SortFunc(sp.waiting, compareTurns)
+	wake := sp.turnsCome(g.open(sp, limit), asker)
+	switch {
+	case len(sp.making) == 0 && len(sp.waiting) == 0:
+		g.forget(namespace, sp)
+	case len(sp.waiting) > len(wake):
+		g.widenLater(namespace, sp, limit)
+	}
+	g.mu.Unlock()
+	for _, f := range wake {
+		f()
+	}
 }
 
 // Waits reports whether the claim key waits its turn and the turn has not come: asked

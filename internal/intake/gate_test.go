@@ -208,6 +208,54 @@ func TestTurnsGoOldestFirst(t *testing.T) {
 	}
 }
 
+func TestClaimsLinedUpGoInTheOrderTheyWereMade(t *testing.T) {
+	g, _ := newGate(func() int { return 1 })
+	var r recorder
+	claimant := func(name string, made time.Duration) Claimant {
+		return Claimant{Key: key("a", name), Made: t0.Add(made), Wake: r.waker(name)}
+	}
+	if !g.Begins("a") {
+		t.Fatal("an empty namespace does not begin a burst")
+	}
+	// The claim looked at first was made last: it asks after the waiting ones are lined up.
+	g.LineUp(key("a", "third"), []Claimant{claimant("third", 3*time.Second), claimant("first", time.Second), claimant("second", 2*time.Second),
+		{Key: key("b", "elsewhere"), Made: t0, Wake: r.waker("elsewhere")}})
+	if g.Begins("a") {
+		t.Fatal("a namespace with claims in line begins a burst again")
+	}
+	if want := []string{"first"}; !slices.Equal(r.woken, want) {
+		t.Fatalf("woken %v, want %v: the claim made first, whose turn has come", r.woken, want)
+	}
+	if g.Admit(key("a", "third"), t0.Add(3*time.Second), r.waker("third")) {
+		t.Fatal("the claim made last was taken in before those made earlier")
+	}
+	if !g.Admit(key("a", "first"), t0.Add(time.Second), r.waker("first")) {
+		t.Fatal("the claim made first was not taken in")
+	}
+	// Lined up again (another kind's claims, or a second look): those held keep their place.
+	g.LineUp(key("a", "third"), []Claimant{claimant("first", time.Second), claimant("third", 3*time.Second), claimant("zeroth", 0)})
+	if !g.Waits(key("a", "zeroth")) || !g.Waits(key("a", "second")) {
+		t.Fatal("a claim lined up later lost its turn")
+	}
+	g.Done(key("a", "first"))
+	if want := []string{"first", "zeroth"}; !slices.Equal(r.woken, want) {
+		t.Fatalf("woken %v, want %v", r.woken, want)
+	}
+	if !g.Begins("b") {
+		t.Fatal("another namespace shares the burst")
+	}
+	g.LineUp(key("b", "x"), nil)
+	g.LineUp(key("b", "x"), []Claimant{claimant("in-a", 0)})
+	if !g.Begins("b") {
+		t.Fatal("lining up no claim of the namespace kept a space for it")
+	}
+	var nilGate *Gate
+	nilGate.LineUp(key("a", "x"), []Claimant{claimant("x", 0)})
+	if nilGate.Begins("a") || New(func() int { return 0 }).Begins("a") {
+		t.Fatal("a gate that takes every claim in asks for a line")
+	}
+}
+
 func TestDoneWakesAsManyAsArePlacesFree(t *testing.T) {
 	limit := 1
 	g, clock := newGate(func() int { return limit })

@@ -152,7 +152,7 @@ func configureModuleWith(req registry.Request, mg resource.Managed, claimValues 
 		if ready != nil {
 			msg = ready.Message
 		}
-		return resource.UserErrorf("ClassNotReady", "ModuleClass %s/%s is not Ready: %s", class.Namespace, class.Name, msg)
+		return resource.UserErrorf(common.ReasonClassNotReady, "ModuleClass %s/%s is not Ready: %s", class.Namespace, class.Name, msg)
 	}
 	m.Spec.ModuleParameters = *class.SpecTemplate.ModuleParameters.DeepCopy()
 	fixed, err := common.JSONValues(class.SpecTemplate.ForProvider)

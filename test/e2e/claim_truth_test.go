@@ -41,6 +41,16 @@ output "instances" { value = length(terraform_data.instance) }
 // slowClasses makes a ModuleClass name of slowModule in the admin namespace, which
 // appNS may use, and a PostgreSQLInstanceClass name in appNS that points at it.
 func slowClasses(ctx context.Context, g Gomega, name, appNS string) (*terraformv1.ModuleClass, *databasev1.PostgreSQLInstanceClass) {
+	cm, class, portable := slowClassObjects(name, appNS)
+	for _, o := range []client.Object{cm, class, portable} {
+		g.Expect(env.Client.Create(ctx, o)).To(Succeed())
+	}
+	return class, portable
+}
+
+// slowClassObjects is what slowClasses makes, not made yet: the ConfigMap holding
+// slowModule, the ModuleClass and the PostgreSQLInstanceClass.
+func slowClassObjects(name, appNS string) (*corev1.ConfigMap, *terraformv1.ModuleClass, *databasev1.PostgreSQLInstanceClass) {
 	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: adminNS, Name: name + "-module"}, Data: slowModule}
 	class := &terraformv1.ModuleClass{ObjectMeta: metav1.ObjectMeta{Namespace: adminNS, Name: name}, AllowedNamespaces: framework.Allow(appNS)}
 	class.SpecTemplate.ReclaimPolicy = common.ReclaimDelete
@@ -48,10 +58,7 @@ func slowClasses(ctx context.Context, g Gomega, name, appNS string) (*terraformv
 	class.SpecTemplate.Inputs = []terraformv1.InputMapping{{FromFieldPath: "spec.storageGB", ToVariable: "size"}}
 	portable := &databasev1.PostgreSQLInstanceClass{ObjectMeta: metav1.ObjectMeta{Namespace: appNS, Name: name},
 		ClassRef: common.ClassReference{APIVersion: terraformv1.GroupVersion.String(), Kind: "ModuleClass", Name: class.Name, Namespace: adminNS}}
-	for _, o := range []client.Object{cm, class, portable} {
-		g.Expect(env.Client.Create(ctx, o)).To(Succeed())
-	}
-	return class, portable
+	return cm, class, portable
 }
 
 // TestClaimsTellTheTruth: after an edit, `kubectl wait --for=condition=Ready` on the claim

@@ -65,6 +65,9 @@ const (
 	// ReasonQueued (conditions Synced and Ready of a claim): the claim waits its turn for
 	// a new resource; claims of its namespace made before it go first.
 	ReasonQueued = "Queued"
+	// ReasonClassNotReady (condition Synced of a claim): the class that makes the claim's
+	// resource has not been checked yet, or its check failed.
+	ReasonClassNotReady = "ClassNotReady"
 	// ReasonTerraformRunning: Reconciling says what terraform is doing now, in a command
 	// that has run for a while: the resource operation in flight and for how long.
 	ReasonTerraformRunning = "TerraformRunning"
