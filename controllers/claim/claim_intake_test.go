@@ -37,9 +37,7 @@ func TestReconcileQueuesBeyondTheIntakeCap(t *testing.T) {
 	r, c := bucketReconciler(t, portableClass("fast", "admin", nil), s3Class("admin", "team"),
 		claimMade("first", "1", old), claimMade("second", "2", old.Add(time.Second)))
 	r.opts.Intake = intake.New(func() int { return 1 })
-	q := workqueue.NewTypedRateLimitingQueue(workqueue.DefaultTypedControllerRateLimiter[reconcile.Request]())
-	defer q.ShutDown()
-	r.waker.q.Store(&q)
+	q := wakes(t, r)
 	first := ctrl.Request{NamespacedName: client.ObjectKey{Namespace: "team", Name: "first"}}
 	second := ctrl.Request{NamespacedName: client.ObjectKey{Namespace: "team", Name: "second"}}
 
@@ -93,12 +91,7 @@ func TestReconcileQueuesBeyondTheIntakeCap(t *testing.T) {
 	if _, err := r.Reconcile(ctx, first); err != nil {
 		t.Fatal(err)
 	}
-	if q.Len() != 1 {
-		t.Fatalf("%d claims woken; want the second", q.Len())
-	}
-	if woken, _ := q.Get(); woken != second {
-		t.Fatalf("woke %v; want %v", woken, second)
-	}
+	wokeOnly(t, q, second)
 	if _, err := r.Reconcile(ctx, second); err != nil {
 		t.Fatal(err)
 	}
@@ -120,9 +113,7 @@ func TestClaimsLookedAtInAnyOrderGoInTheOrderTheyWereMade(t *testing.T) {
 	r, c := bucketReconciler(t, portableClass("fast", "admin", nil), s3Class("admin", "team"),
 		broken, waitedForClass, claimMade("late", "2", old.Add(time.Second)))
 	r.opts.Intake = intake.New(func() int { return 1 })
-	q := workqueue.NewTypedRateLimitingQueue(workqueue.DefaultTypedControllerRateLimiter[reconcile.Request]())
-	defer q.ShutDown()
-	r.waker.q.Store(&q)
+	q := wakes(t, r)
 	early := ctrl.Request{NamespacedName: client.ObjectKey{Namespace: "team", Name: "early"}}
 	late := ctrl.Request{NamespacedName: client.ObjectKey{Namespace: "team", Name: "late"}}
 
@@ -132,12 +123,7 @@ func TestClaimsLookedAtInAnyOrderGoInTheOrderTheyWereMade(t *testing.T) {
 	if made := buckets(ctx, t, c); len(made) != 0 {
 		t.Fatalf("made %v for the claim made last, looked at first; want nothing yet", made)
 	}
-	if q.Len() != 1 {
-		t.Fatalf("%d claims woken; want the one made first that waits", q.Len())
-	}
-	if woken, _ := q.Get(); woken != early {
-		t.Fatalf("woke %v; want %v", woken, early)
-	}
+	wokeOnly(t, q, early)
 	if _, err := r.Reconcile(ctx, early); err != nil {
 		t.Fatal(err)
 	}
@@ -227,6 +213,26 @@ func TestQueuedClaimStaysQuietAtFirst(t *testing.T) {
 	if len(b.Status.Conditions) != 0 {
 		t.Errorf("conditions %+v; want none written yet", b.Status.Conditions)
 	}
+}
+
+// wakes is the queue r's intake gate wakes claims through, shut down when t ends.
+func wakes(t *testing.T, r *Reconciler) workqueue.TypedRateLimitingInterface[reconcile.Request] {
+	q := workqueue.NewTypedRateLimitingQueue(workqueue.DefaultTypedControllerRateLimiter[reconcile.Request]())
+	t.Cleanup(q.ShutDown)
+	r.waker.q.Store(&q)
+	return q
+}
+
+// wokeOnly checks that q holds one claim, want, and takes it out.
+func wokeOnly(t *testing.T, q workqueue.TypedRateLimitingInterface[reconcile.Request], want ctrl.Request) {
+	t.Helper()
+	if q.Len() != 1 {
+		t.Fatalf("%d claims woken; want %v only", q.Len(), want)
+	}
+	if woken, _ := q.Get(); woken != want {
+		t.Fatalf("woke %v; want %v", woken, want)
+	}
+	q.Done(want)
 }
 
 // buckets names the S3Buckets in c.

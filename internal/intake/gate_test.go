@@ -17,6 +17,14 @@ func (r *recorder) waker(name string) func() {
 	return func() { r.woken = append(r.woken, name) }
 }
 
+// expect checks that the claims woken so far are want, in that order.
+func (r *recorder) expect(t *testing.T, want ...string) {
+	t.Helper()
+	if !slices.Equal(r.woken, want) {
+		t.Fatalf("woken %v, want %v", r.woken, want)
+	}
+}
+
 func key(ns, name string) types.NamespacedName {
 	return types.NamespacedName{Namespace: ns, Name: name}
 }
@@ -189,9 +197,7 @@ func TestTurnsGoOldestFirst(t *testing.T) {
 	if g.Waits(key("a", "early")) || !g.Waits(key("a", "late")) {
 		t.Fatal("Waits says otherwise than the queue once a place freed")
 	}
-	if want := []string{"early"}; !slices.Equal(r.woken, want) {
-		t.Fatalf("woken %v, want %v", r.woken, want)
-	}
+	r.expect(t, "early")
 	if g.Admit(key("a", "late"), t0.Add(3*time.Second), r.waker("late")) {
 		t.Fatal("a claim made later took the place of one made earlier")
 	}
@@ -200,9 +206,7 @@ func TestTurnsGoOldestFirst(t *testing.T) {
 	}
 	g.Done(key("a", "early"))
 	g.Done(key("a", "early-too")) // gone while waiting: its turn passes on
-	if want := []string{"early", "early-too", "late"}; !slices.Equal(r.woken, want) {
-		t.Fatalf("woken %v, want %v", r.woken, want)
-	}
+	r.expect(t, "early", "early-too", "late")
 	if !g.Admit(key("a", "late"), t0.Add(3*time.Second), r.waker("late")) {
 		t.Fatal("the last claim was not taken in")
 	}
@@ -223,9 +227,7 @@ func TestClaimsLinedUpGoInTheOrderTheyWereMade(t *testing.T) {
 	if g.Begins("a") {
 		t.Fatal("a namespace with claims in line begins a burst again")
 	}
-	if want := []string{"first"}; !slices.Equal(r.woken, want) {
-		t.Fatalf("woken %v, want %v: the claim made first, whose turn has come", r.woken, want)
-	}
+	r.expect(t, "first")
 	if g.Admit(key("a", "third"), t0.Add(3*time.Second), r.waker("third")) {
 		t.Fatal("the claim made last was taken in before those made earlier")
 	}
@@ -238,9 +240,7 @@ func TestClaimsLinedUpGoInTheOrderTheyWereMade(t *testing.T) {
 		t.Fatal("a claim lined up later lost its turn")
 	}
 	g.Done(key("a", "first"))
-	if want := []string{"first", "zeroth"}; !slices.Equal(r.woken, want) {
-		t.Fatalf("woken %v, want %v", r.woken, want)
-	}
+	r.expect(t, "first", "zeroth")
 	if !g.Begins("b") {
 		t.Fatal("another namespace shares the burst")
 	}
@@ -269,9 +269,7 @@ func TestDoneWakesAsManyAsArePlacesFree(t *testing.T) {
 	limit = 3 // more replicas, say
 	clock.advance(time.Second)
 	g.Done(key("a", "c0"))
-	if want := []string{"c1", "c2", "c3"}; !slices.Equal(r.woken, want) {
-		t.Fatalf("woken %v, want %v", r.woken, want)
-	}
+	r.expect(t, "c1", "c2", "c3")
 	g.Done(key("a", "stranger")) // frees nothing: wakes nobody
 	if len(r.woken) != 3 {
 		t.Fatalf("a claim the gate did not hold woke %v", r.woken[3:])
