@@ -2,7 +2,6 @@ package claim
 
 import (
 	"context"
-	"fmt"
 	"sync/atomic"
 	"time"
 
@@ -90,12 +89,12 @@ const unboundIndex = "terraplane.io/unbound"
 // unboundKeys is obj's unboundIndex key: "true" for a claim with no resource that is
 // not being deleted; obj is a claim, or an unstructured claim of a defined kind.
 func unboundKeys(obj client.Object) []string {
-	if !obj.GetDeletionTimestamp().IsZero() {
+	if !obj.GetDeletionTimestamp().IsZero() || handedOut(obj) {
 		return nil
 	}
 	switch o := obj.(type) {
 	case resource.Claim:
-		if o.GetClaimSpec().ResourceRef != nil || handedOut(o) {
+		if o.GetClaimSpec().ResourceRef != nil {
 			return nil
 		}
 	case *unstructured.Unstructured:
@@ -113,11 +112,8 @@ func unboundKeys(obj client.Object) []string {
 // reason are left out: their retries, not the line, bring them back, and one that failed
 // making its resource would begin a burst at each retry that woke the rest again.
 func (r *Reconciler) waitingIn(ctx context.Context, namespace string) []intake.Claimant {
-	list, err := r.newList()
-	if err == nil {
-		err = r.cache.List(ctx, list, client.InNamespace(namespace), client.MatchingFields{unboundIndex: "true"})
-	}
-	if err != nil {
+	list := r.kind.NewList()
+	if err := r.cache.List(ctx, list, client.InNamespace(namespace), client.MatchingFields{unboundIndex: "true"}); err != nil {
 		log.FromContext(ctx).Error(err, "list the claims waiting for a new resource; they go in the order they are looked at", "namespace", namespace)
 		return nil
 	}
@@ -152,25 +148,6 @@ func asClaim(o runtime.Object) (resource.Claim, bool) {
 		return claim, err == nil
 	}
 	return nil, false
-}
-
-// newList is an empty list of r's kind, unstructured for a defined kind.
-func (r *Reconciler) newList() (client.ObjectList, error) {
-	gvk := r.kind.GVK.GroupVersion().WithKind(r.kind.GVK.Kind + "List")
-	if r.kind.Defined {
-		list := &unstructured.UnstructuredList{}
-		list.SetGroupVersionKind(gvk)
-		return list, nil
-	}
-	o, err := r.reg.Scheme().New(gvk)
-	if err != nil {
-		return nil, fmt.Errorf("list of %s: %w", r.kind.GVK.Kind, err)
-	}
-	list, ok := o.(client.ObjectList)
-	if !ok {
-		return nil, fmt.Errorf("list of %s: %T is not a list", r.kind.GVK.Kind, o)
-	}
-	return list, nil
 }
 
 // stillQueued answers a claim already waiting its turn, whose turn has not come, before

@@ -146,6 +146,9 @@ func TestUnboundKeysAndWaitsForResource(t *testing.T) {
 	handed := claimMade("member", "3", t0)
 	handed.Labels = map[string]string{common.PoolLabel: "warm"}
 	handed.Annotations = map[string]string{common.PoolMemberTakenByAnnotation: "team/orders"}
+	handedOutQueue := queue(map[string]any{})
+	handedOutQueue.SetLabels(handed.Labels)
+	handedOutQueue.SetAnnotations(handed.Annotations)
 	for name, tc := range map[string]struct {
 		obj     client.Object
 		unbound bool
@@ -157,6 +160,7 @@ func TestUnboundKeysAndWaitsForResource(t *testing.T) {
 		"a defined kind's claim with no resource":     {queue(map[string]any{"classRef": map[string]any{"name": "fast"}}), true},
 		"a defined kind's claim with a null resource": {queue(map[string]any{"resourceRef": nil}), true},
 		"a defined kind's bound claim":                {queue(map[string]any{"resourceRef": map[string]any{"name": "q"}}), false},
+		"a defined kind's pool member handed out":     {handedOutQueue, false},
 		"not a claim":                                 {&storagev1.BucketClass{}, false},
 	} {
 		if got := len(unboundKeys(tc.obj)) == 1; got != tc.unbound {

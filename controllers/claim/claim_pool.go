@@ -288,6 +288,6 @@ func identity(claim resource.Claim) resource.Claim {
 
 // handedOut reports whether claim is a pool member handed out to another claim: its
 // resource is that claim's, and it waits only to be deleted.
-func handedOut(claim resource.Claim) bool {
+func handedOut(claim client.Object) bool {
 	return claim.GetLabels()[common.PoolLabel] != "" && claim.GetAnnotations()[common.PoolMemberTakenByAnnotation] != ""
 }

@@ -109,8 +109,9 @@ func (c *Class) DeepCopyObject() runtime.Object {
 	return out
 }
 
-// NewClassList returns an empty unstructured list of the class kind gvk.
-func NewClassList(gvk schema.GroupVersionKind) client.ObjectList {
+// NewList returns an empty unstructured list of the defined kind gvk, a claim's or a
+// class's.
+func NewList(gvk schema.GroupVersionKind) client.ObjectList {
 	l := &unstructured.UnstructuredList{}
 	l.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
 	return l

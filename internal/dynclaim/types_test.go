@@ -90,7 +90,8 @@ func TestKinds(t *testing.T) {
 	}{
 		"claim's unstructured": {NewClaim(claimGVK).Unstructured().GroupVersionKind(), claimGVK},
 		"class's unstructured": {NewClass(classGVK).Unstructured().GroupVersionKind(), classGVK},
-		"class list":           {NewClassList(classGVK).(*unstructured.UnstructuredList).GroupVersionKind(), classGVK.GroupVersion().WithKind("NetworkClassList")},
+		"claim list":           {NewList(claimGVK).(*unstructured.UnstructuredList).GroupVersionKind(), claimGVK.GroupVersion().WithKind(claimGVK.Kind + "List")},
+		"class list":           {NewList(classGVK).(*unstructured.UnstructuredList).GroupVersionKind(), classGVK.GroupVersion().WithKind("NetworkClassList")},
 		"claim's own kind":     {NewClaim(claimGVK).GroupVersionKind(), claimGVK},
 	}
 	for name, tc := range cases {

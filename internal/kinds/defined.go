@@ -24,7 +24,8 @@ func DefinedClaim(gvk, classGVK schema.GroupVersionKind) registry.ClaimKind {
 		Defined:       true,
 		New:           func() resource.Claim { return dynclaim.NewClaim(gvk) },
 		NewClass:      func() resource.PortableClass { return dynclaim.NewClass(classGVK) },
-		NewClassList:  func() client.ObjectList { return dynclaim.NewClassList(classGVK) },
+		NewList:       func() client.ObjectList { return dynclaim.NewList(gvk) },
+		NewClassList:  func() client.ObjectList { return dynclaim.NewList(classGVK) },
 		Configurators: map[schema.GroupVersionKind]registry.Configurator{ModuleGVK: configureDefinedModule},
 	}
 }

@@ -167,6 +167,8 @@ type ClaimKind struct {
 	GVK schema.GroupVersionKind
 	// New returns an empty claim; AddClaim derives it from the scheme.
 	New func() resource.Claim
+	// NewList returns an empty list of the kind (<Kind>List); AddClaim derives it from the scheme.
+	NewList func() client.ObjectList
 	// ClassGVK is the portable class kind.
 	ClassGVK schema.GroupVersionKind
 	// NewClass returns an empty portable class; AddClaim derives it from the scheme.
@@ -243,6 +245,9 @@ func (r *Registry) AddManaged(k ManagedKind) {
 func (r *Registry) AddClaim(k ClaimKind) {
 	if k.New == nil {
 		k.New = constructor[resource.Claim](r.scheme, k.GVK)
+	}
+	if k.NewList == nil {
+		k.NewList = constructor[client.ObjectList](r.scheme, k.GVK.GroupVersion().WithKind(k.GVK.Kind+"List"))
 	}
 	if k.NewClass == nil {
 		k.NewClass = constructor[resource.PortableClass](r.scheme, k.ClassGVK)

@@ -55,6 +55,9 @@ func TestConstructorsFromScheme(t *testing.T) {
 	if _, ok := ck.New().(*storagev1.Bucket); !ok {
 		t.Errorf("claim New() = %T, want *Bucket", ck.New())
 	}
+	if _, ok := ck.NewList().(*storagev1.BucketList); !ok {
+		t.Errorf("NewList() = %T, want *BucketList", ck.NewList())
+	}
 	if _, ok := ck.NewClassList().(*storagev1.BucketClassList); !ok {
 		t.Errorf("NewClassList() = %T, want *BucketClassList", ck.NewClassList())
 	}
