@@ -42,8 +42,8 @@ type Reconciler struct {
 	client client.Client
 	// reader reads from the API server, for what the cache does not show.
 	reader client.Reader
-	// cache reads the informers' objects, a defined kind's unstructured claims among them
-	// (client reads those from the API server), by index.
+	// cache reads the informers' objects by index, a defined kind's unstructured claims
+	// and classes among them (client reads those from the cache too, through dynclaim).
 	cache    client.Reader
 	reg      *registry.Registry
 	kind     *registry.ClaimKind
@@ -88,7 +88,7 @@ func (s *Server) Serve(kind *registry.ClaimKind) error {
 	if s.serving[kind.GVK] {
 		return nil
 	}
-	r := &Reconciler{client: dynclaim.Client{Client: s.mgr.GetClient()}, reader: s.mgr.GetAPIReader(), cache: s.mgr.GetCache(), reg: s.reg, kind: kind, opts: s.opts,
+	r := &Reconciler{client: dynclaim.Client{Client: s.mgr.GetClient(), Cache: s.mgr.GetCache()}, reader: s.mgr.GetAPIReader(), cache: s.mgr.GetCache(), reg: s.reg, kind: kind, opts: s.opts,
 		recorder: resource.NewRecorder(s.mgr, "terraplane-claim"), overlays: &revision.Overlays{}}
 	name := kind.GVK.Kind
 	if kind.Defined {

@@ -32,7 +32,7 @@ func (r *Reconciler) defaultClass(ctx context.Context, claim resource.Claim) err
 		return nil
 	}
 	list := r.kind.NewClassList()
-	err := r.client.List(ctx, list, client.InNamespace(claim.GetNamespace()),
+	err := r.cache.List(ctx, list, client.InNamespace(claim.GetNamespace()), // a defined kind's too
 		client.MatchingLabels{common.DefaultClassLabel: "true"})
 	if err != nil {
 		return fmt.Errorf("list default classes: %w", err)

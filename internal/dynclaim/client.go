@@ -13,6 +13,11 @@ import (
 // passes every other object through unchanged.
 type Client struct {
 	client.Client
+	// Cache, when set, is where Claims and Classes are read: a controller-runtime client
+	// reads unstructured objects from the API server, though the informers of the kinds a
+	// controller watches hold them already, as they hold the compiled-in kinds the client
+	// reads from them.
+	Cache client.Reader
 }
 
 // Get reads obj.
@@ -21,8 +26,12 @@ func (c Client) Get(ctx context.Context, key client.ObjectKey, obj client.Object
 	if !ok {
 		return c.Client.Get(ctx, key, obj, opts...)
 	}
+	var from client.Reader = c.Client
+	if c.Cache != nil {
+		from = c.Cache
+	}
 	u := d.Unstructured()
-	if err := c.Client.Get(ctx, key, u, opts...); err != nil {
+	if err := from.Get(ctx, key, u, opts...); err != nil {
 		return err
 	}
 	return fromUnstructured(u, d)

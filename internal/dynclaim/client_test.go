@@ -177,6 +177,30 @@ func TestGet(t *testing.T) {
 	}
 }
 
+// TestGetReadsTheCache: with a cache, claims and classes are read from it and other
+// objects from the client, as a controller-runtime client reads compiled-in kinds from
+// its informers.
+func TestGetReadsTheCache(t *testing.T) {
+	ctx := context.Background()
+	c, _ := newClient(stored(map[string]any{"classRef": map[string]any{"name": "in-the-api-server"}}, nil))
+	cache, _ := newClient(stored(map[string]any{"classRef": map[string]any{"name": "in-the-cache"}}, nil))
+	c.Cache = cache.Client
+	cl := NewClaim(claimGVK)
+	if err := c.Get(ctx, key, cl); err != nil {
+		t.Fatal(err)
+	}
+	if got := cl.GetClaimSpec().ClassRef.Name; got != "in-the-cache" {
+		t.Errorf("the claim was read with class %q, want the cache's %q", got, "in-the-cache")
+	}
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "cm"}}
+	if err := c.Create(ctx, cm); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Get(ctx, client.ObjectKeyFromObject(cm), &corev1.ConfigMap{}); err != nil {
+		t.Errorf("a ConfigMap was not read from the client: %v", err)
+	}
+}
+
 func TestDelete(t *testing.T) {
 	c, server := newClient(stored(map[string]any{}, nil))
 	if err := c.Delete(context.Background(), claim("")); err != nil {

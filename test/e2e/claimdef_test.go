@@ -155,6 +155,10 @@ func TestClaimDefinition(t *testing.T) {
 		class, _, _ := unstructured.NestedString(u.Object, "spec", "classRef", "name")
 		g.Expect(class).To(Equal("standard"))
 	}).WithTimeout(timeout).Should(Succeed())
+	for _, verb := range []string{"GET", "LIST"} {
+		g.Expect(apiserverRequests(g, verb, "networkclasses")).To(BeZero(),
+			"the controller read the claim's class from the API server (%s), not from the informer that watches the kind", verb)
+	}
 	mod := &terraformv1.Module{}
 	g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: adminNS, Name: ref}, mod)).To(Succeed())
 	var outputs map[string]any

@@ -1,8 +1,10 @@
 package e2e
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"regexp"
@@ -18,6 +20,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	common "terraplane.io/terraplane/apis/common/v1alpha1"
@@ -35,8 +38,30 @@ func scrape(g Gomega, url string) map[string]float64 {
 	resp, err := http.Get(url)
 	g.Expect(err).NotTo(HaveOccurred())
 	defer resp.Body.Close()
+	return parseMetrics(g, resp.Body)
+}
+
+// apiserverRequests is how many requests with verb (GET, LIST, ...) for resource (a
+// plural) kube-apiserver has answered, from any client.
+func apiserverRequests(g Gomega, verb, resource string) float64 {
+	cs, err := kubernetes.NewForConfig(env.ControlPlane.Config)
+	g.Expect(err).NotTo(HaveOccurred())
+	raw, err := cs.RESTClient().Get().AbsPath("/metrics").DoRaw(context.Background())
+	g.Expect(err).NotTo(HaveOccurred())
+	var n float64
+	for series, v := range parseMetrics(g, bytes.NewReader(raw)) {
+		if strings.HasPrefix(series, "apiserver_request_total{") && strings.Contains(series, fmt.Sprintf("resource=%q", resource)) &&
+			strings.Contains(series, fmt.Sprintf("verb=%q", verb)) {
+			n += v
+		}
+	}
+	return n
+}
+
+// parseMetrics reads metrics in the text format into series, as scrape says.
+func parseMetrics(g Gomega, r io.Reader) map[string]float64 {
 	parser := expfmt.NewTextParser(model.UTF8Validation)
-	families, err := parser.TextToMetricFamilies(resp.Body)
+	families, err := parser.TextToMetricFamilies(r)
 	g.Expect(err).NotTo(HaveOccurred())
 	out := map[string]float64{}
 	series := func(name string, m *dto.Metric, extra ...string) string {
