@@ -213,26 +213,51 @@ func (h *harness) etcdInUse() float64 {
 	return v
 }
 
-// apiServed is what the API server counts of the requests it served, from every client:
-// the requests by verb and resource (apiserver_request_total: "LIST secrets", "PATCH
-// buckets/status"), and the objects it went through to answer LISTs, by resource
+// apiCounts is what the API server counts of its own work, from every client: see
+// apiServed.
+type apiCounts struct {
+	// requests by verb and resource: "LIST secrets", "PATCH buckets/status".
+	requests map[string]float64
+	// listed is the objects it went through to answer LISTs, by resource and where they
+	// were read: "secrets from the watch cache", "buckets from etcd".
+	listed map[string]float64
+	// cache is its checks of each resource's watch cache against etcd, by outcome
+	// ("buckets checked, success"), and each cache built from a LIST of etcd ("buckets
+	// cache built"): a failed check drops the cache, which is built again.
+	cache map[string]float64
+}
+
+// apiServed is what the API server counts of the requests it served, from every client
+// (apiserver_request_total), of the objects it went through to answer LISTs
 // (apiserver_storage_list_fetched_objects_total: a LIST with a label selector goes
-// through every object of its namespace, whatever it returns).
-func (h *harness) apiServed(ctx context.Context) (requests, listed map[string]float64) {
-	requests, listed = map[string]float64{}, map[string]float64{}
+// through every object of its namespace, whatever it returns, and so does the API
+// server's own check of its watch cache), and of that check's outcomes.
+func (h *harness) apiServed(ctx context.Context) apiCounts {
+	a := apiCounts{requests: map[string]float64{}, listed: map[string]float64{}, cache: map[string]float64{}}
 	cs, err := kubernetes.NewForConfig(h.cp.Config)
 	if err != nil {
-		return requests, listed
+		return a
 	}
 	raw, err := cs.RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
 	if err != nil {
-		return requests, listed
+		return a
 	}
 	for _, line := range strings.Split(string(raw), "\n") {
-		addSeries(requests, line, "apiserver_request_total", verbAndResource)
-		addSeries(listed, line, "apiserver_storage_list_fetched_objects_total", byResource)
+		a.add(line)
 	}
-	return requests, listed
+	return a
+}
+
+// add counts one sample line of the API server's metrics.
+func (a apiCounts) add(line string) {
+	addSeries(a.requests, line, "apiserver_request_total", verbAndResource)
+	addSeries(a.listed, line, "apiserver_storage_list_fetched_objects_total", byResourceAndStorage)
+	addSeries(a.cache, line, "apiserver_storage_consistency_checks_total", func(line string) string {
+		return label(line, "resource") + " checked, " + label(line, "status")
+	})
+	addSeries(a.cache, line, "apiserver_watch_cache_initializations_total", func(line string) string {
+		return label(line, "resource") + " cache built"
+	})
 }
 
 // eventsByReason counts the events recorded in every namespace (the claims' and their
@@ -254,8 +279,15 @@ func (h *harness) eventsByReason(ctx context.Context) map[string]float64 {
 	return by
 }
 
-// byResource names a sample by its resource: "secrets".
-func byResource(line string) string { return label(line, "resource") }
+// byResourceAndStorage names a sample by its resource and where it was read: "secrets
+// from the watch cache", "buckets from etcd".
+func byResourceAndStorage(line string) string {
+	from := label(line, "storage")
+	if from == "watchcache" {
+		from = "the watch cache"
+	}
+	return label(line, "resource") + " from " + from
+}
 
 // verbAndResource names a sample of apiserver_request_total: "LIST secrets",
 // "PATCH buckets/status".

@@ -281,7 +281,7 @@ func (h *harness) runClaims(ctx context.Context, variant string, n int, tag stri
 	all0 := h.fleet.metricSum("rest_client_requests_total", "")
 	byCode0 := h.fleet.writesByCode()
 	reconciles0, reconcileSecs0 := h.fleet.reconcilesBy()
-	api0, listed0 := h.apiServed(ctx)
+	api0 := h.apiServed(ctx)
 	events0 := h.eventsByReason(ctx)
 	names := make([]string, n)
 	rw, err := h.watchReady(ctx)
@@ -343,9 +343,10 @@ func (h *harness) runClaims(ctx context.Context, variant string, n int, tag stri
 	gets := h.fleet.metricSum("rest_client_requests_total", `method="GET"`) - gets0
 	res.reads, res.writes = gets, h.fleet.metricSum("rest_client_requests_total", "")-all0-gets
 	say("controller API writes per claim, by method and code: %s", growthPerClaim(h.fleet.writesByCode(), byCode0, n))
-	api, listed := h.apiServed(ctx)
-	say("API server requests per claim, every client, by verb and resource: %s", growthPerClaim(api, api0, n))
-	say("objects the API server went through per claim to answer LISTs, by resource: %s", growthPerClaim(listed, listed0, n))
+	api := h.apiServed(ctx)
+	say("API server requests per claim, every client, by verb and resource: %s", growthPerClaim(api.requests, api0.requests, n))
+	say("objects the API server went through per claim to answer LISTs, by resource: %s", growthPerClaim(api.listed, api0.listed, n))
+	say("the API server's checks of its watch caches against etcd, and caches built, in all: %s", growthPerClaim(api.cache, api0.cache, 1))
 	say("events per claim, by type and reason: %s", growthPerClaim(h.eventsByReason(ctx), events0, n))
 	reconciles, reconcileSecs := h.fleet.reconcilesBy()
 	say("reconciles per claim, by controller: %s", growthPerClaim(reconciles, reconciles0, n))
