@@ -222,8 +222,9 @@ type apiCounts struct {
 	// were read: "secrets from the watch cache", "buckets from etcd".
 	listed map[string]float64
 	// cache is its checks of each resource's watch cache against etcd, by outcome
-	// ("buckets checked, success"), and each cache built from a LIST of etcd ("buckets
-	// cache built"): a failed check drops the cache, which is built again.
+	// ("buckets.storage.terraplane.io checked, success"), and each cache built from a
+	// LIST of etcd ("secrets cache built"): a failed check drops the cache, which is
+	// built again.
 	cache map[string]float64
 }
 
@@ -253,11 +254,20 @@ func (a apiCounts) add(line string) {
 	addSeries(a.requests, line, "apiserver_request_total", verbAndResource)
 	addSeries(a.listed, line, "apiserver_storage_list_fetched_objects_total", byResourceAndStorage)
 	addSeries(a.cache, line, "apiserver_storage_consistency_checks_total", func(line string) string {
-		return label(line, "resource") + " checked, " + label(line, "status")
+		return groupResource(line) + " checked, " + label(line, "status")
 	})
 	addSeries(a.cache, line, "apiserver_watch_cache_initializations_total", func(line string) string {
-		return label(line, "resource") + " cache built"
+		return groupResource(line) + " cache built"
 	})
+}
+
+// groupResource names a sample by its resource and API group, as kubectl does:
+// "buckets.storage.terraplane.io", "secrets".
+func groupResource(line string) string {
+	if g := label(line, "group"); g != "" {
+		return label(line, "resource") + "." + g
+	}
+	return label(line, "resource")
 }
 
 // eventsByReason counts the events recorded in every namespace (the claims' and their

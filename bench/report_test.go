@@ -183,7 +183,8 @@ func TestAddSeries(t *testing.T) {
 	if want := map[string]float64{"secrets from the watch cache": 11886818, "secrets from etcd": 2151}; !maps.Equal(a.listed, want) {
 		t.Fatalf("the objects listed = %v, want %v", a.listed, want)
 	}
-	if want := map[string]float64{"secrets checked, success": 8, "buckets checked, failure": 2, "buckets cache built": 3}; !maps.Equal(a.cache, want) {
+	if want := map[string]float64{"secrets checked, success": 8, "buckets.storage.terraplane.io checked, failure": 2,
+		"buckets.storage.terraplane.io cache built": 3}; !maps.Equal(a.cache, want) {
 		t.Fatalf("the watch caches' checks = %v, want %v", a.cache, want)
 	}
 }
