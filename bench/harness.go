@@ -219,7 +219,7 @@ type apiCounts struct {
 	// requests by verb and resource: "LIST secrets", "PATCH buckets/status".
 	requests map[string]float64
 	// listed is the objects it went through to answer LISTs, by resource and where they
-	// were read: "secrets from the watch cache", "buckets from etcd".
+	// were read: "secrets from the watch cache", "buckets.storage.terraplane.io from etcd".
 	listed map[string]float64
 	// cache is its checks of each resource's watch cache against etcd, by outcome
 	// ("buckets.storage.terraplane.io checked, success"), and each cache built from a
@@ -234,7 +234,7 @@ type apiCounts struct {
 // through every object of its namespace, whatever it returns, and so does the API
 // server's own check of its watch cache), and of that check's outcomes.
 func (h *harness) apiServed(ctx context.Context) apiCounts {
-	a := apiCounts{requests: map[string]float64{}, listed: map[string]float64{}, cache: map[string]float64{}}
+	a := newAPICounts()
 	cs, err := kubernetes.NewForConfig(h.cp.Config)
 	if err != nil {
 		return a
@@ -247,6 +247,11 @@ func (h *harness) apiServed(ctx context.Context) apiCounts {
 		a.add(line)
 	}
 	return a
+}
+
+// newAPICounts is a count of nothing yet.
+func newAPICounts() apiCounts {
+	return apiCounts{requests: map[string]float64{}, listed: map[string]float64{}, cache: map[string]float64{}}
 }
 
 // add counts one sample line of the API server's metrics.
@@ -290,13 +295,13 @@ func (h *harness) eventsByReason(ctx context.Context) map[string]float64 {
 }
 
 // byResourceAndStorage names a sample by its resource and where it was read: "secrets
-// from the watch cache", "buckets from etcd".
+// from the watch cache", "buckets.storage.terraplane.io from etcd".
 func byResourceAndStorage(line string) string {
 	from := label(line, "storage")
 	if from == "watchcache" {
 		from = "the watch cache"
 	}
-	return label(line, "resource") + " from " + from
+	return groupResource(line) + " from " + from
 }
 
 // verbAndResource names a sample of apiserver_request_total: "LIST secrets",

@@ -169,18 +169,20 @@ func TestAddSeries(t *testing.T) {
 	if want := map[string]float64{"LIST secrets": 4, "PATCH buckets/status": 2}; !maps.Equal(by, want) {
 		t.Fatalf("addSeries = %v, want %v", by, want)
 	}
-	a := apiCounts{requests: map[string]float64{}, listed: map[string]float64{}, cache: map[string]float64{}}
+	a := newAPICounts()
 	for _, line := range []string{
 		`apiserver_storage_list_fetched_objects_total{group="",index="",resource="secrets",storage="etcd"} 2151`,
 		`apiserver_storage_list_fetched_objects_total{group="",index="",resource="secrets",storage="watchcache"} 1.1886818e+07`,
 		`apiserver_storage_list_returned_objects_total{group="",resource="secrets",storage="watchcache"} 13303`,
+		`apiserver_storage_list_fetched_objects_total{group="storage.terraplane.io",index="",resource="buckets",storage="etcd"} 40`,
 		`apiserver_storage_consistency_checks_total{group="",resource="secrets",status="success"} 8`,
 		`apiserver_storage_consistency_checks_total{group="storage.terraplane.io",resource="buckets",status="failure"} 2`,
 		`apiserver_watch_cache_initializations_total{group="storage.terraplane.io",resource="buckets"} 3`,
 	} {
 		a.add(line)
 	}
-	if want := map[string]float64{"secrets from the watch cache": 11886818, "secrets from etcd": 2151}; !maps.Equal(a.listed, want) {
+	if want := map[string]float64{"secrets from the watch cache": 11886818, "secrets from etcd": 2151,
+		"buckets.storage.terraplane.io from etcd": 40}; !maps.Equal(a.listed, want) {
 		t.Fatalf("the objects listed = %v, want %v", a.listed, want)
 	}
 	if want := map[string]float64{"secrets checked, success": 8, "buckets.storage.terraplane.io checked, failure": 2,

@@ -345,7 +345,7 @@ func (h *harness) runClaims(ctx context.Context, variant string, n int, tag stri
 	say("controller API writes per claim, by method and code: %s", growthPerClaim(h.fleet.writesByCode(), byCode0, n))
 	api := h.apiServed(ctx)
 	say("API server requests per claim, every client, by verb and resource: %s", growthPerClaim(api.requests, api0.requests, n))
-	say("objects the API server went through per claim to answer LISTs, by resource: %s", growthPerClaim(api.listed, api0.listed, n))
+	say("objects the API server went through per claim to answer LISTs, by resource and where it read them: %s", growthPerClaim(api.listed, api0.listed, n))
 	say("the API server's checks of its watch caches against etcd, and caches built, in all: %s", growthPerClaim(api.cache, api0.cache, 1))
 	say("events per claim, by type and reason: %s", growthPerClaim(h.eventsByReason(ctx), events0, n))
 	reconciles, reconcileSecs := h.fleet.reconcilesBy()
