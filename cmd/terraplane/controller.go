@@ -106,7 +106,7 @@ Terraform state is kept in the same cluster (terraform's kubernetes backend) unl
 	cmd.Flags().StringVar(&o.ShardIdentity, "shard-identity", os.Getenv("POD_NAME"), "this replica's name among the shard holders (default: $POD_NAME)")
 	cmd.Flags().DurationVar(&o.ShardLeaseDuration, "shard-lease-duration", shard.DefaultLeaseDuration, "how long a replica that stopped renewing keeps its shards before others take them")
 	cmd.Flags().StringVar(&o.StateKubeconfig, "state-kubeconfig", "", "kubeconfig of the cluster terraform's state backend uses (default: the cluster the controller talks to)")
-	cmd.Flags().BoolVar(&o.StateBackendProxy, "state-backend-proxy", false, "have terraform's state backend reach the API server through a loopback proxy of this process, which reads each state by its name instead of having the API server go through every Secret of its namespace (for namespaces with many thousands of states)")
+	cmd.Flags().BoolVar(&o.StateBackendProxy, "state-backend-proxy", true, "have terraform's state backend reach the API server through a loopback proxy of this process, which reads each state by its name instead of having the API server go through every Secret of its namespace, as a runner pool's runner always does (false: terraform talks to the API server itself, with the state kubeconfig)")
 	webhook.bind(cmd.Flags())
 	zapFlags := flag.NewFlagSet("zap", flag.ContinueOnError)
 	logOptions.BindFlags(zapFlags) // --zap-log-level, --zap-encoder, ...

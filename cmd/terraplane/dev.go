@@ -159,7 +159,7 @@ func runDev(ctx context.Context, o devOptions) error {
 		say("ephemeral: everything is lost when this stops")
 	}
 	say("%s", runnerNote(o.Runner, o.RunnerInsecureSharedUID, os.Geteuid()))
-	o.StateKubeconfig = cp.Kubeconfig
+	o.StateKubeconfig, o.StateBackendProxy = cp.Kubeconfig, true // state read by name, as the controller's default
 	if o.WorkDir, err = filepath.Abs(o.WorkDir); err != nil {
 		return err
 	}

@@ -130,14 +130,17 @@ func stateSecret(t *testing.T, m *terraformv1.Module) *corev1.Secret {
 // must reach the same cluster. Then the same through --context, with the kubeconfig's
 // current context pointing nowhere.
 func TestControllerStateFollowsItsCluster(t *testing.T) {
-	t.Run("kubeconfig", func(t *testing.T) {
-		c := startController(t, userEnv(t), "--kubeconfig", env.ControlPlane.Kubeconfig)
-		m := runModule(t, "cli-controller", "plain")
-		stateSecret(t, m)
-		if c.exited() {
-			t.Fatal("the controller stopped")
-		}
-	})
+	// the state backend through the controller's proxy (the default), then direct
+	for _, tc := range []struct{ name, proxy string }{{"through-the-proxy", "true"}, {"direct", "false"}} {
+		t.Run("kubeconfig, "+tc.name, func(t *testing.T) {
+			c := startController(t, userEnv(t), "--kubeconfig", env.ControlPlane.Kubeconfig, "--state-backend-proxy="+tc.proxy)
+			m := runModule(t, "cli-controller", tc.name)
+			stateSecret(t, m)
+			if c.exited() {
+				t.Fatal("the controller stopped")
+			}
+		})
+	}
 	// Talking to the API server itself, the backend block names the kubeconfig's context;
 	// through the controller's proxy it names no cluster (the proxy reaches it at the
 	// context in use).
@@ -145,8 +148,8 @@ func TestControllerStateFollowsItsCluster(t *testing.T) {
 		name, module, backend string
 		flags                 []string
 	}{
-		{name: "context", module: "by-context", backend: `"config_context": "good"`},
-		{name: "context, through the proxy", module: "by-context-proxy", backend: `"kubernetes": {}`, flags: []string{"--state-backend-proxy"}},
+		{name: "context", module: "by-context", backend: `"config_context": "good"`, flags: []string{"--state-backend-proxy=false"}},
+		{name: "context, through the proxy", module: "by-context-proxy", backend: `"kubernetes": {}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			workdir := t.TempDir()
