@@ -79,6 +79,9 @@ func newHarness(ctx context.Context, bin string, o options) (*harness, error) {
 	}
 	h := &harness{work: work, rawDirs: map[string][]rawDir{}, bin: bin, parallelism: o.parallelism, replicas: o.replicas, ctrlArgs: o.ctrlArgs, noDrift: o.noDrift, killAt: o.killAt}
 	cpo := devenv.ControlPlaneOptions{Kubeconfig: filepath.Join(work, "kubeconfig"), FeatureGates: o.apiserverGates}
+	if o.oneVersion {
+		cpo.EditCRD = servedAtAlphaOnly
+	}
 	if o.audit {
 		h.audit = &auditLog{path: filepath.Join(work, "audit.log")}
 		cpo.AuditLog = h.audit.path
@@ -336,4 +339,13 @@ func dirSize(dir string) int64 {
 		return nil
 	})
 	return total
+}
+
+// servedAtAlphaOnly keeps a CRD's v1alpha1 version alone, served and stored: the
+// controller and the bench read and write v1alpha1.
+func servedAtAlphaOnly(c *apiextensionsv1.CustomResourceDefinition) {
+	c.Spec.Versions = slices.DeleteFunc(c.Spec.Versions, func(v apiextensionsv1.CustomResourceDefinitionVersion) bool { return v.Name != "v1alpha1" })
+	for i := range c.Spec.Versions {
+		c.Spec.Versions[i].Served, c.Spec.Versions[i].Storage = true, true
+	}
 }

@@ -64,6 +64,9 @@ type options struct {
 	audit bool
 	// apiserverGates are kube-apiserver's feature gates (empty: its defaults).
 	apiserverGates string
+	// oneVersion serves every kind at v1alpha1 alone, as before some were also served at
+	// v1beta1: the API server keeps a watch cache per served version.
+	oneVersion bool
 	// killAt, with replicas, kills one of them once this fraction of the claims is Ready.
 	killAt float64
 	// controlPlaneCPUs, when above 0, keeps the control plane on that many CPUs and
@@ -86,6 +89,7 @@ func main() {
 	flag.IntVar(&o.rawSample, "raw-sample", 0, "at most this many raw workspaces; a larger N runs this many and scales their times and costs by N / sample (0: all N)")
 	flag.BoolVar(&o.keepLast, "keep-last", false, "leave the last pass's claims to the teardown instead of deleting them (their deletion is then not timed)")
 	flag.BoolVar(&o.noDrift, "no-drift", false, "skip the drift sweep of every claim")
+	flag.BoolVar(&o.oneVersion, "one-version", false, "serve every kind at v1alpha1 alone, stored as v1alpha1, to measure what serving the kinds users write most at v1beta1 as well costs the API server (a watch cache, a watch of etcd and a check per served version)")
 	flag.StringVar(&o.apiserverGates, "apiserver-feature-gates", "", "kube-apiserver's --feature-gates for the bench's control plane, as Name=false,Other=true (empty: its defaults); results.md says which")
 	flag.BoolVar(&o.audit, "audit", false, "log the API server's writes and write each Terraplane row's writes per claim, by writer, verb and object, to writes.md")
 	flag.IntVar(&o.controlPlaneCPUs, "control-plane-cpus", 0, "keep kube-apiserver, etcd and the bench itself on this many CPUs, and the controllers and every terraform process on the rest, as on a cluster whose control plane has nodes of its own (0: no split)")

@@ -116,6 +116,9 @@ func table(rows []row, o options) string {
 		fmt.Fprintf(&b, "kube-apiserver, etcd and the bench ran on %d CPU(s), the controllers and every terraform process (all sides) on the other %d (-control-plane-cpus).\n\n",
 			cores.plane.Count(), cores.work.Count())
 	}
+	if o.oneVersion {
+		b.WriteString("Every kind was served at v1alpha1 alone (-one-version), none at v1beta1.\n\n")
+	}
 	if o.apiserverGates != "" {
 		fmt.Fprintf(&b, "kube-apiserver ran with `--feature-gates=%s` (-apiserver-feature-gates); otherwise with its defaults.\n\n", o.apiserverGates)
 	}

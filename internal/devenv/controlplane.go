@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"time"
 
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
@@ -44,6 +45,8 @@ type ControlPlaneOptions struct {
 	AuditLog string
 	// FeatureGates, when set, is kube-apiserver's --feature-gates ("Name=false,...").
 	FeatureGates string
+	// EditCRD, when set, changes each CRD before it is installed (a benchmark's variant).
+	EditCRD func(*apiextensionsv1.CustomResourceDefinition)
 }
 
 // writesOnly is the audit policy of AuditLog: the metadata of each answered write.
@@ -103,6 +106,11 @@ func StartControlPlaneWith(o ControlPlaneOptions) (*ControlPlane, error) {
 	crds, err := crd.CRDs()
 	if err != nil {
 		return nil, err
+	}
+	if o.EditCRD != nil {
+		for _, c := range crds {
+			o.EditCRD(c)
+		}
 	}
 	env := &envtest.Environment{
 		BinaryAssetsDirectory:    BinDir(),
