@@ -195,12 +195,14 @@ func procCPU(pid int) (cpu, error) {
 	return cpu{self: tick(11) + tick(12), children: tick(13) + tick(14)}, nil
 }
 
-// controlPlaneCPU is the CPU that this process's kube-apiserver and etcd have used: on a
-// small machine they compete with terraform and the controller for the same cores.
-func controlPlaneCPU() time.Duration {
+// controlPlaneCPU is the CPU kube-apiserver and etcd have used so far.
+func controlPlaneCPU() time.Duration { return childCPU("kube-apiserver", "etcd") }
+
+// childCPU is the CPU this process's children named comms have used so far.
+func childCPU(comms ...string) time.Duration {
 	var total time.Duration
 	for _, p := range processes() {
-		if p.ppid != os.Getpid() || (p.comm != "kube-apiserver" && p.comm != "etcd") {
+		if p.ppid != os.Getpid() || !slices.Contains(comms, p.comm) {
 			continue
 		}
 		if c, err := procCPU(p.pid); err == nil {

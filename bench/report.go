@@ -42,6 +42,12 @@ func perClaim(d time.Duration, n int, ran bool) string {
 	return fmt.Sprintf("%.2f", d.Seconds()/float64(n))
 }
 
+// perClaimFine is d per claim to the ten-thousandth of a second: a part of what the
+// control plane spends on a claim, whose growth with N is read from it.
+func perClaimFine(d time.Duration, n int) string {
+	return fmt.Sprintf("%.4f", d.Seconds()/float64(n))
+}
+
 // ran reports whether the raw side ran.
 func (r rawResult) ran() bool { return r.processes > 0 }
 
@@ -166,7 +172,7 @@ func table(rows []row, o options) string {
 // fleetTable renders what grows with the fleet: etcd's database and the time for one
 // drift check of every claim; a raw side run on a sample says so.
 func fleetTable(b *strings.Builder, rows []row) {
-	b.WriteString("\n| module | N | controller | etcd database in use, growth per claim (KB) | full drift sweep (s): Terraplane, the first after the creates → a later one / raw | raw side |\n|---|---:|---|---:|---:|---|\n")
+	b.WriteString("\n| module | N | controller | etcd database in use, growth per claim (KB) | CPU per claim (s): kube-apiserver / etcd | full drift sweep (s): Terraplane, the first after the creates → a later one / raw | raw side |\n|---|---:|---|---:|---:|---:|---|\n")
 	for _, r := range rows {
 		if !r.tp.ran() {
 			continue
@@ -178,7 +184,8 @@ func fleetTable(b *strings.Builder, rows []row) {
 		case r.raw.sampled > 0:
 			raw = fmt.Sprintf("%d run, times and costs scaled by %d / %d", r.raw.sampled, r.n, r.raw.sampled)
 		}
-		fmt.Fprintf(b, "| %s | %d | %s | %.1f | %s → %s / %s | %s |\n", r.variant, r.n, r.start, r.tp.etcdBytes/1024/float64(r.n),
+		fmt.Fprintf(b, "| %s | %d | %s | %.1f | %s / %s | %s → %s / %s | %s |\n", r.variant, r.n, r.start, r.tp.etcdBytes/1024/float64(r.n),
+			perClaimFine(r.tp.cpCPU-r.tp.etcdCPU, r.n), perClaimFine(r.tp.etcdCPU, r.n),
 			num(r.tp.firstDriftWall.Seconds(), r.tp.firstDriftWall > 0), num(r.tp.driftWall.Seconds(), r.tp.driftWall > 0), num(r.raw.driftWall.Seconds(), r.raw.driftWall > 0), raw)
 	}
 }

@@ -52,6 +52,21 @@ func TestPerClaim(t *testing.T) {
 	}
 }
 
+// TestFleetTable: the fleet's table splits the control plane's CPU per claim between
+// kube-apiserver and etcd, to the ten-thousandth, on the rows Terraplane's side ran.
+func TestFleetTable(t *testing.T) {
+	tp := tpResult{ready: timing{last: time.Second}, cpCPU: 30 * time.Second, etcdCPU: 5 * time.Second, etcdBytes: 2048 * 100}
+	var b strings.Builder
+	fleetTable(&b, []row{{variant: "terraform_data", n: 100, start: "cold", tp: tp}, {variant: "terraform_data", n: 10, start: "warm"}})
+	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
+	if len(lines) != 3 {
+		t.Fatalf("want a header, its rule and one row:\n%s", b.String())
+	}
+	if want := "| terraform_data | 100 | cold | 2.0 | 0.2500 / 0.0500 |"; !strings.HasPrefix(lines[2], want) {
+		t.Errorf("row %q, want it to begin %q", lines[2], want)
+	}
+}
+
 // TestSingleTable: the single workspace's own table has one line per (variant, N): the
 // cold row's, not the warm one that shares its yardstick, and none without that side.
 func TestSingleTable(t *testing.T) {

@@ -74,6 +74,7 @@ type tpResult struct {
 	driftCPU                      time.Duration // a later drift check of every claim: what each interval costs
 	driftWall                     time.Duration // from asking every claim for that check to the last answer
 	etcdBytes                     float64       // growth of etcd's database in use while the claims were made
+	etcdCPU                       time.Duration // etcd's part of cpCPU
 	reads                         float64
 	writes                        float64
 	audit                         map[write]int // with -audit: every writer's writes until all were Ready
@@ -288,7 +289,7 @@ func (h *harness) runClaims(ctx context.Context, variant string, n int, tag stri
 	if err != nil {
 		return tpResult{}, err
 	}
-	cp0 := controlPlaneCPU()
+	cp0, etcdCPU0 := controlPlaneCPU(), childCPU("etcd")
 	etcd0 := h.etcdInUse()
 	prov0 := f.providerCPU()
 	tree := sampleTree(controllerTree(f.pids()))
@@ -329,7 +330,7 @@ func (h *harness) runClaims(ctx context.Context, variant string, n int, tag stri
 		return tpResult{}, err
 	}
 	res.treeRSS = tree.done()
-	res.cpCPU = controlPlaneCPU() - cp0
+	res.cpCPU, res.etcdCPU = controlPlaneCPU()-cp0, childCPU("etcd")-etcdCPU0
 	res.etcdBytes = h.etcdInUse() - etcd0
 	res.ready = timingOf(ready)
 	cpu1 := f.cpu()
