@@ -82,7 +82,7 @@ func (f *fakeRunner) locked(ws engine.Workspace, apply func() (engine.Result, er
 	if err := f.client.Create(ctx, &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name}}); err != nil && !apierrors.IsAlreadyExists(err) {
 		return engine.Result{}, err
 	}
-	unlock, err := f.locker.LockState(ctx, ws.BackendConfig, "apply", ws.Creates)
+	unlock, _, err := f.locker.LockState(ctx, ws.BackendConfig, "apply", ws.Creates)
 	if err != nil {
 		return engine.Result{}, err
 	}

@@ -38,6 +38,7 @@ type Proxy struct {
 	kubeconfig string
 	server     *http.Server
 	upstream   *httputil.ReverseProxy
+	holds      holds
 }
 
 // Start serves a proxy on a loopback port in front of the API server cfg reaches, with
@@ -74,9 +75,10 @@ func Start(cfg *rest.Config, dir string) (*Proxy, error) {
 	}
 	p := &Proxy{token: token}
 	p.upstream = &httputil.ReverseProxy{
-		Rewrite:       func(r *httputil.ProxyRequest) { r.SetURL(target); r.Out.Host = target.Host },
-		Transport:     transport,
-		FlushInterval: -1, // watches stream as they come
+		Rewrite:        func(r *httputil.ProxyRequest) { r.SetURL(target); r.Out.Host = target.Host },
+		Transport:      transport,
+		FlushInterval:  -1, // watches stream as they come
+		ModifyResponse: p.keep,
 		ErrorHandler: func(w http.ResponseWriter, _ *http.Request, err error) {
 			http.Error(w, "the API server could not be reached: "+err.Error(), http.StatusBadGateway)
 		},
@@ -105,7 +107,8 @@ func (p *Proxy) Close() error {
 }
 
 // ServeHTTP forwards a request that bears the proxy's token, without it, and with a
-// state read narrowed to its Secret's name.
+// state read narrowed to its Secret's name; it answers itself the reads of a held state
+// it knows (Hold).
 func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	given, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 	if !ok || subtle.ConstantTimeCompare([]byte(given), []byte(p.token)) != 1 {
@@ -115,6 +118,10 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	r.Header.Del("Authorization")
 	if r.Method == http.MethodGet {
 		r.URL.RawQuery = narrow(r.URL.Path, r.URL.Query()).Encode()
+	}
+	r, answered := p.answer(w, r)
+	if answered {
+		return
 	}
 	p.upstream.ServeHTTP(w, r)
 }

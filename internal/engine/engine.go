@@ -88,6 +88,10 @@ type Options struct {
 type StateBackend interface {
 	// Kubeconfig is the file's path.
 	Kubeconfig() string
+	// Hold answers the reads of the state Secret namespace/name from what it last read
+	// or wrote of it, or from known (the Secret as JSON) until then, until release: for a
+	// state whose lock the engine holds.
+	Hold(namespace, name string, known []byte) (release func())
 	// Close ends it.
 	Close() error
 }
@@ -98,8 +102,10 @@ type StateBackend interface {
 type StateLocker interface {
 	// LockState takes the lock, writing an empty state first for a workspace that has
 	// none; one taken for a create (create) records the create until unlock is told that
-	// the command's outcome is settled (known, and in the state).
-	LockState(ctx context.Context, backend map[string]string, verb string, create bool) (unlock func(settled bool), err error)
+	// the command's outcome is settled (known, and in the state). A lock taken in the
+	// write that seeds the state says what it wrote: the state Secret as the API server
+	// returned it, as JSON (seeded); nil otherwise.
+	LockState(ctx context.Context, backend map[string]string, verb string, create bool) (unlock func(settled bool), seeded []byte, err error)
 	// SeedState writes an empty state for a workspace that has none: terraform locks the
 	// state itself, whatever -lock says, to write a workspace's first state.
 	SeedState(ctx context.Context, backend map[string]string) error
@@ -111,6 +117,10 @@ type StateLocker interface {
 // unseeded matches terraform's error when it could not lock a state that does not exist
 // yet, to write its first state, because the engine holds the lock.
 var unseeded = regexp.MustCompile(`(?is)error loading state:.*already locked`)
+
+// StateSecret is the name of the Secret terraform's kubernetes backend keeps the state of
+// the default workspace in, with secret_suffix suffix.
+func StateSecret(suffix string) string { return "tfstate-default-" + suffix }
 
 // lockingVerbs are the commands that lock the state.
 var lockingVerbs = map[string]bool{"plan": true, "apply": true, "destroy": true, "state-push": true}

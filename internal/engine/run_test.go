@@ -34,16 +34,17 @@ func TestRunInterruptedNeverAsksTheRunsErrorForItsMessage(t *testing.T) {
 type fakeLocker struct {
 	locks, seeds int
 	released     []string
+	seeded       []byte // what each lock says it wrote
 }
 
 // HolderID is the id the fake's locks would name their holder by.
 func (f *fakeLocker) HolderID() string { return "fake-locker" }
 
-func (f *fakeLocker) LockState(_ context.Context, _ map[string]string, _ string, create bool) (func(bool), error) {
+func (f *fakeLocker) LockState(_ context.Context, _ map[string]string, _ string, create bool) (func(bool), []byte, error) {
 	f.locks++
 	return func(settled bool) {
 		f.released = append(f.released, fmt.Sprintf("create=%v settled=%v", create, settled))
-	}, nil
+	}, f.seeded, nil
 }
 
 func (f *fakeLocker) SeedState(context.Context, map[string]string) error {

@@ -2,6 +2,8 @@ package engine
 
 import (
 	"context"
+	"errors"
+	"slices"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -12,6 +14,8 @@ type backend struct{ closed atomic.Int32 }
 
 func (b *backend) Kubeconfig() string { return "/run/state.kubeconfig" }
 func (b *backend) Close() error       { b.closed.Add(1); return nil }
+
+func (b *backend) Hold(string, string, []byte) func() { return func() {} }
 
 // TestStateBackend: terraform finds the engine's state backend in KUBE_CONFIG_PATH, in
 // place of the environment's cluster; Stop closes it only once no command runs, as an
@@ -43,4 +47,88 @@ func TestStateBackend(t *testing.T) {
 	if b.closed.Load() != 1 {
 		t.Fatalf("closed %d times once no command ran, want 1", b.closed.Load())
 	}
+}
+
+// holdingBackend records the holds taken on its states, and whether each was released.
+type holdingBackend struct {
+	backend
+	holds []string // namespace/name of each hold
+	known []string // what each hold was told the Secret is
+	held  int      // holds not yet released
+}
+
+func (b *holdingBackend) Hold(namespace, name string, known []byte) func() {
+	b.known = append(b.known, string(known))
+	b.holds = append(b.holds, namespace+"/"+name)
+	b.held++
+	return func() { b.held-- }
+}
+
+// TestCommandsHoldTheirLockedState: a command run under the engine's state lock has the
+// state backend answer terraform's reads of the state (Hold) for as long as it runs,
+// from what the lock wrote of it if it did, and released before the lock is; a command
+// tried again after its state was seeded anew holds it anew, knowing nothing of it; a
+// command without the lock, or a workspace the engine does not lock, holds nothing.
+func TestCommandsHoldTheirLockedState(t *testing.T) {
+	backend := map[string]string{"namespace": "ns", "secret_suffix": "abc"}
+	const seeded = `{"kind":"Secret"}` // what the lock wrote
+	for _, tc := range []struct {
+		name  string
+		ws    Workspace
+		verb  string
+		fails int // runs that fail for want of a state before one succeeds
+		holds int
+		known []string // what each hold was told
+	}{
+		{name: "an apply", ws: Workspace{ID: "w", BackendConfig: backend}, verb: "apply", holds: 1, known: []string{seeded}},
+		{name: "a drift check's plan", ws: Workspace{ID: "w", BackendConfig: backend}, verb: "plan", holds: 1, known: []string{seeded}},
+		{name: "an apply tried again on a seeded state", ws: Workspace{ID: "w", BackendConfig: backend}, verb: "apply", fails: 1, holds: 2, known: []string{seeded, ""}},
+		{name: "an output, without the lock", ws: Workspace{ID: "w", BackendConfig: backend}, verb: "output"},
+		{name: "a local backend", ws: Workspace{ID: "l"}, verb: "apply"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := &holdingBackend{}
+			locker := &orderLocker{backend: b, fakeLocker: fakeLocker{seeded: []byte(seeded)}}
+			e := &Engine{opts: Options{Timeout: time.Minute, Locker: locker, StateBackend: b, WorkDir: t.TempDir()}}
+			runs := 0
+			err := e.run(context.Background(), tc.ws, tc.verb, func(context.Context) error {
+				if want := len(b.holds) > 0; (b.held == 1) != want || b.held > 1 {
+					t.Errorf("run %d: %d holds in force", runs, b.held)
+				}
+				if runs++; runs <= tc.fails {
+					return errors.New("error loading state: the state is already locked by another terraform client")
+				}
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if locker.heldAtUnlock != 0 {
+				t.Errorf("%d holds in force when the lock was released", locker.heldAtUnlock)
+			}
+			if len(b.holds) != tc.holds || b.held != 0 {
+				t.Fatalf("%d holds (%v), %d left; want %d, none left", len(b.holds), b.holds, b.held, tc.holds)
+			}
+			for _, h := range b.holds {
+				if h != "ns/tfstate-default-abc" {
+					t.Errorf("held %s, want ns/tfstate-default-abc", h)
+				}
+			}
+			if !slices.Equal(b.known, tc.known) {
+				t.Errorf("the holds were told %q, want %q", b.known, tc.known)
+			}
+		})
+	}
+}
+
+// orderLocker is a fakeLocker that notes the holds in force when its lock is released.
+type orderLocker struct {
+	fakeLocker
+	backend      *holdingBackend
+	heldAtUnlock int
+}
+
+func (l *orderLocker) LockState(ctx context.Context, backend map[string]string, verb string, create bool) (func(bool), []byte, error) {
+	unlock, seeded, err := l.fakeLocker.LockState(ctx, backend, verb, create)
+	return func(settled bool) { l.heldAtUnlock += l.backend.held; unlock(settled) }, seeded, err
 }

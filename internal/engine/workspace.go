@@ -258,12 +258,15 @@ func (e *Engine) run(ctx context.Context, ws Workspace, verb string, cmd func(co
 	if err := e.seed(ctx, ws, verb); err != nil {
 		return err
 	}
-	if lockingVerbs[verb] && e.locksItself(ws) {
-		unlock, lerr := e.opts.Locker.LockState(ctx, ws.BackendConfig, verb, ws.Creates && verb == "apply")
+	locked := lockingVerbs[verb] && e.locksItself(ws)
+	var seeded []byte // the state the lock wrote, if it did
+	if locked {
+		unlock, wrote, lerr := e.opts.Locker.LockState(ctx, ws.BackendConfig, verb, ws.Creates && verb == "apply")
 		if lerr != nil {
 			return lerr
 		}
 		e.seeded.Store(ws.ID, true) // the lock found a state, or wrote one
+		seeded = wrote
 		defer func() { unlock(!OutcomeUnknown(err)) }()
 	}
 	e.processes.Add(1)
@@ -275,10 +278,10 @@ func (e *Engine) run(ctx context.Context, ws Workspace, verb string, cmd func(co
 	}
 	_, tracked := e.activity.start(ws.ID, verb)
 	defer tracked()
-	err = cmd(ctx)
-	if err != nil && e.locksItself(ws) && lockingVerbs[verb] && unseeded.MatchString(err.Error()) {
+	err = e.command(ctx, ws, locked, seeded, cmd)
+	if err != nil && locked && unseeded.MatchString(err.Error()) {
 		if err = e.opts.Locker.SeedState(ctx, ws.BackendConfig); err == nil {
-			err = cmd(ctx) // the state is there now: terraform no longer locks it itself
+			err = e.command(ctx, ws, locked, nil, cmd) // the state is there now: terraform no longer locks it itself
 		}
 	}
 	if err != nil {
@@ -294,6 +297,16 @@ func (e *Engine) run(ctx context.Context, ws Workspace, verb string, cmd func(co
 		return e.unsaved(ws, Redact(err, ws.secrets()))
 	}
 	return nil
+}
+
+// command runs cmd; while it holds ws's state lock (locked), the state backend answers
+// terraform's reads of the state from what the lock wrote of it (seeded) or from the
+// first read, and from terraform's own writes after.
+func (e *Engine) command(ctx context.Context, ws Workspace, locked bool, seeded []byte, cmd func(context.Context) error) error {
+	if b := e.opts.StateBackend; b != nil && locked {
+		defer b.Hold(ws.BackendConfig["namespace"], StateSecret(ws.BackendConfig["secret_suffix"]), seeded)()
+	}
+	return cmd(ctx)
 }
 
 // timeout is the deadline of each of ws's commands: its own, or the engine's.

@@ -49,7 +49,7 @@ var leaseLabels = func(suffix string) map[string]string {
 // LeaseKey is the state lock Lease of the kubernetes backend's state in namespace with
 // secret_suffix suffix.
 func LeaseKey(namespace, suffix string) client.ObjectKey {
-	return client.ObjectKey{Namespace: namespace, Name: "lock-tfstate-default-" + suffix}
+	return client.ObjectKey{Namespace: namespace, Name: "lock-" + engine.StateSecret(suffix)}
 }
 
 // Lock takes the state lock in Lease key for operation (a terraform verb). unlock
@@ -63,57 +63,81 @@ func LeaseKey(namespace, suffix string) client.ObjectKey {
 // empty state; later ones on the Lease. A lock held by another is a *HeldError, or a
 // *StaleLockError when no Terraplane process holds it.
 func (l *Locker) Lock(ctx context.Context, key client.ObjectKey, suffix, operation string, create bool) (unlock func(settled bool), err error) {
+	unlock, _, err = l.lock(ctx, key, suffix, operation, create)
+	return unlock, err
+}
+
+// lock is Lock, and the state Secret as the API server returned it, as JSON, when the
+// lock was taken in the write that seeded it (seeded).
+func (l *Locker) lock(ctx context.Context, key client.ObjectKey, suffix, operation string, create bool) (unlock func(settled bool), seeded []byte, err error) {
 	info, err := l.newLockInfo(operation, l.expiry(ctx, time.Now()))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	rs, err := readRecords(ctx, l.reader, key)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	rec := rs.lock()
 	if rec == nil {
 		return l.lockFirst(ctx, key, suffix, operation, create, rs.state != nil, info)
 	}
 	if held := rec.held(); held != nil {
-		return nil, l.heldError(*held)
+		return nil, nil, l.heldError(*held)
 	}
 	before := rec.DeepCopyObject().(client.Object)
 	stamp(*rec, info, create)
 	if err := rec.save(ctx, l.client, before); err != nil {
 		if apierrors.IsConflict(err) {
-			return l.Lock(ctx, key, suffix, operation, create)
+			return l.lock(ctx, key, suffix, operation, create)
 		}
-		return nil, fmt.Errorf("take state lock %s: %w", key.Name, err)
+		return nil, nil, fmt.Errorf("take state lock %s: %w", key.Name, err)
 	}
-	return l.unlocker(*rec, info.ID, create), nil
+	return l.unlocker(*rec, info.ID, create), nil, nil
 }
 
 // lockFirst takes a lock nothing keeps yet, with info: a workspace without state gets its
-// empty state and the lock in one write to its state Secret; one with a state gets its
-// Lease.
-func (l *Locker) lockFirst(ctx context.Context, key client.ObjectKey, suffix, operation string, create, stateExists bool, info LockInfo) (func(bool), error) {
+// empty state and the lock in one write to its state Secret, which it returns as JSON;
+// one with a state gets its Lease.
+func (l *Locker) lockFirst(ctx context.Context, key client.ObjectKey, suffix, operation string, create, stateExists bool, info LockInfo) (func(bool), []byte, error) {
 	var obj client.Object = &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name, Labels: leaseLabels(suffix)}}
 	if !stateExists {
 		secret, err := newStateSecret(stateKey(key), suffix)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		obj = secret
 	}
 	stamp(record{obj}, info, create)
 	if err := l.client.Create(ctx, obj); err != nil {
 		if apierrors.IsAlreadyExists(err) {
-			return l.Lock(ctx, key, suffix, operation, create) // taken meanwhile: say by whom
+			return l.lock(ctx, key, suffix, operation, create) // taken meanwhile: say by whom
 		}
-		return nil, fmt.Errorf("take state lock %s: %w", obj.GetName(), err)
+		return nil, nil, fmt.Errorf("take state lock %s: %w", obj.GetName(), err)
 	}
+	var seeded []byte
 	if secret, ok := obj.(*corev1.Secret); ok {
+		seeded = secretJSON(secret)
 		meta := secretMeta()
 		secret.ObjectMeta.DeepCopyInto(&meta.ObjectMeta)
 		obj = meta
 	}
-	return l.unlocker(record{obj}, info.ID, create), nil
+	return l.unlocker(record{obj}, info.ID, create), seeded, nil
+}
+
+// secretJSON is secret as the API server writes it in a reply, with its kind; nil when
+// it has no resource version to write over it with, as a client that reads it needs.
+func secretJSON(secret *corev1.Secret) []byte {
+	if secret.ResourceVersion == "" {
+		return nil
+	}
+	s := secret.DeepCopy()
+	s.TypeMeta = metav1.TypeMeta{Kind: "Secret", APIVersion: "v1"}
+	raw, err := json.Marshal(s)
+	if err != nil {
+		return nil
+	}
+	return raw
 }
 
 // expiry is when no command run under ctx, locking at now, can still run: ctx's deadline
@@ -296,8 +320,8 @@ func (l *Locker) gone(ctx context.Context) func(holder.Holder) bool {
 
 // LockState is Lock for the state a workspace keeps in the kubernetes backend, named by
 // its backend settings (namespace and secret_suffix).
-func (l *Locker) LockState(ctx context.Context, backend map[string]string, verb string, create bool) (func(settled bool), error) {
-	return l.Lock(ctx, LeaseKey(backend["namespace"], backend["secret_suffix"]), backend["secret_suffix"], verb, create)
+func (l *Locker) LockState(ctx context.Context, backend map[string]string, verb string, create bool) (func(settled bool), []byte, error) {
+	return l.lock(ctx, LeaseKey(backend["namespace"], backend["secret_suffix"]), backend["secret_suffix"], verb, create)
 }
 
 // StateVersion is the resource version of the state Secret a workspace keeps in the

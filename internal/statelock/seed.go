@@ -13,6 +13,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"terraplane.io/terraplane/internal/engine"
 )
 
 // emptyState is the state terraform writes for a workspace that has none yet: no
@@ -26,7 +28,7 @@ const emptyState = `{"version":4,"terraform_version":"1.0.0","serial":1,"lineage
 // workspace; seeding it lets every run go under the lock this process holds.
 func (l *Locker) SeedState(ctx context.Context, backend map[string]string) error {
 	ns, suffix := backend["namespace"], backend["secret_suffix"]
-	key := client.ObjectKey{Namespace: ns, Name: "tfstate-default-" + suffix}
+	key := client.ObjectKey{Namespace: ns, Name: engine.StateSecret(suffix)}
 	var existing corev1.Secret
 	err := l.reader.Get(ctx, key, &existing)
 	if err == nil && len(existing.Data["tfstate"]) > 0 {
