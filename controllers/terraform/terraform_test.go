@@ -87,7 +87,7 @@ func (f *fakeRunner) locked(ws engine.Workspace, apply func() (engine.Result, er
 		return engine.Result{}, err
 	}
 	res, err := apply()
-	unlock(!engine.OutcomeUnknown(err))
+	unlock(!engine.OutcomeUnknown(err), nil)
 	return res, err
 }
 

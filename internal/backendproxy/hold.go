@@ -43,7 +43,9 @@ type held struct {
 // and its reply is kept in turn. It is for a state whose lock this process holds, which
 // nobody else writes meanwhile: terraform reads the state it is about to change three or
 // four times in a run, and each read would otherwise wait in the API server's queue.
-func (p *Proxy) Hold(namespace, name string, known []byte) (release func()) {
+// release says what the proxy last knew of the Secret: nil when it knew nothing, or a
+// write of it went astray.
+func (p *Proxy) Hold(namespace, name string, known []byte) (release func() (last []byte)) {
 	key := namespace + "/" + name
 	p.holds.mu.Lock()
 	defer p.holds.mu.Unlock()
@@ -60,14 +62,16 @@ func (p *Proxy) Hold(namespace, name string, known []byte) (release func()) {
 		h.secret = known
 	}
 	var once sync.Once
-	return func() {
+	return func() (last []byte) {
 		once.Do(func() {
 			p.holds.mu.Lock()
 			defer p.holds.mu.Unlock()
+			last = h.secret
 			if h.count--; h.count == 0 {
 				delete(p.holds.byKey, key)
 			}
 		})
+		return last
 	}
 }
 

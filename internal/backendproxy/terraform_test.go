@@ -131,7 +131,8 @@ resource "terraform_data" "this" { input = "` + side.name + `" }
 // TestFirstApplyOnTheLocksState: the engine's first apply of a workspace runs on the
 // empty state its lock wrote in the same request, and terraform's reads of that state
 // are all answered from what the lock wrote: the API server answers none of them, and
-// the apply still writes its state over the seed.
+// the apply still writes its state over the seed. The lock is then released as the
+// proxy last saw the state, without reading it again.
 func TestFirstApplyOnTheLocksState(t *testing.T) {
 	tf, err := exec.LookPath("terraform")
 	if err != nil {
@@ -203,11 +204,18 @@ resource "terraform_data" "this" { input = "seeded" }
 	before := secretReads(t, cs)
 	release := p.Hold("states", "tfstate-default-seeded", seeded)
 	run("apply", "-auto-approve", "-input=false", "-no-color", "-lock=false")
-	release()
+	last := release()
 	reads := secretReads(t, cs) - before
-	unlock(true)
 	if reads != 0 {
 		t.Errorf("the API server answered %.0f reads of the state for the first apply, want none", reads)
+	}
+	before = secretReads(t, cs)
+	unlock(true, last)
+	if reads := secretReads(t, cs) - before; reads != 0 {
+		t.Errorf("the API server answered %.0f reads of the state to release its lock, want none: the proxy saw terraform's write", reads)
+	}
+	if rec, err := statelock.ReadLock(ctx, c, statelock.LeaseKey("states", "seeded")); err != nil || rec.Holder != nil || rec.CreatePending {
+		t.Errorf("the lock after its release: %+v, %v; want it free, the create settled", rec, err)
 	}
 	if out := run("state", "list"); !strings.Contains(out, "terraform_data.this") {
 		t.Errorf("the state after the first apply: %s", out)

@@ -89,9 +89,9 @@ type StateBackend interface {
 	// Kubeconfig is the file's path.
 	Kubeconfig() string
 	// Hold answers the reads of the state Secret namespace/name from what it last read
-	// or wrote of it, or from known (the Secret as JSON) until then, until release: for a
-	// state whose lock the engine holds.
-	Hold(namespace, name string, known []byte) (release func())
+	// or wrote of it, or from known (the Secret as JSON) until then, until release, which
+	// says what it last knew of it (nil: nothing): for a state whose lock the engine holds.
+	Hold(namespace, name string, known []byte) (release func() (last []byte))
 	// Close ends it.
 	Close() error
 }
@@ -104,8 +104,9 @@ type StateLocker interface {
 	// none; one taken for a create (create) records the create until unlock is told that
 	// the command's outcome is settled (known, and in the state). A lock taken in the
 	// write that seeds the state says what it wrote: the state Secret as the API server
-	// returned it, as JSON (seeded); nil otherwise.
-	LockState(ctx context.Context, backend map[string]string, verb string, create bool) (unlock func(settled bool), seeded []byte, err error)
+	// returned it, as JSON (seeded); nil otherwise. unlock may be told the state Secret
+	// as the API server last returned it (state), which spares it a read.
+	LockState(ctx context.Context, backend map[string]string, verb string, create bool) (unlock func(settled bool, state []byte), seeded []byte, err error)
 	// SeedState writes an empty state for a workspace that has none: terraform locks the
 	// state itself, whatever -lock says, to write a workspace's first state.
 	SeedState(ctx context.Context, backend map[string]string) error

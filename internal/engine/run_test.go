@@ -40,9 +40,9 @@ type fakeLocker struct {
 // HolderID is the id the fake's locks would name their holder by.
 func (f *fakeLocker) HolderID() string { return "fake-locker" }
 
-func (f *fakeLocker) LockState(_ context.Context, _ map[string]string, _ string, create bool) (func(bool), []byte, error) {
+func (f *fakeLocker) LockState(_ context.Context, _ map[string]string, _ string, create bool) (func(bool, []byte), []byte, error) {
 	f.locks++
-	return func(settled bool) {
+	return func(settled bool, _ []byte) {
 		f.released = append(f.released, fmt.Sprintf("create=%v settled=%v", create, settled))
 	}, f.seeded, nil
 }

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"sync/atomic"
 	"testing"
@@ -15,7 +16,7 @@ type backend struct{ closed atomic.Int32 }
 func (b *backend) Kubeconfig() string { return "/run/state.kubeconfig" }
 func (b *backend) Close() error       { b.closed.Add(1); return nil }
 
-func (b *backend) Hold(string, string, []byte) func() { return func() {} }
+func (b *backend) Hold(string, string, []byte) func() []byte { return func() []byte { return nil } }
 
 // TestStateBackend: terraform finds the engine's state backend in KUBE_CONFIG_PATH, in
 // place of the environment's cluster; Stop closes it only once no command runs, as an
@@ -57,16 +58,18 @@ type holdingBackend struct {
 	held  int      // holds not yet released
 }
 
-func (b *holdingBackend) Hold(namespace, name string, known []byte) func() {
+func (b *holdingBackend) Hold(namespace, name string, known []byte) func() []byte {
 	b.known = append(b.known, string(known))
 	b.holds = append(b.holds, namespace+"/"+name)
 	b.held++
-	return func() { b.held-- }
+	n := len(b.holds)
+	return func() []byte { b.held--; return []byte(fmt.Sprintf("last of hold %d", n)) }
 }
 
 // TestCommandsHoldTheirLockedState: a command run under the engine's state lock has the
 // state backend answer terraform's reads of the state (Hold) for as long as it runs,
-// from what the lock wrote of it if it did, and released before the lock is; a command
+// from what the lock wrote of it if it did, and released before the lock is, which is
+// told what the state backend last saw of the state; a command
 // tried again after its state was seeded anew holds it anew, knowing nothing of it; a
 // command without the lock, or a workspace the engine does not lock, holds nothing.
 func TestCommandsHoldTheirLockedState(t *testing.T) {
@@ -79,10 +82,11 @@ func TestCommandsHoldTheirLockedState(t *testing.T) {
 		fails int // runs that fail for want of a state before one succeeds
 		holds int
 		known []string // what each hold was told
+		told  string   // what the unlock was told
 	}{
-		{name: "an apply", ws: Workspace{ID: "w", BackendConfig: backend}, verb: "apply", holds: 1, known: []string{seeded}},
-		{name: "a drift check's plan", ws: Workspace{ID: "w", BackendConfig: backend}, verb: "plan", holds: 1, known: []string{seeded}},
-		{name: "an apply tried again on a seeded state", ws: Workspace{ID: "w", BackendConfig: backend}, verb: "apply", fails: 1, holds: 2, known: []string{seeded, ""}},
+		{name: "an apply", ws: Workspace{ID: "w", BackendConfig: backend}, verb: "apply", holds: 1, known: []string{seeded}, told: "last of hold 1"},
+		{name: "a drift check's plan", ws: Workspace{ID: "w", BackendConfig: backend}, verb: "plan", holds: 1, known: []string{seeded}, told: "last of hold 1"},
+		{name: "an apply tried again on a seeded state", ws: Workspace{ID: "w", BackendConfig: backend}, verb: "apply", fails: 1, holds: 2, known: []string{seeded, ""}, told: "last of hold 2"},
 		{name: "an output, without the lock", ws: Workspace{ID: "w", BackendConfig: backend}, verb: "output"},
 		{name: "a local backend", ws: Workspace{ID: "l"}, verb: "apply"},
 	} {
@@ -117,6 +121,9 @@ func TestCommandsHoldTheirLockedState(t *testing.T) {
 			if !slices.Equal(b.known, tc.known) {
 				t.Errorf("the holds were told %q, want %q", b.known, tc.known)
 			}
+			if tc.holds > 0 && !slices.Equal(locker.told, []string{tc.told}) {
+				t.Errorf("the unlock was told %q, want %q: what the state backend last saw", locker.told, tc.told)
+			}
 		})
 	}
 }
@@ -126,9 +133,14 @@ type orderLocker struct {
 	fakeLocker
 	backend      *holdingBackend
 	heldAtUnlock int
+	told         []string // what each unlock was told of the state
 }
 
-func (l *orderLocker) LockState(ctx context.Context, backend map[string]string, verb string, create bool) (func(bool), []byte, error) {
+func (l *orderLocker) LockState(ctx context.Context, backend map[string]string, verb string, create bool) (func(bool, []byte), []byte, error) {
 	unlock, seeded, err := l.fakeLocker.LockState(ctx, backend, verb, create)
-	return func(settled bool) { l.heldAtUnlock += l.backend.held; unlock(settled) }, seeded, err
+	return func(settled bool, state []byte) {
+		l.heldAtUnlock += l.backend.held
+		l.told = append(l.told, string(state))
+		unlock(settled, state)
+	}, seeded, err
 }

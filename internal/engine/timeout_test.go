@@ -9,10 +9,10 @@ import (
 // deadlineLocker records the deadline of the context each lock is taken under.
 type deadlineLocker struct{ deadlines []time.Duration }
 
-func (d *deadlineLocker) LockState(ctx context.Context, _ map[string]string, _ string, _ bool) (func(bool), []byte, error) {
+func (d *deadlineLocker) LockState(ctx context.Context, _ map[string]string, _ string, _ bool) (func(bool, []byte), []byte, error) {
 	dl, _ := ctx.Deadline()
 	d.deadlines = append(d.deadlines, time.Until(dl).Round(time.Minute))
-	return func(bool) {}, nil, nil
+	return func(bool, []byte) {}, nil, nil
 }
 
 func (d *deadlineLocker) SeedState(context.Context, map[string]string) error { return nil }

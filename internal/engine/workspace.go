@@ -259,7 +259,7 @@ func (e *Engine) run(ctx context.Context, ws Workspace, verb string, cmd func(co
 		return err
 	}
 	locked := lockingVerbs[verb] && e.locksItself(ws)
-	var seeded []byte // the state the lock wrote, if it did
+	var seeded, last []byte // the state the lock wrote, if it did; the state last seen
 	if locked {
 		unlock, wrote, lerr := e.opts.Locker.LockState(ctx, ws.BackendConfig, verb, ws.Creates && verb == "apply")
 		if lerr != nil {
@@ -267,7 +267,7 @@ func (e *Engine) run(ctx context.Context, ws Workspace, verb string, cmd func(co
 		}
 		e.seeded.Store(ws.ID, true) // the lock found a state, or wrote one
 		seeded = wrote
-		defer func() { unlock(!OutcomeUnknown(err)) }()
+		defer func() { unlock(!OutcomeUnknown(err), last) }()
 	}
 	e.processes.Add(1)
 	start := time.Now()
@@ -278,10 +278,11 @@ func (e *Engine) run(ctx context.Context, ws Workspace, verb string, cmd func(co
 	}
 	_, tracked := e.activity.start(ws.ID, verb)
 	defer tracked()
-	err = e.command(ctx, ws, locked, seeded, cmd)
+	last, err = e.command(ctx, ws, locked, seeded, cmd)
 	if err != nil && locked && unseeded.MatchString(err.Error()) {
+		last = nil
 		if err = e.opts.Locker.SeedState(ctx, ws.BackendConfig); err == nil {
-			err = e.command(ctx, ws, locked, nil, cmd) // the state is there now: terraform no longer locks it itself
+			last, err = e.command(ctx, ws, locked, nil, cmd) // the state is there now: terraform no longer locks it itself
 		}
 	}
 	if err != nil {
@@ -301,12 +302,16 @@ func (e *Engine) run(ctx context.Context, ws Workspace, verb string, cmd func(co
 
 // command runs cmd; while it holds ws's state lock (locked), the state backend answers
 // terraform's reads of the state from what the lock wrote of it (seeded) or from the
-// first read, and from terraform's own writes after.
-func (e *Engine) command(ctx context.Context, ws Workspace, locked bool, seeded []byte, cmd func(context.Context) error) error {
-	if b := e.opts.StateBackend; b != nil && locked {
-		defer b.Hold(ws.BackendConfig["namespace"], StateSecret(ws.BackendConfig["secret_suffix"]), seeded)()
+// first read, and from terraform's own writes after; last is the state Secret as the
+// state backend last saw it, when it did.
+func (e *Engine) command(ctx context.Context, ws Workspace, locked bool, seeded []byte, cmd func(context.Context) error) (last []byte, err error) {
+	b := e.opts.StateBackend
+	if b == nil || !locked {
+		return nil, cmd(ctx)
 	}
-	return cmd(ctx)
+	release := b.Hold(ws.BackendConfig["namespace"], StateSecret(ws.BackendConfig["secret_suffix"]), seeded)
+	err = cmd(ctx)
+	return release(), err
 }
 
 // timeout is the deadline of each of ws's commands: its own, or the engine's.

@@ -538,3 +538,73 @@ func TestFirstLockSeedsTheState(t *testing.T) {
 		t.Fatalf("a first create cut off: %+v, %v; want its lock released and the create reported", rel, err)
 	}
 }
+
+// TestReleaseAsTheStateWasLastSeen: a first lock, kept on the state Secret, is released
+// as the caller last saw the Secret (the proxy saw terraform write it), without reading
+// it again; a state older than the Secret's latest, another Secret's, one that does not
+// record this lock, or none at all, has the release read the Secret first; the lock is
+// freed and the state kept every time.
+func TestReleaseAsTheStateWasLastSeen(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		// state is what the release is told, from the Secret as terraform's write left it
+		state func(written *corev1.Secret) []byte
+		reads int
+	}{
+		{name: "the latest", state: func(s *corev1.Secret) []byte { return secretJSON(s) }},
+		{name: "an older version", reads: 1, state: func(s *corev1.Secret) []byte {
+			s.ResourceVersion = "1"
+			return secretJSON(s)
+		}},
+		{name: "another Secret", reads: 1, state: func(s *corev1.Secret) []byte {
+			s.Name = "tfstate-default-other"
+			return secretJSON(s)
+		}},
+		{name: "without this lock", reads: 1, state: func(s *corev1.Secret) []byte {
+			delete(s.Annotations, common.LockInfoAnnotation)
+			return secretJSON(s)
+		}},
+		{name: "not JSON", reads: 1, state: func(*corev1.Secret) []byte { return []byte("{") }},
+		{name: "nothing", reads: 1, state: func(*corev1.Secret) []byte { return nil }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			scheme := runtime.NewScheme()
+			_ = coordinationv1.AddToScheme(scheme)
+			_ = corev1.AddToScheme(scheme)
+			var reads int
+			var c client.Client = fake.NewClientBuilder().WithScheme(scheme).WithInterceptorFuncs(interceptor.Funcs{
+				Get: func(ctx context.Context, c client.WithWatch, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+					reads++
+					return c.Get(ctx, key, obj, opts...)
+				},
+			}).Build()
+			l := NewLocker(c, c, time.Hour, time.Minute)
+			ctx := context.Background()
+			backend := map[string]string{"namespace": "ns", "secret_suffix": "sfx"}
+			unlock, seeded, err := l.LockState(ctx, backend, "apply", true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var written corev1.Secret
+			if err := json.Unmarshal(seeded, &written); err != nil || !keepsLock(written.Annotations) {
+				t.Fatalf("the seeded state %s: %v; want the Secret with its lock", seeded, err)
+			}
+			written.Data["tfstate"] = []byte("terraform's state") // terraform writes its state
+			if err := c.Update(ctx, &written); err != nil {
+				t.Fatal(err)
+			}
+			reads = 0
+			unlock(true, tc.state(written.DeepCopy()))
+			if reads != tc.reads {
+				t.Errorf("the release read %d objects, want %d", reads, tc.reads)
+			}
+			var after corev1.Secret
+			if err := c.Get(ctx, client.ObjectKey{Namespace: "ns", Name: "tfstate-default-sfx"}, &after); err != nil {
+				t.Fatal(err)
+			}
+			if keepsLock(after.Annotations) || string(after.Data["tfstate"]) != "terraform's state" {
+				t.Errorf("after the release: annotations %v, state %q; want the lock and the create's record gone, the state kept", after.Annotations, after.Data["tfstate"])
+			}
+		})
+	}
+}

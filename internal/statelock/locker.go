@@ -63,13 +63,17 @@ func LeaseKey(namespace, suffix string) client.ObjectKey {
 // empty state; later ones on the Lease. A lock held by another is a *HeldError, or a
 // *StaleLockError when no Terraplane process holds it.
 func (l *Locker) Lock(ctx context.Context, key client.ObjectKey, suffix, operation string, create bool) (unlock func(settled bool), err error) {
-	unlock, _, err = l.lock(ctx, key, suffix, operation, create)
-	return unlock, err
+	release, _, err := l.lock(ctx, key, suffix, operation, create)
+	if err != nil {
+		return nil, err
+	}
+	return func(settled bool) { release(settled, nil) }, nil
 }
 
 // lock is Lock, and the state Secret as the API server returned it, as JSON, when the
-// lock was taken in the write that seeded it (seeded).
-func (l *Locker) lock(ctx context.Context, key client.ObjectKey, suffix, operation string, create bool) (unlock func(settled bool), seeded []byte, err error) {
+// lock was taken in the write that seeded it (seeded). Its unlock may be told the state
+// Secret as the API server last returned it (state).
+func (l *Locker) lock(ctx context.Context, key client.ObjectKey, suffix, operation string, create bool) (unlock func(settled bool, state []byte), seeded []byte, err error) {
 	info, err := l.newLockInfo(operation, l.expiry(ctx, time.Now()))
 	if err != nil {
 		return nil, nil, err
@@ -99,7 +103,7 @@ func (l *Locker) lock(ctx context.Context, key client.ObjectKey, suffix, operati
 // lockFirst takes a lock nothing keeps yet, with info: a workspace without state gets its
 // empty state and the lock in one write to its state Secret, which it returns as JSON;
 // one with a state gets its Lease.
-func (l *Locker) lockFirst(ctx context.Context, key client.ObjectKey, suffix, operation string, create, stateExists bool, info LockInfo) (func(bool), []byte, error) {
+func (l *Locker) lockFirst(ctx context.Context, key client.ObjectKey, suffix, operation string, create, stateExists bool, info LockInfo) (func(bool, []byte), []byte, error) {
 	var obj client.Object = &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name, Labels: leaseLabels(suffix)}}
 	if !stateExists {
 		secret, err := newStateSecret(stateKey(key), suffix)
@@ -170,18 +174,25 @@ func (l *Locker) newLockInfo(operation string, expires time.Time) (LockInfo, err
 // a create (create) drops the create's record too once its outcome is settled. A release
 // that fails (the API server out of reach) is tried again in the background until it
 // succeeds or the lock is no longer this process's, so that a replica cut off for a
-// while does not keep others waiting for the lock's deadline.
-func (l *Locker) unlocker(rec record, id string, create bool) func(settled bool) {
+// while does not keep others waiting for the lock's deadline. A lock kept on the state
+// Secret is freed first as state says the Secret is (as the API server last returned
+// it), and read again only when that is not its latest.
+func (l *Locker) unlocker(rec record, id string, create bool) func(settled bool, state []byte) {
 	_, onLease := rec.Object.(*coordinationv1.Lease)
-	return func(settled bool) {
+	return func(settled bool, state []byte) {
 		settles := create && settled
 		release := func(first bool) bool {
 			ctx, cancel := context.WithTimeout(context.Background(), unlockTimeout)
 			defer cancel()
 			// A Lease is most likely as this process wrote it; a state Secret terraform
-			// has written since.
+			// has written since, as state may say.
 			if first && onLease && free(ctx, l.client, record{rec.DeepCopyObject().(client.Object)}, settles) == nil {
 				return true
+			}
+			if first && !onLease {
+				if known := stateRecord(state, rec); known != nil && known.heldBy(id) && free(ctx, l.client, *known, settles) == nil {
+					return true
+				}
 			}
 			current, err := rec.reread(ctx, l.reader) // written since: free it only if still ours
 			if err != nil {
@@ -320,7 +331,7 @@ func (l *Locker) gone(ctx context.Context) func(holder.Holder) bool {
 
 // LockState is Lock for the state a workspace keeps in the kubernetes backend, named by
 // its backend settings (namespace and secret_suffix).
-func (l *Locker) LockState(ctx context.Context, backend map[string]string, verb string, create bool) (func(settled bool), []byte, error) {
+func (l *Locker) LockState(ctx context.Context, backend map[string]string, verb string, create bool) (func(settled bool, state []byte), []byte, error) {
 	return l.lock(ctx, LeaseKey(backend["namespace"], backend["secret_suffix"]), backend["secret_suffix"], verb, create)
 }
 

@@ -104,6 +104,26 @@ func (r record) reread(ctx context.Context, c client.Reader) (*record, error) {
 	return &record{obj}, nil
 }
 
+// stateRecord is the state Secret rec as state (its JSON) says it is; nil when state says
+// nothing of rec.
+func stateRecord(state []byte, rec record) *record {
+	if state == nil {
+		return nil
+	}
+	meta := secretMeta()
+	if json.Unmarshal(state, meta) != nil || meta.Name != rec.GetName() || meta.Namespace != rec.GetNamespace() || meta.ResourceVersion == "" {
+		return nil
+	}
+	meta.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("Secret"))
+	return &record{meta}
+}
+
+// heldBy says whether r records the lock id.
+func (r record) heldBy(id string) bool {
+	held := r.held()
+	return held != nil && held.ID == id
+}
+
 // held is the lock recorded on r; nil when it is free.
 func (r record) held() *LockInfo {
 	if lease, ok := r.Object.(*coordinationv1.Lease); ok {
