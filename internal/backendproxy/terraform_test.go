@@ -31,21 +31,8 @@ const others = 300
 // proxy; the apply still writes its state. With its state held by the proxy, as during
 // a run under the engine's lock, the API server answers one read of it at most.
 func TestStateReadsByName(t *testing.T) {
-	tf, err := exec.LookPath("terraform")
-	if err != nil {
-		t.Fatal("terraform is not on PATH: install terraform 1.11 (the image ships it)")
-	}
-	dir := t.TempDir()
-	cp, err := devenv.StartControlPlane(filepath.Join(dir, "admin.kubeconfig"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cp.Stop()
+	tf, dir, cp, cs := startStates(t)
 	ctx := context.Background()
-	cs := kubernetes.NewForConfigOrDie(cp.Config)
-	if _, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "states"}}, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
 	for i := range others {
 		suffix := fmt.Sprintf("other%d", i)
 		s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "tfstate-default-" + suffix, Namespace: "states",
@@ -134,21 +121,8 @@ resource "terraform_data" "this" { input = "` + side.name + `" }
 // the apply still writes its state over the seed. The lock is then released as the
 // proxy last saw the state, without reading it again.
 func TestFirstApplyOnTheLocksState(t *testing.T) {
-	tf, err := exec.LookPath("terraform")
-	if err != nil {
-		t.Fatal("terraform is not on PATH: install terraform 1.11 (the image ships it)")
-	}
-	dir := t.TempDir()
-	cp, err := devenv.StartControlPlane(filepath.Join(dir, "admin.kubeconfig"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cp.Stop()
+	tf, dir, cp, cs := startStates(t)
 	ctx := context.Background()
-	cs := kubernetes.NewForConfigOrDie(cp.Config)
-	if _, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "states"}}, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
 	c, err := client.New(cp.Config, client.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -223,6 +197,27 @@ resource "terraform_data" "this" { input = "seeded" }
 	if _, seeded, err := locker.LockState(ctx, backend, "apply", false); err != nil || seeded != nil {
 		t.Errorf("a lock on a workspace with a state: seeded %q, err %v; want nothing written", seeded, err)
 	}
+}
+
+// startStates finds terraform and starts a control plane, stopped when t ends, with the
+// namespace "states"; dir is t's directory.
+func startStates(t *testing.T) (tf, dir string, cp *devenv.ControlPlane, cs *kubernetes.Clientset) {
+	t.Helper()
+	tf, err := exec.LookPath("terraform")
+	if err != nil {
+		t.Fatal("terraform is not on PATH: install terraform 1.11 (the image ships it)")
+	}
+	dir = t.TempDir()
+	cp, err = devenv.StartControlPlane(filepath.Join(dir, "admin.kubeconfig"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(cp.Stop)
+	cs = kubernetes.NewForConfigOrDie(cp.Config)
+	if _, err := cs.CoreV1().Namespaces().Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "states"}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	return tf, dir, cp, cs
 }
 
 // secretReads is how many GETs and LISTs of Secrets the API server has answered.
