@@ -20,7 +20,7 @@ import (
 // secretPath is the path of one Secret: its namespace and name.
 var secretPath = regexp.MustCompile(`^/api/v1/namespaces/([^/]+)/secrets/([^/]+)$`)
 
-// listPath is the path of a namespace's Secrets, with the namespace.
+// listPath is the path of a LIST (or watch) of a namespace's Secrets, with the namespace.
 var listPath = regexp.MustCompile(`^/api/v1/namespaces/([^/]+)/secrets/?$`)
 
 // holds are the state Secrets whose reads the proxy answers itself, by namespace/name.

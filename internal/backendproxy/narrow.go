@@ -3,7 +3,6 @@ package backendproxy
 import (
 	"maps"
 	"net/url"
-	"regexp"
 
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
@@ -18,16 +17,13 @@ const (
 	workspaceLabel = "tfstateWorkspace"
 )
 
-// secretsList is the path of a LIST (or watch) of a namespace's Secrets.
-var secretsList = regexp.MustCompile(`^/api/v1/namespaces/[^/]+/secrets/?$`)
-
 // narrow is query with a field selector on the state Secret's name added, when path and
 // query are a LIST of Secrets that selects one workspace's state by its labels and by
 // nothing else: the API server then reads that one Secret instead of going through the
 // namespace. The Secrets such a LIST returns are the same, as terraform names every
 // state Secret it writes after the labels it gives it.
 func narrow(path string, query url.Values) url.Values {
-	if !secretsList.MatchString(path) || query.Has("fieldSelector") || query.Get("watch") == "true" || query.Get("watch") == "1" {
+	if !listPath.MatchString(path) || query.Has("fieldSelector") || query.Get("watch") == "true" || query.Get("watch") == "1" {
 		return query
 	}
 	sel, err := labels.Parse(query.Get("labelSelector"))

@@ -201,7 +201,7 @@ func (l *Locker) unlocker(rec record, id string, create bool) func(settled bool,
 			if current == nil {
 				return true
 			}
-			if held := current.held(); held == nil || held.ID != id {
+			if !current.heldBy(id) {
 				return true
 			}
 			return free(ctx, l.client, *current, settles) == nil
